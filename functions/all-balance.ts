@@ -1,0 +1,9 @@
+/**
+ * GET /api/all/balance — no parameters.
+ * 200 `{accounts: Balance[], totals: Total[], asOf}`: per-currency exact totals; 400, 401, 403, 503.
+ */
+import { readAllBalances } from '../lib/balances';
+import { httpHandler } from '../lib/http';
+import { NO_QUERY } from '../lib/params';
+
+export const handler = httpHandler(NO_QUERY, ({ principal }) => readAllBalances(principal));

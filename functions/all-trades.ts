@@ -1,0 +1,9 @@
+/**
+ * GET /api/all/trades?status&instrument&limit&cursor — trades of every visible account, newest first.
+ * 200 `TradePage`; 400 INVALID_PARAMETER, 401, 403, 503.
+ */
+import { httpHandler } from '../lib/http';
+import { TRADE_QUERY } from '../lib/params';
+import { listTrades } from '../lib/trades';
+
+export const handler = httpHandler(TRADE_QUERY, ({ query, principal }) => listTrades('all', query, principal));

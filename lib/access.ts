@@ -1,0 +1,38 @@
+import { accountNotFound } from './errors';
+import type { Principal } from './types';
+
+/** Everyone: what a request sees when API keys are off. */
+export const EVERYONE: Principal = { accounts: '*' };
+
+/** True when `principal` may see `accountId`. */
+export function canSee(principal: Principal, accountId: string): boolean {
+  return principal.accounts === '*' || principal.accounts.includes(accountId);
+}
+
+/**
+ * The authorizer passes the key's scope to the functions as a string (API Gateway context values are scalars):
+ * `*` or a comma-separated list of account ids.
+ */
+export function encodeScope(accounts: '*' | readonly string[]): string {
+  return accounts === '*' ? '*' : [...accounts].sort().join(',');
+}
+
+/** Inverse of `encodeScope`. */
+export function decodeScope(scope: string): '*' | string[] {
+  return scope === '*' ? '*' : scope.split(',').filter(Boolean);
+}
+
+const ACCOUNT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/**
+ * Stops a request for an account the principal may not see, or for an id no account can have, with the same
+ * 404 as for a missing account: a key cannot learn that other accounts exist.
+ */
+export function requireVisibleAccount(principal: Principal, accountId: string): void {
+  if (!ACCOUNT_ID.test(accountId) || accountId === ALL_ACCOUNTS || !canSee(principal, accountId)) {
+    throw accountNotFound(accountId);
+  }
+}
+
+/** `all` names every account in paths; it is never an account id. */
+export const ALL_ACCOUNTS = 'all';

@@ -1,0 +1,76 @@
+/**
+ * Configuration, read once when a function's module loads. A missing or malformed variable stops the cold start
+ * with a message naming it, rather than failing on the first request that needs it.
+ */
+export interface Config {
+  tables: { accounts: string; balances: string; trades: string; apiKeys: string };
+  /** Set only for dynalite (local runs, tests, benchmark); unset in AWS. */
+  dynamodbEndpoint?: string;
+  region: string;
+  dynamodb: { connectTimeoutMs: number; requestTimeoutMs: number; maxAttempts: number };
+  /** HMAC key for pagination cursors. */
+  cursorSecret: string;
+  /** A running bot whose last heartbeat is older than this is reported `stale`. */
+  staleAfterSeconds: number;
+  /** Origins allowed by CORS; `*` allows any origin (never with credentials). */
+  corsAllowedOrigins: string[];
+  /** `required`: every data request must carry an authorizer context; `off`: no keys, every account visible. */
+  authMode: 'required' | 'off';
+  /** Seconds a client is told to wait after a 503. */
+  retryAfterSeconds: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+function required(env: Env, name: string): string {
+  const value = env[name];
+  if (!value) throw new Error(`configuration: environment variable ${name} is required`);
+  return value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new Error(`configuration: ${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+/** Parses the environment into a Config; throws on the first missing or invalid variable. */
+export function readConfig(env: Env): Config {
+  const authMode = env.AUTH_MODE ?? 'required';
+  if (authMode !== 'required' && authMode !== 'off') {
+    throw new Error(`configuration: AUTH_MODE must be "required" or "off", got "${authMode}"`);
+  }
+  const cursorSecret = required(env, 'CURSOR_SECRET');
+  if (cursorSecret.length < 32) throw new Error('configuration: CURSOR_SECRET must be at least 32 characters');
+  return {
+    tables: {
+      accounts: required(env, 'ACCOUNTS_TABLE'),
+      balances: required(env, 'BALANCES_TABLE'),
+      trades: required(env, 'TRADES_TABLE'),
+      apiKeys: required(env, 'API_KEYS_TABLE'),
+    },
+    dynamodbEndpoint: env.DYNAMODB_ENDPOINT || undefined,
+    region: env.AWS_REGION || required(env, 'AWS_DEFAULT_REGION'),
+    // Per attempt: a refused or unroutable endpoint fails in connectTimeoutMs, a hung one in requestTimeoutMs;
+    // with maxAttempts and the SDK's backoff the worst case stays inside the 10 s function timeout.
+    dynamodb: {
+      connectTimeoutMs: integer(env, 'DYNAMODB_CONNECT_TIMEOUT_MS', 1000, 10, 10000),
+      requestTimeoutMs: integer(env, 'DYNAMODB_REQUEST_TIMEOUT_MS', 2000, 10, 10000),
+      maxAttempts: integer(env, 'DYNAMODB_MAX_ATTEMPTS', 3, 1, 5),
+    },
+    cursorSecret,
+    staleAfterSeconds: integer(env, 'STALE_AFTER_SECONDS', 300, 1, 86400),
+    corsAllowedOrigins: (env.CORS_ALLOWED_ORIGINS ?? '')
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter(Boolean),
+    authMode,
+    retryAfterSeconds: integer(env, 'RETRY_AFTER_SECONDS', 5, 1, 3600),
+  };
+}
+
+/** The configuration of this process. */
+export const config: Config = readConfig(process.env);

@@ -1,0 +1,50 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { encodeScope } from './access';
+import { invalidParameter } from './errors';
+import type { Principal } from './types';
+
+/**
+ * Pagination cursors. A cursor carries only the position of the last trade returned (its order key); it is
+ * signed with HMAC-SHA-256 over that position and everything the listing depends on (scope, filters, the key's
+ * accounts), so a cursor that was altered, or replayed against another account, filter or key, fails to verify.
+ */
+export interface CursorBinding {
+  /** An account id, or `all`. */
+  scope: string;
+  status?: string;
+  instrument?: string;
+  principal: Principal;
+}
+
+const VERSION = 'v1';
+const MAX_LENGTH = 512;
+
+function bindingText(binding: CursorBinding): string {
+  return [VERSION, binding.scope, binding.status ?? '*', binding.instrument ?? '*', encodeScope(binding.principal.accounts)].join('\n');
+}
+
+function sign(position: string, binding: CursorBinding, secret: string): Buffer {
+  return createHmac('sha256', secret).update(`${bindingText(binding)}\n${position}`).digest();
+}
+
+/** The opaque cursor for continuing a listing after `position`. */
+export function encodeCursor(position: string, binding: CursorBinding, secret: string): string {
+  const payload = Buffer.from(position, 'utf8').toString('base64url');
+  return `${payload}.${sign(position, binding, secret).toString('base64url')}`;
+}
+
+/**
+ * The position inside a cursor, once its signature proves it was issued for this very listing;
+ * otherwise a 400 on `cursor`.
+ */
+export function decodeCursor(cursor: string, binding: CursorBinding, secret: string): string {
+  const invalid = invalidParameter('cursor', 'is not a cursor issued for this listing (same scope and filters)');
+  if (cursor.length > MAX_LENGTH) throw invalid;
+  const match = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/.exec(cursor);
+  if (!match) throw invalid;
+  const position = Buffer.from(match[1], 'base64url').toString('utf8');
+  const given = Buffer.from(match[2], 'base64url');
+  const expected = sign(position, binding, secret);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid;
+  return position;
+}

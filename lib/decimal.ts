@@ -1,0 +1,37 @@
+/**
+ * Exact decimal arithmetic on the strings the API stores and returns. Amounts never pass through a JS number:
+ * a double cannot hold 25 significant digits, nor integers above 2^53.
+ */
+const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/;
+
+/** True when `value` is a plain decimal string: optional minus, digits, optional fraction, no exponent. */
+export function isDecimal(value: unknown): value is string {
+  return typeof value === 'string' && DECIMAL.test(value);
+}
+
+function parse(value: string): { units: bigint; scale: number } {
+  const match = DECIMAL.exec(value);
+  if (!match) throw new TypeError(`not a decimal string: ${JSON.stringify(value)}`);
+  const [, sign, whole, fraction = ''] = match;
+  const units = BigInt(whole + fraction);
+  return { units: sign ? -units : units, scale: fraction.length };
+}
+
+function format(units: bigint, scale: number): string {
+  const negative = units < 0n;
+  const digits = (negative ? -units : units).toString().padStart(scale + 1, '0');
+  const whole = digits.slice(0, digits.length - scale);
+  const fraction = scale ? `.${digits.slice(digits.length - scale)}` : '';
+  return `${negative ? '-' : ''}${whole}${fraction}`;
+}
+
+/**
+ * Sums decimal strings exactly. The result keeps the largest scale among the inputs, so
+ * `sumDecimals(["1.50", "2.125"])` is `"3.625"` and `sumDecimals(["10.00"])` stays `"10.00"`.
+ */
+export function sumDecimals(values: readonly string[]): string {
+  const parsed = values.map(parse);
+  const scale = parsed.reduce((max, value) => Math.max(max, value.scale), 0);
+  const total = parsed.reduce((sum, value) => sum + value.units * 10n ** BigInt(scale - value.scale), 0n);
+  return format(total, scale);
+}

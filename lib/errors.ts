@@ -1,0 +1,72 @@
+/**
+ * Typed HTTP errors. `lib/` throws them; the error middleware in `lib/http.ts` is the one place that turns them
+ * into RFC 9457 problem+json responses. Anything else thrown becomes a generic 500.
+ */
+export const HTTP = {
+  OK: 200,
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+} as const;
+
+export type ProblemCode =
+  | 'INVALID_PARAMETER'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'ACCOUNT_NOT_FOUND'
+  | 'NOT_FOUND'
+  | 'SERVICE_UNAVAILABLE'
+  | 'INTERNAL_ERROR';
+
+export interface ParameterError {
+  parameter: string;
+  message: string;
+}
+
+/** An error that has a meaning for the client: its status, code and a detail safe to show. */
+export class HttpProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ProblemCode,
+    readonly title: string,
+    readonly detail: string,
+    readonly errors?: ParameterError[],
+  ) {
+    super(detail);
+    this.name = 'HttpProblem';
+  }
+}
+
+/** 400 for one or more bad parameters, each named. */
+export function invalidParameters(errors: ParameterError[]): HttpProblem {
+  const detail = errors.map((error) => `${error.parameter}: ${error.message}`).join('; ');
+  return new HttpProblem(HTTP.BAD_REQUEST, 'INVALID_PARAMETER', 'Invalid parameter', detail, errors);
+}
+
+/** 400 for a single bad parameter. */
+export function invalidParameter(parameter: string, message: string): HttpProblem {
+  return invalidParameters([{ parameter, message }]);
+}
+
+/** 404 for an account that does not exist or that the caller may not see: the two are indistinguishable. */
+export function accountNotFound(accountId: string): HttpProblem {
+  return new HttpProblem(HTTP.NOT_FOUND, 'ACCOUNT_NOT_FOUND', 'Account not found', `No account "${accountId}".`);
+}
+
+/** 404 for a path that names no resource. */
+export function notFound(detail: string): HttpProblem {
+  return new HttpProblem(HTTP.NOT_FOUND, 'NOT_FOUND', 'Not found', detail);
+}
+
+/** 401: no API key, or one that is not known. */
+export function unauthorized(detail = 'A valid API key is required (x-api-key header or Authorization: Bearer).'): HttpProblem {
+  return new HttpProblem(HTTP.UNAUTHORIZED, 'UNAUTHORIZED', 'Unauthorized', detail);
+}
+
+/** 503: a dependency failed or is too slow; the client may retry after Retry-After. */
+export function serviceUnavailable(detail = 'The database is unavailable. Retry later.'): HttpProblem {
+  return new HttpProblem(HTTP.SERVICE_UNAVAILABLE, 'SERVICE_UNAVAILABLE', 'Service unavailable', detail);
+}

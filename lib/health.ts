@@ -1,0 +1,40 @@
+import { accountKey } from './accounts-table';
+import { config } from './config';
+import { getItem } from './dynamodb';
+import { HTTP } from './errors';
+import { Reply } from './http';
+
+export const SERVICE_NAME = 'Trading Bot API';
+export const SERVICE_VERSION = '1.0';
+
+export interface Health {
+  status: 'ok' | 'unavailable';
+  service: string;
+  version: string;
+  time: string;
+  checks: { database: { status: 'ok' | 'error'; latencyMs: number } };
+}
+
+// A key no account can have (account ids start with a letter or digit): the probe reads nothing, reveals nothing,
+// and needs only the GetItem permission the API already has.
+const PROBE_KEY = accountKey('~health-probe');
+
+/** Checks DynamoDB with one GetItem; 200 when it answers, 503 (with Retry-After) when it does not. */
+export async function checkHealth(now: Date): Promise<Reply<Health>> {
+  const started = performance.now();
+  const healthy = await getItem(config.tables.accounts, PROBE_KEY).then(
+    () => true,
+    () => false,
+  );
+  const latencyMs = Math.round(performance.now() - started);
+  const body: Health = {
+    status: healthy ? 'ok' : 'unavailable',
+    service: SERVICE_NAME,
+    version: SERVICE_VERSION,
+    time: now.toISOString(),
+    checks: { database: { status: healthy ? 'ok' : 'error', latencyMs } },
+  };
+  return healthy
+    ? new Reply(HTTP.OK, body)
+    : new Reply(HTTP.SERVICE_UNAVAILABLE, body, { 'Retry-After': String(config.retryAfterSeconds) });
+}

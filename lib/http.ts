@@ -1,0 +1,141 @@
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { decodeScope, EVERYONE } from './access';
+import { config } from './config';
+import { HTTP, HttpProblem, unauthorized } from './errors';
+import { type ParameterParsers, type ParsedQuery, parseQuery } from './params';
+import type { Principal } from './types';
+
+/**
+ * The one composition of middleware every function goes through: it reads typed input from the API Gateway
+ * event, maps every error to problem+json in one place, and puts the same headers on every response.
+ */
+
+/** What a handler receives. */
+export interface Input<P extends ParameterParsers> {
+  path: Record<string, string>;
+  query: ParsedQuery<P>;
+  principal: Principal;
+  requestId: string;
+  now: Date;
+}
+
+/** A body with a status other than 200 (the health check's 503). */
+export class Reply<T> {
+  constructor(
+    readonly statusCode: number,
+    readonly body: T,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+type Event = Partial<APIGatewayProxyEvent>;
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
+
+function requestIdOf(event: Event, context: Context): string {
+  return event.requestContext?.requestId ?? context.awsRequestId;
+}
+
+function rawQuery(event: Event): Record<string, readonly string[] | undefined> {
+  if (event.multiValueQueryStringParameters) return event.multiValueQueryStringParameters;
+  const single = event.queryStringParameters ?? {};
+  return Object.fromEntries(Object.entries(single).map(([name, value]) => [name, [value ?? '']]));
+}
+
+function principalOf(event: Event): Principal {
+  const authorizer = event.requestContext?.authorizer as Record<string, unknown> | null | undefined;
+  if (authorizer && typeof authorizer.accounts === 'string') {
+    return { accounts: decodeScope(authorizer.accounts), keyId: String(authorizer.keyId ?? '') };
+  }
+  // With keys required, a request that reached a function without the authorizer's context is refused, so a
+  // misconfigured route fails closed.
+  if (config.authMode === 'required') throw unauthorized();
+  return EVERYONE;
+}
+
+function problemBody(problem: HttpProblem, event: Event, requestId: string) {
+  return {
+    type: `/problems/${problem.code.toLowerCase().replaceAll('_', '-')}`,
+    title: problem.title,
+    status: problem.status,
+    detail: problem.detail,
+    instance: event.path ?? '',
+    code: problem.code,
+    requestId,
+    ...(problem.errors ? { errors: problem.errors } : {}),
+  };
+}
+
+/** Maps any error to problem+json; unknown errors become a generic 500, logged with the request id. */
+const problemErrors = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Context> => ({
+  onError: async (request) => {
+    const requestId = requestIdOf(request.event, request.context);
+    let problem = request.error;
+    if (!(problem instanceof HttpProblem)) {
+      console.error(JSON.stringify({ level: 'error', requestId, error: problem?.name, message: problem?.message, stack: problem?.stack }));
+      problem = new HttpProblem(HTTP.INTERNAL_ERROR, 'INTERNAL_ERROR', 'Internal error', 'The request failed unexpectedly.');
+    }
+    const { status } = problem as HttpProblem;
+    request.response = {
+      statusCode: status,
+      headers: {
+        'Content-Type': PROBLEM_TYPE,
+        ...(status === HTTP.SERVICE_UNAVAILABLE ? { 'Retry-After': String(config.retryAfterSeconds) } : {}),
+      },
+      body: JSON.stringify(problemBody(problem as HttpProblem, request.event, requestId)),
+    };
+  },
+});
+
+function corsHeaders(origin: string | undefined): Record<string, string> {
+  const allowed = config.corsAllowedOrigins;
+  if (allowed.includes('*')) return { 'Access-Control-Allow-Origin': '*' };
+  if (origin && allowed.includes(origin)) return { 'Access-Control-Allow-Origin': origin, Vary: 'Origin' };
+  return {};
+}
+
+/** Headers every response carries, errors included. */
+const responseHeaders = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Context> => {
+  const addHeaders: MiddlewareObj<Event, APIGatewayProxyResult, Error, Context>['after'] = async (request) => {
+    if (!request.response) return;
+    const headers = request.event.headers ?? {};
+    const origin = Object.entries(headers).find(([name]) => name.toLowerCase() === 'origin')?.[1];
+    request.response.headers = {
+      ...request.response.headers,
+      'X-Request-Id': requestIdOf(request.event, request.context),
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+      'Strict-Transport-Security': 'max-age=63072000; includeSubDomains',
+      ...corsHeaders(origin),
+    };
+  };
+  return { after: addHeaders, onError: addHeaders };
+};
+
+/**
+ * Wraps a handler: `run` gets typed input and returns a body (200) or a Reply. Query parameters are parsed with
+ * `parameters`; one not listed there is a 400.
+ */
+export function httpHandler<P extends ParameterParsers, T>(parameters: P, run: (input: Input<P>) => Promise<T | Reply<T>>) {
+  return middy<Event, APIGatewayProxyResult, Error, Context>()
+    .use(responseHeaders())
+    .use(problemErrors())
+    .handler(async (event, context) => {
+      const input: Input<P> = {
+        path: Object.fromEntries(Object.entries(event.pathParameters ?? {}).map(([name, value]) => [name, value ?? ''])),
+        query: parseQuery(parameters, rawQuery(event)),
+        principal: principalOf(event),
+        requestId: requestIdOf(event, context),
+        now: new Date(),
+      };
+      const result = await run(input);
+      const reply = result instanceof Reply ? result : new Reply(HTTP.OK, result);
+      return {
+        statusCode: reply.statusCode,
+        headers: { 'Content-Type': JSON_TYPE, ...reply.headers },
+        body: JSON.stringify(reply.body),
+      };
+    });
+}

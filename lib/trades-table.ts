@@ -1,0 +1,136 @@
+import { TRADE_INDEXES } from '../resources/tables';
+import { config } from './config';
+import { type Item, queryItems } from './dynamodb';
+import type { Trade, TradeStatus } from './types';
+
+/**
+ * Keys of the trades table: the only place that builds them.
+ *
+ * Every trade carries one `orderKey` = `openTime#id#accountId`. Times are fixed-width RFC 3339 UTC and ids use no
+ * character below `#`, so comparing order keys as strings is the API's order (newest `openTime` first, then `id`,
+ * then `accountId`), both here and in DynamoDB's byte-wise sort. Each filter combination has an index partitioned
+ * by exactly that filter and sorted by `orderKey`, so a page is one key-range Query with no FilterExpression.
+ */
+
+export type IndexName = keyof typeof TRADE_INDEXES;
+
+export interface TradeFilter {
+  status?: TradeStatus;
+  instrument?: string;
+}
+
+/** Where one listing lives: a table or index, the partition key attribute and its value. */
+export interface Listing {
+  indexName?: IndexName;
+  partitionKey: string;
+  partitionValue: string;
+}
+
+const ALL = 'ALL';
+const SEPARATOR = '#';
+
+/** The sort position of a trade in every listing. */
+export function orderKey(trade: Pick<Trade, 'openTime' | 'id' | 'accountId'>): string {
+  return [trade.openTime, trade.id, trade.accountId].join(SEPARATOR);
+}
+
+/** The account a position (an order key) belongs to. */
+export function accountOfOrderKey(key: string): string {
+  return key.slice(key.lastIndexOf(SEPARATOR) + 1);
+}
+
+const ORDER_KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#[^#]+#[^#]+$/;
+
+/** True when `key` has the shape of an order key. */
+export function isOrderKey(key: string): boolean {
+  return ORDER_KEY.test(key);
+}
+
+function compose(...parts: string[]): string {
+  return parts.join(SEPARATOR);
+}
+
+/** The stored item for a trade: its fields plus the key of every listing it appears in. */
+export function tradeItem(trade: Trade): Item {
+  const item: Item = {
+    ...trade,
+    orderKey: orderKey(trade),
+    accountStatus: compose(trade.accountId, trade.status),
+    accountInstrument: compose(trade.accountId, trade.instrument),
+    accountStatusInstrument: compose(trade.accountId, trade.status, trade.instrument),
+    allTrades: ALL,
+    statusInstrument: compose(trade.status, trade.instrument),
+  };
+  // Absent attributes rather than NULLs: nothing to index, and they read back as null.
+  for (const key of ['closePrice', 'closeTime', 'stopLoss', 'takeProfit'] as const) {
+    if (trade[key] === null) delete item[key];
+  }
+  return item;
+}
+
+/** The listing that holds exactly the trades of `accountId` (or of every account) matching `filter`. */
+export function tradeListing(accountId: string | undefined, filter: TradeFilter): Listing {
+  const { status, instrument } = filter;
+  if (accountId !== undefined) {
+    if (status && instrument) return index('account-status-instrument', compose(accountId, status, instrument));
+    if (status) return index('account-status', compose(accountId, status));
+    if (instrument) return index('account-instrument', compose(accountId, instrument));
+    return { partitionKey: 'accountId', partitionValue: accountId };
+  }
+  if (status && instrument) return index('status-instrument', compose(status, instrument));
+  if (status) return index('status', status);
+  if (instrument) return index('instrument', instrument);
+  return index('all', ALL);
+}
+
+function index(indexName: IndexName, partitionValue: string): Listing {
+  return { indexName, partitionKey: TRADE_INDEXES[indexName], partitionValue };
+}
+
+/** The API shape of a stored trade: key attributes dropped, absent optional fields as null. */
+export function toTrade(item: Item): Trade {
+  return {
+    id: item.id as string,
+    accountId: item.accountId as string,
+    instrument: item.instrument as string,
+    side: item.side as Trade['side'],
+    units: item.units as string,
+    status: item.status as TradeStatus,
+    openPrice: item.openPrice as string,
+    openTime: item.openTime as string,
+    closePrice: (item.closePrice as string | undefined) ?? null,
+    closeTime: (item.closeTime as string | undefined) ?? null,
+    realizedPL: item.realizedPL as string,
+    unrealizedPL: item.unrealizedPL as string,
+    stopLoss: (item.stopLoss as string | undefined) ?? null,
+    takeProfit: (item.takeProfit as string | undefined) ?? null,
+  };
+}
+
+/**
+ * Reads up to `count` trades of a listing, newest first, strictly after the position `after` when given.
+ * Continuing from a position (rather than from a LastEvaluatedKey) lets one cursor format serve single listings
+ * and merges alike.
+ */
+export async function readTrades(listing: Listing, after: string | undefined, count: number): Promise<Trade[]> {
+  const names: Record<string, string> = { '#pk': listing.partitionKey };
+  const values: Record<string, string> = { ':pk': listing.partitionValue };
+  let condition = '#pk = :pk';
+  if (after !== undefined) {
+    names['#order'] = 'orderKey';
+    values[':after'] = after;
+    condition += ' AND #order < :after';
+  }
+  const items = await queryItems(
+    {
+      TableName: config.tables.trades,
+      IndexName: listing.indexName,
+      KeyConditionExpression: condition,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ScanIndexForward: false,
+    },
+    count,
+  );
+  return items.map(toTrade);
+}

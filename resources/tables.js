@@ -1,0 +1,126 @@
+// The one definition of every DynamoDB table. serverless.yml deploys it (through `${file()}`), and
+// `npm start`, the tests and the benchmark create the same tables in dynalite from it, so deploy and local
+// runs cannot drift apart. Plain CommonJS because the Serverless variable resolver loads it without a compiler.
+'use strict';
+
+const SERVICE = 'trading-bot-api';
+
+/**
+ * Trades are listed newest first under eight filter combinations (account or all × status × instrument).
+ * Each combination has its own index whose partition key is exactly that filter and whose sort key is the
+ * global order key, so every listing is one Query with a key condition and never a FilterExpression: a page
+ * reads only the items it returns plus one to learn whether another page exists.
+ */
+const TRADE_INDEXES = {
+  'account-status': 'accountStatus',
+  'account-instrument': 'accountInstrument',
+  'account-status-instrument': 'accountStatusInstrument',
+  all: 'allTrades',
+  status: 'status',
+  instrument: 'instrument',
+  'status-instrument': 'statusInstrument',
+};
+
+const TABLES = {
+  accounts: { logicalId: 'AccountsTable', partitionKey: 'accountId' },
+  balances: { logicalId: 'BalancesTable', partitionKey: 'accountId' },
+  trades: { logicalId: 'TradesTable', partitionKey: 'accountId', sortKey: 'orderKey', indexes: TRADE_INDEXES },
+  apiKeys: { logicalId: 'ApiKeysTable', partitionKey: 'keyId' },
+};
+
+/** Physical table name of `table` in `stage`, e.g. `trading-bot-api-dev-trades`. */
+function tableName(stage, table) {
+  if (!TABLES[table]) throw new Error(`unknown table ${table}`);
+  return `${SERVICE}-${stage}-${table === 'apiKeys' ? 'api-keys' : table}`;
+}
+
+/** Environment variables that tell the functions where each table is. */
+function tableEnvironment(stage) {
+  return {
+    ACCOUNTS_TABLE: tableName(stage, 'accounts'),
+    BALANCES_TABLE: tableName(stage, 'balances'),
+    TRADES_TABLE: tableName(stage, 'trades'),
+    API_KEYS_TABLE: tableName(stage, 'apiKeys'),
+  };
+}
+
+/** CreateTable input for `table`; the same object is the CloudFormation `Properties`. */
+function tableDefinition(stage, table) {
+  const spec = TABLES[table];
+  const attributes = new Set([spec.partitionKey]);
+  const keySchema = [{ AttributeName: spec.partitionKey, KeyType: 'HASH' }];
+  if (spec.sortKey) {
+    attributes.add(spec.sortKey);
+    keySchema.push({ AttributeName: spec.sortKey, KeyType: 'RANGE' });
+  }
+  const definition = {
+    TableName: tableName(stage, table),
+    BillingMode: 'PAY_PER_REQUEST',
+    KeySchema: keySchema,
+  };
+  if (spec.indexes) {
+    definition.GlobalSecondaryIndexes = Object.entries(spec.indexes).map(([IndexName, partitionKey]) => {
+      attributes.add(partitionKey);
+      return {
+        IndexName,
+        KeySchema: [
+          { AttributeName: partitionKey, KeyType: 'HASH' },
+          { AttributeName: spec.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      };
+    });
+  }
+  definition.AttributeDefinitions = [...attributes].map((AttributeName) => ({ AttributeName, AttributeType: 'S' }));
+  return definition;
+}
+
+/** CloudFormation resources for every table of `stage`. */
+function cloudFormationResources(stage) {
+  const resources = {};
+  for (const table of Object.keys(TABLES)) {
+    resources[TABLES[table].logicalId] = {
+      Type: 'AWS::DynamoDB::Table',
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: {
+        ...tableDefinition(stage, table),
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        SSESpecification: { SSEEnabled: true },
+      },
+    };
+  }
+  return resources;
+}
+
+module.exports = {
+  SERVICE,
+  TABLES,
+  TRADE_INDEXES,
+  tableName,
+  tableEnvironment,
+  tableDefinition,
+  cloudFormationResources,
+  // Entry points for serverless.yml's `${file(./resources/tables.js):...}`.
+  resources: async ({ resolveVariable }) => cloudFormationResources(await resolveVariable('sls:stage')),
+  environment: async ({ resolveVariable }) => tableEnvironment(await resolveVariable('sls:stage')),
+};
+
+/**
+ * IAM statement that lets the data functions read the data tables and nothing else: GetItem, Query and
+ * BatchGetItem on the exact table and index ARNs (the API writes nothing).
+ */
+function dataReadStatement() {
+  const resources = [];
+  for (const table of ['accounts', 'balances', 'trades']) {
+    const arn = { 'Fn::GetAtt': [TABLES[table].logicalId, 'Arn'] };
+    resources.push(arn);
+    for (const indexName of Object.keys(TABLES[table].indexes || {})) {
+      resources.push({ 'Fn::Join': ['/', [arn, 'index', indexName]] });
+    }
+  }
+  return { Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'], Resource: resources };
+}
+
+module.exports.dataReadStatement = dataReadStatement;
+module.exports.dataReadStatements = async () => [dataReadStatement()];

@@ -1,0 +1,178 @@
+/**
+ * Deterministic trading data for the demo, the tests and the benchmark. The same options always give the same
+ * accounts, trades and balances, and balances agree with the trades (openTradeCount is the number of open trades;
+ * realized and unrealized P/L are the sums over the trades).
+ */
+import { sumDecimals } from '../../lib/decimal';
+import type { Account, Balance, BotState, BotStatus, Trade } from '../../lib/types';
+
+export interface Dataset {
+  accounts: { account: Account; bot: BotStatus; balance: Balance }[];
+  trades: Trade[];
+}
+
+export interface DatasetOptions {
+  /** Trades per account, one entry per account. */
+  tradeCounts: number[];
+  seed?: number;
+  /** The newest trade opens shortly before this time. */
+  anchor?: Date;
+  /** When running bots last reported; defaults to the anchor. */
+  heartbeatAt?: Date;
+  /** Account id of the i-th account. */
+  accountId?: (index: number) => string;
+}
+
+// `lot`: units per size step; `perQuote`: quote-currency units per account-currency unit, roughly, so that
+// P/L stays in a believable range (the demo does no real FX conversion).
+const INSTRUMENTS: { name: string; price: number; scale: number; lot: number; perQuote: bigint }[] = [
+  { name: 'EUR_USD', price: 1.0842, scale: 5, lot: 1000, perQuote: 1n },
+  { name: 'GBP_USD', price: 1.2671, scale: 5, lot: 1000, perQuote: 1n },
+  { name: 'USD_JPY', price: 151.42, scale: 3, lot: 1000, perQuote: 150n },
+  { name: 'AUD_USD', price: 0.6583, scale: 5, lot: 1000, perQuote: 1n },
+  { name: 'XAU_USD', price: 2341.5, scale: 2, lot: 1, perQuote: 1n },
+  { name: 'EUR_GBP', price: 0.8556, scale: 5, lot: 1000, perQuote: 1n },
+  { name: 'USD_CHF', price: 0.9032, scale: 5, lot: 1000, perQuote: 1n },
+];
+const CURRENCIES = ['USD', 'EUR', 'GBP', 'USD', 'EUR'];
+const BROKERS = ['OANDA', 'Interactive Brokers', 'Saxo'];
+const STATES: BotState[] = ['running', 'paused', 'running', 'stopped', 'error'];
+const STRATEGIES = ['trend-following-h4', 'mean-reversion-m15', 'breakout-d1', null];
+const MESSAGES: Record<BotState, string | null> = {
+  running: null,
+  paused: 'Paused by operator for the weekly review',
+  stopped: 'Stopped: strategy retired',
+  error: 'Broker API rejected orders: insufficient margin',
+};
+const DEMO_NAMES = ['Primary USD', 'Euro Swing', 'Sterling Carry', 'Gold Desk', 'Paper Sandbox'];
+
+/** Mulberry32: a tiny seeded PRNG, so datasets are reproducible without a dependency. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A decimal string with `scale` places for an integer count of 10^-scale units. */
+function decimal(units: bigint, scale: number): string {
+  const negative = units < 0n;
+  const digits = (negative ? -units : units).toString().padStart(scale + 1, '0');
+  return `${negative ? '-' : ''}${digits.slice(0, -scale || undefined)}${scale ? `.${digits.slice(-scale)}` : ''}`;
+}
+
+const MONEY_SCALE = 4;
+
+/** Profit of a position, exactly: (exit - entry) × units, in 10^-MONEY_SCALE units of the account currency. */
+function profit(side: 'buy' | 'sell', entry: bigint, exit: bigint, units: bigint, scale: number, perQuote: bigint): bigint {
+  const move = side === 'buy' ? exit - entry : entry - exit;
+  return (move * units * 10n ** BigInt(MONEY_SCALE)) / (10n ** BigInt(scale) * perQuote);
+}
+
+/** Builds a dataset; see DatasetOptions. */
+export function generateDataset(options: DatasetOptions): Dataset {
+  const next = random(options.seed ?? 20261121);
+  const anchor = (options.anchor ?? new Date('2026-11-01T12:00:00.000Z')).getTime();
+  const heartbeatAt = options.heartbeatAt ?? new Date(anchor);
+  const idOf = options.accountId ?? ((i: number) => `acc-${String(i + 1).padStart(4, '0')}`);
+  const accounts: Dataset['accounts'] = [];
+  const trades: Trade[] = [];
+
+  options.tradeCounts.forEach((tradeCount, a) => {
+    const accountId = idOf(a);
+    const currency = CURRENCIES[a % CURRENCIES.length];
+    const createdAt = new Date(anchor - (400 + a * 17) * 86_400_000).toISOString();
+    const accountTrades: Trade[] = [];
+    // Walk back in time from the anchor: the most recent trades are the ones still open.
+    let time = anchor - Math.floor(next() * 3_600_000);
+    for (let t = 0; t < tradeCount; t++) {
+      const instrument = INSTRUMENTS[Math.floor(next() * INSTRUMENTS.length)];
+      const side = next() < 0.55 ? 'buy' : 'sell';
+      const units = BigInt(instrument.lot * (1 + Math.floor(next() * 20)));
+      const pip = 10n ** BigInt(instrument.scale);
+      const entry = BigInt(Math.round(instrument.price * Number(pip) * (0.9 + next() * 0.2)));
+      const exit = entry + BigInt(Math.round((next() - 0.49) * Number(entry) * 0.006));
+      const open = t < Math.min(5, tradeCount) && next() < 0.8;
+      const openTime = new Date(time).toISOString();
+      const closeTime = open ? null : new Date(time + Math.floor(next() * 6 * 3_600_000) + 60_000).toISOString();
+      const stop = side === 'buy' ? entry - entry / 100n : entry + entry / 100n;
+      const target = side === 'buy' ? entry + entry / 50n : entry - entry / 50n;
+      const pl = decimal(profit(side, entry, exit, units, instrument.scale, instrument.perQuote), MONEY_SCALE);
+      accountTrades.push({
+        id: `${accountId}-${String(tradeCount - t).padStart(7, '0')}`,
+        accountId,
+        instrument: instrument.name,
+        side,
+        units: units.toString(),
+        status: open ? 'open' : 'closed',
+        openPrice: decimal(entry, instrument.scale),
+        openTime,
+        closePrice: open ? null : decimal(exit, instrument.scale),
+        closeTime,
+        realizedPL: open ? '0.0000' : pl,
+        unrealizedPL: open ? pl : '0.0000',
+        stopLoss: next() < 0.7 ? decimal(stop, instrument.scale) : null,
+        takeProfit: next() < 0.5 ? decimal(target, instrument.scale) : null,
+      });
+      // Several trades may open in the same millisecond: the order then falls back to the id.
+      time -= next() < 0.05 ? 0 : 60_000 + Math.floor(next() * 4 * 3_600_000);
+    }
+    trades.push(...accountTrades);
+
+    const openTrades = accountTrades.filter((trade) => trade.status === 'open');
+    const deposit = decimal(BigInt(10_000 + Math.floor(next() * 90_000)) * 10n ** BigInt(MONEY_SCALE), MONEY_SCALE);
+    const realizedPL = sumDecimals(['0.0000', ...accountTrades.map((trade) => trade.realizedPL)]);
+    const unrealizedPL = sumDecimals(['0.0000', ...openTrades.map((trade) => trade.unrealizedPL)]);
+    const balance = sumDecimals([deposit, realizedPL]);
+    const nav = sumDecimals([balance, unrealizedPL]);
+    const marginUsed = decimal(BigInt(openTrades.length) * (250_0000n + BigInt(Math.floor(next() * 100_000)) * 100n), MONEY_SCALE);
+    const marginAvailable = sumDecimals([nav, `-${marginUsed}`]);
+    const state = STATES[a % STATES.length];
+    const lastTradeAt = accountTrades.reduce<string | null>((latest, trade) => {
+      const at = trade.closeTime && trade.closeTime > trade.openTime ? trade.closeTime : trade.openTime;
+      return latest === null || at > latest ? at : latest;
+    }, null);
+    const updatedAt = new Date(anchor - a * 1000).toISOString();
+    accounts.push({
+      account: {
+        id: accountId,
+        name: DEMO_NAMES[a] ?? `Bot account ${a + 1}`,
+        currency,
+        broker: BROKERS[a % BROKERS.length],
+        environment: a % 4 === 3 ? 'paper' : 'live',
+        createdAt,
+      },
+      bot: {
+        state,
+        lastHeartbeatAt: state === 'stopped' ? null : new Date(heartbeatAt.getTime() - (state === 'running' ? 0 : 3_600_000 * (a + 1))).toISOString(),
+        lastTradeAt,
+        strategy: STRATEGIES[a % STRATEGIES.length],
+        message: MESSAGES[state],
+        updatedAt,
+      },
+      balance: {
+        accountId,
+        currency,
+        balance,
+        unrealizedPL,
+        nav,
+        realizedPL,
+        marginUsed,
+        marginAvailable,
+        openTradeCount: openTrades.length,
+        updatedAt,
+      },
+    });
+  });
+  return { accounts, trades };
+}
+
+/** The dataset `npm start` loads: five accounts in three currencies, one with 1,200 trades, one with none. */
+export function demoDataset(heartbeatAt: Date): Dataset {
+  const ids = ['primary-usd', 'euro-swing', 'sterling-carry', 'gold-desk', 'paper-sandbox'];
+  return generateDataset({ tradeCounts: [1200, 240, 150, 60, 0], accountId: (i) => ids[i], heartbeatAt });
+}
