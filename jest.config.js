@@ -1,0 +1,14 @@
+// Three projects, as in aws-samples' serverless-test-samples: unit (pure logic), integration (handlers against
+// dynalite through the real SDK) and e2e (serverless offline over HTTP).
+const transform = { '\\.[cm]?[jt]s$': '<rootDir>/test/support/esbuild-transform.js' };
+// middy ships ES modules only; esbuild turns them into CommonJS for jest like our own sources.
+const transformIgnorePatterns = ['/node_modules/(?!@middy/)'];
+const common = { transform, transformIgnorePatterns, testEnvironment: 'node', setupFiles: ['<rootDir>/test/support/quiet-sdk.js'] };
+
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'], setupFiles: [...common.setupFiles, '<rootDir>/test/support/unit-env.js'] },
+    { ...common, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'] },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'] },
+  ],
+};

@@ -1,0 +1,102 @@
+/**
+ * Integration harness: a dynalite of this test file's own on a loopback port, the functions' environment pointed
+ * at it, and the real handlers invoked in-process with API Gateway events from events/.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { Dataset } from '../../scripts/support/dataset';
+import { adminClient, ensureTables, type LocalDb, localFunctionEnv, startDynalite } from '../../scripts/support/local-db';
+
+export const TEST_STAGE = 'test';
+export const TEST_CURSOR_SECRET = 'test-cursor-secret-0123456789abcdef0123456789';
+const ROOT = join(__dirname, '..', '..');
+
+export type FunctionName = 'health' | 'accounts' | 'all-balance' | 'all-trades' | 'account-balance' | 'account-trades' | 'account-status';
+
+export interface Response {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: any;
+}
+
+export interface Harness {
+  db: LocalDb;
+  load(dataset: Dataset): Promise<void>;
+  /** Stores a new API key for `accounts` and returns it (revoked when `disabled`). */
+  createKey(accounts: '*' | string[], options?: { disabled?: boolean }): Promise<string>;
+  invoke(name: FunctionName, event: Partial<APIGatewayProxyEvent>): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts dynalite and configures the functions. `env` adds or overrides variables (e.g. a fault proxy's endpoint
+ * as DYNAMODB_ENDPOINT); it must be called before any module of lib/ is loaded in the test file.
+ */
+export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+  const db = await startDynalite();
+  Object.assign(process.env, localFunctionEnv(TEST_STAGE, db.endpoint, TEST_CURSOR_SECRET), { AUTH_MODE: 'off', CORS_ALLOWED_ORIGINS: '*' }, env);
+  const client = adminClient(db.endpoint);
+  await ensureTables(client, TEST_STAGE);
+  return {
+    db,
+    load: async (dataset) => {
+      const { loadDataset } = await import('../../scripts/support/load-data');
+      await loadDataset(client, dataset);
+    },
+    createKey: async (accounts, options = {}) => {
+      const { newApiKey, apiKeyItem } = await import('../../lib/api-keys-table');
+      const { writeItems } = await import('../../scripts/support/load-data');
+      const { key, record } = newApiKey(accounts, 'test key');
+      await writeItems(client, { [process.env.API_KEYS_TABLE!]: [apiKeyItem({ ...record, disabled: options.disabled ?? false })] });
+      return key;
+    },
+    invoke: (name, event) => invoke(name, event),
+    close: async () => {
+      client.destroy();
+      await db.close();
+    },
+  };
+}
+
+let invocation = 0;
+
+/** Invokes a function's exported handler as Lambda would, and parses its JSON body. */
+export async function invoke(name: FunctionName, event: Partial<APIGatewayProxyEvent>): Promise<Response> {
+  const { handler } = require(join(ROOT, 'functions', `${name}.ts`));
+  invocation += 1;
+  const context = { awsRequestId: `test-request-${invocation}`, functionName: name, getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
+  const result: APIGatewayProxyResult = await handler(event, context);
+  return { statusCode: result.statusCode, headers: (result.headers ?? {}) as Record<string, string>, body: JSON.parse(result.body) };
+}
+
+/** The event in events/<file>.json. */
+export function eventFile(file: string): APIGatewayProxyEvent {
+  return JSON.parse(readFileSync(join(ROOT, 'events', `${file}.json`), 'utf8'));
+}
+
+/**
+ * An event for `name` based on its file in events/, with the path parameter and query replaced. Query values may
+ * repeat: `{ status: ['open', 'closed'] }`.
+ */
+export function eventFor(
+  name: FunctionName,
+  options: { account?: string; query?: Record<string, string | string[]>; headers?: Record<string, string> } = {},
+): APIGatewayProxyEvent {
+  const event = eventFile(name);
+  if (options.account !== undefined) {
+    event.pathParameters = { account: options.account };
+    event.path = event.resource.replace('{account}', options.account);
+    event.requestContext = { ...event.requestContext, path: `/${event.requestContext.stage}${event.path}` };
+  }
+  if (options.query !== undefined) {
+    const entries = Object.entries(options.query).map(([key, value]) => [key, Array.isArray(value) ? value : [value]] as const);
+    event.multiValueQueryStringParameters = entries.length ? Object.fromEntries(entries) : null;
+    event.queryStringParameters = entries.length ? Object.fromEntries(entries.map(([key, values]) => [key, values[values.length - 1]])) : null;
+  }
+  if (options.headers) {
+    event.headers = { ...event.headers, ...options.headers };
+    event.multiValueHeaders = { ...event.multiValueHeaders, ...Object.fromEntries(Object.entries(options.headers).map(([k, v]) => [k, [v]])) };
+  }
+  return event;
+}

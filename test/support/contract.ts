@@ -1,0 +1,65 @@
+/**
+ * Checks responses against openapi.yaml: the status must be declared for the operation, the body must validate
+ * against the declared schema for its media type (ajv, JSON Schema 2020-12), and required headers must be there.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { parse } from 'yaml';
+
+export const openapi = parse(readFileSync(join(__dirname, '..', '..', 'openapi.yaml'), 'utf8'));
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+ajv.addSchema(openapi, 'openapi');
+
+function escape(segment: string): string {
+  return segment.replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
+function resolve(pointer: string): { pointer: string; value: any } {
+  let value: any = openapi;
+  for (const segment of pointer.split('/').slice(1)) value = value[segment.replaceAll('~1', '/').replaceAll('~0', '~')];
+  if (value && typeof value.$ref === 'string') return resolve(value.$ref.slice(1));
+  return { pointer, value };
+}
+
+export interface CheckedResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** The problems of `response` for GET `pathTemplate`, or an empty list when it matches the document. */
+export function contractViolations(pathTemplate: string, response: CheckedResponse): string[] {
+  const operationPointer = `#/paths/${escape(pathTemplate)}/get`;
+  const operation = resolve(operationPointer.slice(1)).value;
+  if (!operation) return [`GET ${pathTemplate} is not in openapi.yaml`];
+  const status = String(response.statusCode);
+  const key = status in operation.responses ? status : 'default' in operation.responses ? 'default' : undefined;
+  if (!key) return [`status ${status} is not declared for GET ${pathTemplate}`];
+  const declared = resolve(`${operationPointer.slice(1)}/responses/${key}`);
+  const headers = Object.fromEntries(Object.entries(response.headers).map(([name, value]) => [name.toLowerCase(), value]));
+  const problems: string[] = [];
+  for (const [name, spec] of Object.entries<any>(declared.value.headers ?? {})) {
+    const header = spec.$ref ? resolve(spec.$ref.slice(1)).value : spec;
+    if (header.required && !(name.toLowerCase() in headers)) problems.push(`header ${name} is missing`);
+  }
+  const mediaType = (headers['content-type'] ?? '').split(';')[0].trim();
+  if (!declared.value.content?.[mediaType]) return [...problems, `media type "${mediaType}" is not declared for ${status}`];
+  const validate = ajv.getSchema(`openapi#${declared.pointer}/content/${escape(mediaType)}/schema`);
+  if (!validate) return [...problems, 'no schema'];
+  if (!validate(response.body)) {
+    problems.push(...(validate.errors ?? []).map((error) => `body${error.instancePath} ${error.message} ${JSON.stringify(error.params)}`));
+  }
+  return problems;
+}
+
+/** Jest assertion: the response is one the document declares. */
+export function expectContract(pathTemplate: string, response: CheckedResponse): void {
+  const problems = contractViolations(pathTemplate, response);
+  if (problems.length) {
+    throw new Error(`response violates openapi.yaml (GET ${pathTemplate} → ${response.statusCode}):\n  ${problems.join('\n  ')}\n${JSON.stringify(response.body).slice(0, 500)}`);
+  }
+}
