@@ -1,9 +1,9 @@
 /**
- * GET /api/health — no parameters; also run on a schedule as a probe.
+ * GET /api/health — public, no parameters; also run on a schedule as a probe.
  * 200 `Health` when DynamoDB answers; 503 `Health` (status "unavailable") with Retry-After when it does not.
  */
 import { checkHealth } from '../lib/health';
 import { httpHandler } from '../lib/http';
 import { NO_QUERY } from '../lib/params';
 
-export const handler = httpHandler(NO_QUERY, ({ now }) => checkHealth(now));
+export const handler = httpHandler(NO_QUERY, ({ now }) => checkHealth(now), { public: true });

@@ -4,6 +4,9 @@ import type { Principal } from './types';
 /** Everyone: what a request sees when API keys are off. */
 export const EVERYONE: Principal = { accounts: '*' };
 
+/** No account at all: what a public operation (health) sees. */
+export const NOBODY: Principal = { accounts: [] };
+
 /** True when `principal` may see `accountId`. */
 export function canSee(principal: Principal, accountId: string): boolean {
   return principal.accounts === '*' || principal.accounts.includes(accountId);

@@ -45,6 +45,9 @@ export function readConfig(env: Env): Config {
   }
   const cursorSecret = required(env, 'CURSOR_SECRET');
   if (cursorSecret.length < 32) throw new Error('configuration: CURSOR_SECRET must be at least 32 characters');
+  // CloudFormation resolves this reference at deploy time; seen as-is it means nothing resolved it, and a publicly
+  // known text would be signing cursors.
+  if (cursorSecret.startsWith('{{resolve:')) throw new Error('configuration: CURSOR_SECRET is an unresolved reference');
   return {
     tables: {
       accounts: required(env, 'ACCOUNTS_TABLE'),
@@ -57,8 +60,8 @@ export function readConfig(env: Env): Config {
     // Per attempt: a refused or unroutable endpoint fails in connectTimeoutMs, a hung one in requestTimeoutMs;
     // with maxAttempts and the SDK's backoff the worst case stays inside the 10 s function timeout.
     dynamodb: {
-      connectTimeoutMs: integer(env, 'DYNAMODB_CONNECT_TIMEOUT_MS', 1000, 10, 10000),
-      requestTimeoutMs: integer(env, 'DYNAMODB_REQUEST_TIMEOUT_MS', 2000, 10, 10000),
+      connectTimeoutMs: integer(env, 'DYNAMODB_CONNECT_TIMEOUT_MS', 500, 10, 10000),
+      requestTimeoutMs: integer(env, 'DYNAMODB_REQUEST_TIMEOUT_MS', 1500, 10, 10000),
       maxAttempts: integer(env, 'DYNAMODB_MAX_ATTEMPTS', 3, 1, 5),
     },
     cursorSecret,

@@ -53,7 +53,9 @@ export function invalidParameter(parameter: string, message: string): HttpProble
 
 /** 404 for an account that does not exist or that the caller may not see: the two are indistinguishable. */
 export function accountNotFound(accountId: string): HttpProblem {
-  return new HttpProblem(HTTP.NOT_FOUND, 'ACCOUNT_NOT_FOUND', 'Account not found', `No account "${accountId}".`);
+  // Only the start of the id is echoed: a path may be kilobytes of anything.
+  const shown = accountId.length > 64 ? `${accountId.slice(0, 64)}…` : accountId;
+  return new HttpProblem(HTTP.NOT_FOUND, 'ACCOUNT_NOT_FOUND', 'Account not found', `No account ${JSON.stringify(shown)}.`);
 }
 
 /** 404 for a path that names no resource. */

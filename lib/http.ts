@@ -1,6 +1,6 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { decodeScope, EVERYONE } from './access';
+import { decodeScope, EVERYONE, NOBODY } from './access';
 import { config } from './config';
 import { HTTP, HttpProblem, unauthorized } from './errors';
 import { type ParameterParsers, type ParsedQuery, parseQuery } from './params';
@@ -116,17 +116,23 @@ const responseHeaders = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, C
 
 /**
  * Wraps a handler: `run` gets typed input and returns a body (200) or a Reply. Query parameters are parsed with
- * `parameters`; one not listed there is a 400.
+ * `parameters`; one not listed there is a 400. A `public` operation needs no key and sees no account.
  */
-export function httpHandler<P extends ParameterParsers, T>(parameters: P, run: (input: Input<P>) => Promise<T | Reply<T>>) {
+export function httpHandler<P extends ParameterParsers, T>(
+  parameters: P,
+  run: (input: Input<P>) => Promise<T | Reply<T>>,
+  options: { public?: boolean } = {},
+) {
   return middy<Event, APIGatewayProxyResult, Error, Context>()
     .use(responseHeaders())
     .use(problemErrors())
     .handler(async (event, context) => {
+      // Who is asking is settled before anything about the request is, so an unauthenticated call learns nothing.
+      const principal = options.public ? NOBODY : principalOf(event);
       const input: Input<P> = {
         path: Object.fromEntries(Object.entries(event.pathParameters ?? {}).map(([name, value]) => [name, value ?? ''])),
         query: parseQuery(parameters, rawQuery(event)),
-        principal: principalOf(event),
+        principal,
         requestId: requestIdOf(event, context),
         now: new Date(),
       };

@@ -67,7 +67,8 @@ async function main() {
     port,
     lambdaPort,
     stage: STAGE,
-    env: { ...env, AUTH_MODE: auth ? 'required' : 'off', CORS_ALLOWED_ORIGINS: '*' },
+    auth,
+    env: { ...env, CORS_ALLOWED_ORIGINS: '*' },
   });
   const base = `http://localhost:${port}`;
   console.log(

@@ -44,15 +44,17 @@ export async function startOffline(options: {
   lambdaPort: number;
   stage: string;
   env: Record<string, string>;
+  /** Run the API-key authorizer in front of the data routes, as deployed stages do (default: off). */
+  auth?: boolean;
   quiet?: boolean;
   timeoutMs?: number;
 }): Promise<Offline> {
   const child = spawn(
     process.execPath,
-    [join(ROOT, 'node_modules', 'serverless', 'bin', 'serverless.js'), 'offline', 'start', '--stage', options.stage],
+    [join(ROOT, 'node_modules', 'serverless', 'bin', 'serverless.js'), 'offline', 'start', '--stage', options.stage, ...(options.auth ? [] : ['--noAuth'])],
     {
       cwd: ROOT,
-      env: { ...process.env, ...options.env, PORT: String(options.port), LAMBDA_PORT: String(options.lambdaPort), SLS_TELEMETRY_DISABLED: '1' },
+      env: { ...process.env, ...options.env, AUTH_MODE: options.auth ? 'required' : 'off', PORT: String(options.port), LAMBDA_PORT: String(options.lambdaPort), SLS_TELEMETRY_DISABLED: '1' },
       stdio: options.quiet ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'inherit', 'inherit'],
       detached: true,
     },

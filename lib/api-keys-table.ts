@@ -1,0 +1,65 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { config } from './config';
+import { getItem, type Item } from './dynamodb';
+
+/**
+ * Keys of the api-keys table, and the keys themselves. A key reads `tbk_<keyId>_<secret>`; the table is
+ * partitioned by the public `keyId` and stores only the SHA-256 of the whole key, so a leaked table cannot be
+ * used to call the API.
+ */
+export interface ApiKeyRecord {
+  keyId: string;
+  keyHash: string;
+  /** Account ids the key may see, or `*` for all. */
+  accounts: '*' | string[];
+  label: string;
+  createdAt: string;
+  disabled: boolean;
+}
+
+const KEY = /^tbk_([a-f0-9]{16})_([A-Za-z0-9_-]{43})$/;
+
+/** Hex SHA-256 of a key. */
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/** A new random key and the record to store for it (the key itself is shown once and never stored). */
+export function newApiKey(accounts: '*' | string[], label: string, now = new Date()): { key: string; record: ApiKeyRecord } {
+  const keyId = randomBytes(8).toString('hex');
+  const key = `tbk_${keyId}_${randomBytes(32).toString('base64url')}`;
+  return { key, record: { keyId, keyHash: hashApiKey(key), accounts, label, createdAt: now.toISOString(), disabled: false } };
+}
+
+/** The table key of a key id. */
+export function apiKeyKey(keyId: string): Item {
+  return { keyId };
+}
+
+/** The stored item for a key record. */
+export function apiKeyItem(record: ApiKeyRecord): Item {
+  return { ...apiKeyKey(record.keyId), ...record };
+}
+
+/** The API key a request carries: `x-api-key`, or else `Authorization: Bearer <key>` (header names in any case). */
+export function apiKeyOf(headers: Record<string, string | undefined> | null | undefined): string | undefined {
+  let bearer: string | undefined;
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    const header = name.toLowerCase();
+    if (header === 'x-api-key' && value) return value.trim();
+    if (header === 'authorization' && value) bearer = /^Bearer\s+(\S+)\s*$/i.exec(value)?.[1];
+  }
+  return bearer;
+}
+
+/** The record of `key` when it is a well-formed key whose hash matches a stored one; `undefined` otherwise. */
+export async function findApiKey(key: string): Promise<ApiKeyRecord | undefined> {
+  const match = KEY.exec(key);
+  if (!match) return undefined;
+  const item = await getItem(config.tables.apiKeys, apiKeyKey(match[1]));
+  if (!item) return undefined;
+  const expected = Buffer.from(String(item.keyHash), 'hex');
+  const given = Buffer.from(hashApiKey(key), 'hex');
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return undefined;
+  return item as unknown as ApiKeyRecord;
+}

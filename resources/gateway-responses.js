@@ -1,0 +1,85 @@
+// API Gateway's own answers (no key, bad key, throttled, timed out, unknown route, ...) in the same problem+json
+// shape and with the same security headers as the functions' answers. serverless.yml deploys them; the tests
+// render them from this same definition.
+'use strict';
+
+const RESPONSES = [
+  { type: 'UNAUTHORIZED', status: 401, code: 'UNAUTHORIZED', title: 'Unauthorized', detail: 'A valid API key is required (x-api-key header).' },
+  { type: 'ACCESS_DENIED', status: 403, code: 'FORBIDDEN', title: 'Forbidden', detail: 'This API key is disabled.' },
+  { type: 'MISSING_AUTHENTICATION_TOKEN', status: 404, code: 'NOT_FOUND', title: 'Not found', detail: 'No such operation. See /api/health, /api/accounts, /api/all/*, /api/{account}/*.' },
+  { type: 'THROTTLED', status: 429, code: 'TOO_MANY_REQUESTS', title: 'Too many requests', detail: 'The request rate limit was exceeded. Retry later.' },
+  { type: 'AUTHORIZER_FAILURE', status: 503, code: 'SERVICE_UNAVAILABLE', title: 'Service unavailable', detail: 'The API key could not be checked. Retry later.' },
+  { type: 'AUTHORIZER_CONFIGURATION_ERROR', status: 503, code: 'SERVICE_UNAVAILABLE', title: 'Service unavailable', detail: 'The API key could not be checked. Retry later.' },
+  { type: 'INTEGRATION_TIMEOUT', status: 503, code: 'SERVICE_UNAVAILABLE', title: 'Service unavailable', detail: 'The request took too long. Retry later.' },
+  { type: 'INTEGRATION_FAILURE', status: 503, code: 'SERVICE_UNAVAILABLE', title: 'Service unavailable', detail: 'The request could not be served. Retry later.' },
+  { type: 'REQUEST_TOO_LARGE', status: 413, code: 'INVALID_PARAMETER', title: 'Request too large', detail: 'The request is larger than the API accepts.' },
+  // Any other refusal by the gateway itself: a problem body needs a definite status, so these are pinned.
+  { type: 'DEFAULT_4XX', status: 400, code: 'INVALID_PARAMETER', title: 'Bad request', detail: 'The request was refused by the API gateway.' },
+  { type: 'DEFAULT_5XX', status: 503, code: 'SERVICE_UNAVAILABLE', title: 'Service unavailable', detail: 'The API gateway could not complete the request. Retry later.' },
+];
+
+/** Headers every gateway response carries, as static values. */
+const HEADERS = {
+  'Content-Type': 'application/problem+json',
+  'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
+  'Strict-Transport-Security': 'max-age=63072000; includeSubDomains',
+};
+
+/** The velocity template of a response body; API Gateway fills $context.* in. */
+function bodyTemplate(response) {
+  const slug = response.code.toLowerCase().replace(/_/g, '-');
+  return [
+    '{',
+    `"type":"/problems/${slug}",`,
+    `"title":"${response.title}",`,
+    `"status":${response.status},`,
+    `"detail":"${response.detail}",`,
+    // The route template, not the raw path: a path is client text and would need escaping inside JSON.
+    '"instance":"$context.resourcePath",',
+    `"code":"${response.code}",`,
+    '"requestId":"$context.requestId"',
+    '}',
+  ].join('');
+}
+
+function cloudFormationResources() {
+  const resources = {};
+  for (const response of RESPONSES) {
+    const logicalId = `GatewayResponse${response.type
+      .toLowerCase()
+      .split('_')
+      .map((part) => part[0].toUpperCase() + part.slice(1))
+      .join('')}`;
+    const parameters = Object.fromEntries(
+      Object.entries(HEADERS).map(([name, value]) => [`gatewayresponse.header.${name}`, `'${value}'`]),
+    );
+    if (response.status === 503 || response.status === 429) parameters['gatewayresponse.header.Retry-After'] = "'5'";
+    resources[logicalId] = {
+      Type: 'AWS::ApiGateway::GatewayResponse',
+      Properties: {
+        RestApiId: { Ref: 'ApiGatewayRestApi' },
+        ResponseType: response.type,
+        StatusCode: String(response.status),
+        ResponseParameters: parameters,
+        ResponseTemplates: { 'application/json': bodyTemplate(response) },
+      },
+    };
+  }
+  return resources;
+}
+
+/**
+ * What API Gateway would send for `type` (for tests and the local emulation): the template filled in with the
+ * request's id and path.
+ */
+function render(type, context) {
+  const response = RESPONSES.find((candidate) => candidate.type === type);
+  if (!response) throw new Error(`no gateway response ${type}`);
+  const body = bodyTemplate(response)
+    .replace(/\$context\.requestId/g, context.requestId)
+    .replace(/\$context\.resourcePath/g, context.resourcePath);
+  return { statusCode: response.status, headers: { ...HEADERS }, body };
+}
+
+module.exports = { RESPONSES, HEADERS, cloudFormationResources, render, resources: async () => cloudFormationResources() };

@@ -1,0 +1,133 @@
+/**
+ * Account-scoped API keys, through the real authorizer and handlers as API Gateway chains them: a key sees only
+ * its accounts, cannot tell other accounts from missing ones, and cannot reuse another key's cursors.
+ */
+import { generateDataset } from '../../scripts/support/dataset';
+import { type FunctionName, type Harness, eventFor, invoke, startHarness } from '../support/api-harness';
+import { expectContract } from '../support/contract';
+import { expectedTrades } from '../support/expected';
+import { runAuthorizer, throughGateway } from '../support/gateway';
+
+const IDS = ['k-alpha', 'k-bravo', 'k-charlie', 'k-delta'];
+const MINE = ['k-bravo', 'k-delta'];
+const dataset = generateDataset({ tradeCounts: [90, 70, 40, 55], accountId: (i) => IDS[i], seed: 21 });
+let harness: Harness;
+const keys: Record<'mine' | 'all' | 'disabled' | 'alpha', string> = { mine: '', all: '', disabled: '', alpha: '' };
+
+const ROUTES: Record<FunctionName, string> = {
+  health: '/api/health',
+  accounts: '/api/accounts',
+  'all-balance': '/api/all/balance',
+  'all-trades': '/api/all/trades',
+  'account-balance': '/api/{account}/balance',
+  'account-trades': '/api/{account}/trades',
+  'account-status': '/api/{account}/status',
+};
+
+beforeAll(async () => {
+  harness = await startHarness({ AUTH_MODE: 'required' });
+  await harness.load(dataset);
+  keys.mine = await harness.createKey(MINE);
+  keys.all = await harness.createKey('*');
+  keys.alpha = await harness.createKey(['k-alpha']);
+  keys.disabled = await harness.createKey(MINE, { disabled: true });
+});
+afterAll(() => harness.close());
+
+async function call(name: FunctionName, key: string | undefined, options: { account?: string; query?: Record<string, string> } = {}) {
+  const event = eventFor(name, { account: options.account, query: options.query ?? {}, headers: key === undefined ? {} : { 'x-api-key': key } });
+  const response = await throughGateway(name, event);
+  expectContract(ROUTES[name], response);
+  return response;
+}
+
+describe('who may call', () => {
+  it('no key or an unknown key: 401 problem+json; a disabled key: 403', async () => {
+    for (const key of [undefined, '', 'tbk_0000000000000000_' + 'A'.repeat(43), 'not-a-key', keys.mine.slice(0, -1) + 'x']) {
+      const response = await call('accounts', key);
+      expect(response.statusCode).toBe(401);
+      expect(response.body).toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
+      expect(response.headers['Content-Type']).toBe('application/problem+json');
+      expect(response.headers['Cache-Control']).toBe('no-store');
+    }
+    const disabled = await call('account-trades', keys.disabled, { account: 'k-bravo' });
+    expect(disabled).toMatchObject({ statusCode: 403, body: { code: 'FORBIDDEN' } });
+  });
+
+  it('health needs no key and says nothing about accounts', async () => {
+    const response = await call('health', undefined);
+    expect(response.statusCode).toBe(200);
+    expect(JSON.stringify(response.body)).not.toMatch(/k-(alpha|bravo|charlie|delta)/);
+  });
+
+  it('Authorization: Bearer is accepted by the authorizer like x-api-key', async () => {
+    const event = eventFor('accounts', { headers: { Authorization: `Bearer ${keys.mine}` } });
+    const result = await runAuthorizer(event);
+    expect(result.policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow' });
+    expect(result.context).toEqual({ keyId: expect.any(String), accounts: 'k-bravo,k-delta' });
+  });
+
+  it('a function reached without the authorizer fails closed', async () => {
+    const response = await invoke('accounts', eventFor('accounts', {}));
+    expect(response.statusCode).toBe(401);
+  });
+});
+
+describe('a key limited to some accounts', () => {
+  it('lists only its accounts and balances, totals included', async () => {
+    const accounts = await call('accounts', keys.mine);
+    expect(accounts.body.accounts.map((a: { id: string }) => a.id)).toEqual(MINE);
+    const balances = await call('all-balance', keys.mine);
+    expect(balances.body.accounts.map((b: { accountId: string }) => b.accountId)).toEqual(MINE);
+    expect(balances.body.totals.reduce((n: number, t: { accountCount: number }) => n + t.accountCount, 0)).toBe(2);
+  });
+
+  it('walks all/trades over its accounts only, in the global order', async () => {
+    for (const query of [{ limit: '13' }, { limit: '7', status: 'closed', instrument: 'EUR_USD' }] as Record<string, string>[]) {
+      const seen: unknown[] = [];
+      let cursor: string | undefined;
+      do {
+        const response = await call('all-trades', keys.mine, { query: cursor ? { ...query, cursor } : query });
+        expect(response.statusCode).toBe(200);
+        seen.push(...response.body.trades);
+        cursor = response.body.nextCursor ?? undefined;
+      } while (cursor);
+      expect(seen).toEqual(expectedTrades(dataset.trades, { accounts: MINE, status: query.status, instrument: query.instrument }));
+    }
+  });
+
+  it('gets the same 404 for another owner’s account as for one that does not exist', async () => {
+    for (const name of ['account-balance', 'account-trades', 'account-status'] as const) {
+      const other = await call(name, keys.mine, { account: 'k-alpha' });
+      const missing = await call(name, keys.mine, { account: 'k-echo' });
+      expect(other.statusCode).toBe(404);
+      expect(other.body.code).toBe('ACCOUNT_NOT_FOUND');
+      const strip = (body: Record<string, unknown>) => ({ ...body, requestId: undefined, instance: undefined, detail: undefined });
+      expect(strip(other.body)).toEqual(strip(missing.body));
+      expect(Object.keys(other.headers).sort()).toEqual(Object.keys(missing.headers).sort());
+    }
+    expect((await call('account-balance', keys.mine, { account: 'k-delta' })).statusCode).toBe(200);
+  });
+
+  it('cannot use a cursor issued to another key, even for an account both see', async () => {
+    const page = await call('all-trades', keys.all, { query: { limit: '5' } });
+    const replay = await call('all-trades', keys.mine, { query: { limit: '5', cursor: page.body.nextCursor } });
+    expect(replay.statusCode).toBe(400);
+    expect(replay.body.errors).toEqual([{ parameter: 'cursor', message: expect.any(String) }]);
+  });
+
+  it('cannot reach another account by tampering with a cursor', async () => {
+    const page = await call('account-trades', keys.alpha, { account: 'k-alpha', query: { limit: '5' } });
+    const [payload, signature] = page.body.nextCursor.split('.');
+    const forged = Buffer.from(Buffer.from(payload, 'base64url').toString().replace(/k-alpha$/, 'k-bravo')).toString('base64url');
+    const response = await call('all-trades', keys.alpha, { query: { limit: '5', cursor: `${forged}.${signature}` } });
+    expect(response.statusCode).toBe(400);
+  });
+});
+
+it('a key for every account sees every account', async () => {
+  const accounts = await call('accounts', keys.all);
+  expect(accounts.body.count).toBe(IDS.length);
+  const trades = await call('all-trades', keys.all, { query: { limit: '25' } });
+  expect(trades.body.trades).toEqual(expectedTrades(dataset.trades, {}).slice(0, 25));
+});

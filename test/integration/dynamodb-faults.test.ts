@@ -1,0 +1,150 @@
+/**
+ * DynamoDB faults injected on the wire by a proxy between the real SDK and dynalite: every fault ends in the
+ * complete answer or a bounded 503, never a hang, a 5xx of another kind, or a silently shorter list.
+ */
+import { generateDataset } from '../../scripts/support/dataset';
+import { type Harness, eventFor, invoke, startHarness } from '../support/api-harness';
+import { expectContract } from '../support/contract';
+import { expectedTrades } from '../support/expected';
+import { FaultProxy } from '../support/fault-proxy';
+
+jest.setTimeout(30_000);
+
+const IDS = ['f-1', 'f-2', 'f-3', 'f-4', 'f-5', 'f-6', 'f-7'];
+const dataset = generateDataset({ tradeCounts: [140, 30, 20, 10, 5, 0, 3], accountId: (i) => IDS[i], seed: 5 });
+// Tight timeouts keep this file fast; the defaults' worst case is checked in the unit tests of readConfig.
+const BUDGET_MS = 3 * 400 + 2500;
+let harness: Harness;
+let proxy: FaultProxy;
+
+beforeAll(async () => {
+  harness = await startHarness();
+  proxy = await new FaultProxy(harness.db.endpoint).start();
+  Object.assign(process.env, {
+    DYNAMODB_ENDPOINT: proxy.endpoint,
+    DYNAMODB_CONNECT_TIMEOUT_MS: '200',
+    DYNAMODB_REQUEST_TIMEOUT_MS: '400',
+    DYNAMODB_MAX_ATTEMPTS: '3',
+  });
+  await harness.load(dataset);
+});
+afterEach(() => proxy.clear());
+afterAll(async () => {
+  await proxy.close();
+  await harness.close();
+});
+
+async function timed<T>(run: () => Promise<T>): Promise<{ result: T; ms: number }> {
+  const started = performance.now();
+  const result = await run();
+  return { result, ms: performance.now() - started };
+}
+
+const tradesOf = (account: string, query: Record<string, string> = {}) => invoke('account-trades', eventFor('account-trades', { account, query }));
+
+describe.each([
+  ['refused connections', { kind: 'refuse' } as const],
+  ['a database that never answers', { kind: 'hang' } as const],
+  ['ProvisionedThroughputExceededException', { kind: 'throttle', error: 'ProvisionedThroughputExceededException' } as const],
+  ['ThrottlingException', { kind: 'throttle', error: 'ThrottlingException' } as const],
+])('%s', (_, fault) => {
+  it('data operations answer 503 SERVICE_UNAVAILABLE with Retry-After, within the budget', async () => {
+    await proxy.inject(fault);
+    for (const [name, account] of [['account-trades', 'f-1'], ['all-balance', undefined], ['account-status', 'f-2'], ['accounts', undefined]] as const) {
+      const { result, ms } = await timed(() => invoke(name, eventFor(name, { account, query: {} })));
+      expect(result.statusCode).toBe(503);
+      expect(result.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
+      expect(result.headers['Retry-After']).toMatch(/^\d+$/);
+      expect(JSON.stringify(result.body)).not.toMatch(/Exception|ECONN|Timeout|trading-bot-api/);
+      expect(ms).toBeLessThan(BUDGET_MS);
+    }
+  });
+
+  it('health answers 503 "unavailable", and the first request after the fault clears succeeds', async () => {
+    await proxy.inject(fault);
+    const { result, ms } = await timed(() => invoke('health', eventFor('health', { query: {} })));
+    expectContract('/api/health', result);
+    expect(result.statusCode).toBe(503);
+    expect(result.body).toMatchObject({ status: 'unavailable', checks: { database: { status: 'error' } } });
+    expect(ms).toBeLessThan(BUDGET_MS);
+    await proxy.clear();
+    expect((await invoke('health', eventFor('health', { query: {} }))).statusCode).toBe(200);
+    expect((await tradesOf('f-1')).statusCode).toBe(200);
+  });
+});
+
+it('a slow answer within the request timeout is still an answer', async () => {
+  await proxy.inject({ kind: 'slow', delayMs: 150 });
+  const response = await tradesOf('f-2', { limit: '5' });
+  expect(response.statusCode).toBe(200);
+  expect(response.body.trades).toEqual(expectedTrades(dataset.trades, { accountId: 'f-2' }).slice(0, 5));
+});
+
+it('a slow answer beyond the request timeout is a 503 within the budget', async () => {
+  await proxy.inject({ kind: 'slow', delayMs: 2000 });
+  const { result, ms } = await timed(() => tradesOf('f-2'));
+  expect(result.statusCode).toBe(503);
+  expect(ms).toBeLessThan(BUDGET_MS);
+});
+
+it('one throttled call is retried by the SDK and the answer is complete', async () => {
+  await proxy.inject({ kind: 'throttle', error: 'ThrottlingException' }, 1);
+  const response = await tradesOf('f-1', { limit: '20' });
+  expect(response.statusCode).toBe(200);
+  expect(response.body.trades).toEqual(expectedTrades(dataset.trades, { accountId: 'f-1' }).slice(0, 20));
+});
+
+describe('Query pages cut short (as by the 1 MB limit)', () => {
+  it.each([1, 3, 7])('keeping %i item(s) a page, every listing is still complete and full', async (keep) => {
+    await proxy.inject({ kind: 'short-pages', keep });
+    for (const [account, query] of [
+      ['f-1', { limit: '50' }],
+      ['f-1', { limit: '500', status: 'closed' }],
+      [undefined, { limit: '60', instrument: 'EUR_USD' }],
+    ] as const) {
+      const name = account ? 'account-trades' : 'all-trades';
+      const response = await invoke(name, eventFor(name, { account, query }));
+      expect(response.statusCode).toBe(200);
+      const expected = expectedTrades(dataset.trades, { accountId: account, status: 'status' in query ? query.status : undefined, instrument: 'instrument' in query ? query.instrument : undefined });
+      expect(response.body.trades).toEqual(expected.slice(0, Number(query.limit)));
+      expect(response.body.nextCursor === null).toBe(expected.length <= Number(query.limit));
+    }
+  });
+
+  it('short scan pages still list every account and balance', async () => {
+    await proxy.inject({ kind: 'short-pages', keep: 2 });
+    const accounts = await invoke('accounts', eventFor('accounts', { query: {} }));
+    expect(accounts.body.accounts.map((a: { id: string }) => a.id)).toEqual(IDS);
+    const balances = await invoke('all-balance', eventFor('all-balance', { query: {} }));
+    expect(balances.body.accounts).toHaveLength(IDS.length);
+  });
+});
+
+describe('BatchGetItem UnprocessedKeys', () => {
+  it('are asked for again: status gets both its items', async () => {
+    await proxy.inject({ kind: 'unprocessed-keys' }, 2);
+    const response = await invoke('account-status', eventFor('account-status', { account: 'f-1', query: {} }));
+    expect(response.statusCode).toBe(200);
+    expect(response.body.openTradeCount).toBe(dataset.accounts[0].balance.openTradeCount);
+  });
+
+  const scoped = () => {
+    const event = eventFor('all-balance', { query: {} });
+    event.requestContext.authorizer = { keyId: 'k-faults', accounts: IDS.join(',') };
+    return event;
+  };
+
+  it('are asked for again until none remain: a scoped key gets every balance', async () => {
+    await proxy.inject({ kind: 'unprocessed-keys' }, 3);
+    const response = await invoke('all-balance', scoped());
+    expect(response.statusCode).toBe(200);
+    expect(response.body.accounts.map((b: { accountId: string }) => b.accountId)).toEqual(IDS);
+  });
+
+  it('that never clear end in a 503, not in a partial answer', async () => {
+    await proxy.inject({ kind: 'unprocessed-keys' });
+    const response = await invoke('all-balance', scoped());
+    expect(response.statusCode).toBe(503);
+    expect(response.body.code).toBe('SERVICE_UNAVAILABLE');
+  });
+});

@@ -1,0 +1,181 @@
+/**
+ * A fault-injecting proxy on loopback between the SDK and dynalite, so the SDK's real retry and timeout code runs
+ * against real network behaviour: refused connections, requests that never get an answer, slow answers,
+ * throttling errors, Query/Scan pages cut short (as the 1 MB limit does), and BatchGetItem UnprocessedKeys.
+ */
+import { once } from 'node:events';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import tables from '../../resources/tables.js';
+
+export type Fault =
+  | { kind: 'refuse' }
+  | { kind: 'hang' }
+  | { kind: 'slow'; delayMs: number }
+  | { kind: 'throttle'; error: 'ProvisionedThroughputExceededException' | 'ThrottlingException' }
+  | { kind: 'short-pages'; keep: number }
+  | { kind: 'unprocessed-keys' };
+
+type AttributeMap = Record<string, Record<string, unknown>>;
+
+const THROTTLE_TYPES = {
+  ProvisionedThroughputExceededException: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException',
+  ThrottlingException: 'com.amazon.coral.availability#ThrottlingException',
+};
+
+/** Key attributes of an item of `tableName` (and of `indexName`), to build a LastEvaluatedKey from it. */
+function keyAttributes(tableName: string, indexName?: string): string[] {
+  const entry = Object.entries(tables.TABLES).find(([table]) => tableName.endsWith(`-${table === 'apiKeys' ? 'api-keys' : table}`));
+  if (!entry) throw new Error(`fault proxy: unknown table ${tableName}`);
+  const spec = entry[1] as { partitionKey: string; sortKey?: string; indexes?: Record<string, string> };
+  const names = [spec.partitionKey, ...(spec.sortKey ? [spec.sortKey] : [])];
+  if (indexName) names.push(spec.indexes![indexName]);
+  return names;
+}
+
+export class FaultProxy {
+  private server: Server;
+  private sockets = new Set<Socket>();
+  private fault?: Fault;
+  private remaining = 0;
+  /** Requests that reached the proxy, by DynamoDB operation. */
+  readonly seen: string[] = [];
+  port = 0;
+
+  constructor(private readonly target: string) {
+    this.server = this.createServer();
+  }
+
+  get endpoint(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<this> {
+    this.server.listen(this.port, '127.0.0.1');
+    await once(this.server, 'listening');
+    this.port = (this.server.address() as { port: number }).port;
+    return this;
+  }
+
+  /** Injects `fault` into the next `times` requests (Infinity: until cleared). */
+  async inject(fault: Fault, times = Infinity): Promise<void> {
+    await this.clear();
+    this.fault = fault;
+    this.remaining = times;
+    if (fault.kind === 'refuse') await this.stopListening();
+  }
+
+  /** Back to a transparent proxy; open hung connections are dropped. */
+  async clear(): Promise<void> {
+    const wasRefusing = this.fault?.kind === 'refuse';
+    this.fault = undefined;
+    for (const socket of this.sockets) socket.destroy();
+    if (wasRefusing) {
+      this.server = this.createServer();
+      await this.start();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.fault = undefined;
+    for (const socket of this.sockets) socket.destroy();
+    if (this.server.listening) await new Promise((resolve) => this.server.close(resolve));
+  }
+
+  private async stopListening(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+
+  private createServer(): Server {
+    const server = createServer((req, res) => this.handle(req, res));
+    server.on('connection', (socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+    return server;
+  }
+
+  private takeFault(): Fault | undefined {
+    if (!this.fault || this.remaining <= 0) return undefined;
+    this.remaining -= 1;
+    return this.fault;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    const operation = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
+    this.seen.push(operation);
+    const fault = this.takeFault();
+    if (fault?.kind === 'hang') return;
+    if (fault?.kind === 'slow') await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
+    if (fault?.kind === 'throttle') {
+      res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'fault-proxy' });
+      res.end(JSON.stringify({ __type: THROTTLE_TYPES[fault.error], message: 'Rate of requests exceeds the allowed throughput.' }));
+      return;
+    }
+    const upstream = await this.forward(req, body);
+    let payload = upstream.body;
+    if (upstream.status === 200 && fault?.kind === 'short-pages' && (operation === 'Query' || operation === 'Scan')) {
+      payload = this.cutPage(JSON.parse(body.toString()), JSON.parse(payload.toString()), fault.keep);
+    } else if (upstream.status === 200 && fault?.kind === 'unprocessed-keys' && operation === 'BatchGetItem') {
+      payload = this.unprocess(JSON.parse(body.toString()), JSON.parse(payload.toString()));
+    } else if (fault && fault.kind !== 'slow') {
+      // A fault that does not apply to this operation is not used up by it.
+      this.remaining += 1;
+    }
+    const headers = { ...upstream.headers };
+    delete headers['content-length'];
+    delete headers['x-amz-crc32'];
+    res.writeHead(upstream.status, headers);
+    res.end(payload);
+  }
+
+  private cutPage(input: { TableName: string; IndexName?: string }, output: { Items: AttributeMap[]; Count: number; ScannedCount: number; LastEvaluatedKey?: AttributeMap }, keep: number): Buffer {
+    if (output.Items.length > keep && keep > 0) {
+      const items = output.Items.slice(0, keep);
+      const last = items[items.length - 1];
+      const key = Object.fromEntries(keyAttributes(input.TableName, input.IndexName).map((name) => [name, last[name]]));
+      Object.assign(output, { Items: items, Count: items.length, ScannedCount: items.length, LastEvaluatedKey: key });
+    }
+    return Buffer.from(JSON.stringify(output));
+  }
+
+  private unprocess(
+    input: { RequestItems: Record<string, { Keys: AttributeMap[] }> },
+    output: { Responses: Record<string, AttributeMap[]>; UnprocessedKeys?: Record<string, { Keys: AttributeMap[] }> },
+  ): Buffer {
+    // Everything but the first requested key is sent back as unprocessed, and its item withheld.
+    const [firstTable, first] = Object.entries(input.RequestItems)[0];
+    const firstKey = JSON.stringify(first.Keys[0]);
+    const unprocessed: Record<string, { Keys: AttributeMap[] }> = {};
+    for (const [table, { Keys }] of Object.entries(input.RequestItems)) {
+      const rest = Keys.filter((key) => !(table === firstTable && JSON.stringify(key) === firstKey));
+      if (rest.length) unprocessed[table] = { Keys: rest };
+      const names = rest.length ? Object.keys(rest[0]) : [];
+      output.Responses[table] = (output.Responses[table] ?? []).filter(
+        (item) => !rest.some((key) => names.every((name) => JSON.stringify(item[name]) === JSON.stringify(key[name]))),
+      );
+    }
+    output.UnprocessedKeys = unprocessed;
+    return Buffer.from(JSON.stringify(output));
+  }
+
+  private forward(req: IncomingMessage, body: Buffer): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+    const target = new URL(this.target);
+    return new Promise((resolve, reject) => {
+      const upstream = request(
+        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } },
+        async (response) => {
+          const chunks: Buffer[] = [];
+          for await (const chunk of response) chunks.push(chunk as Buffer);
+          resolve({ status: response.statusCode ?? 500, headers: response.headers, body: Buffer.concat(chunks) });
+        },
+      );
+      upstream.on('error', reject);
+      upstream.end(body);
+    });
+  }
+}

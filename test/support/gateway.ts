@@ -1,0 +1,57 @@
+/**
+ * What API Gateway does in front of the functions in a deployed stage, for in-process tests: the identity-source
+ * check, the REQUEST authorizer (the real function) and its policy, and the gateway's own problem+json answers
+ * rendered from resources/gateway-responses.js, the definition that is deployed.
+ */
+import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import gatewayResponses from '../../resources/gateway-responses.js';
+import { type FunctionName, invoke, type Response } from './api-harness';
+
+function gatewayAnswer(type: string, event: APIGatewayProxyEvent): Response {
+  const rendered = gatewayResponses.render(type, { requestId: event.requestContext.requestId, resourcePath: event.resource });
+  return { statusCode: rendered.statusCode, headers: rendered.headers, body: JSON.parse(rendered.body) };
+}
+
+function headerOf(event: APIGatewayProxyEvent, name: string): string | undefined {
+  return Object.entries(event.headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1];
+}
+
+/** The authorizer's answer for a request, as API Gateway asks for it. */
+export async function runAuthorizer(event: APIGatewayProxyEvent): Promise<APIGatewayAuthorizerResult> {
+  const { handler } = require('../../functions/authorizer.ts');
+  const authorizerEvent = {
+    type: 'REQUEST',
+    methodArn: `arn:aws:execute-api:us-east-1:123456789012:abcdef1234/${event.requestContext.stage}/GET${event.resource}`,
+    resource: event.resource,
+    path: event.path,
+    httpMethod: 'GET',
+    headers: event.headers,
+    multiValueHeaders: event.multiValueHeaders,
+    pathParameters: event.pathParameters,
+    queryStringParameters: event.queryStringParameters,
+    multiValueQueryStringParameters: event.multiValueQueryStringParameters,
+    stageVariables: null,
+    requestContext: event.requestContext,
+  } as unknown as APIGatewayRequestAuthorizerEvent;
+  return handler(authorizerEvent);
+}
+
+/** A request through the gateway: health is public, every other route needs an allowed key. */
+export async function throughGateway(name: FunctionName, event: APIGatewayProxyEvent): Promise<Response> {
+  if (name !== 'health') {
+    // The identity source (x-api-key) must be present, or API Gateway answers 401 without asking the authorizer.
+    if (!headerOf(event, 'x-api-key')) return gatewayAnswer('UNAUTHORIZED', event);
+    let result: APIGatewayAuthorizerResult;
+    try {
+      result = await runAuthorizer(event);
+    } catch (error) {
+      return gatewayAnswer(error instanceof Error && error.message === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE', event);
+    }
+    const [statement] = result.policyDocument.Statement as { Effect: string; Resource: string }[];
+    const resourcePattern = new RegExp(`^${statement.Resource.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`);
+    const methodArn = `arn:aws:execute-api:us-east-1:123456789012:abcdef1234/${event.requestContext.stage}/GET${event.resource}`;
+    if (statement.Effect !== 'Allow' || !resourcePattern.test(methodArn)) return gatewayAnswer('ACCESS_DENIED', event);
+    event = { ...event, requestContext: { ...event.requestContext, authorizer: { principalId: result.principalId, ...result.context } } };
+  }
+  return invoke(name, event);
+}
