@@ -63,3 +63,10 @@ export function expectContract(pathTemplate: string, response: CheckedResponse):
     throw new Error(`response violates openapi.yaml (GET ${pathTemplate} → ${response.statusCode}):\n  ${problems.join('\n  ')}\n${JSON.stringify(response.body).slice(0, 500)}`);
   }
 }
+
+/** The problems of `value` against `#/components/schemas/<name>`, or an empty list. */
+export function schemaViolations(name: string, value: unknown): string[] {
+  const validate = ajv.getSchema(`openapi#/components/schemas/${name}`);
+  if (!validate) return [`no schema ${name}`];
+  return validate(value) ? [] : (validate.errors ?? []).map((error) => `${error.instancePath} ${error.message}`);
+}
