@@ -10,5 +10,8 @@ module.exports = {
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'], setupFiles: [...common.setupFiles, '<rootDir>/test/support/unit-env.js'] },
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'] },
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'] },
+    // The packaged CloudFormation template of the prod stage, and a smoke run of the benchmark.
+    { ...common, displayName: 'package', testMatch: ['<rootDir>/test/package/**/*.test.ts'] },
+    { ...common, displayName: 'bench', testMatch: ['<rootDir>/test/bench/**/*.test.ts'] },
   ],
 };

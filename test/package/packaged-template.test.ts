@@ -1,0 +1,133 @@
+/**
+ * The deployable stage, checked from what `serverless package --stage prod` generates: the CloudFormation
+ * template that would be deployed, not the YAML that describes it.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openapi, schemaViolations } from '../support/contract';
+
+jest.setTimeout(180_000);
+
+const ROOT = join(__dirname, '..', '..');
+const SERVERLESS = join(ROOT, 'node_modules', 'serverless', 'bin', 'serverless.js');
+// What a deploy from a clean shell sees: none of the local-run variables.
+const CLEAN_ENV: NodeJS.ProcessEnv = { ...process.env, SLS_TELEMETRY_DISABLED: '1' };
+for (const name of ['CURSOR_SECRET', 'DYNAMODB_ENDPOINT', 'AUTH_MODE', 'CORS_ALLOWED_ORIGINS', 'PORT', 'LAMBDA_PORT']) delete CLEAN_ENV[name];
+type Resource = { Type: string; Properties: any };
+let resources: Record<string, Resource>;
+
+beforeAll(() => {
+  const out = mkdtempSync(join(tmpdir(), 'sls-package-'));
+  try {
+    execFileSync(process.execPath, [SERVERLESS, 'package', '--stage', 'prod', '--package', out], { cwd: ROOT, env: CLEAN_ENV, stdio: 'pipe' });
+    resources = JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8')).Resources;
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
+
+const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+const functions = () => ofType('AWS::Lambda::Function');
+const getMethods = () => ofType('AWS::ApiGateway::Method').filter(([, r]) => r.Properties.HttpMethod === 'GET');
+
+it('puts the authorizer on every data method and not on health', () => {
+  const [[authorizerId, authorizer]] = ofType('AWS::ApiGateway::Authorizer');
+  expect(authorizer.Properties).toMatchObject({ Type: 'REQUEST', IdentitySource: 'method.request.header.x-api-key', AuthorizerResultTtlInSeconds: 300 });
+  const methods = getMethods();
+  expect(methods).toHaveLength(7);
+  for (const [id, method] of methods) {
+    if (id === 'ApiGatewayMethodApiHealthGet') expect(method.Properties.AuthorizationType).toBe('NONE');
+    else expect(method.Properties).toMatchObject({ AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: authorizerId } });
+  }
+});
+
+it('gives each concern its own least-privilege role', () => {
+  expect(resources).not.toHaveProperty('IamRoleLambdaExecution');
+  for (const [id, fn] of functions()) {
+    expect(fn.Properties.Role).toEqual({ 'Fn::GetAtt': [id === 'AuthorizerLambdaFunction' ? 'AuthorizerRole' : 'DataFunctionsRole', 'Arn'] });
+  }
+  const statementsOf = (role: string) => resources[role].Properties.Policies.flatMap((policy: any) => policy.PolicyDocument.Statement);
+  const dynamodbStatements = (role: string) => statementsOf(role).filter((s: any) => s.Action.some((a: string) => a.startsWith('dynamodb:')));
+
+  expect(dynamodbStatements('AuthorizerRole')).toEqual([
+    { Effect: 'Allow', Action: ['dynamodb:GetItem'], Resource: { 'Fn::GetAtt': ['ApiKeysTable', 'Arn'] } },
+  ]);
+
+  const [data, ...others] = dynamodbStatements('DataFunctionsRole');
+  expect(others).toEqual([]);
+  expect(data.Action).toEqual(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem']);
+  const indexes = resources.TradesTable.Properties.GlobalSecondaryIndexes.map((index: any) => index.IndexName);
+  expect(data.Resource).toEqual([
+    { 'Fn::GetAtt': ['AccountsTable', 'Arn'] },
+    { 'Fn::GetAtt': ['BalancesTable', 'Arn'] },
+    { 'Fn::GetAtt': ['TradesTable', 'Arn'] },
+    ...indexes.map((name: string) => ({ 'Fn::Join': ['/', [{ 'Fn::GetAtt': ['TradesTable', 'Arn'] }, 'index', name]] })),
+  ]);
+  for (const role of ['AuthorizerRole', 'DataFunctionsRole']) {
+    const actions: string[] = statementsOf(role).flatMap((s: any) => s.Action);
+    expect(actions.filter((a) => a.includes('*') || (a.startsWith('dynamodb:') && /Put|Update|Delete|Write|Scan/.test(a)))).toEqual([]);
+    expect(actions.filter((a) => !a.startsWith('dynamodb:'))).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+  }
+});
+
+it('shapes API Gateway’s own errors as problem+json with the security headers', () => {
+  const responses = Object.fromEntries(ofType('AWS::ApiGateway::GatewayResponse').map(([, r]) => [r.Properties.ResponseType, r.Properties]));
+  for (const type of ['UNAUTHORIZED', 'ACCESS_DENIED', 'THROTTLED', 'INTEGRATION_TIMEOUT', 'AUTHORIZER_FAILURE', 'MISSING_AUTHENTICATION_TOKEN', 'DEFAULT_4XX', 'DEFAULT_5XX']) {
+    const response = responses[type];
+    expect(response).toBeDefined();
+    expect(response.ResponseParameters).toMatchObject({
+      'gatewayresponse.header.Content-Type': "'application/problem+json'",
+      'gatewayresponse.header.Cache-Control': "'no-store'",
+      'gatewayresponse.header.X-Content-Type-Options': "'nosniff'",
+      'gatewayresponse.header.Strict-Transport-Security': expect.stringMatching(/^'max-age=\d+/),
+    });
+    const body = JSON.parse(response.ResponseTemplates['application/json'].replace('$context.requestId', 'r-1').replace('$context.resourcePath', '/api/accounts'));
+    expect(body.status).toBe(Number(response.StatusCode));
+    expect(schemaViolations('Problem', body)).toEqual([]);
+  }
+  expect(responses.UNAUTHORIZED.StatusCode).toBe('401');
+  expect(responses.ACCESS_DENIED.StatusCode).toBe('403');
+  expect(responses.THROTTLED.StatusCode).toBe('429');
+  expect(responses.INTEGRATION_TIMEOUT.StatusCode).toBe('503');
+});
+
+it('throttles the stage and caps every function’s concurrency', () => {
+  const [[, deployment]] = ofType('AWS::ApiGateway::Deployment');
+  expect(deployment.Properties.StageDescription).toMatchObject({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 });
+  expect(functions()).toHaveLength(8);
+  for (const [, fn] of functions()) {
+    expect(fn.Properties.ReservedConcurrentExecutions).toBe(20);
+    expect(fn.Properties.Runtime).toBe('nodejs22.x');
+    expect(fn.Properties.Timeout).toBeLessThan(29);
+  }
+});
+
+it('allows only the configured origins in prod, never *', () => {
+  for (const [, method] of ofType('AWS::ApiGateway::Method').filter(([, r]) => r.Properties.HttpMethod === 'OPTIONS')) {
+    const origin = method.Properties.Integration.IntegrationResponses[0].ResponseParameters['method.response.header.Access-Control-Allow-Origin'];
+    expect(origin).toBe("'https://dashboard.trading-bot.example'");
+  }
+  for (const [, fn] of functions()) expect(fn.Properties.Environment.Variables.CORS_ALLOWED_ORIGINS).toBe('https://dashboard.trading-bot.example');
+  expect(() =>
+    execFileSync(process.execPath, [SERVERLESS, 'print', '--stage', 'prod'], { cwd: ROOT, env: { ...CLEAN_ENV, CORS_ALLOWED_ORIGINS: '*' }, stdio: 'pipe' }),
+  ).toThrow();
+});
+
+it('keeps logs for a set time and secrets out of the package', () => {
+  const logGroups = ofType('AWS::Logs::LogGroup');
+  expect(logGroups).toHaveLength(8);
+  for (const [, group] of logGroups) expect(group.Properties.RetentionInDays).toBe(90);
+  for (const [, fn] of functions()) {
+    const env = fn.Properties.Environment.Variables;
+    expect(env.CURSOR_SECRET).toBe('{{resolve:secretsmanager:trading-bot-api/prod/cursor-secret}}');
+    expect(env.AUTH_MODE).toBe('required');
+    expect(env.DYNAMODB_ENDPOINT).toBe('');
+  }
+});
+
+it('documents every problem code the gateway can send', () => {
+  const documented = JSON.stringify(openapi.components.schemas.Problem);
+  for (const code of ['UNAUTHORIZED', 'FORBIDDEN', 'TOO_MANY_REQUESTS', 'SERVICE_UNAVAILABLE', 'NOT_FOUND', 'INVALID_PARAMETER']) expect(documented).toContain(code);
+});
