@@ -3,7 +3,7 @@
  * its accounts, cannot tell other accounts from missing ones, and cannot reuse another key's cursors.
  */
 import { generateDataset } from '../../scripts/support/dataset';
-import { type FunctionName, type Harness, eventFor, invoke, startHarness } from '../support/api-harness';
+import { eventFor, type FunctionName, type Harness, invoke, ROUTES, startHarness } from '../support/api-harness';
 import { expectContract } from '../support/contract';
 import { expectedTrades } from '../support/expected';
 import { runAuthorizer, throughGateway } from '../support/gateway';
@@ -14,15 +14,6 @@ const dataset = generateDataset({ tradeCounts: [90, 70, 40, 55], accountId: (i) 
 let harness: Harness;
 const keys: Record<'mine' | 'all' | 'disabled' | 'alpha', string> = { mine: '', all: '', disabled: '', alpha: '' };
 
-const ROUTES: Record<FunctionName, string> = {
-  health: '/api/health',
-  accounts: '/api/accounts',
-  'all-balance': '/api/all/balance',
-  'all-trades': '/api/all/trades',
-  'account-balance': '/api/{account}/balance',
-  'account-trades': '/api/{account}/trades',
-  'account-status': '/api/{account}/status',
-};
 
 beforeAll(async () => {
   harness = await startHarness({ AUTH_MODE: 'required' });

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { generateDataset } from '../../scripts/support/dataset';
-import { type FunctionName, type Harness, eventFor, startHarness } from '../support/api-harness';
+import { eventFor, type FunctionName, type Harness, ROUTES, startHarness } from '../support/api-harness';
 import { contractViolations } from '../support/contract';
 import { throughGateway } from '../support/gateway';
 
@@ -38,15 +38,6 @@ beforeAll(async () => {
 });
 afterAll(() => harness.close());
 
-const ROUTES: Record<FunctionName, string> = {
-  health: '/api/health',
-  accounts: '/api/accounts',
-  'all-balance': '/api/all/balance',
-  'all-trades': '/api/all/trades',
-  'account-balance': '/api/{account}/balance',
-  'account-trades': '/api/{account}/trades',
-  'account-status': '/api/{account}/status',
-};
 
 const numericLooking = fc.constantFrom('1e3', '0x10', ' 5', '5 ', '99999999999999999999', '-1', '0', '1.5', '500', '501', '+7', '1_000', 'NaN', 'Infinity', '０');
 const known = fc.constantFrom('open', 'closed', 'all', 'OPEN', 'eur_usd', 'EUR/USD', 'xau-usd', 'EUR_USD', '50', '1');

@@ -3,7 +3,7 @@
  * against openapi.yaml.
  */
 import { generateDataset } from '../../scripts/support/dataset';
-import { type Harness, eventFile, eventFor, invoke, startHarness } from '../support/api-harness';
+import { eventFile, eventFor, type Harness, invoke, ROUTES, startHarness } from '../support/api-harness';
 import { expectContract } from '../support/contract';
 import { expectedTrades } from '../support/expected';
 
@@ -17,15 +17,6 @@ beforeAll(async () => {
 });
 afterAll(() => harness.close());
 
-const ROUTES = {
-  health: '/api/health',
-  accounts: '/api/accounts',
-  'all-balance': '/api/all/balance',
-  'all-trades': '/api/all/trades',
-  'account-balance': '/api/{account}/balance',
-  'account-trades': '/api/{account}/trades',
-  'account-status': '/api/{account}/status',
-} as const;
 
 function expectCommonHeaders(headers: Record<string, string>) {
   expect(headers['X-Request-Id']).toEqual(expect.any(String));

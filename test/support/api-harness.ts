@@ -12,7 +12,18 @@ export const TEST_STAGE = 'test';
 export const TEST_CURSOR_SECRET = 'test-cursor-secret-0123456789abcdef0123456789';
 const ROOT = join(__dirname, '..', '..');
 
-export type FunctionName = 'health' | 'accounts' | 'all-balance' | 'all-trades' | 'account-balance' | 'account-trades' | 'account-status';
+/** Each function and the route it serves, as written in serverless.yml and openapi.yaml. */
+export const ROUTES = {
+  health: '/api/health',
+  accounts: '/api/accounts',
+  'all-balance': '/api/all/balance',
+  'all-trades': '/api/all/trades',
+  'account-balance': '/api/{account}/balance',
+  'account-trades': '/api/{account}/trades',
+  'account-status': '/api/{account}/status',
+} as const;
+
+export type FunctionName = keyof typeof ROUTES;
 
 export interface Response {
   statusCode: number;
