@@ -1,0 +1,305 @@
+/**
+ * `npm run bench`: how the API's reads scale and what they cost.
+ *
+ *  1. Builds every function with the deploy esbuild settings and times its import against a DocumentClient-only
+ *     baseline (first, while nothing else runs on the machine).
+ *  2. Loads a deterministic dataset (N accounts × M trades) into one in-memory dynalite, and a 1,000-trade dataset
+ *     over the same accounts into another, with BatchWriteItem (scripts/support/load-data).
+ *  3. For each query, a worker process per dataset invokes the real handler in-process and the raw SDK floor, and
+ *     meters items read and capacity. The two datasets are measured query by query, alternately, so slow drift of
+ *     the machine does not bias the scale ratio.
+ *  4. Peak RSS of a node process serving 100 pages of limit=500 through the bundled all-trades function.
+ *  5. autocannon against `serverless offline` on a trade listing and on the health check.
+ *  6. Prints the tables and the targets, writes the JSON results.
+ *
+ * Exit status is non-zero only when something could not be measured; missed targets are reported, not thrown.
+ */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import tables from '../resources/tables.js';
+import { type Dataset, generateDataset } from '../scripts/support/dataset';
+import { adminClient, ensureTables, LOCAL_AWS_ENV, localFunctionEnv } from '../scripts/support/local-db';
+import type { Offline } from '../scripts/support/offline';
+import { buildBundles, measureImports } from './bundles';
+import { type Child, startChild } from './child-rpc';
+import { type HttpResults, measureHttp } from './http-load';
+import { pool, type QueryPass } from './measurement';
+import { type BenchOptions, parseOptions, ROOT, SEED, STAGE } from './options';
+import { note, progress } from './progress';
+import { benchQueries, DEEP_LIMIT } from './queries';
+import { judge, perOperation, printReport, queryRow } from './report';
+import { round } from './stats';
+
+const run = promisify(execFile);
+
+/** Things to stop on the way out, newest first, whether the run ends normally, fails or is interrupted. */
+const cleanups: (() => Promise<void> | void)[] = [];
+async function cleanUp(): Promise<void> {
+  while (cleanups.length) {
+    try {
+      await cleanups.pop()!();
+    } catch (error) {
+      note(`cleanup: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
+
+let cursorSecret = '';
+
+/** The environment of a process that runs the functions against `endpoint` (lib/config reads it at load). */
+function functionEnv(endpoint: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...localFunctionEnv(STAGE, endpoint, cursorSecret), AUTH_MODE: 'off' };
+  // Plain `node` children must not inherit a loader or flags from whoever started the bench.
+  delete env.NODE_OPTIONS;
+  return env;
+}
+
+interface LoadedDb {
+  label: string;
+  endpoint: string;
+  server: Child;
+  trades: number;
+  loadSeconds: number;
+  memory: { rssMb: number; heapMb: number; externalMb: number };
+}
+
+/**
+ * Starts a dynalite child and writes `dataset` into it. Trades go in chunks so that at a million trades the
+ * DynamoDB items of only one chunk exist at a time beside the generated trades.
+ */
+async function loadDatabase(label: string, dataset: Dataset): Promise<LoadedDb> {
+  const trades = dataset.trades.length;
+  // dynalite keeps its index trees on the heap (measured ~2.4 KB per trade at 100k, beside ~14 KB of RSS mostly in
+  // buffers): room for a million trades, which the default heap limit would not hold.
+  const heapMb = Math.min(Math.floor((totalmem() / 2 ** 20) * 0.75), 1024 + Math.ceil(trades / 200));
+  const server = startChild(join(ROOT, 'bench', 'dynalite-server.ts'), { ...process.env, ...LOCAL_AWS_ENV }, [`--max-old-space-size=${heapMb}`]);
+  cleanups.push(() => server.close());
+  const { endpoint } = (await server.ready) as { endpoint: string };
+  const client = adminClient(endpoint);
+  try {
+    await ensureTables(client, STAGE);
+    const { datasetItems, writeItems } = await import('../scripts/support/load-data');
+    const total = dataset.accounts.length * 2 + trades;
+    const bar = progress(`load ${label}`, total);
+    const started = Date.now();
+    const CHUNK = 20_000;
+    let written = 0;
+    for (let start = 0; start === 0 || start < trades; start += CHUNK) {
+      const part: Dataset = { accounts: start === 0 ? dataset.accounts : [], trades: dataset.trades.slice(start, start + CHUNK) };
+      const items = datasetItems(part);
+      const base = written;
+      await writeItems(client, items, (done) => bar.update(base + done));
+      written += Object.values(items).reduce((sum, list) => sum + list.length, 0);
+    }
+    bar.update(written);
+    bar.finish();
+    const loadSeconds = round((Date.now() - started) / 1000, 1);
+    const memory = await server.call<LoadedDb['memory']>({ type: 'memory' });
+    return { label, endpoint, server, trades, loadSeconds, memory };
+  } finally {
+    client.destroy();
+  }
+}
+
+/** `total` trades spread as evenly as possible over `accounts` accounts. */
+function spread(total: number, accounts: number): number[] {
+  return Array.from({ length: accounts }, (_, i) => Math.floor(total / accounts) + (i < total % accounts ? 1 : 0));
+}
+
+async function peakRss(db: LoadedDb, bundleFile: string, pages: number) {
+  const { stdout } = await run(
+    process.execPath,
+    [join(ROOT, 'bench', 'serve-pages.cjs'), bundleFile, join(ROOT, 'events', 'all-trades.json'), String(pages), String(DEEP_LIMIT)],
+    { env: functionEnv(db.endpoint), cwd: ROOT, maxBuffer: 2 ** 20 },
+  );
+  const report = JSON.parse(stdout) as { pages: number; trades: number; restarts: number; maxRssKb: number; heapUsedMb: number };
+  return { peakRssMb: round(report.maxRssKb / 1024, 1), pages: report.pages, limit: DEEP_LIMIT, trades: report.trades, function: 'all-trades', heapUsedMb: round(report.heapUsedMb, 1) };
+}
+
+async function main(options: BenchOptions): Promise<void> {
+  const started = Date.now();
+  cursorSecret = randomBytes(32).toString('hex');
+  // load-data reads table names from lib/config at import: this process needs the functions' table settings.
+  Object.assign(process.env, LOCAL_AWS_ENV, tables.tableEnvironment(STAGE), { CURSOR_SECRET: cursorSecret, AUTH_MODE: 'off' });
+  const work = mkdtempSync(join(tmpdir(), 'trading-bot-bench-'));
+  cleanups.push(() => rmSync(work, { recursive: true, force: true }));
+  const phases: Record<string, number> = {};
+  const phase = async <T>(name: string, body: () => Promise<T>): Promise<T> => {
+    const at = Date.now();
+    try {
+      return await body();
+    } finally {
+      phases[name] = round((Date.now() - at) / 1000, 1);
+    }
+  };
+
+  // 1. Bundles, while the machine is otherwise idle.
+  const { bundles, bundleRows } = await phase('bundles', async () => {
+    note('bundles: building functions/*.ts and the baseline with the deploy esbuild settings');
+    const built = await buildBundles(work);
+    const bar = progress('bundles: import samples', built.length * options.importSamples, 'samples');
+    // No database is needed to load a bundle; the configuration still has to be valid.
+    const rows = await measureImports(built, options.importSamples, functionEnv('http://127.0.0.1:9'), (done) => bar.update(done));
+    bar.finish();
+    return { bundles: built, bundleRows: rows };
+  });
+
+  // 2. Datasets.
+  const { full, small, account, instrument } = await phase('load', async () => {
+    const fullDataset = generateDataset({ tradeCounts: Array(options.accounts).fill(options.tradesPerAccount), seed: SEED });
+    const account = fullDataset.accounts[0].account.id;
+    // An instrument the chosen account has an open trade in, so status=open&instrument=… pages are not empty.
+    const accountTrades = fullDataset.trades.filter((trade) => trade.accountId === account);
+    const instrument = (accountTrades.find((trade) => trade.status === 'open') ?? accountTrades[0])?.instrument ?? 'EUR_USD';
+    const full = await loadDatabase(`${options.accounts}×${options.tradesPerAccount}`, fullDataset);
+    const smallDataset = generateDataset({ tradeCounts: spread(options.smallTrades, options.accounts), seed: SEED });
+    const small = await loadDatabase(`1k (${options.smallTrades} over ${options.accounts} accounts)`, smallDataset);
+    return { full, small, account, instrument };
+  });
+
+  // 3. Queries: both datasets, alternately, query by query.
+  const measured = await phase('queries', async () => {
+    const specs = benchQueries(account, instrument, options.deepPages);
+    const workers = [full, small].map((db) => {
+      const worker = startChild(join(ROOT, 'bench', 'query-worker.ts'), functionEnv(db.endpoint), ['--expose-gc']);
+      cleanups.push(() => worker.close());
+      return worker;
+    });
+    await Promise.all(workers.map((worker) => worker.ready));
+    note(`queries: ${specs.length} per dataset; following cursors for the deep pages`);
+    await Promise.all(workers.map((worker) => worker.call({ type: 'prepare', queries: specs })));
+    // Several passes over the whole list, each query's samples pooled over them: a disturbance lasting seconds
+    // (another process, a major GC in a large dynalite) hits a part of each query's samples, not all of one query's.
+    const { passes } = options.reps;
+    const bar = progress('queries', specs.length * passes, 'query passes (both datasets)');
+    const collected = new Map(specs.map((spec) => [spec.id, { reps: undefined as number | undefined, full: [] as QueryPass[], small: [] as QueryPass[] }]));
+    let done = 0;
+    for (let pass = 0; pass < passes; pass++) {
+      for (const spec of specs) {
+        const entry = collected.get(spec.id)!;
+        // The first pass calibrates the count on the full dataset; later passes alternate which dataset goes first.
+        for (const dataset of pass % 2 ? (['small', 'full'] as const) : (['full', 'small'] as const)) {
+          const worker = workers[dataset === 'full' ? 0 : 1];
+          const result = await worker.call<QueryPass>({ type: 'measure', id: spec.id, reps: entry.reps, settings: options.reps });
+          // Same number of samples on both datasets, so both percentiles are equally rough.
+          entry.reps ??= result.reps;
+          entry[dataset].push(result);
+        }
+        bar.update(++done);
+      }
+    }
+    bar.finish();
+    const pairs = specs.map((spec) => ({ full: pool(collected.get(spec.id)!.full), small: pool(collected.get(spec.id)!.small) }));
+    await Promise.all(workers.map((worker) => worker.close()));
+    return pairs;
+  });
+  await small.server.close();
+
+  // 4. Peak RSS of a warm function serving many large pages.
+  const rss = await phase('peakRss', () => {
+    note(`peak RSS: bundled all-trades serving ${options.rssPages} pages of limit=${DEEP_LIMIT}`);
+    return peakRss(full, bundles.find((bundle) => bundle.name === 'all-trades')!.file, options.rssPages);
+  });
+
+  // 5. HTTP through serverless offline.
+  let http: HttpResults | undefined;
+  if (!options.skipHttp) {
+    http = await phase('http', () =>
+      measureHttp({
+        endpoint: full.endpoint,
+        cursorSecret,
+        account,
+        ...options.http,
+        onOffline: (offline: Offline) => cleanups.push(() => offline.stop()),
+      }),
+    );
+  }
+  await full.server.close();
+
+  // 6. Report.
+  const rows = measured.map(({ full: fullRow, small: smallRow }) => queryRow(fullRow, smallRow));
+  const floor = perOperation(rows, (row) => row.floorRatio);
+  const scale = perOperation(rows, (row) => (row.scaleComparable ? row.scaleRatio : undefined));
+  const rawScale = perOperation(rows, (row) => (row.scaleComparable ? row.rawScaleRatio : undefined));
+  const targets = judge({ rows, floor, scale, bundles: bundleRows, peakRssMb: rss.peakRssMb, http });
+  const durationSeconds = round((Date.now() - started) / 1000, 1);
+  const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB`;
+  const meta = {
+    command: `npm run bench --${process.argv.slice(2).length ? ` ${process.argv.slice(2).join(' ')}` : ''}`,
+    startedAt: new Date(started).toISOString(),
+    durationSeconds,
+    phasesSeconds: phases,
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    machine,
+    dataset: `${options.accounts} accounts × ${options.tradesPerAccount.toLocaleString('en-US')} trades = ${full.trades.toLocaleString('en-US')} trades`,
+    smallDataset: `${small.trades.toLocaleString('en-US')} trades over the same ${options.accounts} accounts`,
+    accounts: options.accounts,
+    tradesPerAccount: options.tradesPerAccount,
+    trades: full.trades,
+    smallTrades: small.trades,
+    queriedAccount: account,
+    queriedInstrument: instrument,
+    loadSeconds: full.loadSeconds,
+    smallLoadSeconds: small.loadSeconds,
+    loadItemsPerSecond: round((full.trades + options.accounts * 2) / full.loadSeconds, 0),
+    dynaliteMemoryAfterLoad: full.memory,
+    quick: options.quick,
+    repetitions: options.reps,
+    importSamples: options.importSamples,
+    importTimeMethod: 'median over fresh node processes of process.hrtime around require() of the bundle, inside the child',
+    floorRatioMethod: 'per operation: the largest handler p50 ÷ raw p50 over its queries (median also given)',
+    scaleRatioMethod: 'per operation: the largest p50(full) ÷ p50(1k) over its queries that return the same number of items in both datasets',
+  };
+  const results = {
+    meta,
+    queries: rows,
+    floorRatio: floor.worst,
+    floorRatioMedian: floor.median,
+    scaleRatio: scale.worst,
+    scaleRatioMedian: scale.median,
+    rawScaleRatio: rawScale.worst,
+    bundles: bundleRows,
+    peakRssMb: rss.peakRssMb,
+    peakRss: rss,
+    ...(http ? { http } : {}),
+    targets,
+  };
+  const out = resolve(options.out);
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+  printReport({ meta, rows, floor, scale, rawScale, bundles: bundleRows, peakRss: rss, http, targets, out });
+}
+
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    interrupted = true;
+    note(`bench: ${signal}, stopping…`);
+    void cleanUp().finally(() => process.exit(130));
+  });
+}
+
+let options: BenchOptions;
+try {
+  options = parseOptions(process.argv.slice(2));
+} catch (error) {
+  console.error(`bench: ${error instanceof Error ? error.message : String(error)} (--help for usage)`);
+  process.exit(2);
+}
+
+main(options)
+  .then(async () => {
+    await cleanUp();
+    process.exit(0);
+  })
+  .catch(async (error) => {
+    if (interrupted) return;
+    console.error('bench failed:', error);
+    await cleanUp();
+    process.exit(1);
+  });

@@ -1,0 +1,87 @@
+/**
+ * Command line of `npm run bench`, and every knob derived from it (dataset sizes, repetition budgets, durations),
+ * so the rest of the bench reads one settled object instead of re-checking flags.
+ */
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { RepetitionSettings } from './measurement';
+
+export const ROOT = join(__dirname, '..');
+
+/** The stage whose tables the bench creates in its dynalites (and that serverless offline runs as). */
+export const STAGE = 'bench';
+
+/** One seed for every dataset, so two runs measure the same data. */
+export const SEED = 20261121;
+
+export interface BenchOptions {
+  accounts: number;
+  tradesPerAccount: number;
+  /** Trades in total in the small dataset of the scale comparison, spread evenly over the same accounts. */
+  smallTrades: number;
+  quick: boolean;
+  out: string;
+  skipHttp: boolean;
+  /** Timed calls per query and dataset: see RepetitionSettings. */
+  reps: RepetitionSettings;
+  /** Pages of limit=500 followed through cursors for the deep-page queries. */
+  deepPages: number;
+  /** Fresh `node` processes per bundle for the import time. */
+  importSamples: number;
+  /** Pages of limit=500 the peak-RSS process serves. */
+  rssPages: number;
+  http: { durationS: number; connections: number; warmupRequests: number };
+}
+
+const USAGE = `Usage: npm run bench -- [options]
+  --accounts N     accounts in the dataset (default 20; quick 3)
+  --trades M       trades per account (default 5000; quick 200)
+  --quick          tiny dataset, few repetitions, short HTTP runs (the smoke test uses it)
+  --out PATH       where to write the JSON results (default bench/results.json)
+  --skip-http      leave out the serverless offline + autocannon phase
+  --help           this text`;
+
+function positiveInteger(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  if (!/^[1-9]\d*$/.test(raw)) throw new Error(`--${name} must be a positive whole number, got "${raw}"`);
+  return Number(raw);
+}
+
+/** Parses argv; prints usage and exits on --help, throws on a malformed option. */
+export function parseOptions(argv: string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      accounts: { type: 'string' },
+      trades: { type: 'string' },
+      quick: { type: 'boolean', default: false },
+      out: { type: 'string' },
+      'skip-http': { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const quick = values.quick ?? false;
+  return {
+    accounts: positiveInteger('accounts', values.accounts, quick ? 3 : 20),
+    tradesPerAccount: positiveInteger('trades', values.trades, quick ? 200 : 5000),
+    smallTrades: 1000,
+    quick,
+    out: values.out ?? join(ROOT, 'bench', 'results.json'),
+    skipHttp: values['skip-http'] ?? false,
+    // Defaults: ~1.2 s per query and dataset in three passes, so 43 queries × 2 datasets take about two and a half
+    // minutes; at least 40 samples so p95 is not just the maximum (p99 of a few hundred samples is still rough).
+    reps: quick
+      ? { budgetMs: 40, min: 3, max: 10, warmup: 1, passes: 1 }
+      : { budgetMs: 1200, min: 40, max: 400, warmup: 2, passes: 3 },
+    deepPages: 20,
+    importSamples: quick ? 3 : 10,
+    rssPages: quick ? 20 : 100,
+    http: quick ? { durationS: 2, connections: 10, warmupRequests: 50 } : { durationS: 10, connections: 10, warmupRequests: 300 },
+  };
+}

@@ -1,0 +1,294 @@
+/**
+ * Child process that measures queries against one dynalite (its endpoint and tables come in the environment,
+ * which lib/config reads at module load — hence a process per dataset).
+ *
+ * For each query it times the real handler, invoked in-process with an API Gateway event built from events/*.json,
+ * and the floor: the same DynamoDB reads made with a plain DocumentClient, with nothing around them. Handler and
+ * floor calls alternate, so drift (GC, the other process on the machine) falls on both alike. The read meter on both
+ * clients gives items read and consumed capacity per request.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { handler as accountBalance } from '../functions/account-balance';
+import { handler as accountStatus } from '../functions/account-status';
+import { handler as accountTrades } from '../functions/account-trades';
+import { handler as accounts } from '../functions/accounts';
+import { handler as allBalance } from '../functions/all-balance';
+import { handler as allTrades } from '../functions/all-trades';
+import { handler as health } from '../functions/health';
+import { accountKey } from '../lib/accounts-table';
+import { config } from '../lib/config';
+import { dynamodb, type Item } from '../lib/dynamodb';
+import { orderKey, tradeListing } from '../lib/trades-table';
+import type { Trade } from '../lib/types';
+import { eventFor } from '../test/support/api-harness';
+import { serveParent } from './child-rpc';
+import type { QueryPass, RepetitionSettings, WorkerRequest } from './measurement';
+import { type Operation, type QuerySpec, queryParameters } from './queries';
+import { ReadMeter } from './read-meter';
+import { clamp, round } from './stats';
+
+type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+const HANDLERS: Record<Operation, Handler> = {
+  health,
+  accounts,
+  'all-balance': allBalance,
+  'all-trades': allTrades,
+  'account-balance': accountBalance,
+  'account-trades': accountTrades,
+  'account-status': accountStatus,
+};
+
+// The key lib/health.ts probes: an account id no account can have, so the GetItem finds nothing.
+const HEALTH_PROBE_KEY = accountKey('~health-probe');
+
+const meter = new ReadMeter();
+meter.attach(dynamodb);
+/**
+ * The floor's client: SDK defaults (keep-alive agent, 50 sockets — the same as lib's client). No lib/ code runs on
+ * its requests; lib/ only supplies the table names and the key values to ask for.
+ */
+const raw = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: config.dynamodbEndpoint, region: config.region }));
+meter.attach(raw);
+
+const context = {
+  awsRequestId: 'bench-request',
+  functionName: 'bench',
+  getRemainingTimeInMillis: () => 10_000,
+} as unknown as Context;
+
+/** A query made concrete for this dataset: the event for the handler and the reads of the floor. */
+interface Prepared {
+  spec: QuerySpec;
+  request: string;
+  event: APIGatewayProxyEvent;
+  /** Position (order key) the deep page continues after; the floor uses it in the same key condition. */
+  after?: string;
+  deepPage?: { page: number; skipped: number };
+}
+
+const prepared = new Map<string, Prepared>();
+
+function eventOf(spec: QuerySpec, cursor?: string): APIGatewayProxyEvent {
+  const query = { ...queryParameters(spec), ...(cursor ? { cursor } : {}) };
+  return eventFor(spec.operation, { ...(spec.account ? { account: spec.account } : {}), query });
+}
+
+function invoke(operation: Operation, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+  return HANDLERS[operation](event, context);
+}
+
+/** Calls the handler and insists on a 200: every bench query is built to succeed, anything else is a bench error. */
+async function call(operation: Operation, event: APIGatewayProxyEvent): Promise<{ body: any; bytes: number }> {
+  const result = await invoke(operation, event);
+  if (result.statusCode !== 200) throw new Error(`${event.path} answered ${result.statusCode}: ${result.body}`);
+  return { body: JSON.parse(result.body), bytes: Buffer.byteLength(result.body) };
+}
+
+/**
+ * Follows nextCursor with the handler and picks the page to measure: the deepest page (≤ deepPages) that is full and
+ * has a successor, so it reads limit + 1 items like any page in the middle of a long history; failing that the
+ * deepest full page; failing that the first page.
+ */
+async function prepareDeep(spec: QuerySpec): Promise<Prepared> {
+  const limit = spec.limit!;
+  type Page = { cursor?: string; after?: string; count: number; hasNext: boolean; skipped: number };
+  const pages: Page[] = [];
+  let cursor: string | undefined;
+  let after: string | undefined;
+  let skipped = 0;
+  for (let page = 0; page <= spec.deepPages!; page++) {
+    const { body } = await call(spec.operation, eventOf(spec, cursor));
+    pages.push({ cursor, after, count: body.count, hasNext: body.nextCursor !== null, skipped });
+    if (!body.nextCursor) break;
+    skipped += body.count;
+    cursor = body.nextCursor;
+    after = orderKey(body.trades[body.trades.length - 1] as Trade);
+  }
+  const full = pages.map((page, index) => ({ page, index })).filter(({ page }) => page.count === limit);
+  const chosen = [...full].reverse().find(({ page }) => page.hasNext) ?? full[full.length - 1] ?? { page: pages[0], index: 0 };
+  const first = spec.id.replace(/&cursor=.*$/, '');
+  const request = chosen.index
+    ? `${first}&cursor=<page ${chosen.index + 1}, ${chosen.page.skipped.toLocaleString('en-US')} trades in>`
+    : `${first} (deep page: too few trades to go past page 1)`;
+  return {
+    spec,
+    request,
+    event: eventOf(spec, chosen.page.cursor),
+    after: chosen.page.after,
+    deepPage: { page: chosen.index + 1, skipped: chosen.page.skipped },
+  };
+}
+
+async function prepare(specs: QuerySpec[]): Promise<Record<string, { request: string; deepPage?: Prepared['deepPage'] }>> {
+  const described: Record<string, { request: string; deepPage?: Prepared['deepPage'] }> = {};
+  for (const spec of specs) {
+    const entry: Prepared = spec.deepPages ? await prepareDeep(spec) : { spec, request: spec.id, event: eventOf(spec) };
+    prepared.set(spec.id, entry);
+    described[spec.id] = { request: entry.request, deepPage: entry.deepPage };
+  }
+  // One pass over every query before any is timed: every code path is compiled and every socket open, so the first
+  // queries measured do not carry the process's warm-up. It also fails fast on a query that does not answer 200.
+  for (const entry of prepared.values()) {
+    await call(entry.spec.operation, entry.event);
+    await floor(entry);
+  }
+  return described;
+}
+
+/** The floor for a query: the DynamoDB calls that fetch the same items, made directly. Returns what they fetched. */
+async function floor({ spec, after }: Prepared): Promise<Item[]> {
+  const { accounts: accountsTable, balances, trades } = config.tables;
+  switch (spec.operation) {
+    case 'health':
+      return [(await raw.send(new GetCommand({ TableName: accountsTable, Key: HEALTH_PROBE_KEY }))).Item].filter((item): item is Item => !!item);
+    case 'accounts':
+    case 'all-balance': {
+      const items: Item[] = [];
+      let start: Item | undefined;
+      do {
+        const page = await raw.send(new ScanCommand({ TableName: spec.operation === 'accounts' ? accountsTable : balances, ExclusiveStartKey: start }));
+        items.push(...(page.Items ?? []));
+        start = page.LastEvaluatedKey;
+      } while (start);
+      return items;
+    }
+    case 'account-balance':
+      return [(await raw.send(new GetCommand({ TableName: balances, Key: accountKey(spec.account!) }))).Item].filter((item): item is Item => !!item);
+    case 'account-status': {
+      const key = accountKey(spec.account!);
+      const output = await raw.send(new BatchGetCommand({ RequestItems: { [accountsTable]: { Keys: [key] }, [balances]: { Keys: [key] } } }));
+      return Object.values(output.Responses ?? {}).flat();
+    }
+    case 'account-trades':
+    case 'all-trades': {
+      // The same key condition, index and Limit (page + 1) as lib/trades-table, written out as a plain Query.
+      const listing = tradeListing(spec.operation === 'all-trades' ? undefined : spec.account, { status: spec.status, instrument: spec.instrument });
+      const wanted = (spec.limit ?? 50) + 1;
+      const items: Item[] = [];
+      let start: Item | undefined;
+      do {
+        const page = await raw.send(
+          new QueryCommand({
+            TableName: trades,
+            IndexName: listing.indexName,
+            KeyConditionExpression: after === undefined ? '#pk = :pk' : '#pk = :pk AND #order < :after',
+            ExpressionAttributeNames: { '#pk': listing.partitionKey, ...(after === undefined ? {} : { '#order': 'orderKey' }) },
+            ExpressionAttributeValues: { ':pk': listing.partitionValue, ...(after === undefined ? {} : { ':after': after }) },
+            ScanIndexForward: false,
+            Limit: wanted - items.length,
+            ExclusiveStartKey: start,
+          }),
+        );
+        items.push(...(page.Items ?? []));
+        start = page.LastEvaluatedKey;
+      } while (start && items.length < wanted);
+      return items;
+    }
+  }
+}
+
+/** The ids of what the handler returned, and what the floor fetched, to check they are the same items. */
+function returnedIds(operation: Operation, body: any): string[] {
+  switch (operation) {
+    case 'health':
+      return [];
+    case 'accounts':
+      return body.accounts.map((account: { id: string }) => account.id);
+    case 'all-balance':
+      return body.accounts.map((balance: { accountId: string }) => balance.accountId);
+    case 'account-balance':
+    case 'account-status':
+      return [body.accountId];
+    default:
+      return body.trades.map((trade: { id: string }) => trade.id);
+  }
+}
+
+function sameItems(operation: Operation, returned: string[], fetched: Item[]): boolean {
+  if (operation === 'account-trades' || operation === 'all-trades') {
+    const ids = fetched.map((item) => item.id);
+    return returned.length >= ids.length - 1 && returned.every((id, i) => ids[i] === id);
+  }
+  const ids = new Set(fetched.map((item) => String(item.accountId)));
+  return returned.length === ids.size && returned.every((id) => ids.has(id));
+}
+
+/**
+ * One pass over a query: `fixedReps` timed calls of each kind, or, on the first pass of the full dataset, as many
+ * as the time budget allows (spread over `settings.passes` passes).
+ */
+async function measure(id: string, fixedReps: number | undefined, settings: RepetitionSettings): Promise<QueryPass> {
+  const query = prepared.get(id);
+  if (!query) throw new Error(`query not prepared: ${id}`);
+  const { spec, event } = query;
+
+  // One metered call of each first: counts (they do not vary between calls) and the same-items check.
+  meter.reset();
+  const { body, bytes } = await call(spec.operation, event);
+  const handlerTally = meter.take();
+  const fetched = await floor(query);
+  const rawTally = meter.take();
+  const returned = returnedIds(spec.operation, body);
+
+  let pairMs = 0;
+  for (let i = 0; i < settings.warmup; i++) {
+    const started = performance.now();
+    await invoke(spec.operation, event);
+    await floor(query);
+    pairMs += performance.now() - started;
+  }
+  const pairMean = Math.max(pairMs / Math.max(settings.warmup, 1), 0.01);
+  const reps = fixedReps ?? Math.ceil(clamp(settings.budgetMs / pairMean, settings.min, settings.max) / settings.passes);
+
+  // Collect garbage from the previous query now rather than inside this one's samples.
+  (globalThis as { gc?: () => void }).gc?.();
+  const handlerSamples: number[] = [];
+  const rawSamples: number[] = [];
+  for (let i = 0; i < reps; i++) {
+    // Alternate which goes first, so neither always runs right after the other's garbage.
+    for (const which of i % 2 ? (['raw', 'handler'] as const) : (['handler', 'raw'] as const)) {
+      const started = performance.now();
+      if (which === 'handler') await invoke(spec.operation, event);
+      else await floor(query);
+      (which === 'handler' ? handlerSamples : rawSamples).push(performance.now() - started);
+    }
+  }
+  meter.reset();
+
+  return {
+    id,
+    operation: spec.operation,
+    request: query.request,
+    reps,
+    handlerMs: handlerSamples,
+    rawMs: rawSamples,
+    itemsRead: handlerTally.itemsRead,
+    itemsReturned: returned.length,
+    consumedRcu: round(handlerTally.consumedRcu, 1),
+    dynamoCalls: handlerTally.calls,
+    rawItemsRead: rawTally.itemsRead,
+    rawCalls: rawTally.calls,
+    sameItems: sameItems(spec.operation, returned, fetched),
+    responseBytes: bytes,
+    ...(query.deepPage ? { deepPage: query.deepPage } : {}),
+  };
+}
+
+serveParent(
+  { ready: true },
+  async (request: WorkerRequest) => {
+    switch (request.type) {
+      case 'prepare':
+        return prepare(request.queries);
+      case 'measure':
+        return measure(request.id, request.reps, request.settings);
+    }
+  },
+  async () => {
+    dynamodb.destroy();
+    raw.destroy();
+  },
+);

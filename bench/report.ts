@@ -1,0 +1,326 @@
+/**
+ * Turns the measurements into bench/results.json and the printed tables, and judges them against the targets of
+ * the issue. Missed targets are reported, never thrown: the bench exits non-zero only when it could not measure.
+ */
+import { BASELINE, type BundleRow } from './bundles';
+import type { HttpResults } from './http-load';
+import type { MeasuredQuery } from './measurement';
+import { OPERATIONS, type Operation } from './queries';
+import { median, ratio, round } from './stats';
+
+export const TARGETS = {
+  /** itemsRead ≤ itemsReturned + slack, per query. */
+  readSlack: 1,
+  scaleRatio: 1.3,
+  floorRatio: 1.5,
+  bundleBytesRatio: 1.25,
+  bundleImportRatio: 1.25,
+  peakRssMb: 128,
+  tradesVsHealthRps: 0.5,
+};
+
+export interface QueryRow {
+  operation: Operation;
+  /** The request measured on the full dataset. */
+  query: string;
+  samples: number;
+  p50Ms: number;
+  p95Ms: number;
+  p99Ms: number;
+  meanMs: number;
+  itemsRead: number;
+  itemsReturned: number;
+  /** itemsRead ÷ max(1, itemsReturned). */
+  readAmplification: number;
+  readsWithinTarget: boolean;
+  consumedRcu: number;
+  dynamoCalls: number;
+  responseBytes: number;
+  sameItemsAsFloor: boolean;
+  rawP50Ms: number;
+  rawP99Ms: number;
+  floorRatio: number;
+  deepPage?: { page: number; skipped: number };
+  small: {
+    query: string;
+    samples: number;
+    p50Ms: number;
+    p99Ms: number;
+    itemsRead: number;
+    itemsReturned: number;
+    readsWithinTarget: boolean;
+    rawP50Ms: number;
+  };
+  scaleRatio: number;
+  /**
+   * The same ratio for the raw floor: when it is as high as scaleRatio, the growth is the database's (dynalite),
+   * not the handler's.
+   */
+  rawScaleRatio: number;
+  /** Both datasets returned the same number of items, so the rows differ only in the size of the table. */
+  scaleComparable: boolean;
+}
+
+export interface Target {
+  target: string;
+  pass: boolean | null;
+  detail: string;
+}
+
+const readsOk = (read: number, returned: number) => read <= returned + TARGETS.readSlack;
+
+export function queryRow(full: MeasuredQuery, small: MeasuredQuery): QueryRow {
+  return {
+    operation: full.operation,
+    query: full.request,
+    samples: full.samples,
+    p50Ms: full.handler.p50Ms,
+    p95Ms: full.handler.p95Ms,
+    p99Ms: full.handler.p99Ms,
+    meanMs: full.handler.meanMs,
+    itemsRead: full.itemsRead,
+    itemsReturned: full.itemsReturned,
+    readAmplification: round(full.itemsRead / Math.max(1, full.itemsReturned), 3),
+    readsWithinTarget: readsOk(full.itemsRead, full.itemsReturned),
+    consumedRcu: full.consumedRcu,
+    dynamoCalls: full.dynamoCalls,
+    responseBytes: full.responseBytes,
+    sameItemsAsFloor: full.sameItems && small.sameItems,
+    rawP50Ms: full.raw.p50Ms,
+    rawP99Ms: full.raw.p99Ms,
+    floorRatio: ratio(full.handler.p50Ms, full.raw.p50Ms),
+    ...(full.deepPage ? { deepPage: full.deepPage } : {}),
+    small: {
+      query: small.request,
+      samples: small.samples,
+      p50Ms: small.handler.p50Ms,
+      p99Ms: small.handler.p99Ms,
+      itemsRead: small.itemsRead,
+      itemsReturned: small.itemsReturned,
+      readsWithinTarget: readsOk(small.itemsRead, small.itemsReturned),
+      rawP50Ms: small.raw.p50Ms,
+    },
+    scaleRatio: ratio(full.handler.p50Ms, small.handler.p50Ms),
+    rawScaleRatio: ratio(full.raw.p50Ms, small.raw.p50Ms),
+    scaleComparable: full.itemsReturned === small.itemsReturned,
+  };
+}
+
+type PerOperation = Record<Operation, number>;
+
+/**
+ * Per operation, the worst (largest) ratio over its queries: a target "for every operation" holds only if it holds
+ * for each query of the operation. The scale ratio only counts comparable rows (same items returned in both
+ * datasets): a 1,000-trade table cannot fill some pages the full one fills, and that is not an effect of its size.
+ */
+export function perOperation(rows: QueryRow[], pick: (row: QueryRow) => number | undefined): { worst: PerOperation; median: PerOperation; worstQuery: Record<Operation, string> } {
+  const worst = {} as PerOperation;
+  const middle = {} as PerOperation;
+  const worstQuery = {} as Record<Operation, string>;
+  for (const operation of OPERATIONS) {
+    const values = rows
+      .filter((row) => row.operation === operation)
+      .map((row) => ({ row, value: pick(row) }))
+      .filter((entry): entry is { row: QueryRow; value: number } => entry.value !== undefined && Number.isFinite(entry.value));
+    if (!values.length) continue;
+    const top = values.reduce((a, b) => (b.value > a.value ? b : a));
+    worst[operation] = top.value;
+    worstQuery[operation] = top.row.query;
+    middle[operation] = round(median(values.map((entry) => entry.value)), 3);
+  }
+  return { worst, median: middle, worstQuery };
+}
+
+function by(value: number, limit: number): string {
+  return `${(((value - limit) / limit) * 100).toFixed(0)}% over`;
+}
+
+export function judge(input: {
+  rows: QueryRow[];
+  floor: ReturnType<typeof perOperation>;
+  scale: ReturnType<typeof perOperation>;
+  bundles: BundleRow[];
+  peakRssMb: number;
+  http?: HttpResults;
+}): Target[] {
+  const { rows, floor, scale, bundles, peakRssMb, http } = input;
+  const targets: Target[] = [];
+
+  const readMisses = rows.filter((row) => !row.readsWithinTarget || !row.small.readsWithinTarget);
+  targets.push({
+    target: `items read ≤ items returned + ${TARGETS.readSlack} for every query`,
+    pass: readMisses.length === 0,
+    detail: readMisses.length
+      ? readMisses.map((row) => `${row.query}: read ${row.itemsRead} (1k: ${row.small.itemsRead}) for ${row.itemsReturned} (1k: ${row.small.itemsReturned})`).join('; ')
+      : `${rows.length}/${rows.length} queries, both datasets; worst amplification ${Math.max(...rows.map((row) => row.readAmplification))}`,
+  });
+
+  const ratioTarget = (name: string, result: ReturnType<typeof perOperation>, limit: number, aside: (query: string) => string = () => '') => {
+    const entries = Object.entries(result.worst) as [Operation, number][];
+    const misses = entries.filter(([, value]) => value > limit);
+    const [worstOp, worstValue] = entries.reduce((a, b) => (b[1] > a[1] ? b : a));
+    targets.push({
+      target: name,
+      pass: misses.length === 0,
+      detail: misses.length
+        ? misses
+            .map(([operation, value]) => `${operation} ${value} (${by(value, limit)}, at ${result.worstQuery[operation]}${aside(result.worstQuery[operation])})`)
+            .join('; ')
+        : `worst ${worstOp} ${worstValue} at ${result.worstQuery[worstOp]}`,
+    });
+  };
+  // A scale miss names the raw floor's ratio on the same query: equal ratios put the growth in the database.
+  const rawScaleOf = (query: string) => `; raw floor ${rows.find((row) => row.query === query)?.rawScaleRatio}`;
+  ratioTarget(`p50(full) ÷ p50(1k) ≤ ${TARGETS.scaleRatio} for every operation`, scale, TARGETS.scaleRatio, rawScaleOf);
+  ratioTarget(`handler p50 ≤ ${TARGETS.floorRatio} × raw floor p50 for every operation`, floor, TARGETS.floorRatio);
+
+  const bundleRows = bundles.filter((row) => row.function !== BASELINE);
+  const sizeMisses = bundleRows.filter((row) => row.bytesRatio > TARGETS.bundleBytesRatio);
+  const importMisses = bundleRows.filter((row) => row.importRatio > TARGETS.bundleImportRatio);
+  const worstSize = bundleRows.reduce((a, b) => (b.bytesRatio > a.bytesRatio ? b : a));
+  const worstImport = bundleRows.reduce((a, b) => (b.importRatio > a.importRatio ? b : a));
+  targets.push({
+    target: `every bundle ≤ ${TARGETS.bundleBytesRatio} × baseline bytes`,
+    pass: sizeMisses.length === 0,
+    detail: sizeMisses.length
+      ? sizeMisses.map((row) => `${row.function} ${row.bytesRatio} (${by(row.bytesRatio, TARGETS.bundleBytesRatio)})`).join('; ')
+      : `worst ${worstSize.function} ${worstSize.bytesRatio}`,
+  });
+  targets.push({
+    target: `every bundle import ≤ ${TARGETS.bundleImportRatio} × baseline import time`,
+    pass: importMisses.length === 0,
+    detail: importMisses.length
+      ? importMisses.map((row) => `${row.function} ${row.importRatio} (${by(row.importRatio, TARGETS.bundleImportRatio)})`).join('; ')
+      : `worst ${worstImport.function} ${worstImport.importRatio}`,
+  });
+
+  targets.push({
+    target: `peak RSS ≤ ${TARGETS.peakRssMb} MB`,
+    pass: peakRssMb <= TARGETS.peakRssMb,
+    detail: `${peakRssMb} MB${peakRssMb > TARGETS.peakRssMb ? ` (${by(peakRssMb, TARGETS.peakRssMb)})` : ''}`,
+  });
+
+  if (http) {
+    const share = ratio(http.tradesRps, http.healthRps);
+    targets.push({
+      target: `trades req/s ≥ ${TARGETS.tradesVsHealthRps} × health req/s`,
+      pass: share >= TARGETS.tradesVsHealthRps,
+      detail: `${http.tradesRps} vs ${http.healthRps} req/s = ${share}×`,
+    });
+  } else {
+    targets.push({ target: `trades req/s ≥ ${TARGETS.tradesVsHealthRps} × health req/s`, pass: null, detail: 'not measured (--skip-http)' });
+  }
+  return targets;
+}
+
+// ---- printing ----
+
+function table(headers: string[], rows: (string | number)[][], alignLeft: number[] = [0]): string {
+  const cells = [headers, ...rows.map((row) => row.map((cell) => String(cell)))];
+  const widths = headers.map((_, i) => Math.max(...cells.map((row) => row[i].length)));
+  const line = (row: string[]) => row.map((cell, i) => (alignLeft.includes(i) ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ').trimEnd();
+  return [line(cells[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
+}
+
+const fmt = (value: number, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+
+export function printReport(results: {
+  meta: { dataset: string; smallDataset: string; node: string; machine: string; loadSeconds: number; durationSeconds: number };
+  rows: QueryRow[];
+  floor: ReturnType<typeof perOperation>;
+  scale: ReturnType<typeof perOperation>;
+  rawScale: ReturnType<typeof perOperation>;
+  bundles: BundleRow[];
+  peakRss: { peakRssMb: number; pages: number; limit: number; trades: number; function: string };
+  http?: HttpResults;
+  targets: Target[];
+  out: string;
+}): void {
+  const { meta, rows, floor, scale, rawScale, bundles, peakRss, http, targets } = results;
+  const print = (text = '') => process.stdout.write(`${text}\n`);
+  print();
+  print(`Trading Bot API benchmark — ${meta.dataset}; scale baseline ${meta.smallDataset}`);
+  print(`${meta.machine}; Node ${meta.node}; load ${meta.loadSeconds} s; total ${meta.durationSeconds} s`);
+  print();
+  print('Queries (handler in-process; ms; read/ret = items read/returned; floor× = handler p50 ÷ raw SDK p50; scale× = p50 full ÷ p50 1k, * = not comparable)');
+  print(
+    table(
+      ['operation', 'query', 'n', 'p50', 'p95', 'p99', 'read', 'ret', 'amp', 'RCU', 'raw p50', 'floor×', '1k p50', 'scale×', 'read≤ret+1'],
+      rows.map((row) => [
+        row.operation,
+        row.query,
+        row.samples,
+        fmt(row.p50Ms),
+        fmt(row.p95Ms),
+        fmt(row.p99Ms),
+        row.itemsRead,
+        row.itemsReturned,
+        fmt(row.readAmplification),
+        fmt(row.consumedRcu, 1),
+        fmt(row.rawP50Ms),
+        fmt(row.floorRatio),
+        fmt(row.small.p50Ms),
+        `${fmt(row.scaleRatio)}${row.scaleComparable ? '' : '*'}`,
+        row.readsWithinTarget && row.small.readsWithinTarget ? 'pass' : 'FAIL',
+      ]),
+      [0, 1],
+    ),
+  );
+  print('* the 1k dataset returns a different number of items for this query; left out of the operation\'s scale ratio.');
+  print();
+  print('Per operation (worst query; median over its queries in brackets; raw floor scale = the same scale ratio for the raw SDK reads)');
+  print(
+    table(
+      ['operation', 'floorRatio', 'scaleRatio', 'raw floor scale', 'worst floor query', 'worst scale query'],
+      OPERATIONS.map((operation) => [
+        operation,
+        `${fmt(floor.worst[operation])} (${fmt(floor.median[operation])})`,
+        `${fmt(scale.worst[operation])} (${fmt(scale.median[operation])})`,
+        `${fmt(rawScale.worst[operation])} (${fmt(rawScale.median[operation])})`,
+        floor.worstQuery[operation] ?? '',
+        scale.worstQuery[operation] ?? '',
+      ]),
+      [0, 4, 5],
+    ),
+  );
+  print();
+  print('Bundles (deploy esbuild settings; import = median require() time inside a fresh node process)');
+  print(
+    table(
+      ['function', 'size', '× base', 'import ms', '× base', 'RSS MB', 'largest additions over the baseline'],
+      bundles.map((row) => [
+        row.function,
+        kb(row.bytes),
+        fmt(row.bytesRatio),
+        fmt(row.importMs),
+        fmt(row.importRatio),
+        fmt(row.importRssMb, 1),
+        row.overBaseline
+          .slice(0, 3)
+          .map((c) => `${c.package} +${kb(c.bytes)}`)
+          .join(', '),
+      ]),
+      [0, 6],
+    ),
+  );
+  print();
+  print(
+    `Peak RSS: ${fmt(peakRss.peakRssMb, 1)} MB — bundled ${peakRss.function} serving ${peakRss.pages} pages of limit=${peakRss.limit} (${peakRss.trades.toLocaleString('en-US')} trades) in one node process`,
+  );
+  if (http) {
+    print(
+      `HTTP (serverless offline, autocannon ${http.connections} connections × ${http.durationS} s): ` +
+        `trades ${fmt(http.tradesRps, 1)} req/s p99 ${http.tradesP99Ms} ms; health ${fmt(http.healthRps, 1)} req/s p99 ${http.healthP99Ms} ms`,
+    );
+  } else {
+    print('HTTP: skipped (--skip-http)');
+  }
+  print();
+  print('Targets');
+  for (const target of targets) {
+    print(`  ${target.pass === null ? 'SKIP' : target.pass ? 'PASS' : 'MISS'}  ${target.target} — ${target.detail}`);
+  }
+  print();
+  print(`Results written to ${results.out}`);
+}

@@ -1,0 +1,99 @@
+/**
+ * Smoke run of the benchmark (`npm run bench -- --quick`), so it cannot rot: it must finish, write results in the
+ * documented shape, and find every query reading at most one item more than it returns. Timings are not judged
+ * here (a shared CI machine makes them noise); their being finite and positive is.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+jest.setTimeout(120_000);
+
+const ROOT = join(__dirname, '..', '..');
+const OPERATIONS = ['health', 'accounts', 'all-balance', 'all-trades', 'account-balance', 'account-trades', 'account-status'];
+
+let results: any;
+let output = '';
+
+beforeAll(async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
+  const out = join(dir, 'results.json');
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const env = { ...process.env };
+      // jest's own variables must not reach the bench's child processes.
+      delete env.NODE_OPTIONS;
+      execFile(
+        process.execPath,
+        [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'bench', 'bench.ts'), '--quick', '--out', out],
+        { cwd: ROOT, env, timeout: 115_000, maxBuffer: 16 * 2 ** 20, killSignal: 'SIGTERM' },
+        (error, stdout, stderr) => {
+          output = `${stdout}\n${stderr}`;
+          if (error) reject(new Error(`bench --quick failed: ${error.message}\n${output}`));
+          else resolve();
+        },
+      );
+    });
+    results = JSON.parse(readFileSync(out, 'utf8'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+const positive = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value > 0;
+const nonNegative = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value >= 0;
+
+it('prints the tables and the target summary', () => {
+  expect(output).toContain('Queries (handler in-process');
+  expect(output).toContain('Targets');
+  expect(output).toMatch(/(PASS|MISS) +items read ≤ items returned \+ 1/);
+});
+
+it('measures every query of every operation, each reading at most one item more than it returns', () => {
+  const { queries } = results;
+  // 5 single operations + 2 listings × 3 statuses × 2 instruments × 3 limits + 2 deep pages.
+  expect(queries).toHaveLength(5 + 2 * 3 * 2 * 3 + 2);
+  expect(new Set(queries.map((row: any) => row.operation))).toEqual(new Set(OPERATIONS));
+  for (const row of queries) {
+    expect(row).toEqual(
+      expect.objectContaining({
+        operation: expect.any(String),
+        query: expect.any(String),
+        p50Ms: expect.any(Number),
+        p99Ms: expect.any(Number),
+        itemsRead: expect.any(Number),
+        itemsReturned: expect.any(Number),
+        readAmplification: expect.any(Number),
+      }),
+    );
+    expect(positive(row.p50Ms) && positive(row.p99Ms) && row.p99Ms >= row.p50Ms).toBe(true);
+    expect(nonNegative(row.itemsRead) && nonNegative(row.itemsReturned) && nonNegative(row.readAmplification)).toBe(true);
+    expect(row.itemsRead).toBeLessThanOrEqual(row.itemsReturned + 1);
+    expect(row.readAmplification).toBeCloseTo(row.itemsRead / Math.max(1, row.itemsReturned), 2);
+    // The handler returned what the plain SDK reads fetched.
+    expect(row.sameItemsAsFloor).toBe(true);
+  }
+  // Trade pages return what they were asked for (the quick dataset fills a page of 50).
+  expect(queries.find((row: any) => row.query === '/api/all/trades?limit=50').itemsReturned).toBe(50);
+});
+
+it('reports a floor ratio and a scale ratio for every operation', () => {
+  for (const key of ['floorRatio', 'scaleRatio']) {
+    expect(Object.keys(results[key]).sort()).toEqual([...OPERATIONS].sort());
+    for (const value of Object.values(results[key])) expect(positive(value)).toBe(true);
+  }
+});
+
+it('reports every function bundle beside the baseline', () => {
+  const names = results.bundles.map((row: any) => row.function);
+  expect(names).toEqual(expect.arrayContaining([...OPERATIONS, 'authorizer']));
+  for (const row of results.bundles) {
+    for (const field of ['bytes', 'importMs', 'baselineBytes', 'baselineImportMs']) expect(positive(row[field])).toBe(true);
+  }
+});
+
+it('reports peak RSS and HTTP throughput', () => {
+  expect(positive(results.peakRssMb)).toBe(true);
+  for (const field of ['tradesRps', 'tradesP99Ms', 'healthRps', 'healthP99Ms']) expect(positive(results.http[field])).toBe(true);
+});
