@@ -6,8 +6,8 @@
  *  2. Loads a deterministic dataset (N accounts × M trades) into one in-memory dynalite, and a 1,000-trade dataset
  *     over the same accounts into another, with BatchWriteItem (scripts/support/load-data).
  *  3. For each query, a worker process per dataset invokes the real handler in-process and the raw SDK floor, and
- *     meters items read and capacity. The two datasets are measured query by query, alternately, so slow drift of
- *     the machine does not bias the scale ratio.
+ *     meters items read and capacity. The two datasets are measured query by query, alternately, in several passes
+ *     over the list whose samples are pooled, so drift or a stall of the machine does not bias one query or ratio.
  *  4. Peak RSS of a node process serving 100 pages of limit=500 through the bundled all-trades function.
  *  5. autocannon against `serverless offline` on a trade listing and on the health check.
  *  6. Prints the tables and the targets, writes the JSON results.

@@ -226,7 +226,7 @@ const fmt = (value: number, digits = 2) => (Number.isFinite(value) ? value.toFix
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 
 export function printReport(results: {
-  meta: { dataset: string; smallDataset: string; node: string; machine: string; loadSeconds: number; durationSeconds: number };
+  meta: { dataset: string; smallDataset: string; node: string; machine: string; loadSeconds: number; durationSeconds: number; quick: boolean };
   rows: QueryRow[];
   floor: ReturnType<typeof perOperation>;
   scale: ReturnType<typeof perOperation>;
@@ -242,6 +242,7 @@ export function printReport(results: {
   print();
   print(`Trading Bot API benchmark — ${meta.dataset}; scale baseline ${meta.smallDataset}`);
   print(`${meta.machine}; Node ${meta.node}; load ${meta.loadSeconds} s; total ${meta.durationSeconds} s`);
+  if (meta.quick) print('--quick: a handful of samples per query; the timing ratios below are noise, only the shape and the read counts mean anything.');
   print();
   print('Queries (handler in-process; ms; read/ret = items read/returned; floor× = handler p50 ÷ raw SDK p50; scale× = p50 full ÷ p50 1k, * = not comparable)');
   print(

@@ -8,7 +8,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-jest.setTimeout(120_000);
+// Generous: under the full suite the two cores are shared with other test files.
+jest.setTimeout(300_000);
 
 const ROOT = join(__dirname, '..', '..');
 const OPERATIONS = ['health', 'accounts', 'all-balance', 'all-trades', 'account-balance', 'account-trades', 'account-status'];
@@ -27,7 +28,7 @@ beforeAll(async () => {
       execFile(
         process.execPath,
         [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'bench', 'bench.ts'), '--quick', '--out', out],
-        { cwd: ROOT, env, timeout: 115_000, maxBuffer: 16 * 2 ** 20, killSignal: 'SIGTERM' },
+        { cwd: ROOT, env, timeout: 280_000, maxBuffer: 16 * 2 ** 20, killSignal: 'SIGTERM' },
         (error, stdout, stderr) => {
           output = `${stdout}\n${stderr}`;
           if (error) reject(new Error(`bench --quick failed: ${error.message}\n${output}`));
