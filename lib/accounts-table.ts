@@ -13,8 +13,7 @@ export function accountKey(accountId: string): Item {
 /** The stored item for an account and its bot status. */
 export function accountItem(account: Account, bot: BotStatus): Item {
   const { id, ...profile } = account;
-  const item: Item = { ...accountKey(id), ...profile, bot };
-  return item;
+  return { ...accountKey(id), ...profile, bot };
 }
 
 /** The API shape of a stored account. */

@@ -17,7 +17,8 @@ function parse(value: string): { units: bigint; scale: number } {
   return { units: sign ? -units : units, scale: fraction.length };
 }
 
-function format(units: bigint, scale: number): string {
+/** The decimal string of `units` × 10^-`scale`, e.g. `formatDecimal(-1234n, 2)` is `"-12.34"`. */
+export function formatDecimal(units: bigint, scale: number): string {
   const negative = units < 0n;
   const digits = (negative ? -units : units).toString().padStart(scale + 1, '0');
   const whole = digits.slice(0, digits.length - scale);
@@ -33,5 +34,5 @@ export function sumDecimals(values: readonly string[]): string {
   const parsed = values.map(parse);
   const scale = parsed.reduce((max, value) => Math.max(max, value.scale), 0);
   const total = parsed.reduce((sum, value) => sum + value.units * 10n ** BigInt(scale - value.scale), 0n);
-  return format(total, scale);
+  return formatDecimal(total, scale);
 }

@@ -8,6 +8,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isAccountId } from '../lib/access';
 import tables from '../resources/tables.js';
 import { LOCAL_AWS_ENV } from './support/local-db';
 
@@ -50,7 +51,7 @@ async function main() {
     if (!accountsOption) usage('create needs --accounts');
     if (!label) usage('create needs --label');
     const accounts = accountsOption === '*' ? '*' : accountsOption.split(',').map((id) => id.trim()).filter(Boolean);
-    if (accounts !== '*' && !accounts.every((id) => /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(id) && id !== 'all')) {
+    if (accounts !== '*' && !accounts.every(isAccountId)) {
       usage('--accounts must be account ids separated by commas, or *');
     }
     const { key, record } = newApiKey(accounts, label);

@@ -3,7 +3,7 @@
  * accounts, trades and balances, and balances agree with the trades (openTradeCount is the number of open trades;
  * realized and unrealized P/L are the sums over the trades).
  */
-import { sumDecimals } from '../../lib/decimal';
+import { formatDecimal as decimal, sumDecimals } from '../../lib/decimal';
 import type { Account, Balance, BotState, BotStatus, Trade } from '../../lib/types';
 
 export interface Dataset {
@@ -56,13 +56,6 @@ function random(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-/** A decimal string with `scale` places for an integer count of 10^-scale units. */
-function decimal(units: bigint, scale: number): string {
-  const negative = units < 0n;
-  const digits = (negative ? -units : units).toString().padStart(scale + 1, '0');
-  return `${negative ? '-' : ''}${digits.slice(0, -scale || undefined)}${scale ? `.${digits.slice(-scale)}` : ''}`;
 }
 
 const MONEY_SCALE = 4;

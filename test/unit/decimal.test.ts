@@ -1,4 +1,4 @@
-import { isDecimal, sumDecimals } from '../../lib/decimal';
+import { formatDecimal, isDecimal, sumDecimals } from '../../lib/decimal';
 
 describe('sumDecimals', () => {
   it('keeps the largest scale of its inputs', () => {
@@ -30,4 +30,14 @@ describe('sumDecimals', () => {
 describe('isDecimal', () => {
   it.each(['0', '-1', '10234.5600', '123456789012345678901234.5'])('accepts %s', (value) => expect(isDecimal(value)).toBe(true));
   it.each(['', '1e3', '1.', '+1', 'NaN', '0x10', '1,5'])('refuses %j', (value) => expect(isDecimal(value)).toBe(false));
+});
+
+describe('formatDecimal', () => {
+  it.each([
+    [-1234n, 2, '-12.34'],
+    [5n, 3, '0.005'],
+    [-5n, 1, '-0.5'],
+    [42n, 0, '42'],
+    [900719925474099312345n, 4, '90071992547409931.2345'],
+  ])('%s at scale %i is %s', (units, scale, text) => expect(formatDecimal(units, scale)).toBe(text));
 });
