@@ -77,11 +77,11 @@ export function parseOptions(argv: string[]): BenchOptions {
     // Defaults: ~1.2 s per query and dataset in three passes, so 43 queries × 2 datasets take about two and a half
     // minutes; at least 40 samples so p95 is not just the maximum (p99 of a few hundred samples is still rough).
     reps: quick
-      ? { budgetMs: 40, min: 3, max: 10, warmup: 1, passes: 1 }
+      ? { budgetMs: 30, min: 3, max: 6, warmup: 1, passes: 1 }
       : { budgetMs: 1200, min: 40, max: 400, warmup: 2, passes: 3 },
     deepPages: 20,
-    importSamples: quick ? 3 : 10,
-    rssPages: quick ? 20 : 100,
-    http: quick ? { durationS: 2, connections: 10, warmupRequests: 50 } : { durationS: 10, connections: 10, warmupRequests: 300 },
+    importSamples: quick ? 2 : 10,
+    rssPages: quick ? 10 : 100,
+    http: quick ? { durationS: 1, connections: 10, warmupRequests: 20 } : { durationS: 10, connections: 10, warmupRequests: 300 },
   };
 }
