@@ -3,6 +3,7 @@
  * waits until it answers. Used by `npm start`, the end-to-end tests and the benchmark.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -49,12 +50,19 @@ export async function startOffline(options: {
   quiet?: boolean;
   timeoutMs?: number;
 }): Promise<Offline> {
+  const workFolder = `.esbuild/offline-${options.port}`;
   const child = spawn(
     process.execPath,
     [join(ROOT, 'node_modules', 'serverless', 'bin', 'serverless.js'), 'offline', 'start', '--stage', options.stage, ...(options.auth ? [] : ['--noAuth'])],
     {
       cwd: ROOT,
-      env: { ...process.env, ...options.env, AUTH_MODE: options.auth ? 'required' : 'off', PORT: String(options.port), LAMBDA_PORT: String(options.lambdaPort), SLS_TELEMETRY_DISABLED: '1' },
+      env: {
+        ...process.env,
+        ...options.env,
+        AUTH_MODE: options.auth ? 'required' : 'off',
+        // One esbuild work folder per instance, so instances started side by side (tests, bench) never share one.
+        ESBUILD_WORK_FOLDER: workFolder,
+        PORT: String(options.port), LAMBDA_PORT: String(options.lambdaPort), SLS_TELEMETRY_DISABLED: '1' },
       stdio: options.quiet ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'inherit', 'inherit'],
       detached: true,
     },
@@ -81,6 +89,7 @@ export async function startOffline(options: {
       await exited;
       clearTimeout(timer);
     }
+    rmSync(join(ROOT, workFolder), { recursive: true, force: true });
   };
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   for (;;) {

@@ -13,7 +13,7 @@ jest.setTimeout(180_000);
 const ROOT = join(__dirname, '..', '..');
 const SERVERLESS = join(ROOT, 'node_modules', 'serverless', 'bin', 'serverless.js');
 // What a deploy from a clean shell sees: none of the local-run variables.
-const CLEAN_ENV: NodeJS.ProcessEnv = { ...process.env, SLS_TELEMETRY_DISABLED: '1' };
+const CLEAN_ENV: NodeJS.ProcessEnv = { ...process.env, SLS_TELEMETRY_DISABLED: '1', ESBUILD_WORK_FOLDER: '.esbuild/package-test' };
 for (const name of ['CURSOR_SECRET', 'DYNAMODB_ENDPOINT', 'AUTH_MODE', 'CORS_ALLOWED_ORIGINS', 'PORT', 'LAMBDA_PORT']) delete CLEAN_ENV[name];
 type Resource = { Type: string; Properties: any };
 let resources: Record<string, Resource>;
