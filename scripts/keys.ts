@@ -10,7 +10,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isAccountId } from '../lib/access';
 import tables from '../resources/tables.js';
-import { LOCAL_AWS_ENV } from './support/local-db';
+import { adminClient } from './support/local-db';
 
 function usage(message?: string): never {
   if (message) console.error(`keys: ${message}`);
@@ -36,13 +36,7 @@ async function main() {
   const label = option(args, 'label');
   const [command, ...rest] = args;
   const table = tables.tableName(stage, 'apiKeys');
-  const client = DynamoDBDocumentClient.from(
-    new DynamoDBClient(
-      endpoint
-        ? { endpoint, region: LOCAL_AWS_ENV.AWS_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-        : {},
-    ),
-  );
+  const client = DynamoDBDocumentClient.from(endpoint ? adminClient(endpoint) : new DynamoDBClient({}));
   // lib/ reads its configuration at load; the CLI signs no cursor, so only the table names matter here.
   Object.assign(process.env, tables.tableEnvironment(stage), { CURSOR_SECRET: 'x'.repeat(32), AWS_REGION: process.env.AWS_REGION ?? 'us-east-1' });
   const { apiKeyItem, apiKeyKey, newApiKey } = await import('../lib/api-keys-table');

@@ -16,12 +16,17 @@ function headerOf(event: APIGatewayProxyEvent, name: string): string | undefined
   return Object.entries(event.headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1];
 }
 
+/** The ARN API Gateway gives the authorizer for this request's method. */
+function methodArnOf(event: APIGatewayProxyEvent): string {
+  return `arn:aws:execute-api:us-east-1:123456789012:abcdef1234/${event.requestContext.stage}/GET${event.resource}`;
+}
+
 /** The authorizer's answer for a request, as API Gateway asks for it. */
 export async function runAuthorizer(event: APIGatewayProxyEvent): Promise<APIGatewayAuthorizerResult> {
   const { handler } = require('../../functions/authorizer.ts');
   const authorizerEvent = {
     type: 'REQUEST',
-    methodArn: `arn:aws:execute-api:us-east-1:123456789012:abcdef1234/${event.requestContext.stage}/GET${event.resource}`,
+    methodArn: methodArnOf(event),
     resource: event.resource,
     path: event.path,
     httpMethod: 'GET',
@@ -49,8 +54,7 @@ export async function throughGateway(name: FunctionName, event: APIGatewayProxyE
     }
     const [statement] = result.policyDocument.Statement as { Effect: string; Resource: string }[];
     const resourcePattern = new RegExp(`^${statement.Resource.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`);
-    const methodArn = `arn:aws:execute-api:us-east-1:123456789012:abcdef1234/${event.requestContext.stage}/GET${event.resource}`;
-    if (statement.Effect !== 'Allow' || !resourcePattern.test(methodArn)) return gatewayAnswer('ACCESS_DENIED', event);
+    if (statement.Effect !== 'Allow' || !resourcePattern.test(methodArnOf(event))) return gatewayAnswer('ACCESS_DENIED', event);
     event = { ...event, requestContext: { ...event.requestContext, authorizer: { principalId: result.principalId, ...result.context } } };
   }
   return invoke(name, event);
