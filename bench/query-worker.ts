@@ -17,10 +17,10 @@ import { handler as accounts } from '../functions/accounts';
 import { handler as allBalance } from '../functions/all-balance';
 import { handler as allTrades } from '../functions/all-trades';
 import { handler as health } from '../functions/health';
-import { accountKey } from '../lib/accounts-table';
+import { accountKey } from '../lib/store/accounts-table';
 import { config } from '../lib/config';
-import { dynamodb, type Item } from '../lib/dynamodb';
-import { orderKey, tradeListing } from '../lib/trades-table';
+import { dynamodb, type Item } from '../lib/store/dynamodb';
+import { orderKey, tradeListing } from '../lib/store/trades-table';
 import type { Trade } from '../lib/types';
 import { eventFor } from '../test/support/api-harness';
 import { serveParent } from './child-rpc';
@@ -41,7 +41,7 @@ const HANDLERS: Record<Operation, Handler> = {
   'account-status': accountStatus,
 };
 
-// The key lib/health.ts probes: an account id no account can have, so the GetItem finds nothing.
+// The key lib/operations/health.ts probes: an account id no account can have, so the GetItem finds nothing.
 const HEALTH_PROBE_KEY = accountKey('~health-probe');
 
 const meter = new ReadMeter();

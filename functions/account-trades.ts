@@ -2,9 +2,9 @@
  * GET /api/{account}/trades?status&instrument&limit&cursor — one account's trades, newest first.
  * 200 `TradePage`; 400 INVALID_PARAMETER; 404 ACCOUNT_NOT_FOUND; 401, 403, 503.
  */
-import { httpHandler } from '../lib/http';
-import { TRADE_QUERY } from '../lib/params';
-import { listTrades } from '../lib/trades';
+import { httpHandler } from '../lib/http/handler';
+import { TRADE_QUERY } from '../lib/http/params';
+import { listTrades } from '../lib/operations/trades';
 
 export const handler = httpHandler(TRADE_QUERY, ({ path, query, principal }) =>
   listTrades({ accountId: path.account }, query, principal),

@@ -2,8 +2,8 @@
  * GET /api/all/trades?status&instrument&limit&cursor — trades of every visible account, newest first.
  * 200 `TradePage`; 400 INVALID_PARAMETER, 401, 403, 503.
  */
-import { httpHandler } from '../lib/http';
-import { TRADE_QUERY } from '../lib/params';
-import { listTrades } from '../lib/trades';
+import { httpHandler } from '../lib/http/handler';
+import { TRADE_QUERY } from '../lib/http/params';
+import { listTrades } from '../lib/operations/trades';
 
 export const handler = httpHandler(TRADE_QUERY, ({ query, principal }) => listTrades('all', query, principal));

@@ -3,6 +3,6 @@
  * Reads `x-api-key` or `Authorization: Bearer`; throws "Unauthorized" (401) for a missing or unknown key,
  * returns Deny (403) for a disabled key, Allow with `{keyId, accounts}` context otherwise.
  */
-import { authorize } from '../lib/authorizer';
+import { authorize } from '../lib/operations/authorizer';
 
 export const handler = authorize;

@@ -1,5 +1,5 @@
 /**
- * Typed HTTP errors. `lib/` throws them; the error middleware in `lib/http.ts` is the one place that turns them
+ * Typed HTTP errors. `lib/` throws them; the error middleware in `lib/http/handler.ts` is the one place that turns them
  * into RFC 9457 problem+json responses. Anything else thrown becomes a generic 500.
  */
 export const HTTP = {

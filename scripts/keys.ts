@@ -39,7 +39,7 @@ async function main() {
   const client = DynamoDBDocumentClient.from(endpoint ? adminClient(endpoint) : new DynamoDBClient({}));
   // lib/ reads its configuration at load; the CLI signs no cursor, so only the table names matter here.
   Object.assign(process.env, tables.tableEnvironment(stage), { CURSOR_SECRET: 'x'.repeat(32), AWS_REGION: process.env.AWS_REGION ?? 'us-east-1' });
-  const { apiKeyItem, apiKeyKey, newApiKey } = await import('../lib/api-keys-table');
+  const { apiKeyItem, apiKeyKey, newApiKey } = await import('../lib/store/api-keys-table');
 
   if (command === 'create') {
     if (!accountsOption) usage('create needs --accounts');

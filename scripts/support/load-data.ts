@@ -5,11 +5,11 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, type BatchWriteCommandInput, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { accountItem } from '../../lib/accounts-table';
-import { balanceItem } from '../../lib/balances-table';
+import { accountItem } from '../../lib/store/accounts-table';
+import { balanceItem } from '../../lib/store/balances-table';
 import { config } from '../../lib/config';
-import type { Item } from '../../lib/dynamodb';
-import { tradeItem } from '../../lib/trades-table';
+import type { Item } from '../../lib/store/dynamodb';
+import { tradeItem } from '../../lib/store/trades-table';
 import type { Dataset } from './dataset';
 
 type Requests = NonNullable<BatchWriteCommandInput['RequestItems']>;

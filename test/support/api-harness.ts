@@ -56,7 +56,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
       await loadDataset(client, dataset);
     },
     createKey: async (accounts, options = {}) => {
-      const { newApiKey, apiKeyItem } = await import('../../lib/api-keys-table');
+      const { newApiKey, apiKeyItem } = await import('../../lib/store/api-keys-table');
       const { writeItems } = await import('../../scripts/support/load-data');
       const { key, record } = newApiKey(accounts, 'test key');
       await writeItems(client, { [process.env.API_KEYS_TABLE!]: [apiKeyItem({ ...record, disabled: options.disabled ?? false })] });

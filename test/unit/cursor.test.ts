@@ -1,4 +1,4 @@
-import { decodeCursor, encodeCursor, type CursorBinding } from '../../lib/cursor';
+import { decodeCursor, encodeCursor, type CursorBinding } from '../../lib/http/cursor';
 import { HttpProblem } from '../../lib/errors';
 
 const SECRET = 'unit-test-secret-0123456789abcdef0123456789';

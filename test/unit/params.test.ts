@@ -1,5 +1,5 @@
 import { HttpProblem } from '../../lib/errors';
-import { NO_QUERY, parseInstrument, parseLimit, parseQuery, parseStatus, TRADE_QUERY } from '../../lib/params';
+import { NO_QUERY, parseInstrument, parseLimit, parseQuery, parseStatus, TRADE_QUERY } from '../../lib/http/params';
 
 function problemOf(run: () => unknown): HttpProblem {
   try {

@@ -1,6 +1,6 @@
-import { oldestUpdate, totalBalances } from '../../lib/balances-table';
+import { oldestUpdate, totalBalances } from '../../lib/store/balances-table';
 import { readConfig } from '../../lib/config';
-import { toAccountStatus } from '../../lib/status';
+import { toAccountStatus } from '../../lib/operations/status';
 import type { Balance, BotStatus } from '../../lib/types';
 
 const bot = (overrides: Partial<BotStatus>): BotStatus => ({

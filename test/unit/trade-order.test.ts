@@ -1,5 +1,5 @@
-import { mergeNewestFirst } from '../../lib/trades';
-import { accountOfOrderKey, isOrderKey, orderKey, tradeItem, tradeListing, toTrade } from '../../lib/trades-table';
+import { mergeNewestFirst } from '../../lib/operations/trades';
+import { accountOfOrderKey, isOrderKey, orderKey, tradeItem, tradeListing, toTrade } from '../../lib/store/trades-table';
 import type { Trade } from '../../lib/types';
 import { generateDataset } from '../../scripts/support/dataset';
 import { compareNewestFirst } from '../support/expected';

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { encodeScope } from './access';
-import { invalidParameter } from './errors';
-import type { Principal } from './types';
+import { encodeScope } from '../access';
+import { invalidParameter } from '../errors';
+import type { Principal } from '../types';
 
 /**
  * Pagination cursors. A cursor carries only the position of the last trade returned (its order key); it is

@@ -1,8 +1,8 @@
 import { accountKey, compareIds, readAccountScopedItems } from './accounts-table';
-import { config } from './config';
-import { sumDecimals } from './decimal';
+import { config } from '../config';
+import { sumDecimals } from '../decimal';
 import { getItem, type Item } from './dynamodb';
-import type { Balance, Principal, Total } from './types';
+import type { Balance, Principal, Total } from '../types';
 
 /** Keys of the balances table: one item per account, keyed like the accounts table. */
 export const balanceKey = accountKey;

@@ -1,10 +1,10 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { decodeScope, EVERYONE, NOBODY } from './access';
-import { config } from './config';
-import { HTTP, HttpProblem, unauthorized } from './errors';
+import { decodeScope, EVERYONE, NOBODY } from '../access';
+import { config } from '../config';
+import { HTTP, HttpProblem, unauthorized } from '../errors';
 import { type ParameterParsers, type ParsedQuery, parseQuery } from './params';
-import type { Principal } from './types';
+import type { Principal } from '../types';
 
 /**
  * The one composition of middleware every function goes through: it reads typed input from the API Gateway

@@ -1,11 +1,11 @@
-import { canSee, requireVisibleAccount } from './access';
-import { getAccountItem } from './accounts-table';
-import { config } from './config';
-import { decodeCursor, encodeCursor, type CursorBinding } from './cursor';
-import { accountNotFound, invalidParameter } from './errors';
-import { DEFAULT_LIMIT, type TRADE_QUERY, type ParsedQuery } from './params';
-import { accountOfOrderKey, isOrderKey, orderKey, readTrades, tradeListing, type TradeFilter } from './trades-table';
-import type { Principal, Trade, TradePage } from './types';
+import { canSee, requireVisibleAccount } from '../access';
+import { getAccountItem } from '../store/accounts-table';
+import { config } from '../config';
+import { decodeCursor, encodeCursor, type CursorBinding } from '../http/cursor';
+import { accountNotFound, invalidParameter } from '../errors';
+import { DEFAULT_LIMIT, type TRADE_QUERY, type ParsedQuery } from '../http/params';
+import { accountOfOrderKey, isOrderKey, orderKey, readTrades, tradeListing, type TradeFilter } from '../store/trades-table';
+import type { Principal, Trade, TradePage } from '../types';
 
 export type TradeQuery = ParsedQuery<typeof TRADE_QUERY>;
 

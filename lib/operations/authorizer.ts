@@ -1,6 +1,6 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { encodeScope } from './access';
-import { apiKeyOf, findApiKey } from './api-keys-table';
+import { encodeScope } from '../access';
+import { apiKeyOf, findApiKey } from '../store/api-keys-table';
 
 /**
  * The API Gateway REQUEST authorizer. Unknown or missing key: "Unauthorized" (API Gateway answers 401); disabled

@@ -12,8 +12,8 @@ import {
   ScanCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { config } from './config';
-import { serviceUnavailable } from './errors';
+import { config } from '../config';
+import { serviceUnavailable } from '../errors';
 
 export type Item = Record<string, unknown>;
 

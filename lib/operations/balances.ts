@@ -1,7 +1,7 @@
-import { requireVisibleAccount } from './access';
-import { getBalance, listBalances, oldestUpdate, totalBalances } from './balances-table';
-import { accountNotFound } from './errors';
-import type { Balance, Principal, Total } from './types';
+import { requireVisibleAccount } from '../access';
+import { getBalance, listBalances, oldestUpdate, totalBalances } from '../store/balances-table';
+import { accountNotFound } from '../errors';
+import type { Balance, Principal, Total } from '../types';
 
 export interface AllBalances {
   accounts: Balance[];

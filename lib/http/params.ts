@@ -1,5 +1,5 @@
-import { invalidParameters, type ParameterError } from './errors';
-import type { TradeStatus } from './types';
+import { invalidParameters, type ParameterError } from '../errors';
+import type { TradeStatus } from '../types';
 
 /**
  * Query-string parsing. Each operation lists the parameters it accepts with a parser for one value; anything

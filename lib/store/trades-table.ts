@@ -1,7 +1,7 @@
-import { TRADE_INDEXES } from '../resources/tables';
-import { config } from './config';
+import { TRADE_INDEXES } from '../../resources/tables';
+import { config } from '../config';
 import { type Item, queryItems } from './dynamodb';
-import type { Trade, TradeStatus } from './types';
+import type { Trade, TradeStatus } from '../types';
 
 /**
  * Keys of the trades table: the only place that builds them.

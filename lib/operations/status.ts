@@ -1,10 +1,10 @@
-import { ALL_ACCOUNTS, requireVisibleAccount } from './access';
-import { accountKey, toBotStatus } from './accounts-table';
-import { balanceKey, toBalance } from './balances-table';
-import { config } from './config';
-import { batchGetItems } from './dynamodb';
-import { accountNotFound, notFound } from './errors';
-import type { AccountStatus, BotStatus, Principal } from './types';
+import { ALL_ACCOUNTS, requireVisibleAccount } from '../access';
+import { accountKey, toBotStatus } from '../store/accounts-table';
+import { balanceKey, toBalance } from '../store/balances-table';
+import { config } from '../config';
+import { batchGetItems } from '../store/dynamodb';
+import { accountNotFound, notFound } from '../errors';
+import type { AccountStatus, BotStatus, Principal } from '../types';
 
 /**
  * The status a client sees: the bot's own report, plus whether it is stale (running, yet silent for longer than

@@ -1,6 +1,6 @@
-import { config } from './config';
+import { config } from '../config';
 import { batchGetItems, getItem, type Item, scanAll } from './dynamodb';
-import type { Account, BotStatus, Principal } from './types';
+import type { Account, BotStatus, Principal } from '../types';
 
 /**
  * Keys of the accounts table (one item per account: its profile and what the bot last reported about itself).

@@ -1,8 +1,8 @@
-import { accountKey } from './accounts-table';
-import { config } from './config';
-import { getItem } from './dynamodb';
-import { HTTP } from './errors';
-import { Reply } from './http';
+import { accountKey } from '../store/accounts-table';
+import { config } from '../config';
+import { getItem } from '../store/dynamodb';
+import { HTTP } from '../errors';
+import { Reply } from '../http/handler';
 
 export const SERVICE_NAME = 'Trading Bot API';
 export const SERVICE_VERSION = '1.0';
