@@ -13,16 +13,29 @@ export function canSee(principal: Principal, accountId: string): boolean {
 }
 
 /**
- * The authorizer passes the key's scope to the functions as a string (API Gateway context values are scalars):
- * `*` or a comma-separated list of account ids.
+ * A key's accounts as a set: sorted, each once. A repeated account would otherwise reach BatchGetItem twice (which
+ * DynamoDB refuses) and a merged listing twice (every trade shown twice).
  */
-export function encodeScope(accounts: '*' | readonly string[]): string {
-  return accounts === '*' ? '*' : [...accounts].sort().join(',');
+export function accountSet(accounts: readonly string[]): string[] {
+  return [...new Set(accounts)].sort(compareIds);
 }
 
-/** Inverse of `encodeScope`. */
+/**
+ * The authorizer passes the key's scope to the functions as a string (API Gateway context values are scalars):
+ * `*` or a comma-separated list of account ids, each once.
+ */
+export function encodeScope(accounts: '*' | readonly string[]): string {
+  return accounts === '*' ? '*' : accountSet(accounts).join(',');
+}
+
+/** Inverse of `encodeScope`; a repeated account is read once, whoever wrote the scope. */
 export function decodeScope(scope: string): '*' | string[] {
-  return scope === '*' ? '*' : scope.split(',').filter(Boolean);
+  return scope === '*' ? '*' : accountSet(scope.split(',').filter(Boolean));
+}
+
+/** Orders ids by UTF-16 code units, the same way for every list the API sorts by id. */
+export function compareIds(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 const ACCOUNT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;

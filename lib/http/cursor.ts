@@ -5,8 +5,9 @@ import type { Principal } from '../types';
 
 /**
  * Pagination cursors. A cursor carries only the position of the last trade returned (its order key); it is
- * signed with HMAC-SHA-256 over that position and everything the listing depends on (scope, filters, the key's
- * accounts), so a cursor that was altered, or replayed against another account, filter or key, fails to verify.
+ * signed with HMAC-SHA-256 over that position and everything the listing depends on (scope, filters, the API key
+ * that received it and its accounts), so a cursor that was altered, or replayed against another account, filter or
+ * key (even one with the same accounts, or after its own key was revoked), fails to verify.
  */
 export interface CursorBinding {
   /** An account id, or `all`. */
@@ -16,11 +17,11 @@ export interface CursorBinding {
   principal: Principal;
 }
 
-const VERSION = 'v1';
+const VERSION = 'v2';
 const MAX_LENGTH = 512;
 
 function bindingText(binding: CursorBinding): string {
-  return [VERSION, binding.scope, binding.status ?? '*', binding.instrument ?? '*', encodeScope(binding.principal.accounts)].join('\n');
+  return [VERSION, binding.scope, binding.status ?? '*', binding.instrument ?? '*', encodeScope(binding.principal.accounts), binding.principal.keyId ?? ''].join('\n');
 }
 
 function sign(position: string, binding: CursorBinding, secret: string): Buffer {
@@ -44,6 +45,9 @@ export function decodeCursor(cursor: string, binding: CursorBinding, secret: str
   if (!match) throw invalid;
   const position = Buffer.from(match[1], 'base64url').toString('utf8');
   const given = Buffer.from(match[2], 'base64url');
+  // base64url lets the last character carry unused low bits, so several texts decode to the same bytes; only the
+  // text this API issued is a cursor.
+  if (Buffer.from(position, 'utf8').toString('base64url') !== match[1] || given.toString('base64url') !== match[2]) throw invalid;
   const expected = sign(position, binding, secret);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid;
   return position;

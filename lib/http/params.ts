@@ -17,6 +17,15 @@ function reject(message: string): never {
   throw new ParameterRejection(message);
 }
 
+/** At most this many bad parameters are described: an error body stays small whatever the request holds. */
+export const MAX_REPORTED_ERRORS = 10;
+const MAX_NAME_LENGTH = 64;
+
+/** A parameter's name as an error names it: client text, so only its start. */
+function shownName(name: string): string {
+  return name.length > MAX_NAME_LENGTH ? `${name.slice(0, MAX_NAME_LENGTH)}…` : name;
+}
+
 /** Parses the raw (possibly repeated) query parameters against `parsers`. */
 export function parseQuery<P extends ParameterParsers>(
   parsers: P,
@@ -28,7 +37,7 @@ export function parseQuery<P extends ParameterParsers>(
     if (!Object.hasOwn(parsers, name)) {
       const known = Object.keys(parsers);
       errors.push({
-        parameter: name,
+        parameter: shownName(name),
         message: known.length ? `is not a parameter of this operation (accepted: ${known.join(', ')})` : 'this operation takes no parameters',
       });
     } else if (values.length !== 1) {
@@ -43,6 +52,10 @@ export function parseQuery<P extends ParameterParsers>(
         errors.push({ parameter: name, message: error.message });
       }
     }
+  }
+  if (errors.length > MAX_REPORTED_ERRORS) {
+    const more = errors.length - (MAX_REPORTED_ERRORS - 1);
+    errors.splice(MAX_REPORTED_ERRORS - 1, Infinity, { parameter: '…', message: `and ${more} more bad parameters` });
   }
   if (errors.length) throw invalidParameters(errors);
   return parsed as ParsedQuery<P>;

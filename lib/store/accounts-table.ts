@@ -1,3 +1,4 @@
+import { accountSet, compareIds } from '../access';
 import { config } from '../config';
 import { batchGetItems, getItem, type Item, scanAll } from './dynamodb';
 import type { Account, BotStatus, Principal } from '../types';
@@ -52,7 +53,7 @@ export async function getAccountItem(accountId: string): Promise<Item | undefine
  */
 export async function readAccountScopedItems(table: string, principal: Principal): Promise<Item[]> {
   if (principal.accounts === '*') return scanAll(table);
-  const results = await batchGetItems({ [table]: principal.accounts.map(accountKey) });
+  const results = await batchGetItems({ [table]: accountSet(principal.accounts).map(accountKey) });
   return results[table];
 }
 
@@ -60,9 +61,4 @@ export async function readAccountScopedItems(table: string, principal: Principal
 export async function listAccounts(principal: Principal): Promise<Account[]> {
   const items = await readAccountScopedItems(config.tables.accounts, principal);
   return items.map(toAccount).sort((a, b) => compareIds(a.id, b.id));
-}
-
-/** Orders ids by UTF-16 code units, the same way for every list the API sorts by id. */
-export function compareIds(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { accountSet } from '../access';
 import { config } from '../config';
 import { getItem, type Item } from './dynamodb';
 
@@ -25,10 +26,16 @@ export function hashApiKey(key: string): string {
 }
 
 /** A new random key and the record to store for it (the key itself is shown once and never stored). */
-export function newApiKey(accounts: '*' | string[], label: string, now = new Date()): { key: string; record: ApiKeyRecord } {
+export function newApiKey(accounts: '*' | readonly string[], label: string, now = new Date()): { key: string; record: ApiKeyRecord } {
   const keyId = randomBytes(8).toString('hex');
   const key = `tbk_${keyId}_${randomBytes(32).toString('base64url')}`;
-  return { key, record: { keyId, keyHash: hashApiKey(key), accounts, label, createdAt: now.toISOString(), disabled: false } };
+  const scope = accounts === '*' ? '*' : accountSet(accounts);
+  return { key, record: { keyId, keyHash: hashApiKey(key), accounts: scope, label, createdAt: now.toISOString(), disabled: false } };
+}
+
+/** The key id inside a whole key (`tbk_<keyId>_<secret>`), or undefined when `text` is not shaped like a key. */
+export function keyIdOf(text: string): string | undefined {
+  return KEY.exec(text)?.[1];
 }
 
 /** The table key of a key id. */
@@ -41,15 +48,14 @@ export function apiKeyItem(record: ApiKeyRecord): Item {
   return { ...apiKeyKey(record.keyId), ...record };
 }
 
-/** The API key a request carries: `x-api-key`, or else `Authorization: Bearer <key>` (header names in any case). */
+/**
+ * The API key a request carries: the `x-api-key` header (name in any case), and nowhere else. It is API Gateway's
+ * identity source, which is what its authorizer cache is keyed on; a key sent any other way would work in one place
+ * and not another.
+ */
 export function apiKeyOf(headers: Record<string, string | undefined> | null | undefined): string | undefined {
-  let bearer: string | undefined;
-  for (const [name, value] of Object.entries(headers ?? {})) {
-    const header = name.toLowerCase();
-    if (header === 'x-api-key' && value) return value.trim();
-    if (header === 'authorization' && value) bearer = /^Bearer\s+(\S+)\s*$/i.exec(value)?.[1];
-  }
-  return bearer;
+  const entry = Object.entries(headers ?? {}).find(([name, value]) => name.toLowerCase() === 'x-api-key' && value);
+  return entry?.[1]?.trim();
 }
 
 /** The record of `key` when it is a well-formed key whose hash matches a stored one; `undefined` otherwise. */

@@ -1,4 +1,5 @@
-import { accountKey, compareIds, readAccountScopedItems } from './accounts-table';
+import { compareIds } from '../access';
+import { accountKey, readAccountScopedItems } from './accounts-table';
 import { config } from '../config';
 import { sumDecimals } from '../decimal';
 import { getItem, type Item } from './dynamodb';

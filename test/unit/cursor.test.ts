@@ -28,6 +28,7 @@ describe('cursors', () => {
     rejects(() => decodeCursor(cursor, { ...BINDING, status: undefined }, SECRET));
     rejects(() => decodeCursor(cursor, { ...BINDING, instrument: 'EUR_USD' }, SECRET));
     rejects(() => decodeCursor(cursor, { ...BINDING, principal: { accounts: ['primary-usd'] } }, SECRET));
+    rejects(() => decodeCursor(cursor, { ...BINDING, principal: { accounts: '*', keyId: 'another-key' } }, SECRET));
     rejects(() => decodeCursor(cursor, BINDING, `${SECRET}-rotated`));
   });
 
@@ -40,5 +41,31 @@ describe('cursors', () => {
     rejects(() => decodeCursor(`${payload}x.${signature}`, BINDING, SECRET));
     rejects(() => decodeCursor('not-a-cursor', BINDING, SECRET));
     rejects(() => decodeCursor(`${'A'.repeat(600)}.${signature}`, BINDING, SECRET));
+  });
+
+  it('is bound to the key that received it, not only to its accounts', () => {
+    const mine = { ...BINDING, principal: { accounts: ['primary-usd'], keyId: 'aaaaaaaaaaaaaaaa' } };
+    const cursor = encodeCursor(POSITION, mine, SECRET);
+    expect(decodeCursor(cursor, mine, SECRET)).toBe(POSITION);
+    rejects(() => decodeCursor(cursor, { ...mine, principal: { accounts: ['primary-usd'], keyId: 'bbbbbbbbbbbbbbbb' } }, SECRET));
+  });
+
+  it('refuses every text but the one issued, even where base64url decodes to the same bytes', () => {
+    const cursor = encodeCursor(POSITION, BINDING, SECRET);
+    const [payload, signature] = cursor.split('.');
+    // The signature's 43rd character carries 2 unused bits: its neighbours in the alphabet decode to the same bytes.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = alphabet.indexOf(signature[42]);
+    const twins = [1, 2, 3].map((bits) => `${signature.slice(0, 42)}${alphabet[(last & ~3) | ((last + bits) & 3)]}`);
+    for (const twin of twins) {
+      expect(Buffer.from(twin, 'base64url').equals(Buffer.from(signature, 'base64url'))).toBe(true);
+      rejects(() => decodeCursor(`${payload}.${twin}`, BINDING, SECRET));
+    }
+    if (payload.length % 4 !== 0) {
+      const end = alphabet.indexOf(payload[payload.length - 1]);
+      const unused = payload.length % 4 === 2 ? 15 : 3;
+      const twin = `${payload.slice(0, -1)}${alphabet[(end & ~unused) | ((end + 1) & unused)]}`;
+      rejects(() => decodeCursor(`${twin}.${signature}`, BINDING, SECRET));
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { HttpProblem } from '../../lib/errors';
-import { NO_QUERY, parseInstrument, parseLimit, parseQuery, parseStatus, TRADE_QUERY } from '../../lib/http/params';
+import { MAX_REPORTED_ERRORS, NO_QUERY, parseInstrument, parseLimit, parseQuery, parseStatus, TRADE_QUERY } from '../../lib/http/params';
 
 function problemOf(run: () => unknown): HttpProblem {
   try {
@@ -56,4 +56,20 @@ describe('parseInstrument', () => {
 describe('parseStatus', () => {
   it.each([['open', 'open'], ['CLOSED', 'closed'], ['All', 'all']])('%s is %s', (raw, status) => expect(parseStatus(raw)).toBe(status));
   it.each(['opened', 'any', '*'])('refuses %j', (raw) => expect(() => parseStatus(raw)).toThrow('must be one of'));
+});
+
+describe('an error body stays small', () => {
+  it('1,000 unknown parameters with long names are reported as ten entries of bounded size', () => {
+    const raw = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`unknown-${i}-${'x'.repeat(200)}`, ['1']]));
+    let problem: HttpProblem | undefined;
+    try {
+      parseQuery(TRADE_QUERY, raw);
+    } catch (error) {
+      problem = error as HttpProblem;
+    }
+    expect(problem?.errors).toHaveLength(MAX_REPORTED_ERRORS);
+    expect(problem?.errors?.[MAX_REPORTED_ERRORS - 1]).toEqual({ parameter: '…', message: 'and 991 more bad parameters' });
+    for (const error of problem!.errors!.slice(0, -1)) expect(error.parameter.length).toBeLessThanOrEqual(65);
+    expect(JSON.stringify({ detail: problem!.detail, errors: problem!.errors }).length).toBeLessThan(4096);
+  });
 });
