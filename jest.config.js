@@ -1,11 +1,14 @@
-// Three projects, as in aws-samples' serverless-test-samples: unit (pure logic), integration (handlers against
-// dynalite through the real SDK) and e2e (serverless offline over HTTP).
+// Projects as in aws-samples' serverless-test-samples: unit (pure logic), integration (handlers against DynamoDB
+// Local through the real SDK) and e2e (serverless offline over HTTP), plus the packaged template and the bench.
 const transform = { '\\.[cm]?[jt]s$': '<rootDir>/test/support/esbuild-transform.js' };
 // middy ships ES modules only; esbuild turns them into CommonJS for jest like our own sources.
 const transformIgnorePatterns = ['/node_modules/(?!@middy/)'];
 const common = { transform, transformIgnorePatterns, testEnvironment: 'node', setupFiles: ['<rootDir>/test/support/quiet-sdk.js'] };
 
 module.exports = {
+  // One DynamoDB Local for the run; each test file creates tables of its own in it.
+  globalSetup: '<rootDir>/test/support/global-setup.cjs',
+  globalTeardown: '<rootDir>/test/support/global-teardown.cjs',
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'], setupFiles: [...common.setupFiles, '<rootDir>/test/support/unit-env.js'] },
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'] },

@@ -3,32 +3,35 @@
  *
  *  1. Builds every function with the deploy esbuild settings and times its import against a DocumentClient-only
  *     baseline (first, while nothing else runs on the machine).
- *  2. Loads a deterministic dataset (N accounts × M trades) into one in-memory dynalite, and a 1,000-trade dataset
- *     over the same accounts into another, with BatchWriteItem (scripts/support/load-data).
+ *  2. Starts DynamoDB Local in memory and loads a deterministic dataset (N accounts × M trades) into one stage's
+ *     tables, and a 1,000-trade dataset over the same accounts into another's, with BatchWriteItem
+ *     (scripts/support/load-data).
  *  3. For each query, a worker process per dataset invokes the real handler in-process and the raw SDK floor, and
  *     meters items read and capacity. The two datasets are measured query by query, alternately, in several passes
  *     over the list whose samples are pooled, so drift or a stall of the machine does not bias one query or ratio.
  *  4. Peak RSS of a node process serving 100 pages of limit=500 through the bundled all-trades function.
- *  5. autocannon against `serverless offline` on a trade listing and on the health check.
+ *  5. autocannon against the local API (`npm start`'s gateway and serverless offline) on a trade listing and on the
+ *     health check, then 50 connections on the listing while the memory of serverless offline is sampled.
  *  6. Prints the tables and the targets, writes the JSON results.
  *
  * Exit status is non-zero only when something could not be measured; missed targets are reported, not thrown.
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import tables from '../resources/tables.js';
 import { type Dataset, generateDataset } from '../scripts/support/dataset';
+import { DYNAMODB_LOCAL, type LocalDb, startDynamoDbLocal } from '../scripts/support/dynamodb-local';
 import { adminClient, ensureTables, LOCAL_AWS_ENV, localFunctionEnv } from '../scripts/support/local-db';
-import type { Offline } from '../scripts/support/offline';
+import type { LocalApi } from '../scripts/support/local-stack';
 import { buildBundles, measureImports } from './bundles';
-import { type Child, startChild } from './child-rpc';
+import { startChild } from './child-rpc';
 import { type HttpResults, measureHttp } from './http-load';
 import { pool, type QueryPass } from './measurement';
-import { type BenchOptions, parseOptions, ROOT, SEED, STAGE } from './options';
+import { type BenchOptions, parseOptions, ROOT, SEED, SMALL_STAGE, STAGE } from './options';
 import { note, progress } from './progress';
 import { benchQueries, DEEP_LIMIT } from './queries';
 import { judge, perOperation, printReport, queryRow } from './report';
@@ -50,9 +53,9 @@ async function cleanUp(): Promise<void> {
 
 let cursorSecret = '';
 
-/** The environment of a process that runs the functions against `endpoint` (lib/config reads it at load). */
-function functionEnv(endpoint: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...localFunctionEnv(STAGE, endpoint, cursorSecret), AUTH_MODE: 'off' };
+/** The environment of a process that runs the functions against `stage`'s tables (lib/config reads it at load). */
+function functionEnv(endpoint: string, stage: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...localFunctionEnv(stage, endpoint, cursorSecret), AUTH_MODE: 'off' };
   // Plain `node` children must not inherit a loader or flags from whoever started the bench.
   delete env.NODE_OPTIONS;
   return env;
@@ -61,27 +64,42 @@ function functionEnv(endpoint: string): NodeJS.ProcessEnv {
 interface LoadedDb {
   label: string;
   endpoint: string;
-  server: Child;
+  stage: string;
   trades: number;
   loadSeconds: number;
-  memory: { rssMb: number; heapMb: number; externalMb: number };
+}
+
+/** Resident memory (MB) of a process and every process below it, from /proc. */
+export function treeRssMb(pid: number): number {
+  const children = new Map<number, number[]>();
+  const rss = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const status = readFileSync(`/proc/${entry}/status`, 'utf8');
+      const parent = Number(/^PPid:\s+(\d+)/m.exec(status)?.[1]);
+      rss.set(Number(entry), Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0));
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const total = (id: number): number => (rss.get(id) ?? 0) + (children.get(id) ?? []).reduce((sum, child) => sum + total(child), 0);
+  return round(total(pid) / 1024, 1);
 }
 
 /**
- * Starts a dynalite child and writes `dataset` into it. Trades go in chunks so that at a million trades the
- * DynamoDB items of only one chunk exist at a time beside the generated trades.
+ * Creates `stage`'s tables in the bench's DynamoDB Local and writes `dataset` into them. Trades go in chunks so that
+ * at a million trades the DynamoDB items of only one chunk exist at a time beside the generated trades.
  */
-async function loadDatabase(label: string, dataset: Dataset): Promise<LoadedDb> {
+async function loadDatabase(db: LocalDb, stage: string, label: string, dataset: Dataset): Promise<LoadedDb> {
   const trades = dataset.trades.length;
-  // dynalite keeps its index trees on the heap (measured ~2.4 KB per trade at 100k, beside ~14 KB of RSS mostly in
-  // buffers): room for a million trades, which the default heap limit would not hold.
-  const heapMb = Math.min(Math.floor((totalmem() / 2 ** 20) * 0.75), 1024 + Math.ceil(trades / 200));
-  const server = startChild(join(ROOT, 'bench', 'dynalite-server.ts'), { ...process.env, ...LOCAL_AWS_ENV }, [`--max-old-space-size=${heapMb}`]);
-  cleanups.push(() => server.close());
-  const { endpoint } = (await server.ready) as { endpoint: string };
+  const { endpoint } = db;
   const client = adminClient(endpoint);
+  // load-data reads the table names from lib/config, loaded once: the small stage's are passed through explicitly.
+  const tableNames = tables.tableEnvironment(stage);
   try {
-    await ensureTables(client, STAGE);
+    await ensureTables(client, stage);
     const { datasetItems, writeItems } = await import('../scripts/support/load-data');
     const total = dataset.accounts.length * 2 + trades;
     const bar = progress(`load ${label}`, total);
@@ -90,7 +108,7 @@ async function loadDatabase(label: string, dataset: Dataset): Promise<LoadedDb> 
     let written = 0;
     for (let start = 0; start === 0 || start < trades; start += CHUNK) {
       const part: Dataset = { accounts: start === 0 ? dataset.accounts : [], trades: dataset.trades.slice(start, start + CHUNK) };
-      const items = datasetItems(part);
+      const items = datasetItems(part, { accounts: tableNames.ACCOUNTS_TABLE, balances: tableNames.BALANCES_TABLE, trades: tableNames.TRADES_TABLE });
       const base = written;
       await writeItems(client, items, (done) => bar.update(base + done));
       written += Object.values(items).reduce((sum, list) => sum + list.length, 0);
@@ -98,8 +116,7 @@ async function loadDatabase(label: string, dataset: Dataset): Promise<LoadedDb> 
     bar.update(written);
     bar.finish();
     const loadSeconds = round((Date.now() - started) / 1000, 1);
-    const memory = await server.call<LoadedDb['memory']>({ type: 'memory' });
-    return { label, endpoint, server, trades, loadSeconds, memory };
+    return { label, endpoint, stage, trades, loadSeconds };
   } finally {
     client.destroy();
   }
@@ -114,7 +131,7 @@ async function peakRss(db: LoadedDb, bundleFile: string, pages: number) {
   const { stdout } = await run(
     process.execPath,
     [join(ROOT, 'bench', 'serve-pages.cjs'), bundleFile, join(ROOT, 'events', 'all-trades.json'), String(pages), String(DEEP_LIMIT)],
-    { env: functionEnv(db.endpoint), cwd: ROOT, maxBuffer: 2 ** 20 },
+    { env: functionEnv(db.endpoint, db.stage), cwd: ROOT, maxBuffer: 2 ** 20 },
   );
   const report = JSON.parse(stdout) as { pages: number; trades: number; restarts: number; maxRssKb: number; heapUsedMb: number };
   return { peakRssMb: round(report.maxRssKb / 1024, 1), pages: report.pages, limit: DEEP_LIMIT, trades: report.trades, function: 'all-trades', heapUsedMb: round(report.heapUsedMb, 1) };
@@ -143,29 +160,31 @@ async function main(options: BenchOptions): Promise<void> {
     const built = await buildBundles(work);
     const bar = progress('bundles: import samples', built.length * options.importSamples, 'samples');
     // No database is needed to load a bundle; the configuration still has to be valid.
-    const rows = await measureImports(built, options.importSamples, functionEnv('http://127.0.0.1:9'), (done) => bar.update(done));
+    const rows = await measureImports(built, options.importSamples, functionEnv('http://127.0.0.1:9', STAGE), (done) => bar.update(done));
     bar.finish();
     return { bundles: built, bundleRows: rows };
   });
 
-  // 2. Datasets.
+  // 2. Datasets, in one DynamoDB Local: two stages, so two sets of tables.
+  const db = await startDynamoDbLocal({ log: note });
+  cleanups.push(() => db.close());
   const { full, small, account, instrument } = await phase('load', async () => {
     const fullDataset = generateDataset({ tradeCounts: Array(options.accounts).fill(options.tradesPerAccount), seed: SEED });
     const account = fullDataset.accounts[0].account.id;
     // An instrument the chosen account has an open trade in, so status=open&instrument=… pages are not empty.
     const accountTrades = fullDataset.trades.filter((trade) => trade.accountId === account);
     const instrument = (accountTrades.find((trade) => trade.status === 'open') ?? accountTrades[0])?.instrument ?? 'EUR_USD';
-    const full = await loadDatabase(`${options.accounts}×${options.tradesPerAccount}`, fullDataset);
+    const full = await loadDatabase(db, STAGE, `${options.accounts}×${options.tradesPerAccount}`, fullDataset);
     const smallDataset = generateDataset({ tradeCounts: spread(options.smallTrades, options.accounts), seed: SEED });
-    const small = await loadDatabase(`1k (${options.smallTrades} over ${options.accounts} accounts)`, smallDataset);
+    const small = await loadDatabase(db, SMALL_STAGE, `1k (${options.smallTrades} over ${options.accounts} accounts)`, smallDataset);
     return { full, small, account, instrument };
   });
 
   // 3. Queries: both datasets, alternately, query by query.
   const measured = await phase('queries', async () => {
     const specs = benchQueries(account, instrument, options.deepPages);
-    const workers = [full, small].map((db) => {
-      const worker = startChild(join(ROOT, 'bench', 'query-worker.ts'), functionEnv(db.endpoint), ['--expose-gc']);
+    const workers = [full, small].map((loaded) => {
+      const worker = startChild(join(ROOT, 'bench', 'query-worker.ts'), functionEnv(loaded.endpoint, loaded.stage), ['--expose-gc']);
       cleanups.push(() => worker.close());
       return worker;
     });
@@ -173,7 +192,7 @@ async function main(options: BenchOptions): Promise<void> {
     note(`queries: ${specs.length} per dataset; following cursors for the deep pages`);
     await Promise.all(workers.map((worker) => worker.call({ type: 'prepare', queries: specs })));
     // Several passes over the whole list, each query's samples pooled over them: a disturbance lasting seconds
-    // (another process, a major GC in a large dynalite) hits a part of each query's samples, not all of one query's.
+    // (another process, a stall of the database) hits a part of each query's samples, not all of one query's.
     const { passes } = options.reps;
     const bar = progress('queries', specs.length * passes, 'query passes (both datasets)');
     const collected = new Map(specs.map((spec) => [spec.id, { reps: undefined as number | undefined, full: [] as QueryPass[], small: [] as QueryPass[] }]));
@@ -197,7 +216,7 @@ async function main(options: BenchOptions): Promise<void> {
     await Promise.all(workers.map((worker) => worker.close()));
     return pairs;
   });
-  await small.server.close();
+  const dbRssMb = treeRssMb(db.process.child.pid!);
 
   // 4. Peak RSS of a warm function serving many large pages.
   const rss = await phase('peakRss', () => {
@@ -211,14 +230,16 @@ async function main(options: BenchOptions): Promise<void> {
     http = await phase('http', () =>
       measureHttp({
         endpoint: full.endpoint,
+        stage: STAGE,
         cursorSecret,
         account,
         ...options.http,
-        onOffline: (offline: Offline) => cleanups.push(() => offline.stop()),
+        onStarted: (api: LocalApi) => cleanups.push(() => api.stop()),
+        rssOf: treeRssMb,
       }),
     );
   }
-  await full.server.close();
+  await db.close();
 
   // 6. Report.
   const rows = measured.map(({ full: fullRow, small: smallRow }) => queryRow(fullRow, smallRow));
@@ -247,7 +268,8 @@ async function main(options: BenchOptions): Promise<void> {
     loadSeconds: full.loadSeconds,
     smallLoadSeconds: small.loadSeconds,
     loadItemsPerSecond: round((full.trades + options.accounts * 2) / full.loadSeconds, 0),
-    dynaliteMemoryAfterLoad: full.memory,
+    engine: `DynamoDB Local ${DYNAMODB_LOCAL.version} in memory`,
+    databaseRssMbAfterQueries: dbRssMb,
     quick: options.quick,
     repetitions: options.reps,
     importSamples: options.importSamples,

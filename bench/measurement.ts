@@ -1,7 +1,7 @@
 /**
  * What the query worker reports to the bench. The worker returns the raw samples of one pass over one query; the
  * bench pools the passes of a query (spread over the whole run) before taking percentiles, so a transient
- * disturbance of the machine (another process, a major GC of a large dynalite) touches only part of a query's samples.
+ * disturbance of the machine (another process, a stall of the database) touches only part of a query's samples.
  */
 import type { Operation, QuerySpec } from './queries';
 import { mean, percentile, round } from './stats';

@@ -8,8 +8,11 @@ import type { RepetitionSettings } from './measurement';
 
 export const ROOT = join(__dirname, '..');
 
-/** The stage whose tables the bench creates in its dynalites (and that serverless offline runs as). */
+/** The stage whose tables hold the full dataset (and that serverless offline runs as). */
 export const STAGE = 'bench';
+
+/** The stage whose tables hold the 1,000-trade dataset of the scale comparison. */
+export const SMALL_STAGE = 'benchsmall';
 
 /** One seed for every dataset, so two runs measure the same data. */
 export const SEED = 20261121;
@@ -30,7 +33,7 @@ export interface BenchOptions {
   importSamples: number;
   /** Pages of limit=500 the peak-RSS process serves. */
   rssPages: number;
-  http: { durationS: number; connections: number; warmupRequests: number };
+  http: { durationS: number; connections: number; warmupRequests: number; concurrent: { connections: number; durationS: number } };
 }
 
 const USAGE = `Usage: npm run bench -- [options]
@@ -82,6 +85,8 @@ export function parseOptions(argv: string[]): BenchOptions {
     deepPages: 20,
     importSamples: quick ? 2 : 10,
     rssPages: quick ? 10 : 100,
-    http: quick ? { durationS: 1, connections: 10, warmupRequests: 20 } : { durationS: 10, connections: 10, warmupRequests: 300 },
+    http: quick
+      ? { durationS: 1, connections: 10, warmupRequests: 20, concurrent: { connections: 50, durationS: 2 } }
+      : { durationS: 10, connections: 10, warmupRequests: 300, concurrent: { connections: 50, durationS: 30 } },
   };
 }

@@ -1,5 +1,5 @@
 /**
- * Child process that measures queries against one dynalite (its endpoint and tables come in the environment,
+ * Child process that measures queries against one stage's tables in DynamoDB Local (endpoint and tables come in the environment,
  * which lib/config reads at module load — hence a process per dataset).
  *
  * For each query it times the real handler, invoked in-process with an API Gateway event built from events/*.json,

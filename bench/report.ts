@@ -17,6 +17,8 @@ export const TARGETS = {
   bundleImportRatio: 1.25,
   peakRssMb: 128,
   tradesVsHealthRps: 0.5,
+  /** serverless offline under 50 concurrent connections (it grew past 3 GB with a worker thread per request). */
+  offlineRssMb: 1024,
 };
 
 export interface QueryRow {
@@ -53,7 +55,7 @@ export interface QueryRow {
   };
   scaleRatio: number;
   /**
-   * The same ratio for the raw floor: when it is as high as scaleRatio, the growth is the database's (dynalite),
+   * The same ratio for the raw floor: when it is as high as scaleRatio, the growth is the database's (DynamoDB Local),
    * not the handler's.
    */
   rawScaleRatio: number;
@@ -207,6 +209,12 @@ export function judge(input: {
       pass: share >= TARGETS.tradesVsHealthRps,
       detail: `${http.tradesRps} vs ${http.healthRps} req/s = ${share}×`,
     });
+    const { concurrent } = http;
+    targets.push({
+      target: `${concurrent.connections} connections × ${concurrent.durationS} s: serverless offline ≤ ${TARGETS.offlineRssMb} MB, no 5xx, no errors`,
+      pass: concurrent.offlineRssMb.peak <= TARGETS.offlineRssMb && concurrent.status5xx === 0 && concurrent.errors === 0,
+      detail: `peak ${concurrent.offlineRssMb.peak} MB (start ${concurrent.offlineRssMb.start}, end ${concurrent.offlineRssMb.end}); ${concurrent.requests} requests at ${concurrent.rps} req/s, p99 ${concurrent.p99Ms} ms; ${concurrent.status5xx} 5xx, ${concurrent.status429} 429, ${concurrent.errors} errors`,
+    });
   } else {
     targets.push({ target: `trades req/s ≥ ${TARGETS.tradesVsHealthRps} × health req/s`, pass: null, detail: 'not measured (--skip-http)' });
   }
@@ -313,6 +321,11 @@ export function printReport(results: {
     print(
       `HTTP (serverless offline, autocannon ${http.connections} connections × ${http.durationS} s): ` +
         `trades ${fmt(http.tradesRps, 1)} req/s p99 ${http.tradesP99Ms} ms; health ${fmt(http.healthRps, 1)} req/s p99 ${http.healthP99Ms} ms`,
+    );
+    const { concurrent } = http;
+    print(
+      `HTTP under ${concurrent.connections} connections × ${concurrent.durationS} s: ${fmt(concurrent.rps, 1)} req/s, p99 ${concurrent.p99Ms} ms, ` +
+        `${concurrent.status429} answered 429, ${concurrent.status5xx} 5xx; serverless offline RSS ${concurrent.offlineRssMb.start} → peak ${concurrent.offlineRssMb.peak} MB`,
     );
   } else {
     print('HTTP: skipped (--skip-http)');

@@ -4,7 +4,7 @@
  */
 export interface Config {
   tables: { accounts: string; balances: string; trades: string; apiKeys: string };
-  /** Set only for dynalite (local runs, tests, benchmark); unset in AWS. */
+  /** Set only for DynamoDB Local (local runs, tests, benchmark); unset in AWS. */
   dynamodbEndpoint?: string;
   region: string;
   dynamodb: { connectTimeoutMs: number; requestTimeoutMs: number; maxAttempts: number };

@@ -1,5 +1,5 @@
 // The one definition of every DynamoDB table. serverless.yml deploys it (through `${file()}`), and
-// `npm start`, the tests and the benchmark create the same tables in dynalite from it, so deploy and local
+// `npm start`, the tests and the benchmark create the same tables in DynamoDB Local from it, so deploy and local
 // runs cannot drift apart. Plain CommonJS because the Serverless variable resolver loads it without a compiler.
 'use strict';
 
@@ -106,21 +106,26 @@ module.exports = {
   environment: async ({ resolveVariable }) => tableEnvironment(await resolveVariable('sls:stage')),
 };
 
+const arnOf = (table) => ({ 'Fn::GetAtt': [TABLES[table].logicalId, 'Arn'] });
+
 /**
- * IAM statement that lets the data functions read the data tables and nothing else: GetItem, Query and
- * BatchGetItem on the exact table and index ARNs (the API writes nothing).
+ * IAM statements that let the data functions read the data tables and nothing else: GetItem, Query and BatchGetItem
+ * on the exact table and index ARNs, and Scan on the two small tables that `/api/accounts` and `/api/all/balance`
+ * read whole for a key that sees every account (never on trades). The API writes nothing.
  */
-function dataReadStatement() {
+function dataReadStatements() {
   const resources = [];
   for (const table of ['accounts', 'balances', 'trades']) {
-    const arn = { 'Fn::GetAtt': [TABLES[table].logicalId, 'Arn'] };
+    const arn = arnOf(table);
     resources.push(arn);
     for (const indexName of Object.keys(TABLES[table].indexes || {})) {
       resources.push({ 'Fn::Join': ['/', [arn, 'index', indexName]] });
     }
   }
-  return { Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'], Resource: resources };
+  return [
+    { Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'], Resource: resources },
+    { Effect: 'Allow', Action: ['dynamodb:Scan'], Resource: [arnOf('accounts'), arnOf('balances')] },
+  ];
 }
 
-module.exports.dataReadStatement = dataReadStatement;
-module.exports.dataReadStatements = async () => [dataReadStatement()];
+module.exports.dataReadStatements = async () => dataReadStatements();

@@ -14,12 +14,12 @@ import type { Dataset } from './dataset';
 
 type Requests = NonNullable<BatchWriteCommandInput['RequestItems']>;
 
-/** The items of a dataset, by table name. */
-export function datasetItems(dataset: Dataset): Record<string, Item[]> {
+/** The items of a dataset, by table name (this process's tables unless others are named). */
+export function datasetItems(dataset: Dataset, names: { accounts: string; balances: string; trades: string } = config.tables): Record<string, Item[]> {
   return {
-    [config.tables.accounts]: dataset.accounts.map(({ account, bot }) => accountItem(account, bot)),
-    [config.tables.balances]: dataset.accounts.map(({ balance }) => balanceItem(balance)),
-    [config.tables.trades]: dataset.trades.map(tradeItem),
+    [names.accounts]: dataset.accounts.map(({ account, bot }) => accountItem(account, bot)),
+    [names.balances]: dataset.accounts.map(({ balance }) => balanceItem(balance)),
+    [names.trades]: dataset.trades.map(tradeItem),
   };
 }
 

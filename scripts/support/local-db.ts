@@ -1,37 +1,11 @@
 /**
- * The embedded DynamoDB for `npm start`, the tests and the benchmark: dynalite, spoken to over HTTP by the real
- * AWS SDK. Tables are created from resources/tables.js, the same definition serverless.yml deploys.
+ * Tables and credentials for the local DynamoDB (DynamoDB Local, see dynamodb-local.ts), spoken to over HTTP by the
+ * real AWS SDK. Tables are created from resources/tables.js, the same definition serverless.yml deploys.
  */
-import { once } from 'node:events';
-import type { Server } from 'node:net';
-import { CreateTableCommand, type CreateTableCommandInput, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import dynalite from 'dynalite';
+import { CreateTableCommand, type CreateTableCommandInput, DeleteTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import tables from '../../resources/tables.js';
 
-export interface LocalDb {
-  endpoint: string;
-  port: number;
-  close(): Promise<void>;
-}
-
-/** Starts dynalite on loopback; in memory unless `path` names a folder to keep the data in. */
-export async function startDynalite(options: { port?: number; path?: string } = {}): Promise<LocalDb> {
-  const server: Server = dynalite({ path: options.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  server.listen(options.port ?? 0, '127.0.0.1');
-  await Promise.race([
-    once(server, 'listening'),
-    once(server, 'error').then(([error]) => Promise.reject(error)),
-  ]);
-  const address = server.address();
-  if (!address || typeof address === 'string') throw new Error('dynalite did not report its port');
-  return {
-    endpoint: `http://127.0.0.1:${address.port}`,
-    port: address.port,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
-
-/** Credentials and region dynalite accepts; it checks neither. */
+/** Credentials and region for DynamoDB Local: it checks neither (with -sharedDb, every client sees one database). */
 export const LOCAL_AWS_ENV = {
   AWS_REGION: 'us-east-1',
   AWS_ACCESS_KEY_ID: 'local',
@@ -68,7 +42,18 @@ export async function ensureTables(client: DynamoDBClient, stage: string): Promi
   return created;
 }
 
-/** The environment the functions need to run against dynalite for `stage`. */
+/** Deletes every table of `stage` (a test file's own tables, when it is done). */
+export async function deleteTables(client: DynamoDBClient, stage: string): Promise<void> {
+  await Promise.all(
+    Object.keys(tables.TABLES).map((table) =>
+      client.send(new DeleteTableCommand({ TableName: tables.tableName(stage, table) })).catch((error: Error) => {
+        if (error.name !== 'ResourceNotFoundException') throw error;
+      }),
+    ),
+  );
+}
+
+/** The environment the functions need to run against the local DynamoDB for `stage`. */
 export function localFunctionEnv(stage: string, endpoint: string, cursorSecret: string): Record<string, string> {
   return {
     ...LOCAL_AWS_ENV,
@@ -76,4 +61,20 @@ export function localFunctionEnv(stage: string, endpoint: string, cursorSecret: 
     DYNAMODB_ENDPOINT: endpoint,
     CURSOR_SECRET: cursorSecret,
   };
+}
+
+/** The local ports every command of the project uses, from PORT, DB_PORT and LAMBDA_PORT. */
+export const LOCAL_PORTS = { PORT: 3000, DB_PORT: 8000, LAMBDA_PORT: 3002 } as const;
+
+/** A port from the environment variable `name` (or its default); throws with a message naming it when malformed. */
+export function portFromEnv(name: keyof typeof LOCAL_PORTS, env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return LOCAL_PORTS[name];
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) < 1 || Number(raw) > 65535) throw new Error(`${name} must be a port number from 1 to 65535, got "${raw}"`);
+  return Number(raw);
+}
+
+/** Where `npm start` serves its DynamoDB (DB_PORT), for the keys CLI, the importer, the demo bot and invoke local. */
+export function localDatabaseEndpoint(env: NodeJS.ProcessEnv = process.env): string {
+  return `http://127.0.0.1:${portFromEnv('DB_PORT', env)}`;
 }

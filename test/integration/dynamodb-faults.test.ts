@@ -1,5 +1,5 @@
 /**
- * DynamoDB faults injected on the wire by a proxy between the real SDK and dynalite: every fault ends in the
+ * DynamoDB faults injected on the wire by a proxy between the real SDK and DynamoDB Local: every fault ends in the
  * complete answer or a bounded 503, never a hang, a 5xx of another kind, or a silently shorter list.
  */
 import { generateDataset } from '../../scripts/support/dataset';

@@ -1,5 +1,5 @@
 /**
- * Every operation through its real handler against dynalite, with the events in events/, each response checked
+ * Every operation through its real handler against DynamoDB Local, with the events in events/, each response checked
  * against openapi.yaml.
  */
 import { generateDataset } from '../../scripts/support/dataset';

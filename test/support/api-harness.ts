@@ -1,14 +1,17 @@
 /**
- * Integration harness: a dynalite of this test file's own on a loopback port, the functions' environment pointed
- * at it, and the real handlers invoked in-process with API Gateway events from events/.
+ * Integration harness: tables of this test file's own in the DynamoDB Local that test/support/global-setup.cjs
+ * starts for the run, the functions' environment pointed at them, and the real handlers invoked in-process with
+ * API Gateway events from events/. Each file gets its own stage (table name prefix), so files never see each
+ * other's data and may run in parallel.
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { Dataset } from '../../scripts/support/dataset';
-import { adminClient, ensureTables, type LocalDb, localFunctionEnv, startDynalite } from '../../scripts/support/local-db';
+import { adminClient, deleteTables, ensureTables, localFunctionEnv } from '../../scripts/support/local-db';
 
-export const TEST_STAGE = 'test';
 export const TEST_CURSOR_SECRET = 'test-cursor-secret-0123456789abcdef0123456789';
 const ROOT = join(__dirname, '..', '..');
 
@@ -32,24 +35,44 @@ export interface Response {
 }
 
 export interface Harness {
-  db: LocalDb;
+  /** This file's stage: its tables are `trading-bot-api-<stage>-*`. */
+  stage: string;
+  db: { endpoint: string };
   load(dataset: Dataset): Promise<void>;
   /** Stores a new API key for `accounts` and returns it (revoked when `disabled`). */
   createKey(accounts: '*' | string[], options?: { disabled?: boolean }): Promise<string>;
+  /** Disables a key, as `npm run keys -- revoke` does. */
+  revokeKey(key: string): Promise<void>;
+  /** Writes items as they are into one of this file's tables. */
+  putItems(table: string, items: Record<string, unknown>[]): Promise<void>;
   invoke(name: FunctionName, event: Partial<APIGatewayProxyEvent>): Promise<Response>;
   close(): Promise<void>;
 }
 
+/** The DynamoDB Local of this test run (started by test/support/global-setup.cjs). */
+export function testDatabase(): { endpoint: string } {
+  const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
+  if (!endpoint) throw new Error('TEST_DYNAMODB_ENDPOINT is not set: run the tests with jest, whose global setup starts DynamoDB Local');
+  return { endpoint };
+}
+
+/** A stage name no other test file uses: worker id plus random hex. */
+export function uniqueStage(): string {
+  return `t${process.env.JEST_WORKER_ID ?? '0'}x${randomBytes(4).toString('hex')}`;
+}
+
 /**
- * Starts dynalite and configures the functions. `env` adds or overrides variables (e.g. a fault proxy's endpoint
- * as DYNAMODB_ENDPOINT); it must be called before any module of lib/ is loaded in the test file.
+ * Creates this file's tables and configures the functions. `env` adds or overrides variables (e.g. a fault proxy's
+ * endpoint as DYNAMODB_ENDPOINT); it must be called before any module of lib/ is loaded in the test file.
  */
 export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
-  const db = await startDynalite();
-  Object.assign(process.env, localFunctionEnv(TEST_STAGE, db.endpoint, TEST_CURSOR_SECRET), { AUTH_MODE: 'off', CORS_ALLOWED_ORIGINS: '*' }, env);
+  const db = testDatabase();
+  const stage = uniqueStage();
+  Object.assign(process.env, localFunctionEnv(stage, db.endpoint, TEST_CURSOR_SECRET), { AUTH_MODE: 'off' }, env);
   const client = adminClient(db.endpoint);
-  await ensureTables(client, TEST_STAGE);
+  await ensureTables(client, stage);
   return {
+    stage,
     db,
     load: async (dataset) => {
       const { loadDataset } = await import('../../scripts/support/load-data');
@@ -62,10 +85,20 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
       await writeItems(client, { [process.env.API_KEYS_TABLE!]: [apiKeyItem({ ...record, disabled: options.disabled ?? false })] });
       return key;
     },
+    revokeKey: async (key) => {
+      const { keyIdOf, apiKeyKey } = await import('../../lib/store/api-keys-table');
+      await DynamoDBDocumentClient.from(client).send(
+        new UpdateCommand({ TableName: process.env.API_KEYS_TABLE!, Key: apiKeyKey(keyIdOf(key)!), UpdateExpression: 'SET disabled = :true', ExpressionAttributeValues: { ':true': true } }),
+      );
+    },
+    putItems: async (table, items) => {
+      const { writeItems } = await import('../../scripts/support/load-data');
+      await writeItems(client, { [table]: items });
+    },
     invoke: (name, event) => invoke(name, event),
     close: async () => {
+      await deleteTables(client, stage);
       client.destroy();
-      await db.close();
     },
   };
 }

@@ -1,5 +1,5 @@
 /**
- * A fault-injecting proxy on loopback between the SDK and dynalite, so the SDK's real retry and timeout code runs
+ * A fault-injecting proxy on loopback between the SDK and DynamoDB Local, so the SDK's real retry and timeout code runs
  * against real network behaviour: refused connections, requests that never get an answer, slow answers,
  * throttling errors, Query/Scan pages cut short (as the 1 MB limit does), and BatchGetItem UnprocessedKeys.
  */
@@ -88,7 +88,10 @@ export class FaultProxy {
   }
 
   private createServer(): Server {
-    const server = createServer((req, res) => this.handle(req, res));
+    const server = createServer((req, res) => {
+      // The database may be gone by the time a late request is forwarded: the client sees a dropped connection.
+      this.handle(req, res).catch(() => res.destroy());
+    });
     server.on('connection', (socket) => {
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));

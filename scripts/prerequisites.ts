@@ -1,0 +1,13 @@
+/**
+ * `npm test` checks what the machine must have before anything else runs, and stops with one line naming what is
+ * missing and how to install it: Java for DynamoDB Local.
+ */
+import { checkJava, PrerequisiteError } from './support/dynamodb-local';
+
+try {
+  checkJava();
+} catch (error) {
+  if (!(error instanceof PrerequisiteError)) throw error;
+  console.error(`npm test: ${error.message}`);
+  process.exit(1);
+}

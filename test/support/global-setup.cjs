@@ -1,0 +1,21 @@
+// Jest global setup: one DynamoDB Local (in memory) for the whole run. Test files share it and keep apart by
+// creating their own tables (test/support/api-harness.ts), so they can run in parallel.
+'use strict';
+
+require('tsx/cjs/api').register();
+const { PrerequisiteError, startDynamoDbLocal } = require('../../scripts/support/dynamodb-local.ts');
+
+module.exports = async function globalSetup() {
+  try {
+    const db = await startDynamoDbLocal({ log: (line) => process.stderr.write(`${line}\n`) });
+    globalThis.testDynamoDbLocal = db;
+    // Jest starts its workers after this, and they inherit the variable.
+    process.env.TEST_DYNAMODB_ENDPOINT = db.endpoint;
+  } catch (error) {
+    if (error instanceof PrerequisiteError) {
+      process.stderr.write(`\n${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+};
