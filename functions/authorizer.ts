@@ -1,6 +1,6 @@
 /**
  * API Gateway REQUEST authorizer for every data route (not /api/health).
- * Reads `x-api-key` or `Authorization: Bearer`; throws "Unauthorized" (401) for a missing or unknown key,
+ * Reads the `x-api-key` header; throws "Unauthorized" (401) for a missing or unknown key,
  * returns Deny (403) for a disabled key, Allow with `{keyId, accounts}` context otherwise.
  */
 import { authorize } from '../lib/operations/authorizer';

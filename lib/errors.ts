@@ -64,7 +64,7 @@ export function notFound(detail: string): HttpProblem {
 }
 
 /** 401: no API key, or one that is not known. */
-export function unauthorized(detail = 'A valid API key is required (x-api-key header or Authorization: Bearer).'): HttpProblem {
+export function unauthorized(detail = 'A valid API key is required (x-api-key header).'): HttpProblem {
   return new HttpProblem(HTTP.UNAUTHORIZED, 'UNAUTHORIZED', 'Unauthorized', detail);
 }
 

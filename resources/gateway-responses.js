@@ -3,6 +3,8 @@
 // render them from this same definition.
 'use strict';
 
+const { stageSettings } = require('./stages');
+
 const RESPONSES = [
   { type: 'UNAUTHORIZED', status: 401, code: 'UNAUTHORIZED', title: 'Unauthorized', detail: 'A valid API key is required (x-api-key header).' },
   { type: 'ACCESS_DENIED', status: 403, code: 'FORBIDDEN', title: 'Forbidden', detail: 'This API key is disabled.' },
@@ -26,6 +28,24 @@ const HEADERS = {
   'Strict-Transport-Security': 'max-age=63072000; includeSubDomains',
 };
 
+/**
+ * The headers of gateway responses in a stage. A gateway response's headers are static (API Gateway does not run a
+ * template over them), so it can name an allowed origin only when the stage allows exactly one concrete origin (or
+ * every origin); otherwise it names none, and a browser page sees such an answer as a network error.
+ */
+function stageHeaders(settings, status) {
+  const headers = { ...HEADERS };
+  const origins = settings.corsOrigins;
+  if (origins.length === 1 && !origins[0].slice(1).includes('*')) {
+    headers['Access-Control-Allow-Origin'] = origins[0];
+    headers['Access-Control-Expose-Headers'] = 'X-Request-Id, Retry-After, ETag';
+  }
+  // Where the functions' CORS headers depend on the origin, every answer says so (lib/http/cors.ts).
+  if (!origins.includes('*')) headers.Vary = 'Origin';
+  if (status === 503 || status === 429) headers['Retry-After'] = String(settings.retryAfterSeconds);
+  return headers;
+}
+
 /** The velocity template of a response body; API Gateway fills $context.* in. */
 function bodyTemplate(response) {
   const slug = response.code.toLowerCase().replace(/_/g, '-');
@@ -43,7 +63,7 @@ function bodyTemplate(response) {
   ].join('');
 }
 
-function cloudFormationResources() {
+function cloudFormationResources(settings) {
   const resources = {};
   for (const response of RESPONSES) {
     const logicalId = `GatewayResponse${response.type
@@ -52,9 +72,8 @@ function cloudFormationResources() {
       .map((part) => part[0].toUpperCase() + part.slice(1))
       .join('')}`;
     const parameters = Object.fromEntries(
-      Object.entries(HEADERS).map(([name, value]) => [`gatewayresponse.header.${name}`, `'${value}'`]),
+      Object.entries(stageHeaders(settings, response.status)).map(([name, value]) => [`gatewayresponse.header.${name}`, `'${value}'`]),
     );
-    if (response.status === 503 || response.status === 429) parameters['gatewayresponse.header.Retry-After'] = "'5'";
     resources[logicalId] = {
       Type: 'AWS::ApiGateway::GatewayResponse',
       Properties: {
@@ -70,16 +89,22 @@ function cloudFormationResources() {
 }
 
 /**
- * What API Gateway would send for `type` (for tests and the local emulation): the template filled in with the
- * request's id and path.
+ * What API Gateway would send for `type` in a stage with `settings` (for tests and the local gateway of `npm start`):
+ * the template filled in with the request's id and route.
  */
-function render(type, context) {
+function render(type, context, settings) {
   const response = RESPONSES.find((candidate) => candidate.type === type);
   if (!response) throw new Error(`no gateway response ${type}`);
   const body = bodyTemplate(response)
     .replace(/\$context\.requestId/g, context.requestId)
     .replace(/\$context\.resourcePath/g, context.resourcePath);
-  return { statusCode: response.status, headers: { ...HEADERS }, body };
+  return { statusCode: response.status, headers: stageHeaders(settings, response.status), body };
 }
 
-module.exports = { RESPONSES, HEADERS, cloudFormationResources, render, resources: async () => cloudFormationResources() };
+module.exports = {
+  RESPONSES,
+  HEADERS,
+  cloudFormationResources,
+  render,
+  resources: async ({ resolveVariable }) => cloudFormationResources(stageSettings(await resolveVariable('sls:stage'))),
+};

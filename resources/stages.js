@@ -3,15 +3,27 @@
 // overrides a value at deploy time (e.g. CORS_ALLOWED_ORIGINS=https://a.example,https://b.example).
 'use strict';
 
+const fs = require('node:fs');
+const path = require('node:path');
+
 const STAGES = {
   default: {
-    corsAllowedOrigins: '*',
+    // Pages served from this machine (a dashboard's development server on any port), never any site.
+    corsAllowedOrigins: 'http://localhost,http://localhost:*,http://127.0.0.1,http://127.0.0.1:*',
     throttleRateLimit: 50,
     throttleBurstLimit: 100,
     reservedConcurrency: 10,
     logRetentionInDays: 14,
     authorizerCacheTtl: 300,
     memorySize: 256,
+    // Seconds a client is told to wait after a 503 or 429, by the functions and by API Gateway alike.
+    retryAfterSeconds: 5,
+    authMode: 'required',
+  },
+  // `npm start`'s stage. `serverless invoke local --stage local` reaches the same database (DB_PORT) with the same
+  // cursor secret, and with keys off as `npm start` has them unless AUTH=on.
+  local: {
+    authMode: 'off',
   },
   prod: {
     corsAllowedOrigins: 'https://dashboard.trading-bot.example',
@@ -39,7 +51,16 @@ function stageSettings(stage, env = process.env) {
     throw new Error('stages: CORS_ALLOWED_ORIGINS must list origins in prod, never "*"');
   }
   settings.corsOrigins = settings.corsAllowedOrigins.split(',').map((origin) => origin.trim());
+  // In AWS the SDK's own endpoint, and the secret resolved by CloudFormation at deploy time (never in the package).
+  settings.dynamodbEndpoint = stage === 'local' ? `http://127.0.0.1:${env.DB_PORT || 8000}` : '';
+  settings.cursorSecret = (stage === 'local' && localCursorSecret()) || `{{resolve:secretsmanager:trading-bot-api/${stage}/cursor-secret}}`;
   return settings;
+}
+
+/** The cursor secret `npm start` keeps in .data/ (scripts/start.ts), if it has run. */
+function localCursorSecret() {
+  const file = path.join(__dirname, '..', '.data', 'cursor-secret');
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : undefined;
 }
 
 module.exports = async ({ resolveVariable }) => stageSettings(await resolveVariable('sls:stage'));

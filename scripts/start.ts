@@ -1,7 +1,8 @@
 /**
- * `npm start`: dynalite (data kept in .data/, or in memory with DB=memory), the tables from resources/tables.js,
- * demo data when the tables are empty, then `serverless offline` on http://localhost:3000 with no stage prefix.
- * AUTH=on turns the API-key authorizer on, as in a deployed stage. Ctrl-C stops everything it started.
+ * `npm start`: DynamoDB Local (data kept in .data/, or in memory with DB=memory), the tables from resources/tables.js,
+ * demo data when the tables are empty, then the API on http://localhost:PORT: serverless offline behind the local
+ * gateway, which answers as the deployed stage does. AUTH=on requires API keys, as deployed stages do.
+ * Ctrl-C, closing the terminal, or this process dying in any other way stops everything it started.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -9,8 +10,11 @@ import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import tables from '../resources/tables.js';
 import { demoDataset } from './support/dataset';
-import { adminClient, ensureTables, localFunctionEnv, startDynalite } from './support/local-db';
-import { portIsFree, startOffline } from './support/offline';
+import { PrerequisiteError, startDynamoDbLocal } from './support/dynamodb-local';
+import { adminClient, ensureTables, localFunctionEnv, portFromEnv } from './support/local-db';
+import { startDatabaseDoor } from './support/local-gateway';
+import { startLocalApi } from './support/local-stack';
+import { portIsFree } from './support/processes';
 
 const STAGE = 'local';
 const ROOT = join(__dirname, '..');
@@ -21,13 +25,6 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-function numberFrom(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 65535) fail(`${name} must be a port number, got "${raw}"`);
-  return Number(raw);
-}
-
 /** A cursor secret that survives restarts (so cursors stay valid) but never leaves the git-ignored data folder. */
 function localCursorSecret(inMemory: boolean): string {
   if (inMemory) return randomBytes(32).toString('hex');
@@ -36,49 +33,70 @@ function localCursorSecret(inMemory: boolean): string {
   return readFileSync(file, 'utf8').trim();
 }
 
+/**
+ * serverless offline's own start-up chatter names the private sockets behind the local gateway, which nobody can
+ * use; everything else it prints (the functions' log lines, errors) is passed on.
+ */
+const OFFLINE_CHATTER = /[│┌└─]|^Starting Offline|^Offline \[|^Function names exposed|^ {3}\* |^Scheduling \[|^Server ready|^\s*$/;
+function printOfflineLine(line: string): void {
+  if (!OFFLINE_CHATTER.test(line)) console.log(line);
+}
+
+/** Things to stop on the way out, newest first. */
+const cleanups: (() => Promise<unknown>)[] = [];
+let stopping = false;
+
+async function shutdown(code: number): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+  }
+  process.exit(code);
+}
+
 async function main() {
   const inMemory = process.env.DB === 'memory' || process.argv.includes('--in-memory');
   const auth = process.env.AUTH === 'on';
-  const port = numberFrom('PORT', 3000);
-  const dbPort = numberFrom('DYNALITE_PORT', 8000);
-  const lambdaPort = numberFrom('LAMBDA_PORT', 3002);
-  for (const [name, value] of [['PORT', port], ['DYNALITE_PORT', dbPort], ['LAMBDA_PORT', lambdaPort]] as const) {
+  const ports = { PORT: portFromEnv('PORT'), DB_PORT: portFromEnv('DB_PORT'), LAMBDA_PORT: portFromEnv('LAMBDA_PORT') };
+  for (const [name, value] of Object.entries(ports)) {
     if (!(await portIsFree(value))) {
       fail(`port ${value} is already in use (is another "npm start" running?). Stop it, or choose another port: ${name}=<port> npm start`);
     }
   }
 
-  if (!inMemory) mkdirSync(join(DATA_DIR, 'dynalite'), { recursive: true });
-  const db = await startDynalite({ port: dbPort, path: inMemory ? undefined : join(DATA_DIR, 'dynalite') });
-  const env = localFunctionEnv(STAGE, db.endpoint, localCursorSecret(inMemory));
-  Object.assign(process.env, env);
+  const dataDir = inMemory ? undefined : join(DATA_DIR, 'dynamodb');
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  // DynamoDB Local listens on a port of its own choosing; tools reach it through the door on DB_PORT.
+  const db = await startDynamoDbLocal({ dataDir, log: (line) => console.log(line) });
+  cleanups.push(() => db.close());
+  const door = await startDatabaseDoor({ port: ports.DB_PORT, target: db.endpoint });
+  cleanups.push(() => door.close());
+
+  const cursorSecret = localCursorSecret(inMemory);
+  Object.assign(process.env, localFunctionEnv(STAGE, db.endpoint, cursorSecret));
   const client = adminClient(db.endpoint);
   await ensureTables(client, STAGE);
-  const accountsTable = tables.tableName(STAGE, 'accounts');
-  const existing = await client.send(new ScanCommand({ TableName: accountsTable, Limit: 1 }));
+  const existing = await client.send(new ScanCommand({ TableName: tables.tableName(STAGE, 'accounts'), Limit: 1 }));
   if (!existing.Count) {
     const { loadDataset } = await import('./support/load-data');
     const dataset = demoDataset(new Date());
     await loadDataset(client, dataset);
     console.log(`Loaded demo data: ${dataset.accounts.length} accounts, ${dataset.trades.length} trades.`);
   }
+  client.destroy();
 
-  const offline = await startOffline({
-    port,
-    lambdaPort,
-    stage: STAGE,
-    auth,
-    env: { ...env, CORS_ALLOWED_ORIGINS: '*' },
-  });
-  const base = `http://localhost:${port}`;
+  const api = await startLocalApi({ stage: STAGE, dbEndpoint: db.endpoint, cursorSecret, port: ports.PORT, lambdaPort: ports.LAMBDA_PORT, auth, onLine: printOfflineLine });
+  cleanups.push(() => api.stop());
+  const base = `http://localhost:${ports.PORT}`;
   console.log(
     [
       '',
       `Trading Bot API is running at ${base}/api (loopback only)`,
       auth
-        ? '  API keys: ON. Create one with: npm run keys -- create --accounts primary-usd --label me'
-        : '  API keys: OFF. Every account is visible to anyone on this machine (AUTH=on npm start to require keys).',
-      `  Database: dynalite on ${db.endpoint}, ${inMemory ? 'in memory' : `data in ${join(DATA_DIR, 'dynalite')}`}`,
+        ? '  API keys: ON (x-api-key header). Create one with: npm run keys -- create --accounts primary-usd --label me'
+        : '  API keys: OFF. Every account is visible to programs on this machine (AUTH=on npm start to require keys).',
+      `  Database: DynamoDB Local ${inMemory ? 'in memory' : `with data in ${dataDir}`}; tools reach it on http://127.0.0.1:${ports.DB_PORT}`,
+      `  Lambda Invoke API (functions no route serves): http://127.0.0.1:${ports.LAMBDA_PORT}`,
       `  Try: curl ${base}/api/health`,
       `       curl '${base}/api/primary-usd/trades?status=open&limit=5'`,
       'Press Ctrl-C to stop.',
@@ -86,30 +104,31 @@ async function main() {
     ].join('\n'),
   );
 
-  let probe: NodeJS.Timeout | undefined;
-  const probeSeconds = Number(process.env.HEALTH_PROBE_SECONDS ?? 0);
-  if (probeSeconds > 0) {
-    // The deployed health function also runs on a schedule; locally that only happens when asked for.
-    probe = setInterval(async () => {
-      const response = await fetch(`${base}/api/health`).catch(() => undefined);
-      console.log(`health probe: ${response ? response.status : 'no answer'}`);
-    }, probeSeconds * 1000);
-  }
-
-  let stopping = false;
-  const shutdown = async () => {
-    if (stopping) return;
-    stopping = true;
-    if (probe) clearInterval(probe);
-    await offline.stop();
-    await db.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', shutdown);
-  process.on('SIGTERM', shutdown);
-  offline.child.once('exit', () => {
-    if (!stopping) fail('serverless offline stopped unexpectedly');
+  // Whatever ends the API process ends the stack; supervise.cjs covers the cases where this process cannot act.
+  api.offline.process.child.once('exit', () => {
+    if (!stopping) {
+      console.error('npm start: serverless offline stopped unexpectedly');
+      void shutdown(1);
+    }
   });
 }
 
-main().catch((error) => fail(error instanceof Error ? error.message : String(error)));
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(0));
+process.on('uncaughtException', (error) => {
+  console.error(`npm start: ${error.stack ?? error.message}`);
+  void shutdown(1);
+});
+process.on('unhandledRejection', (error) => {
+  console.error(`npm start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  void shutdown(1);
+});
+// Started from `npm start`, our parent is npm (or its shell): when it is gone, so is the terminal we report to.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) void shutdown(0);
+}, 1000).unref();
+
+main().catch(async (error) => {
+  console.error(`npm start: ${error instanceof PrerequisiteError ? error.message : error instanceof Error ? error.message : String(error)}`);
+  await shutdown(1);
+});

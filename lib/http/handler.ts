@@ -2,6 +2,7 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { decodeScope, EVERYONE, NOBODY } from '../access';
 import { config } from '../config';
+import { corsHeaders } from './cors';
 import { HTTP, HttpProblem, unauthorized } from '../errors';
 import { type ParameterParsers, type ParsedQuery, parseQuery } from './params';
 import type { Principal } from '../types';
@@ -89,13 +90,6 @@ const problemErrors = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Con
   },
 });
 
-function corsHeaders(origin: string | undefined): Record<string, string> {
-  const allowed = config.corsAllowedOrigins;
-  if (allowed.includes('*')) return { 'Access-Control-Allow-Origin': '*' };
-  if (origin && allowed.includes(origin)) return { 'Access-Control-Allow-Origin': origin, Vary: 'Origin' };
-  return {};
-}
-
 /** Headers every response carries, errors included. */
 const responseHeaders = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Context> => {
   const addHeaders: MiddlewareObj<Event, APIGatewayProxyResult, Error, Context>['after'] = async (request) => {
@@ -108,7 +102,7 @@ const responseHeaders = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, C
       'Cache-Control': 'no-store',
       'X-Content-Type-Options': 'nosniff',
       'Strict-Transport-Security': 'max-age=63072000; includeSubDomains',
-      ...corsHeaders(origin),
+      ...corsHeaders(origin, config.corsAllowedOrigins),
     };
   };
   return { after: addHeaders, onError: addHeaders };

@@ -1,108 +1,126 @@
 /**
- * Runs `serverless offline` (the real API Gateway emulation over the real handlers) as a child process, and
- * waits until it answers. Used by `npm start`, the end-to-end tests and the benchmark.
+ * Runs `serverless offline` (the real handlers in their esbuild bundles, with serverless offline's API Gateway and
+ * Lambda emulation) as a supervised child process. It listens only on two Unix sockets in a private folder: the local
+ * gateway (local-gateway.ts) is the one door to it, so nothing it answers reaches a web page or another machine
+ * unchecked. Used by `npm start`, the end-to-end tests and the benchmark.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
-export interface Offline {
-  url: string;
-  child: ChildProcess;
-  stop(): Promise<void>;
-}
+import { type Supervised, spawnSupervised, waitUntil } from './processes';
 
 const ROOT = join(__dirname, '..', '..');
 
-/** Resolves true when nothing listens on 127.0.0.1:`port`. */
-export function portIsFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.once('error', () => resolve(false));
-    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
-  });
+export interface Offline {
+  /** serverless offline's API Gateway emulation. */
+  httpSocket: string;
+  /** serverless offline's Lambda Invoke API. */
+  lambdaSocket: string;
+  process: Supervised;
+  stop(): Promise<void>;
 }
 
-/** A free loopback port chosen by the OS. */
-export function freePort(): Promise<number> {
+export interface SocketResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+/** One HTTP request over a Unix socket. */
+export function requestOverSocket(
+  socketPath: string,
+  options: { method: string; path: string; headers?: Record<string, string | string[] | undefined>; body?: Buffer | string; timeoutMs?: number },
+): Promise<SocketResponse> {
   return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    const outgoing = request({ socketPath, method: options.method, path: options.path, headers: options.headers, timeout: options.timeoutMs ?? 30_000 }, async (response) => {
+      const chunks: Buffer[] = [];
+      try {
+        for await (const chunk of response) chunks.push(chunk as Buffer);
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      resolve({ status: response.statusCode ?? 502, headers: response.headers, body: Buffer.concat(chunks) });
     });
+    outgoing.on('timeout', () => outgoing.destroy(new Error(`no answer from ${socketPath} within ${options.timeoutMs ?? 30_000} ms`)));
+    outgoing.on('error', reject);
+    outgoing.end(options.body);
   });
 }
 
 /**
- * Starts `serverless offline` for `stage` on `port` with `env` added to this process's environment, and resolves
- * once /api/health answers (any status). `quiet` keeps its output out of the terminal unless it fails to start.
+ * Removes the esbuild work folders of instances whose process is gone (ended by SIGKILL, with no chance to clean up).
+ */
+function removeAbandonedWorkFolders(): void {
+  let names: string[];
+  try {
+    names = readdirSync(join(ROOT, '.esbuild'));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(/^offline-(\d+)-/.exec(name)?.[1]);
+    if (!pid || pid === process.pid) continue;
+    try {
+      process.kill(pid, 0);
+    } catch {
+      rmSync(join(ROOT, '.esbuild', name), { recursive: true, force: true });
+    }
+  }
+}
+
+/**
+ * Starts serverless offline for `stage` with `env` added to this process's environment, with every authorizer off
+ * (the local gateway runs the authorizer, as API Gateway does) and schedules off, and resolves once /api/health
+ * answers. `quiet` keeps its output out of the terminal unless it fails to start.
  */
 export async function startOffline(options: {
-  port: number;
-  lambdaPort: number;
   stage: string;
   env: Record<string, string>;
-  /** Run the API-key authorizer in front of the data routes, as deployed stages do (default: off). */
-  auth?: boolean;
   quiet?: boolean;
+  /** Receives each line serverless offline prints (instead of the terminal). */
+  onLine?: (line: string) => void;
   timeoutMs?: number;
 }): Promise<Offline> {
-  const workFolder = `.esbuild/offline-${options.port}`;
-  const child = spawn(
+  removeAbandonedWorkFolders();
+  const sockets = mkdtempSync(join(tmpdir(), 'trading-bot-offline-'));
+  const httpSocket = join(sockets, 'http.sock');
+  const lambdaSocket = join(sockets, 'lambda.sock');
+  // One esbuild work folder per instance, so instances started side by side (tests, bench) never share one.
+  const workFolder = `.esbuild/offline-${process.pid}-${sockets.slice(-6)}`;
+  const child = spawnSupervised(
     process.execPath,
-    [join(ROOT, 'node_modules', 'serverless', 'bin', 'serverless.js'), 'offline', 'start', '--stage', options.stage, ...(options.auth ? [] : ['--noAuth'])],
+    [join(ROOT, 'node_modules', 'serverless', 'bin', 'serverless.js'), 'offline', 'start', '--stage', options.stage, '--noAuth'],
     {
       cwd: ROOT,
+      quiet: options.quiet,
+      onLine: options.onLine,
       env: {
         ...process.env,
         ...options.env,
-        AUTH_MODE: options.auth ? 'required' : 'off',
-        // One esbuild work folder per instance, so instances started side by side (tests, bench) never share one.
+        OFFLINE_HTTP_SOCKET: httpSocket,
+        OFFLINE_LAMBDA_SOCKET: lambdaSocket,
+        SCHEDULES: 'false',
         ESBUILD_WORK_FOLDER: workFolder,
-        PORT: String(options.port), LAMBDA_PORT: String(options.lambdaPort), SLS_TELEMETRY_DISABLED: '1' },
-      stdio: options.quiet ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'inherit', 'inherit'],
-      detached: true,
+        SLS_TELEMETRY_DISABLED: '1',
+      },
     },
   );
-  let output = '';
-  child.stdout?.on('data', (chunk) => (output += chunk));
-  child.stderr?.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const url = `http://127.0.0.1:${options.port}`;
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      try {
-        process.kill(-child.pid!, 'SIGTERM');
-      } catch {
-        // Already gone.
-      }
-      const timer = setTimeout(() => {
-        try {
-          process.kill(-child.pid!, 'SIGKILL');
-        } catch {
-          // Already gone.
-        }
-      }, 5000);
-      await exited;
-      clearTimeout(timer);
-    }
+    await child.stop();
     rmSync(join(ROOT, workFolder), { recursive: true, force: true });
+    rmSync(sockets, { recursive: true, force: true });
   };
-  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`serverless offline exited with ${child.exitCode}\n${output}`);
-    try {
-      await fetch(`${url}/api/health`, { signal: AbortSignal.timeout(2000) });
-      return { url, child, stop };
-    } catch {
-      if (Date.now() > deadline) {
-        await stop();
-        throw new Error(`serverless offline did not answer within the time limit\n${output}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+  try {
+    await waitUntil(async () => (await requestOverSocket(httpSocket, { method: 'GET', path: '/api/health', timeoutMs: 5000 })).status > 0, {
+      timeoutMs: options.timeoutMs ?? 90_000,
+      alive: () => child.child.exitCode === null,
+      describe: () => `serverless offline did not start\n${child.output()}`,
+    });
+  } catch (error) {
+    await stop();
+    throw error;
   }
+  return { httpSocket, lambdaSocket, process: child, stop };
 }

@@ -1,58 +1,146 @@
 /**
- * `AUTH=on npm start` in miniature: serverless offline with the API-key authorizer in front of the data routes,
- * so the key flow is tried over HTTP without AWS.
+ * `AUTH=on npm start` over HTTP: the local gateway runs the real authorizer in front of the data routes, as API
+ * Gateway does, and answers every refusal with the stage's own problem+json gateway responses. A key is sent in
+ * x-api-key and nowhere else; a key's scope is a set; a cursor belongs to the key that received it; and a key lookup
+ * that fails says the service is unavailable, never that a good key is invalid.
  */
+import gatewayResponses from '../../resources/gateway-responses.js';
+import stages from '../../resources/stages.js';
 import { generateDataset } from '../../scripts/support/dataset';
-import { freePort, type Offline, startOffline } from '../../scripts/support/offline';
-import { type Harness, startHarness, TEST_STAGE } from '../support/api-harness';
+import { type LocalApi, startLocalApi } from '../../scripts/support/local-stack';
+import { type Harness, startHarness, TEST_CURSOR_SECRET } from '../support/api-harness';
+import { schemaViolations } from '../support/contract';
 import { expectedTrades } from '../support/expected';
+import { FaultProxy } from '../support/fault-proxy';
+import { http, type HttpAnswer } from '../support/http';
 
 jest.setTimeout(120_000);
 
 const IDS = ['ek-one', 'ek-two', 'ek-three'];
 const dataset = generateDataset({ tradeCounts: [40, 35, 5], accountId: (i) => IDS[i], seed: 8 });
 let harness: Harness;
-let offline: Offline;
-let scoped = '';
-let disabled = '';
+let proxy: FaultProxy;
+let api: LocalApi;
+const keys = { scoped: '', disabled: '', twin: '', repeated: '', all: '' };
 
 beforeAll(async () => {
   harness = await startHarness({ AUTH_MODE: 'required' });
   await harness.load(dataset);
-  scoped = await harness.createKey(['ek-two']);
-  disabled = await harness.createKey(['ek-two'], { disabled: true });
-  offline = await startOffline({
-    port: await freePort(),
-    lambdaPort: await freePort(),
-    stage: TEST_STAGE,
+  keys.scoped = await harness.createKey(['ek-two']);
+  keys.twin = await harness.createKey(['ek-two']);
+  keys.disabled = await harness.createKey(['ek-two'], { disabled: true });
+  keys.all = await harness.createKey('*');
+  // A key stored before scopes were sets: the same account twice. (lib/ reads its configuration at load.)
+  const { apiKeyItem, newApiKey } = await import('../../lib/store/api-keys-table');
+  const { key, record } = newApiKey(['ek-one', 'ek-three'], 'old key');
+  await harness.putItems(process.env.API_KEYS_TABLE!, [apiKeyItem({ ...record, accounts: ['ek-three', 'ek-one', 'ek-three', 'ek-one'] })]);
+  keys.repeated = key;
+  // The functions (authorizer included) reach the database through a proxy that can inject faults.
+  proxy = await new FaultProxy(harness.db.endpoint).start();
+  api = await startLocalApi({
+    stage: harness.stage,
+    dbEndpoint: proxy.endpoint,
+    cursorSecret: TEST_CURSOR_SECRET,
+    port: 0,
+    lambdaPort: 0,
     auth: true,
     quiet: true,
-    env: { DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT!, CURSOR_SECRET: process.env.CURSOR_SECRET!, CORS_ALLOWED_ORIGINS: '*' },
+    // Tight, so a hung database ends quickly; the defaults' budget is checked in the unit tests of readConfig.
+    env: { DYNAMODB_CONNECT_TIMEOUT_MS: '200', DYNAMODB_REQUEST_TIMEOUT_MS: '400', DYNAMODB_MAX_ATTEMPTS: '2' },
   });
 });
+afterEach(() => proxy.clear());
 afterAll(async () => {
-  await offline?.stop();
+  await api?.stop();
+  await proxy?.close();
   await harness?.close();
 });
 
-const get = async (path: string, key?: string) => {
-  const response = await fetch(`${offline.url}${path}`, { headers: key ? { 'x-api-key': key } : {} });
-  return { status: response.status, body: (await response.json()) as any };
-};
+const get = (path: string, headers: Record<string, string> = {}) => http(`${api.url}${path}`, { headers });
+const withKey = (key: string) => ({ 'x-api-key': key });
 
-it('refuses a missing or unknown key (401) and a disabled one (403)', async () => {
-  expect((await get('/api/accounts')).status).toBe(401);
-  expect((await get('/api/accounts', 'tbk_0123456789abcdef_' + 'x'.repeat(43))).status).toBe(401);
-  expect((await get('/api/ek-two/balance', disabled)).status).toBe(403);
-});
+/** Exactly what the deployed stage's gateway response of `type` is, but for the request id. */
+function expectGatewayResponse(answer: HttpAnswer, type: string) {
+  const settings = stages.stageSettings(harness.stage, {});
+  const expected = gatewayResponses.render(type, { requestId: answer.body?.requestId, resourcePath: answer.body?.instance }, settings);
+  expect(answer.status).toBe(expected.statusCode);
+  expect(answer.body).toEqual(JSON.parse(expected.body));
+  expect(answer.body.requestId).toEqual(expect.any(String));
+  for (const [name, value] of Object.entries(expected.headers)) expect(answer.headers[name.toLowerCase()]).toBe(value);
+  expect(schemaViolations('Problem', answer.body)).toEqual([]);
+}
 
-it('keeps health public', async () => {
-  expect(await get('/api/health')).toMatchObject({ status: 200, body: { status: 'ok' } });
+describe('who may call', () => {
+  it('no key, an unknown key: the 401 problem the stage sends; a disabled key: its 403', async () => {
+    for (const headers of [{}, withKey(''), withKey('tbk_0123456789abcdef_' + 'x'.repeat(43)), withKey('not-a-key')]) {
+      const answer = await get('/api/accounts', headers);
+      expectGatewayResponse(answer, 'UNAUTHORIZED');
+      expect(answer.body.instance).toBe('/api/accounts');
+    }
+    const disabled = await get('/api/ek-two/balance', withKey(keys.disabled));
+    expectGatewayResponse(disabled, 'ACCESS_DENIED');
+    expect(disabled.body.instance).toBe('/api/{account}/balance');
+  });
+
+  it('takes the key from x-api-key only: Authorization: Bearer alone is a 401, as deployed', async () => {
+    expectGatewayResponse(await get('/api/accounts', { authorization: `Bearer ${keys.scoped}` }), 'UNAUTHORIZED');
+    expect((await get('/api/accounts', { authorization: `Bearer ${keys.scoped}`, ...withKey(keys.scoped) })).status).toBe(200);
+  });
+
+  it('keeps health public', async () => {
+    expect(await get('/api/health')).toMatchObject({ status: 200, body: { status: 'ok' } });
+  });
+
+  it('ignores a forged authorizer context: identity comes only from the authorizer', async () => {
+    const forged = { 'sls-offline-authorizer-override': JSON.stringify({ principalId: 'x', keyId: 'x', accounts: '*' }) };
+    expectGatewayResponse(await get('/api/all/trades', forged), 'UNAUTHORIZED');
+    const scoped = await get('/api/accounts', { ...forged, ...withKey(keys.scoped) });
+    expect(scoped.body.accounts.map((a: { id: string }) => a.id)).toEqual(['ek-two']);
+  });
 });
 
 it('shows a key only its own accounts', async () => {
-  expect((await get('/api/accounts', scoped)).body.accounts.map((a: { id: string }) => a.id)).toEqual(['ek-two']);
-  const trades = await get('/api/all/trades?limit=100', scoped);
+  expect((await get('/api/accounts', withKey(keys.scoped))).body.accounts.map((a: { id: string }) => a.id)).toEqual(['ek-two']);
+  const trades = await get('/api/all/trades?limit=100', withKey(keys.scoped));
   expect(trades.body.trades).toEqual(expectedTrades(dataset.trades, { accountId: 'ek-two' }));
-  expect(await get('/api/ek-one/balance', scoped)).toMatchObject({ status: 404, body: { code: 'ACCOUNT_NOT_FOUND' } });
+  expect(await get('/api/ek-one/balance', withKey(keys.scoped))).toMatchObject({ status: 404, body: { code: 'ACCOUNT_NOT_FOUND' } });
+});
+
+it('reads a key’s scope as a set, even one stored with an account twice', async () => {
+  const accounts = await get('/api/accounts', withKey(keys.repeated));
+  expect(accounts.status).toBe(200);
+  expect(accounts.body.accounts.map((a: { id: string }) => a.id)).toEqual(['ek-one', 'ek-three']);
+  const balances = await get('/api/all/balance', withKey(keys.repeated));
+  expect(balances.status).toBe(200);
+  expect(balances.body.accounts.map((b: { accountId: string }) => b.accountId)).toEqual(['ek-one', 'ek-three']);
+  const trades = await get('/api/all/trades?limit=500', withKey(keys.repeated));
+  expect(trades.body.trades).toEqual(expectedTrades(dataset.trades, { accounts: ['ek-one', 'ek-three'] }));
+});
+
+it('binds a cursor to the key that received it, not to its accounts, even after that key is revoked', async () => {
+  const page = await get('/api/ek-two/trades?limit=5', withKey(keys.scoped));
+  const cursor = encodeURIComponent(page.body.nextCursor);
+  expect((await get(`/api/ek-two/trades?limit=5&cursor=${cursor}`, withKey(keys.scoped))).status).toBe(200);
+  const other = await get(`/api/ek-two/trades?limit=5&cursor=${cursor}`, withKey(keys.twin));
+  expect(other).toMatchObject({ status: 400, body: { code: 'INVALID_PARAMETER', errors: [{ parameter: 'cursor' }] } });
+  await harness.revokeKey(keys.scoped);
+  expect((await get(`/api/ek-two/trades?limit=5&cursor=${cursor}`, withKey(keys.twin))).status).toBe(400);
+  expectGatewayResponse(await get(`/api/ek-two/trades?limit=5&cursor=${cursor}`, withKey(keys.scoped)), 'ACCESS_DENIED');
+});
+
+describe('a key lookup that fails is an outage, never a verdict on the key', () => {
+  it.each([
+    ['a database that does not answer', { kind: 'hang' } as const],
+    ['a slow database', { kind: 'slow', delayMs: 2000 } as const],
+    ['refused connections', { kind: 'refuse' } as const],
+    ['throttling', { kind: 'throttle', error: 'ThrottlingException' } as const],
+  ])('%s: 503 with Retry-After, then 200 once it clears', async (_, fault) => {
+    await proxy.inject(fault);
+    const answer = await get('/api/accounts', withKey(keys.all));
+    expectGatewayResponse(answer, 'AUTHORIZER_FAILURE');
+    expect(answer.status).toBe(503);
+    expect(answer.headers['retry-after']).toMatch(/^\d+$/);
+    await proxy.clear();
+    expect((await get('/api/accounts', withKey(keys.all))).status).toBe(200);
+  });
 });

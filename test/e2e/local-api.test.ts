@@ -1,49 +1,65 @@
 /**
- * End to end: `serverless offline` (API Gateway emulation, esbuild bundles, the handlers) against dynalite over
- * HTTP, for all seven operations and the main errors.
+ * End to end over HTTP, through the stack `npm start` runs: the local gateway, serverless offline (API Gateway and
+ * Lambda emulation, esbuild bundles, the handlers) and DynamoDB Local. The seven operations and their errors, and
+ * everything the local stack must answer exactly as the deployed stage does: CORS, Host, unknown routes, the Lambda
+ * port, error sizes, concurrency.
  */
 import { generateDataset } from '../../scripts/support/dataset';
-import { freePort, type Offline, startOffline } from '../../scripts/support/offline';
-import { type Harness, startHarness, TEST_STAGE } from '../support/api-harness';
-import { expectContract } from '../support/contract';
+import { type LocalApi, startLocalApi } from '../../scripts/support/local-stack';
+import { type Harness, startHarness, TEST_CURSOR_SECRET } from '../support/api-harness';
+import { expectContract, schemaViolations } from '../support/contract';
 import { expectedTrades } from '../support/expected';
+import { http, type HttpAnswer } from '../support/http';
 
 jest.setTimeout(120_000);
 
 const IDS = ['e2e-usd', 'e2e-eur', 'e2e-gbp'];
 const dataset = generateDataset({ tradeCounts: [120, 30, 0], accountId: (i) => IDS[i], seed: 3 });
+const DASHBOARD = 'http://localhost:5173';
 let harness: Harness;
-let offline: Offline;
+let api: LocalApi;
+/** Every answer of this file, to check that none ever allows credentials. */
+const seen: HttpAnswer[] = [];
 
 beforeAll(async () => {
   harness = await startHarness();
   await harness.load(dataset);
-  offline = await startOffline({
-    port: await freePort(),
-    lambdaPort: await freePort(),
-    stage: TEST_STAGE,
-    quiet: true,
-    env: {
-      DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT!,
-      CURSOR_SECRET: process.env.CURSOR_SECRET!,
-      CORS_ALLOWED_ORIGINS: '*',
-    },
-  });
+  api = await startLocalApi({ stage: harness.stage, dbEndpoint: harness.db.endpoint, cursorSecret: TEST_CURSOR_SECRET, port: 0, lambdaPort: 0, auth: false, quiet: true });
 });
 afterAll(async () => {
-  await offline?.stop();
+  await api?.stop();
   await harness?.close();
 });
 
+async function call(path: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<HttpAnswer> {
+  const answer = await http(`${api.url}${path}`, options);
+  seen.push(answer);
+  return answer;
+}
+
+/** A GET that must match the contract of `template` and carry the headers every response carries. */
 async function get(path: string, template: string, headers: Record<string, string> = {}) {
-  const response = await fetch(`${offline.url}${path}`, { headers });
-  const result = { statusCode: response.status, headers: Object.fromEntries(response.headers), body: (await response.json()) as any };
+  const answer = await call(path, { headers });
+  const result = { statusCode: answer.status, headers: answer.headers, body: answer.body };
   expectContract(template, result);
-  expect(result.headers['x-request-id']).toEqual(expect.any(String));
-  expect(result.headers['cache-control']).toBe('no-store');
-  expect(result.headers['x-content-type-options']).toBe('nosniff');
-  expect(result.headers).not.toHaveProperty('x-powered-by');
+  expectCommonHeaders(answer);
+  expect(answer.headers['x-request-id']).toEqual(expect.any(String));
   return result;
+}
+
+function expectCommonHeaders(answer: HttpAnswer) {
+  expect(answer.headers['cache-control']).toBe('no-store');
+  expect(answer.headers['x-content-type-options']).toBe('nosniff');
+  expect(answer.headers['strict-transport-security']).toMatch(/^max-age=\d+/);
+  expect(answer.headers).not.toHaveProperty('x-powered-by');
+}
+
+function expectProblem(answer: HttpAnswer, status: number, code: string) {
+  expect(answer.status).toBe(status);
+  expect(answer.headers['content-type']).toMatch(/^application\/problem\+json/);
+  expect(answer.body).toMatchObject({ status, code });
+  expect(schemaViolations('Problem', answer.body)).toEqual([]);
+  expectCommonHeaders(answer);
 }
 
 it('serves all seven operations', async () => {
@@ -59,15 +75,15 @@ it('serves all seven operations', async () => {
 });
 
 it('walks every page of an account over HTTP', async () => {
-  const seen: unknown[] = [];
+  const trades: unknown[] = [];
   let path = '/api/e2e-usd/trades?limit=50';
   for (;;) {
     const { body } = await get(path, '/api/{account}/trades');
-    seen.push(...body.trades);
+    trades.push(...body.trades);
     if (!body.nextCursor) break;
     path = `/api/e2e-usd/trades?limit=50&cursor=${encodeURIComponent(body.nextCursor)}`;
   }
-  expect(seen).toEqual(expectedTrades(dataset.trades, { accountId: 'e2e-usd' }));
+  expect(trades).toEqual(expectedTrades(dataset.trades, { accountId: 'e2e-usd' }));
 });
 
 it('answers the main errors as problem+json', async () => {
@@ -78,4 +94,131 @@ it('answers the main errors as problem+json', async () => {
   expect((await get('/api/nobody/balance', '/api/{account}/balance')).body.code).toBe('ACCOUNT_NOT_FOUND');
   expect((await get('/api/all/status', '/api/{account}/status')).body.code).toBe('NOT_FOUND');
   expect((await get('/api/e2e-usd/trades?cursor=forged', '/api/{account}/trades')).statusCode).toBe(400);
+});
+
+it('refuses a cursor whose text differs from the one issued, even by unused bits', async () => {
+  const { body } = await get('/api/e2e-usd/trades?limit=5', '/api/{account}/trades');
+  const [payload, signature] = body.nextCursor.split('.');
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  const last = alphabet.indexOf(signature[42]);
+  const twin = `${payload}.${signature.slice(0, 42)}${alphabet[(last & ~3) | ((last + 1) & 3)]}`;
+  expect(Buffer.from(twin.split('.')[1], 'base64url').equals(Buffer.from(signature, 'base64url'))).toBe(true);
+  const replay = await get(`/api/e2e-usd/trades?limit=5&cursor=${twin}`, '/api/{account}/trades');
+  expect(replay).toMatchObject({ statusCode: 400, body: { errors: [{ parameter: 'cursor' }] } });
+});
+
+it('keeps an error body small whatever the request holds', async () => {
+  const query = Array.from({ length: 1000 }, (_, i) => `p${i}=1`).join('&');
+  const answer = await call(`/api/all/trades?${query}`);
+  expectProblem(answer, 400, 'INVALID_PARAMETER');
+  expect(answer.text.length).toBeLessThan(4096);
+  expect(answer.body.errors).toHaveLength(10);
+});
+
+describe('CORS: the stage’s allow-list, never credentials', () => {
+  it('echoes an allowed origin (a local dev server on any port), with Vary and the headers page code may read', async () => {
+    for (const origin of [DASHBOARD, 'http://127.0.0.1:8080', 'http://localhost']) {
+      const answer = await call('/api/all/balance', { headers: { origin } });
+      expect(answer.status).toBe(200);
+      expect(answer.headers['access-control-allow-origin']).toBe(origin);
+      expect(answer.headers.vary).toBe('Origin');
+      expect(answer.headers['access-control-expose-headers'].split(/,\s*/)).toEqual(expect.arrayContaining(['X-Request-Id', 'Retry-After']));
+    }
+  });
+
+  it('gives any other site nothing to read, on answers and errors alike', async () => {
+    for (const origin of ['https://evil.example', 'http://localhost.evil.example', 'null', 'http://192.168.1.10:3000']) {
+      for (const path of ['/api/all/trades?limit=1', '/api/nobody/balance', '/nowhere']) {
+        const answer = await call(path, { headers: { origin } });
+        expect(answer.headers).not.toHaveProperty('access-control-allow-origin');
+        expect(answer.headers.vary).toBe('Origin');
+      }
+    }
+  });
+
+  it('answers the preflight as API Gateway compiles serverless.yml’s cors block', async () => {
+    const allowed = await call('/api/all/trades', { method: 'OPTIONS', headers: { origin: DASHBOARD, 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' } });
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers['access-control-allow-origin']).toBe(DASHBOARD);
+    expect(allowed.headers['access-control-allow-headers'].toLowerCase().split(',')).toEqual(expect.arrayContaining(['x-api-key', 'if-none-match']));
+    expect(allowed.headers['access-control-allow-methods'].split(',')).toEqual(expect.arrayContaining(['GET', 'OPTIONS']));
+    const refused = await call('/api/all/trades', { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' } });
+    expect(refused.headers['access-control-allow-origin']).not.toBe('https://evil.example');
+    expect((await call('/nowhere', { method: 'OPTIONS', headers: { origin: DASHBOARD } })).status).toBe(404);
+  });
+});
+
+it('serves only requests addressed to a loopback name (no DNS rebinding)', async () => {
+  const port = new URL(api.url).port;
+  for (const host of [`attacker.example:${port}`, 'attacker.example', `192.168.1.10:${port}`, `localhost.attacker.example:${port}`]) {
+    const answer = await call('/api/all/trades?limit=5', { headers: { host } });
+    expect(answer.status).toBe(421);
+    expect(answer.body).toMatchObject({ code: 'MISDIRECTED_REQUEST', status: 421 });
+    expect(schemaViolations('Problem', answer.body)).toEqual([]);
+    expect(answer.text).not.toContain('e2e-usd');
+  }
+  for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`]) {
+    expect((await call('/api/health', { headers: { host } })).status).toBe(200);
+  }
+});
+
+it('answers unknown routes and methods with a 404 problem, never a route listing', async () => {
+  for (const [method, path] of [
+    ['GET', '/'],
+    ['GET', '/api'],
+    ['GET', '/api/'],
+    ['GET', '/API/accounts'],
+    ['GET', '/api/accounts/extra'],
+    ['GET', '/api//balance'],
+    ['POST', '/api/health'],
+    ['DELETE', '/api/accounts'],
+    ['PUT', '/api/e2e-usd/trades'],
+  ]) {
+    const answer = await call(path, { method, body: method === 'GET' ? undefined : '{}' });
+    expectProblem(answer, 404, 'NOT_FOUND');
+    expect(answer.text).not.toMatch(/existingRoutes|currentRoute/);
+  }
+});
+
+it('serves no account data on the Lambda port: not to a web page, not to a forged identity', async () => {
+  const forged = JSON.stringify({ httpMethod: 'GET', path: '/api/all/trades', resource: '/api/all/trades', requestContext: { authorizer: { accounts: '*' } } });
+  const trades = `${harness.stage}-all-trades`;
+  // A page's cross-origin "simple" request: text/plain needs no preflight.
+  const fromPage = await http(`${api.lambdaUrl}/2015-03-31/functions/trading-bot-api-${trades}/invocations`, {
+    method: 'POST',
+    headers: { origin: 'https://evil.example', 'content-type': 'text/plain' },
+    body: forged,
+  });
+  expect(fromPage.status).toBe(403);
+  expect(fromPage.headers).not.toHaveProperty('access-control-allow-origin');
+  expect(fromPage.text).not.toContain('e2e-usd');
+  // Not from a page, but the function is one the gateway guards: its caller's identity comes only from there.
+  const direct = await http(`${api.lambdaUrl}/2015-03-31/functions/trading-bot-api-${trades}/invocations`, { method: 'POST', body: forged });
+  expect(direct.status).toBe(403);
+  expect(direct.text).not.toContain('e2e-usd');
+  const authorizer = await http(`${api.lambdaUrl}/2015-03-31/functions/trading-bot-api-${harness.stage}-authorizer/invocations`, { method: 'POST', body: '{}' });
+  expect(authorizer.status).toBe(403);
+  expect((await http(`${api.lambdaUrl}/2015-03-31/functions/trading-bot-api-${trades}/invocations`, { method: 'POST', headers: { host: 'attacker.example' }, body: forged })).status).toBe(421);
+});
+
+it('keeps the schedule off: the probe runs in AWS, and locally only when npm start runs it', () => {
+  expect(api.offline.process.output()).toMatch(/Scheduling \[health\] cron: disabled/);
+});
+
+it('stays within its bounds under 50 concurrent clients: every answer complete, none an empty 5xx', async () => {
+  const answers = await Promise.all(Array.from({ length: 50 }, async () => {
+    const mine: HttpAnswer[] = [];
+    for (let i = 0; i < 4; i++) mine.push(await call('/api/e2e-usd/trades?limit=50'));
+    return mine;
+  }));
+  for (const answer of answers.flat()) {
+    if (answer.status === 200) expect(answer.body.trades).toHaveLength(50);
+    else expectProblem(answer, 429, 'TOO_MANY_REQUESTS');
+  }
+});
+
+afterAll(() => {
+  // Checked over every answer above, errors and preflights included.
+  expect(seen.length).toBeGreaterThan(100);
+  for (const answer of seen) expect(answer.headers).not.toHaveProperty('access-control-allow-credentials');
 });

@@ -51,9 +51,11 @@ describe('who may call', () => {
     expect(JSON.stringify(response.body)).not.toMatch(/k-(alpha|bravo|charlie|delta)/);
   });
 
-  it('Authorization: Bearer is accepted by the authorizer like x-api-key', async () => {
-    const event = eventFor('accounts', { headers: { Authorization: `Bearer ${keys.mine}` } });
-    const result = await runAuthorizer(event);
+  it('reads the key from x-api-key only: Authorization: Bearer alone is refused, as API Gateway refuses it', async () => {
+    const bearer = eventFor('accounts', { headers: { Authorization: `Bearer ${keys.mine}` } });
+    await expect(runAuthorizer(bearer)).rejects.toThrow('Unauthorized');
+    expect((await throughGateway('accounts', bearer)).statusCode).toBe(401);
+    const result = await runAuthorizer(eventFor('accounts', { headers: { 'x-api-key': keys.mine } }));
     expect(result.policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow' });
     expect(result.context).toEqual({ keyId: expect.any(String), accounts: 'k-bravo,k-delta' });
   });

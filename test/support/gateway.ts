@@ -5,10 +5,12 @@
  */
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import gatewayResponses from '../../resources/gateway-responses.js';
+import stages from '../../resources/stages.js';
 import { type FunctionName, invoke, type Response } from './api-harness';
 
 function gatewayAnswer(type: string, event: APIGatewayProxyEvent): Response {
-  const rendered = gatewayResponses.render(type, { requestId: event.requestContext.requestId, resourcePath: event.resource });
+  const settings = stages.stageSettings(event.requestContext.stage, { CORS_ALLOWED_ORIGINS: process.env.CORS_ALLOWED_ORIGINS });
+  const rendered = gatewayResponses.render(type, { requestId: event.requestContext.requestId, resourcePath: event.resource }, settings);
   return { statusCode: rendered.statusCode, headers: rendered.headers, body: JSON.parse(rendered.body) };
 }
 

@@ -1,0 +1,61 @@
+/**
+ * What serverless.yml declares, read from the file itself so local tools cannot drift from it: the functions, the
+ * route and authorizer of each HTTP event, and the preflight (CORS) settings of the routes.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseDocument } from 'yaml';
+
+const ROOT = join(__dirname, '..', '..');
+
+export interface HttpRoute {
+  functionKey: string;
+  method: string;
+  /** The route template with a leading slash, e.g. `/api/{account}/trades`. */
+  path: string;
+  /** The function key of the route's authorizer, if it has one. */
+  authorizer?: string;
+}
+
+export interface ServiceDefinition {
+  service: string;
+  functions: string[];
+  routes: HttpRoute[];
+  /** The `cors` block every route shares (origins come from the stage). */
+  cors: { headers: string[]; maxAge?: number };
+}
+
+interface RawEvent {
+  http?: { method: string; path: string; authorizer?: { name: string } | string; cors?: { headers?: string[]; maxAge?: number } };
+}
+
+let cached: ServiceDefinition | undefined;
+
+/** serverless.yml, parsed (YAML anchors resolved; `${...}` variables left as they are written). */
+export function serviceDefinition(): ServiceDefinition {
+  if (cached) return cached;
+  const document = parseDocument(readFileSync(join(ROOT, 'serverless.yml'), 'utf8'), { logLevel: 'silent' });
+  const raw = document.toJS({ maxAliasCount: -1 }) as { service: string; functions: Record<string, { events?: RawEvent[] }> };
+  const routes: HttpRoute[] = [];
+  let cors: ServiceDefinition['cors'] | undefined;
+  for (const [functionKey, definition] of Object.entries(raw.functions)) {
+    for (const event of definition.events ?? []) {
+      if (!event.http) continue;
+      const { authorizer } = event.http;
+      routes.push({
+        functionKey,
+        method: event.http.method.toUpperCase(),
+        path: `/${event.http.path.replace(/^\//, '')}`,
+        authorizer: typeof authorizer === 'string' ? authorizer : authorizer?.name,
+      });
+      if (event.http.cors && !cors) cors = { headers: event.http.cors.headers ?? [], maxAge: event.http.cors.maxAge };
+    }
+  }
+  cached = { service: raw.service, functions: Object.keys(raw.functions), routes, cors: cors ?? { headers: [] } };
+  return cached;
+}
+
+/** The deployed (and serverless offline) name of a function: `<service>-<stage>-<key>`. */
+export function functionName(stage: string, functionKey: string): string {
+  return `${serviceDefinition().service}-${stage}-${functionKey}`;
+}

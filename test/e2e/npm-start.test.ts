@@ -1,0 +1,161 @@
+/**
+ * `npm start` itself (scripts/start.ts, as the README runs it): it stops with one line when Java is missing; the
+ * project's tools reach its database through DB_PORT; and nothing it starts outlives it, however it ends: SIGKILL,
+ * SIGHUP (its terminal closing) or a crash.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { LOCAL_AWS_ENV } from '../../scripts/support/local-db';
+import { freePort, portIsFree } from '../../scripts/support/processes';
+import { http } from '../support/http';
+
+jest.setTimeout(240_000);
+
+const ROOT = join(__dirname, '..', '..');
+const run = promisify(execFile);
+
+interface Started {
+  child: ChildProcess;
+  ports: { PORT: number; DB_PORT: number; LAMBDA_PORT: number };
+  output: () => string;
+  env: NodeJS.ProcessEnv;
+}
+
+async function npmStart(extra: Record<string, string> = {}): Promise<Started> {
+  const ports = { PORT: await freePort(), DB_PORT: await freePort(), LAMBDA_PORT: await freePort() };
+  const env: NodeJS.ProcessEnv = { ...process.env, DB: 'memory', DEMO_BOT: 'off', PROBE: 'off', ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), ...extra };
+  for (const name of ['NODE_OPTIONS', 'DYNAMODB_ENDPOINT', 'CURSOR_SECRET', 'AUTH_MODE', 'CORS_ALLOWED_ORIGINS', 'ACCOUNTS_TABLE', 'BALANCES_TABLE', 'TRADES_TABLE', 'API_KEYS_TABLE']) delete env[name];
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'start.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${output}`);
+    const health = await http(`http://127.0.0.1:${ports.PORT}/api/health`).catch(() => undefined);
+    if (health?.status === 200 && output.includes('is running')) break;
+    if (Date.now() > deadline) throw new Error(`npm start did not come up:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return { child, ports, output: () => output, env };
+}
+
+/** Every process below `pid` (from /proc), so the test knows exactly what npm start started. */
+function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const found: number[] = [];
+  const visit = (id: number) => (children.get(id) ?? []).forEach((child) => (found.push(child), visit(child)));
+  visit(pid);
+  return found;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    const state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
+    return state !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** Ends npm start with `signal` and expects every process it started to be gone and every port free. */
+async function expectNothingOutlives(started: Started, signal: NodeJS.Signals) {
+  const tree = descendants(started.child.pid!);
+  // The supervisors, DynamoDB Local (java) and serverless offline at least.
+  expect(tree.length).toBeGreaterThanOrEqual(4);
+  started.child.kill(signal);
+  const deadline = Date.now() + 20_000;
+  let survivors = tree;
+  let busy: number[] = Object.values(started.ports);
+  while (Date.now() < deadline) {
+    survivors = tree.filter(alive);
+    busy = [];
+    for (const port of Object.values(started.ports)) if (!(await portIsFree(port))) busy.push(port);
+    if (!survivors.length && !busy.length) break;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  expect({ survivors, busy }).toEqual({ survivors: [], busy: [] });
+}
+
+it('stops with one line naming the install command when Java is missing', async () => {
+  const empty = mkdtempSync(join(tmpdir(), 'no-java-'));
+  try {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'start.ts')], {
+      cwd: ROOT,
+      env: { ...process.env, PATH: empty, DB: 'memory', PORT: String(await freePort()), DB_PORT: String(await freePort()), LAMBDA_PORT: String(await freePort()) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    const code = await new Promise((resolve) => child.on('exit', resolve));
+    expect(code).toBe(1);
+    const lines = stderr.trim().split('\n').filter((line) => !/NodeVersionSupportWarning|^\s*$/.test(line));
+    expect(lines).toEqual([expect.stringMatching(/^npm start: Java 17 or later is needed .*apt-get install -y openjdk-17-jre-headless/)]);
+  } finally {
+    rmSync(empty, { recursive: true, force: true });
+  }
+});
+
+describe('with AUTH=on', () => {
+  let started: Started;
+  beforeAll(async () => {
+    started = await npmStart({ AUTH: 'on' });
+  });
+  afterAll(() => {
+    if (started?.child.exitCode === null) started.child.kill('SIGKILL');
+  });
+
+  it('the keys CLI and serverless invoke local reach its database through DB_PORT', async () => {
+    const keys = await run(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'keys.ts'), 'create', '--accounts', 'primary-usd', '--label', 'e2e'], { cwd: ROOT, env: started.env });
+    const key = keys.stdout.trim().split('\n').pop()!;
+    const accounts = await http(`http://127.0.0.1:${started.ports.PORT}/api/accounts`, { headers: { 'x-api-key': key } });
+    expect(accounts.body.accounts.map((a: { id: string }) => a.id)).toEqual(['primary-usd']);
+
+    const invoked = await run(
+      process.execPath,
+      [join(ROOT, 'node_modules', 'serverless', 'bin', 'serverless.js'), 'invoke', 'local', '--stage', 'local', '--function', 'account-balance', '--path', 'events/account-balance.json'],
+      // As the README shows it: DB_PORT finds the database; DynamoDB Local takes any credentials.
+      { cwd: ROOT, env: { ...started.env, ...LOCAL_AWS_ENV, CURSOR_SECRET: 'a-secret-only-this-invocation-uses-0123456789', SLS_TELEMETRY_DISABLED: '1', ESBUILD_WORK_FOLDER: '.esbuild/invoke-test' } },
+    );
+    const result = JSON.parse(invoked.stdout.slice(invoked.stdout.indexOf('{')));
+    expect(result.statusCode).toBe(200);
+    expect(JSON.parse(result.body)).toMatchObject({ accountId: 'primary-usd', currency: 'USD' });
+  });
+
+  it('its database door serves local programs only, not web pages', async () => {
+    const db = `http://127.0.0.1:${started.ports.DB_PORT}/`;
+    const request = { method: 'POST', body: '{}', headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'DynamoDB_20120810.ListTables' } };
+    const pageHeaders: Record<string, string>[] = [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }, { host: `attacker.example:${started.ports.DB_PORT}` }];
+    for (const headers of pageHeaders) {
+      const answer = await http(db, { ...request, headers: { ...request.headers, ...headers } });
+      expect(answer.status).toBe(403);
+      expect(answer.text).not.toContain('trading-bot-api');
+    }
+  });
+
+  it('leaves nothing behind when killed with SIGKILL', async () => {
+    await expectNothingOutlives(started, 'SIGKILL');
+  });
+});
+
+it('leaves nothing behind when its terminal closes (SIGHUP)', async () => {
+  await expectNothingOutlives(await npmStart(), 'SIGHUP');
+});
+
+it('leaves nothing behind when it crashes (SIGABRT)', async () => {
+  await expectNothingOutlives(await npmStart(), 'SIGABRT');
+});
