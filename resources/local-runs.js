@@ -1,0 +1,39 @@
+// A local Serverless plugin for the commands that run the functions on this machine.
+//
+// `serverless invoke local`: every function reads its configuration when it loads and stops on a missing value
+// (lib/config.ts). Loaded by invoke local, such a stop left the command hanging after the stack trace
+// (serverless-esbuild disposes its build context only after a successful invocation, and the build service keeps
+// the process alive). Outside AWS nothing resolves the CloudFormation reference that stands for CURSOR_SECRET, so
+// this checks it before anything is built, and stops with one line.
+//
+// `serverless offline`: the functions are bundled once at start and loaded by serverless offline's own process;
+// the build contexts serverless-esbuild keeps for rebuilding (some 300 MB in esbuild's service process) are let go.
+'use strict';
+
+class LocalRuns {
+  constructor(serverless) {
+    this.serverless = serverless;
+    this.hooks = {
+      'before:invoke:local:loadEnvVars': () => this.checkCursorSecret(),
+      'before:offline:start:init': () => this.releaseBuildContexts(),
+    };
+  }
+
+  checkCursorSecret() {
+    const secret = this.serverless.service.provider.environment?.CURSOR_SECRET ?? '';
+    if (typeof secret !== 'string' || secret.startsWith('{{resolve:') || secret.length < 32) {
+      throw new this.serverless.classes.Error(
+        'CURSOR_SECRET is not set: export CURSOR_SECRET (32 or more characters; `npm start` keeps its own in .data/cursor-secret) and invoke again.',
+      );
+    }
+  }
+
+  async releaseBuildContexts() {
+    const bundler = this.serverless.pluginManager.plugins.find((plugin) => typeof plugin.disposeContexts === 'function');
+    await bundler?.disposeContexts();
+    // The service process keeps its memory after the contexts go; it starts again by itself should anything build.
+    await require('esbuild').stop();
+  }
+}
+
+module.exports = LocalRuns;
