@@ -4,7 +4,7 @@
  *  1. Builds every function with the deploy esbuild settings and times its import against a DocumentClient-only
  *     baseline (first, while nothing else runs on the machine).
  *  2. Starts DynamoDB Local in memory and loads a deterministic dataset (N accounts × M trades) into one stage's
- *     tables, and a 1,000-trade dataset over the same accounts into another's, with BatchWriteItem
+ *     tables, and a 1,000-trade dataset over the same accounts into another's, through the writer
  *     (scripts/support/load-data).
  *  3. For each query, a worker process per dataset invokes the real handler in-process and the raw SDK floor, and
  *     meters items read and capacity. The two datasets are measured query by query, alternately, in several passes
@@ -22,9 +22,9 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import tables from '../resources/tables.js';
 import { type Dataset, generateDataset } from '../scripts/support/dataset';
 import { DYNAMODB_LOCAL, type LocalDb, startDynamoDbLocal } from '../scripts/support/dynamodb-local';
+import { loadDataset, localWriter } from '../scripts/support/load-data';
 import { adminClient, ensureTables, LOCAL_AWS_ENV, localFunctionEnv } from '../scripts/support/local-db';
 import type { LocalApi } from '../scripts/support/local-stack';
 import { buildBundles, measureImports } from './bundles';
@@ -88,36 +88,22 @@ export function treeRssMb(pid: number): number {
   return round(total(pid) / 1024, 1);
 }
 
-/**
- * Creates `stage`'s tables in the bench's DynamoDB Local and writes `dataset` into them. Trades go in chunks so that
- * at a million trades the DynamoDB items of only one chunk exist at a time beside the generated trades.
- */
+/** Creates `stage`'s tables in the bench's DynamoDB Local and writes `dataset` into them through the writer. */
 async function loadDatabase(db: LocalDb, stage: string, label: string, dataset: Dataset): Promise<LoadedDb> {
   const trades = dataset.trades.length;
   const { endpoint } = db;
   const client = adminClient(endpoint);
-  // load-data reads the table names from lib/config, loaded once: the small stage's are passed through explicitly.
-  const tableNames = tables.tableEnvironment(stage);
+  const writer = localWriter(endpoint, { stage });
   try {
     await ensureTables(client, stage);
-    const { datasetItems, writeItems } = await import('../scripts/support/load-data');
-    const total = dataset.accounts.length * 2 + trades;
-    const bar = progress(`load ${label}`, total);
+    const bar = progress(`load ${label} through the writer`, trades, 'trades');
     const started = Date.now();
-    const CHUNK = 20_000;
-    let written = 0;
-    for (let start = 0; start === 0 || start < trades; start += CHUNK) {
-      const part: Dataset = { accounts: start === 0 ? dataset.accounts : [], trades: dataset.trades.slice(start, start + CHUNK) };
-      const items = datasetItems(part, { accounts: tableNames.ACCOUNTS_TABLE, balances: tableNames.BALANCES_TABLE, trades: tableNames.TRADES_TABLE });
-      const base = written;
-      await writeItems(client, items, (done) => bar.update(base + done));
-      written += Object.values(items).reduce((sum, list) => sum + list.length, 0);
-    }
-    bar.update(written);
+    await loadDataset(writer, dataset, (done) => bar.update(done));
     bar.finish();
     const loadSeconds = round((Date.now() - started) / 1000, 1);
     return { label, endpoint, stage, trades, loadSeconds };
   } finally {
+    writer.close();
     client.destroy();
   }
 }
@@ -140,8 +126,7 @@ async function peakRss(db: LoadedDb, bundleFile: string, pages: number) {
 async function main(options: BenchOptions): Promise<void> {
   const started = Date.now();
   cursorSecret = randomBytes(32).toString('hex');
-  // load-data reads table names from lib/config at import: this process needs the functions' table settings.
-  Object.assign(process.env, LOCAL_AWS_ENV, tables.tableEnvironment(STAGE), { CURSOR_SECRET: cursorSecret, AUTH_MODE: 'off' });
+  Object.assign(process.env, LOCAL_AWS_ENV);
   const work = mkdtempSync(join(tmpdir(), 'trading-bot-bench-'));
   cleanups.push(() => rmSync(work, { recursive: true, force: true }));
   const phases: Record<string, number> = {};
@@ -267,7 +252,7 @@ async function main(options: BenchOptions): Promise<void> {
     queriedInstrument: instrument,
     loadSeconds: full.loadSeconds,
     smallLoadSeconds: small.loadSeconds,
-    loadItemsPerSecond: round((full.trades + options.accounts * 2) / full.loadSeconds, 0),
+    loadTradesPerSecond: round(full.trades / full.loadSeconds, 0),
     engine: `DynamoDB Local ${DYNAMODB_LOCAL.version} in memory`,
     databaseRssMbAfterQueries: dbRssMb,
     quick: options.quick,

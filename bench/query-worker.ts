@@ -19,7 +19,8 @@ import { handler as allTrades } from '../functions/all-trades';
 import { handler as health } from '../functions/health';
 import { accountKey } from '../lib/store/accounts-table';
 import { config } from '../lib/config';
-import { dynamodb, type Item } from '../lib/store/dynamodb';
+import { store } from '../lib/operations/store';
+import type { Item } from '../lib/store/dynamodb';
 import { orderKey, tradeListing } from '../lib/store/trades-table';
 import type { Trade } from '../lib/types';
 import { eventFor } from '../test/support/api-harness';
@@ -45,7 +46,7 @@ const HANDLERS: Record<Operation, Handler> = {
 const HEALTH_PROBE_KEY = accountKey('~health-probe');
 
 const meter = new ReadMeter();
-meter.attach(dynamodb);
+meter.attach(store.client);
 /**
  * The floor's client: SDK defaults (keep-alive agent, 50 sockets — the same as lib's client). No lib/ code runs on
  * its requests; lib/ only supplies the table names and the key values to ask for.
@@ -288,7 +289,7 @@ serveParent(
     }
   },
   async () => {
-    dynamodb.destroy();
+    store.client.destroy();
     raw.destroy();
   },
 );

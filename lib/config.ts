@@ -1,9 +1,11 @@
+import type { Tables } from './store/dynamodb';
+
 /**
  * Configuration, read once when a function's module loads. A missing or malformed variable stops the cold start
  * with a message naming it, rather than failing on the first request that needs it.
  */
 export interface Config {
-  tables: { accounts: string; balances: string; trades: string; apiKeys: string };
+  tables: Tables;
   /** Set only for DynamoDB Local (local runs, tests, benchmark); unset in AWS. */
   dynamodbEndpoint?: string;
   region: string;
@@ -54,6 +56,7 @@ export function readConfig(env: Env): Config {
       balances: required(env, 'BALANCES_TABLE'),
       trades: required(env, 'TRADES_TABLE'),
       apiKeys: required(env, 'API_KEYS_TABLE'),
+      ledger: required(env, 'LEDGER_TABLE'),
     },
     dynamodbEndpoint: env.DYNAMODB_ENDPOINT || undefined,
     region: env.AWS_REGION || required(env, 'AWS_DEFAULT_REGION'),

@@ -36,3 +36,9 @@ export function sumDecimals(values: readonly string[]): string {
   const total = parsed.reduce((sum, value) => sum + value.units * 10n ** BigInt(scale - value.scale), 0n);
   return formatDecimal(total, scale);
 }
+
+/** -1, 0 or 1 as the decimal string is negative, zero (`"0"`, `"-0.00"`) or positive. */
+export function decimalSign(value: string): -1 | 0 | 1 {
+  const { units } = parse(value);
+  return units < 0n ? -1 : units > 0n ? 1 : 0;
+}

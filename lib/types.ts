@@ -56,11 +56,10 @@ export interface Trade {
   takeProfit: string | null;
 }
 
-/** What the bot writes about itself on the account item. */
-export interface BotStatus {
+/** What the bot last reported about itself (a heartbeat), stored on the account item. */
+export interface BotReport {
   state: BotState;
   lastHeartbeatAt: string | null;
-  lastTradeAt: string | null;
   strategy: string | null;
   message: string | null;
   updatedAt: string;

@@ -26,7 +26,14 @@ const TABLES = {
   balances: { logicalId: 'BalancesTable', partitionKey: 'accountId' },
   trades: { logicalId: 'TradesTable', partitionKey: 'accountId', sortKey: 'orderKey', indexes: TRADE_INDEXES },
   apiKeys: { logicalId: 'ApiKeysTable', partitionKey: 'keyId' },
+  // The writer's bookkeeping per account: one item per period of closed-trade P&L (day, ISO week, month), one per
+  // equity bucket (hour, day), and the register of trade ids (which keeps an id to one trade). Sorted by kind and
+  // start time, so a series of N points is one Query that reads about N items.
+  ledger: { logicalId: 'LedgerTable', partitionKey: 'accountId', sortKey: 'entryKey' },
 };
+
+/** The tables the bot's writer writes and the API reads (every table but the API keys). */
+const DATA_TABLES = ['accounts', 'balances', 'trades', 'ledger'];
 
 /** Physical table name of `table` in `stage`, e.g. `trading-bot-api-dev-trades`. */
 function tableName(stage, table) {
@@ -41,6 +48,7 @@ function tableEnvironment(stage) {
     BALANCES_TABLE: tableName(stage, 'balances'),
     TRADES_TABLE: tableName(stage, 'trades'),
     API_KEYS_TABLE: tableName(stage, 'apiKeys'),
+    LEDGER_TABLE: tableName(stage, 'ledger'),
   };
 }
 
@@ -96,6 +104,7 @@ function cloudFormationResources(stage) {
 module.exports = {
   SERVICE,
   TABLES,
+  DATA_TABLES,
   TRADE_INDEXES,
   tableName,
   tableEnvironment,
@@ -113,15 +122,21 @@ const arnOf = (table) => ({ 'Fn::GetAtt': [TABLES[table].logicalId, 'Arn'] });
  * on the exact table and index ARNs, and Scan on the two small tables that `/api/accounts` and `/api/all/balance`
  * read whole for a key that sees every account (never on trades). The API writes nothing.
  */
-function dataReadStatements() {
+/** The ARNs of the data tables and of their indexes. */
+function dataTableArns() {
   const resources = [];
-  for (const table of ['accounts', 'balances', 'trades']) {
+  for (const table of DATA_TABLES) {
     const arn = arnOf(table);
     resources.push(arn);
     for (const indexName of Object.keys(TABLES[table].indexes || {})) {
       resources.push({ 'Fn::Join': ['/', [arn, 'index', indexName]] });
     }
   }
+  return resources;
+}
+
+function dataReadStatements() {
+  const resources = dataTableArns();
   return [
     { Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'], Resource: resources },
     { Effect: 'Allow', Action: ['dynamodb:Scan'], Resource: [arnOf('accounts'), arnOf('balances')] },

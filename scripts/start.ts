@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import tables from '../resources/tables.js';
 import { demoDataset } from './support/dataset';
+import { loadDataset, localWriter } from './support/load-data';
 import { PrerequisiteError, startDynamoDbLocal } from './support/dynamodb-local';
 import { adminClient, ensureTables, localFunctionEnv, portFromEnv } from './support/local-db';
 import { startDatabaseDoor } from './support/local-gateway';
@@ -78,10 +79,11 @@ async function main() {
   await ensureTables(client, STAGE);
   const existing = await client.send(new ScanCommand({ TableName: tables.tableName(STAGE, 'accounts'), Limit: 1 }));
   if (!existing.Count) {
-    const { loadDataset } = await import('./support/load-data');
     const dataset = demoDataset(new Date());
-    await loadDataset(client, dataset);
-    console.log(`Loaded demo data: ${dataset.accounts.length} accounts, ${dataset.trades.length} trades.`);
+    const writer = localWriter(db.endpoint, { stage: STAGE });
+    await loadDataset(writer, dataset);
+    writer.close();
+    console.log(`Loaded demo data through the writer: ${dataset.accounts.length} accounts, ${dataset.trades.length} trades.`);
   }
   client.destroy();
 

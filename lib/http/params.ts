@@ -1,4 +1,5 @@
 import { invalidParameters, type ParameterError } from '../errors';
+import { canonicalInstrument } from '../instruments';
 import type { TradeStatus } from '../types';
 
 /**
@@ -71,13 +72,9 @@ export function parseStatus(value: string): TradeStatus | 'all' {
   return reject('must be one of open, closed, all');
 }
 
-const INSTRUMENT = /^([A-Za-z0-9]{2,12})[_/-]([A-Za-z0-9]{2,12})$/;
-
 /** An instrument `BASE_QUOTE` (`/` or `-` also accepted), returned in canonical upper case with `_`. */
 export function parseInstrument(value: string): string {
-  const match = INSTRUMENT.exec(value);
-  if (!match) return reject('must be an instrument such as EUR_USD (BASE_QUOTE; "/" or "-" also accepted)');
-  return `${match[1]}_${match[2]}`.toUpperCase();
+  return canonicalInstrument(value) ?? reject('must be an instrument such as EUR_USD (BASE_QUOTE; "/" or "-" also accepted)');
 }
 
 /** A whole number from 1 to 500 written in plain digits: `0`, `1.5`, `1e3`, ` 5` or `501` are refused, not clamped. */

@@ -1,6 +1,7 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { encodeScope } from '../access';
 import { apiKeyOf, findApiKey } from '../store/api-keys-table';
+import { store } from './store';
 
 /**
  * The API Gateway REQUEST authorizer. Unknown or missing key: "Unauthorized" (API Gateway answers 401); disabled
@@ -9,7 +10,7 @@ import { apiKeyOf, findApiKey } from '../store/api-keys-table';
  */
 export async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
   const key = apiKeyOf(event.headers);
-  const record = key === undefined ? undefined : await findApiKey(key);
+  const record = key === undefined ? undefined : await findApiKey(store, key);
   // API Gateway turns exactly this error message into a 401.
   if (!record) throw new Error('Unauthorized');
   const [apiArn, stage] = event.methodArn.split('/');

@@ -1,6 +1,7 @@
 import { accountKey } from '../store/accounts-table';
 import { config } from '../config';
 import { getItem } from '../store/dynamodb';
+import { store } from './store';
 import { HTTP } from '../errors';
 import { Reply } from '../http/handler';
 
@@ -22,7 +23,7 @@ const PROBE_KEY = accountKey('~health-probe');
 /** Checks DynamoDB with one GetItem; 200 when it answers, 503 (with Retry-After) when it does not. */
 export async function checkHealth(now: Date): Promise<Reply<Health>> {
   const started = performance.now();
-  const healthy = await getItem(config.tables.accounts, PROBE_KEY).then(
+  const healthy = await getItem(store, store.tables.accounts, PROBE_KEY).then(
     () => true,
     () => false,
   );

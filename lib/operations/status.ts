@@ -1,19 +1,21 @@
 import { ALL_ACCOUNTS, requireVisibleAccount } from '../access';
-import { accountKey, toBotStatus } from '../store/accounts-table';
-import { balanceKey, toBalance } from '../store/balances-table';
 import { config } from '../config';
-import { batchGetItems } from '../store/dynamodb';
 import { accountNotFound, notFound } from '../errors';
-import type { AccountStatus, BotStatus, Principal } from '../types';
+import { accountKey, toBotReport } from '../store/accounts-table';
+import { balanceKey, toBalanceRecord } from '../store/balances-table';
+import { batchGetItems, type Item } from '../store/dynamodb';
+import type { AccountStatus, BotReport, Principal } from '../types';
+import { store } from './store';
 
 /**
  * The status a client sees: the bot's own report, plus whether it is stale (running, yet silent for longer than
- * the threshold, or never heard from) and how old its last heartbeat is.
+ * the threshold, or never heard from) and how old its last heartbeat is; the open trade count and the time of the
+ * latest trade come from the balances item, where the writer keeps them.
  */
 export function toAccountStatus(
   accountId: string,
-  bot: BotStatus,
-  openTradeCount: number,
+  bot: BotReport,
+  trades: { openTradeCount: number; lastTradeAt: string | null },
   now: Date,
   staleAfterSeconds: number,
 ): AccountStatus {
@@ -26,12 +28,18 @@ export function toAccountStatus(
     stale,
     lastHeartbeatAt: bot.lastHeartbeatAt,
     heartbeatAgeSeconds,
-    openTradeCount,
-    lastTradeAt: bot.lastTradeAt,
+    openTradeCount: trades.openTradeCount,
+    lastTradeAt: trades.lastTradeAt,
     strategy: bot.strategy,
     message: bot.message,
     updatedAt: bot.updatedAt,
   };
+}
+
+/** The status of an account from its two items (the balances item may be missing: no trades, no figures yet). */
+export function statusOfItems(account: Item, balance: Item | undefined, now: Date): AccountStatus {
+  const trades = balance ? toBalanceRecord(balance) : { openTradeCount: 0, lastTradeAt: null };
+  return toAccountStatus(account.accountId as string, toBotReport(account), trades, now, config.staleAfterSeconds);
 }
 
 /** The bot status of one account the principal may see; `all` has no status of its own. */
@@ -40,14 +48,13 @@ export async function readAccountStatus(accountId: string, principal: Principal,
     throw notFound('Status is per account: ask /api/{account}/status for each account listed by /api/accounts.');
   }
   requireVisibleAccount(principal, accountId);
-  // One round trip for the bot's report (accounts table) and the open trade count (balances table).
-  const items = await batchGetItems({
-    [config.tables.accounts]: [accountKey(accountId)],
-    [config.tables.balances]: [balanceKey(accountId)],
+  // One round trip for the bot's report (accounts table) and the trade figures (balances table).
+  const items = await batchGetItems(store, {
+    [store.tables.accounts]: [accountKey(accountId)],
+    [store.tables.balances]: [balanceKey(accountId)],
   });
-  const [account] = items[config.tables.accounts];
-  const [balance] = items[config.tables.balances];
+  const [account] = items[store.tables.accounts];
+  const [balance] = items[store.tables.balances];
   if (!account) throw accountNotFound(accountId);
-  const openTradeCount = balance ? toBalance(balance).openTradeCount : 0;
-  return toAccountStatus(accountId, toBotStatus(account), openTradeCount, now, config.staleAfterSeconds);
+  return statusOfItems(account, balance, now);
 }

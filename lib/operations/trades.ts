@@ -6,6 +6,7 @@ import { accountNotFound, invalidParameter } from '../errors';
 import { DEFAULT_LIMIT, type TRADE_QUERY, type ParsedQuery } from '../http/params';
 import { accountOfOrderKey, isOrderKey, orderKey, readTrades, tradeListing, type TradeFilter } from '../store/trades-table';
 import type { Principal, Trade, TradePage } from '../types';
+import { store } from './store';
 
 export type TradeQuery = ParsedQuery<typeof TRADE_QUERY>;
 
@@ -53,16 +54,16 @@ export async function listTrades(scope: TradeScope, query: TradeQuery, principal
   const wanted = limit + 1;
   let trades: Trade[];
   if (accountId !== undefined || principal.accounts === '*') {
-    trades = await readTrades(tradeListing(accountId, filter), after, wanted);
+    trades = await readTrades(store, tradeListing(accountId, filter), after, wanted);
   } else {
     // A key limited to some accounts cannot use the all-accounts index without reading others' trades;
     // it merges its own accounts' listings instead.
-    const lists = await Promise.all(principal.accounts.map((id) => readTrades(tradeListing(id, filter), after, wanted)));
+    const lists = await Promise.all(principal.accounts.map((id) => readTrades(store, tradeListing(id, filter), after, wanted)));
     trades = mergeNewestFirst(lists, wanted);
   }
 
   // An empty first page of an account that does not exist is a 404; only then is the account looked up.
-  if (accountId !== undefined && trades.length === 0 && after === undefined && !(await getAccountItem(accountId))) {
+  if (accountId !== undefined && trades.length === 0 && after === undefined && !(await getAccountItem(store, accountId))) {
     throw accountNotFound(accountId);
   }
 

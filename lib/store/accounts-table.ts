@@ -1,20 +1,30 @@
 import { accountSet, compareIds } from '../access';
-import { config } from '../config';
-import { batchGetItems, getItem, type Item, scanAll } from './dynamodb';
-import type { Account, BotStatus, Principal } from '../types';
+import type { Account, BotReport, Principal } from '../types';
+import { batchGetItems, getItem, type Item, scanAll, type Store, type TransactItem } from './dynamodb';
 
 /**
- * Keys of the accounts table (one item per account: its profile and what the bot last reported about itself).
- * The partition key is the account id.
+ * The accounts table: one item per account, holding its profile and what the bot last reported about itself
+ * (`bot`). The partition key is the account id. The bot's reports are written here and nothing else is, so a
+ * heartbeat never contends with the trade writes on the balances item.
  */
 export function accountKey(accountId: string): Item {
   return { accountId };
 }
 
-/** The stored item for an account and its bot status. */
-export function accountItem(account: Account, bot: BotStatus): Item {
+/** The profile fields a writer may change after the account exists (the currency never changes). */
+export type Profile = Pick<Account, 'name' | 'broker' | 'environment'>;
+
+/**
+ * The stored item for an account and its bot's report. A report's missing values are left out rather than stored
+ * as NULL, so conditions on them (`attribute_not_exists`) mean what they say.
+ */
+export function accountItem(account: Account, bot: BotReport): Item {
   const { id, ...profile } = account;
-  return { ...accountKey(id), ...profile, bot };
+  return { ...accountKey(id), ...profile, bot: storedReport(bot) };
+}
+
+function storedReport(bot: BotReport): Item {
+  return Object.fromEntries(Object.entries(bot).filter(([, value]) => value !== null));
 }
 
 /** The API shape of a stored account. */
@@ -29,13 +39,12 @@ export function toAccount(item: Item): Account {
   };
 }
 
-/** The bot status stored on an account item. */
-export function toBotStatus(item: Item): BotStatus {
+/** What the bot last reported, as stored on an account item. */
+export function toBotReport(item: Item): BotReport {
   const bot = item.bot as Record<string, string | null | undefined>;
   return {
-    state: bot.state as BotStatus['state'],
+    state: bot.state as BotReport['state'],
     lastHeartbeatAt: bot.lastHeartbeatAt ?? null,
-    lastTradeAt: bot.lastTradeAt ?? null,
     strategy: bot.strategy ?? null,
     message: bot.message ?? null,
     updatedAt: bot.updatedAt as string,
@@ -43,22 +52,57 @@ export function toBotStatus(item: Item): BotStatus {
 }
 
 /** Reads one account item; `undefined` when the account does not exist. */
-export async function getAccountItem(accountId: string): Promise<Item | undefined> {
-  return getItem(config.tables.accounts, accountKey(accountId));
+export async function getAccountItem(store: Store, accountId: string, consistent = false): Promise<Item | undefined> {
+  return getItem(store, store.tables.accounts, accountKey(accountId), consistent);
 }
 
 /**
  * Reads the items of `table` (keyed by account id) that `principal` may see: the whole table for `*`,
  * otherwise only the key's accounts by BatchGetItem, so a scoped key reads nothing it cannot return.
  */
-export async function readAccountScopedItems(table: string, principal: Principal): Promise<Item[]> {
-  if (principal.accounts === '*') return scanAll(table);
-  const results = await batchGetItems({ [table]: accountSet(principal.accounts).map(accountKey) });
+export async function readAccountScopedItems(store: Store, table: string, principal: Principal): Promise<Item[]> {
+  if (principal.accounts === '*') return scanAll(store, table);
+  const results = await batchGetItems(store, { [table]: accountSet(principal.accounts).map(accountKey) });
   return results[table];
 }
 
 /** Accounts `principal` may see, sorted by id. */
-export async function listAccounts(principal: Principal): Promise<Account[]> {
-  const items = await readAccountScopedItems(config.tables.accounts, principal);
+export async function listAccounts(store: Store, principal: Principal): Promise<Account[]> {
+  const items = await readAccountScopedItems(store, store.tables.accounts, principal);
   return items.map(toAccount).sort((a, b) => compareIds(a.id, b.id));
+}
+
+/** Creates the account item; refused (its condition fails) when the account exists. */
+export function createAccount(store: Store, account: Account, bot: BotReport): TransactItem {
+  return { Put: { TableName: store.tables.accounts, Item: accountItem(account, bot), ConditionExpression: 'attribute_not_exists(accountId)' } };
+}
+
+/** Changes an existing account's profile; refused when the account is missing or has another currency. */
+export function updateProfile(store: Store, accountId: string, currency: string, profile: Profile): TransactItem {
+  return {
+    Update: {
+      TableName: store.tables.accounts,
+      Key: accountKey(accountId),
+      UpdateExpression: 'SET #name = :name, broker = :broker, environment = :environment',
+      ConditionExpression: 'attribute_exists(accountId) AND currency = :currency',
+      ExpressionAttributeNames: { '#name': 'name' },
+      ExpressionAttributeValues: { ':name': profile.name, ':broker': profile.broker, ':environment': profile.environment, ':currency': currency },
+    },
+  };
+}
+
+/**
+ * Stores the bot's report (a heartbeat). Refused when the account is missing, or when a later heartbeat is already
+ * stored: reports that arrive out of order never turn the clock back.
+ */
+export function reportBot(store: Store, accountId: string, report: BotReport): TransactItem {
+  return {
+    Update: {
+      TableName: store.tables.accounts,
+      Key: accountKey(accountId),
+      UpdateExpression: 'SET bot = :bot',
+      ConditionExpression: 'attribute_exists(accountId) AND (attribute_not_exists(bot.lastHeartbeatAt) OR bot.lastHeartbeatAt <= :at)',
+      ExpressionAttributeValues: { ':bot': storedReport(report), ':at': report.lastHeartbeatAt },
+    },
+  };
 }

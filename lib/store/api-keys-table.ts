@@ -1,7 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { accountSet } from '../access';
-import { config } from '../config';
-import { getItem, type Item } from './dynamodb';
+import { getItem, type Item, type Store } from './dynamodb';
 
 /**
  * Keys of the api-keys table, and the keys themselves. A key reads `tbk_<keyId>_<secret>`; the table is
@@ -59,10 +58,10 @@ export function apiKeyOf(headers: Record<string, string | undefined> | null | un
 }
 
 /** The record of `key` when it is a well-formed key whose hash matches a stored one; `undefined` otherwise. */
-export async function findApiKey(key: string): Promise<ApiKeyRecord | undefined> {
+export async function findApiKey(store: Store, key: string): Promise<ApiKeyRecord | undefined> {
   const match = KEY.exec(key);
   if (!match) return undefined;
-  const item = await getItem(config.tables.apiKeys, apiKeyKey(match[1]));
+  const item = await getItem(store, store.tables.apiKeys, apiKeyKey(match[1]));
   if (!item) return undefined;
   const expected = Buffer.from(String(item.keyHash), 'hex');
   const given = Buffer.from(hashApiKey(key), 'hex');

@@ -1,18 +1,69 @@
 import { compareIds } from '../access';
-import { accountKey, readAccountScopedItems } from './accounts-table';
-import { config } from '../config';
 import { sumDecimals } from '../decimal';
-import { getItem, type Item } from './dynamodb';
 import type { Balance, Principal, Total } from '../types';
+import { accountKey, readAccountScopedItems } from './accounts-table';
+import { getItem, type Item, type Store, type TransactItem } from './dynamodb';
 
-/** Keys of the balances table: one item per account, keyed like the accounts table. */
+/**
+ * The balances table: one item per account, keyed like the accounts table. It holds the figures the API shows and
+ * the writer's bookkeeping beside them; every trade write and balance snapshot rewrites it whole, on condition that
+ * its version is the one read (optimistic concurrency), so concurrent writers can never lose an update.
+ */
 export const balanceKey = accountKey;
 
 const AMOUNTS = ['balance', 'unrealizedPL', 'nav', 'realizedPL', 'marginUsed', 'marginAvailable'] as const;
 
-/** The stored item for a balance. */
-export function balanceItem(balance: Balance): Item {
-  return { ...balance };
+/** A balance as stored: the API's figures and the writer's bookkeeping. */
+export interface BalanceRecord extends Balance {
+  /** The latest time a trade of the account opened or closed (the status's `lastTradeAt`). */
+  lastTradeAt: string | null;
+  /** The time of the broker's latest balance snapshot. */
+  snapshotAt: string | null;
+  /** Incremented by every write. */
+  version: number;
+}
+
+/** The stored item for a balance record (missing times left out rather than stored as NULL). */
+export function balanceItem(record: BalanceRecord): Item {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== null));
+}
+
+/** A stored balance item as a record. */
+export function toBalanceRecord(item: Item): BalanceRecord {
+  return {
+    ...toBalance(item),
+    lastTradeAt: (item.lastTradeAt as string | undefined) ?? null,
+    snapshotAt: (item.snapshotAt as string | undefined) ?? null,
+    version: Number(item.version ?? 0),
+  };
+}
+
+/** The balance of a new account: every figure zero, no trade, no snapshot. */
+export function newBalanceRecord(accountId: string, currency: string, at: string): BalanceRecord {
+  const zero = Object.fromEntries(AMOUNTS.map((name) => [name, '0'])) as Record<(typeof AMOUNTS)[number], string>;
+  return { accountId, currency, ...zero, openTradeCount: 0, updatedAt: at, lastTradeAt: null, snapshotAt: null, version: 0 };
+}
+
+/** Reads one balance record for a read-modify-write; `undefined` when the account does not exist. */
+export async function getBalanceRecord(store: Store, accountId: string): Promise<BalanceRecord | undefined> {
+  const item = await getItem(store, store.tables.balances, balanceKey(accountId), true);
+  return item && toBalanceRecord(item);
+}
+
+/**
+ * Writes `record` (its version already incremented) in place of the version the writer read: refused if the item
+ * changed meanwhile, or, for a new account (`read` undefined), if the item exists.
+ */
+export function putBalance(store: Store, record: BalanceRecord, read: BalanceRecord | undefined): TransactItem {
+  return {
+    Put: {
+      TableName: store.tables.balances,
+      Item: balanceItem(record),
+      ...(read === undefined
+        ? { ConditionExpression: 'attribute_not_exists(accountId)' }
+        : { ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': read.version } }),
+    },
+  };
 }
 
 /** The API shape of a stored balance. */
@@ -32,14 +83,14 @@ export function toBalance(item: Item): Balance {
 }
 
 /** Reads one account's balance; `undefined` when the account does not exist. */
-export async function getBalance(accountId: string): Promise<Balance | undefined> {
-  const item = await getItem(config.tables.balances, balanceKey(accountId));
+export async function getBalance(store: Store, accountId: string): Promise<Balance | undefined> {
+  const item = await getItem(store, store.tables.balances, balanceKey(accountId));
   return item && toBalance(item);
 }
 
 /** Balances `principal` may see, sorted by account id. */
-export async function listBalances(principal: Principal): Promise<Balance[]> {
-  const items = await readAccountScopedItems(config.tables.balances, principal);
+export async function listBalances(store: Store, principal: Principal): Promise<Balance[]> {
+  const items = await readAccountScopedItems(store, store.tables.balances, principal);
   return items.map(toBalance).sort((a, b) => compareIds(a.accountId, b.accountId));
 }
 

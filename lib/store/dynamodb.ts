@@ -1,6 +1,6 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   type BatchGetCommandInput,
@@ -10,50 +10,90 @@ import {
   QueryCommand,
   type QueryCommandInput,
   ScanCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { config } from '../config';
 import { serviceUnavailable } from '../errors';
 
+/**
+ * The DynamoDB side of every table module: a store (one client and the names of the tables it reaches), and the
+ * paging, batching and transaction helpers the modules read and write with. A store is built once per process from
+ * that process's configuration: the API's from its environment (lib/operations/store.ts), a bot's writer from the
+ * options it is given (lib/writer), so the same table modules serve both.
+ */
 export type Item = Record<string, unknown>;
+
+/** Physical table names, by the tables of resources/tables.js. */
+export interface Tables {
+  accounts: string;
+  balances: string;
+  trades: string;
+  apiKeys: string;
+  ledger: string;
+}
+
+export interface Store {
+  client: DynamoDBDocumentClient;
+  tables: Tables;
+}
+
+export interface StoreOptions {
+  tables: Tables;
+  region: string;
+  /** Set only for DynamoDB Local; the SDK's own endpoint in AWS. */
+  endpoint?: string;
+  connectTimeoutMs: number;
+  requestTimeoutMs: number;
+  maxAttempts: number;
+  credentials?: DynamoDBClientConfig['credentials'];
+}
 
 const agentOptions = { keepAlive: true, maxSockets: 50 };
 
 /**
- * The one DynamoDB client of the process, built at module load so warm invocations reuse its connections.
- * `throwOnRequestTimeout` makes `requestTimeout` end a hung call instead of only logging a warning.
+ * A store with its own client. Per attempt, a refused or unroutable endpoint fails in `connectTimeoutMs` and a hung
+ * one in `requestTimeoutMs` (`throwOnRequestTimeout` ends the call instead of only logging a warning); the SDK
+ * retries `maxAttempts` times with backoff.
  */
-export const dynamodb = DynamoDBDocumentClient.from(
-  new DynamoDBClient({
-    region: config.region,
-    endpoint: config.dynamodbEndpoint,
-    maxAttempts: config.dynamodb.maxAttempts,
-    requestHandler: new NodeHttpHandler({
-      connectionTimeout: config.dynamodb.connectTimeoutMs,
-      requestTimeout: config.dynamodb.requestTimeoutMs,
-      throwOnRequestTimeout: true,
-      httpAgent: new HttpAgent(agentOptions),
-      httpsAgent: new HttpsAgent(agentOptions),
+export function createStore(options: StoreOptions): Store {
+  const client = DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      region: options.region,
+      endpoint: options.endpoint,
+      credentials: options.credentials,
+      maxAttempts: options.maxAttempts,
+      requestHandler: new NodeHttpHandler({
+        connectionTimeout: options.connectTimeoutMs,
+        requestTimeout: options.requestTimeoutMs,
+        throwOnRequestTimeout: true,
+        httpAgent: new HttpAgent(agentOptions),
+        httpsAgent: new HttpsAgent(agentOptions),
+      }),
     }),
-  }),
-);
+  );
+  return { client, tables: options.tables };
+}
 
 // Errors that mean our request was wrong: a bug to fix, reported as a 500, not as an outage.
 const CALLER_ERRORS = new Set(['ValidationException', 'SerializationException']);
 
-/** Sends a command; a failure of DynamoDB itself (network, timeout, throttling, 5xx) becomes a 503. */
-async function send<T>(run: () => Promise<T>): Promise<T> {
+/**
+ * Sends a command; a failure of DynamoDB itself (network, timeout, throttling, 5xx) becomes a 503. Errors the
+ * caller must tell apart (`passThrough`, such as a cancelled transaction) are rethrown as they are.
+ */
+async function send<T>(run: () => Promise<T>, passThrough: readonly string[] = []): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    if (error instanceof Error && CALLER_ERRORS.has(error.name)) throw error;
+    if (error instanceof Error && (CALLER_ERRORS.has(error.name) || passThrough.includes(error.name))) throw error;
     throw serviceUnavailable();
   }
 }
 
-/** Reads one item by key; `undefined` when there is none. */
-export async function getItem(table: string, key: Item): Promise<Item | undefined> {
-  const output = await send(() => dynamodb.send(new GetCommand({ TableName: table, Key: key })));
+/** Reads one item by key; `undefined` when there is none. `consistent` for a writer's read-modify-write. */
+export async function getItem(store: Store, table: string, key: Item, consistent = false): Promise<Item | undefined> {
+  const output = await send(() => store.client.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: consistent })));
   return output.Item;
 }
 
@@ -61,11 +101,11 @@ export async function getItem(table: string, key: Item): Promise<Item | undefine
  * Reads a whole (small) table, following `LastEvaluatedKey` to the end: a scan page stops at 1 MB, and a list
  * that silently stopped there would be wrong.
  */
-export async function scanAll(table: string): Promise<Item[]> {
+export async function scanAll(store: Store, table: string): Promise<Item[]> {
   const items: Item[] = [];
   let startKey: Item | undefined;
   do {
-    const output = await send(() => dynamodb.send(new ScanCommand({ TableName: table, ExclusiveStartKey: startKey })));
+    const output = await send(() => store.client.send(new ScanCommand({ TableName: table, ExclusiveStartKey: startKey })));
     items.push(...(output.Items ?? []));
     startKey = output.LastEvaluatedKey;
   } while (startKey);
@@ -76,12 +116,12 @@ export async function scanAll(table: string): Promise<Item[]> {
  * Runs a Query until it has `wanted` items or the key range is exhausted. DynamoDB may end a page early (1 MB of
  * data) with a `LastEvaluatedKey`; following it keeps pages full instead of silently short.
  */
-export async function queryItems(input: Omit<QueryCommandInput, 'Limit' | 'ExclusiveStartKey'>, wanted: number): Promise<Item[]> {
+export async function queryItems(store: Store, input: Omit<QueryCommandInput, 'Limit' | 'ExclusiveStartKey'>, wanted: number): Promise<Item[]> {
   const items: Item[] = [];
   let startKey: Item | undefined;
   do {
     const output = await send(() =>
-      dynamodb.send(new QueryCommand({ ...input, Limit: wanted - items.length, ExclusiveStartKey: startKey })),
+      store.client.send(new QueryCommand({ ...input, Limit: wanted - items.length, ExclusiveStartKey: startKey })),
     );
     items.push(...(output.Items ?? []));
     startKey = output.LastEvaluatedKey;
@@ -97,22 +137,60 @@ const UNPROCESSED_RETRIES = 4;
  * for again a bounded number of times; if some still remain the request fails with a 503 rather than returning
  * a list with holes.
  */
-export async function batchGetItems(requests: Record<string, Item[]>): Promise<Record<string, Item[]>> {
+export async function batchGetItems(store: Store, requests: Record<string, Item[]>, consistent = false): Promise<Record<string, Item[]>> {
   const results: Record<string, Item[]> = Object.fromEntries(Object.keys(requests).map((table) => [table, []]));
   const pending = Object.entries(requests).flatMap(([table, keys]) => keys.map((key) => ({ table, key })));
   for (let start = 0; start < pending.length; start += BATCH_GET_MAX_KEYS) {
     let batch: BatchGetCommandInput['RequestItems'] = {};
     for (const { table, key } of pending.slice(start, start + BATCH_GET_MAX_KEYS)) {
-      (batch[table] ??= { Keys: [] }).Keys!.push(key);
+      (batch[table] ??= { Keys: [], ConsistentRead: consistent }).Keys!.push(key);
     }
     for (let attempt = 0; batch && Object.keys(batch).length > 0; attempt++) {
       if (attempt > UNPROCESSED_RETRIES) throw serviceUnavailable();
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
       const requestItems: BatchGetCommandInput['RequestItems'] = batch;
-      const output: BatchGetCommandOutput = await send(() => dynamodb.send(new BatchGetCommand({ RequestItems: requestItems })));
+      const output: BatchGetCommandOutput = await send(() => store.client.send(new BatchGetCommand({ RequestItems: requestItems })));
       for (const [table, items] of Object.entries(output.Responses ?? {})) results[table].push(...items);
       batch = output.UnprocessedKeys as BatchGetCommandInput['RequestItems'];
     }
   }
   return results;
+}
+
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** Why each item of a cancelled transaction failed (`None` for the ones that did not), in the items' order. */
+export class TransactionCancelled extends Error {
+  constructor(readonly reasons: string[]) {
+    super(`transaction cancelled: ${reasons.join(', ')}`);
+    this.name = 'TransactionCancelled';
+  }
+
+  /** True when the item at `index` failed its condition. */
+  conditionFailed(index: number): boolean {
+    return this.reasons[index] === 'ConditionalCheckFailed';
+  }
+
+  /** True when only concurrent writers got in the way: worth reading again and retrying. */
+  get conflict(): boolean {
+    return this.reasons.some((reason) => reason === 'TransactionConflict');
+  }
+}
+
+/**
+ * Writes `items` as one transaction: all of them or none. A cancellation is reported with its reasons per item
+ * (TransactionCancelled); the SDK retries the whole transaction with the same idempotency token, so a retry of a
+ * transaction that did apply is not applied twice.
+ */
+export async function transactWrite(store: Store, items: TransactItem[]): Promise<void> {
+  try {
+    await send(() => store.client.send(new TransactWriteCommand({ TransactItems: items })), ['TransactionCanceledException', 'TransactionConflictException']);
+  } catch (error) {
+    const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+    if (error instanceof Error && error.name === 'TransactionCanceledException') {
+      throw new TransactionCancelled(reasons ? reasons.map((reason) => reason.Code ?? 'None') : items.map(() => 'Unknown'));
+    }
+    if (error instanceof Error && error.name === 'TransactionConflictException') throw new TransactionCancelled(items.map(() => 'TransactionConflict'));
+    throw error;
+  }
 }

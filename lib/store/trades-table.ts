@@ -1,7 +1,6 @@
 import { TRADE_INDEXES } from '../../resources/tables';
-import { config } from '../config';
-import { type Item, queryItems } from './dynamodb';
 import type { Trade, TradeStatus } from '../types';
+import { getItem, type Item, queryItems, type Store, type TransactItem } from './dynamodb';
 
 /**
  * Keys of the trades table: the only place that builds them.
@@ -50,10 +49,14 @@ function compose(...parts: string[]): string {
   return parts.join(SEPARATOR);
 }
 
-/** The stored item for a trade: its fields plus the key of every listing it appears in. */
-export function tradeItem(trade: Trade): Item {
+/**
+ * The stored item for a trade: its fields plus the key of every listing it appears in, and a version the writer
+ * increments on every change (a write is made on condition that the version is the one read).
+ */
+export function tradeItem(trade: Trade, version = 1): Item {
   const item: Item = {
     ...trade,
+    version,
     orderKey: orderKey(trade),
     accountStatus: compose(trade.accountId, trade.status),
     accountInstrument: compose(trade.accountId, trade.instrument),
@@ -87,6 +90,33 @@ function index(indexName: IndexName, partitionValue: string): Listing {
   return { indexName, partitionKey: TRADE_INDEXES[indexName], partitionValue };
 }
 
+/** The key of a trade in the table: its account and its order key. */
+export function tradeKey(trade: Pick<Trade, 'openTime' | 'id' | 'accountId'>): Item {
+  return { accountId: trade.accountId, orderKey: orderKey(trade) };
+}
+
+/** A stored trade and its version, read for a read-modify-write; `undefined` when there is none. */
+export async function getTradeRecord(store: Store, trade: Pick<Trade, 'openTime' | 'id' | 'accountId'>): Promise<{ trade: Trade; version: number } | undefined> {
+  const item = await getItem(store, store.tables.trades, tradeKey(trade), true);
+  return item && { trade: toTrade(item), version: Number(item.version ?? 1) };
+}
+
+/**
+ * Writes `trade` with every listing key (moving it between listings when its status changed): as a new trade
+ * (`read` undefined; refused if one exists at that key), or in place of the version read (refused if it changed).
+ */
+export function putTrade(store: Store, trade: Trade, read: { version: number } | undefined): TransactItem {
+  return {
+    Put: {
+      TableName: store.tables.trades,
+      Item: tradeItem(trade, (read?.version ?? 0) + 1),
+      ...(read === undefined
+        ? { ConditionExpression: 'attribute_not_exists(accountId)' }
+        : { ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': read.version } }),
+    },
+  };
+}
+
 /** The API shape of a stored trade: key attributes dropped, absent optional fields as null. */
 export function toTrade(item: Item): Trade {
   return {
@@ -112,7 +142,7 @@ export function toTrade(item: Item): Trade {
  * Continuing from a position (rather than from a LastEvaluatedKey) lets one cursor format serve single listings
  * and merges alike.
  */
-export async function readTrades(listing: Listing, after: string | undefined, count: number): Promise<Trade[]> {
+export async function readTrades(store: Store, listing: Listing, after: string | undefined, count: number): Promise<Trade[]> {
   const names: Record<string, string> = { '#pk': listing.partitionKey };
   const values: Record<string, string> = { ':pk': listing.partitionValue };
   let condition = '#pk = :pk';
@@ -122,8 +152,9 @@ export async function readTrades(listing: Listing, after: string | undefined, co
     condition += ' AND #order < :after';
   }
   const items = await queryItems(
+    store,
     {
-      TableName: config.tables.trades,
+      TableName: store.tables.trades,
       IndexName: listing.indexName,
       KeyConditionExpression: condition,
       ExpressionAttributeNames: names,

@@ -1,13 +1,14 @@
 /**
  * Deterministic trading data for the demo, the tests and the benchmark. The same options always give the same
- * accounts, trades and balances, and balances agree with the trades (openTradeCount is the number of open trades;
- * realized and unrealized P/L are the sums over the trades).
+ * accounts, trades and balances. It is written through the writer (load-data.ts), and `balance` is what the API then
+ * shows: the broker's figures of the snapshot, with the open trade count and the exact sum of the closed trades'
+ * realized P/L that the writer keeps.
  */
 import { formatDecimal as decimal, sumDecimals } from '../../lib/decimal';
-import type { Account, Balance, BotState, BotStatus, Trade } from '../../lib/types';
+import type { Account, Balance, BotReport, BotState, Trade } from '../../lib/types';
 
 export interface Dataset {
-  accounts: { account: Account; bot: BotStatus; balance: Balance }[];
+  accounts: { account: Account; bot: BotReport; balance: Balance }[];
   trades: Trade[];
 }
 
@@ -91,7 +92,8 @@ export function generateDataset(options: DatasetOptions): Dataset {
       const exit = entry + BigInt(Math.round((next() - 0.49) * Number(entry) * 0.006));
       const open = t < Math.min(5, tradeCount) && next() < 0.8;
       const openTime = new Date(time).toISOString();
-      const closeTime = open ? null : new Date(time + Math.floor(next() * 6 * 3_600_000) + 60_000).toISOString();
+      // Closed a while later, but never after the snapshot at the anchor: the dataset describes a past.
+      const closeTime = open ? null : new Date(Math.max(time, Math.min(time + Math.floor(next() * 6 * 3_600_000) + 60_000, anchor - 60_000))).toISOString();
       const stop = side === 'buy' ? entry - entry / 100n : entry + entry / 100n;
       const target = side === 'buy' ? entry + entry / 50n : entry - entry / 50n;
       const pl = decimal(profit(side, entry, exit, units, instrument.scale, instrument.perQuote), MONEY_SCALE);
@@ -118,18 +120,17 @@ export function generateDataset(options: DatasetOptions): Dataset {
 
     const openTrades = accountTrades.filter((trade) => trade.status === 'open');
     const deposit = decimal(BigInt(10_000 + Math.floor(next() * 90_000)) * 10n ** BigInt(MONEY_SCALE), MONEY_SCALE);
-    const realizedPL = sumDecimals(['0.0000', ...accountTrades.map((trade) => trade.realizedPL)]);
+    // As the writer sums it: from "0", over the closed trades.
+    const realizedPL = sumDecimals(['0', ...accountTrades.filter((trade) => trade.status === 'closed').map((trade) => trade.realizedPL)]);
     const unrealizedPL = sumDecimals(['0.0000', ...openTrades.map((trade) => trade.unrealizedPL)]);
     const balance = sumDecimals([deposit, realizedPL]);
     const nav = sumDecimals([balance, unrealizedPL]);
     const marginUsed = decimal(BigInt(openTrades.length) * (250_0000n + BigInt(Math.floor(next() * 100_000)) * 100n), MONEY_SCALE);
     const marginAvailable = sumDecimals([nav, `-${marginUsed}`]);
     const state = STATES[a % STATES.length];
-    const lastTradeAt = accountTrades.reduce<string | null>((latest, trade) => {
-      const at = trade.closeTime && trade.closeTime > trade.openTime ? trade.closeTime : trade.openTime;
-      return latest === null || at > latest ? at : latest;
-    }, null);
     const updatedAt = new Date(anchor - a * 1000).toISOString();
+    // Every bot has reported (through the writer's heartbeat); the ones not running, a while ago.
+    const lastHeartbeatAt = new Date(heartbeatAt.getTime() - (state === 'running' ? 0 : 3_600_000 * (a + 1))).toISOString();
     accounts.push({
       account: {
         id: accountId,
@@ -141,11 +142,10 @@ export function generateDataset(options: DatasetOptions): Dataset {
       },
       bot: {
         state,
-        lastHeartbeatAt: state === 'stopped' ? null : new Date(heartbeatAt.getTime() - (state === 'running' ? 0 : 3_600_000 * (a + 1))).toISOString(),
-        lastTradeAt,
+        lastHeartbeatAt,
         strategy: STRATEGIES[a % STRATEGIES.length],
         message: MESSAGES[state],
-        updatedAt,
+        updatedAt: lastHeartbeatAt,
       },
       balance: {
         accountId,

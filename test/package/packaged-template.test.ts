@@ -64,6 +64,7 @@ it('gives each concern its own least-privilege role', () => {
     { 'Fn::GetAtt': ['BalancesTable', 'Arn'] },
     { 'Fn::GetAtt': ['TradesTable', 'Arn'] },
     ...indexes.map((name: string) => ({ 'Fn::Join': ['/', [{ 'Fn::GetAtt': ['TradesTable', 'Arn'] }, 'index', name]] })),
+    { 'Fn::GetAtt': ['LedgerTable', 'Arn'] },
   ]);
   // /api/accounts and /api/all/balance read the two small tables whole for a key that sees every account (lib's
   // scanAll); without Scan they would fail in AWS while passing locally. The trades table is never scanned.

@@ -7,9 +7,11 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { Writer } from '../../lib/writer';
 import type { Dataset } from '../../scripts/support/dataset';
+import { loadDataset, localWriter } from '../../scripts/support/load-data';
 import { adminClient, deleteTables, ensureTables, localFunctionEnv } from '../../scripts/support/local-db';
 
 export const TEST_CURSOR_SECRET = 'test-cursor-secret-0123456789abcdef0123456789';
@@ -38,6 +40,9 @@ export interface Harness {
   /** This file's stage: its tables are `trading-bot-api-<stage>-*`. */
   stage: string;
   db: { endpoint: string };
+  /** The bot's writer on this file's tables. */
+  writer: Writer;
+  /** Writes a dataset through the writer, as the demo and the bench do. */
   load(dataset: Dataset): Promise<void>;
   /** Stores a new API key for `accounts` and returns it (revoked when `disabled`). */
   createKey(accounts: '*' | string[], options?: { disabled?: boolean }): Promise<string>;
@@ -70,33 +75,33 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   const stage = uniqueStage();
   Object.assign(process.env, localFunctionEnv(stage, db.endpoint, TEST_CURSOR_SECRET), { AUTH_MODE: 'off' }, env);
   const client = adminClient(db.endpoint);
+  const documents = DynamoDBDocumentClient.from(client);
   await ensureTables(client, stage);
+  const writer = localWriter(db.endpoint, { stage });
+  const putItems = async (table: string, items: Record<string, unknown>[]) => {
+    for (const item of items) await documents.send(new PutCommand({ TableName: table, Item: item }));
+  };
   return {
     stage,
     db,
-    load: async (dataset) => {
-      const { loadDataset } = await import('../../scripts/support/load-data');
-      await loadDataset(client, dataset);
-    },
+    writer,
+    load: (dataset) => loadDataset(writer, dataset),
     createKey: async (accounts, options = {}) => {
       const { newApiKey, apiKeyItem } = await import('../../lib/store/api-keys-table');
-      const { writeItems } = await import('../../scripts/support/load-data');
       const { key, record } = newApiKey(accounts, 'test key');
-      await writeItems(client, { [process.env.API_KEYS_TABLE!]: [apiKeyItem({ ...record, disabled: options.disabled ?? false })] });
+      await putItems(process.env.API_KEYS_TABLE!, [apiKeyItem({ ...record, disabled: options.disabled ?? false })]);
       return key;
     },
     revokeKey: async (key) => {
       const { keyIdOf, apiKeyKey } = await import('../../lib/store/api-keys-table');
-      await DynamoDBDocumentClient.from(client).send(
+      await documents.send(
         new UpdateCommand({ TableName: process.env.API_KEYS_TABLE!, Key: apiKeyKey(keyIdOf(key)!), UpdateExpression: 'SET disabled = :true', ExpressionAttributeValues: { ':true': true } }),
       );
     },
-    putItems: async (table, items) => {
-      const { writeItems } = await import('../../scripts/support/load-data');
-      await writeItems(client, { [table]: items });
-    },
+    putItems,
     invoke: (name, event) => invoke(name, event),
     close: async () => {
+      writer.close();
       await deleteTables(client, stage);
       client.destroy();
     },

@@ -1,30 +1,31 @@
 import { oldestUpdate, totalBalances } from '../../lib/store/balances-table';
 import { readConfig } from '../../lib/config';
 import { toAccountStatus } from '../../lib/operations/status';
-import type { Balance, BotStatus } from '../../lib/types';
+import type { Balance, BotReport } from '../../lib/types';
 
-const bot = (overrides: Partial<BotStatus>): BotStatus => ({
+const bot = (overrides: Partial<BotReport>): BotReport => ({
   state: 'running',
   lastHeartbeatAt: '2026-11-21T12:00:00.000Z',
-  lastTradeAt: null,
   strategy: null,
   message: null,
   updatedAt: '2026-11-21T12:00:00.000Z',
   ...overrides,
 });
 
+const none = { openTradeCount: 0, lastTradeAt: null };
+
 describe('toAccountStatus', () => {
   const now = new Date('2026-11-21T12:05:00.500Z');
   it('is fresh while the heartbeat is within the threshold', () => {
-    expect(toAccountStatus('a', bot({}), 3, now, 300)).toMatchObject({ stale: false, heartbeatAgeSeconds: 300, openTradeCount: 3 });
+    expect(toAccountStatus('a', bot({}), { openTradeCount: 3, lastTradeAt: '2026-11-21T11:00:00.000Z' }, now, 300)).toMatchObject({ stale: false, heartbeatAgeSeconds: 300, openTradeCount: 3, lastTradeAt: '2026-11-21T11:00:00.000Z' });
   });
   it('is stale when running and silent for longer than the threshold, or never heard from', () => {
-    expect(toAccountStatus('a', bot({}), 0, now, 299).stale).toBe(true);
-    expect(toAccountStatus('a', bot({ lastHeartbeatAt: null }), 0, now, 300)).toMatchObject({ stale: true, heartbeatAgeSeconds: null });
+    expect(toAccountStatus('a', bot({}), none, now, 299).stale).toBe(true);
+    expect(toAccountStatus('a', bot({ lastHeartbeatAt: null }), none, now, 300)).toMatchObject({ stale: true, heartbeatAgeSeconds: null });
   });
   it('is never stale when not running', () => {
     for (const state of ['paused', 'stopped', 'error'] as const) {
-      expect(toAccountStatus('a', bot({ state, lastHeartbeatAt: '2020-01-01T00:00:00.000Z' }), 0, now, 300).stale).toBe(false);
+      expect(toAccountStatus('a', bot({ state, lastHeartbeatAt: '2020-01-01T00:00:00.000Z' }), none, now, 300).stale).toBe(false);
     }
   });
 });
@@ -69,12 +70,13 @@ describe('totalBalances', () => {
 });
 
 describe('readConfig', () => {
-  const env = { ACCOUNTS_TABLE: 'a', BALANCES_TABLE: 'b', TRADES_TABLE: 't', API_KEYS_TABLE: 'k', AWS_REGION: 'eu-west-1', CURSOR_SECRET: 'x'.repeat(32) };
+  const env = { ACCOUNTS_TABLE: 'a', BALANCES_TABLE: 'b', TRADES_TABLE: 't', API_KEYS_TABLE: 'k', LEDGER_TABLE: 'l', AWS_REGION: 'eu-west-1', CURSOR_SECRET: 'x'.repeat(32) };
   it('reads a complete environment with defaults', () => {
     expect(readConfig(env)).toMatchObject({ authMode: 'required', staleAfterSeconds: 300, dynamodb: { maxAttempts: 3 } });
   });
   it('fails fast, naming the variable', () => {
     expect(() => readConfig({ ...env, TRADES_TABLE: undefined })).toThrow('TRADES_TABLE');
+    expect(() => readConfig({ ...env, LEDGER_TABLE: undefined })).toThrow('LEDGER_TABLE');
     expect(() => readConfig({ ...env, CURSOR_SECRET: 'short' })).toThrow('CURSOR_SECRET');
     expect(() => readConfig({ ...env, CURSOR_SECRET: '{{resolve:secretsmanager:trading-bot-api/prod/cursor-secret}}' })).toThrow('unresolved');
     expect(() => readConfig({ ...env, STALE_AFTER_SECONDS: '5m' })).toThrow('STALE_AFTER_SECONDS');

@@ -1,0 +1,109 @@
+import type { Interval, Period } from '../time';
+import { batchGetItems, getItem, type Item, type Store, type TransactItem } from './dynamodb';
+
+/**
+ * The ledger table: the writer's bookkeeping per account (partition key `accountId`), sorted by `entryKey`:
+ *
+ *   trade#<tradeId>                  the register of trade ids: the open time of the one trade with that id, which
+ *                                    finds it in the trades table (keyed by open time) and keeps an id to one trade
+ *   pnl#<day|week|month>#<start>     realized P&L of the trades closed in that UTC period, summed exactly
+ *   equity#<hour|day>#<start>        the last balance snapshot recorded in that UTC hour or day
+ *
+ * Starts are stored times (`YYYY-MM-DDTHH:mm:ss.sssZ`), so each kind sorts by time and a series of N points is one
+ * key-range Query reading about N items, however many trades or snapshots went into them.
+ */
+
+/** The aggregate of the trades closed in one period. */
+export interface PnlEntry {
+  accountId: string;
+  period: Period;
+  start: string;
+  realizedPL: string;
+  tradesClosed: number;
+  wins: number;
+  losses: number;
+  /** Incremented by every write (optimistic concurrency, as on the balances item). */
+  version: number;
+}
+
+/** The last snapshot of one equity bucket. */
+export interface EquityEntry {
+  accountId: string;
+  interval: Interval;
+  start: string;
+  time: string;
+  balance: string;
+  nav: string;
+  unrealizedPL: string;
+}
+
+const KEY = 'entryKey';
+
+export function tradeIdKey(accountId: string, tradeId: string): Item {
+  return { accountId, [KEY]: `trade#${tradeId}` };
+}
+
+export function pnlKey(accountId: string, period: Period, start: string): Item {
+  return { accountId, [KEY]: `pnl#${period}#${start}` };
+}
+
+export function equityKey(accountId: string, interval: Interval, start: string): Item {
+  return { accountId, [KEY]: `equity#${interval}#${start}` };
+}
+
+/** The open time registered for a trade id; undefined when no trade has that id. */
+export async function getRegisteredOpenTime(store: Store, accountId: string, tradeId: string): Promise<string | undefined> {
+  const item = await getItem(store, store.tables.ledger, tradeIdKey(accountId, tradeId), true);
+  return item?.openTime as string | undefined;
+}
+
+/** Registers a trade id with its open time; refused when the id is registered already. */
+export function registerTradeId(store: Store, accountId: string, tradeId: string, openTime: string): TransactItem {
+  return { Put: { TableName: store.tables.ledger, Item: { ...tradeIdKey(accountId, tradeId), openTime }, ConditionExpression: 'attribute_not_exists(accountId)' } };
+}
+
+function toPnlEntry(item: Item): PnlEntry {
+  return {
+    accountId: item.accountId as string,
+    period: item.period as Period,
+    start: item.start as string,
+    realizedPL: item.realizedPL as string,
+    tradesClosed: Number(item.tradesClosed),
+    wins: Number(item.wins),
+    losses: Number(item.losses),
+    version: Number(item.version),
+  };
+}
+
+/** The stored aggregates among `keys` (period and start), read for a read-modify-write; missing ones are absent. */
+export async function getPnlEntries(store: Store, accountId: string, keys: { period: Period; start: string }[]): Promise<PnlEntry[]> {
+  if (!keys.length) return [];
+  const found = await batchGetItems(store, { [store.tables.ledger]: keys.map((key) => pnlKey(accountId, key.period, key.start)) }, true);
+  return found[store.tables.ledger].map(toPnlEntry);
+}
+
+/** Writes an aggregate in place of the version read (or as new when `read` is undefined); refused if it changed. */
+export function putPnl(store: Store, entry: PnlEntry, read: PnlEntry | undefined): TransactItem {
+  return {
+    Put: {
+      TableName: store.tables.ledger,
+      Item: { ...pnlKey(entry.accountId, entry.period, entry.start), ...entry },
+      ...(read === undefined
+        ? { ConditionExpression: 'attribute_not_exists(accountId)' }
+        : { ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': read.version } }),
+    },
+  };
+}
+
+/** Stores a bucket's snapshot unless a later one of that bucket is stored already. */
+export function putEquity(store: Store, entry: EquityEntry): TransactItem {
+  return {
+    Put: {
+      TableName: store.tables.ledger,
+      Item: { ...equityKey(entry.accountId, entry.interval, entry.start), ...entry },
+      ConditionExpression: 'attribute_not_exists(accountId) OR #time <= :time',
+      ExpressionAttributeNames: { '#time': 'time' },
+      ExpressionAttributeValues: { ':time': entry.time },
+    },
+  };
+}

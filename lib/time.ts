@@ -1,0 +1,91 @@
+/**
+ * Times and calendar periods, in UTC. The API stores and returns times as RFC 3339 UTC with milliseconds
+ * (`YYYY-MM-DDTHH:mm:ss.sssZ`), which sort as strings; P&L is kept per UTC day, ISO week (starting Monday) and
+ * month, equity per UTC hour and day.
+ */
+
+export type Period = 'day' | 'week' | 'month';
+export type Interval = 'hour' | 'day';
+
+export const PERIODS: readonly Period[] = ['day', 'week', 'month'];
+export const INTERVALS: readonly Interval[] = ['hour', 'day'];
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/** The stored form of a time: `YYYY-MM-DDTHH:mm:ss.sssZ`. */
+export function timestamp(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/i;
+
+/**
+ * An RFC 3339 date-time with a zone (`Z` or `±hh:mm`), as milliseconds since the epoch, or undefined when it is
+ * malformed, names a day or time that does not exist (February 30th, 24:00), or has no zone. Digits below the
+ * millisecond are kept as a fraction of a millisecond, so a bound is never rounded across a trade's time.
+ */
+export function parseTime(text: string): number | undefined {
+  const match = RFC3339.exec(text);
+  if (!match) return undefined;
+  const [, year, month, day, hour, minute, second, fraction = '', zone] = match;
+  const base = Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second));
+  const check = new Date(base);
+  if (
+    check.getUTCFullYear() !== Number(year) ||
+    check.getUTCMonth() !== Number(month) - 1 ||
+    check.getUTCDate() !== Number(day) ||
+    check.getUTCHours() !== Number(hour) ||
+    check.getUTCMinutes() !== Number(minute) ||
+    Number(second) > 59
+  ) {
+    return undefined;
+  }
+  let offset = 0;
+  if (zone.toUpperCase() !== 'Z') {
+    const hours = Number(zone.slice(1, 3));
+    const minutes = Number(zone.slice(4, 6));
+    if (hours > 23 || minutes > 59) return undefined;
+    offset = (zone[0] === '-' ? -1 : 1) * (hours * 60 + minutes) * 60_000;
+  }
+  return base - offset + Number(`0.${fraction || '0'}`) * 1000;
+}
+
+/**
+ * A time as the writer stores it: RFC 3339 in UTC (`Z`), with up to three fraction digits, normalised to
+ * `YYYY-MM-DDTHH:mm:ss.sssZ`; undefined otherwise (another zone, more precision than a millisecond, a date that
+ * does not exist).
+ */
+export function parseUtcTimestamp(text: unknown): string | undefined {
+  if (typeof text !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/.test(text)) return undefined;
+  const ms = parseTime(text);
+  return ms === undefined ? undefined : timestamp(ms);
+}
+
+/** The start of the UTC period (day, ISO week from Monday, month) that holds `ms`. */
+export function periodStart(ms: number, period: Period): number {
+  const date = new Date(ms);
+  const midnight = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
+  if (period === 'day') return midnight;
+  if (period === 'week') return midnight - ((date.getUTCDay() + 6) % 7) * DAY;
+  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+}
+
+/** The start of the period after the one starting at `start`. */
+export function nextPeriodStart(start: number, period: Period): number {
+  if (period === 'day') return start + DAY;
+  if (period === 'week') return start + 7 * DAY;
+  const date = new Date(start);
+  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+}
+
+/** The start of the UTC hour or day that holds `ms`. */
+export function intervalStart(ms: number, interval: Interval): number {
+  const size = interval === 'hour' ? HOUR : DAY;
+  return Math.floor(ms / size) * size;
+}
+
+/** The length of an interval in milliseconds. */
+export function intervalLength(interval: Interval): number {
+  return interval === 'hour' ? HOUR : DAY;
+}

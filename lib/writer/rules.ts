@@ -1,0 +1,108 @@
+/**
+ * The bookkeeping rules the read API relies on, as pure functions from what is stored to what must be stored next:
+ * - an account's `openTradeCount` is the number of its open trades;
+ * - its `realizedPL` is the exact sum of its closed trades' `realizedPL`, and each close adds to `balance` too;
+ * - each P&L aggregate (UTC day, ISO week, month) is the exact sum over the trades closed in it, with the count of
+ *   trades closed, wins (`realizedPL` > 0) and losses (< 0);
+ * - `lastTradeAt` is the latest time a trade opened or closed; `updatedAt` the latest change to the figures.
+ * Amounts are summed as decimal strings (BigInt), never as JS numbers.
+ */
+import { decimalSign, sumDecimals } from '../decimal';
+import type { BalanceRecord } from '../store/balances-table';
+import type { EquityEntry, PnlEntry } from '../store/ledger-table';
+import { type Interval, INTERVALS, type Period, PERIODS, periodStart, intervalStart, timestamp } from '../time';
+import type { Trade } from '../types';
+import type { Snapshot } from './validate';
+
+/** What happens to a trade: it opens, closes (having been open), or is recorded closed from the start (a history). */
+export type TradeEvent = { kind: 'opened' | 'closed' | 'recordedClosed'; trade: Trade };
+
+function later(a: string | null, b: string): string {
+  return a === null || b > a ? b : a;
+}
+
+/** The balance record after `events`, with its version incremented. */
+export function balanceAfter(record: BalanceRecord, events: readonly TradeEvent[]): BalanceRecord {
+  let { openTradeCount, lastTradeAt, updatedAt } = record;
+  const realized: string[] = [];
+  for (const { kind, trade } of events) {
+    if (kind === 'opened') {
+      openTradeCount += 1;
+      lastTradeAt = later(lastTradeAt, trade.openTime);
+    } else {
+      if (kind === 'closed') openTradeCount -= 1;
+      realized.push(trade.realizedPL);
+      lastTradeAt = later(lastTradeAt, trade.closeTime!);
+    }
+    updatedAt = later(updatedAt, lastTradeAt!);
+  }
+  return {
+    ...record,
+    openTradeCount,
+    realizedPL: realized.length ? sumDecimals([record.realizedPL, ...realized]) : record.realizedPL,
+    balance: realized.length ? sumDecimals([record.balance, ...realized]) : record.balance,
+    lastTradeAt,
+    updatedAt,
+    version: record.version + 1,
+  };
+}
+
+/** The balance record after a broker snapshot: the broker's figures; the trade figures the writer keeps stay. */
+export function balanceAfterSnapshot(record: BalanceRecord, snapshot: Snapshot): BalanceRecord {
+  return {
+    ...record,
+    balance: snapshot.balance,
+    unrealizedPL: snapshot.unrealizedPL,
+    nav: snapshot.nav,
+    marginUsed: snapshot.marginUsed,
+    marginAvailable: snapshot.marginAvailable,
+    snapshotAt: snapshot.time,
+    updatedAt: later(record.updatedAt, snapshot.time),
+    version: record.version + 1,
+  };
+}
+
+/** The P&L periods (day, week, month) a trade closed at `closeTime` counts in. */
+export function pnlPeriodsOf(closeTime: string): { period: Period; start: string }[] {
+  const at = Date.parse(closeTime);
+  return PERIODS.map((period) => ({ period, start: timestamp(periodStart(at, period)) }));
+}
+
+/**
+ * The aggregates after the trades in `closed` are counted: one entry per period they touch, starting from the
+ * stored entry (`stored`, by period and start) or from zero, its version incremented.
+ */
+export function aggregatesAfter(accountId: string, stored: readonly PnlEntry[], closed: readonly Trade[]): PnlEntry[] {
+  const entries = new Map<string, PnlEntry>();
+  const find = (period: Period, start: string) => stored.find((entry) => entry.period === period && entry.start === start);
+  for (const trade of closed) {
+    const sign = decimalSign(trade.realizedPL);
+    for (const { period, start } of pnlPeriodsOf(trade.closeTime!)) {
+      const key = `${period}#${start}`;
+      const base = entries.get(key) ?? find(period, start) ?? { accountId, period, start, realizedPL: '0', tradesClosed: 0, wins: 0, losses: 0, version: 0 };
+      const touched = entries.has(key) ? base : { ...base, version: base.version + 1 };
+      entries.set(key, {
+        ...touched,
+        realizedPL: sumDecimals([touched.realizedPL, trade.realizedPL]),
+        tradesClosed: touched.tradesClosed + 1,
+        wins: touched.wins + (sign > 0 ? 1 : 0),
+        losses: touched.losses + (sign < 0 ? 1 : 0),
+      });
+    }
+  }
+  return [...entries.values()];
+}
+
+/** The equity buckets (hour, day) a snapshot is the latest of, as entries. */
+export function equityEntriesOf(accountId: string, snapshot: Snapshot): EquityEntry[] {
+  const at = Date.parse(snapshot.time);
+  return INTERVALS.map((interval: Interval) => ({
+    accountId,
+    interval,
+    start: timestamp(intervalStart(at, interval)),
+    time: snapshot.time,
+    balance: snapshot.balance,
+    nav: snapshot.nav,
+    unrealizedPL: snapshot.unrealizedPL,
+  }));
+}

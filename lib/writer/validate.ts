@@ -1,0 +1,203 @@
+/**
+ * The writer's input, checked before anything is written: each function returns the value as it will be stored
+ * (instruments in canonical form, times normalised to `YYYY-MM-DDTHH:mm:ss.sssZ`), or throws an INVALID_INPUT error
+ * naming the field. Amounts are decimal strings exactly as the contract writes them; a JavaScript number is refused,
+ * since it may already have lost digits.
+ */
+import { isAccountId } from '../access';
+import { decimalSign, isDecimal } from '../decimal';
+import { canonicalInstrument } from '../instruments';
+import { parseUtcTimestamp } from '../time';
+import type { Account, BotState, Trade } from '../types';
+import { invalidInput } from './errors';
+
+/** Trade ids: letters, digits, `.`, `_`, `:` and `-`, starting with a letter or digit; never `#`, the key separator. */
+const TRADE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+const CURRENCY = /^[A-Z]{3}$/;
+const MAX_TEXT = 500;
+
+type Input = Record<string, unknown>;
+
+function object(value: unknown, field: string): Input {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw invalidInput(field, 'must be an object');
+  return value as Input;
+}
+
+export function accountId(value: unknown, field = 'accountId'): string {
+  if (typeof value !== 'string' || !isAccountId(value)) {
+    throw invalidInput(field, 'must be 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit, and not "all"');
+  }
+  return value;
+}
+
+export function tradeId(value: unknown, field = 'id'): string {
+  if (typeof value !== 'string' || !TRADE_ID.test(value)) {
+    throw invalidInput(field, 'must be 1–128 letters, digits, ".", "_", ":" or "-", starting with a letter or digit (no "#")');
+  }
+  return value;
+}
+
+export function decimal(value: unknown, field: string, sign: 'any' | 'positive' = 'any'): string {
+  if (typeof value === 'number') throw invalidInput(field, `must be a decimal string such as "10.50", not a number (${value})`);
+  if (!isDecimal(value)) throw invalidInput(field, `must be a decimal string such as "10.50" or "-3" (no exponent, no "+", no ","), got ${JSON.stringify(value)}`);
+  if (sign === 'positive' && decimalSign(value) <= 0) throw invalidInput(field, `must be greater than 0, got ${value}`);
+  return value;
+}
+
+function optionalDecimal(value: unknown, field: string, sign: 'any' | 'positive' = 'any'): string | null {
+  return value === undefined || value === null ? null : decimal(value, field, sign);
+}
+
+export function time(value: unknown, field: string): string {
+  const stored = parseUtcTimestamp(value);
+  if (stored === undefined) {
+    throw invalidInput(field, `must be an RFC 3339 time in UTC such as "2026-11-01T12:00:00.000Z" (Z, at most milliseconds), got ${JSON.stringify(value)}`);
+  }
+  return stored;
+}
+
+function text(value: unknown, field: string, options: { optional: true }): string | null;
+function text(value: unknown, field: string, options?: { optional?: false }): string;
+function text(value: unknown, field: string, options: { optional?: boolean } = {}): string | null {
+  if ((value === undefined || value === null) && options.optional) return null;
+  if (typeof value !== 'string' || value.trim() === '' || value.length > MAX_TEXT) throw invalidInput(field, `must be a non-empty text of at most ${MAX_TEXT} characters`);
+  return value;
+}
+
+function oneOf<T extends string>(value: unknown, field: string, allowed: readonly T[]): T {
+  if (typeof value !== 'string' || !allowed.includes(value as T)) throw invalidInput(field, `must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
+  return value as T;
+}
+
+/** An account's profile; `createdAt` defaults to `now`. */
+export function accountInput(value: unknown, now: Date): Account {
+  const input = object(value, 'account');
+  const currency = input.currency;
+  if (typeof currency !== 'string' || !CURRENCY.test(currency)) throw invalidInput('currency', `must be an ISO 4217 code such as "USD", got ${JSON.stringify(currency)}`);
+  return {
+    id: accountId(input.id, 'id'),
+    name: text(input.name, 'name'),
+    currency,
+    broker: text(input.broker, 'broker'),
+    environment: oneOf(input.environment, 'environment', ['live', 'paper'] as const),
+    createdAt: input.createdAt === undefined ? now.toISOString() : time(input.createdAt, 'createdAt'),
+  };
+}
+
+/**
+ * A whole trade of `account` (opened, or as a history records it, open or closed): every field of the API's Trade
+ * (`accountId` may be left out), consistent with its status. Fields are named with `prefix` (such as `trades[3].`).
+ */
+export function tradeInput(value: unknown, account: string, prefix = ''): Trade {
+  const input = object(value, prefix ? prefix.slice(0, -1) : 'trade');
+  const field = (name: string) => `${prefix}${name}`;
+  if (input.accountId !== undefined && input.accountId !== account) {
+    throw invalidInput(field('accountId'), `is ${JSON.stringify(input.accountId)}, but the trade is written to account ${JSON.stringify(account)}`);
+  }
+  const status = oneOf(input.status ?? 'open', field('status'), ['open', 'closed'] as const);
+  const instrument = typeof input.instrument === 'string' ? canonicalInstrument(input.instrument) : undefined;
+  if (!instrument) throw invalidInput(field('instrument'), `must be an instrument such as "EUR_USD", got ${JSON.stringify(input.instrument)}`);
+  const openTime = time(input.openTime, field('openTime'));
+  const trade: Trade = {
+    id: tradeId(input.id, field('id')),
+    accountId: account,
+    instrument,
+    side: oneOf(input.side, field('side'), ['buy', 'sell'] as const),
+    units: decimal(input.units, field('units'), 'positive'),
+    status,
+    openPrice: decimal(input.openPrice, field('openPrice'), 'positive'),
+    openTime,
+    closePrice: optionalDecimal(input.closePrice, field('closePrice'), 'positive'),
+    closeTime: input.closeTime === undefined || input.closeTime === null ? null : time(input.closeTime, field('closeTime')),
+    realizedPL: input.realizedPL === undefined ? '0' : decimal(input.realizedPL, field('realizedPL')),
+    unrealizedPL: input.unrealizedPL === undefined ? '0' : decimal(input.unrealizedPL, field('unrealizedPL')),
+    stopLoss: optionalDecimal(input.stopLoss, field('stopLoss'), 'positive'),
+    takeProfit: optionalDecimal(input.takeProfit, field('takeProfit'), 'positive'),
+  };
+  if (status === 'open') {
+    if (trade.closePrice !== null) throw invalidInput(field('closePrice'), 'must be null while the trade is open');
+    if (trade.closeTime !== null) throw invalidInput(field('closeTime'), 'must be null while the trade is open');
+    if (decimalSign(trade.realizedPL) !== 0) throw invalidInput(field('realizedPL'), 'must be 0 while the trade is open');
+  } else {
+    if (trade.closePrice === null) throw invalidInput(field('closePrice'), 'is required for a closed trade');
+    if (trade.closeTime === null) throw invalidInput(field('closeTime'), 'is required for a closed trade');
+    if (trade.closeTime < trade.openTime) throw invalidInput(field('closeTime'), `must not be before openTime (${trade.openTime})`);
+  }
+  return trade;
+}
+
+/** How a trade closes: price, time, realized P&L, and the unrealized P&L left (normally 0). */
+export interface Close {
+  closePrice: string;
+  closeTime: string;
+  realizedPL: string;
+  unrealizedPL: string;
+}
+
+export function closeInput(value: unknown, openTime: string): Close {
+  const input = object(value, 'close');
+  const close: Close = {
+    closePrice: decimal(input.closePrice, 'closePrice', 'positive'),
+    closeTime: time(input.closeTime, 'closeTime'),
+    realizedPL: decimal(input.realizedPL, 'realizedPL'),
+    unrealizedPL: input.unrealizedPL === undefined ? '0' : decimal(input.unrealizedPL, 'unrealizedPL'),
+  };
+  if (close.closeTime < openTime) throw invalidInput('closeTime', `must not be before the trade's openTime (${openTime})`);
+  return close;
+}
+
+/** An open trade's marks; a field left out keeps its value, `null` clears a stop-loss or take-profit. */
+export interface Marks {
+  unrealizedPL?: string;
+  stopLoss?: string | null;
+  takeProfit?: string | null;
+}
+
+export function marksInput(value: unknown): Marks {
+  const input = object(value, 'marks');
+  const marks: Marks = {};
+  if (input.unrealizedPL !== undefined) marks.unrealizedPL = decimal(input.unrealizedPL, 'unrealizedPL');
+  if (input.stopLoss !== undefined) marks.stopLoss = optionalDecimal(input.stopLoss, 'stopLoss', 'positive');
+  if (input.takeProfit !== undefined) marks.takeProfit = optionalDecimal(input.takeProfit, 'takeProfit', 'positive');
+  return marks;
+}
+
+/** The broker's figures at a time. */
+export interface Snapshot {
+  balance: string;
+  unrealizedPL: string;
+  nav: string;
+  marginUsed: string;
+  marginAvailable: string;
+  time: string;
+}
+
+export function snapshotInput(value: unknown): Snapshot {
+  const input = object(value, 'snapshot');
+  return {
+    balance: decimal(input.balance, 'balance'),
+    unrealizedPL: decimal(input.unrealizedPL, 'unrealizedPL'),
+    nav: decimal(input.nav, 'nav'),
+    marginUsed: decimal(input.marginUsed, 'marginUsed'),
+    marginAvailable: decimal(input.marginAvailable, 'marginAvailable'),
+    time: time(input.time, 'time'),
+  };
+}
+
+/** A heartbeat: the bot's state, what it runs and says, and when; `time` defaults to `now`. */
+export interface Heartbeat {
+  state: BotState;
+  strategy: string | null;
+  message: string | null;
+  time: string;
+}
+
+export function heartbeatInput(value: unknown, now: Date): Heartbeat {
+  const input = object(value, 'heartbeat');
+  return {
+    state: oneOf(input.state, 'state', ['running', 'paused', 'stopped', 'error'] as const),
+    strategy: text(input.strategy, 'strategy', { optional: true }),
+    message: text(input.message, 'message', { optional: true }),
+    time: input.time === undefined ? now.toISOString() : time(input.time, 'time'),
+  };
+}
