@@ -56,7 +56,10 @@ export type TradeResult = { id: string; index: number; outcome: TradeOutcome } |
 export interface Writer {
   /** Creates the account, or updates its name, broker and environment; its currency never changes. */
   upsertAccount(account: { id: string; name: string; currency: string; broker: string; environment: 'live' | 'paper'; createdAt?: string }): Promise<AccountOutcome>;
-  /** Stores a new open trade with every listing key; counts it open; advances lastTradeAt. */
+  /**
+   * Stores a new open trade with every listing key; counts it open; advances lastTradeAt. Opening it again with the
+   * same instrument, side, units, price and time is a repeat (`unchanged`), even after it changed or closed.
+   */
   openTrade(accountId: string, trade: OpenTrade): Promise<'opened' | 'unchanged'>;
   /** Closes an open trade (whole); adds its realizedPL to the account and to its day, week and month. */
   closeTrade(accountId: string, tradeId: string, close: { closePrice: string; closeTime: string; realizedPL: string; unrealizedPL?: string }): Promise<'closed' | 'unchanged'>;
@@ -278,10 +281,11 @@ export function createWriter(options: WriterOptions): Writer {
         if (await createTrades(accountId, [trade])) return 'opened';
         const read = await storedTrade(accountId, trade.id);
         if (!read) continue;
-        const changed = differing(read.trade, trade, [...OPENING, 'status', ...MARKS]);
+        // The same opening is a repeat of this call: it took effect already, whatever happened to the trade since.
+        const changed = differing(read.trade, trade, OPENING);
         if (!changed.length) return 'unchanged';
         throw read.trade.status === 'closed'
-          ? errors.tradeClosed(trade.id, 'it was opened and closed already')
+          ? errors.tradeClosed(trade.id, `it was opened with other ${changed.join(', ')} and has closed`)
           : errors.tradeConflict(trade.id, `stored with other ${changed.join(', ')}`);
       }
     },

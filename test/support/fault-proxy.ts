@@ -14,7 +14,13 @@ export type Fault =
   | { kind: 'slow'; delayMs: number }
   | { kind: 'throttle'; error: 'ProvisionedThroughputExceededException' | 'ThrottlingException' }
   | { kind: 'short-pages'; keep: number }
-  | { kind: 'unprocessed-keys' };
+  | { kind: 'unprocessed-keys' }
+  /**
+   * Random faults of a flaky network, from a seeded generator: a share of requests is throttled before it reaches
+   * the database, and a share is applied and then loses its answer (the connection drops), so the client retries
+   * a request that already took effect.
+   */
+  | { kind: 'chaos'; throttle: number; dropAnswer: number; seed: number };
 
 type AttributeMap = Record<string, Record<string, unknown>>;
 
@@ -33,11 +39,26 @@ function keyAttributes(tableName: string, indexName?: string): string[] {
   return names;
 }
 
+/** Mulberry32: repeatable randomness for a chaos run. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 export class FaultProxy {
   private server: Server;
   private sockets = new Set<Socket>();
   private fault?: Fault;
   private remaining = 0;
+  private random = () => Math.random();
+  /** Answers dropped after the request was applied (chaos). */
+  dropped = 0;
   /** Requests that reached the proxy, by DynamoDB operation. */
   readonly seen: string[] = [];
   port = 0;
@@ -62,6 +83,7 @@ export class FaultProxy {
     await this.clear();
     this.fault = fault;
     this.remaining = times;
+    if (fault.kind === 'chaos') this.random = seeded(fault.seed);
     if (fault.kind === 'refuse') await this.stopListening();
   }
 
@@ -111,7 +133,17 @@ export class FaultProxy {
     const body = Buffer.concat(chunks);
     const operation = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
     this.seen.push(operation);
-    const fault = this.takeFault();
+    let fault = this.takeFault();
+    if (fault?.kind === 'chaos') {
+      const roll = this.random();
+      if (roll < fault.throttle) fault = { kind: 'throttle', error: 'ThrottlingException' };
+      else if (roll < fault.throttle + fault.dropAnswer) {
+        await this.forward(req, body);
+        this.dropped += 1;
+        res.socket?.destroy();
+        return;
+      } else fault = undefined;
+    }
     if (fault?.kind === 'hang') return;
     if (fault?.kind === 'slow') await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
     if (fault?.kind === 'throttle') {
