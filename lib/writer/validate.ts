@@ -109,8 +109,9 @@ export function tradeInput(value: unknown, account: string, prefix = ''): Trade 
     openTime,
     closePrice: optionalDecimal(input.closePrice, field('closePrice'), 'positive'),
     closeTime: input.closeTime === undefined || input.closeTime === null ? null : time(input.closeTime, field('closeTime')),
-    realizedPL: input.realizedPL === undefined ? '0' : decimal(input.realizedPL, field('realizedPL')),
-    unrealizedPL: input.unrealizedPL === undefined ? '0' : decimal(input.unrealizedPL, field('unrealizedPL')),
+    // Absent or empty (null), the P&L figures are 0: an open trade has realized nothing, a closed one holds nothing.
+    realizedPL: input.realizedPL === undefined || input.realizedPL === null ? '0' : decimal(input.realizedPL, field('realizedPL')),
+    unrealizedPL: input.unrealizedPL === undefined || input.unrealizedPL === null ? '0' : decimal(input.unrealizedPL, field('unrealizedPL')),
     stopLoss: optionalDecimal(input.stopLoss, field('stopLoss'), 'positive'),
     takeProfit: optionalDecimal(input.takeProfit, field('takeProfit'), 'positive'),
   };

@@ -1,0 +1,180 @@
+/**
+ * `npm run import -- --account ID [--create --currency CUR [--name NAME] [--broker NAME] [--environment live|paper]]
+ *                    [--format jsonl|csv] [--stage NAME] [--endpoint URL] FILE`
+ *
+ * Loads a trade history (JSON Lines or CSV, in the API's Trade shape; see scripts/support/trade-file.ts) into an
+ * account through the writer, so every key, counter and aggregate is right. Locally into `npm start`'s database
+ * (DB_PORT); with --stage into that deployed stage (AWS credentials and region from the environment).
+ *
+ * Importing the same file again changes nothing; a row for a trade stored open that now comes closed closes it; a
+ * row that contradicts a stored closed trade is refused (closed is final). A bad row is reported with its line and
+ * reason and not written; the valid rows are. Ends with a summary; exits 1 when any row was rejected, 2 when the
+ * command itself is wrong.
+ */
+import { parseArgs } from 'node:util';
+import { createWriter, type Writer, WriterError } from '../lib/writer';
+import { localWriter } from './support/load-data';
+import { localDatabaseEndpoint } from './support/local-db';
+import { formatOf, readTradeRows, TradeFileError, type TradeRow } from './support/trade-file';
+
+const USAGE =
+  'usage: npm run import -- --account ID [--create --currency CUR [--name NAME] [--broker NAME] [--environment live|paper]] [--format jsonl|csv] [--stage NAME] [--endpoint URL] FILE';
+
+/** Rows handed to the writer at a time: it writes them in transactions of up to 100 items. */
+const BATCH = 500;
+const MAX_REPORTED = 50;
+
+function fail(message: string, code = 2): never {
+  console.error(`import: ${message}`);
+  if (code === 2) console.error(USAGE);
+  process.exit(code);
+}
+
+interface Counts {
+  read: number;
+  written: number;
+  unchanged: number;
+  rejected: number;
+}
+
+/** Progress on a terminal (one line, rewritten), or a plain line now and then when the output is a file or pipe. */
+function progressReporter(stream: NodeJS.WriteStream) {
+  const started = Date.now();
+  let lastPlain = 0;
+  const rate = (rows: number) => Math.round(rows / Math.max(0.001, (Date.now() - started) / 1000));
+  return {
+    update(counts: Counts) {
+      const text = `import: ${counts.read.toLocaleString('en-US')} rows read, ${counts.written.toLocaleString('en-US')} written, ${counts.unchanged.toLocaleString('en-US')} unchanged, ${counts.rejected.toLocaleString('en-US')} rejected (${rate(counts.read).toLocaleString('en-US')} rows/s)`;
+      if (stream.isTTY) stream.write(`\r${text}\x1b[K`);
+      else if (counts.read - lastPlain >= 10_000) {
+        lastPlain = counts.read;
+        stream.write(`${text}\n`);
+      }
+    },
+    done() {
+      if (stream.isTTY) stream.write('\n');
+      return { seconds: (Date.now() - started) / 1000, rate };
+    },
+  };
+}
+
+async function main() {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: process.argv.slice(2),
+      options: {
+        account: { type: 'string' },
+        create: { type: 'boolean', default: false },
+        currency: { type: 'string' },
+        name: { type: 'string' },
+        broker: { type: 'string' },
+        environment: { type: 'string' },
+        format: { type: 'string' },
+        stage: { type: 'string' },
+        endpoint: { type: 'string' },
+        help: { type: 'boolean', default: false },
+      },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
+  if (!values.account) fail('--account is required');
+  if (positionals.length !== 1) fail(positionals.length ? 'give one FILE' : 'FILE is required');
+  const file = positionals[0];
+  const format = formatOf(file, values.format);
+  if (!format) fail(`cannot tell the format of ${file}: name it .jsonl or .csv, or give --format jsonl|csv`);
+  if (values.create && !values.currency) fail("--create needs --currency (the account's currency, such as USD)");
+  const accountId = values.account;
+
+  const stage = values.stage ?? 'local';
+  const endpoint = values.endpoint ?? (values.stage === undefined || stage === 'local' ? localDatabaseEndpoint() : undefined);
+  const writer: Writer = endpoint ? localWriter(endpoint, { stage }) : createWriter({ stage });
+  try {
+    if (values.create) {
+      try {
+        const outcome = await writer.upsertAccount({
+          id: accountId,
+          name: values.name ?? accountId,
+          currency: values.currency!,
+          broker: values.broker ?? 'unspecified',
+          environment: (values.environment ?? 'live') as 'live' | 'paper',
+        });
+        if (outcome === 'created') console.error(`import: created account ${accountId} (${values.currency})`);
+      } catch (error) {
+        if (error instanceof WriterError) fail(`account ${accountId}: ${error.message}`);
+        throw error;
+      }
+    }
+
+    const counts: Counts = { read: 0, written: 0, unchanged: 0, rejected: 0 };
+    const progress = progressReporter(process.stderr);
+    const reject = (line: number, reason: string) => {
+      counts.rejected += 1;
+      if (counts.rejected <= MAX_REPORTED) console.log(`line ${line}: ${reason}`);
+      else if (counts.rejected === MAX_REPORTED + 1) console.log('… further rejected rows are counted, not listed');
+    };
+    let batch: Extract<TradeRow, { value: unknown }>[] = [];
+    const flush = async () => {
+      if (!batch.length) return;
+      const rows = batch;
+      batch = [];
+      let results;
+      try {
+        results = await writer.recordTrades(accountId, rows.map((row) => row.value));
+      } catch (error) {
+        if (error instanceof WriterError && error.code === 'ACCOUNT_NOT_FOUND') fail(`no account ${accountId}: create it with --create --currency CUR`);
+        throw error;
+      }
+      for (const result of results) {
+        const { line } = rows[result.index];
+        if ('error' in result) {
+          // A whole batch fails on the account alone; every other error is about its row.
+          if (result.error.code === 'ACCOUNT_NOT_FOUND') fail(`no account ${accountId}: create it with --create --currency CUR`);
+          reject(line, result.error.message);
+        } else if (result.outcome === 'unchanged') counts.unchanged += 1;
+        else counts.written += 1;
+      }
+      progress.update(counts);
+    };
+
+    try {
+      for await (const row of readTradeRows(file, format)) {
+        counts.read += 1;
+        if ('error' in row) {
+          reject(row.line, row.error);
+          continue;
+        }
+        // An empty accountId cell means the account being imported into.
+        if (row.value.accountId === null) delete row.value.accountId;
+        batch.push(row);
+        if (batch.length >= BATCH) await flush();
+      }
+      await flush();
+    } catch (error) {
+      if (error instanceof TradeFileError) fail(error.message);
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') fail(`no file ${file}`);
+      throw error;
+    }
+    const { seconds, rate } = progress.done();
+    console.log(
+      `import: ${counts.read.toLocaleString('en-US')} rows read, ${counts.written.toLocaleString('en-US')} written, ${counts.unchanged.toLocaleString('en-US')} unchanged, ` +
+        `${counts.rejected.toLocaleString('en-US')} rejected, in ${seconds.toFixed(1)} s (${rate(counts.read).toLocaleString('en-US')} rows/s)`,
+    );
+    process.exitCode = counts.rejected ? 1 : 0;
+  } finally {
+    writer.close();
+  }
+}
+
+main().catch((error) => {
+  console.error(`import: ${error instanceof WriterError ? error.message : (error as Error).stack ?? String(error)}`);
+  process.exit(error instanceof WriterError ? 1 : 3);
+});

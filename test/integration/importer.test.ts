@@ -1,0 +1,226 @@
+/**
+ * `npm run import`: a round trip (every trade listed through the API, written as JSON Lines or CSV, imported into a
+ * fresh database, every answer compared), bad rows reported by line and left out, a second import that changes
+ * nothing, a closed row that closes a stored open trade, and amounts that keep every digit.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { Trade } from '../../lib/types';
+import type { Writer } from '../../lib/writer';
+import { generateDataset } from '../../scripts/support/dataset';
+import { localWriter } from '../../scripts/support/load-data';
+import { adminClient, deleteTables, ensureTables } from '../../scripts/support/local-db';
+import { type LocalApi, startLocalApi } from '../../scripts/support/local-stack';
+import { TRADE_FIELDS } from '../../scripts/support/trade-file';
+import { eventFor, type Harness, invoke, startHarness, TEST_CURSOR_SECRET, uniqueStage } from '../support/api-harness';
+import { http } from '../support/http';
+
+jest.setTimeout(180_000);
+
+const ROOT = join(__dirname, '..', '..');
+const IDS = ['im-usd', 'im-eur'];
+const dataset = generateDataset({ tradeCounts: [420, 90], accountId: (i) => IDS[i], seed: 12 });
+let harness: Harness;
+let fresh: { stage: string; writer: Writer; api: LocalApi };
+let dir: string;
+
+beforeAll(async () => {
+  harness = await startHarness();
+  await harness.load(dataset);
+  dir = mkdtempSync(join(tmpdir(), 'import-test-'));
+  // A fresh database: a second set of tables, read through a local API of its own.
+  const stage = uniqueStage();
+  await ensureTables(adminClient(harness.db.endpoint), stage);
+  const api = await startLocalApi({ stage, dbEndpoint: harness.db.endpoint, cursorSecret: TEST_CURSOR_SECRET, port: 0, lambdaPort: 0, auth: false, quiet: true });
+  fresh = { stage, writer: localWriter(harness.db.endpoint, { stage }), api };
+});
+afterAll(async () => {
+  await fresh?.api.stop();
+  fresh?.writer.close();
+  if (fresh) await deleteTables(adminClient(harness.db.endpoint), fresh.stage);
+  await harness?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function importFile(stage: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      join(ROOT, 'node_modules', '.bin', 'tsx'),
+      [join(ROOT, 'scripts', 'import.ts'), ...args, '--stage', stage, '--endpoint', harness.db.endpoint],
+      { cwd: ROOT, maxBuffer: 16 * 2 ** 20 },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+    );
+  });
+}
+
+/** Every trade of an account under a filter, walked page by page through the in-process API. */
+async function listed(account: string, query: Record<string, string> = {}): Promise<Trade[]> {
+  const trades: Trade[] = [];
+  let cursor: string | undefined;
+  do {
+    const response = await invoke('account-trades', eventFor('account-trades', { account, query: { ...query, limit: '500', ...(cursor ? { cursor } : {}) } }));
+    trades.push(...response.body.trades);
+    cursor = response.body.nextCursor ?? undefined;
+  } while (cursor);
+  return trades;
+}
+
+/** The same through the fresh database's local API, over HTTP. */
+async function listedFresh(account: string, query: Record<string, string> = {}): Promise<Trade[]> {
+  const trades: Trade[] = [];
+  let cursor: string | undefined;
+  do {
+    const search = new URLSearchParams({ ...query, limit: '500', ...(cursor ? { cursor } : {}) });
+    const answer = await http(`${fresh.api.url}/api/${account}/trades?${search}`);
+    expect(answer.status).toBe(200);
+    trades.push(...answer.body.trades);
+    cursor = answer.body.nextCursor ?? undefined;
+  } while (cursor);
+  return trades;
+}
+
+async function pnlEntries(writer: Writer, account: string) {
+  const output = await writer.store.client.send(
+    new QueryCommand({ TableName: writer.store.tables.ledger, KeyConditionExpression: 'accountId = :a AND begins_with(entryKey, :p)', ExpressionAttributeValues: { ':a': account, ':p': 'pnl#' }, ConsistentRead: true }),
+  );
+  return (output.Items ?? []).map(({ version: _version, ...entry }) => entry);
+}
+
+const csvCell = (value: unknown) => (value === null || value === undefined ? '' : /[",\n]/.test(String(value)) ? `"${String(value).replaceAll('"', '""')}"` : String(value));
+const asCsv = (trades: Record<string, unknown>[]) => [TRADE_FIELDS.join(','), ...trades.map((trade) => TRADE_FIELDS.map((field) => csvCell(trade[field])).join(','))].join('\n');
+const asJsonLines = (trades: unknown[]) => trades.map((trade) => JSON.stringify(trade)).join('\n');
+
+describe.each([
+  ['JSON Lines', 'jsonl', asJsonLines],
+  ['CSV', 'csv', asCsv],
+] as const)('round trip through %s', (_, extension, write) => {
+  it('imports every trade the API lists into a fresh database, which then answers the same', async () => {
+    const account = extension === 'csv' ? 'im-eur' : 'im-usd';
+    const trades = await listed(account);
+    const file = join(dir, `${account}.${extension}`);
+    writeFileSync(file, write(trades as unknown as Record<string, unknown>[]));
+    const currency = dataset.accounts[IDS.indexOf(account)].account.currency;
+    const result = await importFile(fresh.stage, ['--account', account, '--create', '--currency', currency, file]);
+    expect(result.stdout).toContain(`${trades.length} rows read, ${trades.length} written, 0 unchanged, 0 rejected`);
+    expect(result.code).toBe(0);
+
+    for (const status of [undefined, 'open', 'closed']) {
+      for (const instrument of [undefined, 'EUR_USD', 'XAU_USD']) {
+        const query = { ...(status ? { status } : {}), ...(instrument ? { instrument } : {}) };
+        expect(await listedFresh(account, query)).toEqual(await listed(account, query));
+      }
+    }
+    const original = (await invoke('account-balance', eventFor('account-balance', { account, query: {} }))).body;
+    const imported = (await http(`${fresh.api.url}/api/${account}/balance`)).body;
+    expect(imported).toMatchObject({ realizedPL: original.realizedPL, openTradeCount: original.openTradeCount });
+    const status = (await http(`${fresh.api.url}/api/${account}/status`)).body;
+    expect(status.lastTradeAt).toBe((await invoke('account-status', eventFor('account-status', { account, query: {} }))).body.lastTradeAt);
+    expect(await pnlEntries(fresh.writer, account)).toEqual(await pnlEntries(harness.writer, account));
+  });
+});
+
+it('imports the same file twice without a second effect, closes an open trade that comes closed, and refuses to change a closed one', async () => {
+  const account = 'im-again';
+  const base = { instrument: 'EUR_USD', side: 'buy', units: '1000', openPrice: '1.1' };
+  const rows = [
+    { id: 'a-1', ...base, status: 'open', openTime: '2026-11-01T10:00:00.000Z' },
+    { id: 'a-2', ...base, status: 'closed', openTime: '2026-11-01T11:00:00.000Z', closePrice: '1.2', closeTime: '2026-11-02T00:00:00.000Z', realizedPL: '100' },
+  ];
+  const file = join(dir, 'again.jsonl');
+  writeFileSync(file, asJsonLines(rows));
+  const first = await importFile(harness.stage, ['--account', account, '--create', '--currency', 'USD', '--name', 'Again', file]);
+  expect(first.stdout).toContain('2 rows read, 2 written, 0 unchanged, 0 rejected');
+  const second = await importFile(harness.stage, ['--account', account, '--create', '--currency', 'USD', file]);
+  expect(second.stdout).toContain('2 rows read, 0 written, 2 unchanged, 0 rejected');
+  expect(second.code).toBe(0);
+
+  writeFileSync(file, asJsonLines([
+    { ...rows[0], status: 'closed', closePrice: '1.15', closeTime: '2026-11-03T00:00:00.000Z', realizedPL: '50' },
+    { ...rows[1], realizedPL: '999' },
+  ]));
+  const third = await importFile(harness.stage, ['--account', account, file]);
+  expect(third.stdout).toContain('2 rows read, 1 written, 0 unchanged, 1 rejected');
+  expect(third.stdout).toMatch(/line 2: trade "a-2" is closed, and closed is final/);
+  expect(third.code).toBe(1);
+  const balance = (await invoke('account-balance', eventFor('account-balance', { account, query: {} }))).body;
+  expect(balance).toMatchObject({ realizedPL: '150', openTradeCount: 0 });
+});
+
+it('reports each bad row with its line and reason, writes the valid ones, and exits non-zero', async () => {
+  const account = 'im-bad';
+  const good = { instrument: 'EUR_USD', side: 'buy', units: '1000', openPrice: '1.1', status: 'open', openTime: '2026-11-01T10:00:00.000Z' };
+  const lines = [
+    JSON.stringify({ id: 'ok-1', ...good }),
+    JSON.stringify({ id: 'bad-1', ...good, units: '1e5' }),
+    JSON.stringify({ id: 'bad-2', ...good, units: '12,5' }),
+    JSON.stringify({ id: 'bad-3', ...good, openTime: '2026-11-01 10:00' }),
+    JSON.stringify({ id: 'bad-4', ...good, status: 'closed', closePrice: '1.2', closeTime: '2026-10-01T00:00:00.000Z', realizedPL: '1' }),
+    JSON.stringify({ id: 'bad-5', ...good, status: 'pending' }),
+    JSON.stringify({ id: 'bad#6', ...good }),
+    JSON.stringify({ id: 'bad-7', ...good, accountId: 'someone-else' }),
+    JSON.stringify({ id: 'bad-8', ...good, units: 1000 }),
+    '{"id": "bad-9", ',
+    JSON.stringify({ id: 'bad-10', ...good, leverage: '30' }),
+    '',
+    JSON.stringify({ id: 'ok-2', ...good, openTime: '2026-11-01T11:00:00.000Z' }),
+  ];
+  const file = join(dir, 'bad.jsonl');
+  writeFileSync(file, lines.join('\n'));
+  const result = await importFile(harness.stage, ['--account', account, '--create', '--currency', 'USD', file]);
+  expect(result.code).toBe(1);
+  expect(result.stdout).toContain('12 rows read, 2 written, 0 unchanged, 10 rejected');
+  for (const [line, reason] of [
+    [2, /units: must be a decimal string/],
+    [3, /units: must be a decimal string/],
+    [4, /openTime: must be an RFC 3339 time/],
+    [5, /closeTime: must not be before openTime/],
+    [6, /status: must be one of open, closed/],
+    [7, /id: must be 1–128 letters/],
+    [8, /accountId: is "someone-else"/],
+    [9, /units: must be a decimal string such as "10.50", not a number/],
+    [10, /not valid JSON/],
+    [11, /unknown field leverage/],
+  ] as const) {
+    expect(result.stdout).toMatch(new RegExp(`^line ${line}: ${reason.source}`, 'm'));
+  }
+  expect((await listed(account)).map((trade) => trade.id)).toEqual(['ok-2', 'ok-1']);
+
+  const csv = join(dir, 'bad.csv');
+  writeFileSync(csv, ['id,instrument,side,units,status,openPrice,openTime', 'c-1,EUR_USD,buy,"12,5",open,1.1,2026-11-01T10:00:00.000Z', 'c-2,EUR_USD,buy,1000,open,1.1'].join('\n'));
+  const fromCsv = await importFile(harness.stage, ['--account', account, csv]);
+  expect(fromCsv.stdout).toMatch(/^line 2: units: must be a decimal string/m);
+  expect(fromCsv.stdout).toMatch(/^line 3: 6 cells where the header has 7 columns/m);
+
+  const header = join(dir, 'header.csv');
+  writeFileSync(header, 'id,instrument,leverage\n');
+  const refused = await importFile(harness.stage, ['--account', account, header]);
+  expect(refused.code).toBe(2);
+  expect(refused.stderr).toContain('unknown column leverage');
+  const missing = await importFile(harness.stage, ['--account', 'nobody-here', file]);
+  expect(missing.code).toBe(2);
+  expect(missing.stderr).toContain('no account nobody-here: create it with --create --currency CUR');
+});
+
+it('keeps every digit of an amount', async () => {
+  const account = 'im-digits';
+  const row = {
+    id: 'huge',
+    instrument: 'XAU_USD',
+    side: 'sell',
+    units: '900719925474099312345',
+    status: 'closed',
+    openPrice: '0.0000000000000000000000001',
+    openTime: '2026-11-01T10:00:00.000Z',
+    closePrice: '1234567890123456789012.345',
+    closeTime: '2026-11-02T10:00:00.000Z',
+    realizedPL: '-9007199254740993.000000001',
+  };
+  const file = join(dir, 'digits.csv');
+  writeFileSync(file, asCsv([row]));
+  expect((await importFile(harness.stage, ['--account', account, '--create', '--currency', 'USD', file])).code).toBe(0);
+  expect((await listed(account))[0]).toMatchObject({ units: row.units, openPrice: row.openPrice, closePrice: row.closePrice, realizedPL: row.realizedPL });
+  expect((await invoke('account-balance', eventFor('account-balance', { account, query: {} }))).body.realizedPL).toBe(row.realizedPL);
+});
