@@ -19,11 +19,15 @@ const STAGES = {
     // Seconds a client is told to wait after a 503 or 429, by the functions and by API Gateway alike.
     retryAfterSeconds: 5,
     authMode: 'required',
+    // A running bot silent for longer than this is reported stale (the status and the probe alike).
+    staleAfterSeconds: 300,
   },
   // `npm start`'s stage. `serverless invoke local --stage local` reaches the same database (DB_PORT) with the same
   // cursor secret, and with keys off as `npm start` has them unless AUTH=on.
   local: {
     authMode: 'off',
+    // The demo bot's lapsing heartbeat turns stale within a minute and a half, not after five.
+    staleAfterSeconds: 60,
   },
   prod: {
     corsAllowedOrigins: 'https://dashboard.trading-bot.example',

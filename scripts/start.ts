@@ -9,7 +9,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import tables from '../resources/tables.js';
+import stages from '../resources/stages.js';
 import { demoDataset } from './support/dataset';
+import { DemoBot } from './support/demo-bot';
 import { loadDataset, localWriter } from './support/load-data';
 import { PrerequisiteError, startDynamoDbLocal } from './support/dynamodb-local';
 import { adminClient, ensureTables, localFunctionEnv, portFromEnv } from './support/local-db';
@@ -89,6 +91,19 @@ async function main() {
 
   const api = await startLocalApi({ stage: STAGE, dbEndpoint: db.endpoint, cursorSecret, port: ports.PORT, lambdaPort: ports.LAMBDA_PORT, auth, onLine: printOfflineLine });
   cleanups.push(() => api.stop());
+
+  const demoBot = process.env.DEMO_BOT !== 'off';
+  if (demoBot) {
+    const writer = localWriter(db.endpoint, { stage: STAGE });
+    const staleAfterSeconds = Number(process.env.STALE_AFTER_SECONDS || stages.stageSettings(STAGE).staleAfterSeconds);
+    const bot = new DemoBot({ writer, staleAfterSeconds, log: (line) => console.error(line) });
+    await bot.load();
+    bot.start();
+    cleanups.push(async () => {
+      await bot.stop();
+      writer.close();
+    });
+  }
   const base = `http://localhost:${ports.PORT}`;
   console.log(
     [
@@ -99,6 +114,9 @@ async function main() {
         : '  API keys: OFF. Every account is visible to programs on this machine (AUTH=on npm start to require keys).',
       `  Database: DynamoDB Local ${inMemory ? 'in memory' : `with data in ${dataDir}`}; tools reach it on http://127.0.0.1:${ports.DB_PORT}`,
       `  Lambda Invoke API (functions no route serves): http://127.0.0.1:${ports.LAMBDA_PORT}`,
+      demoBot
+        ? '  Demo bot: trading the demo accounts live (DEMO_BOT=off npm start to run without it)'
+        : '  Demo bot: off (npm run demo-bot runs it against this server)',
       `  Try: curl ${base}/api/health`,
       `       curl '${base}/api/primary-usd/trades?status=open&limit=5'`,
       'Press Ctrl-C to stop.',

@@ -26,7 +26,7 @@ export interface DatasetOptions {
 
 // `lot`: units per size step; `perQuote`: quote-currency units per account-currency unit, roughly, so that
 // P/L stays in a believable range (the demo does no real FX conversion).
-const INSTRUMENTS: { name: string; price: number; scale: number; lot: number; perQuote: bigint }[] = [
+export const INSTRUMENTS: { name: string; price: number; scale: number; lot: number; perQuote: bigint }[] = [
   { name: 'EUR_USD', price: 1.0842, scale: 5, lot: 1000, perQuote: 1n },
   { name: 'GBP_USD', price: 1.2671, scale: 5, lot: 1000, perQuote: 1n },
   { name: 'USD_JPY', price: 151.42, scale: 3, lot: 1000, perQuote: 150n },
@@ -48,7 +48,7 @@ const MESSAGES: Record<BotState, string | null> = {
 const DEMO_NAMES = ['Primary USD', 'Euro Swing', 'Sterling Carry', 'Gold Desk', 'Paper Sandbox'];
 
 /** Mulberry32: a tiny seeded PRNG, so datasets are reproducible without a dependency. */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -59,10 +59,10 @@ function random(seed: number): () => number {
   };
 }
 
-const MONEY_SCALE = 4;
+export const MONEY_SCALE = 4;
 
 /** Profit of a position, exactly: (exit - entry) × units, in 10^-MONEY_SCALE units of the account currency. */
-function profit(side: 'buy' | 'sell', entry: bigint, exit: bigint, units: bigint, scale: number, perQuote: bigint): bigint {
+export function profit(side: 'buy' | 'sell', entry: bigint, exit: bigint, units: bigint, scale: number, perQuote: bigint): bigint {
   const move = side === 'buy' ? exit - entry : entry - exit;
   return (move * units * 10n ** BigInt(MONEY_SCALE)) / (10n ** BigInt(scale) * perQuote);
 }

@@ -152,8 +152,19 @@ describe('with AUTH=on', () => {
   });
 });
 
-it('leaves nothing behind when its terminal closes (SIGHUP)', async () => {
-  await expectNothingOutlives(await npmStart(), 'SIGHUP');
+it('shows a living system: the demo bot’s trades and heartbeats appear within seconds; SIGHUP leaves nothing behind', async () => {
+  const started = await npmStart({ DEMO_BOT: 'on' });
+  const base = `http://127.0.0.1:${started.ports.PORT}`;
+  const deadline = Date.now() + 60_000;
+  let live: { id: string } | undefined;
+  while (!live && Date.now() < deadline) {
+    live = (await http(`${base}/api/all/trades?limit=5`)).body.trades.find((trade: { id: string }) => trade.id.includes('-live-'));
+    if (!live) await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  expect(live).toBeDefined();
+  expect((await http(`${base}/api/primary-usd/status`)).body).toMatchObject({ state: 'running', stale: false });
+  // Closing its terminal ends it, and everything it started.
+  await expectNothingOutlives(started, 'SIGHUP');
 });
 
 it('leaves nothing behind when it crashes (SIGABRT)', async () => {

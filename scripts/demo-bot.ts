@@ -1,0 +1,57 @@
+/**
+ * `npm run demo-bot -- [--seconds N] [--seed N] [--quiet]`: the simulated bot of `npm start` (see
+ * scripts/support/demo-bot.ts), run against an `npm start` that is already running (its database on DB_PORT), until
+ * Ctrl-C or for N seconds. Prints each open and close. Run it with `DEMO_BOT=off npm start` to be the only bot.
+ */
+import { parseArgs } from 'node:util';
+import stages from '../resources/stages.js';
+import { DemoBot } from './support/demo-bot';
+import { localWriter } from './support/load-data';
+import { localDatabaseEndpoint } from './support/local-db';
+
+function fail(message: string): never {
+  console.error(`demo-bot: ${message}`);
+  console.error('usage: npm run demo-bot -- [--seconds N] [--seed N] [--quiet]');
+  process.exit(2);
+}
+
+async function main() {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: process.argv.slice(2), options: { seconds: { type: 'string' }, seed: { type: 'string' }, quiet: { type: 'boolean', default: false } }, strict: true }));
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  const number = (name: string, raw: string | undefined) => {
+    if (raw === undefined) return undefined;
+    if (!/^\d+$/.test(raw) || Number(raw) < 1) fail(`--${name} must be a positive whole number`);
+    return Number(raw);
+  };
+  const seconds = number('seconds', values.seconds);
+  const seed = number('seed', values.seed);
+  const writer = localWriter(localDatabaseEndpoint(), { stage: 'local' });
+  const bot = new DemoBot({ writer, seed, verbose: !values.quiet, log: (line) => console.log(line), staleAfterSeconds: Number(process.env.STALE_AFTER_SECONDS ?? stages.stageSettings('local').staleAfterSeconds) });
+  try {
+    await bot.load();
+  } catch (error) {
+    writer.close();
+    fail(`${(error as Error).message} (is npm start running, with DB_PORT=${process.env.DB_PORT ?? 8000}?)`);
+  }
+  const stop = async () => {
+    await bot.stop();
+    writer.close();
+    const { opened, closed, heartbeats, errors } = bot.counts;
+    console.log(`demo-bot: ${opened} opened, ${closed} closed, ${heartbeats} heartbeats, ${errors} errors`);
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+  bot.start();
+  console.log(`demo-bot: trading the demo accounts${seconds ? ` for ${seconds} s` : ''} (Ctrl-C to stop)`);
+  if (seconds) setTimeout(() => void stop(), seconds * 1000);
+}
+
+main().catch((error) => {
+  console.error(`demo-bot: ${(error as Error).message}`);
+  process.exit(1);
+});

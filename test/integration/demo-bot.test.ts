@@ -1,0 +1,75 @@
+/**
+ * The demo bot (what `npm start` and `npm run demo-bot` run) over the demo accounts, on a fast clock: it opens, marks
+ * and closes trades, records balances and heartbeats through the writer, and leaves every figure the API shows
+ * consistent. Which state each account reports over time is checked as a pure schedule.
+ */
+import { sumDecimals } from '../../lib/decimal';
+import { demoDataset } from '../../scripts/support/dataset';
+import { DemoBot, reportFor } from '../../scripts/support/demo-bot';
+import { eventFor, type Harness, invoke, startHarness } from '../support/api-harness';
+
+jest.setTimeout(120_000);
+
+let harness: Harness;
+const started = new Date();
+
+beforeAll(async () => {
+  harness = await startHarness();
+  await harness.load(demoDataset(started));
+});
+afterAll(() => harness.close());
+
+const api = async (name: 'account-balance' | 'account-status' | 'account-trades', account: string, query: Record<string, string> = {}) =>
+  (await invoke(name, eventFor(name, { account, query }))).body;
+
+it('schedules each role’s reports: errors now and then, a lapse longer than the stale threshold, silence when stopped', () => {
+  expect(reportFor('trading', 5, 60)).toEqual({ state: 'running', message: null });
+  expect(reportFor('paused', 5, 60)?.state).toBe('paused');
+  expect(reportFor('stopped', 5, 60)).toBeNull();
+  expect(reportFor('flaky', 50, 60)?.state).toBe('running');
+  expect(reportFor('flaky', 110, 60)).toEqual({ state: 'error', message: expect.any(String) });
+  // Lapsing: 60 s of heartbeats, then silent for more than the threshold, then back.
+  expect(reportFor('lapsing', 30, 60)?.state).toBe('running');
+  const silent = [60, 100, 149].map((second) => reportFor('lapsing', second, 60));
+  expect(silent).toEqual([null, null, null]);
+  expect(reportFor('lapsing', 150, 60)?.state).toBe('running');
+});
+
+it('trades live through the writer, and every figure stays consistent', async () => {
+  const before = await api('account-trades', 'primary-usd', { limit: '1' });
+  const bot = new DemoBot({ writer: harness.writer, seed: 7, tickSeconds: 0.25, heartbeatSeconds: 1, staleAfterSeconds: 60, holdSeconds: [1, 3] });
+  await bot.load();
+  bot.start();
+  await new Promise((resolve) => setTimeout(resolve, 15_000));
+  await bot.stop();
+
+  expect(bot.counts).toMatchObject({ errors: 0 });
+  expect(bot.counts.opened).toBeGreaterThanOrEqual(3);
+  expect(bot.counts.closed).toBeGreaterThanOrEqual(2);
+  expect(bot.counts.snapshots).toBeGreaterThan(20);
+  const newest = [...(await api('account-trades', 'primary-usd', { limit: '1' })).trades, ...(await api('account-trades', 'paper-sandbox', { limit: '1' })).trades];
+  expect(newest.some((trade: { id: string }) => trade.id.includes('-live-'))).toBe(true);
+  expect(newest[0]).not.toEqual(before.trades[0]);
+
+  for (const account of ['primary-usd', 'euro-swing', 'sterling-carry', 'gold-desk', 'paper-sandbox']) {
+    const open = (await api('account-trades', account, { status: 'open', limit: '500' })).trades;
+    const closed: { realizedPL: string }[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await api('account-trades', account, { status: 'closed', limit: '500', ...(cursor ? { cursor } : {}) });
+      closed.push(...page.trades);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    const balance = await api('account-balance', account);
+    expect(balance.openTradeCount).toBe(open.length);
+    expect(balance.realizedPL).toBe(sumDecimals(['0', ...closed.map((trade) => trade.realizedPL)]));
+  }
+  const running = await api('account-status', 'primary-usd');
+  expect(running).toMatchObject({ state: 'running', stale: false });
+  expect(running.heartbeatAgeSeconds).toBeLessThanOrEqual(3);
+  expect((await api('account-status', 'euro-swing')).state).toBe('paused');
+  // The stopped bot stays silent: its last report is the demo data's.
+  const stopped = await api('account-status', 'gold-desk');
+  expect(stopped.state).toBe('stopped');
+  expect(Date.parse(stopped.lastHeartbeatAt)).toBeLessThan(started.getTime());
+});
