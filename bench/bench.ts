@@ -31,11 +31,12 @@ import { buildBundles, measureImports } from './bundles';
 import { startChild } from './child-rpc';
 import { type HttpResults, measureHttp } from './http-load';
 import { pool, type QueryPass } from './measurement';
-import { type BenchOptions, parseOptions, ROOT, SEED, SMALL_STAGE, STAGE } from './options';
+import { type BenchOptions, parseOptions, ROOT, SEED, SMALL_STAGE, STAGE, WRITE_STAGE } from './options';
 import { note, progress } from './progress';
 import { benchQueries, DEEP_LIMIT } from './queries';
 import { judge, perOperation, printReport, queryRow } from './report';
 import { round } from './stats';
+import { measureWrites } from './writes';
 
 const run = promisify(execFile);
 
@@ -224,14 +225,18 @@ async function main(options: BenchOptions): Promise<void> {
       }),
     );
   }
-  await db.close();
+  // 6. Writes: the writer's opens and closes, their capacity, and the importer.
+  const writes = await phase('writes', () =>
+    measureWrites({ endpoint: db.endpoint, stage: WRITE_STAGE, trades: options.writes.trades, accounts: 4, importRows: options.writes.importRows, workDir: work }),
+  );
 
-  // 6. Report.
+  // 7. Report.
   const rows = measured.map(({ full: fullRow, small: smallRow }) => queryRow(fullRow, smallRow));
   const floor = perOperation(rows, (row) => row.floorRatio);
   const scale = perOperation(rows, (row) => (row.scaleComparable ? row.scaleRatio : undefined));
   const rawScale = perOperation(rows, (row) => (row.scaleComparable ? row.rawScaleRatio : undefined));
-  const targets = judge({ rows, floor, scale, bundles: bundleRows, peakRssMb: rss.peakRssMb, http });
+  await db.close();
+  const targets = judge({ rows, floor, scale, bundles: bundleRows, peakRssMb: rss.peakRssMb, http, writes });
   const durationSeconds = round((Date.now() - started) / 1000, 1);
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB`;
   const meta = {
@@ -273,13 +278,14 @@ async function main(options: BenchOptions): Promise<void> {
     bundles: bundleRows,
     peakRssMb: rss.peakRssMb,
     peakRss: rss,
+    writes,
     ...(http ? { http } : {}),
     targets,
   };
   const out = resolve(options.out);
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
-  printReport({ meta, rows, floor, scale, rawScale, bundles: bundleRows, peakRss: rss, http, targets, out });
+  printReport({ meta, rows, floor, scale, rawScale, bundles: bundleRows, peakRss: rss, http, writes, targets, out });
 }
 
 let interrupted = false;

@@ -14,6 +14,9 @@ export const STAGE = 'bench';
 /** The stage whose tables hold the 1,000-trade dataset of the scale comparison. */
 export const SMALL_STAGE = 'benchsmall';
 
+/** The stage the write measurements write to. */
+export const WRITE_STAGE = 'benchwrite';
+
 /** One seed for every dataset, so two runs measure the same data. */
 export const SEED = 20261121;
 
@@ -34,6 +37,8 @@ export interface BenchOptions {
   /** Pages of limit=500 the peak-RSS process serves. */
   rssPages: number;
   http: { durationS: number; connections: number; warmupRequests: number; concurrent: { connections: number; durationS: number } };
+  /** Trades opened then closed through the writer, and rows imported by `npm run import`. */
+  writes: { trades: number; importRows: number };
 }
 
 const USAGE = `Usage: npm run bench -- [options]
@@ -85,6 +90,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     deepPages: 20,
     importSamples: quick ? 2 : 10,
     rssPages: quick ? 10 : 100,
+    writes: quick ? { trades: 80, importRows: 2000 } : { trades: 2000, importRows: 100_000 },
     http: quick
       ? { durationS: 1, connections: 10, warmupRequests: 20, concurrent: { connections: 50, durationS: 2 } }
       : { durationS: 10, connections: 10, warmupRequests: 300, concurrent: { connections: 50, durationS: 30 } },

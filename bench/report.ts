@@ -4,6 +4,7 @@
  */
 import { BASELINE, type BundleRow } from './bundles';
 import type { HttpResults } from './http-load';
+import type { WriteResults } from './writes';
 import type { MeasuredQuery } from './measurement';
 import { OPERATIONS, type Operation } from './queries';
 import { median, ratio, round } from './stats';
@@ -19,6 +20,8 @@ export const TARGETS = {
   tradesVsHealthRps: 0.5,
   /** serverless offline under 50 concurrent connections (it grew past 3 GB with a worker thread per request). */
   offlineRssMb: 1024,
+  /** `npm run import` of 100,000 rows. */
+  importRowsPerSecond: 500,
 };
 
 export interface QueryRow {
@@ -144,8 +147,9 @@ export function judge(input: {
   bundles: BundleRow[];
   peakRssMb: number;
   http?: HttpResults;
+  writes: WriteResults;
 }): Target[] {
-  const { rows, floor, scale, bundles, peakRssMb, http } = input;
+  const { rows, floor, scale, bundles, peakRssMb, http, writes } = input;
   const targets: Target[] = [];
 
   const readMisses = rows.filter((row) => !row.readsWithinTarget || !row.small.readsWithinTarget);
@@ -218,6 +222,11 @@ export function judge(input: {
   } else {
     targets.push({ target: `trades req/s ≥ ${TARGETS.tradesVsHealthRps} × health req/s`, pass: null, detail: 'not measured (--skip-http)' });
   }
+  targets.push({
+    target: `npm run import ≥ ${TARGETS.importRowsPerSecond} rows/s`,
+    pass: writes.import.rowsPerSecond >= TARGETS.importRowsPerSecond,
+    detail: `${writes.import.rows.toLocaleString('en-US')} rows in ${writes.import.seconds} s = ${writes.import.rowsPerSecond} rows/s; importer RSS ${writes.import.startRssMb} → peak ${writes.import.peakRssMb} MB`,
+  });
   return targets;
 }
 
@@ -242,10 +251,11 @@ export function printReport(results: {
   bundles: BundleRow[];
   peakRss: { peakRssMb: number; pages: number; limit: number; trades: number; function: string };
   http?: HttpResults;
+  writes: WriteResults;
   targets: Target[];
   out: string;
 }): void {
-  const { meta, rows, floor, scale, rawScale, bundles, peakRss, http, targets } = results;
+  const { meta, rows, floor, scale, rawScale, bundles, peakRss, http, writes, targets } = results;
   const print = (text = '') => process.stdout.write(`${text}\n`);
   print();
   print(`Trading Bot API benchmark — ${meta.dataset}; scale baseline ${meta.smallDataset}`);
@@ -330,6 +340,11 @@ export function printReport(results: {
   } else {
     print('HTTP: skipped (--skip-http)');
   }
+  print(
+    `Writes (the writer, ${writes.accounts} accounts side by side, one transaction a call): ${writes.opensPerSecond} opens/s, ${writes.closesPerSecond} closes/s over ${writes.trades} trades; ` +
+      `capacity as DynamoDB Local reports it: ${writes.wcuPerOpen} WCU per open, ${writes.wcuPerClose} per close`,
+  );
+  print(`Import: ${writes.import.summary}; importer RSS ${writes.import.startRssMb} → peak ${writes.import.peakRssMb} MB`);
   print();
   print('Targets');
   for (const target of targets) {

@@ -144,3 +144,32 @@ function dataReadStatements() {
 }
 
 module.exports.dataReadStatements = async () => dataReadStatements();
+
+/**
+ * The managed policy a bot's role attaches to use the writer (lib/writer): the reads of its read-modify-writes
+ * (GetItem, BatchGetItem) and the writes its transactions are made of (PutItem, UpdateItem), on the data tables only.
+ * Nothing on the api-keys table, no Scan, no Query of the listings, no delete.
+ */
+function botWriterPolicy(stage) {
+  return {
+    BotWriterPolicy: {
+      Type: 'AWS::IAM::ManagedPolicy',
+      Properties: {
+        ManagedPolicyName: `${SERVICE}-${stage}-bot-writer`,
+        Description: 'Attach to a trading bot role: lets it write its accounts, trades, balances and heartbeats through the writer (lib/writer).',
+        PolicyDocument: {
+          Version: '2012-10-17',
+          Statement: [
+            {
+              Effect: 'Allow',
+              Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+              Resource: DATA_TABLES.map(arnOf),
+            },
+          ],
+        },
+      },
+    },
+  };
+}
+
+module.exports.botWriterPolicy = async ({ resolveVariable }) => botWriterPolicy(await resolveVariable('sls:stage'));

@@ -94,7 +94,17 @@ it('reports every function bundle beside the baseline', () => {
   }
 });
 
-it('reports peak RSS and HTTP throughput', () => {
+it('reports peak RSS and HTTP throughput, also under 50 connections, with no 5xx', () => {
   expect(positive(results.peakRssMb)).toBe(true);
   for (const field of ['tradesRps', 'tradesP99Ms', 'healthRps', 'healthP99Ms']) expect(positive(results.http[field])).toBe(true);
+  expect(results.http.concurrent).toMatchObject({ connections: 50, status5xx: 0, errors: 0 });
+  expect(positive(results.http.concurrent.offlineRssMb.peak)).toBe(true);
+});
+
+it('reports the writer’s opens and closes per second, their capacity, and the importer', () => {
+  const { writes } = results;
+  for (const field of ['opensPerSecond', 'closesPerSecond', 'wcuPerOpen', 'wcuPerClose']) expect(positive(writes[field])).toBe(true);
+  expect(Object.keys(writes.wcuByTarget.open)).toEqual(expect.arrayContaining(['trades', 'trades/all', 'balances', 'ledger']));
+  expect(writes.import.summary).toMatch(/2,000 rows read, 2,000 written, 0 unchanged, 0 rejected/);
+  expect(positive(writes.import.rowsPerSecond) && positive(writes.import.peakRssMb)).toBe(true);
 });

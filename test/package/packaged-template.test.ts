@@ -17,12 +17,15 @@ const CLEAN_ENV: NodeJS.ProcessEnv = { ...process.env, SLS_TELEMETRY_DISABLED: '
 for (const name of ['CURSOR_SECRET', 'DYNAMODB_ENDPOINT', 'AUTH_MODE', 'CORS_ALLOWED_ORIGINS', 'PORT', 'LAMBDA_PORT']) delete CLEAN_ENV[name];
 type Resource = { Type: string; Properties: any };
 let resources: Record<string, Resource>;
+let outputs: Record<string, any>;
 
 beforeAll(() => {
   const out = mkdtempSync(join(tmpdir(), 'sls-package-'));
   try {
     execFileSync(process.execPath, [SERVERLESS, 'package', '--stage', 'prod', '--package', out], { cwd: ROOT, env: CLEAN_ENV, stdio: 'pipe' });
-    resources = JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8')).Resources;
+    const template = JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8'));
+    resources = template.Resources;
+    outputs = template.Outputs;
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
@@ -74,6 +77,23 @@ it('gives each concern its own least-privilege role', () => {
     expect(actions.filter((a) => a.includes('*') || (a.startsWith('dynamodb:') && /Put|Update|Delete|Write/.test(a)))).toEqual([]);
     expect(actions.filter((a) => !a.startsWith('dynamodb:'))).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
   }
+});
+
+it('offers bots a least-privilege managed policy for the writer, and nothing of it to the API', () => {
+  const [[id, policy]] = ofType('AWS::IAM::ManagedPolicy');
+  expect(id).toBe('BotWriterPolicy');
+  expect(policy.Properties.ManagedPolicyName).toBe('trading-bot-api-prod-bot-writer');
+  expect(policy.Properties.PolicyDocument.Statement).toEqual([
+    {
+      Effect: 'Allow',
+      Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      Resource: ['AccountsTable', 'BalancesTable', 'TradesTable', 'LedgerTable'].map((table) => ({ 'Fn::GetAtt': [table, 'Arn'] })),
+    },
+  ]);
+  expect(JSON.stringify(policy)).not.toContain('ApiKeysTable');
+  expect(outputs.BotWriterPolicyArn.Value).toEqual({ Ref: 'BotWriterPolicy' });
+  // No role of the stack carries it: the API's functions stay read-only.
+  for (const [, role] of ofType('AWS::IAM::Role')) expect(JSON.stringify(role)).not.toContain('BotWriterPolicy');
 });
 
 it('shapes API Gateway’s own errors as problem+json with the security headers', () => {
