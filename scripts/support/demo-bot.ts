@@ -55,8 +55,9 @@ export interface DemoBotOptions {
 }
 
 /**
- * The state a role reports `elapsed` seconds into the run, or null for silence (no heartbeat). `flaky` spends 20 s of
- * every 120 s in `error`; `lapsing` heartbeats for 60 s, then is silent for the stale threshold plus 30 s, and so on.
+ * The state a role reports `elapsed` seconds into the run, or null for silence (no heartbeat). `flaky` spends 70 s of
+ * every 180 s in `error`; `lapsing` heartbeats for 60 s, then is silent for the stale threshold plus 90 s, and so on.
+ * Both stay in their state for longer than `npm start`'s probe interval (60 s), so the probe sees every episode.
  */
 export function reportFor(role: Role, elapsed: number, staleAfterSeconds: number): { state: BotState; message: string | null } | null {
   switch (role) {
@@ -67,9 +68,9 @@ export function reportFor(role: Role, elapsed: number, staleAfterSeconds: number
     case 'stopped':
       return null;
     case 'flaky':
-      return elapsed % 120 >= 100 ? { state: 'error', message: 'Broker API timeout: reconnecting' } : { state: 'running', message: null };
+      return elapsed % 180 >= 110 ? { state: 'error', message: 'Broker API timeout: reconnecting' } : { state: 'running', message: null };
     case 'lapsing': {
-      const cycle = 60 + staleAfterSeconds + 30;
+      const cycle = 60 + staleAfterSeconds + 90;
       return elapsed % cycle < 60 ? { state: 'running', message: null } : null;
     }
   }

@@ -30,9 +30,21 @@ it('schedules each role’s reports: errors now and then, a lapse longer than th
   expect(reportFor('flaky', 110, 60)).toEqual({ state: 'error', message: expect.any(String) });
   // Lapsing: 60 s of heartbeats, then silent for more than the threshold, then back.
   expect(reportFor('lapsing', 30, 60)?.state).toBe('running');
-  const silent = [60, 100, 149].map((second) => reportFor('lapsing', second, 60));
+  const silent = [60, 100, 209].map((second) => reportFor('lapsing', second, 60));
   expect(silent).toEqual([null, null, null]);
-  expect(reportFor('lapsing', 150, 60)?.state).toBe('running');
+  expect(reportFor('lapsing', 210, 60)?.state).toBe('running');
+});
+
+it('keeps each episode longer than npm start’s probe interval, so a probe every 60 s sees every one', () => {
+  const seconds = Array.from({ length: 600 }, (_, second) => second);
+  // The longest run of consecutive seconds for which `test` holds, over ten minutes.
+  const longest = (test: (second: number) => boolean) =>
+    seconds.reduce(({ run, best }, second) => (test(second) ? { run: run + 1, best: Math.max(best, run + 1) } : { run: 0, best }), { run: 0, best: 0 }).best;
+  const inError = (second: number) => reportFor('flaky', second, 60)?.state === 'error';
+  expect(longest(inError)).toBeGreaterThan(60);
+  // Stale once silent for longer than the threshold: the silence must outlast the threshold by more than a probe.
+  const silentFor = longest((second) => second >= 60 && reportFor('lapsing', second, 60) === null);
+  expect(silentFor - 60).toBeGreaterThan(60);
 });
 
 it('trades live through the writer, and every figure stays consistent', async () => {
