@@ -118,9 +118,10 @@ async function peakRss(db: LoadedDb, bundleFile: string, pages: number) {
   const { stdout } = await run(
     process.execPath,
     [join(ROOT, 'bench', 'serve-pages.cjs'), bundleFile, join(ROOT, 'events', 'all-trades.json'), String(pages), String(DEEP_LIMIT)],
-    { env: functionEnv(db.endpoint, db.stage), cwd: ROOT, maxBuffer: 2 ** 20 },
+    { env: functionEnv(db.endpoint, db.stage), cwd: ROOT, maxBuffer: 64 * 2 ** 20 },
   );
-  const report = JSON.parse(stdout) as { pages: number; trades: number; restarts: number; maxRssKb: number; heapUsedMb: number };
+  // The handler's access log lines come first (it logs as deployed); the report is the last line.
+  const report = JSON.parse(stdout.trim().split('\n').pop()!) as { pages: number; trades: number; restarts: number; maxRssKb: number; heapUsedMb: number };
   return { peakRssMb: round(report.maxRssKb / 1024, 1), pages: report.pages, limit: DEEP_LIMIT, trades: report.trades, function: 'all-trades', heapUsedMb: round(report.heapUsedMb, 1) };
 }
 
@@ -170,7 +171,7 @@ async function main(options: BenchOptions): Promise<void> {
   const measured = await phase('queries', async () => {
     const specs = benchQueries(account, instrument, options.deepPages);
     const workers = [full, small].map((loaded) => {
-      const worker = startChild(join(ROOT, 'bench', 'query-worker.ts'), functionEnv(loaded.endpoint, loaded.stage), ['--expose-gc']);
+      const worker = startChild(join(ROOT, 'bench', 'query-worker.ts'), functionEnv(loaded.endpoint, loaded.stage), ['--expose-gc'], { quiet: true });
       cleanups.push(() => worker.close());
       return worker;
     });

@@ -22,12 +22,17 @@ export interface Child {
   close(): Promise<void>;
 }
 
-/** Forks `script` under tsx with `env`; the child's stdout goes to our stderr so stdout stays the results table. */
-export function startChild(script: string, env: NodeJS.ProcessEnv, nodeFlags: string[] = []): Child {
+/**
+ * Forks `script` under tsx with `env`; the child's stdout goes to our stderr so stdout stays the results table.
+ * `quiet` drops the child's stdout instead: measured handlers write an access log line per request (as deployed, so
+ * its cost is in the numbers) and thousands of those would bury the progress lines. Warnings and errors go to stderr
+ * and still show.
+ */
+export function startChild(script: string, env: NodeJS.ProcessEnv, nodeFlags: string[] = [], options: { quiet?: boolean } = {}): Child {
   const child: ChildProcess = fork(script, [], {
     execArgv: ['--import', 'tsx', ...nodeFlags],
     env,
-    stdio: ['ignore', 2, 2, 'ipc'],
+    stdio: ['ignore', options.quiet ? 'ignore' : 2, 2, 'ipc'],
   });
   const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   let seq = 0;

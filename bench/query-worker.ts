@@ -19,6 +19,7 @@ import { handler as allTrades } from '../functions/all-trades';
 import { handler as health } from '../functions/health';
 import { accountKey } from '../lib/store/accounts-table';
 import { config } from '../lib/config';
+import { HEALTH_PROBE_KEY } from '../lib/operations/health';
 import { store } from '../lib/operations/store';
 import type { Item } from '../lib/store/dynamodb';
 import { orderKey, tradeListing } from '../lib/store/trades-table';
@@ -42,8 +43,6 @@ const HANDLERS: Record<Operation, Handler> = {
   'account-status': accountStatus,
 };
 
-// The key lib/operations/health.ts probes: an account id no account can have, so the GetItem finds nothing.
-const HEALTH_PROBE_KEY = accountKey('~health-probe');
 
 const meter = new ReadMeter();
 meter.attach(store.client);

@@ -4,6 +4,7 @@
  * lib/: whatever path a handler takes (GetItem, Scan pages, Query pages, BatchGetItem retries), each call passes here.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { itemsReadBy } from '../lib/store/dynamodb';
 
 export interface ReadTally {
   calls: number;
@@ -18,22 +19,10 @@ interface Capacity {
 }
 
 interface ReadOutput {
-  ScannedCount?: number;
-  Count?: number;
-  Item?: unknown;
-  Responses?: Record<string, unknown[]>;
   ConsumedCapacity?: Capacity | Capacity[];
 }
 
 const zero = (): ReadTally => ({ calls: 0, itemsRead: 0, consumedRcu: 0 });
-
-/** Items a call read, judged from its output (the shape tells the operation apart). */
-function itemsReadBy(output: ReadOutput): number {
-  if (typeof output.ScannedCount === 'number') return output.ScannedCount;
-  if (typeof output.Count === 'number') return output.Count;
-  if (output.Responses) return Object.values(output.Responses).reduce((sum, items) => sum + items.length, 0);
-  return output.Item ? 1 : 0;
-}
 
 function capacityOf(consumed: ReadOutput['ConsumedCapacity']): number {
   const list = Array.isArray(consumed) ? consumed : consumed ? [consumed] : [];
@@ -59,7 +48,7 @@ export class ReadMeter {
         const result = await next(args);
         const output = result.output as ReadOutput;
         this.tally.calls += 1;
-        this.tally.itemsRead += itemsReadBy(output);
+        this.tally.itemsRead += itemsReadBy(result.output);
         this.tally.consumedRcu += capacityOf(output.ConsumedCapacity);
         return result;
       },

@@ -20,7 +20,14 @@ export interface Config {
   authMode: 'required' | 'off';
   /** Seconds a client is told to wait after a 503. */
   retryAfterSeconds: number;
+  /** The deployed stage's name (a dimension of every metric, a key of every log line). */
+  stage: string;
+  /** The least severe level logged. */
+  logLevel: LogLevel;
 }
+
+export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+const LOG_LEVELS: readonly LogLevel[] = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
 
 type Env = Record<string, string | undefined>;
 
@@ -50,6 +57,8 @@ export function readConfig(env: Env): Config {
   // CloudFormation resolves this reference at deploy time; seen as-is it means nothing resolved it, and a publicly
   // known text would be signing cursors.
   if (cursorSecret.startsWith('{{resolve:')) throw new Error('configuration: CURSOR_SECRET is an unresolved reference');
+  const logLevel = (env.LOG_LEVEL || 'INFO').toUpperCase() as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) throw new Error(`configuration: LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
   return {
     tables: {
       accounts: required(env, 'ACCOUNTS_TABLE'),
@@ -75,6 +84,8 @@ export function readConfig(env: Env): Config {
       .filter(Boolean),
     authMode,
     retryAfterSeconds: integer(env, 'RETRY_AFTER_SECONDS', 5, 1, 3600),
+    stage: required(env, 'STAGE'),
+    logLevel,
   };
 }
 

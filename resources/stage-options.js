@@ -1,18 +1,19 @@
 // A local Serverless plugin: Serverless v3 has no setting for a REST API stage's own throttling, and sets stage
-// options through SDK calls after deploy rather than in the template. This puts rate and burst limits (from
-// resources/stages.js) on the stage through the Deployment's StageDescription, so they are part of the reviewed
-// CloudFormation template.
+// options (X-Ray tracing among them) through SDK calls after deploy rather than in the template. This puts the
+// rate and burst limits (from resources/stages.js) and, with `provider.tracing.apiGateway`, active tracing on the
+// stage through the Deployment's StageDescription, so they are part of the reviewed CloudFormation template.
 'use strict';
 
-class StageThrottling {
+class StageOptions {
   constructor(serverless) {
     this.serverless = serverless;
-    this.hooks = { 'before:package:finalize': () => this.addThrottling() };
+    this.hooks = { 'before:package:finalize': () => this.addStageOptions() };
   }
 
-  addThrottling() {
+  addStageOptions() {
     const { service } = this.serverless;
     const settings = service.custom.stage;
+    const tracing = Boolean(service.provider.tracing?.apiGateway);
     const resources = service.provider.compiledCloudFormationTemplate.Resources;
     for (const resource of Object.values(resources)) {
       if (resource.Type !== 'AWS::ApiGateway::Deployment') continue;
@@ -20,6 +21,7 @@ class StageThrottling {
         ...resource.Properties.StageDescription,
         ThrottlingRateLimit: settings.throttleRateLimit,
         ThrottlingBurstLimit: settings.throttleBurstLimit,
+        TracingEnabled: tracing,
         MethodSettings: [
           {
             HttpMethod: '*',
@@ -33,4 +35,4 @@ class StageThrottling {
   }
 }
 
-module.exports = StageThrottling;
+module.exports = StageOptions;

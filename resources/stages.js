@@ -21,6 +21,10 @@ const STAGES = {
     authMode: 'required',
     // A running bot silent for longer than this is reported stale (the status and the probe alike).
     staleAfterSeconds: 300,
+    // Where the alarms are sent by email (an SNS subscription the recipient confirms); none when empty.
+    alertEmail: '',
+    // The API's p99 latency above which its alarm fires.
+    latencyP99Ms: 2000,
   },
   // `npm start`'s stage. `serverless invoke local --stage local` reaches the same database (DB_PORT) with the same
   // cursor secret, and with keys off as `npm start` has them unless AUTH=on.
@@ -35,6 +39,7 @@ const STAGES = {
     throttleBurstLimit: 200,
     reservedConcurrency: 20,
     logRetentionInDays: 90,
+    latencyP99Ms: 1000,
   },
 };
 

@@ -16,6 +16,7 @@ import { loadDataset, localWriter } from './support/load-data';
 import { PrerequisiteError, startDynamoDbLocal } from './support/dynamodb-local';
 import { adminClient, ensureTables, localFunctionEnv, portFromEnv } from './support/local-db';
 import { startDatabaseDoor } from './support/local-gateway';
+import { watchProbe } from './support/local-probe';
 import { startLocalApi } from './support/local-stack';
 import { portIsFree } from './support/processes';
 
@@ -37,12 +38,16 @@ function localCursorSecret(inMemory: boolean): string {
 }
 
 /**
- * serverless offline's own start-up chatter names the private sockets behind the local gateway, which nobody can
- * use; everything else it prints (the functions' log lines, errors) is passed on.
+ * What serverless offline prints, passed on but for its own chatter: the start-up banner (it names the private
+ * sockets behind the local gateway, which nobody can use) and its two lines per request (the functions' access line
+ * says more). The probe's metrics and log line are left out too: the probe watch prints what changes, not every
+ * run. Everything else (the functions' log lines, errors) is passed on.
  */
-const OFFLINE_CHATTER = /[│┌└─]|^Starting Offline|^Offline \[|^Function names exposed|^ {3}\* |^Scheduling \[|^Server ready|^\s*$/;
+const OFFLINE_CHATTER = /[│┌└─]|^Starting Offline|^Offline \[|^Function names exposed|^ {3}\* |^Scheduling \[|^Server ready|^\s*$|^(GET|HEAD|OPTIONS) \S+ \(λ: [\w-]+\)$|^\(λ: [\w-]+\) RequestId: /;
 function printOfflineLine(line: string): void {
-  if (!OFFLINE_CHATTER.test(line)) console.log(line);
+  if (OFFLINE_CHATTER.test(line)) return;
+  if (line.startsWith('{"_aws":') || /"function_name":"[\w-]+-probe"/.test(line)) return;
+  console.log(line);
 }
 
 /** Things to stop on the way out, newest first. */
@@ -92,6 +97,13 @@ async function main() {
   const api = await startLocalApi({ stage: STAGE, dbEndpoint: db.endpoint, cursorSecret, port: ports.PORT, lambdaPort: ports.LAMBDA_PORT, auth, onLine: printOfflineLine });
   cleanups.push(() => api.stop());
 
+  const probeSeconds = process.env.PROBE === 'off' ? 0 : Number(process.env.PROBE_SECONDS || 60);
+  if (!Number.isInteger(probeSeconds) || probeSeconds < 0) fail(`PROBE_SECONDS must be a whole number of seconds, got "${process.env.PROBE_SECONDS}"`);
+  if (probeSeconds) {
+    const watch = watchProbe({ offline: api.offline, stage: STAGE, seconds: probeSeconds, print: (line) => console.log(line) });
+    cleanups.push(async () => watch.stop());
+  }
+
   const demoBot = process.env.DEMO_BOT !== 'off';
   if (demoBot) {
     const writer = localWriter(db.endpoint, { stage: STAGE });
@@ -117,6 +129,9 @@ async function main() {
       demoBot
         ? '  Demo bot: trading the demo accounts live (DEMO_BOT=off npm start to run without it)'
         : '  Demo bot: off (npm run demo-bot runs it against this server)',
+      probeSeconds
+        ? `  Probe: every ${probeSeconds} s; a line below when a bot turns stale, errors or recovers (PROBE=off to stop it)`
+        : '  Probe: off',
       `  Try: curl ${base}/api/health`,
       `       curl '${base}/api/primary-usd/trades?status=open&limit=5'`,
       'Press Ctrl-C to stop.',

@@ -5,6 +5,7 @@ import { config } from '../config';
 import { corsHeaders } from './cors';
 import { HTTP, HttpProblem, unauthorized } from '../errors';
 import { type ParameterParsers, type ParsedQuery, parseQuery } from './params';
+import { invocationKeys, itemsReadSoFar, logger, withReadTally } from '../telemetry';
 import type { Principal } from '../types';
 
 /**
@@ -75,7 +76,8 @@ const problemErrors = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Con
     const requestId = requestIdOf(request.event, request.context);
     let problem = request.error;
     if (!(problem instanceof HttpProblem)) {
-      console.error(JSON.stringify({ level: 'error', requestId, error: problem?.name, message: problem?.message, stack: problem?.stack }));
+      // The one line with the stack; the client sees only the request id.
+      logger.error('unexpected error', { request_id: requestId, ...invocationOf(request), error: problem });
       problem = new HttpProblem(HTTP.INTERNAL_ERROR, 'INTERNAL_ERROR', 'Internal error', 'The request failed unexpectedly.');
     }
     const { status } = problem as HttpProblem;
@@ -89,6 +91,43 @@ const problemErrors = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Con
     };
   },
 });
+
+/** The invocation keys of a request, taken once (they mark the first request of an instance as its cold start). */
+function invocationOf(request: { context: Context; internal: Record<string, unknown> }): Record<string, unknown> {
+  return (request.internal.invocation ??= invocationKeys(request.context)) as Record<string, unknown>;
+}
+
+/**
+ * One access line per request, the last thing done: method, route, status, duration, DynamoDB items read, the API
+ * key's id (never the key), and the same request id the client got in X-Request-Id. A 503 is a warning, a 500 an
+ * error (its stack is on the line before); never the event or a body.
+ */
+const accessLog = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Context> => {
+  const started = new WeakMap<object, number>();
+  const log: MiddlewareObj<Event, APIGatewayProxyResult, Error, Context>['after'] = async (request) => {
+    const status = request.response?.statusCode ?? HTTP.INTERNAL_ERROR;
+    const authorizer = request.event.requestContext?.authorizer as Record<string, unknown> | null | undefined;
+    const line = {
+      request_id: requestIdOf(request.event, request.context),
+      ...invocationOf(request),
+      method: request.event.httpMethod,
+      route: request.event.resource,
+      status,
+      durationMs: Math.round((performance.now() - (started.get(request.event) ?? performance.now())) * 10) / 10,
+      itemsRead: itemsReadSoFar(),
+      keyId: typeof authorizer?.keyId === 'string' ? authorizer.keyId : null,
+    };
+    if (status >= 500) (status === HTTP.SERVICE_UNAVAILABLE ? logger.warn : logger.error).call(logger, 'request', line);
+    else logger.info('request', line);
+  };
+  return {
+    before: async (request) => {
+      started.set(request.event, performance.now());
+    },
+    after: log,
+    onError: log,
+  };
+};
 
 /** Headers every response carries, errors included. */
 const responseHeaders = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Context> => {
@@ -117,7 +156,8 @@ export function httpHandler<P extends ParameterParsers, T>(
   run: (input: Input<P>) => Promise<T | Reply<T>>,
   options: { public?: boolean } = {},
 ) {
-  return middy<Event, APIGatewayProxyResult, Error, Context>()
+  const composed = middy<Event, APIGatewayProxyResult, Error, Context>()
+    .use(accessLog())
     .use(responseHeaders())
     .use(problemErrors())
     .handler(async (event, context) => {
@@ -138,4 +178,6 @@ export function httpHandler<P extends ParameterParsers, T>(
         body: JSON.stringify(reply.body),
       };
     });
+  // Each request counts its own DynamoDB reads, even when requests of one instance overlap (serverless offline).
+  return (event: Event, context: Context): Promise<APIGatewayProxyResult> => withReadTally(() => composed(event, context));
 }

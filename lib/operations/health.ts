@@ -18,12 +18,12 @@ export interface Health {
 
 // A key no account can have (account ids start with a letter or digit): the probe reads nothing, reveals nothing,
 // and needs only the GetItem permission the API already has.
-const PROBE_KEY = accountKey('~health-probe');
+export const HEALTH_PROBE_KEY = accountKey('~health-probe');
 
 /** Checks DynamoDB with one GetItem; 200 when it answers, 503 (with Retry-After) when it does not. */
 export async function checkHealth(now: Date): Promise<Reply<Health>> {
   const started = performance.now();
-  const healthy = await getItem(store, store.tables.accounts, PROBE_KEY).then(
+  const healthy = await getItem(store, store.tables.accounts, HEALTH_PROBE_KEY).then(
     () => true,
     () => false,
   );

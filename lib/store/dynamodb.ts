@@ -75,6 +75,15 @@ export function createStore(options: StoreOptions): Store {
   return { client, tables: options.tables };
 }
 
+/** Items a DynamoDB call read, judged from its output: ScannedCount for Query and Scan, one per item found otherwise. */
+export function itemsReadBy(output: unknown): number {
+  const read = output as { ScannedCount?: number; Count?: number; Item?: unknown; Responses?: Record<string, unknown[]> };
+  if (typeof read.ScannedCount === 'number') return read.ScannedCount;
+  if (typeof read.Count === 'number') return read.Count;
+  if (read.Responses) return Object.values(read.Responses).reduce((sum, items) => sum + items.length, 0);
+  return read.Item ? 1 : 0;
+}
+
 // Errors that mean our request was wrong: a bug to fix, reported as a 500, not as an outage.
 const CALLER_ERRORS = new Set(['ValidationException', 'SerializationException']);
 

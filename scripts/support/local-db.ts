@@ -60,6 +60,7 @@ export function localFunctionEnv(stage: string, endpoint: string, cursorSecret: 
     ...tables.tableEnvironment(stage),
     DYNAMODB_ENDPOINT: endpoint,
     CURSOR_SECRET: cursorSecret,
+    STAGE: stage,
   };
 }
 

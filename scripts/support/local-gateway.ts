@@ -201,15 +201,20 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     } catch {
       return { refusal: 'AUTHORIZER_FAILURE' };
     }
-    const result = JSON.parse(answer.body.toString() || 'null') as {
-      errorMessage?: string;
-      policyDocument?: { Statement: { Effect: string; Resource: string | string[] }[] };
-      principalId?: string;
-      context?: Record<string, unknown>;
-    } | null;
-    if (answer.headers['x-amz-function-error'] || answer.status !== 200 || !result) {
-      // API Gateway turns exactly this message into a 401; any other failure of the authorizer is a 500 of its own.
-      return { refusal: result?.errorMessage === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE' };
+    const result = JSON.parse(answer.body.toString() || 'null') as
+      | {
+          errorMessage?: string;
+          policyDocument?: { Statement: { Effect: string; Resource: string | string[] }[] };
+          principalId?: string;
+          context?: Record<string, unknown>;
+        }
+      | string
+      | null;
+    // "Unauthorized", as the callback's error (answered as a string) or thrown, is API Gateway's cue for a 401.
+    if (result === 'Unauthorized') return { refusal: 'UNAUTHORIZED' };
+    if (answer.headers['x-amz-function-error'] || answer.status !== 200 || !result || typeof result !== 'object') {
+      // Any other failure of the authorizer is a 500 of its own, which the stage answers as a 503.
+      return { refusal: typeof result === 'object' && result?.errorMessage === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE' };
     }
     const allowed = (result.policyDocument?.Statement ?? []).some(
       (statement) => statement.Effect === 'Allow' && [statement.Resource].flat().some((resource) => arnMatches(resource, methodArn)),

@@ -22,9 +22,12 @@ let harness: Harness;
 let proxy: FaultProxy;
 let api: LocalApi;
 const keys = { scoped: '', disabled: '', twin: '', repeated: '', all: '' };
+/** What serverless offline printed. */
+const output: string[] = [];
+const logLines = () => output.filter((text) => text.startsWith('{')).map((text) => JSON.parse(text) as Record<string, unknown>);
 
 beforeAll(async () => {
-  harness = await startHarness({ AUTH_MODE: 'required' });
+  harness = await startHarness({ AUTH_MODE: 'required', LOG_LEVEL: 'INFO' });
   await harness.load(dataset);
   keys.scoped = await harness.createKey(['ek-two']);
   keys.twin = await harness.createKey(['ek-two']);
@@ -44,7 +47,7 @@ beforeAll(async () => {
     port: 0,
     lambdaPort: 0,
     auth: true,
-    quiet: true,
+    onLine: (line) => output.push(line),
     // Tight, so a hung database ends quickly; the defaults' budget is checked in the unit tests of readConfig.
     env: { DYNAMODB_CONNECT_TIMEOUT_MS: '200', DYNAMODB_REQUEST_TIMEOUT_MS: '400', DYNAMODB_MAX_ATTEMPTS: '2' },
   });
@@ -85,6 +88,22 @@ describe('who may call', () => {
   it('takes the key from x-api-key only: Authorization: Bearer alone is a 401, as deployed', async () => {
     expectGatewayResponse(await get('/api/accounts', { authorization: `Bearer ${keys.scoped}` }), 'UNAUTHORIZED');
     expect((await get('/api/accounts', { authorization: `Bearer ${keys.scoped}`, ...withKey(keys.scoped) })).status).toBe(200);
+  });
+
+  it('logs a refused key as an info line naming its id, never the key, and never as a crash', async () => {
+    const unknown = 'tbk_0123456789abcdef_' + 'y'.repeat(43);
+    const answer = await get('/api/accounts', withKey(unknown));
+    expect(answer.status).toBe(401);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(logLines().find((line) => line.request_id === answer.body.requestId)).toMatchObject({ level: 'INFO', message: 'API key refused', keyId: '0123456789abcdef', reason: 'unknown key' });
+    const allowed = await get('/api/accounts', withKey(keys.scoped));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(logLines().find((line) => line.request_id === allowed.headers['x-request-id'])).toMatchObject({ message: 'request', status: 200, keyId: keys.scoped.split('_')[1] });
+    const text = output.join('\n');
+    expect(text).not.toMatch(/Unhandled|exception/i);
+    // The secret is everything after the key id; it may itself hold '_' (base64url).
+    for (const key of Object.values(keys)) expect(text).not.toContain(key.replace(/^tbk_[^_]+_/, ''));
+    expect(text).not.toContain('y'.repeat(43));
   });
 
   it('keeps health public', async () => {

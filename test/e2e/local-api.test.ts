@@ -20,11 +20,13 @@ let harness: Harness;
 let api: LocalApi;
 /** Every answer of this file, to check that none ever allows credentials. */
 const seen: HttpAnswer[] = [];
+/** What serverless offline printed: the functions' log lines among it. */
+const output: string[] = [];
 
 beforeAll(async () => {
-  harness = await startHarness();
+  harness = await startHarness({ LOG_LEVEL: 'INFO' });
   await harness.load(dataset);
-  api = await startLocalApi({ stage: harness.stage, dbEndpoint: harness.db.endpoint, cursorSecret: TEST_CURSOR_SECRET, port: 0, lambdaPort: 0, auth: false, quiet: true });
+  api = await startLocalApi({ stage: harness.stage, dbEndpoint: harness.db.endpoint, cursorSecret: TEST_CURSOR_SECRET, port: 0, lambdaPort: 0, auth: false, onLine: (line) => output.push(line) });
 });
 afterAll(async () => {
   await api?.stop();
@@ -72,6 +74,18 @@ it('serves all seven operations', async () => {
   expect((await get('/api/e2e-eur/status', '/api/{account}/status')).body.state).toBe(dataset.accounts[1].bot.state);
   const one = await get('/api/e2e-usd/trades?instrument=usd%2Fjpy&limit=3', '/api/{account}/trades');
   expect(one.body.trades).toEqual(expectedTrades(dataset.trades, { accountId: 'e2e-usd', instrument: 'USD_JPY' }).slice(0, 3));
+});
+
+it('logs each request as one structured line carrying the X-Request-Id the client got', async () => {
+  const answer = await call('/api/e2e-usd/trades?limit=5');
+  const id = answer.headers['x-request-id'];
+  const deadline = Date.now() + 5000;
+  let line: Record<string, unknown> | undefined;
+  while (!line && Date.now() < deadline) {
+    line = output.filter((text) => text.startsWith('{')).map((text) => JSON.parse(text)).find((entry) => entry.request_id === id);
+    if (!line) await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  expect(line).toMatchObject({ level: 'INFO', message: 'request', method: 'GET', route: '/api/{account}/trades', status: 200, itemsRead: 6, stage: harness.stage, function_name: `trading-bot-api-${harness.stage}-account-trades` });
 });
 
 it('walks every page of an account over HTTP', async () => {
@@ -199,10 +213,14 @@ it('serves no account data on the Lambda port: not to a web page, not to a forge
   const authorizer = await http(`${api.lambdaUrl}/2015-03-31/functions/trading-bot-api-${harness.stage}-authorizer/invocations`, { method: 'POST', body: '{}' });
   expect(authorizer.status).toBe(403);
   expect((await http(`${api.lambdaUrl}/2015-03-31/functions/trading-bot-api-${trades}/invocations`, { method: 'POST', headers: { host: 'attacker.example' }, body: forged })).status).toBe(421);
+  // What it is for: invoking the functions no route serves, such as the probe, as the AWS CLI would.
+  const probe = await http(`${api.lambdaUrl}/2015-03-31/functions/trading-bot-api-${harness.stage}-probe/invocations`, { method: 'POST', body: '{}' });
+  expect(probe.status).toBe(200);
+  expect(probe.body).toMatchObject({ databaseHealthy: true, bots: { total: 3 } });
 });
 
 it('keeps the schedule off: the probe runs in AWS, and locally only when npm start runs it', () => {
-  expect(api.offline.process.output()).toMatch(/Scheduling \[health\] cron: disabled/);
+  expect(api.offline.process.output()).toMatch(/Scheduling \[probe\] cron: disabled/);
 });
 
 it('stays within its bounds under 50 concurrent clients: every answer complete, none an empty 5xx', async () => {

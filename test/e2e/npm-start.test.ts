@@ -131,7 +131,10 @@ describe('with AUTH=on', () => {
       // As the README shows it: DB_PORT finds the database; DynamoDB Local takes any credentials.
       { cwd: ROOT, env: { ...started.env, ...LOCAL_AWS_ENV, CURSOR_SECRET: 'a-secret-only-this-invocation-uses-0123456789', SLS_TELEMETRY_DISABLED: '1', ESBUILD_WORK_FOLDER: '.esbuild/invoke-test' } },
     );
-    const result = JSON.parse(invoked.stdout.slice(invoked.stdout.indexOf('{')));
+    // The function's access line comes first (one line of JSON), then the result, pretty-printed.
+    const [accessLine] = invoked.stdout.split('\n').filter((line) => line.startsWith('{"level"'));
+    expect(JSON.parse(accessLine)).toMatchObject({ message: 'request', route: '/api/{account}/balance', status: 200, stage: 'local' });
+    const result = JSON.parse(invoked.stdout.slice(invoked.stdout.search(/^\{$/m)));
     expect(result.statusCode).toBe(200);
     expect(JSON.parse(result.body)).toMatchObject({ accountId: 'primary-usd', currency: 'USD' });
   });

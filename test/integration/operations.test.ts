@@ -35,12 +35,6 @@ describe('each operation with its event from events/', () => {
     expectCommonHeaders(response.headers);
   });
 
-  it('health also answers the scheduled probe event', async () => {
-    const response = await invoke('health', eventFile('health-schedule'));
-    expect(response.statusCode).toBe(200);
-    expect(response.body.status).toBe('ok');
-  });
-
   it('accounts: every account, sorted by id', async () => {
     const response = await invoke('accounts', eventFile('accounts'));
     expectContract(ROUTES.accounts, response);

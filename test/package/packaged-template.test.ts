@@ -75,7 +75,7 @@ it('gives each concern its own least-privilege role', () => {
   for (const role of ['AuthorizerRole', 'DataFunctionsRole']) {
     const actions: string[] = statementsOf(role).flatMap((s: any) => s.Action);
     expect(actions.filter((a) => a.includes('*') || (a.startsWith('dynamodb:') && /Put|Update|Delete|Write/.test(a)))).toEqual([]);
-    expect(actions.filter((a) => !a.startsWith('dynamodb:'))).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+    expect(actions.filter((a) => !a.startsWith('dynamodb:'))).toEqual(['xray:PutTraceSegments', 'xray:PutTelemetryRecords', 'logs:CreateLogStream', 'logs:PutLogEvents']);
   }
 });
 
@@ -129,7 +129,7 @@ it('shapes API Gateway’s own errors as problem+json with the security headers'
 it('throttles the stage and caps every function’s concurrency', () => {
   const [[, deployment]] = ofType('AWS::ApiGateway::Deployment');
   expect(deployment.Properties.StageDescription).toMatchObject({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 });
-  expect(functions()).toHaveLength(8);
+  expect(functions()).toHaveLength(9);
   for (const [, fn] of functions()) {
     expect(fn.Properties.ReservedConcurrentExecutions).toBe(20);
     expect(fn.Properties.Runtime).toBe('nodejs22.x');
@@ -150,15 +150,87 @@ it('allows only the configured origins in prod, never *, never with credentials'
   ).toThrow();
 });
 
-it('runs the scheduled check in AWS', () => {
+it('runs the probe on its schedule in AWS; health stays an HTTP route', () => {
   const rules = ofType('AWS::Events::Rule');
   expect(rules).toHaveLength(1);
   expect(rules[0][1].Properties).toMatchObject({ ScheduleExpression: 'rate(5 minutes)', State: 'ENABLED' });
+  expect(rules[0][1].Properties.Targets[0].Arn).toEqual({ 'Fn::GetAtt': ['ProbeLambdaFunction', 'Arn'] });
+});
+
+it('traces the API stage and every function with X-Ray, with no tracing SDK in the bundles', () => {
+  const [[, deployment]] = ofType('AWS::ApiGateway::Deployment');
+  expect(deployment.Properties.StageDescription.TracingEnabled).toBe(true);
+  for (const [, fn] of functions()) expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
+  expect(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')).not.toMatch(/"node_modules\/(aws-xray-sdk-core|@aws-lambda-powertools\/tracer)"/);
+});
+
+describe('alerts', () => {
+  const probeMetric = (name: string) => ({ Namespace: 'TradingBotApi', MetricName: name, Dimensions: [{ Name: 'service', Value: 'trading-bot-api' }, { Name: 'stage', Value: 'prod' }] });
+  const alarm = (id: string) => resources[id]?.Properties;
+
+  it('go to one SNS topic, on alarm and on recovery', () => {
+    expect(resources.AlertsTopic).toMatchObject({ Type: 'AWS::SNS::Topic', Properties: { TopicName: 'trading-bot-api-prod-alerts' } });
+    expect(outputs.AlertsTopicArn.Value).toEqual({ Ref: 'AlertsTopic' });
+    const alarms = ofType('AWS::CloudWatch::Alarm');
+    // Errors and throttles per function, but no Errors alarm on the authorizer (below).
+    expect(alarms.length).toBe(6 + 2 * functions().length - 1);
+    for (const [, { Properties }] of alarms) {
+      expect(Properties.AlarmActions).toEqual([{ Ref: 'AlertsTopic' }]);
+      expect(Properties.OKActions).toEqual([{ Ref: 'AlertsTopic' }]);
+    }
+    // No address is configured for prod in resources/stages.js: no email subscription (see the ALERT_EMAIL test).
+    expect(ofType('AWS::SNS::Subscription')).toEqual([]);
+  });
+
+  it('watch the fleet through the probe’s metrics: stale and erroring bots on two probes in a row, the database, the probe itself', () => {
+    expect(alarm('StaleBotsAlarm')).toMatchObject({ ...probeMetric('StaleBots'), Statistic: 'Maximum', Period: 300, ComparisonOperator: 'GreaterThanThreshold', Threshold: 0, EvaluationPeriods: 2, DatapointsToAlarm: 2, TreatMissingData: 'notBreaching' });
+    expect(alarm('BotsInErrorAlarm')).toMatchObject({ ...probeMetric('BotsInError'), Statistic: 'Maximum', Threshold: 0, EvaluationPeriods: 2, DatapointsToAlarm: 2 });
+    expect(alarm('DatabaseUnhealthyAlarm')).toMatchObject({ ...probeMetric('DatabaseHealthy'), Statistic: 'Minimum', ComparisonOperator: 'LessThanThreshold', Threshold: 1 });
+    expect(alarm('ProbeNotRunningAlarm')).toMatchObject({ ...probeMetric('ProbeRuns'), Statistic: 'Sum', ComparisonOperator: 'LessThanThreshold', Threshold: 1, TreatMissingData: 'breaching' });
+  });
+
+  it('watch the API (5xx rate, p99 latency at the stage’s threshold) and every function’s errors and throttles', () => {
+    // Refusing a key is an error to Lambda ("Unauthorized" is how a 401 is asked for): an alarm on the authorizer's
+    // Errors would fire on every wrong key. Its failed lookups are 5xx answers, which the 5xx rate alarm sees.
+    const authorizerErrors = Object.values(resources).find((r) => r.Type === 'AWS::CloudWatch::Alarm' && r.Properties.MetricName === 'Errors' && r.Properties.Dimensions[0].Value.Ref === 'AuthorizerLambdaFunction');
+    expect(authorizerErrors).toBeUndefined();
+    const api = [{ Name: 'ApiName', Value: 'prod-trading-bot-api' }, { Name: 'Stage', Value: 'prod' }];
+    expect(alarm('Api5xxRateAlarm')).toMatchObject({ Namespace: 'AWS/ApiGateway', MetricName: '5XXError', Dimensions: api, Statistic: 'Average', Threshold: 0.05, TreatMissingData: 'notBreaching' });
+    expect(alarm('ApiLatencyP99Alarm')).toMatchObject({ Namespace: 'AWS/ApiGateway', MetricName: 'Latency', Dimensions: api, ExtendedStatistic: 'p99', Threshold: 1000 });
+    expect(resources.RestApiName ?? resources.ApiGatewayRestApi.Properties.Name).toBe('prod-trading-bot-api');
+    for (const [id] of functions()) {
+      const key = id.replace(/LambdaFunction$/, '');
+      const errors = Object.values(resources).find((r) => r.Type === 'AWS::CloudWatch::Alarm' && r.Properties.MetricName === 'Errors' && r.Properties.Dimensions[0].Value.Ref === id);
+      const throttles = Object.values(resources).find((r) => r.Type === 'AWS::CloudWatch::Alarm' && r.Properties.MetricName === 'Throttles' && r.Properties.Dimensions[0].Value.Ref === id);
+      if (key !== 'Authorizer') expect([key, errors?.Properties]).toEqual([key, expect.objectContaining({ Namespace: 'AWS/Lambda', Statistic: 'Sum', Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' })]);
+      expect([key, throttles?.Properties]).toEqual([key, expect.objectContaining({ Namespace: 'AWS/Lambda', Statistic: 'Sum', Threshold: 0 })]);
+    }
+  });
+
+  it('and a dashboard shows the probe’s metrics and each function’s requests, errors and latency', () => {
+    const body = JSON.parse(resources.OperationsDashboard.Properties.DashboardBody['Fn::Sub']);
+    const titles = body.widgets.map((widget: any) => widget.properties.title);
+    expect(titles).toEqual(expect.arrayContaining(['Bots by state (probe)', 'Requests per function', 'Errors per function', 'Duration per function, p99 (ms)']));
+    const text = JSON.stringify(body);
+    for (const name of ['StaleBots', 'BotsInError', 'DatabaseHealthy', 'ProbeRuns', 'ProbeLatencyMs', 'OldestHeartbeatAgeSeconds']) expect(text).toContain(name);
+    for (const [, fn] of functions()) expect(text).toContain(fn.Properties.FunctionName);
+  });
+
+  it('reach an email address when the stage names one', () => {
+    const out = mkdtempSync(join(tmpdir(), 'sls-package-'));
+    try {
+      execFileSync(process.execPath, [SERVERLESS, 'package', '--stage', 'prod', '--package', out], { cwd: ROOT, env: { ...CLEAN_ENV, ALERT_EMAIL: 'ops@trading-bot.example' }, stdio: 'pipe' });
+      const withEmail = JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8')).Resources;
+      expect(withEmail.AlertsEmailSubscription.Properties).toEqual({ TopicArn: { Ref: 'AlertsTopic' }, Protocol: 'email', Endpoint: 'ops@trading-bot.example' });
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
 });
 
 it('keeps logs for a set time and secrets out of the package', () => {
   const logGroups = ofType('AWS::Logs::LogGroup');
-  expect(logGroups).toHaveLength(8);
+  expect(logGroups).toHaveLength(9);
   for (const [, group] of logGroups) expect(group.Properties.RetentionInDays).toBe(90);
   for (const [, fn] of functions()) {
     const env = fn.Properties.Environment.Variables;

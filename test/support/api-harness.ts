@@ -69,11 +69,14 @@ export function uniqueStage(): string {
 /**
  * Creates this file's tables and configures the functions. `env` adds or overrides variables (e.g. a fault proxy's
  * endpoint as DYNAMODB_ENDPOINT); it must be called before any module of lib/ is loaded in the test file.
+ * Functions log only errors unless `env` says otherwise: thousands of access lines would bury a failure's output.
+ * A file that checks what is logged, or starts the local stack (whose processes inherit this environment), asks for
+ * LOG_LEVEL INFO.
  */
 export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
   const db = testDatabase();
   const stage = uniqueStage();
-  Object.assign(process.env, localFunctionEnv(stage, db.endpoint, TEST_CURSOR_SECRET), { AUTH_MODE: 'off' }, env);
+  Object.assign(process.env, localFunctionEnv(stage, db.endpoint, TEST_CURSOR_SECRET), { AUTH_MODE: 'off', LOG_LEVEL: 'ERROR' }, env);
   const client = adminClient(db.endpoint);
   const documents = DynamoDBDocumentClient.from(client);
   await ensureTables(client, stage);

@@ -13,6 +13,8 @@ export type Fault =
   | { kind: 'hang' }
   | { kind: 'slow'; delayMs: number }
   | { kind: 'throttle'; error: 'ProvisionedThroughputExceededException' | 'ThrottlingException' }
+  /** DynamoDB refusing the request itself: a bug of ours, not an outage. */
+  | { kind: 'validation-error' }
   | { kind: 'short-pages'; keep: number }
   | { kind: 'unprocessed-keys' }
   /**
@@ -146,6 +148,11 @@ export class FaultProxy {
     }
     if (fault?.kind === 'hang') return;
     if (fault?.kind === 'slow') await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
+    if (fault?.kind === 'validation-error') {
+      res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'fault-proxy' });
+      res.end(JSON.stringify({ __type: 'com.amazon.coral.validate#ValidationException', message: 'One or more parameter values were invalid' }));
+      return;
+    }
     if (fault?.kind === 'throttle') {
       res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'fault-proxy' });
       res.end(JSON.stringify({ __type: THROTTLE_TYPES[fault.error], message: 'Rate of requests exceeds the allowed throughput.' }));

@@ -40,7 +40,11 @@ export async function runAuthorizer(event: APIGatewayProxyEvent): Promise<APIGat
     stageVariables: null,
     requestContext: event.requestContext,
   } as unknown as APIGatewayRequestAuthorizerEvent;
-  return handler(authorizerEvent);
+  const context = { functionName: 'authorizer', awsRequestId: `authorizer-${event.requestContext.requestId}` };
+  // As Lambda runs it: an error passed to the callback (a string for "Unauthorized") fails the invocation.
+  return new Promise((resolve, reject) =>
+    handler(authorizerEvent, context, (error: unknown, result: APIGatewayAuthorizerResult) => (error ? reject(typeof error === 'string' ? new Error(error) : error) : resolve(result))),
+  );
 }
 
 /** A request through the gateway: health is public, every other route needs an allowed key. */

@@ -8,4 +8,5 @@ Object.assign(process.env, {
   AWS_REGION: 'us-east-1',
   CURSOR_SECRET: 'unit-test-secret-0123456789abcdef0123456789',
   AUTH_MODE: 'off',
+  STAGE: 'unit',
 });

@@ -70,7 +70,7 @@ describe('totalBalances', () => {
 });
 
 describe('readConfig', () => {
-  const env = { ACCOUNTS_TABLE: 'a', BALANCES_TABLE: 'b', TRADES_TABLE: 't', API_KEYS_TABLE: 'k', LEDGER_TABLE: 'l', AWS_REGION: 'eu-west-1', CURSOR_SECRET: 'x'.repeat(32) };
+  const env = { ACCOUNTS_TABLE: 'a', BALANCES_TABLE: 'b', TRADES_TABLE: 't', API_KEYS_TABLE: 'k', LEDGER_TABLE: 'l', AWS_REGION: 'eu-west-1', CURSOR_SECRET: 'x'.repeat(32), STAGE: 'test' };
   it('reads a complete environment with defaults', () => {
     expect(readConfig(env)).toMatchObject({ authMode: 'required', staleAfterSeconds: 300, dynamodb: { maxAttempts: 3 } });
   });
@@ -81,5 +81,7 @@ describe('readConfig', () => {
     expect(() => readConfig({ ...env, CURSOR_SECRET: '{{resolve:secretsmanager:trading-bot-api/prod/cursor-secret}}' })).toThrow('unresolved');
     expect(() => readConfig({ ...env, STALE_AFTER_SECONDS: '5m' })).toThrow('STALE_AFTER_SECONDS');
     expect(() => readConfig({ ...env, AUTH_MODE: 'maybe' })).toThrow('AUTH_MODE');
+    expect(() => readConfig({ ...env, LOG_LEVEL: 'LOUD' })).toThrow('LOG_LEVEL');
+    expect(() => readConfig({ ...env, STAGE: undefined })).toThrow('STAGE');
   });
 });

@@ -1,0 +1,44 @@
+/**
+ * What the functions tell their operators: structured JSON log lines through Powertools Logger (one logger per
+ * function, created here once), and the number of DynamoDB items each request read. Lines carry `service` and
+ * `stage` always, and the request's own keys explicitly: serverless offline runs several requests of one function
+ * in one process, so nothing request-specific is kept on the shared logger.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { Context } from 'aws-lambda';
+import { config } from './config';
+
+export const SERVICE = 'trading-bot-api';
+
+export const logger = new Logger({ serviceName: SERVICE, logLevel: config.logLevel, persistentKeys: { stage: config.stage } });
+
+interface Tally {
+  itemsRead: number;
+}
+
+const tallies = new AsyncLocalStorage<Tally>();
+
+/** Runs `work` with a fresh count of DynamoDB items read, which `itemsReadSoFar` reports while it runs. */
+export function withReadTally<T>(work: () => Promise<T>): Promise<T> {
+  return tallies.run({ itemsRead: 0 }, work);
+}
+
+/** Adds to the count of the request in progress (called by the API store for every DynamoDB call). */
+export function countItemsRead(items: number): void {
+  const tally = tallies.getStore();
+  if (tally) tally.itemsRead += items;
+}
+
+export function itemsReadSoFar(): number {
+  return tallies.getStore()?.itemsRead ?? 0;
+}
+
+let coldStart = true;
+
+/** The keys of the invocation in progress: function, Lambda request id, and whether it is this instance's first. */
+export function invocationKeys(context: Pick<Context, 'functionName' | 'awsRequestId'>): Record<string, unknown> {
+  const keys = { function_name: context.functionName, function_request_id: context.awsRequestId, cold_start: coldStart };
+  coldStart = false;
+  return keys;
+}

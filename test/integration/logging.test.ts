@@ -1,0 +1,81 @@
+/**
+ * What the functions log, through the real handlers: one structured access line per request carrying the request
+ * id the client got, the route, status, duration and items read; a 503 as a warning; a 500 once with its stack and
+ * nothing of it for the client; never the event or a body.
+ */
+import { generateDataset } from '../../scripts/support/dataset';
+import { eventFor, type Harness, invoke, startHarness } from '../support/api-harness';
+import { FaultProxy } from '../support/fault-proxy';
+
+const dataset = generateDataset({ tradeCounts: [30], accountId: () => 'log-acc', seed: 2 });
+let harness: Harness;
+let proxy: FaultProxy;
+
+beforeAll(async () => {
+  harness = await startHarness({ LOG_LEVEL: 'INFO', DYNAMODB_CONNECT_TIMEOUT_MS: '200', DYNAMODB_REQUEST_TIMEOUT_MS: '400', DYNAMODB_MAX_ATTEMPTS: '1' });
+  await harness.load(dataset);
+  proxy = await new FaultProxy(harness.db.endpoint).start();
+  process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
+});
+afterEach(() => proxy.clear());
+afterAll(async () => {
+  await proxy.close();
+  await harness.close();
+});
+
+/** Invokes a function and returns its answer and every line it logged (stdout and stderr). */
+async function logged(name: 'account-trades', query: Record<string, string>, headers: Record<string, string> = {}) {
+  const printed: string[] = [];
+  const spies = [process.stdout, process.stderr].map((stream) =>
+    jest.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      printed.push(String(chunk));
+      return true;
+    }),
+  );
+  try {
+    const response = await invoke(name, eventFor(name, { account: 'log-acc', query, headers }));
+    const text = printed.join('');
+    return { response, text, lines: text.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line)) };
+  } finally {
+    spies.forEach((spy) => spy.mockRestore());
+  }
+}
+
+it('logs one access line per request, with the id the client got and what the request cost', async () => {
+  const { response, lines, text } = await logged('account-trades', { limit: '5' }, { 'x-api-key': 'tbk_secret-looking-value' });
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatchObject({
+    level: 'INFO',
+    message: 'request',
+    service: 'trading-bot-api',
+    stage: harness.stage,
+    function_name: 'account-trades',
+    cold_start: expect.any(Boolean),
+    request_id: response.headers['X-Request-Id'],
+    method: 'GET',
+    route: '/api/{account}/trades',
+    status: 200,
+    itemsRead: 6,
+  });
+  expect(lines[0].durationMs).toBeGreaterThan(0);
+  // Never the event, the body or a key.
+  expect(text).not.toMatch(/multiValueHeaders|tbk_secret|"trades"|realizedPL/);
+});
+
+it('logs a 503 as a warning', async () => {
+  await proxy.inject({ kind: 'refuse' });
+  const { response, lines } = await logged('account-trades', {});
+  expect(response.statusCode).toBe(503);
+  expect(lines).toEqual([expect.objectContaining({ level: 'WARN', message: 'request', status: 503, request_id: response.headers['X-Request-Id'] })]);
+});
+
+it('logs a 500 once with its stack, and tells the client nothing but the request id', async () => {
+  await proxy.inject({ kind: 'validation-error' });
+  const { response, lines } = await logged('account-trades', {});
+  expect(response.statusCode).toBe(500);
+  expect(JSON.stringify(response.body)).not.toMatch(/ValidationException|stack|at /);
+  const withStack = lines.filter((line) => JSON.stringify(line).includes('"stack"'));
+  expect(withStack).toHaveLength(1);
+  expect(withStack[0]).toMatchObject({ level: 'ERROR', message: 'unexpected error', request_id: response.body.requestId, error: expect.objectContaining({ name: 'ValidationException' }) });
+  expect(lines.find((line) => line.message === 'request')).toMatchObject({ level: 'ERROR', status: 500 });
+});
