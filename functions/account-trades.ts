@@ -1,5 +1,5 @@
 /**
- * GET /api/{account}/trades?status&instrument&limit&cursor — one account's trades, newest first.
+ * GET /api/{account}/trades?status&instrument&from&to&limit&cursor — one account's trades, newest first.
  * 200 `TradePage`; 400 INVALID_PARAMETER; 404 ACCOUNT_NOT_FOUND; 401, 403, 503.
  */
 import { httpHandler } from '../lib/http/handler';

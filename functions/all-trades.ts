@@ -1,5 +1,5 @@
 /**
- * GET /api/all/trades?status&instrument&limit&cursor — trades of every visible account, newest first.
+ * GET /api/all/trades?status&instrument&from&to&limit&cursor — trades of every visible account, newest first.
  * 200 `TradePage`; 400 INVALID_PARAMETER, 401, 403, 503.
  */
 import { httpHandler } from '../lib/http/handler';

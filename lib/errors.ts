@@ -4,6 +4,7 @@
  */
 export const HTTP = {
   OK: 200,
+  NOT_MODIFIED: 304,
   BAD_REQUEST: 400,
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
@@ -56,11 +57,6 @@ export function accountNotFound(accountId: string): HttpProblem {
   // Only the start of the id is echoed: a path may be kilobytes of anything.
   const shown = accountId.length > 64 ? `${accountId.slice(0, 64)}…` : accountId;
   return new HttpProblem(HTTP.NOT_FOUND, 'ACCOUNT_NOT_FOUND', 'Account not found', `No account ${JSON.stringify(shown)}.`);
-}
-
-/** 404 for a path that names no resource. */
-export function notFound(detail: string): HttpProblem {
-  return new HttpProblem(HTTP.NOT_FOUND, 'NOT_FOUND', 'Not found', detail);
 }
 
 /** 401: no API key, or one that is not known. */

@@ -1,7 +1,7 @@
 /**
  * Times and calendar periods, in UTC. The API stores and returns times as RFC 3339 UTC with milliseconds
  * (`YYYY-MM-DDTHH:mm:ss.sssZ`), which sort as strings; P&L is kept per UTC day, ISO week (starting Monday) and
- * month, equity per UTC hour and day.
+ * month, equity per UTC hour and day. Periods are counted in whole milliseconds (no leap seconds, as in JavaScript).
  */
 
 export type Period = 'day' | 'week' | 'month';
@@ -29,8 +29,11 @@ export function parseTime(text: string): number | undefined {
   const match = RFC3339.exec(text);
   if (!match) return undefined;
   const [, year, month, day, hour, minute, second, fraction = '', zone] = match;
-  const base = Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second));
-  const check = new Date(base);
+  // Not Date.UTC, which reads the years 0 to 99 as 1900 to 1999.
+  const check = new Date(0);
+  check.setUTCFullYear(Number(year), Number(month) - 1, Number(day));
+  check.setUTCHours(Number(hour), Number(minute), Number(second));
+  const base = check.getTime();
   if (
     check.getUTCFullYear() !== Number(year) ||
     check.getUTCMonth() !== Number(month) - 1 ||
@@ -62,30 +65,46 @@ export function parseUtcTimestamp(text: unknown): string | undefined {
   return ms === undefined ? undefined : timestamp(ms);
 }
 
-/** The start of the UTC period (day, ISO week from Monday, month) that holds `ms`. */
-export function periodStart(ms: number, period: Period): number {
-  const date = new Date(ms);
-  const midnight = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
+/** Every calendar unit a series is made of: P&L periods and equity intervals. */
+export type CalendarUnit = Period | Interval;
+
+/** A UTC month as `Date.UTC` takes it, valid for years below 100 too (which `Date.UTC` would read as 19xx). */
+function monthStart(year: number, month: number): number {
+  const date = new Date(0);
+  date.setUTCFullYear(year, month, 1);
+  return date.getTime();
+}
+
+/** The start of the UTC period (hour, day, ISO week from Monday, month) that holds `ms`. */
+export function periodStart(ms: number, period: CalendarUnit): number {
+  if (period === 'hour') return Math.floor(ms / HOUR) * HOUR;
+  const midnight = Math.floor(ms / DAY) * DAY;
   if (period === 'day') return midnight;
-  if (period === 'week') return midnight - ((date.getUTCDay() + 6) % 7) * DAY;
-  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+  if (period === 'week') return midnight - ((new Date(midnight).getUTCDay() + 6) % 7) * DAY;
+  const date = new Date(midnight);
+  return monthStart(date.getUTCFullYear(), date.getUTCMonth());
+}
+
+/** The start of the period `count` periods after (or, negative, before) the one starting at `start`. */
+export function shiftPeriodStart(start: number, period: CalendarUnit, count: number): number {
+  if (period === 'hour') return start + count * HOUR;
+  if (period === 'day') return start + count * DAY;
+  if (period === 'week') return start + count * 7 * DAY;
+  const date = new Date(start);
+  return monthStart(date.getUTCFullYear(), date.getUTCMonth() + count);
 }
 
 /** The start of the period after the one starting at `start`. */
-export function nextPeriodStart(start: number, period: Period): number {
-  if (period === 'day') return start + DAY;
-  if (period === 'week') return start + 7 * DAY;
-  const date = new Date(start);
-  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+export function nextPeriodStart(start: number, period: CalendarUnit): number {
+  return shiftPeriodStart(start, period, 1);
 }
 
-/** The start of the UTC hour or day that holds `ms`. */
-export function intervalStart(ms: number, interval: Interval): number {
-  const size = interval === 'hour' ? HOUR : DAY;
-  return Math.floor(ms / size) * size;
-}
-
-/** The length of an interval in milliseconds. */
-export function intervalLength(interval: Interval): number {
-  return interval === 'hour' ? HOUR : DAY;
+/** How many periods lie between two period starts (`from` ≤ `to`). */
+export function periodsBetween(from: number, to: number, period: CalendarUnit): number {
+  if (period === 'month') {
+    const a = new Date(from);
+    const b = new Date(to);
+    return (b.getUTCFullYear() - a.getUTCFullYear()) * 12 + b.getUTCMonth() - a.getUTCMonth();
+  }
+  return Math.round((to - from) / shiftPeriodStart(0, period, 1));
 }

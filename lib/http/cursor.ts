@@ -5,15 +5,19 @@ import type { Principal } from '../types';
 
 /**
  * Pagination cursors. A cursor carries only the position of the last trade returned (its order key); it is
- * signed with HMAC-SHA-256 over that position and everything the listing depends on (scope, filters, the API key
- * that received it and its accounts), so a cursor that was altered, or replayed against another account, filter or
- * key (even one with the same accounts, or after its own key was revoked), fails to verify.
+ * signed with HMAC-SHA-256 over that position and everything the listing depends on (scope, filters, time window,
+ * the API key that received it and its accounts), so a cursor that was altered, or replayed against another
+ * account, filter, window or key (even one with the same accounts, or after its own key was revoked), fails to
+ * verify.
  */
 export interface CursorBinding {
   /** An account id, or `all`. */
   scope: string;
   status?: string;
   instrument?: string;
+  /** The time window (stored-form times), when the listing has one. */
+  from?: string;
+  to?: string;
   principal: Principal;
 }
 
@@ -21,7 +25,10 @@ const VERSION = 'v2';
 const MAX_LENGTH = 512;
 
 function bindingText(binding: CursorBinding): string {
-  return [VERSION, binding.scope, binding.status ?? '*', binding.instrument ?? '*', encodeScope(binding.principal.accounts), binding.principal.keyId ?? ''].join('\n');
+  const lines = [VERSION, binding.scope, binding.status ?? '*', binding.instrument ?? '*', encodeScope(binding.principal.accounts), binding.principal.keyId ?? ''];
+  // Only a listing with a window binds one, so the cursors of listings without one (API 1.0) stay as they were.
+  if (binding.from !== undefined || binding.to !== undefined) lines.push(`window ${binding.from ?? '*'} ${binding.to ?? '*'}`);
+  return lines.join('\n');
 }
 
 function sign(position: string, binding: CursorBinding, secret: string): Buffer {
@@ -39,7 +46,7 @@ export function encodeCursor(position: string, binding: CursorBinding, secret: s
  * otherwise a 400 on `cursor`.
  */
 export function decodeCursor(cursor: string, binding: CursorBinding, secret: string): string {
-  const invalid = invalidParameter('cursor', 'is not a cursor issued for this listing (same scope and filters)');
+  const invalid = invalidParameter('cursor', 'is not a cursor issued for this listing (same scope, filters and window)');
   if (cursor.length > MAX_LENGTH) throw invalid;
   const match = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/.exec(cursor);
   if (!match) throw invalid;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { decodeScope, EVERYONE, NOBODY } from '../access';
@@ -129,12 +130,45 @@ const accessLog = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Context
   };
 };
 
+function headerOf(event: Event, name: string): string | undefined {
+  return Object.entries(event.headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1] ?? undefined;
+}
+
+/** A strong entity tag of a body: its SHA-256, so equal bodies (and only they) have equal tags. */
+export function entityTag(body: string): string {
+  return `"${createHash('sha256').update(body).digest('base64url')}"`;
+}
+
+/** Whether an If-None-Match header names `tag` (weak comparison, as RFC 9110 asks for this header) or is `*`. */
+export function noneMatch(header: string | undefined, tag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === tag);
+}
+
+/**
+ * Cheap polling: every 200 carries a strong ETag derived from its body, and a request whose If-None-Match names it
+ * gets 304 with no body and the same headers. The body is still computed (and its items read): what is saved is
+ * the transfer, which is what a dashboard polling every few seconds pays for.
+ */
+const conditionalGet = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Context> => ({
+  after: async (request) => {
+    const response = request.response;
+    if (!response || response.statusCode !== HTTP.OK) return;
+    const tag = entityTag(response.body);
+    response.headers = { ...response.headers, ETag: tag };
+    if (noneMatch(headerOf(request.event, 'if-none-match'), tag)) {
+      response.statusCode = HTTP.NOT_MODIFIED;
+      response.body = '';
+    }
+  },
+});
+
 /** Headers every response carries, errors included. */
 const responseHeaders = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Context> => {
   const addHeaders: MiddlewareObj<Event, APIGatewayProxyResult, Error, Context>['after'] = async (request) => {
     if (!request.response) return;
-    const headers = request.event.headers ?? {};
-    const origin = Object.entries(headers).find(([name]) => name.toLowerCase() === 'origin')?.[1];
+    const origin = headerOf(request.event, 'origin');
     request.response.headers = {
       ...request.response.headers,
       'X-Request-Id': requestIdOf(request.event, request.context),
@@ -159,6 +193,7 @@ export function httpHandler<P extends ParameterParsers, T>(
   const composed = middy<Event, APIGatewayProxyResult, Error, Context>()
     .use(accessLog())
     .use(responseHeaders())
+    .use(conditionalGet())
     .use(problemErrors())
     .handler(async (event, context) => {
       // Who is asking is settled before anything about the request is, so an unauthenticated call learns nothing.

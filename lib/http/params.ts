@@ -1,5 +1,6 @@
-import { invalidParameters, type ParameterError } from '../errors';
+import { invalidParameter, invalidParameters, type ParameterError } from '../errors';
 import { canonicalInstrument } from '../instruments';
+import { INTERVALS, type Interval, parseTime, PERIODS, type Period } from '../time';
 import type { TradeStatus } from '../types';
 
 /**
@@ -90,12 +91,68 @@ export function parseCursor(value: string): string {
   return value;
 }
 
+/** The first and last instants a time parameter may name: stored times are four-digit years in UTC. */
+const EARLIEST = Date.parse('0000-01-01T00:00:00.000Z');
+const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
+
+/**
+ * An RFC 3339 time with a zone (`Z` or `±hh:mm`), as milliseconds since the epoch; digits below the millisecond are
+ * kept as a fraction, never rounded across a stored time. A time without a zone would mean a different instant on
+ * every machine: refused.
+ */
+export function parseTimeParameter(value: string): number {
+  const ms = parseTime(value);
+  if (ms === undefined) return reject('must be an RFC 3339 time with a zone, such as 2026-11-01T00:00:00Z or 2026-11-01T09:00:00+09:00');
+  if (ms < EARLIEST || ms > LATEST) return reject('must fall between 0000-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z');
+  return ms;
+}
+
+/** A time window: `from` inclusive, `to` exclusive, each optional; `from` must come before `to`. */
+export interface TimeWindow {
+  from?: number;
+  to?: number;
+}
+
+/** Checks what one parameter alone cannot: that `from` comes before `to`. */
+export function checkWindow(window: TimeWindow): TimeWindow {
+  if (window.from !== undefined && window.to !== undefined && window.from >= window.to) throw invalidParameter('from', 'must be earlier than to');
+  return window;
+}
+
+/** `day`, `week` or `month`, in any case. */
+export function parsePeriod(value: string): Period {
+  const period = value.toLowerCase() as Period;
+  return PERIODS.includes(period) ? period : reject(`must be one of ${PERIODS.join(', ')}`);
+}
+
+/** `hour` or `day`, in any case. */
+export function parseInterval(value: string): Interval {
+  const interval = value.toLowerCase() as Interval;
+  return INTERVALS.includes(interval) ? interval : reject(`must be one of ${INTERVALS.join(', ')}`);
+}
+
 /** The parameters of both trade listings. */
 export const TRADE_QUERY = {
   status: parseStatus,
   instrument: parseInstrument,
+  from: parseTimeParameter,
+  to: parseTimeParameter,
   limit: parseLimit,
   cursor: parseCursor,
+} satisfies ParameterParsers;
+
+/** The parameters of both P&L series. */
+export const PNL_QUERY = {
+  period: parsePeriod,
+  from: parseTimeParameter,
+  to: parseTimeParameter,
+} satisfies ParameterParsers;
+
+/** The parameters of the equity series. */
+export const EQUITY_QUERY = {
+  interval: parseInterval,
+  from: parseTimeParameter,
+  to: parseTimeParameter,
 } satisfies ParameterParsers;
 
 /** No parameters. */

@@ -1,17 +1,14 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
+import { EVERYONE } from '../access';
 import { config } from '../config';
-import { toBotReport } from '../store/accounts-table';
-import { getItem, scanAll } from '../store/dynamodb';
 import { invocationKeys, logger, SERVICE } from '../telemetry';
-import type { BotState } from '../types';
-import { HEALTH_PROBE_KEY } from './health';
-import { toAccountStatus } from './status';
-import { store } from './store';
+import type { BotState, FleetStatus } from '../types';
+import { readFleetStatus } from './status';
 
 /**
  * The scheduled probe (an EventBridge event every 5 minutes in AWS; every minute under `npm start`). It checks
- * DynamoDB and every account's bot, publishes CloudWatch metrics in Embedded Metric Format (namespace
+ * DynamoDB and every account's bot (the fleet status of GET /api/all/status, for every account), publishes CloudWatch metrics in Embedded Metric Format (namespace
  * `TradingBotApi`, dimensions `service` and `stage`), logs one line naming the stale and erroring accounts, and
  * returns what it found. Stale is the rule of /api/{account}/status: running, yet silent for longer than
  * STALE_AFTER_SECONDS, or never heard from.
@@ -37,21 +34,17 @@ export interface ProbeResult {
 /** Reads every account's bot, and says what an operator must know. */
 export async function runProbe(now: Date): Promise<ProbeResult> {
   const started = performance.now();
-  let accounts;
+  let fleet: FleetStatus | undefined;
   try {
-    await getItem(store, store.tables.accounts, HEALTH_PROBE_KEY);
-    accounts = await scanAll(store, store.tables.accounts);
+    fleet = await readFleetStatus(EVERYONE, now);
   } catch {
-    accounts = undefined;
+    fleet = undefined;
   }
   const latencyMs = Math.round(performance.now() - started);
-  const result: ProbeResult = { time: now.toISOString(), databaseHealthy: accounts !== undefined, latencyMs, bots: null, stale: [], inError: [], oldestHeartbeatAgeSeconds: null };
-  if (accounts) {
-    const statuses = accounts
-      .map((item) => toAccountStatus(item.accountId as string, toBotReport(item), { openTradeCount: 0, lastTradeAt: null }, now, config.staleAfterSeconds))
-      .sort((a, b) => (a.accountId < b.accountId ? -1 : 1));
-    const bots = { total: statuses.length, running: 0, paused: 0, stopped: 0, error: 0 };
-    for (const status of statuses) bots[status.state] += 1;
+  const result: ProbeResult = { time: now.toISOString(), databaseHealthy: fleet !== undefined, latencyMs, bots: null, stale: [], inError: [], oldestHeartbeatAgeSeconds: null };
+  if (fleet) {
+    const statuses = fleet.accounts;
+    const { stale, ...bots } = fleet.summary;
     result.bots = bots;
     result.stale = statuses.filter((status) => status.stale).map(({ accountId, heartbeatAgeSeconds }) => ({ accountId, heartbeatAgeSeconds }));
     result.inError = statuses.filter((status) => status.state === 'error').map(({ accountId, message }) => ({ accountId, message }));

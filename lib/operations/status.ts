@@ -1,10 +1,10 @@
-import { ALL_ACCOUNTS, requireVisibleAccount } from '../access';
+import { compareIds, requireVisibleAccount } from '../access';
 import { config } from '../config';
-import { accountNotFound, notFound } from '../errors';
-import { accountKey, toBotReport } from '../store/accounts-table';
+import { accountNotFound } from '../errors';
+import { accountKey, readAccountScopedItems, toBotReport } from '../store/accounts-table';
 import { balanceKey, toBalanceRecord } from '../store/balances-table';
 import { batchGetItems, type Item } from '../store/dynamodb';
-import type { AccountStatus, BotReport, Principal } from '../types';
+import type { AccountStatus, BotReport, FleetStatus, FleetSummary, Principal } from '../types';
 import { store } from './store';
 
 /**
@@ -42,11 +42,8 @@ export function statusOfItems(account: Item, balance: Item | undefined, now: Dat
   return toAccountStatus(account.accountId as string, toBotReport(account), trades, now, config.staleAfterSeconds);
 }
 
-/** The bot status of one account the principal may see; `all` has no status of its own. */
+/** The bot status of one account the principal may see. */
 export async function readAccountStatus(accountId: string, principal: Principal, now: Date): Promise<AccountStatus> {
-  if (accountId === ALL_ACCOUNTS) {
-    throw notFound('Status is per account: ask /api/{account}/status for each account listed by /api/accounts.');
-  }
   requireVisibleAccount(principal, accountId);
   // One round trip for the bot's report (accounts table) and the trade figures (balances table).
   const items = await batchGetItems(store, {
@@ -57,4 +54,31 @@ export async function readAccountStatus(accountId: string, principal: Principal,
   const [balance] = items[store.tables.balances];
   if (!account) throw accountNotFound(accountId);
   return statusOfItems(account, balance, now);
+}
+
+/** Counts the statuses by state, and the stale ones. */
+export function summarize(statuses: readonly AccountStatus[]): FleetSummary {
+  const summary: FleetSummary = { total: statuses.length, running: 0, paused: 0, stopped: 0, error: 0, stale: 0 };
+  for (const status of statuses) {
+    summary[status.state] += 1;
+    if (status.stale) summary.stale += 1;
+  }
+  return summary;
+}
+
+/**
+ * The status of every account the principal may see, sorted by account id, and their summary. Two items per
+ * account: its accounts item (the bot's report) and its balances item (the trade figures), read whole for `*` and
+ * by key for a scoped key, both tables at once.
+ */
+export async function readFleetStatus(principal: Principal, now: Date): Promise<FleetStatus> {
+  const [accounts, balances] = await Promise.all([
+    readAccountScopedItems(store, store.tables.accounts, principal),
+    readAccountScopedItems(store, store.tables.balances, principal),
+  ]);
+  const balanceOf = new Map(balances.map((item) => [item.accountId as string, item]));
+  const statuses = accounts
+    .map((account) => statusOfItems(account, balanceOf.get(account.accountId as string), now))
+    .sort((a, b) => compareIds(a.accountId, b.accountId));
+  return { accounts: statuses, summary: summarize(statuses) };
 }

@@ -3,8 +3,9 @@ import { getAccountItem } from '../store/accounts-table';
 import { config } from '../config';
 import { decodeCursor, encodeCursor, type CursorBinding } from '../http/cursor';
 import { accountNotFound, invalidParameter } from '../errors';
-import { DEFAULT_LIMIT, type TRADE_QUERY, type ParsedQuery } from '../http/params';
-import { accountOfOrderKey, isOrderKey, orderKey, readTrades, tradeListing, type TradeFilter } from '../store/trades-table';
+import { checkWindow, DEFAULT_LIMIT, type ParsedQuery, type TimeWindow, type TRADE_QUERY } from '../http/params';
+import { accountOfOrderKey, isOrderKey, orderKey, type Range, readTrades, tradeListing, type TradeFilter } from '../store/trades-table';
+import { timestamp } from '../time';
 import type { Principal, Trade, TradePage } from '../types';
 import { store } from './store';
 
@@ -48,17 +49,22 @@ export async function listTrades(scope: TradeScope, query: TradeQuery, principal
 
   const filter: TradeFilter = { status: query.status === 'all' ? undefined : query.status, instrument: query.instrument };
   const limit = query.limit ?? DEFAULT_LIMIT;
-  const binding: CursorBinding = { scope: accountId ?? 'all', ...filter, principal };
+  const window = storedWindow(checkWindow(query));
+  const binding: CursorBinding = { scope: accountId ?? 'all', ...filter, ...window, principal };
   const after = query.cursor === undefined ? undefined : positionOf(query.cursor, binding);
+  const range: Range = { ...window, after };
 
   const wanted = limit + 1;
   let trades: Trade[];
-  if (accountId !== undefined || principal.accounts === '*') {
-    trades = await readTrades(store, tradeListing(accountId, filter), after, wanted);
+  if (window.from !== undefined && window.to !== undefined && window.from >= window.to) {
+    // A window narrower than a millisecond between two stored times holds no trade.
+    trades = [];
+  } else if (accountId !== undefined || principal.accounts === '*') {
+    trades = await readTrades(store, tradeListing(accountId, filter), range, wanted);
   } else {
     // A key limited to some accounts cannot use the all-accounts index without reading others' trades;
     // it merges its own accounts' listings instead.
-    const lists = await Promise.all(principal.accounts.map((id) => readTrades(store, tradeListing(id, filter), after, wanted)));
+    const lists = await Promise.all(principal.accounts.map((id) => readTrades(store, tradeListing(id, filter), range, wanted)));
     trades = mergeNewestFirst(lists, wanted);
   }
 
@@ -72,12 +78,25 @@ export async function listTrades(scope: TradeScope, query: TradeQuery, principal
   return { trades: page, count: page.length, limit, nextCursor };
 }
 
+/**
+ * A window as bounds on stored times (whole milliseconds): a trade opened at or after `from` opened at or after
+ * its next whole millisecond, and one opened before `to`, before `to`'s next whole millisecond.
+ */
+function storedWindow(window: TimeWindow): { from?: string; to?: string } {
+  return {
+    ...(window.from !== undefined ? { from: timestamp(Math.ceil(window.from)) } : {}),
+    ...(window.to !== undefined ? { to: timestamp(Math.ceil(window.to)) } : {}),
+  };
+}
+
 function positionOf(cursor: string, binding: CursorBinding): string {
   const position = decodeCursor(cursor, binding, config.cursorSecret);
-  // The signature already binds the cursor to this scope; this guards the invariant should the secret leak.
+  // The signature already binds the cursor to this scope and window; this guards the invariant should the secret
+  // leak (and keeps every key range the Query is given a valid one).
   const owner = isOrderKey(position) ? accountOfOrderKey(position) : undefined;
-  if (!owner || !canSee(binding.principal, owner) || (binding.scope !== 'all' && owner !== binding.scope)) {
-    throw invalidParameter('cursor', 'is not a cursor issued for this listing (same scope and filters)');
+  const outside = (binding.from !== undefined && position < binding.from) || (binding.to !== undefined && position > binding.to);
+  if (!owner || outside || !canSee(binding.principal, owner) || (binding.scope !== 'all' && owner !== binding.scope)) {
+    throw invalidParameter('cursor', 'is not a cursor issued for this listing (same scope, filters and window)');
   }
   return position;
 }

@@ -1,5 +1,5 @@
 import type { Interval, Period } from '../time';
-import { batchGetItems, getItem, type Item, type Store, type TransactItem } from './dynamodb';
+import { batchGetItems, getItem, type Item, queryItems, type Store, type TransactItem } from './dynamodb';
 
 /**
  * The ledger table: the writer's bookkeeping per account (partition key `accountId`), sorted by `entryKey`:
@@ -106,4 +106,40 @@ export function putEquity(store: Store, entry: EquityEntry): TransactItem {
       ExpressionAttributeValues: { ':time': entry.time },
     },
   };
+}
+
+/**
+ * The entries of one kind (`pnl#day`, `equity#hour`, ...) of an account whose start lies in [`first`, `last`]
+ * (stored times), oldest first: one key range, reading the entries there are and nothing else (at most `points`).
+ */
+async function readEntries(store: Store, accountId: string, kind: string, first: string, last: string, points: number): Promise<Item[]> {
+  return queryItems(
+    store,
+    {
+      TableName: store.tables.ledger,
+      KeyConditionExpression: 'accountId = :accountId AND #entry BETWEEN :first AND :last',
+      ExpressionAttributeNames: { '#entry': KEY },
+      ExpressionAttributeValues: { ':accountId': accountId, ':first': `${kind}#${first}`, ':last': `${kind}#${last}` },
+    },
+    points,
+  );
+}
+
+/** The P&L aggregates of `period` starting from `first` to `last` (both period starts), oldest first. */
+export async function readPnlEntries(store: Store, accountId: string, period: Period, first: string, last: string, points: number): Promise<PnlEntry[]> {
+  return (await readEntries(store, accountId, `pnl#${period}`, first, last, points)).map(toPnlEntry);
+}
+
+/** The equity points of `interval` starting from `first` to `last` (both interval starts), oldest first. */
+export async function readEquityEntries(store: Store, accountId: string, interval: Interval, first: string, last: string, points: number): Promise<EquityEntry[]> {
+  const items = await readEntries(store, accountId, `equity#${interval}`, first, last, points);
+  return items.map((item) => ({
+    accountId: item.accountId as string,
+    interval: item.interval as Interval,
+    start: item.start as string,
+    time: item.time as string,
+    balance: item.balance as string,
+    nav: item.nav as string,
+    unrealizedPL: item.unrealizedPL as string,
+  }));
 }

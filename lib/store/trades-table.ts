@@ -138,18 +138,52 @@ export function toTrade(item: Item): Trade {
 }
 
 /**
- * Reads up to `count` trades of a listing, newest first, strictly after the position `after` when given.
- * Continuing from a position (rather than from a LastEvaluatedKey) lets one cursor format serve single listings
- * and merges alike.
+ * Where a read of a listing starts and stops, newest first: strictly after the position `after` (an order key),
+ * and within the window of open times [`from`, `to`) (stored-form times).
  */
-export async function readTrades(store: Store, listing: Listing, after: string | undefined, count: number): Promise<Trade[]> {
+export interface Range {
+  after?: string;
+  from?: string;
+  to?: string;
+}
+
+/**
+ * The greatest string that sorts below `key` among the keys this table can hold: `key` with its last character
+ * lowered by one and `~` appended. A key condition has `BETWEEN` (inclusive) but no exclusive range, so an
+ * exclusive upper bound is written as its predecessor. Exact because every character of an order key (times,
+ * trade and account ids: digits, letters, `.`, `_`, `:`, `-`, `#`) sorts below `~`: no key lies between the two.
+ */
+export function keyBefore(key: string): string {
+  return `${key.slice(0, -1)}${String.fromCharCode(key.charCodeAt(key.length - 1) - 1)}~`;
+}
+
+/** The key condition on `orderKey` for a range: one key range, so a page reads only what it returns (plus one). */
+function orderCondition(range: Range): { condition: string; values: Record<string, string> } | undefined {
+  // Exclusive upper bound: the position of the last trade returned, or the window's end (an order key starting
+  // with a time sorts above that bare time, so `orderKey < to` is `openTime < to`).
+  const upper = [range.after, range.to].filter((bound) => bound !== undefined).sort()[0];
+  if (range.from !== undefined && upper !== undefined) {
+    return { condition: '#order BETWEEN :from AND :upper', values: { ':from': range.from, ':upper': keyBefore(upper) } };
+  }
+  if (upper !== undefined) return { condition: '#order < :upper', values: { ':upper': upper } };
+  // An order key starts with its open time, so it sorts at or above `from` exactly when the trade opened then or later.
+  if (range.from !== undefined) return { condition: '#order >= :from', values: { ':from': range.from } };
+  return undefined;
+}
+
+/**
+ * Reads up to `count` trades of a listing, newest first, within `range`. Continuing from a position (rather than
+ * from a LastEvaluatedKey) lets one cursor format serve single listings and merges alike.
+ */
+export async function readTrades(store: Store, listing: Listing, range: Range, count: number): Promise<Trade[]> {
   const names: Record<string, string> = { '#pk': listing.partitionKey };
-  const values: Record<string, string> = { ':pk': listing.partitionValue };
+  let values: Record<string, string> = { ':pk': listing.partitionValue };
   let condition = '#pk = :pk';
-  if (after !== undefined) {
+  const order = orderCondition(range);
+  if (order) {
     names['#order'] = 'orderKey';
-    values[':after'] = after;
-    condition += ' AND #order < :after';
+    values = { ...values, ...order.values };
+    condition += ` AND ${order.condition}`;
   }
   const items = await queryItems(
     store,

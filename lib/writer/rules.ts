@@ -10,7 +10,7 @@
 import { decimalSign, sumDecimals } from '../decimal';
 import type { BalanceRecord } from '../store/balances-table';
 import type { EquityEntry, PnlEntry } from '../store/ledger-table';
-import { type Interval, INTERVALS, type Period, PERIODS, periodStart, intervalStart, timestamp } from '../time';
+import { type Interval, INTERVALS, type Period, PERIODS, periodStart, timestamp } from '../time';
 import type { Trade } from '../types';
 import type { Snapshot } from './validate';
 
@@ -99,7 +99,7 @@ export function equityEntriesOf(accountId: string, snapshot: Snapshot): EquityEn
   return INTERVALS.map((interval: Interval) => ({
     accountId,
     interval,
-    start: timestamp(intervalStart(at, interval)),
+    start: timestamp(periodStart(at, interval)),
     time: snapshot.time,
     balance: snapshot.balance,
     nav: snapshot.nav,

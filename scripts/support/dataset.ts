@@ -7,8 +7,19 @@
 import { formatDecimal as decimal, sumDecimals } from '../../lib/decimal';
 import type { Account, Balance, BotReport, BotState, Trade } from '../../lib/types';
 
+/** A balance snapshot as a bot records it (the writer's recordBalance). */
+export interface Snapshot {
+  time: string;
+  balance: string;
+  unrealizedPL: string;
+  nav: string;
+  marginUsed: string;
+  marginAvailable: string;
+}
+
 export interface Dataset {
-  accounts: { account: Account; bot: BotReport; balance: Balance }[];
+  /** `history`: earlier balance snapshots, oldest first, recorded before `balance` (the equity series). */
+  accounts: { account: Account; bot: BotReport; balance: Balance; history: Snapshot[] }[];
   trades: Trade[];
 }
 
@@ -22,6 +33,11 @@ export interface DatasetOptions {
   heartbeatAt?: Date;
   /** Account id of the i-th account. */
   accountId?: (index: number) => string;
+  /**
+   * Earlier balance snapshots per account: one every `everyMinutes` over the `days` before its last snapshot. Each
+   * balance is the deposit plus the P&L of the trades closed by then; the unrealized P&L wanders. None by default.
+   */
+  history?: { everyMinutes: number; days: number };
 }
 
 // `lot`: units per size step; `perQuote`: quote-currency units per account-currency unit, roughly, so that
@@ -129,6 +145,7 @@ export function generateDataset(options: DatasetOptions): Dataset {
     const marginAvailable = sumDecimals([nav, `-${marginUsed}`]);
     const state = STATES[a % STATES.length];
     const updatedAt = new Date(anchor - a * 1000).toISOString();
+    const history = options.history ? balanceHistory(accountTrades, deposit, marginUsed, Date.parse(updatedAt), options.history, (options.seed ?? 0) + a) : [];
     // Every bot has reported (through the writer's heartbeat); the ones not running, a while ago.
     const lastHeartbeatAt = new Date(heartbeatAt.getTime() - (state === 'running' ? 0 : 3_600_000 * (a + 1))).toISOString();
     accounts.push({
@@ -159,13 +176,41 @@ export function generateDataset(options: DatasetOptions): Dataset {
         openTradeCount: openTrades.length,
         updatedAt,
       },
+      history,
     });
   });
   return { accounts, trades };
 }
 
-/** The dataset `npm start` loads: five accounts in three currencies, one with 1,200 trades, one with none. */
+/**
+ * Snapshots every `everyMinutes` over the `days` before `last` (exclusive): the deposit plus what the trades closed
+ * by then realized, an unrealized P&L that wanders within ±100, the margin of the last snapshot. Its own random
+ * sequence, so asking for a history leaves the trades and balances of a seed as they were.
+ */
+function balanceHistory(trades: readonly Trade[], deposit: string, marginUsed: string, last: number, options: { everyMinutes: number; days: number }, seed: number): Snapshot[] {
+  const wander = random(seed * 7919 + 17);
+  const step = options.everyMinutes * 60_000;
+  const closes = trades
+    .filter((trade) => trade.closeTime !== null)
+    .map((trade) => ({ at: Date.parse(trade.closeTime!), realizedPL: trade.realizedPL }))
+    .sort((x, y) => x.at - y.at);
+  const snapshots: Snapshot[] = [];
+  let balance = deposit;
+  let next = 0;
+  for (let at = Math.ceil((last - options.days * 86_400_000) / step) * step; at < last; at += step) {
+    for (; next < closes.length && closes[next].at <= at; next++) balance = sumDecimals([balance, closes[next].realizedPL]);
+    const unrealizedPL = decimal(BigInt(Math.round((wander() - 0.5) * 2_000_000)), MONEY_SCALE);
+    const nav = sumDecimals([balance, unrealizedPL]);
+    snapshots.push({ time: new Date(at).toISOString(), balance, unrealizedPL, nav, marginUsed, marginAvailable: sumDecimals([nav, `-${marginUsed}`]) });
+  }
+  return snapshots;
+}
+
+/**
+ * The dataset `npm start` loads: five accounts in three currencies, one with 1,200 trades, one with none, and a
+ * snapshot every 6 hours over the last 30 days of each (the equity series; the demo bot adds live ones).
+ */
 export function demoDataset(heartbeatAt: Date): Dataset {
   const ids = ['primary-usd', 'euro-swing', 'sterling-carry', 'gold-desk', 'paper-sandbox'];
-  return generateDataset({ tradeCounts: [1200, 240, 150, 60, 0], accountId: (i) => ids[i], heartbeatAt });
+  return generateDataset({ tradeCounts: [1200, 240, 150, 60, 0], accountId: (i) => ids[i], heartbeatAt, history: { everyMinutes: 360, days: 30 } });
 }

@@ -123,7 +123,7 @@ export class DemoBot {
     for (const [id, role] of Object.entries(DEMO_ROLES)) {
       const record = await getBalanceRecord(store, id);
       if (!record) continue;
-      const open = await readTrades(store, tradeListing(id, { status: 'open' }), undefined, 500);
+      const open = await readTrades(store, tradeListing(id, { status: 'open' }), {}, 500);
       const positions = new Map(open.map((trade) => [trade.id, { trade, openedAt: Date.now(), holdSeconds: this.holdSeconds() }]));
       this.accounts.push({ id, role, balance: record.balance, positions });
     }

@@ -1,6 +1,6 @@
 /**
- * Writes a dataset through the writer (lib/writer), as a bot would: the accounts, their trade histories, a balance
- * snapshot and a heartbeat each. The demo, the tests and the benchmark all load their data this way, so every key,
+ * Writes a dataset through the writer (lib/writer), as a bot would: the accounts, their trade histories, their
+ * balance snapshots (the history, then the last) and a heartbeat each. The demo, the tests and the benchmark all load their data this way, so every key,
  * counter and aggregate they read was made by the writer.
  */
 import { createWriter, type Writer, type WriterOptions } from '../../lib/writer';
@@ -20,7 +20,7 @@ export async function loadDataset(writer: Writer, dataset: Dataset, onProgress: 
   let next = 0;
   const worker = async () => {
     while (next < dataset.accounts.length) {
-      const { account, bot, balance } = dataset.accounts[next++];
+      const { account, bot, balance, history } = dataset.accounts[next++];
       await writer.upsertAccount(account);
       const trades = byAccount.get(account.id) ?? [];
       for (let start = 0; start < trades.length; start += CHUNK) {
@@ -30,6 +30,7 @@ export async function loadDataset(writer: Writer, dataset: Dataset, onProgress: 
         written += results.length;
         onProgress(written, dataset.trades.length);
       }
+      for (const snapshot of history) await writer.recordBalance(account.id, snapshot);
       await writer.recordBalance(account.id, { ...balance, time: balance.updatedAt });
       await writer.heartbeat(account.id, { state: bot.state, strategy: bot.strategy, message: bot.message, time: bot.lastHeartbeatAt ?? bot.updatedAt });
     }

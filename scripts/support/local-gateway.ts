@@ -78,11 +78,23 @@ export function isLoopbackHost(host: string | undefined): boolean {
   return host !== undefined && LOOPBACK_HOST.test(host);
 }
 
-/** The route a path and method reach, by API Gateway's rules: exact segments, `{name}` matching one segment. */
+/** A route's literal segments as a bit string, leftmost first: API Gateway prefers `/api/all/status` to `/api/{account}/status`. */
+function specificity(route: HttpRoute): string {
+  return route.path
+    .split('/')
+    .map((part) => (/^\{\w+\}$/.test(part) ? '0' : '1'))
+    .join('');
+}
+
+/**
+ * The route a path and method reach, by API Gateway's rules: exact segments, `{name}` matching one segment, and a
+ * literal segment winning over a `{name}` in the same place.
+ */
 export function matchRoute(routes: readonly HttpRoute[], method: string, path: string): { route?: HttpRoute; pathExists: boolean; params: Record<string, string> } {
   const segments = path.split('/');
   let pathExists = false;
-  for (const route of routes) {
+  const bySpecificity = [...routes].sort((a, b) => (specificity(a) < specificity(b) ? 1 : specificity(a) > specificity(b) ? -1 : 0));
+  for (const route of bySpecificity) {
     const template = route.path.split('/');
     if (template.length !== segments.length) continue;
     const params: Record<string, string> = {};

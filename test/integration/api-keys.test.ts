@@ -73,6 +73,11 @@ describe('a key limited to some accounts', () => {
     const balances = await call('all-balance', keys.mine);
     expect(balances.body.accounts.map((b: { accountId: string }) => b.accountId)).toEqual(MINE);
     expect(balances.body.totals.reduce((n: number, t: { accountCount: number }) => n + t.accountCount, 0)).toBe(2);
+    const fleet = await call('all-status', keys.mine);
+    expect(fleet.body.accounts.map((s: { accountId: string }) => s.accountId)).toEqual(MINE);
+    expect(fleet.body.summary.total).toBe(2);
+    const pnl = await call('all-pnl', keys.mine, { query: { period: 'month', from: '2026-01-01T00:00:00Z', to: '2026-12-01T00:00:00Z' } });
+    expect(pnl.body.series.reduce((n: number, s: { accountCount: number }) => n + s.accountCount, 0)).toBe(2);
   });
 
   it('walks all/trades over its accounts only, in the global order', async () => {
@@ -90,7 +95,7 @@ describe('a key limited to some accounts', () => {
   });
 
   it('gets the same 404 for another owner’s account as for one that does not exist', async () => {
-    for (const name of ['account-balance', 'account-trades', 'account-status'] as const) {
+    for (const name of ['account-balance', 'account-trades', 'account-status', 'account-pnl', 'account-equity'] as const) {
       const other = await call(name, keys.mine, { account: 'k-alpha' });
       const missing = await call(name, keys.mine, { account: 'k-echo' });
       expect(other.statusCode).toBe(404);

@@ -1,7 +1,7 @@
 /**
  * Property-based: 10,000 generated requests (arbitrary Unicode paths, percent-encodings, `..`, NUL, up to 4 KB;
  * any query parameters, repeated, empty, huge or numeric-looking; any headers) through API Gateway's checks, the
- * real authorizer and the real handlers. Every answer is 200/400/401/403/404, matches openapi.yaml, and holds
+ * real authorizer and the real handlers. Every answer is 200/304/400/401/403/404, matches openapi.yaml, and holds
  * nothing outside the key's accounts; amounts beyond a double's precision come back exactly as stored.
  */
 import fc from 'fast-check';
@@ -40,10 +40,14 @@ afterAll(() => harness.close());
 
 
 const numericLooking = fc.constantFrom('1e3', '0x10', ' 5', '5 ', '99999999999999999999', '-1', '0', '1.5', '500', '501', '+7', '1_000', 'NaN', 'Infinity', '０');
-const known = fc.constantFrom('open', 'closed', 'all', 'OPEN', 'eur_usd', 'EUR/USD', 'xau-usd', 'EUR_USD', '50', '1');
+const known = fc.constantFrom('open', 'closed', 'all', 'OPEN', 'eur_usd', 'EUR/USD', 'xau-usd', 'EUR_USD', '50', '1', 'day', 'WEEK', 'month', 'hour', 'year');
+const times = fc.constantFrom('2026-10-25T00:00:00Z', '2026-10-25T00:00:00+14:00', '2026-10-25', '2026-02-30T00:00:00Z', '0000-01-01T00:00:00Z', '9999-12-31T23:59:59.999999999Z', '1970-01-01T00:00:00-00:00', 'now');
 const anyText = fc.oneof(fc.string({ unit: 'binary', maxLength: 64 }), fc.string({ unit: 'grapheme', maxLength: 4096 }));
-const value = fc.oneof(numericLooking, known, anyText, fc.constant(''));
-const parameterName = fc.oneof(fc.constantFrom('status', 'instrument', 'limit', 'cursor', 'Limit', 'sort', 'status[]', '__proto__', 'constructor'), fc.string({ unit: 'binary', maxLength: 16 }));
+const value = fc.oneof(numericLooking, known, times, anyText, fc.constant(''));
+const parameterName = fc.oneof(
+  fc.constantFrom('status', 'instrument', 'limit', 'cursor', 'from', 'to', 'period', 'interval', 'Limit', 'sort', 'status[]', '__proto__', 'constructor'),
+  fc.string({ unit: 'binary', maxLength: 16 }),
+);
 const query = fc.dictionary(parameterName, fc.array(value, { minLength: 1, maxLength: 3 }), { maxKeys: 5 });
 const account = fc.oneof(
   fc.constantFrom(...IDS, 'all', 'ALL', '..', '../h-one', '%2e%2e', 'h-one%00', 'h-two\u0000', '%00', 'h%2Dtwo', ' h-two', 'h-two '),
@@ -56,7 +60,7 @@ const keyHeader = fc.oneof(
   fc.constant<'none'>('none'),
   anyText,
 );
-const extraHeaders = fc.dictionary(fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 20 }), anyText, { maxKeys: 4 });
+const extraHeaders = fc.dictionary(fc.oneof(fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 20 }), fc.constant('If-None-Match')), fc.oneof(anyText, fc.constant('*')), { maxKeys: 4 });
 
 /** Every account id a body mentions, wherever it is. */
 function accountIdsIn(body: unknown, found = new Set<string>()): Set<string> {
@@ -71,7 +75,7 @@ function accountIdsIn(body: unknown, found = new Set<string>()): Set<string> {
   return found;
 }
 
-it('10,000 hostile requests: only 200/400/401/403/404, each as documented, none beyond the key', async () => {
+it('10,000 hostile requests: only 200/304/400/401/403/404, each as documented, none beyond the key', async () => {
   await fc.assert(
     fc.asyncProperty(fc.constantFrom(...(Object.keys(ROUTES) as FunctionName[])), account, query, keyHeader, extraHeaders, async (name, accountId, params, key, headers) => {
       const perAccount = ROUTES[name].includes('{account}');
@@ -82,7 +86,7 @@ it('10,000 hostile requests: only 200/400/401/403/404, each as documented, none 
       const event = eventFor(name, { account: perAccount ? accountId : undefined, query: params, headers: allHeaders });
       const response = await throughGateway(name, event);
 
-      expect([200, 400, 401, 403, 404]).toContain(response.statusCode);
+      expect([200, 304, 400, 401, 403, 404]).toContain(response.statusCode);
       expect(contractViolations(ROUTES[name], response)).toEqual([]);
       const leaked = [...accountIdsIn(response.body)].filter((id) => !SCOPE.includes(id));
       expect(leaked).toEqual([]);
@@ -90,7 +94,11 @@ it('10,000 hostile requests: only 200/400/401/403/404, each as documented, none 
       if (response.statusCode === 200) {
         const text = JSON.stringify(response.body);
         if (text.includes(hugeTrade.id)) expect(text).toContain(`"units":"${HUGE.units}","status":"${hugeTrade.status}","openPrice":"${HUGE.price}"`);
-        if (text.includes('"accountId":"h-two","currency"')) expect(text).toContain(`"balance":"${HUGE.balance}"`);
+        if (name.endsWith('balance') && text.includes('"accountId":"h-two","currency"')) expect(text).toContain(`"balance":"${HUGE.balance}"`);
+        // The balance snapshot is also h-two's last equity point of its day.
+        if (name === 'account-equity' && text.includes('"accountId":"h-two"') && text.includes(`"time":"${dataset.accounts[1].balance.updatedAt}"`)) {
+          expect(text).toContain(`"balance":"${HUGE.balance}","nav":"${HUGE.nav}"`);
+        }
       }
     }),
     { numRuns: 10_000 },
@@ -106,4 +114,6 @@ it('amounts beyond a double come back exactly as stored', async () => {
   const all = await throughGateway('all-balance', eventFor('all-balance', { query: {}, headers }));
   const total = all.body.totals.find((t: { currency: string }) => t.currency === dataset.accounts[1].balance.currency);
   expect(total).toMatchObject({ accountCount: 1, balance: HUGE.balance, nav: HUGE.nav });
+  const equity = await throughGateway('account-equity', eventFor('account-equity', { account: 'h-two', query: { interval: 'day', from: '2026-10-01T00:00:00Z', to: '2026-11-02T00:00:00Z' }, headers }));
+  expect(equity.body.points.at(-1)).toMatchObject({ balance: HUGE.balance, nav: HUGE.nav });
 });

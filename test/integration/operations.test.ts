@@ -75,6 +75,31 @@ describe('each operation with its event from events/', () => {
     expect(trades.body.trades).toEqual(expectedTrades(dataset.trades, { accountId: 'acc-alpha', instrument: 'EUR_USD' }).slice(0, 10));
   });
 
+  it('all/status: every account’s status, sorted, as /api/{account}/status answers it, and the counts', async () => {
+    const response = await invoke('all-status', eventFile('all-status'));
+    expectContract(ROUTES['all-status'], response);
+    const { accounts, summary } = response.body;
+    expect(accounts.map((a: { accountId: string }) => a.accountId)).toEqual([...IDS].sort());
+    for (const status of accounts) {
+      const single = await invoke('account-status', eventFor('account-status', { account: status.accountId }));
+      // Ages are computed from the clock, which may have ticked between the two calls.
+      const { heartbeatAgeSeconds, ...rest } = single.body;
+      expect(status).toMatchObject(rest);
+      expect(Math.abs(status.heartbeatAgeSeconds - heartbeatAgeSeconds)).toBeLessThanOrEqual(1);
+    }
+    const states = dataset.accounts.map((a) => a.bot.state);
+    expect(summary).toEqual({
+      total: IDS.length,
+      running: states.filter((s) => s === 'running').length,
+      paused: states.filter((s) => s === 'paused').length,
+      stopped: states.filter((s) => s === 'stopped').length,
+      error: states.filter((s) => s === 'error').length,
+      stale: accounts.filter((a: { stale: boolean }) => a.stale).length,
+    });
+    // The dataset's bots heartbeated long ago: the running ones are stale, and counted both ways.
+    expect(summary.stale).toBe(summary.running);
+  });
+
   it('an account without trades lists none, with no next page', async () => {
     const response = await invoke('account-trades', eventFor('account-trades', { account: 'acc-charlie', query: {} }));
     expectContract(ROUTES['account-trades'], response);
@@ -109,8 +134,9 @@ describe('errors', () => {
     expect((await expectProblem('account-trades', eventFile('account-trades-unknown-parameter'), 400, 'INVALID_PARAMETER')).errors[0].parameter).toBe('sort');
     expect((await expectProblem('account-trades', eventFile('account-trades-bad-cursor'), 400, 'INVALID_PARAMETER')).errors[0].parameter).toBe('cursor');
     await expectProblem('account-balance', eventFile('account-balance-not-found'), 404, 'ACCOUNT_NOT_FOUND');
-    const all = await expectProblem('account-status', eventFile('all-status'), 404, 'NOT_FOUND');
-    expect(all.detail).toMatch(/per account/);
+    expect((await expectProblem('account-trades', eventFile('account-trades-reversed-window'), 400, 'INVALID_PARAMETER')).errors).toEqual([
+      { parameter: 'from', message: 'must be earlier than to' },
+    ]);
   });
 
   it.each([
@@ -131,7 +157,7 @@ describe('errors', () => {
   });
 
   it('operations without parameters refuse any', async () => {
-    for (const name of ['health', 'accounts', 'all-balance', 'account-balance', 'account-status'] as const) {
+    for (const name of ['health', 'accounts', 'all-balance', 'account-balance', 'account-status', 'all-status'] as const) {
       const body = await expectProblem(name, eventFor(name, { account: 'acc-alpha', query: { limit: '5' } }), 400, 'INVALID_PARAMETER');
       expect(body.errors[0].parameter).toBe('limit');
     }
@@ -139,7 +165,7 @@ describe('errors', () => {
 
   it('an unknown or impossible account is ACCOUNT_NOT_FOUND on every per-account path', async () => {
     for (const account of ['no-such-account', 'ALL', '..', 'a'.repeat(65), 'acc alpha', '%00']) {
-      for (const name of ['account-balance', 'account-trades', 'account-status'] as const) {
+      for (const name of ['account-balance', 'account-trades', 'account-status', 'account-pnl', 'account-equity'] as const) {
         await expectProblem(name, eventFor(name, { account, query: {} }), 404, 'ACCOUNT_NOT_FOUND');
       }
     }

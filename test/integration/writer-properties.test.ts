@@ -9,7 +9,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { sumDecimals } from '../../lib/decimal';
-import { periodStart, PERIODS, intervalStart, timestamp } from '../../lib/time';
+import { periodStart, PERIODS, timestamp } from '../../lib/time';
 import type { Trade } from '../../lib/types';
 import type { Writer } from '../../lib/writer';
 import { localWriter } from '../../scripts/support/load-data';
@@ -244,7 +244,7 @@ it('after any interleaving of calls, retries and failures, every rule holds as t
           const buckets = new Map<string, string>();
           for (const snap of snapshots) {
             const time = at(snap.minute);
-            const start = timestamp(intervalStart(Date.parse(time), interval));
+            const start = timestamp(periodStart(Date.parse(time), interval));
             if (!buckets.has(start) || time > buckets.get(start)!) buckets.set(start, time);
           }
           const stored = entries.filter((entry) => entry.interval === interval);

@@ -39,7 +39,7 @@ it('puts the authorizer on every data method and not on health', () => {
   const [[authorizerId, authorizer]] = ofType('AWS::ApiGateway::Authorizer');
   expect(authorizer.Properties).toMatchObject({ Type: 'REQUEST', IdentitySource: 'method.request.header.x-api-key', AuthorizerResultTtlInSeconds: 300 });
   const methods = getMethods();
-  expect(methods).toHaveLength(7);
+  expect(methods).toHaveLength(11);
   for (const [id, method] of methods) {
     if (id === 'ApiGatewayMethodApiHealthGet') expect(method.Properties.AuthorizationType).toBe('NONE');
     else expect(method.Properties).toMatchObject({ AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: authorizerId } });
@@ -129,7 +129,7 @@ it('shapes API Gateway’s own errors as problem+json with the security headers'
 it('throttles the stage and caps every function’s concurrency', () => {
   const [[, deployment]] = ofType('AWS::ApiGateway::Deployment');
   expect(deployment.Properties.StageDescription).toMatchObject({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 });
-  expect(functions()).toHaveLength(9);
+  expect(functions()).toHaveLength(13);
   for (const [, fn] of functions()) {
     expect(fn.Properties.ReservedConcurrentExecutions).toBe(20);
     expect(fn.Properties.Runtime).toBe('nodejs22.x');
@@ -230,7 +230,7 @@ describe('alerts', () => {
 
 it('keeps logs for a set time and secrets out of the package', () => {
   const logGroups = ofType('AWS::Logs::LogGroup');
-  expect(logGroups).toHaveLength(9);
+  expect(logGroups).toHaveLength(13);
   for (const [, group] of logGroups) expect(group.Properties.RetentionInDays).toBe(90);
   for (const [, fn] of functions()) {
     const env = fn.Properties.Environment.Variables;

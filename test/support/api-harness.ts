@@ -26,6 +26,10 @@ export const ROUTES = {
   'account-balance': '/api/{account}/balance',
   'account-trades': '/api/{account}/trades',
   'account-status': '/api/{account}/status',
+  'all-status': '/api/all/status',
+  'all-pnl': '/api/all/pnl',
+  'account-pnl': '/api/{account}/pnl',
+  'account-equity': '/api/{account}/equity',
 } as const;
 
 export type FunctionName = keyof typeof ROUTES;
@@ -113,13 +117,13 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
 
 let invocation = 0;
 
-/** Invokes a function's exported handler as Lambda would, and parses its JSON body. */
+/** Invokes a function's exported handler as Lambda would, and parses its JSON body (a 304's empty body stays ''). */
 export async function invoke(name: FunctionName, event: Partial<APIGatewayProxyEvent>): Promise<Response> {
   const { handler } = require(join(ROOT, 'functions', `${name}.ts`));
   invocation += 1;
   const context = { awsRequestId: `test-request-${invocation}`, functionName: name, getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
   const result: APIGatewayProxyResult = await handler(event, context);
-  return { statusCode: result.statusCode, headers: (result.headers ?? {}) as Record<string, string>, body: JSON.parse(result.body) };
+  return { statusCode: result.statusCode, headers: (result.headers ?? {}) as Record<string, string>, body: result.body === '' ? '' : JSON.parse(result.body) };
 }
 
 /** The event in events/<file>.json. */

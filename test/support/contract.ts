@@ -20,7 +20,7 @@ function escape(segment: string): string {
 
 function resolve(pointer: string): { pointer: string; value: any } {
   let value: any = openapi;
-  for (const segment of pointer.split('/').slice(1)) value = value[segment.replaceAll('~1', '/').replaceAll('~0', '~')];
+  for (const segment of pointer.split('/').slice(1)) value = value?.[segment.replaceAll('~1', '/').replaceAll('~0', '~')];
   if (value && typeof value.$ref === 'string') return resolve(value.$ref.slice(1));
   return { pointer, value };
 }
@@ -45,6 +45,10 @@ export function contractViolations(pathTemplate: string, response: CheckedRespon
   for (const [name, spec] of Object.entries<any>(declared.value.headers ?? {})) {
     const header = spec.$ref ? resolve(spec.$ref.slice(1)).value : spec;
     if (header.required && !(name.toLowerCase() in headers)) problems.push(`header ${name} is missing`);
+  }
+  if (!declared.value.content) {
+    // A response without content (304): nothing may be sent.
+    return response.body === undefined || response.body === '' ? problems : [...problems, `${status} must have no body`];
   }
   const mediaType = (headers['content-type'] ?? '').split(';')[0].trim();
   if (!declared.value.content?.[mediaType]) return [...problems, `media type "${mediaType}" is not declared for ${status}`];

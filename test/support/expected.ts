@@ -21,3 +21,25 @@ export function expectedTrades(trades: readonly Trade[], filter: { accountId?: s
     .filter((t) => filter.instrument === undefined || t.instrument === filter.instrument)
     .sort(compareNewestFirst);
 }
+
+/** The exact sum of decimal strings, keeping the largest number of decimal places among them. */
+export function exactSum(values: readonly string[]): string {
+  const scale = Math.max(0, ...values.map((value) => (value.split('.')[1] ?? '').length));
+  const units = values.reduce((sum, value) => {
+    const [whole, fraction = ''] = value.replace('-', '').split('.');
+    const magnitude = BigInt(whole + fraction.padEnd(scale, '0'));
+    return sum + (value.startsWith('-') ? -magnitude : magnitude);
+  }, 0n);
+  const digits = (units < 0n ? -units : units).toString().padStart(scale + 1, '0');
+  const text = scale ? `${digits.slice(0, -scale)}.${digits.slice(-scale)}` : digits;
+  return units < 0n ? `-${text}` : text;
+}
+
+/** The start of the UTC day, ISO week (Monday) or month holding a time, as a stored time. */
+export function periodStartOf(time: string, period: 'day' | 'week' | 'month'): string {
+  const date = new Date(time);
+  date.setUTCHours(0, 0, 0, 0);
+  if (period === 'week') date.setUTCDate(date.getUTCDate() - ((date.getUTCDay() + 6) % 7));
+  if (period === 'month') date.setUTCDate(1);
+  return date.toISOString();
+}

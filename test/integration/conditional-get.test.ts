@@ -1,0 +1,82 @@
+/**
+ * Cheap polling: every 200 carries a strong ETag derived from its body; If-None-Match naming it (or `*`, or it
+ * among others, or its weak form) is a 304 with no body and the same headers; a changed body gets a new tag.
+ */
+import { createHash } from 'node:crypto';
+import { generateDataset } from '../../scripts/support/dataset';
+import { eventFor, type FunctionName, type Harness, invoke, ROUTES, startHarness } from '../support/api-harness';
+import { expectContract } from '../support/contract';
+
+const dataset = generateDataset({ tradeCounts: [40, 12], accountId: (i) => ['c-usd', 'c-eur'][i], seed: 3, history: { everyMinutes: 120, days: 2 } });
+let harness: Harness;
+
+beforeAll(async () => {
+  harness = await startHarness({ CORS_ALLOWED_ORIGINS: 'http://localhost:5173' });
+  await harness.load(dataset);
+});
+afterAll(() => harness.close());
+
+const REQUESTS: [FunctionName, { account?: string; query?: Record<string, string> }][] = [
+  ['health', {}],
+  ['accounts', {}],
+  ['all-balance', {}],
+  ['all-trades', { query: { limit: '5' } }],
+  ['all-status', {}],
+  ['all-pnl', { query: { period: 'month' } }],
+  ['account-balance', { account: 'c-usd' }],
+  ['account-trades', { account: 'c-usd', query: { status: 'closed', limit: '3' } }],
+  ['account-status', { account: 'c-eur' }],
+  ['account-pnl', { account: 'c-usd', query: { period: 'week' } }],
+  ['account-equity', { account: 'c-usd', query: { interval: 'day', from: '2026-10-01T00:00:00Z', to: '2026-11-02T00:00:00Z' } }],
+];
+
+async function get(name: FunctionName, options: { account?: string; query?: Record<string, string> }, headers: Record<string, string> = {}) {
+  const response = await invoke(name, eventFor(name, { ...options, headers: { origin: 'http://localhost:5173', ...headers } }));
+  expectContract(ROUTES[name], response);
+  return response;
+}
+
+/** Headers but the request id, which is each request's own. */
+const comparable = (headers: Record<string, string>) => Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'X-Request-Id'));
+
+describe.each(REQUESTS)('%s', (name, options) => {
+  it('a 200 carries the SHA-256 of its body as a strong ETag; If-None-Match naming it is a 304 with no body and the same headers', async () => {
+    const first = await invoke(name, eventFor(name, options));
+    const tag = first.headers.ETag;
+    expect(tag).toBe(`"${createHash('sha256').update(JSON.stringify(first.body)).digest('base64url')}"`);
+    // Ages computed from the clock make a status body change every second; the rest must be stable.
+    if (name === 'health' || name.endsWith('status')) return;
+    const again = await get(name, options);
+    expect(again.headers.ETag).toBe(tag);
+    for (const header of [tag, `W/${tag}`, `"other", ${tag}`, '*']) {
+      const notModified = await get(name, options, { 'If-None-Match': header });
+      expect([header, notModified.statusCode, notModified.body]).toEqual([header, 304, '']);
+      expect(comparable(notModified.headers)).toEqual(comparable(again.headers));
+    }
+    const other = await get(name, options, { 'if-none-match': '"not-this-one"' });
+    expect([other.statusCode, other.body]).toEqual([200, first.body]);
+  });
+});
+
+it('a status answers 304 too when nothing, the clock included, changed its body', async () => {
+  const { headers } = await get('all-status', {});
+  const tagged = await get('all-status', {}, { 'If-None-Match': headers.ETag });
+  // Within the same second the ages are the same; across a second boundary a new body is the right answer.
+  expect([200, 304]).toContain(tagged.statusCode);
+  if (tagged.statusCode === 200) expect(tagged.headers.ETag).not.toBe(headers.ETag);
+});
+
+it('a change gives a new tag, and the old one gets the new body', async () => {
+  const before = await get('all-balance', {});
+  await harness.writer.recordBalance('c-eur', { time: '2026-11-21T00:00:00.000Z', balance: '1.00', unrealizedPL: '0.00', nav: '1.00', marginUsed: '0.00', marginAvailable: '1.00' });
+  const after = await get('all-balance', {}, { 'If-None-Match': before.headers.ETag });
+  expect(after.statusCode).toBe(200);
+  expect(after.headers.ETag).not.toBe(before.headers.ETag);
+  expect(after.body.accounts.find((a: { accountId: string }) => a.accountId === 'c-eur').balance).toBe('1.00');
+});
+
+it('errors carry no ETag, and If-None-Match does not turn them into 304s', async () => {
+  const response = await get('account-balance', { account: 'nobody' }, { 'If-None-Match': '*' });
+  expect(response.statusCode).toBe(404);
+  expect(response.headers).not.toHaveProperty('ETag');
+});
