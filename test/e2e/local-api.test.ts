@@ -1,6 +1,7 @@
 /**
  * End to end over HTTP, through the stack `npm start` runs: the local gateway, serverless offline (API Gateway and
- * Lambda emulation, esbuild bundles, the handlers) and DynamoDB Local. The seven operations and their errors, and
+ * Lambda emulation, esbuild bundles, the handlers) and DynamoDB Local. Every operation (through the typed client in
+ * client/) and its errors, cheap polling with ETags, and
  * everything the local stack must answer exactly as the deployed stage does: CORS, Host, unknown routes, the Lambda
  * port, error sizes, concurrency.
  */
@@ -10,11 +11,13 @@ import { type Harness, startHarness, TEST_CURSOR_SECRET } from '../support/api-h
 import { expectContract, schemaViolations } from '../support/contract';
 import { expectedTrades } from '../support/expected';
 import { http, type HttpAnswer } from '../support/http';
+import { createClient } from '../../client';
+import { connect } from 'node:net';
 
 jest.setTimeout(120_000);
 
 const IDS = ['e2e-usd', 'e2e-eur', 'e2e-gbp'];
-const dataset = generateDataset({ tradeCounts: [120, 30, 0], accountId: (i) => IDS[i], seed: 3 });
+const dataset = generateDataset({ tradeCounts: [120, 30, 0], accountId: (i) => IDS[i], seed: 3, history: { everyMinutes: 240, days: 10 } });
 const DASHBOARD = 'http://localhost:5173';
 let harness: Harness;
 let api: LocalApi;
@@ -64,16 +67,44 @@ function expectProblem(answer: HttpAnswer, status: number, code: string) {
   expectCommonHeaders(answer);
 }
 
-it('serves all seven operations', async () => {
-  expect((await get('/api/health', '/api/health')).body.status).toBe('ok');
-  expect((await get('/api/accounts', '/api/accounts')).body.accounts.map((a: { id: string }) => a.id)).toEqual([...IDS].sort());
-  expect((await get('/api/all/balance', '/api/all/balance')).body.accounts).toHaveLength(3);
-  const all = await get('/api/all/trades?status=closed&limit=20', '/api/all/trades');
-  expect(all.body.trades).toEqual(expectedTrades(dataset.trades, { status: 'closed' }).slice(0, 20));
-  expect((await get('/api/e2e-eur/balance', '/api/{account}/balance')).body).toEqual(dataset.accounts[1].balance);
-  expect((await get('/api/e2e-eur/status', '/api/{account}/status')).body.state).toBe(dataset.accounts[1].bot.state);
-  const one = await get('/api/e2e-usd/trades?instrument=usd%2Fjpy&limit=3', '/api/{account}/trades');
-  expect(one.body.trades).toEqual(expectedTrades(dataset.trades, { accountId: 'e2e-usd', instrument: 'USD_JPY' }).slice(0, 3));
+/** The typed client (client/), as a dashboard uses it; its answers are held to the contract too. */
+function client() {
+  return createClient({ baseUrl: api.url, revalidate: false });
+}
+
+function checked<T>(template: string, result: { data?: T; error?: unknown; response: Response }): T {
+  const headers = Object.fromEntries(result.response.headers.entries());
+  expectContract(template, { statusCode: result.response.status, headers, body: result.data ?? result.error });
+  expect(result.response.status).toBe(200);
+  return result.data!;
+}
+
+it('serves every operation, through the typed client', async () => {
+  const typed = client();
+  expect(checked('/api/health', await typed.GET('/api/health')).status).toBe('ok');
+  expect(checked('/api/accounts', await typed.GET('/api/accounts')).accounts.map((a) => a.id)).toEqual([...IDS].sort());
+  expect(checked('/api/all/balance', await typed.GET('/api/all/balance')).accounts).toHaveLength(3);
+  const all = checked('/api/all/trades', await typed.GET('/api/all/trades', { params: { query: { status: 'closed', limit: '20' } } }));
+  expect(all.trades).toEqual(expectedTrades(dataset.trades, { status: 'closed' }).slice(0, 20));
+  const fleet = checked('/api/all/status', await typed.GET('/api/all/status'));
+  expect([fleet.accounts.map((a) => a.accountId), fleet.summary.total]).toEqual([[...IDS].sort(), 3]);
+  const pnl = checked('/api/all/pnl', await typed.GET('/api/all/pnl', { params: { query: { period: 'month', from: '2026-06-01T00:00:00Z', to: '2026-12-01T00:00:00Z' } } }));
+  expect(pnl.series.map((s) => s.currency)).toEqual(['EUR', 'GBP', 'USD']);
+  const path = (account: string) => ({ params: { path: { account } } });
+  expect(checked('/api/{account}/balance', await typed.GET('/api/{account}/balance', path('e2e-eur')))).toEqual(dataset.accounts[1].balance);
+  expect(checked('/api/{account}/status', await typed.GET('/api/{account}/status', path('e2e-eur'))).state).toBe(dataset.accounts[1].bot.state);
+  const one = checked('/api/{account}/trades', await typed.GET('/api/{account}/trades', { params: { path: { account: 'e2e-usd' }, query: { instrument: 'usd/jpy', limit: '3' } } }));
+  expect(one.trades).toEqual(expectedTrades(dataset.trades, { accountId: 'e2e-usd', instrument: 'USD_JPY' }).slice(0, 3));
+  const weekly = checked('/api/{account}/pnl', await typed.GET('/api/{account}/pnl', { params: { path: { account: 'e2e-usd' }, query: { period: 'week', from: '2026-10-01T00:00:00Z', to: '2026-11-02T00:00:00Z' } } }));
+  const closed = expectedTrades(dataset.trades, { accountId: 'e2e-usd', status: 'closed' }).filter((t) => t.closeTime! >= '2026-09-28' && t.closeTime! < '2026-11-02');
+  expect(weekly.points.reduce((n, p) => n + p.tradesClosed, 0)).toBe(closed.length);
+  const equity = checked('/api/{account}/equity', await typed.GET('/api/{account}/equity', { params: { path: { account: 'e2e-usd' }, query: { interval: 'day', from: '2026-10-01T00:00:00Z', to: '2026-11-02T00:00:00Z' } } }));
+  expect(equity.points.at(-1)).toMatchObject({ balance: dataset.accounts[0].balance.balance, nav: dataset.accounts[0].balance.nav });
+});
+
+it('routes /api/all/status to the fleet, not to an account called "all"', async () => {
+  const answer = await get('/api/all/status', '/api/all/status');
+  expect(answer.body.summary).toEqual(expect.objectContaining({ total: 3 }));
 });
 
 it('logs each request as one structured line carrying the X-Request-Id the client got', async () => {
@@ -88,16 +119,59 @@ it('logs each request as one structured line carrying the X-Request-Id the clien
   expect(line).toMatchObject({ level: 'INFO', message: 'request', method: 'GET', route: '/api/{account}/trades', status: 200, itemsRead: 6, stage: harness.stage, function_name: `trading-bot-api-${harness.stage}-account-trades` });
 });
 
-it('walks every page of an account over HTTP', async () => {
-  const trades: unknown[] = [];
-  let path = '/api/e2e-usd/trades?limit=50';
-  for (;;) {
-    const { body } = await get(path, '/api/{account}/trades');
-    trades.push(...body.trades);
-    if (!body.nextCursor) break;
-    path = `/api/e2e-usd/trades?limit=50&cursor=${encodeURIComponent(body.nextCursor)}`;
-  }
-  expect(trades).toEqual(expectedTrades(dataset.trades, { accountId: 'e2e-usd' }));
+it('walks every page of an account over HTTP, in a time window too', async () => {
+  const typed = client();
+  const pages = async (query: Record<string, string>) => {
+    const trades: unknown[] = [];
+    for await (const page of typed.pages('/api/{account}/trades', { params: { path: { account: 'e2e-usd' }, query } })) trades.push(...page.trades);
+    return trades;
+  };
+  expect(await pages({ limit: '50' })).toEqual(expectedTrades(dataset.trades, { accountId: 'e2e-usd' }));
+  const window = { from: '2026-10-25T00:00:00Z', to: '2026-10-30T00:00:00+02:00' };
+  expect(await pages({ ...window, limit: '7' })).toEqual(
+    expectedTrades(dataset.trades, { accountId: 'e2e-usd' }).filter((t) => t.openTime >= '2026-10-25T00:00:00.000Z' && t.openTime < '2026-10-29T22:00:00.000Z'),
+  );
+});
+
+/** The exact bytes of an HTTP/1.1 answer (status line, headers, body), read off the socket. */
+function answerBytes(path: string, headers: Record<string, string>): Promise<{ bytes: number; text: string }> {
+  const { port } = new URL(api.url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () => {
+      const lines = [`GET ${path} HTTP/1.1`, `Host: localhost:${port}`, 'Connection: close', ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
+      socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+    });
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('end', () => resolve({ bytes: Buffer.concat(chunks).length, text: Buffer.concat(chunks).toString() }));
+    socket.on('error', reject);
+  });
+}
+
+describe('cheap polling', () => {
+  it('an unchanged poll of /api/all/balance is a 304 of under 1 KB, CORS headers and all', async () => {
+    const first = await call('/api/all/balance', { headers: { origin: DASHBOARD } });
+    const etag = first.headers.etag;
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+    expect(first.headers['access-control-expose-headers'].split(/,\s*/)).toEqual(expect.arrayContaining(['ETag']));
+    const full = await answerBytes('/api/all/balance', { Origin: DASHBOARD });
+    const unchanged = await answerBytes('/api/all/balance', { Origin: DASHBOARD, 'If-None-Match': etag });
+    expect(unchanged.text).toMatch(/^HTTP\/1\.1 304 /);
+    expect(unchanged.text).toMatch(new RegExp(`\r\netag: ${etag}\r\n`, 'i'));
+    expect(unchanged.text).toMatch(new RegExp(`\r\naccess-control-allow-origin: ${DASHBOARD}\r\n`, 'i'));
+    expect(unchanged.text.endsWith('\r\n\r\n')).toBe(true);
+    expect(unchanged.bytes).toBeLessThan(1024);
+    expect(full.bytes).toBeGreaterThan(unchanged.bytes + 1000);
+  });
+
+  it('the typed client sends If-None-Match by itself and hands back the body it already had', async () => {
+    const typed = createClient({ baseUrl: api.url });
+    const first = await typed.GET('/api/all/balance');
+    const second = await typed.GET('/api/all/balance');
+    expect(second.data).toEqual(first.data);
+    expect(second.response.headers.get('x-served-from')).toBe('not-modified');
+    expect(typed.stats).toEqual({ notModified: 1, transferred: 1 });
+  });
 });
 
 it('answers the main errors as problem+json', async () => {
@@ -106,7 +180,6 @@ it('answers the main errors as problem+json', async () => {
   const twice = await get('/api/all/trades?status=open&status=closed', '/api/all/trades');
   expect(twice).toMatchObject({ statusCode: 400, body: { errors: [{ parameter: 'status' }] } });
   expect((await get('/api/nobody/balance', '/api/{account}/balance')).body.code).toBe('ACCOUNT_NOT_FOUND');
-  expect((await get('/api/all/status', '/api/{account}/status')).body.code).toBe('NOT_FOUND');
   expect((await get('/api/e2e-usd/trades?cursor=forged', '/api/{account}/trades')).statusCode).toBe(400);
 });
 
