@@ -22,7 +22,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { type Dataset, generateDataset } from '../scripts/support/dataset';
+import { type Dataset, DEFAULT_ANCHOR, generateDataset } from '../scripts/support/dataset';
 import { DYNAMODB_LOCAL, type LocalDb, startDynamoDbLocal } from '../scripts/support/dynamodb-local';
 import { loadDataset, localWriter } from '../scripts/support/load-data';
 import { adminClient, ensureTables, LOCAL_AWS_ENV, localFunctionEnv } from '../scripts/support/local-db';
@@ -53,6 +53,12 @@ async function cleanUp(): Promise<void> {
 }
 
 let cursorSecret = '';
+
+/**
+ * The queried account's balance snapshots: one every 5 minutes for 3 days, twelve per hour, so the equity series
+ * shows that it reads one item per point however often snapshots were recorded.
+ */
+const EQUITY_HISTORY = { everyMinutes: 5, days: 3, accounts: 1 };
 
 /** The environment of a process that runs the functions against `stage`'s tables (lib/config reads it at load). */
 function functionEnv(endpoint: string, stage: string): NodeJS.ProcessEnv {
@@ -156,20 +162,20 @@ async function main(options: BenchOptions): Promise<void> {
   const db = await startDynamoDbLocal({ log: note });
   cleanups.push(() => db.close());
   const { full, small, account, instrument } = await phase('load', async () => {
-    const fullDataset = generateDataset({ tradeCounts: Array(options.accounts).fill(options.tradesPerAccount), seed: SEED });
+    const fullDataset = generateDataset({ tradeCounts: Array(options.accounts).fill(options.tradesPerAccount), seed: SEED, history: EQUITY_HISTORY });
     const account = fullDataset.accounts[0].account.id;
     // An instrument the chosen account has an open trade in, so status=open&instrument=… pages are not empty.
     const accountTrades = fullDataset.trades.filter((trade) => trade.accountId === account);
     const instrument = (accountTrades.find((trade) => trade.status === 'open') ?? accountTrades[0])?.instrument ?? 'EUR_USD';
     const full = await loadDatabase(db, STAGE, `${options.accounts}×${options.tradesPerAccount}`, fullDataset);
-    const smallDataset = generateDataset({ tradeCounts: spread(options.smallTrades, options.accounts), seed: SEED });
+    const smallDataset = generateDataset({ tradeCounts: spread(options.smallTrades, options.accounts), seed: SEED, history: EQUITY_HISTORY });
     const small = await loadDatabase(db, SMALL_STAGE, `1k (${options.smallTrades} over ${options.accounts} accounts)`, smallDataset);
     return { full, small, account, instrument };
   });
 
   // 3. Queries: both datasets, alternately, query by query.
   const measured = await phase('queries', async () => {
-    const specs = benchQueries(account, instrument, options.deepPages);
+    const specs = benchQueries(account, instrument, options.deepPages, DEFAULT_ANCHOR);
     const workers = [full, small].map((loaded) => {
       const worker = startChild(join(ROOT, 'bench', 'query-worker.ts'), functionEnv(loaded.endpoint, loaded.stage), ['--expose-gc'], { quiet: true });
       cleanups.push(() => worker.close());

@@ -28,6 +28,8 @@ export interface RepetitionSettings {
 export interface ReadCounts {
   itemsRead: number;
   itemsReturned: number;
+  /** The most items the request may read: returned + 1 for a page; 2 per account for the fleet; points + 1 per account for a series. */
+  readBudget: number;
   consumedRcu: number;
   dynamoCalls: number;
   rawItemsRead: number;
@@ -89,6 +91,7 @@ export function pool(passes: QueryPass[]): MeasuredQuery {
     raw: timing(rawMs),
     itemsRead: worst((pass) => pass.itemsRead),
     itemsReturned: first.itemsReturned,
+    readBudget: Math.min(...passes.map((pass) => pass.readBudget)),
     consumedRcu: worst((pass) => pass.consumedRcu),
     dynamoCalls: worst((pass) => pass.dynamoCalls),
     rawItemsRead: worst((pass) => pass.rawItemsRead),

@@ -17,12 +17,19 @@ import { handler as accounts } from '../functions/accounts';
 import { handler as allBalance } from '../functions/all-balance';
 import { handler as allTrades } from '../functions/all-trades';
 import { handler as health } from '../functions/health';
+import { handler as allStatus } from '../functions/all-status';
+import { handler as allPnl } from '../functions/all-pnl';
+import { handler as accountPnl } from '../functions/account-pnl';
+import { handler as accountEquity } from '../functions/account-equity';
+import { parseTimeParameter } from '../lib/http/params';
+import { seriesWindow } from '../lib/operations/series';
+import { timestamp } from '../lib/time';
 import { accountKey } from '../lib/store/accounts-table';
 import { config } from '../lib/config';
 import { HEALTH_PROBE_KEY } from '../lib/operations/health';
 import { store } from '../lib/operations/store';
 import type { Item } from '../lib/store/dynamodb';
-import { orderKey, tradeListing } from '../lib/store/trades-table';
+import { keyBefore, orderKey, tradeListing } from '../lib/store/trades-table';
 import type { Trade } from '../lib/types';
 import { eventFor } from '../test/support/api-harness';
 import { serveParent } from './child-rpc';
@@ -41,6 +48,10 @@ const HANDLERS: Record<Operation, Handler> = {
   'account-balance': accountBalance,
   'account-trades': accountTrades,
   'account-status': accountStatus,
+  'all-status': allStatus,
+  'all-pnl': allPnl,
+  'account-pnl': accountPnl,
+  'account-equity': accountEquity,
 };
 
 
@@ -138,23 +149,71 @@ async function prepare(specs: QuerySpec[]): Promise<Record<string, { request: st
   return described;
 }
 
+async function scan(table: string): Promise<Item[]> {
+  const items: Item[] = [];
+  let start: Item | undefined;
+  do {
+    const page = await raw.send(new ScanCommand({ TableName: table, ExclusiveStartKey: start }));
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+/** The ledger entries of one kind and account whose start lies in a series' window (one key range). */
+async function ledgerRange(accountId: string, kind: string, spec: QuerySpec, unit: 'hour' | 'day' | 'week' | 'month'): Promise<Item[]> {
+  const window = seriesWindow(unit, { from: parseTimeParameter(spec.from!), to: parseTimeParameter(spec.to!) }, new Date(), 1, 1000);
+  const items: Item[] = [];
+  let start: Item | undefined;
+  do {
+    const page = await raw.send(
+      new QueryCommand({
+        TableName: config.tables.ledger,
+        KeyConditionExpression: 'accountId = :a AND entryKey BETWEEN :first AND :last',
+        ExpressionAttributeValues: { ':a': accountId, ':first': `${kind}#${timestamp(window.starts[0])}`, ':last': `${kind}#${timestamp(window.starts[window.starts.length - 1])}` },
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+/** The key condition of a listing's page: partition, window and position, as one range. */
+function pageCondition(spec: QuerySpec, after: string | undefined): { condition: string; values: Record<string, string> } {
+  const from = spec.from && timestamp(Math.ceil(parseTimeParameter(spec.from)));
+  const upper = [after, spec.to && timestamp(Math.ceil(parseTimeParameter(spec.to)))].filter((bound): bound is string => !!bound).sort()[0];
+  if (from && upper) return { condition: '#pk = :pk AND #order BETWEEN :from AND :upper', values: { ':from': from, ':upper': keyBefore(upper) } };
+  if (upper) return { condition: '#pk = :pk AND #order < :upper', values: { ':upper': upper } };
+  if (from) return { condition: '#pk = :pk AND #order >= :from', values: { ':from': from } };
+  return { condition: '#pk = :pk', values: {} };
+}
+
 /** The floor for a query: the DynamoDB calls that fetch the same items, made directly. Returns what they fetched. */
 async function floor({ spec, after }: Prepared): Promise<Item[]> {
   const { accounts: accountsTable, balances, trades } = config.tables;
   switch (spec.operation) {
+    case 'all-status':
+      return (await Promise.all([scan(accountsTable), scan(balances)])).flat();
+    case 'account-pnl':
+    case 'account-equity': {
+      const [account, entries] = await Promise.all([
+        raw.send(new GetCommand({ TableName: accountsTable, Key: accountKey(spec.account!) })),
+        spec.operation === 'account-pnl' ? ledgerRange(spec.account!, `pnl#${spec.period}`, spec, spec.period!) : ledgerRange(spec.account!, `equity#${spec.interval}`, spec, spec.interval!),
+      ]);
+      return [account.Item!, ...entries];
+    }
+    case 'all-pnl': {
+      const accounts = await scan(accountsTable);
+      const entries = await Promise.all(accounts.map((item) => ledgerRange(String(item.accountId), `pnl#${spec.period}`, spec, spec.period!)));
+      return [...accounts, ...entries.flat()];
+    }
     case 'health':
       return [(await raw.send(new GetCommand({ TableName: accountsTable, Key: HEALTH_PROBE_KEY }))).Item].filter((item): item is Item => !!item);
     case 'accounts':
-    case 'all-balance': {
-      const items: Item[] = [];
-      let start: Item | undefined;
-      do {
-        const page = await raw.send(new ScanCommand({ TableName: spec.operation === 'accounts' ? accountsTable : balances, ExclusiveStartKey: start }));
-        items.push(...(page.Items ?? []));
-        start = page.LastEvaluatedKey;
-      } while (start);
-      return items;
-    }
+    case 'all-balance':
+      return scan(spec.operation === 'accounts' ? accountsTable : balances);
     case 'account-balance':
       return [(await raw.send(new GetCommand({ TableName: balances, Key: accountKey(spec.account!) }))).Item].filter((item): item is Item => !!item);
     case 'account-status': {
@@ -167,6 +226,7 @@ async function floor({ spec, after }: Prepared): Promise<Item[]> {
       // The same key condition, index and Limit (page + 1) as lib/trades-table, written out as a plain Query.
       const listing = tradeListing(spec.operation === 'all-trades' ? undefined : spec.account, { status: spec.status, instrument: spec.instrument });
       const wanted = (spec.limit ?? 50) + 1;
+      const { condition, values } = pageCondition(spec, after);
       const items: Item[] = [];
       let start: Item | undefined;
       do {
@@ -174,9 +234,9 @@ async function floor({ spec, after }: Prepared): Promise<Item[]> {
           new QueryCommand({
             TableName: trades,
             IndexName: listing.indexName,
-            KeyConditionExpression: after === undefined ? '#pk = :pk' : '#pk = :pk AND #order < :after',
-            ExpressionAttributeNames: { '#pk': listing.partitionKey, ...(after === undefined ? {} : { '#order': 'orderKey' }) },
-            ExpressionAttributeValues: { ':pk': listing.partitionValue, ...(after === undefined ? {} : { ':after': after }) },
+            KeyConditionExpression: condition,
+            ExpressionAttributeNames: { '#pk': listing.partitionKey, ...(condition.includes('#order') ? { '#order': 'orderKey' } : {}) },
+            ExpressionAttributeValues: { ':pk': listing.partitionValue, ...values },
             ScanIndexForward: false,
             Limit: wanted - items.length,
             ExclusiveStartKey: start,
@@ -190,7 +250,10 @@ async function floor({ spec, after }: Prepared): Promise<Item[]> {
   }
 }
 
-/** The ids of what the handler returned, and what the floor fetched, to check they are the same items. */
+/**
+ * What the handler returned, counted as the read budget counts it: a page's trades, a list's entries, one item; a
+ * series' points (per account for all accounts: a zero-filled point is returned without an item behind it).
+ */
 function returnedIds(operation: Operation, body: any): string[] {
   switch (operation) {
     case 'health':
@@ -198,19 +261,52 @@ function returnedIds(operation: Operation, body: any): string[] {
     case 'accounts':
       return body.accounts.map((account: { id: string }) => account.id);
     case 'all-balance':
-      return body.accounts.map((balance: { accountId: string }) => balance.accountId);
+    case 'all-status':
+      return body.accounts.map((entry: { accountId: string }) => entry.accountId);
     case 'account-balance':
     case 'account-status':
       return [body.accountId];
+    case 'account-pnl':
+      return body.points.map((point: { start: string }) => point.start);
+    case 'all-pnl': {
+      const accounts = body.series.reduce((n: number, series: { accountCount: number }) => n + series.accountCount, 0);
+      const starts = body.series[0]?.points.map((point: { start: string }) => point.start) ?? [];
+      return Array.from({ length: accounts }, () => starts).flat();
+    }
+    case 'account-equity':
+      return body.points.map((point: { time: string }) => point.time);
     default:
       return body.trades.map((trade: { id: string }) => trade.id);
   }
 }
 
-function sameItems(operation: Operation, returned: string[], fetched: Item[]): boolean {
+/**
+ * The most items a request may read (the issue's cost rules): a page or a single item, what it returns plus one;
+ * the fleet status, two per account; a series, one per point and account plus the account itself.
+ */
+function readBudget(operation: Operation, body: any, returned: number): number {
+  if (operation === 'all-status') return 2 * returned;
+  if (operation === 'all-pnl') {
+    const accounts = body.series.reduce((n: number, series: { accountCount: number }) => n + series.accountCount, 0);
+    return returned + accounts;
+  }
+  return returned + 1;
+}
+
+function sameItems(operation: Operation, body: any, returned: string[], fetched: Item[]): boolean {
   if (operation === 'account-trades' || operation === 'all-trades') {
     const ids = fetched.map((item) => item.id);
     return returned.length >= ids.length - 1 && returned.every((id, i) => ids[i] === id);
+  }
+  if (operation === 'account-pnl' || operation === 'all-pnl') {
+    // The same trades behind the points as behind the ledger entries the floor read.
+    const points: { tradesClosed: number }[] = operation === 'account-pnl' ? body.points : body.series.flatMap((series: { points: unknown[] }) => series.points);
+    const closed = fetched.filter((item) => String(item.entryKey ?? '').startsWith('pnl#')).reduce((n, item) => n + Number(item.tradesClosed), 0);
+    return points.reduce((n, point) => n + point.tradesClosed, 0) === closed;
+  }
+  if (operation === 'account-equity') {
+    const times = fetched.filter((item) => String(item.entryKey ?? '').startsWith('equity#')).map((item) => String(item.time));
+    return returned.length === times.length && returned.every((time, i) => times[i] === time);
   }
   const ids = new Set(fetched.map((item) => String(item.accountId)));
   return returned.length === ids.size && returned.every((id) => ids.has(id));
@@ -267,11 +363,12 @@ async function measure(id: string, fixedReps: number | undefined, settings: Repe
     rawMs: rawSamples,
     itemsRead: handlerTally.itemsRead,
     itemsReturned: returned.length,
+    readBudget: readBudget(spec.operation, body, returned.length),
     consumedRcu: round(handlerTally.consumedRcu, 1),
     dynamoCalls: handlerTally.calls,
     rawItemsRead: rawTally.itemsRead,
     rawCalls: rawTally.calls,
-    sameItems: sameItems(spec.operation, returned, fetched),
+    sameItems: sameItems(spec.operation, body, returned, fetched),
     responseBytes: bytes,
     ...(query.deepPage ? { deepPage: query.deepPage } : {}),
   };

@@ -10,8 +10,6 @@ import { OPERATIONS, type Operation } from './queries';
 import { median, ratio, round } from './stats';
 
 export const TARGETS = {
-  /** itemsRead ≤ itemsReturned + slack, per query. */
-  readSlack: 1,
   scaleRatio: 1.3,
   floorRatio: 1.5,
   bundleBytesRatio: 1.25,
@@ -35,6 +33,7 @@ export interface QueryRow {
   meanMs: number;
   itemsRead: number;
   itemsReturned: number;
+  readBudget: number;
   /** itemsRead ÷ max(1, itemsReturned). */
   readAmplification: number;
   readsWithinTarget: boolean;
@@ -53,6 +52,7 @@ export interface QueryRow {
     p99Ms: number;
     itemsRead: number;
     itemsReturned: number;
+    readBudget: number;
     readsWithinTarget: boolean;
     rawP50Ms: number;
   };
@@ -62,7 +62,10 @@ export interface QueryRow {
    * not the handler's.
    */
   rawScaleRatio: number;
-  /** Both datasets returned the same number of items, so the rows differ only in the size of the table. */
+  /**
+   * Both datasets returned the same number of items and the floor read the same number in both, so the rows differ
+   * only in the size of the table (a series over days the 1k data leaves empty reads fewer items, for one).
+   */
   scaleComparable: boolean;
 }
 
@@ -72,7 +75,7 @@ export interface Target {
   detail: string;
 }
 
-const readsOk = (read: number, returned: number) => read <= returned + TARGETS.readSlack;
+const readsOk = (measured: MeasuredQuery) => measured.itemsRead <= measured.readBudget;
 
 export function queryRow(full: MeasuredQuery, small: MeasuredQuery): QueryRow {
   return {
@@ -85,8 +88,9 @@ export function queryRow(full: MeasuredQuery, small: MeasuredQuery): QueryRow {
     meanMs: full.handler.meanMs,
     itemsRead: full.itemsRead,
     itemsReturned: full.itemsReturned,
+    readBudget: full.readBudget,
     readAmplification: round(full.itemsRead / Math.max(1, full.itemsReturned), 3),
-    readsWithinTarget: readsOk(full.itemsRead, full.itemsReturned),
+    readsWithinTarget: readsOk(full),
     consumedRcu: full.consumedRcu,
     dynamoCalls: full.dynamoCalls,
     responseBytes: full.responseBytes,
@@ -102,12 +106,13 @@ export function queryRow(full: MeasuredQuery, small: MeasuredQuery): QueryRow {
       p99Ms: small.handler.p99Ms,
       itemsRead: small.itemsRead,
       itemsReturned: small.itemsReturned,
-      readsWithinTarget: readsOk(small.itemsRead, small.itemsReturned),
+      readBudget: small.readBudget,
+      readsWithinTarget: readsOk(small),
       rawP50Ms: small.raw.p50Ms,
     },
     scaleRatio: ratio(full.handler.p50Ms, small.handler.p50Ms),
     rawScaleRatio: ratio(full.raw.p50Ms, small.raw.p50Ms),
-    scaleComparable: full.itemsReturned === small.itemsReturned,
+    scaleComparable: full.itemsReturned === small.itemsReturned && full.rawItemsRead === small.rawItemsRead,
   };
 }
 
@@ -154,10 +159,10 @@ export function judge(input: {
 
   const readMisses = rows.filter((row) => !row.readsWithinTarget || !row.small.readsWithinTarget);
   targets.push({
-    target: `items read ≤ items returned + ${TARGETS.readSlack} for every query`,
+    target: 'items read ≤ budget for every query (a page: returned + 1; the fleet: 2 per account; a series: points + 1 per account)',
     pass: readMisses.length === 0,
     detail: readMisses.length
-      ? readMisses.map((row) => `${row.query}: read ${row.itemsRead} (1k: ${row.small.itemsRead}) for ${row.itemsReturned} (1k: ${row.small.itemsReturned})`).join('; ')
+      ? readMisses.map((row) => `${row.query}: read ${row.itemsRead} (1k: ${row.small.itemsRead}) for a budget of ${row.readBudget} (1k: ${row.small.readBudget})`).join('; ')
       : `${rows.length}/${rows.length} queries, both datasets; worst amplification ${Math.max(...rows.map((row) => row.readAmplification))}`,
   });
 
@@ -262,10 +267,10 @@ export function printReport(results: {
   print(`${meta.machine}; Node ${meta.node}; load ${meta.loadSeconds} s; total ${meta.durationSeconds} s`);
   if (meta.quick) print('--quick: a handful of samples per query; the timing ratios below are noise, only the shape and the read counts mean anything.');
   print();
-  print('Queries (handler in-process; ms; read/ret = items read/returned; floor× = handler p50 ÷ raw SDK p50; scale× = p50 full ÷ p50 1k, * = not comparable)');
+  print('Queries (handler in-process; ms; read/ret/budget = items read/returned/allowed; floor× = handler p50 ÷ raw SDK p50; scale× = p50 full ÷ p50 1k, * = not comparable)');
   print(
     table(
-      ['operation', 'query', 'n', 'p50', 'p95', 'p99', 'read', 'ret', 'amp', 'RCU', 'raw p50', 'floor×', '1k p50', 'scale×', 'read≤ret+1'],
+      ['operation', 'query', 'n', 'p50', 'p95', 'p99', 'read', 'ret', 'budget', 'amp', 'RCU', 'raw p50', 'floor×', '1k p50', 'scale×', 'read≤budget'],
       rows.map((row) => [
         row.operation,
         row.query,
@@ -275,6 +280,7 @@ export function printReport(results: {
         fmt(row.p99Ms),
         row.itemsRead,
         row.itemsReturned,
+        row.readBudget,
         fmt(row.readAmplification),
         fmt(row.consumedRcu, 1),
         fmt(row.rawP50Ms),
@@ -286,7 +292,7 @@ export function printReport(results: {
       [0, 1],
     ),
   );
-  print('* the 1k dataset returns a different number of items for this query; left out of the operation\'s scale ratio.');
+  print('* the 1k dataset returns or reads a different number of items for this query; left out of the operation\'s scale ratio.');
   print();
   print('Per operation (worst query; median over its queries in brackets; raw floor scale = the same scale ratio for the raw SDK reads)');
   print(

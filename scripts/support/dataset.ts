@@ -34,10 +34,11 @@ export interface DatasetOptions {
   /** Account id of the i-th account. */
   accountId?: (index: number) => string;
   /**
-   * Earlier balance snapshots per account: one every `everyMinutes` over the `days` before its last snapshot. Each
-   * balance is the deposit plus the P&L of the trades closed by then; the unrealized P&L wanders. None by default.
+   * Earlier balance snapshots per account (of the first `accounts` accounts, or all): one every `everyMinutes` over
+   * the `days` before its last snapshot. Each balance is the deposit plus the P&L of the trades closed by then; the
+   * unrealized P&L wanders. None by default.
    */
-  history?: { everyMinutes: number; days: number };
+  history?: { everyMinutes: number; days: number; accounts?: number };
 }
 
 // `lot`: units per size step; `perQuote`: quote-currency units per account-currency unit, roughly, so that
@@ -83,10 +84,13 @@ export function profit(side: 'buy' | 'sell', entry: bigint, exit: bigint, units:
   return (move * units * 10n ** BigInt(MONEY_SCALE)) / (10n ** BigInt(scale) * perQuote);
 }
 
+/** Where a dataset's history ends unless told otherwise. */
+export const DEFAULT_ANCHOR = new Date('2026-11-01T12:00:00.000Z');
+
 /** Builds a dataset; see DatasetOptions. */
 export function generateDataset(options: DatasetOptions): Dataset {
   const next = random(options.seed ?? 20261121);
-  const anchor = (options.anchor ?? new Date('2026-11-01T12:00:00.000Z')).getTime();
+  const anchor = (options.anchor ?? DEFAULT_ANCHOR).getTime();
   const heartbeatAt = options.heartbeatAt ?? new Date(anchor);
   const idOf = options.accountId ?? ((i: number) => `acc-${String(i + 1).padStart(4, '0')}`);
   const accounts: Dataset['accounts'] = [];
@@ -145,7 +149,7 @@ export function generateDataset(options: DatasetOptions): Dataset {
     const marginAvailable = sumDecimals([nav, `-${marginUsed}`]);
     const state = STATES[a % STATES.length];
     const updatedAt = new Date(anchor - a * 1000).toISOString();
-    const history = options.history ? balanceHistory(accountTrades, deposit, marginUsed, Date.parse(updatedAt), options.history, (options.seed ?? 0) + a) : [];
+    const history = options.history && a < (options.history.accounts ?? Infinity) ? balanceHistory(accountTrades, deposit, marginUsed, Date.parse(updatedAt), options.history, (options.seed ?? 0) + a) : [];
     // Every bot has reported (through the writer's heartbeat); the ones not running, a while ago.
     const lastHeartbeatAt = new Date(heartbeatAt.getTime() - (state === 'running' ? 0 : 3_600_000 * (a + 1))).toISOString();
     accounts.push({
