@@ -16,5 +16,7 @@ module.exports = {
     // The packaged CloudFormation template of the prod stage, and a smoke run of the benchmark.
     { ...common, displayName: 'package', testMatch: ['<rootDir>/test/package/**/*.test.ts'] },
     { ...common, displayName: 'bench', testMatch: ['<rootDir>/test/bench/**/*.test.ts'] },
+    // The dashboard in Chromium (playwright-core), against npm start's stack.
+    { ...common, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.test.ts'] },
   ],
 };

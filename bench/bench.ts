@@ -29,6 +29,7 @@ import { adminClient, ensureTables, LOCAL_AWS_ENV, localFunctionEnv } from '../s
 import type { LocalApi } from '../scripts/support/local-stack';
 import { buildBundles, measureImports } from './bundles';
 import { startChild } from './child-rpc';
+import { measureDashboard } from './dashboard-size';
 import { type HttpResults, measureHttp } from './http-load';
 import { pool, type QueryPass } from './measurement';
 import { type BenchOptions, parseOptions, ROOT, SEED, SMALL_STAGE, STAGE, WRITE_STAGE } from './options';
@@ -158,6 +159,9 @@ async function main(options: BenchOptions): Promise<void> {
     return { bundles: built, bundleRows: rows };
   });
 
+  // The dashboard's built files and what a first load transfers.
+  const dashboard = await phase('dashboard', async () => measureDashboard());
+
   // 2. Datasets, in one DynamoDB Local: two stages, so two sets of tables.
   const db = await startDynamoDbLocal({ log: note });
   cleanups.push(() => db.close());
@@ -243,7 +247,7 @@ async function main(options: BenchOptions): Promise<void> {
   const scale = perOperation(rows, (row) => (row.scaleComparable ? row.scaleRatio : undefined));
   const rawScale = perOperation(rows, (row) => (row.scaleComparable ? row.rawScaleRatio : undefined));
   await db.close();
-  const targets = judge({ rows, floor, scale, bundles: bundleRows, peakRssMb: rss.peakRssMb, http, writes });
+  const targets = judge({ rows, floor, scale, bundles: bundleRows, peakRssMb: rss.peakRssMb, http, writes, dashboard });
   const durationSeconds = round((Date.now() - started) / 1000, 1);
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB`;
   const meta = {
@@ -285,6 +289,7 @@ async function main(options: BenchOptions): Promise<void> {
     bundles: bundleRows,
     peakRssMb: rss.peakRssMb,
     peakRss: rss,
+    dashboard,
     writes,
     ...(http ? { http } : {}),
     targets,
@@ -292,7 +297,7 @@ async function main(options: BenchOptions): Promise<void> {
   const out = resolve(options.out);
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
-  printReport({ meta, rows, floor, scale, rawScale, bundles: bundleRows, peakRss: rss, http, writes, targets, out });
+  printReport({ meta, rows, floor, scale, rawScale, bundles: bundleRows, peakRss: rss, dashboard, http, writes, targets, out });
 }
 
 let interrupted = false;

@@ -4,6 +4,7 @@
  */
 import { BASELINE, type BundleRow } from './bundles';
 import type { HttpResults } from './http-load';
+import type { DashboardSize } from './dashboard-size';
 import type { WriteResults } from './writes';
 import type { MeasuredQuery } from './measurement';
 import { OPERATIONS, type Operation } from './queries';
@@ -20,6 +21,8 @@ export const TARGETS = {
   offlineRssMb: 1024,
   /** `npm run import` of 100,000 rows. */
   importRowsPerSecond: 500,
+  /** The dashboard's first load (page, script, stylesheet), compressed. */
+  dashboardFirstLoadKb: 200,
 };
 
 export interface QueryRow {
@@ -153,8 +156,9 @@ export function judge(input: {
   peakRssMb: number;
   http?: HttpResults;
   writes: WriteResults;
+  dashboard: DashboardSize;
 }): Target[] {
-  const { rows, floor, scale, bundles, peakRssMb, http, writes } = input;
+  const { rows, floor, scale, bundles, peakRssMb, http, writes, dashboard } = input;
   const targets: Target[] = [];
 
   const readMisses = rows.filter((row) => !row.readsWithinTarget || !row.small.readsWithinTarget);
@@ -228,6 +232,11 @@ export function judge(input: {
     targets.push({ target: `trades req/s ≥ ${TARGETS.tradesVsHealthRps} × health req/s`, pass: null, detail: 'not measured (--skip-http)' });
   }
   targets.push({
+    target: `the dashboard's first load ≤ ${TARGETS.dashboardFirstLoadKb} KB compressed`,
+    pass: dashboard.firstLoadKb <= TARGETS.dashboardFirstLoadKb,
+    detail: `${dashboard.firstLoadKb} KB (gzip): ${dashboard.files.map((file) => `${file.file} ${(file.gzipBytes / 1024).toFixed(1)} KB`).join(', ')}`,
+  });
+  targets.push({
     target: `npm run import ≥ ${TARGETS.importRowsPerSecond} rows/s`,
     pass: writes.import.rowsPerSecond >= TARGETS.importRowsPerSecond,
     detail: `${writes.import.rows.toLocaleString('en-US')} rows in ${writes.import.seconds} s = ${writes.import.rowsPerSecond} rows/s; importer RSS ${writes.import.startRssMb} → peak ${writes.import.peakRssMb} MB`,
@@ -255,12 +264,13 @@ export function printReport(results: {
   rawScale: ReturnType<typeof perOperation>;
   bundles: BundleRow[];
   peakRss: { peakRssMb: number; pages: number; limit: number; trades: number; function: string };
+  dashboard: DashboardSize;
   http?: HttpResults;
   writes: WriteResults;
   targets: Target[];
   out: string;
 }): void {
-  const { meta, rows, floor, scale, rawScale, bundles, peakRss, http, writes, targets } = results;
+  const { meta, rows, floor, scale, rawScale, bundles, peakRss, dashboard, http, writes, targets } = results;
   const print = (text = '') => process.stdout.write(`${text}\n`);
   print();
   print(`Trading Bot API benchmark — ${meta.dataset}; scale baseline ${meta.smallDataset}`);
@@ -330,6 +340,10 @@ export function printReport(results: {
     ),
   );
   print();
+  print(
+    `Dashboard (dashboard/dist): first load ${dashboard.firstLoadKb} KB gzip; ` +
+      dashboard.files.map((file) => `${file.file} ${kb(file.bytes)} (gzip ${kb(file.gzipBytes)}, brotli ${kb(file.brotliBytes)})`).join('; '),
+  );
   print(
     `Peak RSS: ${fmt(peakRss.peakRssMb, 1)} MB — bundled ${peakRss.function} serving ${peakRss.pages} pages of limit=${peakRss.limit} (${peakRss.trades.toLocaleString('en-US')} trades) in one node process`,
   );

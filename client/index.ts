@@ -34,7 +34,8 @@ export interface ClientOptions {
   revalidate?: boolean;
   /** How many URLs' last answers to remember (least recently used first out); default 200. */
   cacheSize?: number;
-  fetch?: typeof globalThis.fetch;
+  /** What sends a request (default: the global fetch). */
+  fetch?: (request: Request) => Promise<Response>;
 }
 
 /** How many answers came back unchanged (304) and were served from the remembered body. */

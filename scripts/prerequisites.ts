@@ -1,11 +1,13 @@
 /**
  * `npm test` checks what the machine must have before anything else runs, and stops with one line naming what is
- * missing and how to install it: Java for DynamoDB Local.
+ * missing and how to install it: Java for DynamoDB Local, Chromium for the dashboard's tests.
  */
+import { checkChromium } from './support/browser';
 import { checkJava, PrerequisiteError } from './support/dynamodb-local';
 
 try {
   checkJava();
+  checkChromium();
 } catch (error) {
   if (!(error instanceof PrerequisiteError)) throw error;
   console.error(`npm test: ${error.message}`);

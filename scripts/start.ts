@@ -1,6 +1,6 @@
 /**
  * `npm start`: DynamoDB Local (data kept in .data/, or in memory with DB=memory), the tables from resources/tables.js,
- * demo data when the tables are empty, then the API on http://localhost:PORT: serverless offline behind the local
+ * demo data when the tables are empty, then the API on http://localhost:PORT/api and the dashboard at /: serverless offline behind the local
  * gateway, which answers as the deployed stage does. AUTH=on requires API keys, as deployed stages do.
  * Ctrl-C, closing the terminal, or this process dying in any other way stops everything it started.
  */
@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { ensureDashboardBuilt } from '../resources/dashboard-build.js';
 import tables from '../resources/tables.js';
 import stages from '../resources/stages.js';
 import { demoDataset } from './support/dataset';
@@ -72,6 +73,13 @@ async function main() {
     }
   }
 
+  // The page served at / (dashboard/): rebuilt when its sources changed since the last build.
+  try {
+    ensureDashboardBuilt({ log: (line) => console.log(line) });
+  } catch (error) {
+    fail((error as Error).message);
+  }
+
   const dataDir = inMemory ? undefined : join(DATA_DIR, 'dynamodb');
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   // DynamoDB Local listens on a port of its own choosing; tools reach it through the door on DB_PORT.
@@ -121,6 +129,7 @@ async function main() {
     [
       '',
       `Trading Bot API is running at ${base}/api (loopback only)`,
+      `  Dashboard: ${base}/`,
       auth
         ? '  API keys: ON (x-api-key header). Create one with: npm run keys -- create --accounts primary-usd --label me'
         : '  API keys: OFF. Every account is visible to programs on this machine (AUTH=on npm start to require keys).',

@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { decodeScope, EVERYONE, NOBODY } from '../access';
 import { config } from '../config';
 import { corsHeaders } from './cors';
+import { entityTag, noneMatch } from './etag';
 import { HTTP, HttpProblem, unauthorized } from '../errors';
 import { type ParameterParsers, type ParsedQuery, parseQuery } from './params';
 import { invocationKeys, itemsReadSoFar, logger, withReadTally } from '../telemetry';
@@ -132,18 +132,6 @@ const accessLog = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Context
 
 function headerOf(event: Event, name: string): string | undefined {
   return Object.entries(event.headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1] ?? undefined;
-}
-
-/** A strong entity tag of a body: its SHA-256, so equal bodies (and only they) have equal tags. */
-export function entityTag(body: string): string {
-  return `"${createHash('sha256').update(body).digest('base64url')}"`;
-}
-
-/** Whether an If-None-Match header names `tag` (weak comparison, as RFC 9110 asks for this header) or is `*`. */
-export function noneMatch(header: string | undefined, tag: string): boolean {
-  if (header === undefined) return false;
-  if (header.trim() === '*') return true;
-  return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === tag);
 }
 
 /**

@@ -23,6 +23,7 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { Agent as HttpAgent, createServer, type IncomingMessage, request as httpRequest, type Server, type ServerResponse } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import gatewayResponses from '../../resources/gateway-responses.js';
 import stages from '../../resources/stages.js';
 import { corsHeaders, originAllowed } from '../../lib/http/cors';
@@ -335,7 +336,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     api: await listen(options.port, async (req, res) => {
       // The request body is not read: every route is a GET, and API Gateway does not pass a GET's body on either.
       req.resume();
-      send(res, await handleApi(req));
+      send(res, compressed(req, await handleApi(req), definition.minimumCompressionSize));
     }),
     lambda: await listen(options.lambdaPort, async (req, res) => {
       const chunks: Buffer[] = [];
@@ -368,6 +369,16 @@ function arnMatches(pattern: string, arn: string): boolean {
 
 function lambdaError(status: number, type: string, message: string): Answer {
   return { status, headers: { 'Content-Type': 'application/json', 'x-amzn-ErrorType': type }, body: JSON.stringify({ Type: 'User', message }) };
+}
+
+/**
+ * As API Gateway with `minimumCompressionSize`: a body of that many bytes or more is gzipped for a client whose
+ * Accept-Encoding allows it (a 304, having no body, never is).
+ */
+function compressed(req: IncomingMessage, answer: Answer, minimumSize: number | undefined): Answer {
+  const accepts = /\bgzip\b/i.test(firstHeader(req.headers['accept-encoding']) ?? '');
+  if (minimumSize === undefined || !accepts || Buffer.byteLength(answer.body) < minimumSize || answer.headers['content-encoding']) return answer;
+  return { ...answer, headers: { ...answer.headers, 'Content-Encoding': 'gzip' }, body: gzipSync(answer.body) };
 }
 
 function send(res: ServerResponse, answer: Answer): void {

@@ -23,6 +23,8 @@ export interface ServiceDefinition {
   routes: HttpRoute[];
   /** The `cors` block every route shares (origins come from the stage). */
   cors: { headers: string[]; maxAge?: number };
+  /** provider.apiGateway.minimumCompressionSize: answers of this many bytes or more are gzipped. */
+  minimumCompressionSize?: number;
 }
 
 interface RawEvent {
@@ -35,7 +37,7 @@ let cached: ServiceDefinition | undefined;
 export function serviceDefinition(): ServiceDefinition {
   if (cached) return cached;
   const document = parseDocument(readFileSync(join(ROOT, 'serverless.yml'), 'utf8'), { logLevel: 'silent' });
-  const raw = document.toJS({ maxAliasCount: -1 }) as { service: string; functions: Record<string, { events?: RawEvent[] }> };
+  const raw = document.toJS({ maxAliasCount: -1 }) as { service: string; provider: { apiGateway?: { minimumCompressionSize?: number } }; functions: Record<string, { events?: RawEvent[] }> };
   const routes: HttpRoute[] = [];
   let cors: ServiceDefinition['cors'] | undefined;
   for (const [functionKey, definition] of Object.entries(raw.functions)) {
@@ -51,7 +53,7 @@ export function serviceDefinition(): ServiceDefinition {
       if (event.http.cors && !cors) cors = { headers: event.http.cors.headers ?? [], maxAge: event.http.cors.maxAge };
     }
   }
-  cached = { service: raw.service, functions: Object.keys(raw.functions), routes, cors: cors ?? { headers: [] } };
+  cached = { service: raw.service, functions: Object.keys(raw.functions), routes, cors: cors ?? { headers: [] }, minimumCompressionSize: raw.provider.apiGateway?.minimumCompressionSize };
   return cached;
 }
 

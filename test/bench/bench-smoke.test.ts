@@ -111,6 +111,14 @@ it('reports peak RSS and HTTP throughput, also under 50 connections, with no 5xx
   expect(positive(results.http.concurrent.offlineRssMb.peak)).toBe(true);
 });
 
+it('reports the dashboard’s built files and its first load, compressed', () => {
+  const { dashboard } = results;
+  expect(dashboard.files.map((file: any) => file.file)).toEqual(expect.arrayContaining(['index.html']));
+  for (const file of dashboard.files) expect(positive(file.gzipBytes) && file.gzipBytes < file.bytes + 64).toBe(true);
+  expect(positive(dashboard.firstLoadKb)).toBe(true);
+  expect(output).toMatch(/(PASS|MISS) +the dashboard's first load ≤ 200 KB compressed/);
+});
+
 it('reports the writer’s opens and closes per second, their capacity, and the importer', () => {
   const { writes } = results;
   for (const field of ['opensPerSecond', 'closesPerSecond', 'wcuPerOpen', 'wcuPerClose']) expect(positive(writes[field])).toBe(true);

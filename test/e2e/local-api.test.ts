@@ -148,6 +148,23 @@ function answerBytes(path: string, headers: Record<string, string>): Promise<{ b
   });
 }
 
+describe('the dashboard, from the API’s own origin', () => {
+  it('serves the page with a strict CSP, its hashed files for a year, 304s, gzip, and a 404 problem for anything else', async () => {
+    const page = await call('/');
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(page.headers['cache-control']).toBe('no-cache');
+    const [script] = /\.\/assets\/index-[\w-]+\.js/.exec(page.text)!;
+    const asset = await call(`/${script.slice(2)}`, { headers: { 'accept-encoding': 'gzip' } });
+    expect([asset.status, asset.headers['content-type'], asset.headers['content-encoding'], asset.headers['cache-control']]).toEqual([200, 'text/javascript; charset=utf-8', 'gzip', 'public, max-age=31536000, immutable']);
+    expect(Number(asset.headers['content-length'])).toBeLessThan(100 * 1024);
+    expect((await call('/', { headers: { 'if-none-match': page.headers.etag } })).status).toBe(304);
+    const missing = await call('/assets/nothing.js');
+    expectProblem(missing, 404, 'NOT_FOUND');
+  });
+});
+
 describe('cheap polling', () => {
   it('an unchanged poll of /api/all/balance is a 304 of under 1 KB, CORS headers and all', async () => {
     const first = await call('/api/all/balance', { headers: { origin: DASHBOARD } });

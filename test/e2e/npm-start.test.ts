@@ -3,7 +3,7 @@
  * project's tools reach its database through DB_PORT; and nothing it starts outlives it, however it ends: SIGKILL,
  * SIGHUP (its terminal closing) or a crash.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,37 +11,12 @@ import { promisify } from 'node:util';
 import { LOCAL_AWS_ENV } from '../../scripts/support/local-db';
 import { freePort, portIsFree } from '../../scripts/support/processes';
 import { http } from '../support/http';
+import { npmStart, type Started } from '../support/npm-start';
 
 jest.setTimeout(240_000);
 
 const ROOT = join(__dirname, '..', '..');
 const run = promisify(execFile);
-
-interface Started {
-  child: ChildProcess;
-  ports: { PORT: number; DB_PORT: number; LAMBDA_PORT: number };
-  output: () => string;
-  env: NodeJS.ProcessEnv;
-}
-
-async function npmStart(extra: Record<string, string> = {}): Promise<Started> {
-  const ports = { PORT: await freePort(), DB_PORT: await freePort(), LAMBDA_PORT: await freePort() };
-  const env: NodeJS.ProcessEnv = { ...process.env, DB: 'memory', DEMO_BOT: 'off', PROBE: 'off', ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), ...extra };
-  for (const name of ['NODE_OPTIONS', 'DYNAMODB_ENDPOINT', 'CURSOR_SECRET', 'AUTH_MODE', 'CORS_ALLOWED_ORIGINS', 'ACCOUNTS_TABLE', 'BALANCES_TABLE', 'TRADES_TABLE', 'API_KEYS_TABLE']) delete env[name];
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'start.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${output}`);
-    const health = await http(`http://127.0.0.1:${ports.PORT}/api/health`).catch(() => undefined);
-    if (health?.status === 200 && output.includes('is running')) break;
-    if (Date.now() > deadline) throw new Error(`npm start did not come up:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  return { child, ports, output: () => output, env };
-}
 
 /** Every process below `pid` (from /proc), so the test knows exactly what npm start started. */
 function descendants(pid: number): number[] {

@@ -18,6 +18,22 @@ for (const name of ['CURSOR_SECRET', 'DYNAMODB_ENDPOINT', 'AUTH_MODE', 'CORS_ALL
 type Resource = { Type: string; Properties: any };
 let resources: Record<string, Resource>;
 let outputs: Record<string, any>;
+/** The file names inside each function's zip. */
+const packaged: Record<string, string[]> = {};
+
+/** The names in a zip's central directory (enough of the format to list it; no dependency). */
+function zipEntries(zip: Buffer): string[] {
+  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  const count = zip.readUInt16LE(end + 10);
+  let at = zip.readUInt32LE(end + 16);
+  const names: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const nameLength = zip.readUInt16LE(at + 28);
+    names.push(zip.toString('utf8', at + 46, at + 46 + nameLength));
+    at += 46 + nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+  }
+  return names;
+}
 
 beforeAll(() => {
   const out = mkdtempSync(join(tmpdir(), 'sls-package-'));
@@ -26,6 +42,7 @@ beforeAll(() => {
     const template = JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8'));
     resources = template.Resources;
     outputs = template.Outputs;
+    for (const name of ['dashboard', 'health']) packaged[name] = zipEntries(readFileSync(join(out, `${name}.zip`)));
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
@@ -35,21 +52,24 @@ const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.T
 const functions = () => ofType('AWS::Lambda::Function');
 const getMethods = () => ofType('AWS::ApiGateway::Method').filter(([, r]) => r.Properties.HttpMethod === 'GET');
 
-it('puts the authorizer on every data method and not on health', () => {
+it('puts the authorizer on every data method and not on health or the dashboard', () => {
   const [[authorizerId, authorizer]] = ofType('AWS::ApiGateway::Authorizer');
   expect(authorizer.Properties).toMatchObject({ Type: 'REQUEST', IdentitySource: 'method.request.header.x-api-key', AuthorizerResultTtlInSeconds: 300 });
   const methods = getMethods();
-  expect(methods).toHaveLength(11);
+  // Eleven API routes, and the dashboard's page (/) and files (/assets/{file}).
+  expect(methods).toHaveLength(13);
+  const publicMethods = ['ApiGatewayMethodApiHealthGet', 'ApiGatewayMethodGet', 'ApiGatewayMethodAssetsFileVarGet'];
   for (const [id, method] of methods) {
-    if (id === 'ApiGatewayMethodApiHealthGet') expect(method.Properties.AuthorizationType).toBe('NONE');
+    if (publicMethods.includes(id)) expect(method.Properties.AuthorizationType).toBe('NONE');
     else expect(method.Properties).toMatchObject({ AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: authorizerId } });
   }
 });
 
 it('gives each concern its own least-privilege role', () => {
   expect(resources).not.toHaveProperty('IamRoleLambdaExecution');
+  const roleOf: Record<string, string> = { AuthorizerLambdaFunction: 'AuthorizerRole', DashboardLambdaFunction: 'DashboardRole' };
   for (const [id, fn] of functions()) {
-    expect(fn.Properties.Role).toEqual({ 'Fn::GetAtt': [id === 'AuthorizerLambdaFunction' ? 'AuthorizerRole' : 'DataFunctionsRole', 'Arn'] });
+    expect(fn.Properties.Role).toEqual({ 'Fn::GetAtt': [roleOf[id] ?? 'DataFunctionsRole', 'Arn'] });
   }
   const statementsOf = (role: string) => resources[role].Properties.Policies.flatMap((policy: any) => policy.PolicyDocument.Statement);
   const dynamodbStatements = (role: string) => statementsOf(role).filter((s: any) => s.Action.some((a: string) => a.startsWith('dynamodb:')));
@@ -72,7 +92,9 @@ it('gives each concern its own least-privilege role', () => {
   // /api/accounts and /api/all/balance read the two small tables whole for a key that sees every account (lib's
   // scanAll); without Scan they would fail in AWS while passing locally. The trades table is never scanned.
   expect(scan).toEqual({ Effect: 'Allow', Action: ['dynamodb:Scan'], Resource: [{ 'Fn::GetAtt': ['AccountsTable', 'Arn'] }, { 'Fn::GetAtt': ['BalancesTable', 'Arn'] }] });
-  for (const role of ['AuthorizerRole', 'DataFunctionsRole']) {
+  // The dashboard's files are in its package: its role reads nothing.
+  expect(dynamodbStatements('DashboardRole')).toEqual([]);
+  for (const role of ['AuthorizerRole', 'DataFunctionsRole', 'DashboardRole']) {
     const actions: string[] = statementsOf(role).flatMap((s: any) => s.Action);
     expect(actions.filter((a) => a.includes('*') || (a.startsWith('dynamodb:') && /Put|Update|Delete|Write/.test(a)))).toEqual([]);
     expect(actions.filter((a) => !a.startsWith('dynamodb:'))).toEqual(['xray:PutTraceSegments', 'xray:PutTelemetryRecords', 'logs:CreateLogStream', 'logs:PutLogEvents']);
@@ -129,7 +151,7 @@ it('shapes API Gateway’s own errors as problem+json with the security headers'
 it('throttles the stage and caps every function’s concurrency', () => {
   const [[, deployment]] = ofType('AWS::ApiGateway::Deployment');
   expect(deployment.Properties.StageDescription).toMatchObject({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 });
-  expect(functions()).toHaveLength(13);
+  expect(functions()).toHaveLength(14);
   for (const [, fn] of functions()) {
     expect(fn.Properties.ReservedConcurrentExecutions).toBe(20);
     expect(fn.Properties.Runtime).toBe('nodejs22.x');
@@ -230,7 +252,7 @@ describe('alerts', () => {
 
 it('keeps logs for a set time and secrets out of the package', () => {
   const logGroups = ofType('AWS::Logs::LogGroup');
-  expect(logGroups).toHaveLength(13);
+  expect(logGroups).toHaveLength(14);
   for (const [, group] of logGroups) expect(group.Properties.RetentionInDays).toBe(90);
   for (const [, fn] of functions()) {
     const env = fn.Properties.Environment.Variables;
@@ -243,4 +265,11 @@ it('keeps logs for a set time and secrets out of the package', () => {
 it('documents every problem code the gateway can send', () => {
   const documented = JSON.stringify(openapi.components.schemas.Problem);
   for (const code of ['UNAUTHORIZED', 'FORBIDDEN', 'TOO_MANY_REQUESTS', 'SERVICE_UNAVAILABLE', 'NOT_FOUND', 'INVALID_PARAMETER']) expect(documented).toContain(code);
+});
+
+it('packs the dashboard’s built files with the dashboard function only, and serves them from the API’s origin, gzipped', () => {
+  expect(packaged.dashboard).toEqual(expect.arrayContaining(['functions/dashboard.js', 'dashboard/dist/index.html']));
+  expect(packaged.dashboard.filter((name) => /^dashboard\/dist\/assets\/index-[\w-]+\.(js|css)$/.test(name))).toHaveLength(2);
+  expect(packaged.health.filter((name) => name.startsWith('dashboard/'))).toEqual([]);
+  expect(resources.ApiGatewayRestApi.Properties.MinimumCompressionSize).toBe(1024);
 });

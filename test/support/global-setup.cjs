@@ -6,6 +6,8 @@ require('tsx/cjs/api').register();
 const { PrerequisiteError, startDynamoDbLocal } = require('../../scripts/support/dynamodb-local.ts');
 
 module.exports = async function globalSetup() {
+  // The dashboard's build, once, before any test file starts a stack that serves it (they would race to build it).
+  require('../../resources/dashboard-build.js').ensureDashboardBuilt({ log: (line) => process.stderr.write(`${line}\n`) });
   try {
     const db = await startDynamoDbLocal({ log: (line) => process.stderr.write(`${line}\n`) });
     globalThis.testDynamoDbLocal = db;

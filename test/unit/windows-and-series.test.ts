@@ -3,7 +3,7 @@
  * windows of whole periods, the fleet summary, and entity tags.
  */
 import fc from 'fast-check';
-import { entityTag, noneMatch } from '../../lib/http/handler';
+import { entityTag, noneMatch } from '../../lib/http/etag';
 import { parseTimeParameter } from '../../lib/http/params';
 import { seriesWindow } from '../../lib/operations/series';
 import { summarize } from '../../lib/operations/status';

@@ -1,0 +1,25 @@
+/**
+ * A tiny DOM builder. Everything the API sends (names, messages, amounts) goes in as text nodes, never as HTML, so a
+ * bot's message cannot inject markup; and nothing needs inline styles or scripts, which the page's CSP forbids.
+ */
+type Child = Node | string | number | null | undefined | false;
+type Attributes = Record<string, string | number | boolean | null | undefined>;
+
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Attributes = {}, ...children: (Child | Child[])[]): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name === 'class') element.className = String(value);
+    else element.setAttribute(name, value === true ? '' : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    element.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return element;
+}
+
+/** Replaces an element's content. */
+export function fill(target: Element, ...children: (Child | Child[])[]): void {
+  target.replaceChildren(...children.flat().filter((child): child is Node | string | number => child !== null && child !== undefined && child !== false).map((child) => (child instanceof Node ? child : document.createTextNode(String(child)))));
+}

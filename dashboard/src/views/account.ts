@@ -1,0 +1,117 @@
+/**
+ * One account: its balance figures and bot status, the equity chart (NAV and balance, by day over 90 days or by hour
+ * over 7), daily realized P&L as bars with the cumulative line (90 days), and its open trades. Refreshes every 30 s.
+ */
+import type { Trade } from '../../../client';
+import { api, unwrap } from '../api';
+import { type Chart, equityChart, pnlChart } from '../charts';
+import { fill, h } from '../dom';
+import { age, amount, utc } from '../format';
+import { tradesTable } from './trades';
+import type { View } from './view';
+
+export function accountView(main: HTMLElement, account: string): View {
+  const title = h('h2', { id: 'account-title' }, account);
+  const status = h('p', { class: 'badges', 'data-testid': 'account-status' });
+  const figures = h('dl', { class: 'figures', 'data-testid': 'figures' });
+  const equityBox = h('div', { class: 'chart', 'data-testid': 'equity-chart', role: 'img', 'aria-label': 'Equity chart' });
+  const pnlBox = h('div', { class: 'chart', 'data-testid': 'pnl-chart', role: 'img', 'aria-label': 'Daily realized P&L chart' });
+  const equityNote = h('p', { class: 'note' });
+  const pnlNote = h('p', { class: 'note' });
+  const open = h('div', { class: 'table-wrap' });
+  const problem = h('p', { class: 'problem', role: 'alert' });
+  const byHour = h('input', { type: 'checkbox', id: 'equity-hourly' });
+  fill(
+    main,
+    h('p', {}, h('a', { href: '#/' }, '← Fleet'), ' · ', h('a', { href: `#/trades?account=${encodeURIComponent(account)}` }, 'All trades of this account')),
+    h('section', { 'aria-labelledby': 'account-title' }, title, status, problem, figures),
+    h(
+      'section',
+      { 'aria-labelledby': 'equity-title' },
+      h('h3', { id: 'equity-title' }, 'Equity'),
+      h('p', { class: 'control' }, byHour, h('label', { for: 'equity-hourly' }, ' Hourly, last 7 days (otherwise daily, last 90 days)')),
+      equityBox,
+      equityNote,
+    ),
+    h('section', { 'aria-labelledby': 'pnl-title' }, h('h3', { id: 'pnl-title' }, 'Realized P&L per day, and cumulative'), pnlBox, pnlNote),
+    h('section', { 'aria-labelledby': 'open-title' }, h('h3', { id: 'open-title' }, 'Open trades'), open),
+  );
+
+  const charts: Chart[] = [];
+  let currency = '';
+
+  async function loadFigures() {
+    const [balanceResult, statusResult] = await Promise.all([
+      api().GET('/api/{account}/balance', { params: { path: { account } } }),
+      api().GET('/api/{account}/status', { params: { path: { account } } }),
+    ]);
+    const balance = unwrap(balanceResult);
+    const bot = unwrap(statusResult);
+    currency = balance.currency;
+    fill(title, `${account} (${balance.currency})`);
+    fill(
+      status,
+      h('span', { class: `badge ${bot.state}` }, bot.state),
+      bot.stale ? h('span', { class: 'badge stale' }, 'stale') : null,
+      h('span', {}, bot.heartbeatAgeSeconds === null ? 'no heartbeat yet' : `heartbeat ${age(bot.heartbeatAgeSeconds)} ago`),
+      bot.message ? h('span', { class: 'message' }, bot.message) : null,
+    );
+    const rows: [string, HTMLElement | string][] = [
+      ['Balance', amount(balance.balance, currency)],
+      ['NAV', amount(balance.nav, currency)],
+      ['Unrealized P&L', amount(balance.unrealizedPL, currency, { signed: true })],
+      ['Realized P&L', amount(balance.realizedPL, currency, { signed: true })],
+      ['Margin used', amount(balance.marginUsed, currency)],
+      ['Margin available', amount(balance.marginAvailable, currency)],
+      ['Open trades', String(balance.openTradeCount)],
+      ['As of', utc(balance.updatedAt)],
+    ];
+    fill(figures, ...rows.map(([label, value]) => h('div', {}, h('dt', {}, label), h('dd', {}, value))));
+  }
+
+  async function loadCharts() {
+    const hourly = byHour.checked;
+    const days = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const [equity, pnl] = await Promise.all([
+      api().GET('/api/{account}/equity', { params: { path: { account }, query: hourly ? { interval: 'hour' } : { interval: 'day', from: days(89) } } }),
+      api().GET('/api/{account}/pnl', { params: { path: { account }, query: { period: 'day', from: days(89) } } }),
+    ]);
+    const equityData = unwrap(equity);
+    const pnlData = unwrap(pnl);
+    for (const chart of charts.splice(0)) chart.destroy();
+    fill(equityBox);
+    fill(pnlBox);
+    if (equityData.points.length) charts.push(equityChart(equityBox, equityData.points));
+    const last = equityData.points.at(-1);
+    equityBox.dataset.points = String(equityData.points.length);
+    equityBox.setAttribute('aria-label', `Equity chart: ${equityData.points.length} points from ${utc(equityData.from)} to ${utc(equityData.to)}${last ? `; last NAV ${last.nav} ${currency}` : ''}`);
+    fill(equityNote, equityData.points.length ? `NAV (solid) and balance (dashed); last snapshot ${utc(last?.time)}: NAV ${last?.nav} ${currency}.` : 'No balance snapshots in this window.');
+    charts.push(pnlChart(pnlBox, pnlData.points));
+    const closed = pnlData.points.reduce((n, point) => n + point.tradesClosed, 0);
+    pnlBox.dataset.points = String(pnlData.points.length);
+    pnlBox.setAttribute('aria-label', `Daily realized P&L chart: ${pnlData.points.length} days, ${closed} trades closed`);
+    fill(pnlNote, `${pnlData.points.length} days from ${utc(pnlData.from)}; ${closed} trades closed. Bars: each day's realized P&L; line: the running total.`);
+  }
+
+  async function loadOpen() {
+    const page = unwrap(await api().GET('/api/{account}/trades', { params: { path: { account }, query: { status: 'open', limit: '100' } } }));
+    fill(open, page.trades.length ? tradesTable(page.trades as Trade[], { showAccount: false }) : h('p', { class: 'note' }, 'No open trades.'));
+  }
+
+  byHour.addEventListener('change', () => void loadCharts().catch((error: Error) => fill(problem, error.message)));
+
+  return {
+    schedules: [
+      {
+        every: 30_000,
+        run: async () => {
+          await loadFigures();
+          await Promise.all([loadCharts(), loadOpen()]);
+          fill(problem);
+        },
+      },
+    ],
+    onError: (message) => fill(problem, message),
+    close: () => charts.splice(0).forEach((chart) => chart.destroy()),
+  };
+}

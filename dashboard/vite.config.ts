@@ -1,0 +1,16 @@
+// The dashboard's build (`vite build dashboard`): static files in dashboard/dist, served at / by the `dashboard` function (npm start and the
+// deployed stage alike). Relative asset URLs, so the same build works at a stage's path (`/prod/`) and at a root.
+import { defineConfig } from 'vite';
+
+export default defineConfig({
+  base: './',
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    target: 'es2022',
+    // No inline module-preload polyfill: the page's Content-Security-Policy allows scripts from its own origin only.
+    modulePreload: { polyfill: false },
+    assetsInlineLimit: 0,
+    reportCompressedSize: false,
+  },
+});

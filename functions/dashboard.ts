@@ -1,0 +1,19 @@
+/**
+ * GET / and GET /assets/{file} — the dashboard (dashboard/, built by Vite), from the API's own origin.
+ * Public: the page holds no data; it asks the API, with the key the operator gives it. 200, 304 or 404.
+ * Files, not JSON: it does not go through the API's middleware composition (lib/http/handler.ts), but logs the
+ * same access line.
+ */
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { loadAssets, serveAsset } from '../lib/http/static-assets';
+import { invocationKeys, logger } from '../lib/telemetry';
+
+const assets = loadAssets();
+
+export const handler = async (event: Partial<APIGatewayProxyEvent>, context: Context): Promise<APIGatewayProxyResult> => {
+  const requestId = event.requestContext?.requestId ?? context.awsRequestId;
+  const started = performance.now();
+  const response = serveAsset(assets, event, requestId);
+  logger.info('request', { request_id: requestId, ...invocationKeys(context), method: event.httpMethod, route: event.resource, status: response.statusCode, durationMs: Math.round((performance.now() - started) * 10) / 10, itemsRead: 0, keyId: null });
+  return response;
+};

@@ -1,0 +1,331 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+/**
+ * The dashboard in a real browser: Debian's Chromium driven by playwright-core, against `npm start`'s whole stack
+ * with the demo bot trading. The fleet, a stale bot, an account's charts, the trade filters in the URL, paging
+ * without duplicates, the keyboard, an API that stops answering and comes back, the key prompt of a stack that
+ * needs keys, the first load's size, phone and wide screens, no console error, and an axe-core scan. Screenshots
+ * go to test-artifacts/screenshots/ (git-ignored).
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { localWriter } from '../../scripts/support/load-data';
+import { chromiumPath } from '../../scripts/support/browser';
+import { npmStart, type Started } from '../support/npm-start';
+
+jest.setTimeout(180_000);
+
+const ROOT = join(__dirname, '..', '..');
+const SHOTS = join(ROOT, 'test-artifacts', 'screenshots');
+const DEMO_ACCOUNTS = ['euro-swing', 'gold-desk', 'paper-sandbox', 'primary-usd', 'sterling-carry'];
+
+let stack: Started;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let base = '';
+/** Console errors and page errors, but those of the test that cuts the API off on purpose. */
+const errors: string[] = [];
+let cuttingOff = false;
+
+function watch(target: Page): void {
+  target.on('console', (message) => {
+    if (message.type() === 'error' && !cuttingOff) errors.push(`${target.url()}: ${message.text()}`);
+  });
+  target.on('pageerror', (error) => errors.push(`${target.url()}: ${error.message}`));
+}
+
+async function shot(target: Page, name: string): Promise<void> {
+  await target.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  stack = await npmStart({ DEMO_BOT: 'on' });
+  base = `http://localhost:${stack.ports.PORT}`;
+  // A bot that reported running ten minutes ago and nothing since: stale at once (the local stage's threshold is 60 s).
+  const writer = localWriter(`http://127.0.0.1:${stack.ports.DB_PORT}`, { stage: 'local' });
+  await writer.upsertAccount({ id: 'silent-bot', name: 'Silent Bot', currency: 'CHF', broker: 'OANDA', environment: 'paper' });
+  await writer.heartbeat('silent-bot', { state: 'running', time: new Date(Date.now() - 600_000).toISOString() });
+  writer.close();
+  browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  page = await context.newPage();
+  watch(page);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  if (stack?.child.exitCode === null) {
+    stack.child.kill('SIGTERM');
+    await new Promise((resolve) => stack.child.once('exit', resolve));
+  }
+});
+
+const cards = () => page.locator('[data-testid=fleet] article');
+
+describe('the fleet', () => {
+  it('shows every account with its figures, the counts per state and the totals per currency', async () => {
+    await page.goto(`${base}/`);
+    await page.waitForFunction((count) => document.querySelectorAll('[data-testid=fleet] article').length === count, DEMO_ACCOUNTS.length + 1);
+    expect((await cards().evaluateAll((nodes) => nodes.map((node) => (node as HTMLElement).dataset.account))).sort()).toEqual([...DEMO_ACCOUNTS, 'silent-bot'].sort());
+    await expect(page.locator('[data-testid=summary]').textContent()).resolves.toMatch(/^6 bots: \d+ running · \d+ paused · \d+ stopped · \d+ in error · \d+ stale$/);
+    const primary = page.locator('article[data-account=primary-usd]');
+    await expect(primary.textContent()).resolves.toMatch(/Balance-?\d+\.\d{4} USDNAV-?\d+\.\d{4} USD/);
+    await page.waitForFunction(() => document.querySelector('article[data-account=primary-usd] dd:nth-of-type(5)')?.textContent !== '…');
+    const currencies = await page.locator('[data-testid=totals] tbody th').allTextContents();
+    expect(currencies).toEqual(['CHF', 'EUR', 'GBP', 'USD']);
+    await shot(page, 'fleet');
+  });
+
+  it('shows the amounts exactly as the API sends them', async () => {
+    const balances = (await (await fetch(`${base}/api/all/balance`)).json()) as { accounts: { accountId: string; balance: string }[] };
+    const shown = await page.locator('article[data-account=gold-desk] dd .amount').first().getAttribute('data-amount');
+    expect(shown).toBe(balances.accounts.find((entry) => entry.accountId === 'gold-desk')!.balance);
+  });
+
+  it('highlights a stale bot, and counts its heartbeat age up', async () => {
+    const silent = page.locator('article[data-account=silent-bot]');
+    await expect(silent.getAttribute('data-stale')).resolves.toBe('true');
+    await expect(silent.getAttribute('class')).resolves.toMatch(/\bstale\b/);
+    await expect(silent.locator('.badge.stale').textContent()).resolves.toBe('stale');
+    const colour = (account: string) => page.locator(`article[data-account=${account}]`).evaluate((node) => getComputedStyle(node).backgroundColor);
+    expect(await colour('silent-bot')).not.toBe(await colour('gold-desk'));
+    const ageCell = silent.locator('dd[data-age]');
+    const before = await ageCell.textContent();
+    await page.waitForTimeout(2_100);
+    expect(await ageCell.textContent()).not.toBe(before);
+    expect(before).toMatch(/^10 min \d+ s ago$/);
+  });
+});
+
+describe('an account', () => {
+  it('shows its figures, draws the equity and P&L charts, and lists its open trades', async () => {
+    await page.goto(`${base}/#/account/primary-usd`);
+    await page.waitForSelector('[data-testid=equity-chart] canvas');
+    await page.waitForSelector('[data-testid=pnl-chart] canvas');
+    for (const chart of ['equity-chart', 'pnl-chart']) {
+      const points = Number(await page.locator(`[data-testid=${chart}]`).getAttribute('data-points'));
+      expect(points).toBeGreaterThan(10);
+      // Something was drawn: count the canvas's painted pixels.
+      const painted = await page.locator(`[data-testid=${chart}] canvas`).evaluate((canvas: HTMLCanvasElement) => {
+        const { data } = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height);
+        let count = 0;
+        for (let i = 3; i < data.length; i += 4) if (data[i] > 0) count += 1;
+        return count;
+      });
+      expect([chart, painted > 2_000]).toEqual([chart, true]);
+    }
+    await expect(page.locator('[data-testid=figures]').textContent()).resolves.toMatch(/Balance-?\d+\.\d{4} USD/);
+    expect(await page.locator('table.trades tbody tr').count()).toBeGreaterThan(0);
+    expect(await page.locator('table.trades tbody tr[data-status=closed]').count()).toBe(0);
+    await shot(page, 'account');
+  });
+});
+
+describe('the trade history', () => {
+  it('a filter changes the table and the URL, and the URL restores the view', async () => {
+    await page.goto(`${base}/#/trades`);
+    await page.waitForSelector('table.trades tbody tr');
+    await page.selectOption('#f-status', 'closed');
+    await page.fill('#f-instrument', 'eur_usd');
+    await page.click('button[type=submit]');
+    await page.waitForFunction(() => window.location.hash.includes('status=closed'));
+    await page.waitForFunction(() => [...document.querySelectorAll('table.trades tbody tr')].every((row) => row.getAttribute('data-status') === 'closed' && row.children[2].textContent === 'EUR_USD'));
+    expect(page.url()).toContain('instrument=eur_usd');
+    const first = await page.locator('table.trades tbody tr').first().getAttribute('data-trade');
+    // The same URL in a new tab: the same filters and the same rows.
+    const shared = await context.newPage();
+    watch(shared);
+    await shared.goto(page.url());
+    await shared.waitForSelector('table.trades tbody tr');
+    expect(await shared.locator('#f-status').inputValue()).toBe('closed');
+    expect(await shared.locator('#f-instrument').inputValue()).toBe('eur_usd');
+    expect(await shared.locator('table.trades tbody tr').first().getAttribute('data-trade')).toBe(first);
+    await shared.close();
+  });
+
+  it('a time window keeps only the trades opened in it', async () => {
+    await page.goto(`${base}/#/trades?from=2026-10-30T00:00:00Z&to=2026-10-31T00:00:00Z`);
+    await page.waitForSelector('table.trades tbody tr');
+    expect(await page.locator('#f-from').inputValue()).toBe('2026-10-30T00:00');
+    const opened = await page.locator('table.trades tbody tr td:first-child').allTextContents();
+    expect(opened.length).toBeGreaterThan(0);
+    for (const time of opened) expect(time >= '2026-10-30 00:00:00 UTC' && time < '2026-10-31 00:00:00 UTC').toBe(true);
+  });
+
+  it('paging loads more rows, none twice, in the API’s order', async () => {
+    await page.goto(`${base}/#/trades?account=primary-usd&status=closed`);
+    await page.waitForFunction(() => document.querySelectorAll('table.trades tbody tr').length === 50);
+    const more = page.locator('button.more');
+    await more.click();
+    await page.waitForFunction(() => document.querySelectorAll('table.trades tbody tr').length === 100);
+    await more.click();
+    await page.waitForFunction(() => document.querySelectorAll('table.trades tbody tr').length === 150);
+    const ids = await page.locator('table.trades tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-trade')));
+    expect(new Set(ids).size).toBe(150);
+    const listed = (await (await fetch(`${base}/api/primary-usd/trades?status=closed&limit=150`)).json()) as { trades: { accountId: string; id: string }[] };
+    // The demo bot may close trades meanwhile; the 150 rows are still 150 consecutive trades of the listing.
+    const expected = listed.trades.map((trade) => `${trade.accountId}/${trade.id}`);
+    const offset = expected.indexOf(ids[0]!);
+    expect(ids.slice(0, expected.length - Math.max(offset, 0))).toEqual(expected.slice(Math.max(offset, 0)));
+    await shot(page, 'trades');
+  });
+
+  it('works with the keyboard: tab to a filter, change it, submit with Enter', async () => {
+    await page.goto(`${base}/#/trades`);
+    await page.waitForSelector('table.trades tbody tr');
+    let focused = '';
+    for (let i = 0; i < 12 && focused !== 'f-status'; i++) {
+      await page.keyboard.press('Tab');
+      focused = await page.evaluate(() => document.activeElement?.id ?? '');
+    }
+    expect(focused).toBe('f-status');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    // The date inputs take several tab stops each (day, month, year, hours, minutes, seconds).
+    for (let i = 0; i < 30 && focused !== 'submit'; i++) {
+      await page.keyboard.press('Tab');
+      focused = await page.evaluate(() => (document.activeElement as HTMLButtonElement | null)?.type ?? '');
+    }
+    expect(focused).toBe('submit');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => window.location.hash.includes('status=closed'));
+    // Every control shows where the focus is.
+    const outline = await page.locator('#f-status').evaluate((node) => {
+      (node as HTMLElement).focus();
+      return getComputedStyle(node).outlineStyle;
+    });
+    expect(outline).not.toBe('none');
+  });
+});
+
+it('says when the API does not answer, and recovers by itself', async () => {
+  await page.goto(`${base}/`);
+  await page.waitForSelector('[data-testid=fleet] article');
+  cuttingOff = true;
+  await page.route('**/api/**', (route) => route.abort('connectionrefused'));
+  await page.waitForSelector('#connection.unreachable', { timeout: 15_000 });
+  expect(await page.locator('#connection').textContent()).toMatch(/does not answer.*Retrying/);
+  await shot(page, 'unreachable');
+  await page.unroute('**/api/**');
+  await page.waitForSelector('#connection.ok', { state: 'attached', timeout: 15_000 });
+  cuttingOff = false;
+  expect(await page.locator('#connection').textContent()).toBe('');
+  expect(await cards().count()).toBe(DEMO_ACCOUNTS.length + 1);
+});
+
+it('a first load is at most 200 KB compressed, and an unchanged poll costs only headers', async () => {
+  const fresh = await browser.newContext();
+  const tab = await fresh.newPage();
+  watch(tab);
+  const sizes: { url: string; bytes: number; status: number }[] = [];
+  tab.on('requestfinished', async (request) => {
+    const response = await request.response();
+    const { responseBodySize, responseHeadersSize } = await request.sizes();
+    sizes.push({ url: request.url(), bytes: responseBodySize + responseHeadersSize, status: response?.status() ?? 0 });
+  });
+  await tab.goto(`${base}/`);
+  await tab.waitForSelector('[data-testid=fleet] article');
+  await tab.waitForTimeout(6_000);
+  await fresh.close();
+  const assets = sizes.filter((entry) => !entry.url.includes('/api/'));
+  const total = assets.reduce((sum, entry) => sum + entry.bytes, 0);
+  expect(assets.map((entry) => new URL(entry.url).pathname).sort()).toEqual(expect.arrayContaining(['/']));
+  expect(total).toBeLessThanOrEqual(200 * 1024);
+  // The fleet's second poll of the balances: nothing changed but the demo bot's marks, or a 304 of headers alone.
+  const balancePolls = sizes.filter((entry) => entry.url.endsWith('/api/all/balance'));
+  expect(balancePolls.length).toBeGreaterThanOrEqual(2);
+  const notModified = balancePolls.filter((entry) => entry.status === 304);
+  for (const poll of notModified) expect(poll.bytes).toBeLessThan(1024);
+});
+
+it('fits a phone and a wide screen', async () => {
+  for (const [name, width] of [['phone', 375], ['wide', 1920]] as const) {
+    const sized = await browser.newContext({ viewport: { width, height: 900 } });
+    const tab = await sized.newPage();
+    watch(tab);
+    for (const view of ['', '#/trades', '#/account/euro-swing']) {
+      await tab.goto(`${base}/${view}`);
+      await tab.waitForSelector('main section');
+      await tab.waitForTimeout(800);
+      // Nothing wider than the screen but what scrolls on purpose (tables in their own scrolling box).
+      const overflow = await tab.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect([name, view, overflow <= 0]).toEqual([name, view, true]);
+    }
+    await tab.goto(`${base}/`);
+    await tab.waitForSelector('[data-testid=fleet] article');
+    await shot(tab, `fleet-${name}`);
+    await sized.close();
+  }
+});
+
+it('passes an axe-core scan: no serious or critical violation on any view', async () => {
+  // axe is injected as a script, which the page's CSP (scripts from its own origin only) would refuse.
+  const scanning = await browser.newContext({ bypassCSP: true });
+  const tab = await scanning.newPage();
+  const axe = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+  for (const view of ['', '#/account/primary-usd', '#/trades?status=open']) {
+    await tab.goto(`${base}/${view}`);
+    await tab.waitForSelector('main section');
+    await tab.waitForTimeout(1_500);
+    await tab.addScriptTag({ content: axe });
+    const violations = await tab.evaluate(async () => {
+      const result = await (window as unknown as { axe: { run(options: object): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> } }).axe.run({ runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] });
+      return result.violations.map((violation) => ({ id: violation.id, impact: violation.impact, nodes: violation.nodes.length }));
+    });
+    expect([view, violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')]).toEqual([view, []]);
+  }
+  await scanning.close();
+});
+
+describe('with API keys on', () => {
+  let keyed: Started;
+  beforeAll(async () => {
+    keyed = await npmStart({ AUTH: 'on' });
+  });
+  afterAll(async () => {
+    if (keyed?.child.exitCode === null) {
+      keyed.child.kill('SIGTERM');
+      await new Promise((resolve) => keyed.child.once('exit', resolve));
+    }
+  });
+
+  it('asks for a key, keeps it for the browser session only, and shows what the key may see', async () => {
+    const { execFile } = await import('node:child_process');
+    const key = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'keys.ts'), 'create', '--accounts', 'euro-swing,gold-desk', '--label', 'browser'], { cwd: ROOT, env: keyed.env }, (error, stdout) =>
+        error ? reject(error) : resolve(stdout.trim().split('\n').pop()!),
+      ),
+    );
+    const keyedBase = `http://localhost:${keyed.ports.PORT}`;
+    const session = await browser.newContext();
+    const tab = await session.newPage();
+    watch(tab);
+    // The refused first request is the browser's own console line, not the page's: expected here.
+    cuttingOff = true;
+    await tab.goto(`${keyedBase}/`);
+    await tab.waitForSelector('#api-key');
+    await shot(tab, 'key-prompt');
+    await tab.fill('#api-key', key);
+    await tab.keyboard.press('Enter');
+    await tab.waitForFunction(() => document.querySelectorAll('[data-testid=fleet] article').length === 2);
+    cuttingOff = false;
+    expect(await tab.evaluate(() => Object.keys(sessionStorage))).toEqual(['trading-bot-api-key']);
+    expect(await tab.evaluate(() => Object.keys(localStorage))).toEqual([]);
+    // Another session (a new browser context) has no key.
+    const other = await browser.newContext();
+    const otherTab = await other.newPage();
+    cuttingOff = true;
+    await otherTab.goto(`${keyedBase}/`);
+    await otherTab.waitForSelector('#api-key');
+    cuttingOff = false;
+    await other.close();
+    await session.close();
+  });
+});
+
+it('logs no console error and no uncaught exception anywhere above', () => {
+  expect(errors).toEqual([]);
+});
