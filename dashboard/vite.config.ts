@@ -13,4 +13,11 @@ export default defineConfig({
     assetsInlineLimit: 0,
     reportCompressedSize: false,
   },
+  // `npm run dashboard:dev`: Vite's dev server on :5173 with hot reload, the API calls passed to `npm start` on :3000.
+  server: {
+    port: 5173,
+    strictPort: true,
+    host: '127.0.0.1',
+    proxy: { '/api': { target: 'http://localhost:3000', changeOrigin: true } },
+  },
 });

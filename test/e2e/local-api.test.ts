@@ -267,8 +267,11 @@ it('serves only requests addressed to a loopback name (no DNS rebinding)', async
 });
 
 it('answers unknown routes and methods with a 404 problem, never a route listing', async () => {
+  // (GET / is the dashboard's page.)
   for (const [method, path] of [
-    ['GET', '/'],
+    ['POST', '/'],
+    ['GET', '/assets/'],
+    ['GET', '/index.html'],
     ['GET', '/api'],
     ['GET', '/api/'],
     ['GET', '/API/accounts'],
