@@ -6,6 +6,7 @@
 import { generateDataset } from '../../scripts/support/dataset';
 import { eventFor, type Harness, invoke, startHarness } from '../support/api-harness';
 import { FaultProxy } from '../support/fault-proxy';
+import { printedWhile } from '../support/printed';
 
 const dataset = generateDataset({ tradeCounts: [30], accountId: () => 'log-acc', seed: 2 });
 let harness: Harness;
@@ -25,20 +26,8 @@ afterAll(async () => {
 
 /** Invokes a function and returns its answer and every line it logged (stdout and stderr). */
 async function logged(name: 'account-trades', query: Record<string, string>, headers: Record<string, string> = {}) {
-  const printed: string[] = [];
-  const spies = [process.stdout, process.stderr].map((stream) =>
-    jest.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      printed.push(String(chunk));
-      return true;
-    }),
-  );
-  try {
-    const response = await invoke(name, eventFor(name, { account: 'log-acc', query, headers }));
-    const text = printed.join('');
-    return { response, text, lines: text.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line)) };
-  } finally {
-    spies.forEach((spy) => spy.mockRestore());
-  }
+  const { result: response, text, lines } = await printedWhile(() => invoke(name, eventFor(name, { account: 'log-acc', query, headers })));
+  return { response, text, lines };
 }
 
 it('logs one access line per request, with the id the client got and what the request cost', async () => {

@@ -7,6 +7,7 @@
 import type { Context } from 'aws-lambda';
 import type { ProbeResult } from '../../lib/operations/probe';
 import { probeChanges } from '../../scripts/support/local-probe';
+import { printedWhile } from '../support/printed';
 import { eventFile, type Harness, startHarness } from '../support/api-harness';
 import { FaultProxy } from '../support/fault-proxy';
 
@@ -42,20 +43,8 @@ afterAll(async () => {
 /** Runs the probe function as EventBridge invokes it, and the lines it printed. */
 async function probe(): Promise<{ result: ProbeResult; lines: Record<string, any>[] }> {
   const { handler } = await import('../../functions/probe');
-  const printed: string[] = [];
-  // Warnings and errors go to stderr, the rest (metrics among them) to stdout, as in Lambda.
-  const spies = [process.stdout, process.stderr].map((stream) =>
-    jest.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      printed.push(String(chunk));
-      return true;
-    }),
-  );
-  try {
-    const result = await handler(eventFile('probe') as never, { functionName: 'trading-bot-api-test-probe', awsRequestId: 'probe-1' } as Context);
-    return { result, lines: printed.join('').trim().split('\n').map((line) => JSON.parse(line)) };
-  } finally {
-    spies.forEach((spy) => spy.mockRestore());
-  }
+  const { result, lines } = await printedWhile(() => handler(eventFile('probe') as never, { functionName: 'trading-bot-api-test-probe', awsRequestId: 'probe-1' } as Context));
+  return { result, lines };
 }
 
 it('publishes its findings as EMF metrics with the stage as dimension, and one line naming who needs attention', async () => {
