@@ -22,7 +22,7 @@ import { HttpProblem } from '../errors';
 import { createAccount, getAccountItem, reportBot, toAccount, updateProfile } from '../store/accounts-table';
 import { type BalanceRecord, getBalanceRecord, newBalanceRecord, putBalance } from '../store/balances-table';
 import { createStore, type Store, type Tables, TransactionCancelled, type TransactItem, transactWrite } from '../store/dynamodb';
-import { getPnlEntries, getRegisteredOpenTime, putEquity, putPnl, registerTradeId } from '../store/ledger-table';
+import { getPnlEntries, getRegisteredOpenTime, type PnlEntry, putEquity, putPnl, registerTradeId } from '../store/ledger-table';
 import { getTradeRecord, putTrade } from '../store/trades-table';
 import type { Trade } from '../types';
 import * as errors from './errors';
@@ -143,28 +143,44 @@ export function createWriter(options: WriterOptions): Writer {
   /**
    * Writes new trades (none of them stored yet) and their effect on the balance and the aggregates, in one
    * transaction. Returns false, writing nothing, when one of the ids is registered already.
+   *
+   * `written`, given by a run of calls (a history), carries the balance and aggregates as the last call stored them,
+   * so the next call starts from them instead of reading them again: an import's transactions follow one another
+   * without a read between them. Their versions are still the transaction's conditions, so if anyone else wrote
+   * meanwhile the transaction is cancelled, the carried state is dropped and the retry reads afresh.
    */
-  async function createTrades(accountId: string, trades: readonly Trade[]): Promise<boolean> {
+  async function createTrades(accountId: string, trades: readonly Trade[], written?: Written): Promise<boolean> {
     return attempts(`writing trades of ${accountId}`, async () => {
-      const balance = await balanceOf(accountId);
       const closed = trades.filter((trade) => trade.status === 'closed');
-      const stored = await getPnlEntries(store, accountId, uniquePeriods(closed));
+      const periods = uniquePeriods(closed);
+      const carried = written?.balance ? written : undefined;
+      const [balance, read] = await Promise.all([
+        carried?.balance ?? balanceOf(accountId),
+        getPnlEntries(store, accountId, carried ? periods.filter((key) => !carried.pnl.has(pnlId(key))) : periods),
+      ]);
+      const stored = [...read, ...(carried ? periods.flatMap((key) => carried.pnl.get(pnlId(key)) ?? []) : [])];
       const events: TradeEvent[] = trades.map((trade) => ({ kind: trade.status === 'open' ? 'opened' : 'recordedClosed', trade }));
+      const nextBalance = balanceAfter(balance, events);
       const aggregates = aggregatesAfter(accountId, stored, closed);
       const items: TransactItem[] = [
         ...trades.flatMap((trade) => [registerTradeId(store, accountId, trade.id, trade.openTime), putTrade(store, trade, undefined)]),
-        putBalance(store, balanceAfter(balance, events), balance),
-        ...aggregates.map((entry) => putPnl(store, entry, stored.find((read) => read.period === entry.period && read.start === entry.start))),
+        putBalance(store, nextBalance, balance),
+        ...aggregates.map((entry) => putPnl(store, entry, stored.find((found) => found.period === entry.period && found.start === entry.start))),
       ];
       try {
         await transactWrite(store, items);
-        return true;
       } catch (error) {
+        if (written) forget(written);
         if (!(error instanceof TransactionCancelled)) throw error;
         // An id already registered (or a trade already at that key): the caller sorts out which, one by one.
         if (trades.some((_, i) => error.conditionFailed(2 * i) || error.conditionFailed(2 * i + 1))) return false;
         throw new Retry();
       }
+      if (written) {
+        written.balance = nextBalance;
+        for (const entry of aggregates) written.pnl.set(pnlId(entry), entry);
+      }
+      return true;
     });
   }
 
@@ -354,11 +370,13 @@ export function createWriter(options: WriterOptions): Writer {
       const seen = new Set<string>();
       const once = valid.filter(({ trade }) => (seen.has(trade.id) ? false : (seen.add(trade.id), true)));
       const repeated = valid.filter((entry) => !once.includes(entry));
+      const written: Written = { pnl: new Map() };
       for (const group of groupsForTransactions(once)) {
-        if (await createTrades(accountId, group.map((entry) => entry.trade))) {
+        if (await createTrades(accountId, group.map((entry) => entry.trade), written)) {
           results.push(...group.map(({ trade, index }) => ({ id: trade.id, index, outcome: 'created' as const })));
         } else {
           // Some are stored already (a file imported again, a trade that closed since): each against what is stored.
+          forget(written);
           for (const entry of group) results.push(await settle(entry));
         }
       }
@@ -391,8 +409,23 @@ function pick<T extends object, K extends keyof T>(value: T, keys: readonly K[])
   return Object.fromEntries(keys.map((key) => [key, value[key]])) as Pick<T, K>;
 }
 
+/** The balance and aggregates as a run of createTrades calls last stored them (see createTrades). */
+interface Written {
+  balance?: BalanceRecord;
+  pnl: Map<string, PnlEntry>;
+}
+
+function forget(written: Written): void {
+  written.balance = undefined;
+  written.pnl.clear();
+}
+
+function pnlId(key: { period: string; start: string }): string {
+  return `${key.period}#${key.start}`;
+}
+
 function uniquePeriods(closed: readonly Trade[]) {
-  const keys = new Map(closed.flatMap((trade) => pnlPeriodsOf(trade.closeTime!)).map((key) => [`${key.period}#${key.start}`, key]));
+  const keys = new Map(closed.flatMap((trade) => pnlPeriodsOf(trade.closeTime!)).map((key) => [pnlId(key), key]));
   return [...keys.values()];
 }
 
@@ -405,7 +438,7 @@ function groupsForTransactions<T extends { trade: Trade }>(entries: readonly T[]
   let group: T[] = [];
   let periods = new Set<string>();
   for (const entry of entries) {
-    const added = entry.trade.status === 'closed' ? pnlPeriodsOf(entry.trade.closeTime!).map((key) => `${key.period}#${key.start}`) : [];
+    const added = entry.trade.status === 'closed' ? pnlPeriodsOf(entry.trade.closeTime!).map(pnlId) : [];
     const nextPeriods = new Set([...periods, ...added]);
     if (group.length && 2 * (group.length + 1) + nextPeriods.size + 1 > MAX_TRANSACTION_ITEMS) {
       groups.push(group);

@@ -155,3 +155,64 @@ it('records a history in batches, and a second import of it changes nothing', as
   expect(again.every((result) => 'outcome' in result && result.outcome === 'unchanged')).toBe(true);
   expect(await snapshotOf('w-history')).toEqual(before);
 });
+
+it('a history recorded while a bot writes the same account: every total stays exact', async () => {
+  // The history's transactions start from what the previous one stored; a bot's writes in between must make them
+  // read again (their versions are conditions), never be overwritten.
+  const dataset = generateDataset({ tradeCounts: [400], accountId: () => 'w-busy', seed: 57 });
+  await harness.writer.upsertAccount(dataset.accounts[0].account);
+  const closes = dataset.trades.filter((trade) => trade.status === 'closed').map((trade) => trade.closeTime!);
+  const bot = localWriter(harness.db.endpoint, { stage: harness.stage });
+  const importer = localWriter(harness.db.endpoint, { stage: harness.stage });
+  // After each of the history's transactions, the bot opens and closes a trade before the next one starts: closed in
+  // the same day, week and month as the history's trades, so both change the balance and the same aggregates.
+  let botTrades = 0;
+  const botWrites = async () => {
+    const i = botTrades++;
+    const closeTime = closes[Math.floor((i * closes.length) / 12) % closes.length];
+    await bot.openTrade('w-busy', { id: `live-${i}`, ...OPEN, openTime: new Date(Date.parse(closeTime) - 60_000).toISOString() });
+    await bot.closeTrade('w-busy', `live-${i}`, { closePrice: '1.09', closeTime, realizedPL: `${i % 2 ? '-' : ''}${i}.0${i}` });
+  };
+  const client = importer.store.client as { send: (command: object, ...rest: unknown[]) => Promise<unknown> };
+  const send = client.send.bind(client);
+  client.send = async (command, ...rest) => {
+    const answer = await send(command, ...rest);
+    if (command.constructor.name === 'TransactWriteCommand') await botWrites();
+    return answer;
+  };
+  try {
+    const results = await importer.recordTrades('w-busy', dataset.trades);
+    expect(results.every((result) => 'outcome' in result && result.outcome === 'created')).toBe(true);
+    expect(botTrades).toBeGreaterThan(3);
+  } finally {
+    bot.close();
+    importer.close();
+  }
+
+  const { sumDecimals } = await import('../../lib/decimal');
+  const { periodStart, timestamp } = await import('../../lib/time');
+  const trades: { status: string; realizedPL: string; closeTime: string | null }[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await api('account-trades', 'w-busy', { limit: '500', ...(cursor ? { cursor } : {}) });
+    trades.push(...page.trades);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  expect(trades).toHaveLength(400 + botTrades);
+  const closed = trades.filter((trade) => trade.status === 'closed');
+  const balance = await api('account-balance', 'w-busy');
+  expect(balance.openTradeCount).toBe(trades.length - closed.length);
+  expect(balance.realizedPL).toBe(sumDecimals(['0', ...closed.map((trade) => trade.realizedPL)]));
+  for (const period of ['day', 'week', 'month'] as const) {
+    const byStart = new Map<string, string[]>();
+    for (const trade of closed) {
+      const start = timestamp(periodStart(Date.parse(trade.closeTime!), period));
+      byStart.set(start, [...(byStart.get(start) ?? []), trade.realizedPL]);
+    }
+    const { getPnlEntries } = await import('../../lib/store/ledger-table');
+    const stored = await getPnlEntries(harness.writer.store, 'w-busy', [...byStart.keys()].map((start) => ({ period, start })));
+    expect(Object.fromEntries(stored.map((entry) => [entry.start, [entry.realizedPL, entry.tradesClosed]]))).toEqual(
+      Object.fromEntries([...byStart].map(([start, amounts]) => [start, [sumDecimals(['0', ...amounts]), amounts.length]])),
+    );
+  }
+});
