@@ -91,7 +91,9 @@ async function perform(writer: Writer, accountId: string, command: Command): Pro
       }
     } catch (error) {
       const code = (error as { code?: string }).code;
-      if (code === 'UNAVAILABLE' && attempt < 30) continue;
+      // Both mean nothing was written and the same call may be made again: the database did not answer, or other
+      // writers kept changing the balance for all of the writer's tries (a loaded 2-core CI machine, three lanes).
+      if ((code === 'UNAVAILABLE' || code === 'WRITE_CONFLICT') && attempt < 30) continue;
       if (code) return code;
       throw error;
     }
