@@ -27,7 +27,7 @@ import { getTradeRecord, putTrade } from '../store/trades-table';
 import type { Trade } from '../types';
 import * as errors from './errors';
 import { WriterError } from './errors';
-import { aggregatesAfter, balanceAfter, balanceAfterSnapshot, equityEntriesOf, pnlPeriodsOf, type TradeEvent } from './rules';
+import { aggregatesAfter, balanceAfter, balanceAfterSnapshot, equityEntriesOf, pnlId, pnlPeriodsOf, type TradeEvent } from './rules';
 import * as check from './validate';
 
 export { WriterError } from './errors';
@@ -418,10 +418,6 @@ interface Written {
 function forget(written: Written): void {
   written.balance = undefined;
   written.pnl.clear();
-}
-
-function pnlId(key: { period: string; start: string }): string {
-  return `${key.period}#${key.start}`;
 }
 
 function uniquePeriods(closed: readonly Trade[]) {

@@ -62,6 +62,11 @@ export function balanceAfterSnapshot(record: BalanceRecord, snapshot: Snapshot):
   };
 }
 
+/** The key of a P&L aggregate among others of the same account: its period and start. */
+export function pnlId(key: { period: string; start: string }): string {
+  return `${key.period}#${key.start}`;
+}
+
 /** The P&L periods (day, week, month) a trade closed at `closeTime` counts in. */
 export function pnlPeriodsOf(closeTime: string): { period: Period; start: string }[] {
   const at = Date.parse(closeTime);
@@ -78,7 +83,7 @@ export function aggregatesAfter(accountId: string, stored: readonly PnlEntry[], 
   for (const trade of closed) {
     const sign = decimalSign(trade.realizedPL);
     for (const { period, start } of pnlPeriodsOf(trade.closeTime!)) {
-      const key = `${period}#${start}`;
+      const key = pnlId({ period, start });
       const base = entries.get(key) ?? find(period, start) ?? { accountId, period, start, realizedPL: '0', tradesClosed: 0, wins: 0, losses: 0, version: 0 };
       const touched = entries.has(key) ? base : { ...base, version: base.version + 1 };
       entries.set(key, {

@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import tables from '../../resources/tables.js';
+import { random as seeded } from '../../scripts/support/dataset';
 
 export type Fault =
   | { kind: 'refuse' }
@@ -39,18 +40,6 @@ function keyAttributes(tableName: string, indexName?: string): string[] {
   const names = [spec.partitionKey, ...(spec.sortKey ? [spec.sortKey] : [])];
   if (indexName) names.push(spec.indexes![indexName]);
   return names;
-}
-
-/** Mulberry32: repeatable randomness for a chaos run. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export class FaultProxy {
