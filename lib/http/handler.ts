@@ -4,7 +4,8 @@ import { decodeScope, EVERYONE, NOBODY } from '../access';
 import { config } from '../config';
 import { corsHeaders } from './cors';
 import { entityTag, noneMatch } from './etag';
-import { HTTP, HttpProblem, unauthorized } from '../errors';
+import { HTTP, HttpProblem, serviceUnavailable, unauthorized } from '../errors';
+import { DatabaseError } from '../store/errors';
 import { type ParameterParsers, type ParsedQuery, parseQuery } from './params';
 import { invocationKeys, itemsReadSoFar, logger, withReadTally } from '../telemetry';
 import type { Principal } from '../types';
@@ -76,6 +77,10 @@ const problemErrors = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Con
   onError: async (request) => {
     const requestId = requestIdOf(request.event, request.context);
     let problem = request.error;
+    // The store's own words for a database that did not serve the call: always a 503, never a 500.
+    if (problem instanceof DatabaseError) {
+      problem = serviceUnavailable(problem.fault === 'throttled' ? 'The database is busy (throttling requests). Retry later.' : undefined);
+    }
     if (!(problem instanceof HttpProblem)) {
       // The one line with the stack; the client sees only the request id.
       logger.error('unexpected error', { request_id: requestId, ...invocationOf(request), error: problem });

@@ -14,7 +14,7 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { serviceUnavailable } from '../errors';
+import { DatabaseError, databaseError } from './errors';
 
 /**
  * The DynamoDB side of every table module: a store (one client and the names of the tables it reaches), and the
@@ -88,15 +88,15 @@ export function itemsReadBy(output: unknown): number {
 const CALLER_ERRORS = new Set(['ValidationException', 'SerializationException']);
 
 /**
- * Sends a command; a failure of DynamoDB itself (network, timeout, throttling, 5xx) becomes a 503. Errors the
- * caller must tell apart (`passThrough`, such as a cancelled transaction) are rethrown as they are.
+ * Sends a command; a failure of DynamoDB itself (network, timeout, throttling, 5xx) becomes a DatabaseError. Errors
+ * the caller must tell apart (`passThrough`, such as a cancelled transaction) are rethrown as they are.
  */
 async function send<T>(run: () => Promise<T>, passThrough: readonly string[] = []): Promise<T> {
   try {
     return await run();
   } catch (error) {
     if (error instanceof Error && (CALLER_ERRORS.has(error.name) || passThrough.includes(error.name))) throw error;
-    throw serviceUnavailable();
+    throw databaseError(error);
   }
 }
 
@@ -143,8 +143,8 @@ const UNPROCESSED_RETRIES = 4;
 
 /**
  * Reads many items by key from one or more tables. Keys DynamoDB leaves unprocessed (throttling, 16 MB) are asked
- * for again a bounded number of times; if some still remain the request fails with a 503 rather than returning
- * a list with holes.
+ * for again a bounded number of times; if some still remain the call fails (DatabaseError `throttled`) rather than
+ * returning a list with holes.
  */
 export async function batchGetItems(store: Store, requests: Record<string, Item[]>, consistent = false): Promise<Record<string, Item[]>> {
   const results: Record<string, Item[]> = Object.fromEntries(Object.keys(requests).map((table) => [table, []]));
@@ -155,7 +155,7 @@ export async function batchGetItems(store: Store, requests: Record<string, Item[
       (batch[table] ??= { Keys: [], ConsistentRead: consistent }).Keys!.push(key);
     }
     for (let attempt = 0; batch && Object.keys(batch).length > 0; attempt++) {
-      if (attempt > UNPROCESSED_RETRIES) throw serviceUnavailable();
+      if (attempt > UNPROCESSED_RETRIES) throw new DatabaseError('throttled', 'UnprocessedKeys');
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
       const requestItems: BatchGetCommandInput['RequestItems'] = batch;
       const output: BatchGetCommandOutput = await send(() => store.client.send(new BatchGetCommand({ RequestItems: requestItems })));
