@@ -39,10 +39,6 @@ export interface EquityEntry {
 
 const KEY = 'entryKey';
 
-export function tradeIdKey(accountId: string, tradeId: string): Item {
-  return { accountId, [KEY]: `trade#${tradeId}` };
-}
-
 export function pnlKey(accountId: string, period: Period, start: string): Item {
   return { accountId, [KEY]: `pnl#${period}#${start}` };
 }
@@ -51,10 +47,23 @@ export function equityKey(accountId: string, interval: Interval, start: string):
   return { accountId, [KEY]: `equity#${interval}#${start}` };
 }
 
+const TRADE_ID_PREFIX = 'trade#';
+
+export function tradeIdKey(accountId: string, tradeId: string): Item {
+  return { accountId, [KEY]: `${TRADE_ID_PREFIX}${tradeId}` };
+}
+
 /** The open time registered for a trade id; undefined when no trade has that id. */
 export async function getRegisteredOpenTime(store: Store, accountId: string, tradeId: string): Promise<string | undefined> {
   const item = await getItem(store, store.tables.ledger, tradeIdKey(accountId, tradeId), true);
   return item?.openTime as string | undefined;
+}
+
+/** The open times registered for `tradeIds`, by id, read in batches; ids no trade has are absent. */
+export async function getRegisteredOpenTimes(store: Store, accountId: string, tradeIds: readonly string[]): Promise<Map<string, string>> {
+  if (!tradeIds.length) return new Map();
+  const found = await batchGetItems(store, { [store.tables.ledger]: tradeIds.map((id) => tradeIdKey(accountId, id)) }, true);
+  return new Map(found[store.tables.ledger].map((item) => [String(item[KEY]).slice(TRADE_ID_PREFIX.length), item.openTime as string]));
 }
 
 /** Registers a trade id with its open time; refused when the id is registered already. */

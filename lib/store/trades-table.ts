@@ -1,6 +1,6 @@
 import { TRADE_INDEXES } from '../../resources/tables';
 import type { Trade, TradeStatus } from '../types';
-import { getItem, type Item, queryItems, type Store, type TransactItem } from './dynamodb';
+import { batchGetItems, getItem, type Item, queryItems, type Store, type TransactItem } from './dynamodb';
 
 /**
  * Keys of the trades table: the only place that builds them.
@@ -99,6 +99,13 @@ export function tradeKey(trade: Pick<Trade, 'openTime' | 'id' | 'accountId'>): I
 export async function getTradeRecord(store: Store, trade: Pick<Trade, 'openTime' | 'id' | 'accountId'>): Promise<{ trade: Trade; version: number } | undefined> {
   const item = await getItem(store, store.tables.trades, tradeKey(trade), true);
   return item && { trade: toTrade(item), version: Number(item.version ?? 1) };
+}
+
+/** Stored trades and their versions by id, read in batches; trades not stored are absent. */
+export async function getTradeRecords(store: Store, trades: readonly Pick<Trade, 'openTime' | 'id' | 'accountId'>[]): Promise<Map<string, { trade: Trade; version: number }>> {
+  if (!trades.length) return new Map();
+  const found = await batchGetItems(store, { [store.tables.trades]: trades.map(tradeKey) }, true);
+  return new Map(found[store.tables.trades].map((item) => [item.id as string, { trade: toTrade(item), version: Number(item.version ?? 1) }]));
 }
 
 /**

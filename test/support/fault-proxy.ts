@@ -47,6 +47,9 @@ export class FaultProxy {
   private sockets = new Set<Socket>();
   private fault?: Fault;
   private remaining = 0;
+  /** Requests (of `only`, when set) let through before the fault starts. */
+  private skip = 0;
+  private only?: string;
   private random = () => Math.random();
   /** Answers dropped after the request was applied (chaos). */
   dropped = 0;
@@ -69,11 +72,16 @@ export class FaultProxy {
     return this;
   }
 
-  /** Injects `fault` into the next `times` requests (Infinity: until cleared). */
-  async inject(fault: Fault, times = Infinity): Promise<void> {
+  /**
+   * Injects `fault` into the next `times` requests (Infinity: until cleared); with `only`, into requests of that
+   * DynamoDB operation alone (GetItem, TransactWriteItems, ...); with `after`, once that many have gone through.
+   */
+  async inject(fault: Fault, times = Infinity, options: { only?: string; after?: number } = {}): Promise<void> {
     await this.clear();
     this.fault = fault;
     this.remaining = times;
+    this.only = options.only;
+    this.skip = options.after ?? 0;
     if (fault.kind === 'chaos') this.random = seeded(fault.seed);
     if (fault.kind === 'refuse') await this.stopListening();
   }
@@ -82,6 +90,8 @@ export class FaultProxy {
   async clear(): Promise<void> {
     const wasRefusing = this.fault?.kind === 'refuse';
     this.fault = undefined;
+    this.only = undefined;
+    this.skip = 0;
     for (const socket of this.sockets) socket.destroy();
     if (wasRefusing) {
       this.server = this.createServer();
@@ -112,8 +122,13 @@ export class FaultProxy {
     return server;
   }
 
-  private takeFault(): Fault | undefined {
+  private takeFault(operation: string): Fault | undefined {
     if (!this.fault || this.remaining <= 0) return undefined;
+    if (this.only !== undefined && operation !== this.only) return undefined;
+    if (this.skip > 0) {
+      this.skip -= 1;
+      return undefined;
+    }
     this.remaining -= 1;
     return this.fault;
   }
@@ -124,7 +139,7 @@ export class FaultProxy {
     const body = Buffer.concat(chunks);
     const operation = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
     this.seen.push(operation);
-    let fault = this.takeFault();
+    let fault = this.takeFault(operation);
     if (fault?.kind === 'chaos') {
       const roll = this.random();
       if (roll < fault.throttle) fault = { kind: 'throttle', error: 'ThrottlingException' };

@@ -1,0 +1,171 @@
+/**
+ * Writing a history of trades (recordTrades): the importer's, a bridge's, an ingester's batches. Each trade is given
+ * whole, as the API shows it, open or closed; what is stored decides what is written:
+ *
+ * - a trade not stored yet is created, with as many others as fit one transaction (the fast path of an import);
+ * - a stored open trade that comes closed is closed; one that comes with other marks or another position (units,
+ *   open price: the bot added to it or exited part of it) is updated; one that comes identical is unchanged;
+ * - a stored trade that comes with another instrument, side or open time is another trade with the same id
+ *   (TRADE_CONFLICT); a stored closed trade that comes with anything different is refused (TRADE_CLOSED).
+ *
+ * Which trades are stored is read in batches (the ids' registers, then the trades), so a history given again, as a
+ * bridge does when it starts, costs reads and no writes.
+ */
+import type { Store } from '../store/dynamodb';
+import { getRegisteredOpenTimes } from '../store/ledger-table';
+import { getTradeRecords } from '../store/trades-table';
+import type { Trade } from '../types';
+import * as errors from './errors';
+import { WriterError } from './errors';
+import { attempts, Retry } from './retry';
+import { pnlId, pnlPeriodsOf } from './rules';
+import { CLOSING, createTrades, differing, forget, IDENTITY, MARKS, pick, POSITION, storedTrade, writeClose, writeUpdate, type Written } from './trades';
+import * as check from './validate';
+
+export type TradeOutcome = 'opened' | 'created' | 'closed' | 'updated' | 'unchanged';
+
+/**
+ * What became of one trade of a batch: written, or refused with the reason. A trade refused with UNAVAILABLE was
+ * not written (the database stopped answering; the trades after it in the batch are not tried either): give it
+ * again.
+ */
+export type TradeResult = { id: string; index: number; outcome: TradeOutcome } | { id: string | undefined; index: number; error: WriterError };
+
+/** Items in one transaction (DynamoDB's limit). */
+const MAX_TRANSACTION_ITEMS = 100;
+
+type Decision = 'create' | 'unchanged' | 'close' | 'update' | WriterError;
+
+/** What must happen for `given` when `stored` is what is stored under its id (undefined: nothing). */
+export function decide(stored: Trade | undefined, given: Trade): Decision {
+  if (!stored) return 'create';
+  const other = differing(stored, given, IDENTITY);
+  if (other.length) return errors.tradeConflict(given.id, `stored with other ${other.join(', ')}`);
+  if (stored.status === 'closed') {
+    const changed = differing(stored, given, ['status', ...POSITION, ...CLOSING, ...MARKS]);
+    return changed.length ? errors.tradeClosed(given.id, `stored closed, given other ${changed.join(', ')}`) : 'unchanged';
+  }
+  if (given.status === 'closed') return 'close';
+  return differing(stored, given, [...POSITION, ...MARKS]).length ? 'update' : 'unchanged';
+}
+
+/** One trade against what is stored, as one call (read, decide, write, retried as a whole). */
+export async function recordOne(store: Store, accountId: string, trade: Trade): Promise<TradeOutcome> {
+  return attempts(`recording trade ${trade.id}`, async () => {
+    const read = await storedTrade(store, accountId, trade.id);
+    const decision = decide(read?.trade, trade);
+    if (decision instanceof WriterError) throw decision;
+    if (decision === 'create') {
+      if (await createTrades(store, accountId, [trade])) return 'created';
+      // Registered meanwhile by another writer: read what it stored.
+      throw new Retry();
+    }
+    if (decision === 'close') {
+      await writeClose(store, accountId, read!, { ...read!.trade, ...pick(trade, [...POSITION, ...CLOSING, ...MARKS]), status: 'closed' });
+      return 'closed';
+    }
+    if (decision === 'update') {
+      await writeUpdate(store, read!, { ...read!.trade, ...pick(trade, [...POSITION, ...MARKS]) });
+      return 'updated';
+    }
+    return 'unchanged';
+  });
+}
+
+/** Writes a history of trades of one account; see the module's comment. Each trade gets a result, in input order. */
+export async function recordTrades(store: Store, accountId: string, inputs: readonly unknown[]): Promise<TradeResult[]> {
+  check.accountId(accountId);
+  const results: TradeResult[] = [];
+  const valid: { trade: Trade; index: number }[] = [];
+  inputs.forEach((input, index) => {
+    try {
+      valid.push({ trade: check.tradeInput(input, accountId), index });
+    } catch (error) {
+      if (!(error instanceof WriterError)) throw error;
+      const id = (input as { id?: unknown } | null)?.id;
+      results.push({ id: typeof id === 'string' ? id : undefined, index, error });
+    }
+  });
+  // An id given twice: its first trade goes with the others, the rest one by one afterwards, in order.
+  const seen = new Set<string>();
+  const once = valid.filter(({ trade }) => (seen.has(trade.id) ? false : (seen.add(trade.id), true)));
+  const repeated = valid.filter((entry) => !once.includes(entry));
+
+  // Once the database stops answering, the trades not yet written get UNAVAILABLE without being tried.
+  let down: WriterError | undefined;
+  const attempt = async <T>(entries: readonly { trade: Trade; index: number }[], work: () => Promise<T>): Promise<T | undefined> => {
+    if (!down) {
+      try {
+        return await work();
+      } catch (error) {
+        if (!(error instanceof WriterError) || error.code !== 'UNAVAILABLE') throw error;
+        down = error;
+      }
+    }
+    results.push(...entries.map(({ trade, index }) => ({ id: trade.id, index, error: down! })));
+    return undefined;
+  };
+  const settle = async (entry: { trade: Trade; index: number }) => {
+    try {
+      await attempt([entry], async () => results.push({ id: entry.trade.id, index: entry.index, outcome: await recordOne(store, accountId, entry.trade) }));
+    } catch (error) {
+      if (!(error instanceof WriterError)) throw error;
+      results.push({ id: entry.trade.id, index: entry.index, error });
+    }
+  };
+
+  const registered = await attempt(once, () => attempts(`reading the trade ids of ${accountId}`, () => getRegisteredOpenTimes(store, accountId, once.map((entry) => entry.trade.id))));
+  if (registered) {
+    const fresh = once.filter(({ trade }) => !registered.has(trade.id));
+    const known = once.filter(({ trade }) => registered.has(trade.id));
+    // Fast path: new trades in groups, one transaction each.
+    const written: Written = { pnl: new Map() };
+    for (const group of groupsForTransactions(fresh)) {
+      const created = await attempt(group, () => attempts(`writing trades of ${accountId}`, () => createTrades(store, accountId, group.map((entry) => entry.trade), written)));
+      if (created) results.push(...group.map(({ trade, index }) => ({ id: trade.id, index, outcome: 'created' as const })));
+      else if (created === false) {
+        // Another writer registered some of these ids meanwhile: each against what it stored.
+        forget(written);
+        for (const entry of group) await settle(entry);
+      }
+    }
+    // Trades stored already: read in batches; only those that differ are written, each on its own.
+    const stored = await attempt(known, () =>
+      attempts(`reading the trades of ${accountId}`, () => getTradeRecords(store, known.map(({ trade }) => ({ accountId, id: trade.id, openTime: registered.get(trade.id)! })))),
+    );
+    if (stored) {
+      for (const entry of known) {
+        const decision = decide(stored.get(entry.trade.id)?.trade, entry.trade);
+        if (decision === 'unchanged') results.push({ id: entry.trade.id, index: entry.index, outcome: 'unchanged' });
+        else if (decision instanceof WriterError) results.push({ id: entry.trade.id, index: entry.index, error: decision });
+        else await settle(entry);
+      }
+    }
+  }
+  for (const entry of repeated) await settle(entry);
+  return results.sort((a, b) => a.index - b.index);
+}
+
+/**
+ * Splits new trades into groups that fit one transaction: two items per trade (the trade and its id), one per P&L
+ * period its close touches, and the balance.
+ */
+function groupsForTransactions<T extends { trade: Trade }>(entries: readonly T[]): T[][] {
+  const groups: T[][] = [];
+  let group: T[] = [];
+  let periods = new Set<string>();
+  for (const entry of entries) {
+    const added = entry.trade.status === 'closed' ? pnlPeriodsOf(entry.trade.closeTime!).map(pnlId) : [];
+    const nextPeriods = new Set([...periods, ...added]);
+    if (group.length && 2 * (group.length + 1) + nextPeriods.size + 1 > MAX_TRANSACTION_ITEMS) {
+      groups.push(group);
+      group = [];
+      periods = new Set(added);
+    } else {
+      periods = nextPeriods;
+    }
+    group.push(entry);
+  }
+  if (group.length) groups.push(group);
+  return groups;
+}

@@ -1,0 +1,128 @@
+/**
+ * The read-modify-writes of trades: creating a group of new trades, closing one, updating one. Each function here is
+ * one attempt: it reads, computes what must be stored next (rules.ts) and writes it in one transaction conditioned
+ * on what it read, throwing Retry when another writer changed it meanwhile. Callers run them inside `attempts`
+ * (retry.ts), which reads again and retries.
+ */
+import { type BalanceRecord, getBalanceRecord, putBalance } from '../store/balances-table';
+import { type Store, TransactionCancelled, type TransactItem, transactWrite } from '../store/dynamodb';
+import { getPnlEntries, getRegisteredOpenTime, type PnlEntry, putPnl, registerTradeId } from '../store/ledger-table';
+import { getTradeRecord, putTrade } from '../store/trades-table';
+import type { Trade } from '../types';
+import * as errors from './errors';
+import { commit, Retry } from './retry';
+import { aggregatesAfter, balanceAfter, pnlId, pnlPeriodsOf, type TradeEvent } from './rules';
+
+/** What makes a trade that trade: a stored trade given again with another of these is another trade (a conflict). */
+export const IDENTITY = ['instrument', 'side', 'openTime'] as const;
+/** The position of an open trade, which changes when a bot adds to it or exits part of it. */
+export const POSITION = ['units', 'openPrice'] as const;
+export const CLOSING = ['closePrice', 'closeTime', 'realizedPL'] as const;
+export const MARKS = ['unrealizedPL', 'stopLoss', 'takeProfit'] as const;
+
+/** A stored trade and the version it was read at. */
+export interface StoredTrade {
+  trade: Trade;
+  version: number;
+}
+
+/** The fields among `fields` in which two trades differ. */
+export function differing(a: Trade, b: Trade, fields: readonly (keyof Trade)[]): string[] {
+  return fields.filter((field) => a[field] !== b[field]);
+}
+
+export function pick<T extends object, K extends keyof T>(value: T, keys: readonly K[]): Pick<T, K> {
+  return Object.fromEntries(keys.map((key) => [key, value[key]])) as Pick<T, K>;
+}
+
+/** The account's balance record, read for a read-modify-write; ACCOUNT_NOT_FOUND without one. */
+export async function balanceOf(store: Store, accountId: string): Promise<BalanceRecord> {
+  const record = await getBalanceRecord(store, accountId);
+  if (!record) throw errors.accountNotFound(accountId);
+  return record;
+}
+
+/** The stored trade with `tradeId`, found through the ledger's register of ids. */
+export async function storedTrade(store: Store, accountId: string, tradeId: string): Promise<StoredTrade | undefined> {
+  const openTime = await getRegisteredOpenTime(store, accountId, tradeId);
+  if (openTime === undefined) return undefined;
+  return getTradeRecord(store, { accountId, id: tradeId, openTime });
+}
+
+/** The balance and aggregates as a run of createTrades calls last stored them (see createTrades). */
+export interface Written {
+  balance?: BalanceRecord;
+  pnl: Map<string, PnlEntry>;
+}
+
+export function forget(written: Written): void {
+  written.balance = undefined;
+  written.pnl.clear();
+}
+
+function uniquePeriods(closed: readonly Trade[]) {
+  const keys = new Map(closed.flatMap((trade) => pnlPeriodsOf(trade.closeTime!)).map((key) => [pnlId(key), key]));
+  return [...keys.values()];
+}
+
+/**
+ * Writes new trades (none of them stored yet, open or closed) and their effect on the balance and the aggregates, in
+ * one transaction. Returns false, writing nothing, when one of the ids is registered already.
+ *
+ * `written`, given by a run of calls (a history), carries the balance and aggregates as the last call stored them,
+ * so the next call starts from them instead of reading them again: an import's transactions follow one another
+ * without a read between them. Their versions are still the transaction's conditions, so if anyone else wrote
+ * meanwhile the transaction is cancelled, the carried state is dropped and the retry reads afresh.
+ */
+export async function createTrades(store: Store, accountId: string, trades: readonly Trade[], written?: Written): Promise<boolean> {
+  const closed = trades.filter((trade) => trade.status === 'closed');
+  const periods = uniquePeriods(closed);
+  const carried = written?.balance ? written : undefined;
+  const [balance, read] = await Promise.all([
+    carried?.balance ?? balanceOf(store, accountId),
+    getPnlEntries(store, accountId, carried ? periods.filter((key) => !carried.pnl.has(pnlId(key))) : periods),
+  ]);
+  const stored = [...read, ...(carried ? periods.flatMap((key) => carried.pnl.get(pnlId(key)) ?? []) : [])];
+  const events: TradeEvent[] = trades.map((trade) => ({ kind: trade.status === 'open' ? 'opened' : 'recordedClosed', trade }));
+  const nextBalance = balanceAfter(balance, events);
+  const aggregates = aggregatesAfter(accountId, stored, closed);
+  const items: TransactItem[] = [
+    ...trades.flatMap((trade) => [registerTradeId(store, accountId, trade.id, trade.openTime), putTrade(store, trade, undefined)]),
+    putBalance(store, nextBalance, balance),
+    ...aggregates.map((entry) => putPnl(store, entry, findEntry(stored, entry))),
+  ];
+  try {
+    await transactWrite(store, items);
+  } catch (error) {
+    if (written) forget(written);
+    if (!(error instanceof TransactionCancelled)) throw error;
+    // An id already registered (or a trade already at that key): the caller sorts out which.
+    if (trades.some((_, i) => error.conditionFailed(2 * i) || error.conditionFailed(2 * i + 1))) return false;
+    throw new Retry();
+  }
+  if (written) {
+    written.balance = nextBalance;
+    for (const entry of aggregates) written.pnl.set(pnlId(entry), entry);
+  }
+  return true;
+}
+
+function findEntry(entries: readonly PnlEntry[], key: { period: string; start: string }): PnlEntry | undefined {
+  return entries.find((entry) => entry.period === key.period && entry.start === key.start);
+}
+
+/** Stores `closed` (the stored open trade `read`, closed), counting it in the balance and the aggregates. */
+export async function writeClose(store: Store, accountId: string, read: StoredTrade, closed: Trade): Promise<void> {
+  const [balance, stored] = await Promise.all([balanceOf(store, accountId), getPnlEntries(store, accountId, pnlPeriodsOf(closed.closeTime!))]);
+  const aggregates = aggregatesAfter(accountId, stored, [closed]);
+  await commit(store, [
+    putTrade(store, closed, read),
+    putBalance(store, balanceAfter(balance, [{ kind: 'closed', trade: closed }]), balance),
+    ...aggregates.map((entry) => putPnl(store, entry, findEntry(stored, entry))),
+  ]);
+}
+
+/** Stores `updated` in place of the open trade `read` (its marks or position changed; no figure of the account does). */
+export async function writeUpdate(store: Store, read: StoredTrade, updated: Trade): Promise<void> {
+  await commit(store, [putTrade(store, updated, read)]);
+}

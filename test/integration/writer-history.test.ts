@@ -1,0 +1,137 @@
+/**
+ * The writer's history path and its failures, on DynamoDB Local behind a fault proxy: a position that changes while
+ * open (units and open price, as when a bot adds to it or exits part of it), a history given again that costs reads
+ * and no writes, and a database that stops answering, which is always WriterError UNAVAILABLE (never the store's or
+ * the HTTP layer's error) and never takes the results of a batch with it.
+ */
+import { WriterError } from '../../lib/writer';
+import { localWriter } from '../../scripts/support/load-data';
+import { eventFor, type Harness, invoke, startHarness } from '../support/api-harness';
+import { FaultProxy } from '../support/fault-proxy';
+
+jest.setTimeout(60_000);
+
+let harness: Harness;
+let proxy: FaultProxy;
+let writer: ReturnType<typeof localWriter>;
+
+beforeAll(async () => {
+  harness = await startHarness();
+  proxy = await new FaultProxy(harness.db.endpoint).start();
+  writer = localWriter(proxy.endpoint, { stage: harness.stage });
+});
+afterEach(() => proxy.clear());
+afterAll(async () => {
+  writer.close();
+  await proxy.close();
+  await harness.close();
+});
+
+let counter = 0;
+async function newAccount(): Promise<string> {
+  const id = `h-${++counter}`;
+  await harness.writer.upsertAccount({ id, name: id, currency: 'USDT', broker: 'binance', environment: 'paper', createdAt: '2026-11-01T00:00:00.000Z' });
+  return id;
+}
+
+const trade = (id: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  instrument: 'BTC_USDT',
+  side: 'buy',
+  units: '0.015',
+  openPrice: '91234.5',
+  openTime: '2026-11-20T09:00:00.000Z',
+  status: 'open',
+  ...extra,
+});
+
+async function tradesOf(account: string) {
+  const response = await invoke('account-trades', eventFor('account-trades', { account, query: { limit: '500' } }));
+  expect(response.statusCode).toBe(200);
+  return response.body.trades as Record<string, unknown>[];
+}
+
+async function balanceOf(account: string) {
+  return (await invoke('account-balance', eventFor('account-balance', { account, query: {} }))).body;
+}
+
+describe('a position that changes while open', () => {
+  it('updateTradeMarks changes units and the average open price of an open trade, and nothing else', async () => {
+    const account = await newAccount();
+    await writer.openTrade(account, trade('p-1') as never);
+    // An added entry: more units at a new average price.
+    expect(await writer.updateTradeMarks(account, 'p-1', { units: '0.03', openPrice: '90617.25', unrealizedPL: '12.5' })).toBe('updated');
+    expect(await writer.updateTradeMarks(account, 'p-1', { units: '0.03', openPrice: '90617.25' })).toBe('unchanged');
+    expect((await tradesOf(account))[0]).toMatchObject({ units: '0.03', openPrice: '90617.25', unrealizedPL: '12.5', status: 'open' });
+    expect(await balanceOf(account)).toMatchObject({ openTradeCount: 1, realizedPL: '0' });
+    await expect(writer.updateTradeMarks(account, 'p-1', { units: '0' })).rejects.toMatchObject({ code: 'INVALID_INPUT', field: 'units' });
+    await writer.closeTrade(account, 'p-1', { closePrice: '91000', closeTime: '2026-11-20T10:00:00.000Z', realizedPL: '11.4825' });
+    await expect(writer.updateTradeMarks(account, 'p-1', { units: '0.01' })).rejects.toMatchObject({ code: 'TRADE_CLOSED' });
+  });
+
+  it('recordTrades updates a stored open trade whose position changed, and closes it with its final units', async () => {
+    const account = await newAccount();
+    expect(await writer.recordTrades(account, [trade('p-2')])).toEqual([{ id: 'p-2', index: 0, outcome: 'created' }]);
+    // A partial exit: fewer units, same average price.
+    expect(await writer.recordTrades(account, [trade('p-2', { units: '0.005' })])).toEqual([{ id: 'p-2', index: 0, outcome: 'updated' }]);
+    const closed = trade('p-2', { units: '0.004', status: 'closed', closePrice: '92000', closeTime: '2026-11-20T12:00:00.000Z', realizedPL: '9.1' });
+    expect(await writer.recordTrades(account, [closed])).toEqual([{ id: 'p-2', index: 0, outcome: 'closed' }]);
+    expect((await tradesOf(account))[0]).toMatchObject({ units: '0.004', status: 'closed', realizedPL: '9.1' });
+    expect(await balanceOf(account)).toMatchObject({ openTradeCount: 0, realizedPL: '9.1' });
+    // Another side or open time is another trade; a closed one given with other units is refused.
+    const results = await writer.recordTrades(account, [trade('p-2', { side: 'sell' }), { ...closed, units: '0.003' }]);
+    expect(results.map((result) => ('error' in result ? result.error.code : result.outcome))).toEqual(['TRADE_CONFLICT', 'TRADE_CLOSED']);
+  });
+});
+
+it('a history given again is read in batches and writes nothing', async () => {
+  const account = await newAccount();
+  const history = Array.from({ length: 120 }, (_, i) =>
+    trade(`g-${i}`, i % 3 ? { status: 'closed', closePrice: '91500', closeTime: '2026-11-21T00:00:00.000Z', realizedPL: String(i) } : {}),
+  );
+  const first = await writer.recordTrades(account, history);
+  expect(first.every((result) => 'outcome' in result && result.outcome === 'created')).toBe(true);
+  proxy.seen.length = 0;
+  const again = await writer.recordTrades(account, history);
+  expect(again.filter((result) => !('outcome' in result && result.outcome === 'unchanged'))).toEqual([]);
+  // Two batches of registers and two of trades (100 keys each at most); no write, no transaction attempted.
+  expect(proxy.seen).toEqual(['BatchGetItem', 'BatchGetItem', 'BatchGetItem', 'BatchGetItem']);
+});
+
+describe('a database that does not answer', () => {
+  it('is UNAVAILABLE when it fails while the stored trade is read, for every call that reads one', async () => {
+    const account = await newAccount();
+    await writer.openTrade(account, trade('u-1') as never);
+    // The register read is the first GetItem of these calls (openTrade's repeat reads it after its cancelled write).
+    await proxy.inject({ kind: 'throttle', error: 'ThrottlingException' }, Infinity, { only: 'GetItem', after: 0 });
+    for (const call of [
+      () => writer.closeTrade(account, 'u-1', { closePrice: '1', closeTime: '2026-11-20T10:00:00.000Z', realizedPL: '0' }),
+      () => writer.updateTradeMarks(account, 'u-1', { unrealizedPL: '1' }),
+    ]) {
+      const error = await call().catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(WriterError);
+      expect(error).toMatchObject({ code: 'UNAVAILABLE' });
+    }
+    // openTrade of a stored trade: its write is cancelled, then the stored trade is read (the balance read passes).
+    await proxy.inject({ kind: 'throttle', error: 'ThrottlingException' }, Infinity, { only: 'GetItem', after: 1 });
+    await expect(writer.openTrade(account, trade('u-1') as never)).rejects.toMatchObject({ name: 'WriterError', code: 'UNAVAILABLE' });
+  });
+
+  it('gives the trades of a batch it could not write UNAVAILABLE results, keeping the results of those it wrote', async () => {
+    const account = await newAccount();
+    // 60 open trades are two transactions; the second one's write is refused.
+    const history = Array.from({ length: 60 }, (_, i) => trade(`b-${String(i).padStart(2, '0')}`));
+    await proxy.inject({ kind: 'throttle', error: 'ThrottlingException' }, Infinity, { only: 'TransactWriteItems', after: 1 });
+    const results = await writer.recordTrades(account, history);
+    const outcomes = results.map((result) => ('error' in result ? result.error.code : result.outcome));
+    const created = outcomes.filter((outcome) => outcome === 'created').length;
+    expect(created).toBeGreaterThan(0);
+    expect(outcomes).toEqual([...Array(created).fill('created'), ...Array(60 - created).fill('UNAVAILABLE')]);
+    await proxy.clear();
+    expect(await tradesOf(account)).toHaveLength(created);
+    // Given again, the rest is written and what was written is unchanged.
+    const again = await writer.recordTrades(account, history);
+    expect(again.map((result) => ('outcome' in result ? result.outcome : result.error.code))).toEqual([...Array(created).fill('unchanged'), ...Array(60 - created).fill('created')]);
+    expect(await balanceOf(account)).toMatchObject({ openTradeCount: 60 });
+  });
+});
