@@ -303,9 +303,11 @@ export interface components {
          */
         Timestamp: string;
         /**
-         * @description An ISO 4217 currency code.
+         * @description A currency code: 2 to 12 upper-case letters or digits. ISO 4217 codes (`USD`, `EUR`) and the quote currencies
+         *     of crypto exchanges (`USDT`, `USDC`, `BTC`, `FDUSD`) alike; totals are per currency, never converted.
          * @example USD
          * @example EUR
+         * @example USDT
          */
         CurrencyCode: string;
         /**

@@ -13,7 +13,11 @@ import { invalidInput } from './errors';
 
 /** Trade ids: letters, digits, `.`, `_`, `:` and `-`, starting with a letter or digit; never `#`, the key separator. */
 const TRADE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
-const CURRENCY = /^[A-Z]{3}$/;
+/**
+ * Currency codes: upper-case letters and digits, 2 to 12 of them: ISO 4217's `USD` and `EUR`, and the quote
+ * currencies of crypto exchanges (`USDT`, `USDC`, `BTC`, `FDUSD`). Amounts are never converted between them.
+ */
+export const CURRENCY = /^[A-Z0-9]{2,12}$/;
 const MAX_TEXT = 500;
 
 type Input = Record<string, unknown>;
@@ -73,7 +77,7 @@ function oneOf<T extends string>(value: unknown, field: string, allowed: readonl
 export function accountInput(value: unknown, now: Date): Account {
   const input = object(value, 'account');
   const currency = input.currency;
-  if (typeof currency !== 'string' || !CURRENCY.test(currency)) throw invalidInput('currency', `must be an ISO 4217 code such as "USD", got ${JSON.stringify(currency)}`);
+  if (typeof currency !== 'string' || !CURRENCY.test(currency)) throw invalidInput('currency', `must be a currency code of 2 to 12 upper-case letters or digits, such as "USD" or "USDT", got ${JSON.stringify(currency)}`);
   return {
     id: accountId(input.id, 'id'),
     name: text(input.name, 'name'),
@@ -147,11 +151,16 @@ export function closeInput(value: unknown, openTime: string): Close {
   return close;
 }
 
-/** An open trade's marks; a field left out keeps its value, `null` clears a stop-loss or take-profit. */
+/**
+ * An open trade's marks and position; a field left out keeps its value, `null` clears a stop-loss or take-profit.
+ * `units` and `openPrice` change when the bot adds to the position or exits part of it.
+ */
 export interface Marks {
   unrealizedPL?: string;
   stopLoss?: string | null;
   takeProfit?: string | null;
+  units?: string;
+  openPrice?: string;
 }
 
 export function marksInput(value: unknown): Marks {
@@ -160,6 +169,8 @@ export function marksInput(value: unknown): Marks {
   if (input.unrealizedPL !== undefined) marks.unrealizedPL = decimal(input.unrealizedPL, 'unrealizedPL');
   if (input.stopLoss !== undefined) marks.stopLoss = optionalDecimal(input.stopLoss, 'stopLoss', 'positive');
   if (input.takeProfit !== undefined) marks.takeProfit = optionalDecimal(input.takeProfit, 'takeProfit', 'positive');
+  if (input.units !== undefined) marks.units = decimal(input.units, 'units', 'positive');
+  if (input.openPrice !== undefined) marks.openPrice = decimal(input.openPrice, 'openPrice', 'positive');
   return marks;
 }
 
