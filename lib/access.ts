@@ -1,4 +1,3 @@
-import { accountNotFound } from './errors';
 import type { Principal } from './types';
 
 /** Everyone: what a request sees when API keys are off. */
@@ -43,16 +42,6 @@ const ACCOUNT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** True when `value` can be an account id: 1–64 of `[A-Za-z0-9._-]`, starting with a letter or digit, not `all`. */
 export function isAccountId(value: string): boolean {
   return ACCOUNT_ID.test(value) && value !== ALL_ACCOUNTS;
-}
-
-/**
- * Stops a request for an account the principal may not see, or for an id no account can have, with the same
- * 404 as for a missing account: a key cannot learn that other accounts exist.
- */
-export function requireVisibleAccount(principal: Principal, accountId: string): void {
-  if (!isAccountId(accountId) || !canSee(principal, accountId)) {
-    throw accountNotFound(accountId);
-  }
 }
 
 /** `all` names every account in paths; it is never an account id. */

@@ -1,8 +1,8 @@
-import { requireVisibleAccount } from '../access';
 import { getBalance, listBalances, oldestUpdate, totalBalances } from '../store/balances-table';
 import { accountNotFound } from '../errors';
 import type { Balance, Principal, Total } from '../types';
 import { store } from './store';
+import { requireVisibleAccount } from './visible';
 
 export interface AllBalances {
   accounts: Balance[];

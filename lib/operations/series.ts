@@ -1,4 +1,4 @@
-import { compareIds, requireVisibleAccount } from '../access';
+import { compareIds } from '../access';
 import { sumDecimals } from '../decimal';
 import { accountNotFound, invalidParameter } from '../errors';
 import { checkWindow, type EQUITY_QUERY, type ParsedQuery, type PNL_QUERY } from '../http/params';
@@ -8,6 +8,7 @@ import { readEquityEntries, readPnlEntries } from '../store/ledger-table';
 import { type CalendarUnit, type Interval, type Period, periodsBetween, periodStart, shiftPeriodStart, timestamp } from '../time';
 import type { AccountEquity, AccountPnl, AllPnl, PnlPoint, Principal } from '../types';
 import { store } from './store';
+import { requireVisibleAccount } from './visible';
 
 /**
  * The P&L and equity series. Each is read from the aggregates the writer keeps in the ledger table (one item per

@@ -1,4 +1,4 @@
-import { compareIds, requireVisibleAccount } from '../access';
+import { compareIds } from '../access';
 import { config } from '../config';
 import { accountNotFound } from '../errors';
 import { accountKey, readAccountScopedItems, toBotReport } from '../store/accounts-table';
@@ -6,6 +6,7 @@ import { balanceKey, toBalanceRecord } from '../store/balances-table';
 import { batchGetItems, type Item } from '../store/dynamodb';
 import type { AccountStatus, BotReport, FleetStatus, FleetSummary, Principal } from '../types';
 import { store } from './store';
+import { requireVisibleAccount } from './visible';
 
 /**
  * The status a client sees: the bot's own report, plus whether it is stale (running, yet silent for longer than

@@ -1,4 +1,4 @@
-import { canSee, requireVisibleAccount } from '../access';
+import { canSee } from '../access';
 import { getAccountItem } from '../store/accounts-table';
 import { config } from '../config';
 import { decodeCursor, encodeCursor, type CursorBinding } from '../http/cursor';
@@ -8,6 +8,7 @@ import { accountOfOrderKey, isOrderKey, orderKey, type Range, readTrades, tradeL
 import { timestamp } from '../time';
 import type { Principal, Trade, TradePage } from '../types';
 import { store } from './store';
+import { requireVisibleAccount } from './visible';
 
 export type TradeQuery = ParsedQuery<typeof TRADE_QUERY>;
 
