@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
-import type { Writer } from '../lib/writer';
+import type { Writer } from '../packages/writer/src';
 import { generateDataset } from '../scripts/support/dataset';
 import { localWriter } from '../scripts/support/load-data';
 import { adminClient, ensureTables } from '../scripts/support/local-db';

@@ -146,7 +146,7 @@ function dataReadStatements() {
 module.exports.dataReadStatements = async () => dataReadStatements();
 
 /**
- * The managed policy a bot's role attaches to use the writer (lib/writer): the reads of its read-modify-writes
+ * The managed policy a bot's role attaches to use the writer (packages/writer): the reads of its read-modify-writes
  * (GetItem, BatchGetItem) and the writes its transactions are made of (PutItem, UpdateItem), on the data tables only.
  * Nothing on the api-keys table, no Scan, no Query of the listings, no delete.
  */

@@ -12,7 +12,7 @@
  * command itself is wrong.
  */
 import { parseArgs } from 'node:util';
-import { createWriter, type Writer, WriterError } from '../lib/writer';
+import { createWriter, type Writer, WriterError } from '../packages/writer/src';
 import { localWriter } from './support/load-data';
 import { localDatabaseEndpoint } from './support/local-db';
 import { formatOf, readTradeRows, TradeFileError, type TradeRow } from './support/trade-file';

@@ -20,7 +20,7 @@ import { DatabaseError, databaseError } from './errors';
  * The DynamoDB side of every table module: a store (one client and the names of the tables it reaches), and the
  * paging, batching and transaction helpers the modules read and write with. A store is built once per process from
  * that process's configuration: the API's from its environment (lib/operations/store.ts), a bot's writer from the
- * options it is given (lib/writer), so the same table modules serve both.
+ * options it is given (packages/writer), so the same table modules serve both.
  */
 export type Item = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 /**
- * A simulated trading bot over the demo accounts, writing only through the writer (lib/writer), so `npm start` shows
+ * A simulated trading bot over the demo accounts, writing only through the writer (packages/writer), so `npm start` shows
  * a living system: prices follow a random walk per instrument; the bot opens trades of realistic sizes with a
  * stop-loss and a take-profit, closes them when the price reaches either or after a while, updates their marks and
  * the balance snapshots, and heartbeats every few seconds. The accounts cover the states a dashboard must show:
@@ -16,7 +16,7 @@ import { formatDecimal, sumDecimals } from '../../lib/decimal';
 import { getBalanceRecord } from '../../lib/store/balances-table';
 import { readTrades, tradeListing } from '../../lib/store/trades-table';
 import type { BotState, Trade } from '../../lib/types';
-import type { Writer } from '../../lib/writer';
+import type { Writer } from '../../packages/writer/src';
 import { INSTRUMENTS, MONEY_SCALE, profit, random } from './dataset';
 
 export type Role = 'trading' | 'paused' | 'flaky' | 'stopped' | 'lapsing';

@@ -1,9 +1,9 @@
 /**
- * Writes a dataset through the writer (lib/writer), as a bot would: the accounts, their trade histories, their
+ * Writes a dataset through the writer (packages/writer), as a bot would: the accounts, their trade histories, their
  * balance snapshots (the history, then the last) and a heartbeat each. The demo, the tests and the benchmark all load their data this way, so every key,
  * counter and aggregate they read was made by the writer.
  */
-import { createWriter, type Writer, type WriterOptions } from '../../lib/writer';
+import { createWriter, type Writer, type WriterOptions } from '../../packages/writer/src';
 import type { Dataset } from './dataset';
 
 /** Trades per recordTrades call: the writer groups them into transactions of up to 100 items. */

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Trade } from '../../lib/types';
-import type { Writer } from '../../lib/writer';
+import type { Writer } from '../../packages/writer/src';
 import { generateDataset } from '../../scripts/support/dataset';
 import { localWriter } from '../../scripts/support/load-data';
 import { adminClient, deleteTables, ensureTables } from '../../scripts/support/local-db';

@@ -4,7 +4,7 @@
  * and no writes, and a database that stops answering, which is always WriterError UNAVAILABLE (never the store's or
  * the HTTP layer's error) and never takes the results of a batch with it.
  */
-import { WriterError } from '../../lib/writer';
+import { WriterError } from '../../packages/writer/src';
 import { localWriter } from '../../scripts/support/load-data';
 import { eventFor, type Harness, invoke, startHarness } from '../support/api-harness';
 import { FaultProxy } from '../support/fault-proxy';

@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { sumDecimals } from '../../lib/decimal';
 import { periodStart, PERIODS, timestamp } from '../../lib/time';
 import type { Trade } from '../../lib/types';
-import type { Writer } from '../../lib/writer';
+import type { Writer } from '../../packages/writer/src';
 import { localWriter } from '../../scripts/support/load-data';
 import { eventFor, type Harness, invoke, startHarness } from '../support/api-harness';
 import { expectedTrades } from '../support/expected';

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { Writer } from '../../lib/writer';
+import type { Writer } from '../../packages/writer/src';
 import type { Dataset } from '../../scripts/support/dataset';
 import { loadDataset, localWriter } from '../../scripts/support/load-data';
 import { adminClient, deleteTables, ensureTables, localFunctionEnv } from '../../scripts/support/local-db';

@@ -5,9 +5,9 @@
 import { newBalanceRecord } from '../../lib/store/balances-table';
 import { nextPeriodStart, parseTime, parseUtcTimestamp, periodStart, timestamp } from '../../lib/time';
 import type { Trade } from '../../lib/types';
-import { WriterError } from '../../lib/writer/errors';
-import { aggregatesAfter, balanceAfter, balanceAfterSnapshot, equityEntriesOf, pnlPeriodsOf } from '../../lib/writer/rules';
-import { accountInput, closeInput, heartbeatInput, marksInput, snapshotInput, tradeInput } from '../../lib/writer/validate';
+import { WriterError } from '../../packages/writer/src/errors';
+import { aggregatesAfter, balanceAfter, balanceAfterSnapshot, equityEntriesOf, pnlPeriodsOf } from '../../packages/writer/src/rules';
+import { accountInput, closeInput, heartbeatInput, marksInput, snapshotInput, tradeInput } from '../../packages/writer/src/validate';
 
 const NOW = new Date('2026-11-22T10:00:00.000Z');
 

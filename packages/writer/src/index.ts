@@ -17,12 +17,12 @@
  * and retries. Repeating a call (after a timeout, say) has no second effect: it answers `unchanged`. Two writers
  * racing on the same trade: one wins, the other gets TRADE_CLOSED or TRADE_CONFLICT, and no counter drifts.
  */
-import tables from '../../resources/tables.js';
-import { createAccount, getAccountItem, reportBot, toAccount, updateProfile } from '../store/accounts-table';
-import { newBalanceRecord, putBalance } from '../store/balances-table';
-import { createStore, type Store, type Tables, TransactionCancelled, transactWrite } from '../store/dynamodb';
-import { putEquity } from '../store/ledger-table';
-import type { Trade } from '../types';
+import tables from '../../../resources/tables.js';
+import { createAccount, getAccountItem, reportBot, toAccount, updateProfile } from '../../../lib/store/accounts-table';
+import { newBalanceRecord, putBalance } from '../../../lib/store/balances-table';
+import { createStore, type Store, type Tables, TransactionCancelled, transactWrite } from '../../../lib/store/dynamodb';
+import { putEquity } from '../../../lib/store/ledger-table';
+import type { Trade } from '../../../lib/types';
 import * as errors from './errors';
 import { recordTrades, type TradeResult } from './history';
 import { attempts, commit, Retry } from './retry';

@@ -4,11 +4,11 @@
  * on what it read, throwing Retry when another writer changed it meanwhile. Callers run them inside `attempts`
  * (retry.ts), which reads again and retries.
  */
-import { type BalanceRecord, getBalanceRecord, putBalance } from '../store/balances-table';
-import { type Store, TransactionCancelled, type TransactItem, transactWrite } from '../store/dynamodb';
-import { getPnlEntries, getRegisteredOpenTime, type PnlEntry, putPnl, registerTradeId } from '../store/ledger-table';
-import { getTradeRecord, putTrade } from '../store/trades-table';
-import type { Trade } from '../types';
+import { type BalanceRecord, getBalanceRecord, putBalance } from '../../../lib/store/balances-table';
+import { type Store, TransactionCancelled, type TransactItem, transactWrite } from '../../../lib/store/dynamodb';
+import { getPnlEntries, getRegisteredOpenTime, type PnlEntry, putPnl, registerTradeId } from '../../../lib/store/ledger-table';
+import { getTradeRecord, putTrade } from '../../../lib/store/trades-table';
+import type { Trade } from '../../../lib/types';
 import * as errors from './errors';
 import { commit, Retry } from './retry';
 import { aggregatesAfter, balanceAfter, pnlId, pnlPeriodsOf, type TradeEvent } from './rules';

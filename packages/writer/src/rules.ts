@@ -7,11 +7,11 @@
  * - `lastTradeAt` is the latest time a trade opened or closed; `updatedAt` the latest change to the figures.
  * Amounts are summed as decimal strings (BigInt), never as JS numbers.
  */
-import { decimalSign, sumDecimals } from '../decimal';
-import type { BalanceRecord } from '../store/balances-table';
-import type { EquityEntry, PnlEntry } from '../store/ledger-table';
-import { type Interval, INTERVALS, type Period, PERIODS, periodStart, timestamp } from '../time';
-import type { Trade } from '../types';
+import { decimalSign, sumDecimals } from '../../../lib/decimal';
+import type { BalanceRecord } from '../../../lib/store/balances-table';
+import type { EquityEntry, PnlEntry } from '../../../lib/store/ledger-table';
+import { type Interval, INTERVALS, type Period, PERIODS, periodStart, timestamp } from '../../../lib/time';
+import type { Trade } from '../../../lib/types';
 import type { Snapshot } from './validate';
 
 /** What happens to a trade: it opens, closes (having been open), or is recorded closed from the start (a history). */

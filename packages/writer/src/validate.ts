@@ -4,11 +4,11 @@
  * naming the field. Amounts are decimal strings exactly as the contract writes them; a JavaScript number is refused,
  * since it may already have lost digits.
  */
-import { isAccountId } from '../access';
-import { decimalSign, isDecimal } from '../decimal';
-import { canonicalInstrument } from '../instruments';
-import { parseUtcTimestamp } from '../time';
-import type { Account, BotState, Trade } from '../types';
+import { isAccountId } from '../../../lib/access';
+import { decimalSign, isDecimal } from '../../../lib/decimal';
+import { canonicalInstrument } from '../../../lib/instruments';
+import { parseUtcTimestamp } from '../../../lib/time';
+import type { Account, BotState, Trade } from '../../../lib/types';
 import { invalidInput } from './errors';
 
 /** Trade ids: letters, digits, `.`, `_`, `:` and `-`, starting with a letter or digit; never `#`, the key separator. */
