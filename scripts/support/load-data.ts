@@ -38,7 +38,7 @@ export async function loadDataset(writer: Writer, dataset: Dataset, onProgress: 
   await Promise.all(Array.from({ length: 4 }, worker));
 }
 
-/** A writer for a local DynamoDB (the SDK needs credentials; DynamoDB Local takes any). */
+/** A writer for a local DynamoDB (DynamoDB Local takes any credentials; the writer signs with placeholders). */
 export function localWriter(endpoint: string, options: Omit<WriterOptions, 'endpoint' | 'credentials'>): Writer {
-  return createWriter({ ...options, endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  return createWriter({ ...options, endpoint, region: 'us-east-1' });
 }

@@ -33,6 +33,8 @@ import * as check from './validate';
 export { WriterError } from './errors';
 export type { WriterErrorCode } from './errors';
 export type { TradeOutcome, TradeResult } from './history';
+export type { Account, BotState, Trade } from '../../../lib/types';
+export type { Store, Tables } from '../../../lib/store/dynamodb';
 
 export interface WriterOptions {
   /** The stage whose tables to write (`trading-bot-api-<stage>-*`); or give `tables`. */
@@ -40,8 +42,13 @@ export interface WriterOptions {
   tables?: Tables;
   /** Default: AWS_REGION, else us-east-1. */
   region?: string;
-  /** DynamoDB Local's endpoint (`npm start`: http://127.0.0.1:$DB_PORT); unset for AWS. */
+  /**
+   * DynamoDB Local's endpoint (`npm start`: http://127.0.0.1:8000, or its DB_PORT); unset for AWS. DynamoDB Local
+   * takes any credentials: for an endpoint on this machine (localhost, 127.0.0.1, [::1]) given without
+   * `credentials`, the writer signs with placeholder ones, so nothing needs configuring.
+   */
   endpoint?: string;
+  /** Default: the AWS SDK's own chain (environment, AWS_PROFILE, the instance's or container's role). */
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
   /** The clock for defaults (`createdAt`, a heartbeat's `time`). */
   now?: () => Date;
@@ -108,7 +115,7 @@ export function createWriter(options: WriterOptions): Writer {
     tables: tableNames,
     region: options.region ?? process.env.AWS_REGION ?? 'us-east-1',
     endpoint: options.endpoint,
-    credentials: options.credentials,
+    credentials: options.credentials ?? (options.endpoint !== undefined && isLoopback(options.endpoint) ? LOCAL_CREDENTIALS : undefined),
     // A writer is not bound by an API Gateway budget: a little more patience than the API's functions.
     connectTimeoutMs: 1000,
     requestTimeoutMs: 3000,
@@ -225,6 +232,16 @@ export function createWriter(options: WriterOptions): Writer {
       store.client.destroy();
     },
   };
+}
+
+const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+function isLoopback(endpoint: string): boolean {
+  try {
+    return ['localhost', '127.0.0.1', '[::1]'].includes(new URL(endpoint).hostname);
+  } catch {
+    return false;
+  }
 }
 
 function namesOf(stage: string | undefined): Tables {

@@ -1,0 +1,38 @@
+// Builds the package (`npm run build -w packages/writer`; `npm pack` runs it first): the writer and what it uses
+// from the repository's lib/ (the table modules, the rules of decimals, times and ids) bundled into one ES module and
+// one CommonJS file, the AWS SDK left to the package's dependencies, and one declaration file for both. The inputs
+// of the bundle are written to dist/inputs.json (not packed), so a test can prove nothing of the HTTP layer is in it.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generateDtsBundle } from 'dts-bundle-generator';
+import { build } from 'esbuild';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..', '..');
+const dist = join(here, 'dist');
+rmSync(dist, { recursive: true, force: true });
+mkdirSync(dist, { recursive: true });
+
+const common = {
+  entryPoints: [join(here, 'src', 'index.ts')],
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  // The SDK is the package's dependency, shared with whatever else the bot uses; everything else is inside.
+  external: ['@aws-sdk/*', '@smithy/*'],
+  legalComments: 'none',
+  metafile: true,
+  logLevel: 'warning',
+};
+const esm = await build({ ...common, format: 'esm', outfile: join(dist, 'index.mjs') });
+await build({ ...common, format: 'cjs', outfile: join(dist, 'index.cjs') });
+const inputs = Object.keys(esm.metafile.inputs).map((input) => relative(root, join(process.cwd(), input)).split('\\').join('/'));
+writeFileSync(join(dist, 'inputs.json'), `${JSON.stringify(inputs.sort(), null, 2)}\n`);
+
+// One declaration file; imports of the SDK's types stay imports (they are dependencies).
+const [types] = generateDtsBundle([{ filePath: join(here, 'src', 'index.ts'), output: { noBanner: true, exportReferencedTypes: false } }], {
+  preferredConfigPath: join(here, 'tsconfig.json'),
+});
+for (const name of ['index.d.mts', 'index.d.cts']) writeFileSync(join(dist, name), types);
+console.log(`built ${relative(root, dist)}: index.mjs, index.cjs, index.d.mts, index.d.cts (${inputs.length} modules bundled)`);

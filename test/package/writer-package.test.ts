@@ -1,0 +1,93 @@
+/**
+ * The writer as the package a bot's own repository installs: `npm pack -w packages/writer` produces it; unpacked as
+ * npm would install it, it loads as an ES module and as CommonJS, its types compile for both, it writes to
+ * DynamoDB Local what the API then reads, and nothing of the HTTP layer is inside it.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { eventFor, type Harness, invoke, startHarness } from '../support/api-harness';
+
+jest.setTimeout(120_000);
+
+const ROOT = join(__dirname, '..', '..');
+// Inside the repository, so the unpacked package finds its dependencies (the AWS SDK) in the repository's
+// node_modules as it would find them in a bot's.
+const WORK = join(ROOT, '.cache', 'writer-package-test');
+const INSTALLED = join(WORK, 'node_modules', '@trading-bot-api', 'writer');
+let harness: Harness;
+let packed: { files: { path: string }[]; filename: string };
+
+beforeAll(async () => {
+  harness = await startHarness();
+  rmSync(WORK, { recursive: true, force: true });
+  mkdirSync(INSTALLED, { recursive: true });
+  const json = execFileSync('npm', ['pack', '-w', 'packages/writer', '--pack-destination', WORK, '--json', '--silent'], { cwd: ROOT, encoding: 'utf8' });
+  [packed] = JSON.parse(json.slice(json.indexOf('[')));
+  execFileSync('tar', ['-xzf', join(WORK, packed.filename), '-C', INSTALLED, '--strip-components=1']);
+});
+afterAll(async () => {
+  rmSync(WORK, { recursive: true, force: true });
+  await harness?.close();
+});
+
+it('packs the two builds, one declaration file for each, the manifest and the README, and nothing else', () => {
+  expect(packed.files.map((file) => file.path).sort()).toEqual(['README.md', 'dist/index.cjs', 'dist/index.d.cts', 'dist/index.d.mts', 'dist/index.mjs', 'package.json']);
+  const manifest = JSON.parse(readFileSync(join(INSTALLED, 'package.json'), 'utf8'));
+  expect(manifest.exports['.']).toEqual({
+    import: { types: './dist/index.d.mts', default: './dist/index.mjs' },
+    require: { types: './dist/index.d.cts', default: './dist/index.cjs' },
+  });
+  expect(Object.keys(manifest.dependencies).sort()).toEqual(['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@smithy/node-http-handler']);
+});
+
+it('bundles the writer, the table modules and the domain rules, and nothing of the HTTP layer', () => {
+  const inputs: string[] = JSON.parse(readFileSync(join(ROOT, 'packages', 'writer', 'dist', 'inputs.json'), 'utf8'));
+  const outside = inputs.filter((input) => !/^(packages\/writer\/src\/|lib\/store\/|lib\/(access|decimal|instruments|time)\.ts$|resources\/tables\.js$)/.test(input));
+  expect(outside).toEqual([]);
+  for (const text of [readFileSync(join(INSTALLED, 'dist', 'index.mjs'), 'utf8'), readFileSync(join(INSTALLED, 'dist', 'index.cjs'), 'utf8')]) {
+    expect(text).not.toMatch(/problem\+json|@middy|HttpProblem|x-api-key/);
+  }
+});
+
+it('loads as CommonJS and as an ES module, and writes what the API reads', async () => {
+  const script = (kind: 'cjs' | 'mjs', account: string) => `
+    ${kind === 'cjs' ? "const { createWriter, WriterError } = require('@trading-bot-api/writer');" : "import { createWriter, WriterError } from '@trading-bot-api/writer';"}
+    const main = async () => {
+      const writer = createWriter({ stage: ${JSON.stringify(harness.stage)}, endpoint: ${JSON.stringify(harness.db.endpoint)} });
+      const created = await writer.upsertAccount({ id: '${account}', name: 'Packaged', currency: 'USDT', broker: 'binance', environment: 'paper' });
+      const opened = await writer.openTrade('${account}', { id: 't-1', instrument: 'BTC/USDT', side: 'buy', units: '0.001', openPrice: '91000.5', openTime: '2026-11-22T09:00:00.000Z' });
+      const refused = await writer.openTrade('${account}', { id: 't-2', instrument: 'BTC/USDT', side: 'buy', units: 1, openPrice: '1', openTime: '2026-11-22T09:00:00.000Z' }).catch((error) => error);
+      writer.close();
+      console.log(JSON.stringify({ created, opened, refused: refused instanceof WriterError && [refused.code, refused.field] }));
+    };
+    main();`;
+  for (const kind of ['cjs', 'mjs'] as const) {
+    const file = join(WORK, `consumer.${kind}`);
+    const account = `pkg-${kind}`;
+    writeFileSync(file, script(kind, account));
+    const output = execFileSync(process.execPath, [file], { cwd: WORK, encoding: 'utf8', env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } });
+    expect(JSON.parse(output.trim().split('\n').pop()!)).toEqual({ created: 'created', opened: 'opened', refused: ['INVALID_INPUT', 'units'] });
+    const listed = await invoke('account-trades', eventFor('account-trades', { account, query: {} }));
+    expect(listed.body.trades).toEqual([expect.objectContaining({ id: 't-1', instrument: 'BTC_USDT', units: '0.001', openPrice: '91000.5', status: 'open' })]);
+  }
+});
+
+it('its types compile for an ES module and a CommonJS consumer alike', () => {
+  const body = `
+    const writer = createWriter({ stage: 'local', endpoint: 'http://127.0.0.1:8000' });
+    const outcome: 'opened' | 'unchanged' = await writer.openTrade('main', { id: 't-1', instrument: 'EUR_USD', side: 'buy', units: '1', openPrice: '1.1', openTime: '2026-11-22T09:00:00.000Z' });
+    const results: TradeResult[] = await writer.recordTrades('main', []);
+    const code: WriterErrorCode | undefined = results.find((result) => 'error' in result && result.error instanceof WriterError) ? 'UNAVAILABLE' : undefined;
+    // @ts-expect-error amounts are decimal strings, never numbers
+    await writer.updateTradeMarks('main', 't-1', { unrealizedPL: 1 });
+    console.log(outcome, code);`;
+  writeFileSync(join(WORK, 'consumer-types.mts'), `import { createWriter, WriterError, type TradeResult, type WriterErrorCode } from '@trading-bot-api/writer';\n${body}\nexport {};\n`);
+  writeFileSync(
+    join(WORK, 'consumer-types.cts'),
+    `import { createWriter, WriterError, type TradeResult, type WriterErrorCode } from '@trading-bot-api/writer';\nasync function main() {${body}\n}\nvoid main();\n`,
+  );
+  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const args = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--skipLibCheck', 'false'];
+  execFileSync(process.execPath, [tsc, ...args, 'consumer-types.mts', 'consumer-types.cts'], { cwd: WORK, encoding: 'utf8' });
+});
