@@ -79,7 +79,7 @@ it('repeating any call has no second effect', async () => {
   const before = await snapshotOf(id);
   expect(await harness.writer.openTrade(id, { id: 't-1', ...OPEN })).toBe('unchanged');
   expect(await harness.writer.closeTrade(id, 't-1', close)).toBe('unchanged');
-  expect(await harness.writer.recordBalance(id, { balance: '1', unrealizedPL: '0', nav: '1', marginUsed: '0', marginAvailable: '1', time: '2026-11-20T12:00:00.000Z' })).toBe('recorded');
+  expect(await harness.writer.recordBalance(id, { balance: '1', unrealizedPL: '0', nav: '1', marginUsed: '0', marginAvailable: '1', time: '2026-11-20T12:00:00.000Z' })).toBe('stale');
   const results = await harness.writer.recordTrades(id, (await api('account-trades', id)).trades);
   expect(results.map((result) => ('outcome' in result ? result.outcome : result.error.code))).toEqual(['unchanged']);
   expect(await snapshotOf(id)).toEqual(before);
@@ -117,6 +117,11 @@ it('keeps late reports from turning the clock back', async () => {
   await harness.writer.recordBalance(id, { ...figures, balance: '2', nav: '2', marginAvailable: '2', time: '2026-11-20T12:00:10.000Z' });
   expect(await harness.writer.recordBalance(id, { ...figures, balance: '1', nav: '1', marginAvailable: '1', time: '2026-11-20T12:00:00.000Z' })).toBe('stale');
   expect((await api('account-balance', id)).balance).toBe('2');
+  // A repeat of the stored snapshot after a close moved the balance: the close stands.
+  await harness.writer.openTrade(id, { id: 'r-1', instrument: 'EUR_USD', side: 'buy', units: '1', openPrice: '1', openTime: '2026-11-20T12:00:20.000Z' });
+  await harness.writer.closeTrade(id, 'r-1', { closePrice: '4', closeTime: '2026-11-20T12:00:30.000Z', realizedPL: '3' });
+  expect(await harness.writer.recordBalance(id, { ...figures, balance: '2', nav: '2', marginAvailable: '2', time: '2026-11-20T12:00:10.000Z' })).toBe('stale');
+  expect((await api('account-balance', id)).balance).toBe('5');
 });
 
 it('two writers racing to close the same trade: exactly one wins, no counter drifts', async () => {

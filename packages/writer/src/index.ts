@@ -81,7 +81,10 @@ export interface Writer {
    * (units and the average openPrice, after the bot added to it or exited part of it). A field left out keeps its value.
    */
   updateTradeMarks(accountId: string, tradeId: string, marks: TradeMarks): Promise<'updated' | 'unchanged'>;
-  /** Records the broker's figures, and keeps them as the equity point of their hour and day. */
+  /**
+   * Records the broker's figures, and keeps them as the equity point of their hour and day. A snapshot no newer than
+   * the one stored (a repeat, or one that arrived late) is `stale` and changes nothing.
+   */
   recordBalance(accountId: string, snapshot: { balance: string; unrealizedPL: string; nav: string; marginUsed: string; marginAvailable: string; time: string }): Promise<RecordOutcome>;
   /** Reports the bot's state (a heartbeat); `time` defaults to now. */
   heartbeat(accountId: string, heartbeat: { state: 'running' | 'paused' | 'stopped' | 'error'; strategy?: string | null; message?: string | null; time?: string }): Promise<RecordOutcome>;
@@ -203,8 +206,9 @@ export function createWriter(options: WriterOptions): Writer {
       const snapshot = check.snapshotInput(input);
       return attempts(`recording the balance of ${accountId}`, async () => {
         const balance = await balanceOf(store, accountId);
-        // A snapshot older than the one stored arrived late: the later figures stand.
-        if (balance.snapshotAt !== null && snapshot.time < balance.snapshotAt) return 'stale';
+        // A snapshot older than the one stored arrived late, and one of the same time is a repeat: the stored figures
+        // stand (trades closed since then have moved them, so writing the snapshot again would undo that).
+        if (balance.snapshotAt !== null && snapshot.time <= balance.snapshotAt) return 'stale';
         await commit(store, [putBalance(store, balanceAfterSnapshot(balance, snapshot), balance), ...equityEntriesOf(accountId, snapshot).map((entry) => putEquity(store, entry))]);
         return 'recorded';
       });
