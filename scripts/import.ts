@@ -12,9 +12,9 @@
  * command itself is wrong.
  */
 import { parseArgs } from 'node:util';
-import { createWriter, type Writer, WriterError } from '../packages/writer/src';
-import { localWriter } from './support/load-data';
-import { localDatabaseEndpoint } from './support/local-db';
+import { type Writer, WriterError } from '../packages/writer/src';
+import { targetWriter } from './support/load-data';
+import { progressReporter, type WriteCounts } from './support/progress';
 import { formatOf, readTradeRows, TradeFileError, type TradeRow } from './support/trade-file';
 
 const USAGE =
@@ -28,34 +28,6 @@ function fail(message: string, code = 2): never {
   console.error(`import: ${message}`);
   if (code === 2) console.error(USAGE);
   process.exit(code);
-}
-
-interface Counts {
-  read: number;
-  written: number;
-  unchanged: number;
-  rejected: number;
-}
-
-/** Progress on a terminal (one line, rewritten), or a plain line now and then when the output is a file or pipe. */
-function progressReporter(stream: NodeJS.WriteStream) {
-  const started = Date.now();
-  let lastPlain = 0;
-  const rate = (rows: number) => Math.round(rows / Math.max(0.001, (Date.now() - started) / 1000));
-  return {
-    update(counts: Counts) {
-      const text = `import: ${counts.read.toLocaleString('en-US')} rows read, ${counts.written.toLocaleString('en-US')} written, ${counts.unchanged.toLocaleString('en-US')} unchanged, ${counts.rejected.toLocaleString('en-US')} rejected (${rate(counts.read).toLocaleString('en-US')} rows/s)`;
-      if (stream.isTTY) stream.write(`\r${text}\x1b[K`);
-      else if (counts.read - lastPlain >= 10_000) {
-        lastPlain = counts.read;
-        stream.write(`${text}\n`);
-      }
-    },
-    done() {
-      if (stream.isTTY) stream.write('\n');
-      return { seconds: (Date.now() - started) / 1000, rate };
-    },
-  };
 }
 
 async function main() {
@@ -94,9 +66,7 @@ async function main() {
   if (values.create && !values.currency) fail("--create needs --currency (the account's currency, such as USD)");
   const accountId = values.account;
 
-  const stage = values.stage ?? 'local';
-  const endpoint = values.endpoint ?? (values.stage === undefined || stage === 'local' ? localDatabaseEndpoint() : undefined);
-  const writer: Writer = endpoint ? localWriter(endpoint, { stage }) : createWriter({ stage });
+  const writer: Writer = targetWriter({ stage: values.stage, endpoint: values.endpoint });
   try {
     if (values.create) {
       try {
@@ -114,8 +84,8 @@ async function main() {
       }
     }
 
-    const counts: Counts = { read: 0, written: 0, unchanged: 0, rejected: 0 };
-    const progress = progressReporter(process.stderr);
+    const counts: WriteCounts = { read: 0, written: 0, unchanged: 0, rejected: 0 };
+    const progress = progressReporter('import', 'rows');
     const reject = (line: number, reason: string) => {
       counts.rejected += 1;
       if (counts.rejected <= MAX_REPORTED) console.log(`line ${line}: ${reason}`);
@@ -163,11 +133,7 @@ async function main() {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') fail(`no file ${file}`);
       throw error;
     }
-    const { seconds, rate } = progress.done();
-    console.log(
-      `import: ${counts.read.toLocaleString('en-US')} rows read, ${counts.written.toLocaleString('en-US')} written, ${counts.unchanged.toLocaleString('en-US')} unchanged, ` +
-        `${counts.rejected.toLocaleString('en-US')} rejected, in ${seconds.toFixed(1)} s (${rate(counts.read).toLocaleString('en-US')} rows/s)`,
-    );
+    console.log(progress.summary(counts));
     process.exitCode = counts.rejected ? 1 : 0;
   } finally {
     writer.close();

@@ -5,6 +5,7 @@
  */
 import { createWriter, type Writer, type WriterOptions } from '../../packages/writer/src';
 import type { Dataset } from './dataset';
+import { localDatabaseEndpoint } from './local-db';
 
 /** Trades per recordTrades call: the writer groups them into transactions of up to 100 items. */
 const CHUNK = 500;
@@ -36,6 +37,17 @@ export async function loadDataset(writer: Writer, dataset: Dataset, onProgress: 
     }
   };
   await Promise.all(Array.from({ length: 4 }, worker));
+}
+
+/**
+ * The writer a command of the project writes with: `npm start`'s database (DB_PORT, stage `local`) unless `stage`
+ * names another stage, which is written in AWS (credentials and region from the environment); `endpoint` names
+ * another DynamoDB (Local) outright.
+ */
+export function targetWriter(options: { stage?: string; endpoint?: string }): Writer {
+  const stage = options.stage ?? 'local';
+  const endpoint = options.endpoint ?? (stage === 'local' ? localDatabaseEndpoint() : undefined);
+  return endpoint ? localWriter(endpoint, { stage }) : createWriter({ stage });
 }
 
 /** A writer for a local DynamoDB (DynamoDB Local takes any credentials; the writer signs with placeholders). */
