@@ -1,0 +1,88 @@
+/**
+ * `npm run ingest -- [--follow] [--stage NAME] [--endpoint URL] [--no-checkpoint] FILE|-`
+ *
+ * Event lines (docs/event-lines.md) into the writer: one JSON object per line, one line per writer call, so a bot in
+ * any language feeds the API by appending lines to a file. Locally into `npm start`'s database (DB_PORT); with
+ * --stage into that deployed stage (AWS credentials and region from the environment).
+ *
+ * FILE is read from where the last run stopped (FILE.checkpoint beside it). With --follow it keeps reading as FILE
+ * grows, across rotation and truncation, until Ctrl-C or SIGTERM. `-` reads standard input to its end. A bad line is
+ * reported as `line N: reason` and skipped. Without --follow: exit 1 when a line was rejected, 2 when the command is
+ * wrong, 3 when the database did not answer for 30 s (run it again: it resumes where it stopped).
+ */
+import { parseArgs } from 'node:util';
+import { ingest } from '../lib/ingest/ingest';
+import { checkpointPath, fileLines, streamLines } from '../lib/ingest/source';
+import { targetWriter } from './support/load-data';
+import { progressReporter } from './support/progress';
+
+const USAGE = 'usage: npm run ingest -- [--follow] [--stage NAME] [--endpoint URL] [--no-checkpoint] FILE|-';
+
+function fail(message: string): never {
+  console.error(`ingest: ${message}`);
+  console.error(USAGE);
+  process.exit(2);
+}
+
+async function main() {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: process.argv.slice(2),
+      options: {
+        follow: { type: 'boolean', default: false },
+        stage: { type: 'string' },
+        endpoint: { type: 'string' },
+        'no-checkpoint': { type: 'boolean', default: false },
+        help: { type: 'boolean', default: false },
+      },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
+  if (positionals.length !== 1) fail(positionals.length ? 'give one FILE (or - for standard input)' : 'FILE is required (or - for standard input)');
+  const [file] = positionals;
+  const stdin = file === '-';
+
+  const stop = new AbortController();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+  const writer = targetWriter({ stage: values.stage, endpoint: values.endpoint });
+  const progress = progressReporter('ingest', 'lines');
+  const note = (line: string) => console.error(`ingest: ${line}`);
+  const source = stdin
+    ? streamLines(process.stdin)
+    : fileLines(file, { follow: values.follow, checkpoint: !values['no-checkpoint'], signal: stop.signal, onRestart: note });
+  if (values.follow && !stdin) note(`following ${file} (checkpoint ${checkpointPath(file)}); Ctrl-C to stop`);
+  try {
+    const result = await ingest({
+      writer,
+      source,
+      report: (line) => console.log(line),
+      progress: (counts) => progress.update(counts),
+      giveUpAfterMs: values.follow ? undefined : 30_000,
+      signal: stop.signal,
+    });
+    console.log(progress.summary(result));
+    if (result.gaveUp && !stop.signal.aborted) {
+      note('the database did not answer for 30 s; run the same command again to resume where it stopped');
+      process.exitCode = 3;
+    } else process.exitCode = result.rejected && !values.follow ? 1 : 0;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') fail(`no file ${file}`);
+    throw error;
+  } finally {
+    writer.close();
+  }
+}
+
+main().catch((error) => {
+  console.error(`ingest: ${(error as Error).stack ?? String(error)}`);
+  process.exit(3);
+});

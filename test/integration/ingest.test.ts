@@ -1,0 +1,300 @@
+/**
+ * `npm run ingest` against DynamoDB Local: a stream of event lines (good, bad and unusual, several accounts
+ * interleaved) ends exactly as the same lines made one by one as writer calls, in far fewer transactions; bad lines
+ * are reported by number and skipped; a second run resumes from the checkpoint; --follow keeps up with a growing
+ * file across rotation and truncation; a database that stops answering is waited for, and nothing is written twice.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { appendFileSync, existsSync, mkdtempSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { ingest } from '../../lib/ingest/ingest';
+import { fileLines } from '../../lib/ingest/source';
+import type { Writer } from '../../packages/writer/src';
+import { random } from '../../scripts/support/dataset';
+import { localWriter } from '../../scripts/support/load-data';
+import { adminClient, deleteTables, ensureTables } from '../../scripts/support/local-db';
+import { eventFor, type Harness, invoke, startHarness, uniqueStage } from '../support/api-harness';
+import { FaultProxy } from '../support/fault-proxy';
+
+jest.setTimeout(120_000);
+
+const ROOT = join(__dirname, '..', '..');
+let harness: Harness;
+let proxy: FaultProxy;
+let dir: string;
+
+beforeAll(async () => {
+  harness = await startHarness();
+  proxy = await new FaultProxy(harness.db.endpoint).start();
+  dir = mkdtempSync(join(tmpdir(), 'ingest-test-'));
+});
+afterEach(() => proxy.clear());
+afterAll(async () => {
+  await proxy?.close();
+  await harness?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+type Run = { code: number; stdout: string; stderr: string };
+
+function ingestFile(args: string[], endpoint = harness.db.endpoint, stage = harness.stage): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      join(ROOT, 'node_modules', '.bin', 'tsx'),
+      [join(ROOT, 'scripts', 'ingest.ts'), ...args, '--stage', stage, '--endpoint', endpoint],
+      { cwd: ROOT, maxBuffer: 16 * 2 ** 20 },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+    );
+  });
+}
+
+const time = (minute: number) => new Date(Date.parse('2026-11-20T00:00:00.000Z') + minute * 60_000).toISOString();
+
+/**
+ * A bot's day on several accounts, interleaved: trades opening, changing marks and position, closing (some within a
+ * few lines, some far apart), snapshots and heartbeats, and what goes wrong in real streams: a close of a trade that
+ * never opened, an open repeated with other units, marks after a close, a second close, a close before its open, a
+ * line that is not JSON, a field the format does not have.
+ */
+function botDay(prefix: string, seed: number): { lines: string[]; accounts: string[] } {
+  const next = random(seed);
+  const accounts = [0, 1, 2].map((i) => `${prefix}-${i}`);
+  const lines: string[] = accounts.map((account, i) => JSON.stringify({ type: 'account', account, name: account, currency: ['USD', 'USDT', 'EUR'][i], broker: 'Test', environment: 'paper', createdAt: time(0) }));
+  const open = new Map<string, { account: string; id: string; openedAt: number }>();
+  let counter = 0;
+  for (let minute = 1; minute < 900; minute++) {
+    const account = accounts[Math.floor(next() * accounts.length)];
+    const roll = next();
+    const push = (value: object) => lines.push(JSON.stringify({ account, ...value }));
+    if (roll < 0.35) {
+      const id = `t${++counter}`;
+      open.set(id, { account, id, openedAt: minute });
+      push({ type: 'open', id, instrument: ['EUR_USD', 'BTC/USDT', 'xau-usd'][counter % 3], side: next() < 0.5 ? 'buy' : 'sell', units: `${1 + Math.floor(next() * 9)}000`, openPrice: '1.0842', openTime: time(minute), stopLoss: '1.07' });
+    } else if (roll < 0.65 && open.size) {
+      const trade = [...open.values()][Math.floor(next() * open.size)];
+      open.delete(trade.id);
+      const pl = (Math.floor(next() * 20001) - 10000) / 100;
+      lines.push(JSON.stringify({ type: 'close', account: trade.account, id: trade.id, closePrice: '1.0853', closeTime: time(minute), realizedPL: pl.toFixed(2) }));
+    } else if (roll < 0.8 && open.size) {
+      const trade = [...open.values()][Math.floor(next() * open.size)];
+      lines.push(JSON.stringify({ type: 'marks', account: trade.account, id: trade.id, unrealizedPL: (next() * 10 - 5).toFixed(3), ...(next() < 0.3 ? { units: '500', openPrice: '1.0850' } : {}) }));
+    } else if (roll < 0.88) push({ type: 'balance', balance: `${1000 + minute}.00`, unrealizedPL: '1.5', nav: `${1001 + minute}.50`, marginUsed: '10', marginAvailable: '991.5', time: time(minute) });
+    else if (roll < 0.95) push({ type: 'heartbeat', state: next() < 0.8 ? 'running' : 'error', message: null, time: time(minute) });
+    else {
+      const odd = Math.floor(next() * 7);
+      const known = `t${Math.max(1, counter)}`;
+      if (odd === 0) push({ type: 'close', id: 'never-opened', closePrice: '1', closeTime: time(minute), realizedPL: '1' });
+      else if (odd === 1) push({ type: 'open', id: known, instrument: 'EUR_USD', side: 'buy', units: '999', openPrice: '1', openTime: time(minute) });
+      else if (odd === 2) push({ type: 'marks', id: known, unrealizedPL: '1' });
+      else if (odd === 3) push({ type: 'close', id: known, closePrice: '2', closeTime: time(minute), realizedPL: '7' });
+      else if (odd === 4) push({ type: 'close', id: known, closePrice: '2', closeTime: time(0), realizedPL: '7' });
+      else if (odd === 5) lines.push('{"type":"heartbeat","account":');
+      else push({ type: 'heartbeat', state: 'running', colour: 'red' });
+    }
+  }
+  return { lines, accounts };
+}
+
+/** The same lines, each its own writer call, in order: what the ingester must end with. */
+async function oneByOne(writer: Writer, lines: string[]): Promise<Map<number, string>> {
+  const refused = new Map<number, string>();
+  for (const [index, text] of lines.entries()) {
+    let value: Record<string, unknown>;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      refused.set(index + 1, 'not valid JSON');
+      continue;
+    }
+    // Lines are untyped on purpose: the writer's own checks must refuse what the ingester refuses.
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const { type, account, id, ...rest }: any = value;
+    try {
+      if (Object.hasOwn(rest, 'colour')) throw new Error('unknown field');
+      if (type === 'account') await writer.upsertAccount({ ...rest, id: account });
+      else if (type === 'open') await writer.openTrade(account, { ...rest, id });
+      else if (type === 'close') await writer.closeTrade(account, id, rest);
+      else if (type === 'marks') await writer.updateTradeMarks(account, id, rest);
+      else if (type === 'balance') await writer.recordBalance(account, rest);
+      else if (type === 'heartbeat') await writer.heartbeat(account, rest);
+    } catch (error) {
+      refused.set(index + 1, (error as Error).message);
+    }
+  }
+  return refused;
+}
+
+async function stateOf(stage: string, accounts: string[]) {
+  const client = harness.writer.store.client;
+  const state: Record<string, unknown> = {};
+  for (const account of accounts) {
+    const query = (table: string) =>
+      client.send(new QueryCommand({ TableName: `trading-bot-api-${stage}-${table}`, KeyConditionExpression: 'accountId = :a', ExpressionAttributeValues: { ':a': account }, ConsistentRead: true }));
+    const withoutVersions = (items: Record<string, unknown>[] = []) => items.map(({ version: _version, ...item }) => item);
+    const [trades, ledger, balance, accountItem] = await Promise.all([
+      query('trades'),
+      query('ledger'),
+      query('balances'),
+      query('accounts'),
+    ]);
+    state[account] = { trades: withoutVersions(trades.Items), ledger: withoutVersions(ledger.Items), balance: withoutVersions(balance.Items), account: accountItem.Items };
+  }
+  return state;
+}
+
+describe('a file of event lines', () => {
+  const { lines, accounts } = botDay('ev', 7);
+  const file = () => join(dir, 'day.jsonl');
+
+  it('ends exactly as the same lines made one by one, in far fewer transactions, with every bad line reported by number', async () => {
+    writeFileSync(file(), `${lines.join('\n')}\n`);
+    proxy.seen.length = 0;
+    const run = await ingestFile([file()], proxy.endpoint);
+    const transactions = proxy.seen.filter((operation) => operation === 'TransactWriteItems').length;
+
+    // The reference: a fresh set of tables, each line its own writer call.
+    const stage = uniqueStage();
+    await ensureTables(adminClient(harness.db.endpoint), stage);
+    const reference = localWriter(harness.db.endpoint, { stage });
+    try {
+      const refused = await oneByOne(reference, lines);
+      expect(refused.size).toBeGreaterThan(5);
+      const reported = new Map([...run.stdout.matchAll(/^line (\d+): (.*)$/gm)].map((match) => [Number(match[1]), match[2]]));
+      // Lines that do not parse are reported as read, the writer's refusals when their batch is written.
+      expect([...reported.keys()].sort((a, b) => a - b)).toEqual([...refused.keys()]);
+      for (const [line, reason] of refused) {
+        if (!/^(not valid JSON|unknown field)/.test(reason)) expect([line, reported.get(line)]).toEqual([line, reason]);
+      }
+      expect(await stateOf(harness.stage, accounts)).toEqual(await stateOf(stage, accounts));
+      const tradeLines = lines.filter((line) => /"type":"(open|close|marks)"/.test(line)).length;
+      expect(run.stdout).toMatch(new RegExp(`^ingest: ${lines.length.toLocaleString('en-US')} lines read, [\\d,]+ written, 0 unchanged, ${refused.size} rejected, in`, 'm'));
+      expect(run.code).toBe(1);
+      // Each line its own call would be a transaction per line; balance and heartbeat lines still are, trade lines
+      // folded take fewer than half as many.
+      const otherLines = lines.filter((line) => /"type":"(balance|heartbeat)"/.test(line)).length;
+      expect(transactions - otherLines).toBeLessThan(tradeLines / 2);
+    } finally {
+      reference.close();
+      await deleteTables(adminClient(harness.db.endpoint), stage);
+    }
+  });
+
+  it('run again, resumes at its checkpoint and reads nothing; read again in full, changes nothing', async () => {
+    const again = await ingestFile([file()]);
+    expect(again.stdout).toMatch(/^ingest: 0 lines read, 0 written, 0 unchanged, 0 rejected/m);
+    expect(again.code).toBe(0);
+    const before = await stateOf(harness.stage, accounts);
+    const full = await ingestFile(['--no-checkpoint', file()]);
+    expect(full.stdout).toMatch(new RegExp(`^ingest: ${lines.length.toLocaleString('en-US')} lines read, \\d+ written, \\d+ unchanged`, 'm'));
+    // What is "written" again is only heartbeats and snapshots recorded anew with the same values.
+    expect(await stateOf(harness.stage, accounts)).toEqual(before);
+  });
+
+  it('reads standard input with -', async () => {
+    const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), [join(ROOT, 'scripts', 'ingest.ts'), '-', '--stage', harness.stage, '--endpoint', harness.db.endpoint], { cwd: ROOT });
+    let stdout = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stdin.end(`${JSON.stringify({ type: 'heartbeat', account: 'ev-0', state: 'paused', message: 'from stdin', time: time(5000) })}\n`);
+    expect(await new Promise((resolve) => child.on('exit', resolve))).toBe(0);
+    expect(stdout).toMatch(/^ingest: 1 lines read, 1 written/m);
+    const status = await invoke('account-status', eventFor('account-status', { account: 'ev-0', query: {} }));
+    expect(status.body).toMatchObject({ state: 'paused', message: 'from stdin' });
+  });
+});
+
+describe('--follow', () => {
+  const until = async (check: () => Promise<boolean>, what: string) => {
+    const deadline = Date.now() + 20_000;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  };
+  const tradeIds = async (account: string) =>
+    ((await invoke('account-trades', eventFor('account-trades', { account, query: { limit: '500' } }))).body.trades ?? []).map((trade: { id: string }) => trade.id).sort();
+  const line = (value: object) => `${JSON.stringify({ account: 'fw', ...value })}\n`;
+  const opening = (id: string, minute: number) => line({ type: 'open', id, instrument: 'EUR_USD', side: 'buy', units: '1000', openPrice: '1.1', openTime: time(minute) });
+
+  function follow(file: string) {
+    const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), [join(ROOT, 'scripts', 'ingest.ts'), '--follow', file, '--stage', harness.stage, '--endpoint', harness.db.endpoint], { cwd: ROOT });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    return {
+      output: () => output,
+      stop: async () => {
+        child.kill('SIGTERM');
+        return new Promise<number | null>((resolve) => child.on('exit', resolve));
+      },
+    };
+  }
+
+  it('keeps up as the file grows, is rotated and truncated, reports a bad line and goes on, and resumes from its checkpoint', async () => {
+    const file = join(dir, 'live.jsonl');
+    let ids: string[] = [];
+    writeFileSync(file, line({ type: 'account', name: 'Followed', currency: 'USD', broker: 'Test', environment: 'paper' }) + opening('f-1', 1));
+    const follower = follow(file);
+    await until(async () => (await tradeIds('fw')).includes('f-1'), 'the first trade');
+
+    appendFileSync(file, `{"type":"open","account":"fw"\n${opening('f-2', 2)}`);
+    await until(async () => (await tradeIds('fw')).includes('f-2'), 'a trade after a bad line');
+    expect(follower.output()).toMatch(/^line 3: not valid JSON/m);
+
+    // A line written in two pieces is read once whole.
+    appendFileSync(file, opening('f-3', 3).slice(0, 30));
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    appendFileSync(file, opening('f-3', 3).slice(30));
+    await until(async () => (await tradeIds('fw')).includes('f-3'), 'a line written in two pieces');
+
+    // Rotation: renamed away (the bot still writing to it for a moment), then a new file.
+    renameSync(file, `${file}.1`);
+    appendFileSync(`${file}.1`, opening('f-4', 4));
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    writeFileSync(file, opening('f-5', 5));
+    await until(async () => ['f-4', 'f-5'].every((id) => ids.includes(id)) || ((ids = await tradeIds('fw')), false), 'the rotated and the new file');
+
+    // Truncation in place: read again from the start.
+    truncateSync(file, 0);
+    writeFileSync(file, opening('f-6', 6));
+    await until(async () => (await tradeIds('fw')).includes('f-6'), 'the truncated file');
+    expect(follower.output()).toMatch(/was rotated/);
+    expect(follower.output()).toMatch(/was truncated/);
+    expect(await follower.stop()).toBe(0);
+
+    // Restarted, it resumes where it stopped: nothing is read again.
+    expect(existsSync(`${file}.checkpoint`)).toBe(true);
+    const again = follow(file);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    appendFileSync(file, opening('f-7', 7));
+    await until(async () => (await tradeIds('fw')).includes('f-7'), 'a line after the restart');
+    await again.stop();
+    expect(again.output()).toMatch(/^ingest: 1 lines read, 1 written/m);
+    expect(await tradeIds('fw')).toEqual(['f-1', 'f-2', 'f-3', 'f-4', 'f-5', 'f-6', 'f-7']);
+  });
+
+});
+
+it('waits for a database that stops answering, says so once each way, and writes every line once', async () => {
+  const file = join(dir, 'outage.jsonl');
+  const writer = localWriter(proxy.endpoint, { stage: harness.stage });
+  const reports: string[] = [];
+  const stop = new AbortController();
+  writeFileSync(file, `${JSON.stringify({ type: 'account', account: 'down', name: 'Down', currency: 'USD', broker: 'Test', environment: 'live' })}\n`);
+  await proxy.inject({ kind: 'refuse' });
+  const running = ingest({ writer, source: fileLines(file, { follow: true, pollMs: 100, signal: stop.signal }), report: (text) => reports.push(text), retry: { initialMs: 100, maxMs: 400 }, signal: stop.signal });
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  expect(reports).toEqual(['the database does not answer; trying again until it does']);
+  await proxy.clear();
+  appendFileSync(file, `${JSON.stringify({ type: 'heartbeat', account: 'down', state: 'running', time: time(1) })}\n`);
+  const deadline = Date.now() + 20_000;
+  while ((await invoke('account-status', eventFor('account-status', { account: 'down', query: {} }))).body.state !== 'running' && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  stop.abort();
+  const result = await running;
+  writer.close();
+  expect(reports).toEqual(['the database does not answer; trying again until it does', 'the database answers again']);
+  expect(result).toMatchObject({ read: 2, written: 2, rejected: 0 });
+});
