@@ -132,17 +132,22 @@ export function createWriter(options: WriterOptions): Writer {
     async upsertAccount(input) {
       const account = check.accountInput(input, now());
       return attempts(`writing account ${account.id}`, async () => {
-        try {
-          await transactWrite(store, [
-            createAccount(store, account, { state: 'stopped', lastHeartbeatAt: null, strategy: null, message: null, updatedAt: account.createdAt }),
-            putBalance(store, newBalanceRecord(account.id, account.currency, account.createdAt), undefined),
-          ]);
-          return 'created';
-        } catch (error) {
-          if (!(error instanceof TransactionCancelled)) throw error;
-        }
+        // Read first: most calls repeat a profile already stored (a bot restarting), and a read costs less than a
+        // refused create.
         const item = await getAccountItem(store, account.id, true);
-        if (!item) throw new Retry();
+        if (!item) {
+          try {
+            await transactWrite(store, [
+              createAccount(store, account, { state: 'stopped', lastHeartbeatAt: null, strategy: null, message: null, updatedAt: account.createdAt }),
+              putBalance(store, newBalanceRecord(account.id, account.currency, account.createdAt), undefined),
+            ]);
+            return 'created';
+          } catch (error) {
+            if (!(error instanceof TransactionCancelled)) throw error;
+            // Created meanwhile by another writer: compare with what it stored.
+            throw new Retry();
+          }
+        }
         const stored = toAccount(item);
         if (stored.currency !== account.currency) throw errors.currencyMismatch(account.id, stored.currency, account.currency);
         if (stored.name === account.name && stored.broker === account.broker && stored.environment === account.environment) return 'unchanged';
