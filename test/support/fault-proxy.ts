@@ -55,6 +55,8 @@ export class FaultProxy {
   dropped = 0;
   /** Requests that reached the proxy, by DynamoDB operation. */
   readonly seen: string[] = [];
+  /** Each write request seen: its operation and the items it writes, by table. */
+  readonly writes: { operation: string; tables: string[] }[] = [];
   port = 0;
 
   constructor(private readonly target: string) {
@@ -139,6 +141,8 @@ export class FaultProxy {
     const body = Buffer.concat(chunks);
     const operation = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
     this.seen.push(operation);
+    const written = writtenTables(operation, body);
+    if (written) this.writes.push({ operation, tables: written });
     let fault = this.takeFault(operation);
     if (fault?.kind === 'chaos') {
       const roll = this.random();
@@ -224,4 +228,19 @@ export class FaultProxy {
       upstream.end(body);
     });
   }
+}
+
+/** The table of each item a write request writes (a transaction's items, a batch's requests), or undefined for a read. */
+function writtenTables(operation: string, body: Buffer): string[] | undefined {
+  if (!['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems', 'BatchWriteItem'].includes(operation)) return undefined;
+  const request = JSON.parse(body.toString('utf8') || '{}');
+  if (operation === 'TransactWriteItems') {
+    return (request.TransactItems ?? []).flatMap((item: Record<string, { TableName?: string }>) =>
+      Object.entries(item)
+        .filter(([kind]) => kind !== 'ConditionCheck')
+        .map(([, action]) => action.TableName ?? ''),
+    );
+  }
+  if (operation === 'BatchWriteItem') return Object.entries(request.RequestItems ?? {}).flatMap(([table, items]) => (items as unknown[]).map(() => table));
+  return [request.TableName ?? ''];
 }
