@@ -42,3 +42,28 @@ export function decimalSign(value: string): -1 | 0 | 1 {
   const { units } = parse(value);
   return units < 0n ? -1 : units > 0n ? 1 : 0;
 }
+
+/** `value` with its sign turned, e.g. `"-1.50"` for `"1.50"` (zero stays unsigned). */
+export function negateDecimal(value: string): string {
+  const { units, scale } = parse(value);
+  return formatDecimal(-units, scale);
+}
+
+/**
+ * The shortest decimal string that reads back as the same double, never with an exponent: `1e-05` is `"0.00001"`,
+ * `0.30000000000000004` keeps its 17 digits, `1e21` is `"1000000000000000000000"`. For numbers that arrive as JSON
+ * floats (a bridge's source): JavaScript's own shortest round-trip digits, with the decimal point moved by hand.
+ */
+export function decimalOfFloat(value: number): string {
+  if (!Number.isFinite(value)) throw new TypeError(`not a finite number: ${value}`);
+  const text = String(value === 0 ? 0 : value);
+  const match = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
+  if (!match) return text;
+  const [, sign, first, rest = '', exponentText] = match;
+  const digits = first + rest;
+  // The point sits after the first digit, moved by the exponent.
+  const point = 1 + Number(exponentText);
+  if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`;
+  if (point >= digits.length) return `${sign}${digits}${'0'.repeat(point - digits.length)}`;
+  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+}

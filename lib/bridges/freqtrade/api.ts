@@ -1,0 +1,161 @@
+/**
+ * freqtrade's REST API (freqtrade/rpc/api_server: api_v1.py, api_schemas.py), as much of it as the bridge reads,
+ * with the field names and shapes freqtrade sends. Every call is a GET under `/api/v1` with HTTP Basic auth, which
+ * freqtrade accepts on every route beside its token login (the bridge has no use for tokens: it keeps no session).
+ */
+
+/** `GET /api/v1/show_config` (ShowConfig): the fields the bridge reads. */
+export interface ShowConfig {
+  bot_name: string;
+  dry_run: boolean;
+  stake_currency: string;
+  exchange: string;
+  strategy?: string | null;
+  /** `running`, `stopped`, `reload_config`; newer releases also `paused`. */
+  state: string;
+  /** A number, or the string "inf"; `/stopentry` (formerly `/stopbuy`) sets it to 0: no new entries. */
+  max_open_trades: number | string;
+  trading_mode?: string;
+  runmode?: string;
+}
+
+/** `GET /api/v1/health`: the bot's own liveness; `last_process_ts` is when its loop last ran (seconds). */
+export interface Health {
+  last_process: string | null;
+  last_process_ts: number | null;
+  bot_start_ts?: number | null;
+  bot_startup_ts?: number | null;
+}
+
+/** TradeSchema (closed trades in `/trades`; `/status` sends OpenTradeSchema, a superset). */
+export interface FreqtradeTrade {
+  trade_id: number;
+  pair: string;
+  is_open: boolean;
+  is_short: boolean;
+  amount: number;
+  stake_amount: number;
+  strategy: string;
+  open_date: string;
+  open_timestamp: number;
+  open_fill_timestamp: number | null;
+  open_rate: number;
+  close_date?: string | null;
+  close_timestamp?: number | null;
+  close_rate?: number | null;
+  close_profit_abs?: number | null;
+  profit_abs?: number | null;
+  realized_profit: number;
+  stop_loss_abs?: number | null;
+  has_open_orders: boolean;
+}
+
+/** `GET /api/v1/trades?limit=&offset=`: closed trades by id, paged. */
+export interface TradeResponse {
+  trades: FreqtradeTrade[];
+  trades_count: number;
+  offset: number;
+  total_trades: number;
+}
+
+/** `GET /api/v1/balance` (Balances): the fields the bridge reads. */
+export interface Balances {
+  /** The whole account's value in the stake currency. */
+  total: number;
+  /** The part of it the bot manages: its stake currency and its positions, valued now. */
+  total_bot: number;
+  stake: string;
+}
+
+/** Why freqtrade gave no answer: `unreachable` (network, timeout), `unauthorized` (401), `http` (any other status). */
+export class FreqtradeError extends Error {
+  constructor(
+    readonly kind: 'unreachable' | 'unauthorized' | 'http' | 'invalid',
+    readonly url: string,
+    readonly cause: string,
+  ) {
+    super(`freqtrade at ${url}: ${cause}`);
+    this.name = 'FreqtradeError';
+  }
+}
+
+export interface FreqtradeOptions {
+  /** The bot's API server, e.g. `http://127.0.0.1:8080` (with or without `/api/v1`). */
+  url: string;
+  username: string;
+  password: string;
+  /** Per request. Default 10 s. */
+  timeoutMs?: number;
+}
+
+/** The largest page freqtrade's `/trades` is asked for. */
+export const TRADES_PAGE = 500;
+
+export interface FreqtradeClient {
+  readonly url: string;
+  showConfig(): Promise<ShowConfig>;
+  health(): Promise<Health>;
+  /** Open trades. */
+  status(): Promise<FreqtradeTrade[]>;
+  /** One page of closed trades, by id. */
+  trades(offset: number, limit?: number): Promise<TradeResponse>;
+  /** One trade, open or closed; undefined when freqtrade has none with this id (deleted, or never filled). */
+  trade(id: number): Promise<FreqtradeTrade | undefined>;
+  balance(): Promise<Balances>;
+}
+
+/** A client of one freqtrade bot's REST API. */
+export function freqtradeClient(options: FreqtradeOptions): FreqtradeClient {
+  const base = `${options.url.replace(/\/+$/, '').replace(/\/api\/v1$/, '')}/api/v1`;
+  const authorization = `Basic ${Buffer.from(`${options.username}:${options.password}`).toString('base64')}`;
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const url = options.url;
+
+  async function get<T>(path: string, missing?: 'undefined-on-404'): Promise<T> {
+    let response: Response;
+    try {
+      response = await fetch(`${base}${path}`, { headers: { authorization, accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) });
+    } catch (error) {
+      throw new FreqtradeError('unreachable', url, `cannot be reached (${networkCause(error, timeoutMs)})`);
+    }
+    if (response.status === 401) {
+      await response.body?.cancel();
+      throw new FreqtradeError('unauthorized', url, 'refused the username or password (HTTP 401)');
+    }
+    if (response.status === 404 && missing) {
+      await response.body?.cancel();
+      return undefined as T;
+    }
+    if (!response.ok) {
+      const text = (await response.text().catch(() => '')).slice(0, 200);
+      throw new FreqtradeError('http', url, `answered HTTP ${response.status} to GET ${path}${text ? `: ${text}` : ''}`);
+    }
+    try {
+      return (await response.json()) as T;
+    } catch {
+      throw new FreqtradeError('invalid', url, `answered GET ${path} with something that is not JSON`);
+    }
+  }
+
+  return {
+    url,
+    showConfig: () => get('/show_config'),
+    health: () => get('/health'),
+    status: () => get('/status'),
+    trades: (offset, limit = TRADES_PAGE) => get(`/trades?limit=${limit}&offset=${offset}`),
+    trade: (id) => get(`/trade/${id}`, 'undefined-on-404'),
+    balance: () => get('/balance'),
+  };
+}
+
+/** What a failed fetch says, in a few words: the system's error code (ECONNREFUSED, ENOTFOUND), or a timeout. */
+function networkCause(error: unknown, timeoutMs: number): string {
+  if ((error as Error)?.name === 'TimeoutError') return `no answer within ${timeoutMs / 1000} s`;
+  type Cause = { code?: string; message?: string; cause?: Cause; errors?: Cause[] };
+  let cause = (error as Cause)?.cause;
+  // undici wraps the socket's error, sometimes twice (an AggregateError of the addresses tried).
+  while (cause && !cause.code && cause.cause) cause = cause.cause;
+  const code = cause?.code ?? cause?.errors?.[0]?.code;
+  if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET') return 'the connection was closed';
+  return code ?? cause?.message ?? (error as Error)?.message ?? String(error);
+}

@@ -1,0 +1,97 @@
+/**
+ * Runs bridges: each polls on its own interval until stopped. A failing poll (the bot or the database not answering,
+ * wrong credentials) is retried with back-off, doubling up to `maxBackoffMs`, and logged once when it starts failing
+ * (or fails differently) and once when it recovers; meanwhile no heartbeat is written, so the account turns stale as
+ * any silent bot does. With `once`, each bridge polls one time and the result says which failed.
+ */
+import { WriterError } from '../../packages/writer/src/errors';
+import { DatabaseError } from '../store/errors';
+import { FreqtradeError } from './freqtrade/api';
+import type { PollSummary } from './freqtrade/bridge';
+
+export interface Pollable {
+  readonly account: string;
+  poll(): Promise<PollSummary>;
+}
+
+export interface Scheduled {
+  bridge: Pollable;
+  /** Between two polls. */
+  intervalMs: number;
+  /** What the bridge mirrors, for the log (a URL, never credentials). */
+  source: string;
+}
+
+export interface RunOptions {
+  once?: boolean;
+  signal?: AbortSignal;
+  report: (line: string) => void;
+  maxBackoffMs?: number;
+}
+
+/** One line saying why a poll failed; rethrows what is a bug rather than an outage. */
+export function failureOf(error: unknown): string {
+  if (error instanceof FreqtradeError) return error.message;
+  if (error instanceof WriterError && error.code === 'UNAVAILABLE') return `the database does not answer (${error.message})`;
+  if (error instanceof DatabaseError) return `the database does not answer (${error.message})`;
+  if (error instanceof WriterError) return `the writer refused: ${error.message}`;
+  throw error;
+}
+
+function describe(summary: PollSummary): string | undefined {
+  const parts = Object.entries(summary.written).map(([outcome, count]) => `${count} ${outcome}`);
+  return parts.length ? `trades ${parts.join(', ')}` : undefined;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+}
+
+/** Runs one bridge; resolves to false when (with `once`) its poll failed. */
+async function runOne({ bridge, intervalMs, source }: Scheduled, options: RunOptions): Promise<boolean> {
+  const say = (line: string) => options.report(`${bridge.account}: ${line}`);
+  const maxBackoffMs = options.maxBackoffMs ?? 300_000;
+  let failing: string | undefined;
+  let failures = 0;
+  let state: string | undefined;
+  let first = true;
+  while (!options.signal?.aborted) {
+    let delay = intervalMs;
+    try {
+      const summary = await bridge.poll();
+      if (failing) say(failing.startsWith('the database') ? 'the database answers again' : `${source} answers again`);
+      else if (first) say(`mirroring ${source}: ${summary.openTrades} open trades, bot ${summary.state}`);
+      else if (summary.state !== state) say(`bot ${summary.state}`);
+      const written = describe(summary);
+      if (written && !first) say(written);
+      for (const line of summary.refused) say(line);
+      failing = undefined;
+      failures = 0;
+      state = summary.state;
+      first = false;
+      if (options.once) return true;
+    } catch (error) {
+      const why = failureOf(error);
+      failures += 1;
+      delay = Math.min(intervalMs * 2 ** Math.min(failures, 16), Math.max(maxBackoffMs, intervalMs));
+      if (options.once) {
+        say(why);
+        return false;
+      }
+      if (why !== failing) say(`${why}; trying again, backing off up to ${Math.round(Math.max(maxBackoffMs, intervalMs) / 1000)} s`);
+      failing = why;
+    }
+    await sleep(delay, options.signal);
+  }
+  return true;
+}
+
+/** Runs every bridge side by side until `signal` aborts (or once each); true when none failed. */
+export async function runBridges(bridges: readonly Scheduled[], options: RunOptions): Promise<boolean> {
+  const results = await Promise.all(bridges.map((scheduled) => runOne(scheduled, options)));
+  return results.every(Boolean);
+}

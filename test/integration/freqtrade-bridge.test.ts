@@ -1,0 +1,291 @@
+/**
+ * The freqtrade bridge against a fake freqtrade (test/support/fake-freqtrade.ts, answering as freqtrade's REST API
+ * does) and DynamoDB Local: what an operator then reads from the API, what each poll costs in writes, and what the
+ * command says when the bot cannot be reached or refuses the password.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freqtradeClient } from '../../lib/bridges/freqtrade/api';
+import { FreqtradeBridge } from '../../lib/bridges/freqtrade/bridge';
+import type { Writer } from '../../packages/writer/src';
+import { localWriter } from '../../scripts/support/load-data';
+import { eventFor, type Harness, invoke, startHarness } from '../support/api-harness';
+import { FakeFreqtrade } from '../support/fake-freqtrade';
+import { FaultProxy } from '../support/fault-proxy';
+
+jest.setTimeout(120_000);
+
+const ROOT = join(__dirname, '..', '..');
+const STALE_AFTER_SECONDS = 2;
+let harness: Harness;
+let proxy: FaultProxy;
+let writer: Writer;
+let dir: string;
+
+beforeAll(async () => {
+  harness = await startHarness({ STALE_AFTER_SECONDS: String(STALE_AFTER_SECONDS) });
+  proxy = await new FaultProxy(harness.db.endpoint).start();
+  writer = localWriter(proxy.endpoint, { stage: harness.stage });
+  dir = mkdtempSync(join(tmpdir(), 'bridge-test-'));
+});
+afterAll(async () => {
+  writer?.close();
+  await proxy?.close();
+  await harness?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const api = async (name: Parameters<typeof eventFor>[0], account: string, query: Record<string, string> = {}) => (await invoke(name, eventFor(name, { account, query }))).body;
+const trades = async (account: string) => (await api('account-trades', account, { limit: '500' })).trades as Record<string, unknown>[];
+const accountOf = async (id: string) => ((await invoke('accounts', eventFor('accounts', {}))).body.accounts as { id: string }[]).find((account) => account.id === id);
+const tradeOf = async (account: string, id: string) => (await trades(account)).find((trade) => trade.id === id);
+const HOUR = 3_600_000;
+const NOW = Math.floor(Date.now() / 1000) * 1000;
+const at = (hoursAgo: number) => NOW - Math.round(hoursAgo * HOUR);
+
+/** The tables a poll wrote, item by item (the proxy sees every request the writer makes). */
+async function writesOf(work: () => Promise<unknown>): Promise<string[]> {
+  proxy.writes.length = 0;
+  await work();
+  return proxy.writes.flatMap((write) => write.tables.map((table) => table.replace(`trading-bot-api-${harness.stage}-`, ''))).sort();
+}
+
+describe('a bot mirrored poll by poll', () => {
+  const bot = new FakeFreqtrade();
+  const account = 'ft-main';
+  let bridge: FreqtradeBridge;
+  const ids: Record<string, number> = {};
+  const ours = (id: number) => {
+    const trade = (bot as unknown as { trades: { trade_id: number; open_timestamp: number }[] }).trades.find((candidate) => candidate.trade_id === id)!;
+    return `ft-${id}-${trade.open_timestamp}`;
+  };
+
+  beforeAll(async () => {
+    await bot.start();
+    bridge = new FreqtradeBridge({ client: freqtradeClient(bot), writer, account });
+    // A history before the bridge ever ran: two closed trades, and three open ones (long spot, short futures, and
+    // an entry order that has not filled).
+    ids.closedWin = bot.open({ pair: 'BTC/USDT', amount: 0.01, rate: 60000, at: at(50) });
+    bot.close(ids.closedWin, { rate: 61000, at: at(49), profit: 9.87878 });
+    ids.closedLoss = bot.open({ pair: 'ETH/USDT:USDT', short: true, amount: 0.5, rate: 3000, at: at(48) });
+    bot.close(ids.closedLoss, { rate: 3030, at: at(47), profit: -15.0300000000001 });
+    ids.long = bot.open({ pair: 'SOL/USDT', amount: 2.5, rate: 0.30000000000000004, stake: 0.75, at: at(5) });
+    bot.update(ids.long, { profit_abs: 1e-5 });
+    ids.short = bot.open({ pair: 'ETH/USDT:USDT', short: true, amount: 0.2, rate: 3100.5, stake: 620.1, at: at(4) });
+    bot.update(ids.short, { profit_abs: -2.25 });
+    ids.unfilled = bot.open({ pair: 'XRP/USDT', amount: 100, rate: 0.5, stake: 50, at: at(1), filled: false });
+  });
+  afterAll(() => bot.stop());
+
+  it('creates the account from the bot configuration and mirrors its trades, balance and state', async () => {
+    const summary = await bridge.poll();
+    expect(summary).toMatchObject({ openTrades: 3, refused: [], state: 'running' });
+    expect(await accountOf(account)).toMatchObject({ id: account, name: 'ft-test', currency: 'USDT', broker: 'binance', environment: 'paper' });
+    const listed = await trades(account);
+    expect(listed.map((trade) => trade.id).sort()).toEqual([ids.closedWin, ids.closedLoss, ids.long, ids.short].map(ours).sort());
+    expect(await tradeOf(account, ours(ids.long))).toMatchObject({ instrument: 'SOL_USDT', side: 'buy', status: 'open', units: '2.5', openPrice: '0.30000000000000004', unrealizedPL: '0.00001' });
+    expect(await tradeOf(account, ours(ids.short))).toMatchObject({ instrument: 'ETH_USDT', side: 'sell', units: '0.2', openPrice: '3100.5', unrealizedPL: '-2.25', stopLoss: '3410.55' });
+    expect(await tradeOf(account, ours(ids.closedLoss))).toMatchObject({ instrument: 'ETH_USDT', side: 'sell', status: 'closed', closePrice: '3030', realizedPL: '-15.0300000000001' });
+    expect(await tradeOf(account, ours(ids.closedWin))).toMatchObject({ status: 'closed', realizedPL: '9.87878', closeTime: new Date(at(49)).toISOString() });
+    // NAV is what the bot manages; the balance is NAV without the open trades' unrealized P&L; the stake in them
+    // (the unfilled entry's too: freqtrade has set it aside) is the margin used.
+    expect(await api('account-balance', account)).toMatchObject({ currency: 'USDT', nav: '1000', unrealizedPL: '-2.24999', balance: '1002.24999', marginUsed: '670.85', marginAvailable: '329.15' });
+    expect(await api('account-status', account)).toMatchObject({ state: 'running', strategy: 'SampleStrategy', stale: false });
+  });
+
+  it('an unchanged poll writes the balance and the heartbeat, nothing else', async () => {
+    expect(await writesOf(() => bridge.poll())).toEqual(['accounts', 'balances', 'ledger', 'ledger']);
+  });
+
+  it('a restarted bridge gives everything to the writer again, which writes no trade twice', async () => {
+    const restarted = new FreqtradeBridge({ client: freqtradeClient(bot), writer, account });
+    const written = await writesOf(() => restarted.poll());
+    expect(written.filter((table) => table === 'trades')).toEqual([]);
+    expect(written).toEqual(['accounts', 'balances', 'ledger', 'ledger']);
+  });
+
+  it('follows an added entry and a partial exit (units change), and a close between polls', async () => {
+    bot.update(ids.long, { amount: 5, open_rate: 0.31, stake_amount: 1.55, profit_abs: 0.05 });
+    bot.update(ids.short, { amount: 0.1, realized_profit: 3.1, profit_abs: -1 });
+    await bridge.poll();
+    expect(await tradeOf(account, ours(ids.long))).toMatchObject({ units: '5', openPrice: '0.31', unrealizedPL: '0.05' });
+    expect(await tradeOf(account, ours(ids.short))).toMatchObject({ units: '0.1', unrealizedPL: '-1' });
+
+    bot.close(ids.short, { rate: 3050.25, at: at(0.5), profit: 8.125 });
+    const summary = await bridge.poll();
+    expect(summary.written).toEqual({ closed: 1 });
+    expect(await tradeOf(account, ours(ids.short))).toMatchObject({ status: 'closed', closePrice: '3050.25', realizedPL: '8.125' });
+  });
+
+  it('a trade opened and closed between two polls still appears; one deleted before it filled never does', async () => {
+    const quick = bot.open({ pair: 'BTC/USDT', amount: 0.001, rate: 61000, at: at(0.3) });
+    bot.close(quick, { rate: 61100, at: at(0.2), profit: 0.0999 });
+    bot.remove(ids.unfilled);
+    expect((await bridge.poll()).written).toEqual({ created: 1 });
+    expect(await tradeOf(account, ours(quick))).toMatchObject({ status: 'closed', openPrice: '61000', closePrice: '61100', realizedPL: '0.0999' });
+    expect((await trades(account)).some((trade) => String(trade.id).startsWith(`ft-${ids.unfilled}-`))).toBe(false);
+  });
+
+  it('reports a stopped bot, a paused one (stopentry) and one whose loop stalled though its API answers', async () => {
+    bot.state = 'stopped';
+    await bridge.poll();
+    expect(await api('account-status', account)).toMatchObject({ state: 'stopped' });
+    bot.state = 'running';
+    bot.maxOpenTrades = 0;
+    await bridge.poll();
+    expect(await api('account-status', account)).toMatchObject({ state: 'paused', message: 'max_open_trades is 0 (stopentry): no new entries' });
+    bot.maxOpenTrades = 3;
+    bot.lastProcessMs = Date.now() - 600_000;
+    await bridge.poll();
+    const stalled = await api('account-status', account);
+    expect(stalled.state).toBe('error');
+    expect(stalled.message).toMatch(/^freqtrade's loop last ran 600 s ago \(at .*\): stalled$/);
+    bot.lastProcessMs = undefined;
+    await bridge.poll();
+    expect(await api('account-status', account)).toMatchObject({ state: 'running', message: null });
+  });
+
+  it('a bot that cannot be reached writes nothing, turns stale, and is mirrored again once it answers', async () => {
+    await bot.stop();
+    const failed = await writesOf(async () => {
+      const error = await bridge.poll().catch((caught: Error) => caught);
+      expect((error as { kind?: string }).kind).toBe('unreachable');
+      // Refused, or (a kept-alive connection of the last poll) closed as the bot went away.
+      expect((error as Error).message).toMatch(new RegExp(`^freqtrade at ${bot.url}: cannot be reached \\((ECONNREFUSED|the connection was closed)\\)$`));
+    });
+    expect(failed).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, (STALE_AFTER_SECONDS + 1) * 1000));
+    expect(await api('account-status', account)).toMatchObject({ state: 'running', stale: true });
+    await bot.start();
+    await bridge.poll();
+    expect(await api('account-status', account)).toMatchObject({ state: 'running', stale: false });
+  });
+
+  it('after freqtrade database is reset, its reused ids are new trades beside the old ones', async () => {
+    const before = (await trades(account)).map((trade) => trade.id);
+    const oldFirst = ours(ids.closedWin);
+    bot.resetDatabase();
+    const reused = bot.open({ pair: 'BTC/USDT', amount: 0.002, rate: 62000, at: at(0.1) });
+    expect(reused).toBe(1);
+    expect((await bridge.poll()).written).toEqual({ created: 1 });
+    const after = (await trades(account)).map((trade) => trade.id);
+    expect(after.sort()).toEqual([...before, ours(reused)].sort());
+    expect(ours(reused)).not.toBe(oldFirst /* also freqtrade's id 1 */);
+    expect(await tradeOf(account, ours(reused))).toMatchObject({ status: 'open', units: '0.002' });
+    // The old trade 1 stays as it closed.
+    expect((await trades(account)).find((trade) => String(trade.id).startsWith('ft-1-') && trade.status === 'closed')).toMatchObject({ realizedPL: '9.87878' });
+  });
+});
+
+/** The URL of a port nothing listens on. */
+async function closedPort(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return `http://127.0.0.1:${port}`;
+}
+
+type Run = { code: number; stdout: string; stderr: string };
+function bridgeCommand(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      join(ROOT, 'node_modules', '.bin', 'tsx'),
+      [join(ROOT, 'scripts', 'bridge.ts'), 'freqtrade', ...args, '--stage', harness.stage, '--endpoint', proxy.endpoint],
+      { cwd: ROOT, env: { ...process.env, ...env } },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe('npm run bridge', () => {
+  const bot = new FakeFreqtrade('operator', 'p4ss-from-env');
+  beforeAll(async () => {
+    await bot.start();
+    bot.open({ pair: 'BTC/USDT', amount: 0.01, rate: 60000, at: at(2) });
+    const closed = bot.open({ pair: 'ETH/USDT', amount: 0.1, rate: 3000, at: at(3) });
+    bot.close(closed, { rate: 3100, at: at(2.5), profit: 9.7 });
+  });
+  afterAll(() => bot.stop());
+
+  it('--once twice writes the trades once; the password comes from the environment and is never printed', async () => {
+    const args = ['--url', bot.url, '--username', 'operator', '--account', 'ft-cli', '--once'];
+    const first = await bridgeCommand(args, { FREQTRADE_PASSWORD: bot.password });
+    expect(first).toMatchObject({ code: 0, stderr: '' });
+    expect(first.stdout).toBe(`bridge ft-cli: mirroring freqtrade at ${bot.url}: 1 open trades, bot running\n`);
+    expect((await trades('ft-cli')).length).toBe(2);
+    const second = await writesOf(() => bridgeCommand(args, { FREQTRADE_PASSWORD: bot.password }));
+    expect(second).toEqual(['accounts', 'balances', 'ledger', 'ledger']);
+    expect(first.stdout + second).not.toContain(bot.password);
+  });
+
+  it('a config file runs several bots, one account each, passwords from a file', async () => {
+    const other = await new FakeFreqtrade('second', 'another secret').start();
+    try {
+      other.botName = 'second-bot';
+      other.dryRun = false;
+      writeFileSync(join(dir, 'second.password'), 'another secret\n');
+      writeFileSync(
+        join(dir, 'bots.json'),
+        JSON.stringify({ bots: [
+          { url: bot.url, username: 'operator', passwordEnv: 'FT_ONE', account: 'ft-one' },
+          { url: other.url, username: 'second', passwordFile: join(dir, 'second.password'), account: 'ft-two', interval: 30 },
+        ] }),
+      );
+      const run = await bridgeCommand(['--config', join(dir, 'bots.json'), '--once'], { FT_ONE: bot.password });
+      expect(run.code).toBe(0);
+      expect(await accountOf('ft-two')).toMatchObject({ name: 'second-bot', environment: 'live' });
+      expect((await trades('ft-one')).length).toBe(2);
+    } finally {
+      await other.stop();
+    }
+  });
+
+  it('wrong credentials, an unreachable URL: one line naming the URL and the cause, and exit 1', async () => {
+    const refused = await bridgeCommand(['--url', bot.url, '--username', 'operator', '--account', 'ft-cli', '--once'], { FREQTRADE_PASSWORD: 'wrong' });
+    expect(refused).toMatchObject({ code: 1, stdout: `bridge ft-cli: freqtrade at ${bot.url}: refused the username or password (HTTP 401)\n` });
+    const nowhere = await closedPort();
+    const unreachable = await bridgeCommand(['--url', nowhere, '--username', 'operator', '--account', 'ft-cli', '--once'], { FREQTRADE_PASSWORD: 'x' });
+    expect(unreachable).toMatchObject({ code: 1, stdout: `bridge ft-cli: freqtrade at ${nowhere}: cannot be reached (ECONNREFUSED)\n` });
+    const usage = await bridgeCommand(['--url', bot.url, '--account', 'ft-cli', '--once']);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(/^bridge: --username is required/);
+  });
+
+  it('running, logs once when the bot stops answering and once when it answers again', async () => {
+    const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), [join(ROOT, 'scripts', 'bridge.ts'), 'freqtrade', '--url', bot.url, '--username', 'operator', '--account', 'ft-cli', '--interval', '0.2', '--stage', harness.stage, '--endpoint', proxy.endpoint], {
+      cwd: ROOT,
+      env: { ...process.env, FREQTRADE_PASSWORD: bot.password },
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const until = async (pattern: RegExp) => {
+      const deadline = Date.now() + 20_000;
+      while (!pattern.test(output)) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern} in:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    await until(/mirroring/);
+    await bot.stop();
+    await until(/cannot be reached/);
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    await bot.start();
+    await until(/answers again/);
+    child.kill('SIGTERM');
+    expect(await new Promise((resolve) => child.on('exit', resolve))).toBe(0);
+    expect(output).toBe(
+      [
+        `bridge ft-cli: mirroring freqtrade at ${bot.url}: 1 open trades, bot running`,
+        `bridge ft-cli: freqtrade at ${bot.url}: cannot be reached (ECONNREFUSED); trying again, backing off up to 300 s`,
+        `bridge ft-cli: freqtrade at ${bot.url} answers again`,
+        '',
+      ].join('\n'),
+    );
+  });
+});
