@@ -1,6 +1,6 @@
 /**
  * `npm run import -- --account ID [--create --currency CUR [--name NAME] [--broker NAME] [--environment live|paper]]
- *                    [--format jsonl|csv] [--stage NAME] [--endpoint URL] FILE`
+ *                    [--opening-balance AMOUNT] [--format jsonl|csv] [--stage NAME] [--endpoint URL] FILE`
  *
  * Loads a trade history (JSON Lines or CSV, in the API's Trade shape; see scripts/support/trade-file.ts) into an
  * account through the writer, so every key, counter and aggregate is right. Locally into `npm start`'s database
@@ -10,15 +10,22 @@
  * row that contradicts a stored closed trade is refused (closed is final). A bad row is reported with its line and
  * reason and not written; the valid rows are. Ends with a summary; exits 1 when any row was rejected, 2 when the
  * command itself is wrong.
+ *
+ * --opening-balance AMOUNT: the account held AMOUNT before the history; the import then records the balance it
+ * implies, one snapshot at the first open and one per day with closes (scripts/support/opening-balance.ts), so the
+ * account shows a NAV and an equity series instead of 0.
  */
 import { parseArgs } from 'node:util';
+import { isDecimal } from '../lib/decimal';
+import type { Trade } from '../lib/types';
 import { type Writer, WriterError } from '../packages/writer/src';
 import { targetWriter } from './support/load-data';
+import { EquityHistory } from './support/opening-balance';
 import { progressReporter, type WriteCounts } from './support/progress';
 import { formatOf, readTradeRows, TradeFileError, type TradeRow } from './support/trade-file';
 
 const USAGE =
-  'usage: npm run import -- --account ID [--create --currency CUR [--name NAME] [--broker NAME] [--environment live|paper]] [--format jsonl|csv] [--stage NAME] [--endpoint URL] FILE';
+  'usage: npm run import -- --account ID [--create --currency CUR [--name NAME] [--broker NAME] [--environment live|paper]] [--opening-balance AMOUNT] [--format jsonl|csv] [--stage NAME] [--endpoint URL] FILE';
 
 /** Rows handed to the writer at a time: it writes them in transactions of up to 100 items. */
 const BATCH = 500;
@@ -42,6 +49,7 @@ async function main() {
         name: { type: 'string' },
         broker: { type: 'string' },
         environment: { type: 'string' },
+        'opening-balance': { type: 'string' },
         format: { type: 'string' },
         stage: { type: 'string' },
         endpoint: { type: 'string' },
@@ -65,6 +73,9 @@ async function main() {
   if (!format) fail(`cannot tell the format of ${file}: name it .jsonl or .csv, or give --format jsonl|csv`);
   if (values.create && !values.currency) fail("--create needs --currency (the account's currency, such as USD)");
   const accountId = values.account;
+  const opening = values['opening-balance'];
+  if (opening !== undefined && !isDecimal(opening)) fail(`--opening-balance must be a decimal amount such as 10000.00, got ${JSON.stringify(opening)}`);
+  const history = new EquityHistory();
 
   const writer: Writer = targetWriter({ stage: values.stage, endpoint: values.endpoint });
   try {
@@ -109,8 +120,11 @@ async function main() {
           // A whole batch fails on the account alone; every other error is about its row.
           if (result.error.code === 'ACCOUNT_NOT_FOUND') fail(`no account ${accountId}: create it with --create --currency CUR`);
           reject(line, result.error.message);
-        } else if (result.outcome === 'unchanged') counts.unchanged += 1;
-        else counts.written += 1;
+        } else {
+          history.add(rows[result.index].value as unknown as Trade);
+          if (result.outcome === 'unchanged') counts.unchanged += 1;
+          else counts.written += 1;
+        }
       }
       progress.update(counts);
     };
@@ -134,6 +148,12 @@ async function main() {
       throw error;
     }
     console.log(progress.summary(counts));
+    if (opening !== undefined) {
+      // Oldest first: a snapshot older than the one stored is stale, so importing again records nothing new.
+      let recorded = 0;
+      for (const snapshot of history.snapshots(opening)) if ((await writer.recordBalance(accountId, snapshot)) === 'recorded') recorded += 1;
+      console.log(`import: opening balance ${opening}: ${recorded} balance snapshots recorded (one at the first open, one per day with closes)`);
+    }
     process.exitCode = counts.rejected ? 1 : 0;
   } finally {
     writer.close();

@@ -224,3 +224,28 @@ it('keeps every digit of an amount', async () => {
   expect((await listed(account))[0]).toMatchObject({ units: row.units, openPrice: row.openPrice, closePrice: row.closePrice, realizedPL: row.realizedPL });
   expect((await invoke('account-balance', eventFor('account-balance', { account, query: {} }))).body.realizedPL).toBe(row.realizedPL);
 });
+
+it('--opening-balance: the account shows its NAV and a point a day of equity; importing again records nothing', async () => {
+  const account = 'im-opening';
+  const base = { instrument: 'EUR_USD', side: 'buy', units: '1000', openPrice: '1.1', status: 'closed', closePrice: '1.2' };
+  const file = join(dir, 'opening.jsonl');
+  writeFileSync(file, asJsonLines([
+    { id: 'o-1', ...base, openTime: '2026-11-01T10:00:00Z', closeTime: '2026-11-01T12:00:00Z', realizedPL: '100.25' },
+    { id: 'o-2', ...base, openTime: '2026-11-01T13:00:00Z', closeTime: '2026-11-03T09:30:00Z', realizedPL: '-40' },
+    { id: 'o-3', ...base, openTime: '2026-11-03T10:00:00Z', closeTime: '2026-11-03T11:00:00Z', realizedPL: '0.5' },
+    { id: 'o-4', instrument: 'EUR_USD', side: 'sell', units: '500', openPrice: '1.1', status: 'open', openTime: '2026-11-04T00:00:00Z' },
+  ]));
+  const args = ['--account', account, '--create', '--currency', 'USD', '--opening-balance', '10000.00', file];
+  const first = await importFile(harness.stage, args);
+  expect(first.stdout).toContain('import: opening balance 10000.00: 3 balance snapshots recorded');
+  const balance = (await invoke('account-balance', eventFor('account-balance', { account, query: {} }))).body;
+  expect(balance).toMatchObject({ balance: '10060.75', nav: '10060.75', realizedPL: '60.75', openTradeCount: 1 });
+  const equity = (await invoke('account-equity', eventFor('account-equity', { account, query: { interval: 'day', from: '2026-11-01T00:00:00Z', to: '2026-11-05T00:00:00Z' } }))).body;
+  expect(equity.points.map((point: { time: string; nav: string }) => [point.time.slice(0, 10), point.nav])).toEqual([
+    ['2026-11-01', '10100.25'],
+    ['2026-11-03', '10060.75'],
+  ]);
+  const again = await importFile(harness.stage, args);
+  expect(again.stdout).toContain('import: opening balance 10000.00: 0 balance snapshots recorded');
+  expect((await importFile(harness.stage, ['--account', account, '--opening-balance', '1e4', file])).stderr).toMatch(/--opening-balance must be a decimal amount/);
+});
