@@ -1,0 +1,92 @@
+/**
+ * "Connect your bot" as the README tells it, against `npm start`: the TypeScript example through the writer package,
+ * the Python example's event lines through `npm run ingest`, and the freqtrade bridge (against a fake freqtrade);
+ * then what the API answers over HTTP. The README's snippets are the examples' own lines.
+ */
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { FakeFreqtrade } from '../support/fake-freqtrade';
+import { http } from '../support/http';
+import { npmStart, type Started } from '../support/npm-start';
+
+jest.setTimeout(240_000);
+
+const ROOT = join(__dirname, '..', '..');
+const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
+const run = promisify(execFile);
+let started: Started;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  // The example imports the package as a bot's repository would: its built files.
+  execFileSync(process.execPath, [join(ROOT, 'packages', 'writer', 'build.mjs')], { cwd: join(ROOT, 'packages', 'writer'), stdio: 'ignore' });
+  started = await npmStart();
+  env = { ...process.env, DB_PORT: String(started.ports.DB_PORT) };
+  delete env.STAGE;
+});
+afterAll(async () => {
+  started?.child.kill('SIGTERM');
+  await new Promise((resolve) => started?.child.once('exit', resolve));
+});
+
+const get = async (path: string) => {
+  const answer = await http(`http://127.0.0.1:${started.ports.PORT}${path}`);
+  expect([path, answer.status]).toEqual([path, 200]);
+  return answer.body;
+};
+
+/** The lines of `file` between two marker comments, without their common indentation. */
+function between(file: string, start: string, end: string): string {
+  const lines = readFileSync(join(ROOT, file), 'utf8').split('\n');
+  const from = lines.findIndex((line) => line.trim() === start);
+  const to = lines.findIndex((line, index) => index > from && line.trim() === end);
+  const part = lines.slice(from + 1, to);
+  const indent = Math.min(...part.filter((line) => line.trim()).map((line) => line.match(/^ */)![0].length));
+  return part.map((line) => line.slice(indent)).join('\n');
+}
+
+it('the TypeScript example runs as written and the API shows what it wrote', async () => {
+  const { stdout } = await run(TSX, [join(ROOT, 'examples', 'typescript-bot', 'bot.ts')], { cwd: ROOT, env });
+  expect(stdout).toMatch(/^refused as expected: TRADE_CLOSED\nwrote account example-ts and trade ex-\d+\n$/);
+  const [trade] = (await get('/api/example-ts/trades')).trades;
+  expect(trade).toMatchObject({ instrument: 'EUR_USD', status: 'closed', closePrice: '1.08610', realizedPL: '19.00' });
+  expect(await get('/api/example-ts/balance')).toMatchObject({ nav: '10019.00', currency: 'USD' });
+  expect(await get('/api/example-ts/status')).toMatchObject({ state: 'running', strategy: 'example' });
+});
+
+it('the Python example, piped into npm run ingest, shows up too', async () => {
+  const python = spawn('python3', [join(ROOT, 'examples', 'python', 'bot.py'), '-'], { cwd: ROOT });
+  const ingest = spawn(TSX, [join(ROOT, 'scripts', 'ingest.ts'), '-'], { cwd: ROOT, env });
+  python.stdout.pipe(ingest.stdin);
+  let output = '';
+  ingest.stdout.on('data', (chunk) => (output += chunk));
+  ingest.stderr.on('data', (chunk) => (output += chunk));
+  expect(await new Promise((resolve) => ingest.on('exit', resolve))).toBe(0);
+  expect(output).toMatch(/^ingest: 6 lines read, 6 written, 0 unchanged, 0 rejected/m);
+  const [trade] = (await get('/api/example-py/trades')).trades;
+  expect(trade).toMatchObject({ instrument: 'BTC_USDT', units: '0.015', status: 'closed', realizedPL: '3.75' });
+  expect(await get('/api/example-py/balance')).toMatchObject({ nav: '1003.75', currency: 'USDT' });
+});
+
+it('the freqtrade bridge mirrors a bot into the running stack', async () => {
+  const bot = await new FakeFreqtrade().start();
+  try {
+    bot.open({ pair: 'BTC/USDT', amount: 0.01, rate: 60000.5, at: Date.now() - 60_000 });
+    await run(TSX, [join(ROOT, 'scripts', 'bridge.ts'), 'freqtrade', '--url', bot.url, '--username', bot.username, '--account', 'ft-e2e', '--once'], {
+      cwd: ROOT,
+      env: { ...env, FREQTRADE_PASSWORD: bot.password },
+    });
+    expect((await get('/api/ft-e2e/trades')).trades).toMatchObject([{ instrument: 'BTC_USDT', units: '0.01', openPrice: '60000.5', status: 'open' }]);
+    expect(await get('/api/ft-e2e/status')).toMatchObject({ state: 'running', strategy: 'SampleStrategy', stale: false });
+  } finally {
+    await bot.stop();
+  }
+});
+
+it("the README's snippets are the examples' own lines", () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  expect(readme).toContain(between('examples/typescript-bot/bot.ts', '// --- account', '// --- end'));
+  expect(readme).toContain(between('examples/python/bot.py', '# --- events', '# --- end'));
+});
