@@ -241,6 +241,16 @@ export function judge(input: {
     pass: writes.import.rowsPerSecond >= TARGETS.importRowsPerSecond,
     detail: `${writes.import.rows.toLocaleString('en-US')} rows in ${writes.import.seconds} s = ${writes.import.rowsPerSecond} rows/s; importer RSS ${writes.import.startRssMb} → peak ${writes.import.peakRssMb} MB`,
   });
+  targets.push({
+    target: 'npm run ingest: lines/s ≥ the importer\'s rows/s',
+    pass: writes.ingest.linesPerSecond >= writes.import.rowsPerSecond,
+    detail: `${writes.ingest.lines.toLocaleString('en-US')} lines (${writes.ingest.trades.toLocaleString('en-US')} trades) in ${writes.ingest.seconds} s = ${writes.ingest.linesPerSecond} lines/s, against ${writes.import.rowsPerSecond} rows/s`,
+  });
+  targets.push({
+    target: 'freqtrade bridge: no item written per unchanged poll but the heartbeat and the balance',
+    pass: writes.bridge.otherItemsPerUnchangedPoll === 0,
+    detail: `${writes.bridge.openTrades} open, ${writes.bridge.closedTrades} closed trades: items per unchanged poll ${Object.entries(writes.bridge.itemsPerUnchangedPoll).map(([table, items]) => `${table} ${items}`).join(', ')}; first poll ${writes.bridge.firstPollMs} ms, unchanged poll ${writes.bridge.unchangedPollMs} ms`,
+  });
   return targets;
 }
 

@@ -11,6 +11,7 @@ import type { Writer } from '../packages/writer/src';
 import { generateDataset } from '../scripts/support/dataset';
 import { localWriter } from '../scripts/support/load-data';
 import { adminClient, ensureTables } from '../scripts/support/local-db';
+import { type BridgeResults, type IngestResults, measureBridge, measureIngest } from './bots';
 import { ROOT } from './options';
 import { note } from './progress';
 import { round } from './stats';
@@ -26,6 +27,8 @@ export interface WriteResults {
   /** By table and index, per open and per close. */
   wcuByTarget: { open: Record<string, number>; close: Record<string, number> };
   import: { rows: number; seconds: number; rowsPerSecond: number; peakRssMb: number; startRssMb: number; summary: string };
+  ingest: IngestResults;
+  bridge: BridgeResults;
 }
 
 type Capacity = { TableName?: string; CapacityUnits?: number; Table?: { CapacityUnits?: number }; GlobalSecondaryIndexes?: Record<string, { CapacityUnits?: number }> };
@@ -132,6 +135,8 @@ export async function measureWrites(options: { endpoint: string; stage: string; 
     }, {});
 
     const imported = await measureImport({ ...options, endpoint, stage });
+    const ingest = await measureIngest({ endpoint, stage, rows: options.importRows, workDir: options.workDir });
+    const bridge = await measureBridge({ endpoint, stage, open: 20, closed: 1000, polls: 20 });
     return {
       trades: opens,
       accounts: options.accounts,
@@ -141,6 +146,8 @@ export async function measureWrites(options: { endpoint: string; stage: string; 
       wcuPerClose: round(sum(closeCapacity) / opens, 2),
       wcuByTarget: { open: per(openCapacity, opens), close: per(closeCapacity, opens) },
       import: imported,
+      ingest,
+      bridge,
     };
   } finally {
     writers.forEach((writer) => writer.close());
