@@ -158,7 +158,8 @@ export function generateDataset(options: DatasetOptions): Dataset {
         name: DEMO_NAMES[a] ?? `Bot account ${a + 1}`,
         currency,
         broker: BROKERS[a % BROKERS.length],
-        environment: a % 4 === 3 ? 'paper' : 'live',
+        // Every fourth account trades on paper; the demo's "Paper Sandbox" does too, as its name says.
+        environment: a % 4 === 3 || DEMO_NAMES[a] === 'Paper Sandbox' ? 'paper' : 'live',
         createdAt,
       },
       bot: {
