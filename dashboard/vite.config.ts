@@ -13,11 +13,12 @@ export default defineConfig({
     assetsInlineLimit: 0,
     reportCompressedSize: false,
   },
-  // `npm run dashboard:dev`: Vite's dev server on :5173 with hot reload, the API calls passed to `npm start` on :3000.
+  // `npm run dashboard:dev`: Vite's dev server on :5173 with hot reload, the API calls passed to `npm start` on its
+  // PORT (3000 unless set, as for every other command).
   server: {
     port: 5173,
     strictPort: true,
     host: '127.0.0.1',
-    proxy: { '/api': { target: 'http://localhost:3000', changeOrigin: true } },
+    proxy: { '/api': { target: `http://127.0.0.1:${process.env.PORT ?? 3000}`, changeOrigin: true } },
   },
 });
