@@ -16,6 +16,7 @@
  *
  * Exit status is non-zero only when something could not be measured; missed targets are reported, not thrown.
  */
+import '../scripts/support/quiet-sdk';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

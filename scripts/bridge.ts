@@ -13,6 +13,7 @@
  * Exit: 0; 1 when a poll failed with --once (one line says which bot and why); 2 when the command is wrong.
  * Without --once it runs until Ctrl-C or SIGTERM, retrying a failing bot with back-off.
  */
+import './support/quiet-sdk';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { freqtradeClient } from '../lib/bridges/freqtrade/api';

@@ -3,6 +3,7 @@
  * scripts/support/demo-bot.ts), run against an `npm start` that is already running (its database on DB_PORT), until
  * Ctrl-C or for N seconds. Prints each open and close. Run it with `DEMO_BOT=off npm start` to be the only bot.
  */
+import './support/quiet-sdk';
 import { parseArgs } from 'node:util';
 import stages from '../resources/stages.js';
 import { DemoBot } from './support/demo-bot';

@@ -15,6 +15,7 @@
  * implies, one snapshot at the first open and one per day with closes (scripts/support/opening-balance.ts), so the
  * account shows a NAV and an equity series instead of 0.
  */
+import './support/quiet-sdk';
 import { parseArgs } from 'node:util';
 import { isDecimal } from '../lib/decimal';
 import type { Trade } from '../lib/types';

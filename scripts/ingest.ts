@@ -10,6 +10,7 @@
  * reported as `line N: reason` and skipped. Without --follow: exit 1 when a line was rejected, 2 when the command is
  * wrong, 3 when the database did not answer for 30 s (run it again: it resumes where it stopped).
  */
+import './support/quiet-sdk';
 import { parseArgs } from 'node:util';
 import { ingest } from '../lib/ingest/ingest';
 import { checkpointPath, fileLines, streamLines } from '../lib/ingest/source';

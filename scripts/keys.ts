@@ -6,6 +6,7 @@
  * Targets the database of `npm start` by default (stage "local", http://127.0.0.1:$DB_PORT, DB_PORT defaulting to
  * 8000). With --stage STAGE and no --endpoint it uses AWS with the usual credentials (AWS_PROFILE, AWS_REGION, ...).
  */
+import './support/quiet-sdk';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, type BatchGetCommandOutput, DynamoDBDocumentClient, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { accountSet, isAccountId } from '../lib/access';

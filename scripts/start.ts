@@ -4,6 +4,7 @@
  * gateway, which answers as the deployed stage does. AUTH=on requires API keys, as deployed stages do.
  * Ctrl-C, closing the terminal, or this process dying in any other way stops everything it started.
  */
+import './support/quiet-sdk';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
