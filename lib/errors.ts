@@ -56,6 +56,15 @@ export function invalidParameter(parameter: string, message: string): HttpProble
 export function accountNotFound(accountId: string): HttpProblem {
   // Only the start of the id is echoed: a path may be kilobytes of anything.
   const shown = accountId.length > 64 ? `${accountId.slice(0, 64)}…` : accountId;
+  // No account may be called "all" (the writer refuses it): "all" here is an operation that has no fleet form.
+  if (accountId === 'all') {
+    return new HttpProblem(
+      HTTP.NOT_FOUND,
+      'ACCOUNT_NOT_FOUND',
+      'Account not found',
+      'No account "all": equity is per account (GET /api/{account}/equity for each id GET /api/accounts lists); "all" covers every account in /api/all/balance, /trades, /status and /pnl.',
+    );
+  }
   return new HttpProblem(HTTP.NOT_FOUND, 'ACCOUNT_NOT_FOUND', 'Account not found', `No account ${JSON.stringify(shown)}.`);
 }
 

@@ -102,6 +102,10 @@ const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
  */
 export function parseTimeParameter(value: string): number {
   const ms = parseTime(value);
+  // An offset's `+` sent unencoded arrives as a space: a query string reads `+` as one.
+  if (ms === undefined && /^\d{4}-\d{2}-\d{2}T[\d:.]+ \d{2}:\d{2}$/.test(value)) {
+    return reject(`must be an RFC 3339 time with a zone; the "+" of its offset arrived as a space: send it as %2B (${value.replace(' ', '%2B')})`);
+  }
   if (ms === undefined) return reject('must be an RFC 3339 time with a zone, such as 2026-11-01T00:00:00Z or 2026-11-01T09:00:00+09:00');
   if (ms < EARLIEST || ms > LATEST) return reject('must fall between 0000-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z');
   return ms;

@@ -90,4 +90,6 @@ it.each([
 
 it('an unknown account is ACCOUNT_NOT_FOUND', async () => {
   expect((await equity('nobody', {})).body.code).toBe('ACCOUNT_NOT_FOUND');
+  // /api/all/equity is this route with the account "all": the answer says equity is per account.
+  expect((await equity('all', {})).body).toMatchObject({ code: 'ACCOUNT_NOT_FOUND', detail: expect.stringContaining('No account "all": equity is per account') });
 });

@@ -131,6 +131,8 @@ it.each([
   ['from', '1730000000', 'must be an RFC 3339 time with a zone'],
   ['to', '9999-12-31T23:59:59-01:00', 'must fall between'],
   ['from', '0000-01-01T00:00:00+00:01', 'must fall between'],
+  // An unencoded "+" reaches the function as a space.
+  ['from', '2026-10-25T09:00:00 02:00', 'the "+" of its offset arrived as a space: send it as %2B (2026-10-25T09:00:00%2B02:00)'],
 ])('%s=%s is a 400 naming it, on both listings', async (parameter, value, message) => {
   for (const [name, account] of [['all-trades', undefined], ['account-trades', 'w-a']] as const) {
     const response = await call(name, keys.all, account, { [parameter]: value });
