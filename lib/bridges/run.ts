@@ -8,6 +8,7 @@ import { WriterError } from '../../packages/writer/src/errors';
 import { DatabaseError } from '../store/errors';
 import { FreqtradeError } from './freqtrade/api';
 import type { PollSummary } from './freqtrade/bridge';
+import { pause } from '../pause';
 
 export interface Pollable {
   readonly account: string;
@@ -29,12 +30,13 @@ export interface RunOptions {
   maxBackoffMs?: number;
 }
 
-/** One line saying why a poll failed; rethrows what is a bug rather than an outage. */
-export function failureOf(error: unknown): string {
-  if (error instanceof FreqtradeError) return error.message;
-  if (error instanceof WriterError && error.code === 'UNAVAILABLE') return `the database does not answer (${error.message})`;
-  if (error instanceof DatabaseError) return `the database does not answer (${error.message})`;
-  if (error instanceof WriterError) return `the writer refused: ${error.message}`;
+/** One line saying why a poll failed, and whether the database (not the bot) is the cause; rethrows a bug. */
+export function failureOf(error: unknown): { text: string; database: boolean } {
+  if (error instanceof FreqtradeError) return { text: error.message, database: false };
+  if ((error instanceof WriterError && error.code === 'UNAVAILABLE') || error instanceof DatabaseError) {
+    return { text: `the database does not answer (${error.message})`, database: true };
+  }
+  if (error instanceof WriterError) return { text: `the writer refused: ${error.message}`, database: false };
   throw error;
 }
 
@@ -43,27 +45,20 @@ function describe(summary: PollSummary): string | undefined {
   return parts.length ? `trades ${parts.join(', ')}` : undefined;
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-  });
-}
-
 /** Runs one bridge; resolves to false when (with `once`) its poll failed. */
 async function runOne({ bridge, intervalMs, source }: Scheduled, options: RunOptions): Promise<boolean> {
   const say = (line: string) => options.report(`${bridge.account}: ${line}`);
-  const maxBackoffMs = options.maxBackoffMs ?? 300_000;
-  let failing: string | undefined;
+  const backoffCapMs = Math.max(options.maxBackoffMs ?? 300_000, intervalMs);
+  let failing: ReturnType<typeof failureOf> | undefined;
   let failures = 0;
+  // The bot's state at the last successful poll; undefined before the first.
   let state: string | undefined;
-  let first = true;
   while (!options.signal?.aborted) {
     let delay = intervalMs;
     try {
       const summary = await bridge.poll();
-      if (failing) say(failing.startsWith('the database') ? 'the database answers again' : `${source} answers again`);
+      const first = state === undefined;
+      if (failing) say(failing.database ? 'the database answers again' : `${source} answers again`);
       else if (first) say(`mirroring ${source}: ${summary.openTrades} open trades, bot ${summary.state}`);
       else if (summary.state !== state) say(`bot ${summary.state}`);
       const written = describe(summary);
@@ -72,20 +67,19 @@ async function runOne({ bridge, intervalMs, source }: Scheduled, options: RunOpt
       failing = undefined;
       failures = 0;
       state = summary.state;
-      first = false;
       if (options.once) return true;
     } catch (error) {
       const why = failureOf(error);
       failures += 1;
-      delay = Math.min(intervalMs * 2 ** Math.min(failures, 16), Math.max(maxBackoffMs, intervalMs));
+      delay = Math.min(intervalMs * 2 ** Math.min(failures, 16), backoffCapMs);
       if (options.once) {
-        say(why);
+        say(why.text);
         return false;
       }
-      if (why !== failing) say(`${why}; trying again, backing off up to ${Math.round(Math.max(maxBackoffMs, intervalMs) / 1000)} s`);
+      if (why.text !== failing?.text) say(`${why.text}; trying again, backing off up to ${Math.round(backoffCapMs / 1000)} s`);
       failing = why;
     }
-    await sleep(delay, options.signal);
+    await pause(delay, options.signal);
   }
   return true;
 }

@@ -10,6 +10,7 @@ import type { Writer } from '../../packages/writer/src';
 import { applyEvents, changedSomething, DatabaseDown, type NumberedEvent } from './apply';
 import { LineError, parseLine } from './lines';
 import type { SourceLine } from './source';
+import { pause } from '../pause';
 
 export interface IngestCounts {
   read: number;
@@ -35,13 +36,6 @@ export interface IngestOptions {
 export interface IngestResult extends IngestCounts {
   /** The database stopped answering and the ingester gave up (the rest is read on the next run). */
   gaveUp: boolean;
-}
-
-function pause(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-  });
 }
 
 export async function ingest(options: IngestOptions): Promise<IngestResult> {

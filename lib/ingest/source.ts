@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { type FileHandle, open, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { MAX_LINE_BYTES } from './lines';
+import { pause } from '../pause';
 
 /** A line of the input: its number (from 1 in each file) and its text, or why it cannot be read. */
 export type SourceLine = { line: number; text: string } | { line: number; error: string };
@@ -109,13 +110,6 @@ class Splitter {
   }
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-  });
-}
-
 async function readCheckpoint(file: string): Promise<Checkpoint | undefined> {
   try {
     const value = JSON.parse(await readFile(checkpointPath(file), 'utf8')) as Checkpoint;
@@ -148,7 +142,7 @@ export async function* fileLines(file: string, options: SourceOptions = {}): Asy
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || !options.follow) throw error;
       // Between a rotation's rename and the new file's creation: wait for it.
       if (options.signal?.aborted) return;
-      await sleep(pollMs, options.signal);
+      await pause(pollMs, options.signal);
       continue;
     }
     try {
@@ -216,7 +210,7 @@ export async function* fileLines(file: string, options: SourceOptions = {}): Asy
           break;
         }
         if (options.signal?.aborted) return;
-        await sleep(pollMs, options.signal);
+        await pause(pollMs, options.signal);
         if (options.signal?.aborted) return;
       }
       fromStart = true;
