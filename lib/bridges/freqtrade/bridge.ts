@@ -8,7 +8,7 @@
  * trades; a count that does not add up (trades opened and closed between two polls or while the bridge was down,
  * freqtrade's database reset) reads the closed trades again in full.
  */
-import type { Writer } from '../../../packages/writer/src';
+import type { TradeOutcome, Writer } from '../../../packages/writer/src';
 import type { Trade } from '../../types';
 import type { FreqtradeClient, FreqtradeTrade } from './api';
 import { accountOf, botStateOf, snapshotOf, tradeOf } from './mapping';
@@ -26,7 +26,7 @@ export interface BridgeOptions {
 /** What one poll wrote: trades by the writer's outcome, and the trades the writer refused (with why). */
 export interface PollSummary {
   openTrades: number;
-  written: Partial<Record<'created' | 'opened' | 'closed' | 'updated', number>>;
+  written: Partial<Record<Exclude<TradeOutcome, 'unchanged'>, number>>;
   refused: string[];
   state: string;
 }
@@ -60,9 +60,10 @@ export class FreqtradeBridge {
     const time = new Date(polledAt).toISOString();
 
     const account = accountOf(this.account, config);
-    if (this.profile !== JSON.stringify(account)) {
+    const profile = JSON.stringify(account);
+    if (this.profile !== profile) {
       await writer.upsertAccount(account);
-      this.profile = JSON.stringify(account);
+      this.profile = profile;
     }
 
     // Closed first, so that a trade that closed while its open form was read counts as closed.
@@ -80,7 +81,7 @@ export class FreqtradeBridge {
           if (result.error.code === 'UNAVAILABLE') throw result.error;
           summary.refused.push(`trade ${trade.id}: ${result.error.message}`);
         } else if (result.outcome !== 'unchanged') {
-          summary.written[result.outcome as keyof PollSummary['written']] = (summary.written[result.outcome as keyof PollSummary['written']] ?? 0) + 1;
+          summary.written[result.outcome] = (summary.written[result.outcome] ?? 0) + 1;
         }
         // A refused trade is not given again until freqtrade says something else of it.
         this.mirror.set(trade.id, JSON.stringify(trade));
