@@ -10,6 +10,7 @@ import { freqtradeClient } from '../lib/bridges/freqtrade/api';
 import { FreqtradeBridge } from '../lib/bridges/freqtrade/bridge';
 import type { Trade } from '../lib/types';
 import { FakeFreqtrade } from '../test/support/fake-freqtrade';
+import { writtenTables } from '../test/support/fault-proxy';
 import { generateDataset } from '../scripts/support/dataset';
 import { localWriter } from '../scripts/support/load-data';
 import { ROOT } from './options';
@@ -73,11 +74,10 @@ export async function measureBridge(options: { endpoint: string; stage: string; 
   const writer = localWriter(options.endpoint, { stage: options.stage });
   const written: Record<string, number> = {};
   writer.store.client.middlewareStack.add(
-    (next) => async (args) => {
-      const input = args.input as { TransactItems?: Record<string, { TableName?: string }>[]; TableName?: string };
-      const targets = input.TransactItems ? input.TransactItems.flatMap((item) => Object.entries(item).filter(([kind]) => kind !== 'ConditionCheck').map(([, action]) => action.TableName)) : [];
-      for (const table of targets) {
-        const name = (table ?? '?').replace(/^trading-bot-api-[^-]+-/, '');
+    (next, context) => async (args) => {
+      const operation = String(context.commandName ?? '').replace(/Command$/, '');
+      for (const table of writtenTables(operation, args.input as Record<string, unknown>) ?? []) {
+        const name = table.replace(/^trading-bot-api-[^-]+-/, '');
         written[name] = (written[name] ?? 0) + 1;
       }
       return next(args);

@@ -248,7 +248,8 @@ export function judge(input: {
   });
   targets.push({
     target: 'freqtrade bridge: no item written per unchanged poll but the heartbeat and the balance',
-    pass: writes.bridge.otherItemsPerUnchangedPoll === 0,
+    // The balance's item must have been seen: a meter that counted nothing would otherwise pass.
+    pass: writes.bridge.otherItemsPerUnchangedPoll === 0 && (writes.bridge.itemsPerUnchangedPoll.balances ?? 0) >= 1,
     detail: `${writes.bridge.openTrades} open, ${writes.bridge.closedTrades} closed trades: items per unchanged poll ${Object.entries(writes.bridge.itemsPerUnchangedPoll).map(([table, items]) => `${table} ${items}`).join(', ')}; first poll ${writes.bridge.firstPollMs} ms, unchanged poll ${writes.bridge.unchangedPollMs} ms`,
   });
   return targets;

@@ -141,7 +141,7 @@ export class FaultProxy {
     const body = Buffer.concat(chunks);
     const operation = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
     this.seen.push(operation);
-    const written = writtenTables(operation, body);
+    const written = writtenTables(operation, JSON.parse(body.toString('utf8') || '{}'));
     if (written) this.writes.push({ operation, tables: written });
     let fault = this.takeFault(operation);
     if (fault?.kind === 'chaos') {
@@ -230,10 +230,12 @@ export class FaultProxy {
   }
 }
 
-/** The table of each item a write request writes (a transaction's items, a batch's requests), or undefined for a read. */
-function writtenTables(operation: string, body: Buffer): string[] | undefined {
+/**
+ * The table of each item a DynamoDB request writes (a transaction's items, a batch's requests), or undefined for a
+ * read. `request` is the operation's input: as sent on the wire (the proxy) or as given to the SDK (the bench's meter).
+ */
+export function writtenTables(operation: string, request: Record<string, any>): string[] | undefined {
   if (!['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems', 'BatchWriteItem'].includes(operation)) return undefined;
-  const request = JSON.parse(body.toString('utf8') || '{}');
   if (operation === 'TransactWriteItems') {
     return (request.TransactItems ?? []).flatMap((item: Record<string, { TableName?: string }>) =>
       Object.entries(item)
