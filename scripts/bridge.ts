@@ -15,10 +15,10 @@
  */
 import './support/quiet-sdk';
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { freqtradeClient } from '../lib/bridges/freqtrade/api';
 import { FreqtradeBridge } from '../lib/bridges/freqtrade/bridge';
 import { runBridges, type Scheduled } from '../lib/bridges/run';
+import { commandLine, usageFailure } from './support/command-line';
 import { targetWriter } from './support/load-data';
 
 const USAGE = [
@@ -28,7 +28,7 @@ const USAGE = [
   'The password: FREQTRADE_PASSWORD, --password-file FILE, or --password PASS (visible to ps).',
 ].join('\n');
 
-class UsageError extends Error {}
+const fail: (message: string) => never = (message) => usageFailure('bridge', USAGE, message);
 
 interface BotConfig {
   url: string;
@@ -45,13 +45,13 @@ function secretFile(file: string): string {
   try {
     return readFileSync(file, 'utf8').replace(/\r?\n$/, '');
   } catch (error) {
-    throw new UsageError(`cannot read the password file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    fail(`cannot read the password file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
 }
 
 function positive(value: unknown, what: string): number {
   const number = typeof value === 'string' ? Number(value) : value;
-  if (typeof number !== 'number' || !Number.isFinite(number) || number <= 0) throw new UsageError(`${what} must be a number of seconds above 0, got ${JSON.stringify(value)}`);
+  if (typeof number !== 'number' || !Number.isFinite(number) || number <= 0) fail(`${what} must be a number of seconds above 0, got ${JSON.stringify(value)}`);
   return number;
 }
 
@@ -60,21 +60,21 @@ function botsOfConfig(file: string): { bots: BotConfig[]; stage?: string; endpoi
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new UsageError(`cannot read the config ${file}: ${(error as Error).message}`);
+    fail(`cannot read the config ${file}: ${(error as Error).message}`);
   }
-  if (!Array.isArray(parsed?.bots) || !parsed.bots.length) throw new UsageError(`${file}: "bots" must be a list of bots`);
+  if (!Array.isArray(parsed?.bots) || !parsed.bots.length) fail(`${file}: "bots" must be a list of bots`);
   const accounts = new Set<string>();
   const bots = parsed.bots.map((bot, index) => {
     const where = `${file}: bots[${index}]`;
     for (const field of ['url', 'username', 'account'])
-      if (typeof bot[field] !== 'string' || !bot[field]) throw new UsageError(`${where}.${field} is required (a string)`);
-    if (accounts.has(bot.account as string)) throw new UsageError(`${where}: account ${bot.account} is given to two bots; one account each`);
+      if (typeof bot[field] !== 'string' || !bot[field]) fail(`${where}.${field} is required (a string)`);
+    if (accounts.has(bot.account as string)) fail(`${where}: account ${bot.account} is given to two bots; one account each`);
     accounts.add(bot.account as string);
     let password: string | undefined;
     if (typeof bot.password === 'string') password = bot.password;
     else if (typeof bot.passwordFile === 'string') password = secretFile(bot.passwordFile);
     else if (typeof bot.passwordEnv === 'string') password = process.env[bot.passwordEnv];
-    if (password === undefined) throw new UsageError(`${where}: give "password", "passwordFile" or "passwordEnv" (an environment variable that is set)`);
+    if (password === undefined) fail(`${where}: give "password", "passwordFile" or "passwordEnv" (an environment variable that is set)`);
     return {
       url: bot.url as string,
       username: bot.username as string,
@@ -87,37 +87,33 @@ function botsOfConfig(file: string): { bots: BotConfig[]; stage?: string; endpoi
   return { bots, stage: parsed.stage, endpoint: parsed.endpoint };
 }
 
-function parse(args: string[]) {
-  const { values, positionals } = parseArgs({
-    args,
-    options: {
-      url: { type: 'string' },
-      username: { type: 'string' },
-      password: { type: 'string' },
-      'password-file': { type: 'string' },
-      account: { type: 'string' },
-      interval: { type: 'string' },
-      'stall-after': { type: 'string' },
-      config: { type: 'string' },
-      once: { type: 'boolean', default: false },
-      stage: { type: 'string' },
-      endpoint: { type: 'string' },
-      help: { type: 'boolean', default: false },
-    },
-    allowPositionals: true,
-    strict: true,
+/** The bots to run and where to write, from the command line (and the config file it names); undefined after --help. */
+function parse() {
+  const parsed = commandLine('bridge', USAGE, {
+    url: { type: 'string' },
+    username: { type: 'string' },
+    password: { type: 'string' },
+    'password-file': { type: 'string' },
+    account: { type: 'string' },
+    interval: { type: 'string' },
+    'stall-after': { type: 'string' },
+    config: { type: 'string' },
+    once: { type: 'boolean', default: false },
+    stage: { type: 'string' },
+    endpoint: { type: 'string' },
   });
-  if (values.help) return { help: true as const };
-  if (positionals[0] !== 'freqtrade' || positionals.length !== 1) throw new UsageError(positionals.length ? `unknown bot kind ${positionals.join(' ')}; this bridge speaks to freqtrade` : 'say which kind of bot: freqtrade');
+  if (!parsed) return undefined;
+  const { values, positionals } = parsed;
+  if (positionals[0] !== 'freqtrade' || positionals.length !== 1) fail(positionals.length ? `unknown bot kind ${positionals.join(' ')}; this bridge speaks to freqtrade` : 'say which kind of bot: freqtrade');
   if (values.config) {
     for (const flag of ['url', 'username', 'password', 'password-file', 'account', 'interval', 'stall-after'] as const)
-      if (values[flag] !== undefined) throw new UsageError(`--${flag} goes in the config file with --config`);
+      if (values[flag] !== undefined) fail(`--${flag} goes in the config file with --config`);
     const config = botsOfConfig(values.config);
     return { bots: config.bots, once: values.once, stage: values.stage ?? config.stage, endpoint: values.endpoint ?? config.endpoint };
   }
-  for (const flag of ['url', 'username', 'account'] as const) if (!values[flag]) throw new UsageError(`--${flag} is required (or --config FILE)`);
+  for (const flag of ['url', 'username', 'account'] as const) if (!values[flag]) fail(`--${flag} is required (or --config FILE)`);
   const password = values.password ?? (values['password-file'] ? secretFile(values['password-file']) : process.env.FREQTRADE_PASSWORD);
-  if (password === undefined) throw new UsageError('no password: set FREQTRADE_PASSWORD, or give --password-file FILE');
+  if (password === undefined) fail('no password: set FREQTRADE_PASSWORD, or give --password-file FILE');
   const bot: BotConfig = {
     url: values.url!,
     username: values.username!,
@@ -130,19 +126,8 @@ function parse(args: string[]) {
 }
 
 async function main() {
-  let options;
-  try {
-    options = parse(process.argv.slice(2));
-  } catch (error) {
-    if (!(error instanceof UsageError) && (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') !== true) throw error;
-    console.error(`bridge: ${(error as Error).message}`);
-    console.error(USAGE);
-    process.exit(2);
-  }
-  if ('help' in options) {
-    console.log(USAGE);
-    return;
-  }
+  const options = parse();
+  if (!options) return;
   const writer = targetWriter({ stage: options.stage, endpoint: options.endpoint });
   const stop = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());

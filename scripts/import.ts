@@ -16,10 +16,10 @@
  * account shows a NAV and an equity series instead of 0.
  */
 import './support/quiet-sdk';
-import { parseArgs } from 'node:util';
 import { isDecimal } from '../lib/decimal';
 import type { Trade } from '../lib/types';
 import { type Writer, WriterError } from '../packages/writer/src';
+import { commandLine, usageFailure } from './support/command-line';
 import { targetWriter } from './support/load-data';
 import { EquityHistory } from './support/opening-balance';
 import { progressReporter, type WriteCounts } from './support/progress';
@@ -32,41 +32,23 @@ const USAGE =
 const BATCH = 500;
 const MAX_REPORTED = 50;
 
-function fail(message: string, code = 2): never {
-  console.error(`import: ${message}`);
-  if (code === 2) console.error(USAGE);
-  process.exit(code);
-}
+const fail: (message: string) => never = (message) => usageFailure('import', USAGE, message);
 
 async function main() {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: process.argv.slice(2),
-      options: {
-        account: { type: 'string' },
-        create: { type: 'boolean', default: false },
-        currency: { type: 'string' },
-        name: { type: 'string' },
-        broker: { type: 'string' },
-        environment: { type: 'string' },
-        'opening-balance': { type: 'string' },
-        format: { type: 'string' },
-        stage: { type: 'string' },
-        endpoint: { type: 'string' },
-        help: { type: 'boolean', default: false },
-      },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (error) {
-    fail((error as Error).message);
-  }
+  const parsed = commandLine('import', USAGE, {
+    account: { type: 'string' },
+    create: { type: 'boolean', default: false },
+    currency: { type: 'string' },
+    name: { type: 'string' },
+    broker: { type: 'string' },
+    environment: { type: 'string' },
+    'opening-balance': { type: 'string' },
+    format: { type: 'string' },
+    stage: { type: 'string' },
+    endpoint: { type: 'string' },
+  });
+  if (!parsed) return;
   const { values, positionals } = parsed;
-  if (values.help) {
-    console.log(USAGE);
-    return;
-  }
   if (!values.account) fail('--account is required');
   if (positionals.length !== 1) fail(positionals.length ? 'give one FILE' : 'FILE is required');
   const file = positionals[0];

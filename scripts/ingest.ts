@@ -11,43 +11,25 @@
  * wrong, 3 when the database did not answer for 30 s (run it again: it resumes where it stopped).
  */
 import './support/quiet-sdk';
-import { parseArgs } from 'node:util';
 import { ingest } from '../lib/ingest/ingest';
 import { checkpointPath, fileLines, streamLines } from '../lib/ingest/source';
+import { commandLine, usageFailure } from './support/command-line';
 import { targetWriter } from './support/load-data';
 import { progressReporter } from './support/progress';
 
 const USAGE = 'usage: npm run ingest -- [--follow] [--stage NAME] [--endpoint URL] [--no-checkpoint] FILE|-';
 
-function fail(message: string): never {
-  console.error(`ingest: ${message}`);
-  console.error(USAGE);
-  process.exit(2);
-}
+const fail: (message: string) => never = (message) => usageFailure('ingest', USAGE, message);
 
 async function main() {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: process.argv.slice(2),
-      options: {
-        follow: { type: 'boolean', default: false },
-        stage: { type: 'string' },
-        endpoint: { type: 'string' },
-        'no-checkpoint': { type: 'boolean', default: false },
-        help: { type: 'boolean', default: false },
-      },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (error) {
-    fail((error as Error).message);
-  }
+  const parsed = commandLine('ingest', USAGE, {
+    follow: { type: 'boolean', default: false },
+    stage: { type: 'string' },
+    endpoint: { type: 'string' },
+    'no-checkpoint': { type: 'boolean', default: false },
+  });
+  if (!parsed) return;
   const { values, positionals } = parsed;
-  if (values.help) {
-    console.log(USAGE);
-    return;
-  }
   if (positionals.length !== 1) fail(positionals.length ? 'give one FILE (or - for standard input)' : 'FILE is required (or - for standard input)');
   const [file] = positionals;
   const stdin = file === '-';

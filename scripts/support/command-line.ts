@@ -1,0 +1,30 @@
+/**
+ * The command line of the project's commands (import, ingest, bridge): parsed strictly, with --help, and one way of
+ * saying the command is wrong (the reason, then the usage, exit status 2).
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** Says why the command is wrong, prints its usage, and exits 2. */
+export function usageFailure(command: string, usage: string, message: string): never {
+  console.error(`${command}: ${message}`);
+  console.error(usage);
+  process.exit(2);
+}
+
+/** The parsed command line (options and positionals), or undefined once --help has printed the usage. */
+export function commandLine<O extends Options>(command: string, usage: string, options: O) {
+  const config = { args: process.argv.slice(2), options: { ...options, help: { type: 'boolean', default: false } } as O & { help: { type: 'boolean'; default: false } }, allowPositionals: true, strict: true } as const;
+  let parsed: ReturnType<typeof parseArgs<typeof config>>;
+  try {
+    parsed = parseArgs(config);
+  } catch (error) {
+    usageFailure(command, usage, (error as Error).message);
+  }
+  if ((parsed.values as { help?: boolean }).help) {
+    console.log(usage);
+    return undefined;
+  }
+  return parsed;
+}
