@@ -179,6 +179,16 @@ describe('a bot mirrored poll by poll', () => {
     // The old trade 1 stays as it closed.
     expect((await trades(account)).find((trade) => String(trade.id).startsWith('ft-1-') && trade.status === 'closed')).toMatchObject({ realizedPL: '9.87878' });
   });
+
+  it('a trade whose pair has no instrument here is reported once and the others are still mirrored', async () => {
+    const odd = bot.open({ pair: 'VERYLONGBASENAME/USDT', amount: 1, rate: 1, at: at(0.05) });
+    const fine = bot.open({ pair: 'ADA/USDT', amount: 10, rate: 0.4, at: at(0.04) });
+    const first = await bridge.poll();
+    expect(first.refused).toEqual([`trade ${ours(odd)}: pair "VERYLONGBASENAME/USDT" is not of the form BASE/QUOTE; not mirrored`]);
+    expect(first.written).toEqual({ created: 1 });
+    expect(await tradeOf(account, ours(fine))).toMatchObject({ instrument: 'ADA_USDT', status: 'open' });
+    expect((await bridge.poll()).refused).toEqual([]);
+  });
 });
 
 /** The URL of a port nothing listens on. */

@@ -11,7 +11,7 @@
 import type { TradeOutcome, Writer } from '../../../packages/writer/src';
 import type { Trade } from '../../types';
 import type { FreqtradeClient, FreqtradeTrade } from './api';
-import { accountOf, botStateOf, snapshotOf, tradeOf } from './mapping';
+import { accountOf, botStateOf, snapshotOf, tradeIdOf, tradeOf } from './mapping';
 
 export interface BridgeOptions {
   client: FreqtradeClient;
@@ -42,6 +42,8 @@ export class FreqtradeBridge {
   private open = new Map<number, FreqtradeTrade>();
   /** freqtrade's count of closed trades when they were last all accounted for. */
   private closedTotal?: number;
+  /** Trades that cannot be mirrored (a pair the API has no instrument for), reported once each. */
+  private readonly unmirrorable = new Set<string>();
 
   constructor(private readonly options: BridgeOptions) {
     this.stallSeconds = options.stallSeconds ?? 180;
@@ -67,13 +69,22 @@ export class FreqtradeBridge {
     }
 
     // Closed first, so that a trade that closed while its open form was read counts as closed.
+    const summary: PollSummary = { openTrades: status.length, written: {}, refused: [], state: '' };
     const byId = new Map<string, Trade>();
     for (const source of [...status, ...(await this.closedTrades(status))]) {
-      const trade = tradeOf(this.account, source);
+      let trade: Trade | undefined;
+      try {
+        trade = tradeOf(this.account, source);
+      } catch (error) {
+        // One odd trade must not stop the bot's others from being mirrored.
+        const id = tradeIdOf(source);
+        if (!this.unmirrorable.has(id)) summary.refused.push(`trade ${id}: ${(error as Error).message}; not mirrored`);
+        this.unmirrorable.add(id);
+        continue;
+      }
       if (trade && !(byId.get(trade.id)?.status === 'closed')) byId.set(trade.id, trade);
     }
     const changed = [...byId.values()].filter((trade) => this.mirror.get(trade.id) !== JSON.stringify(trade));
-    const summary: PollSummary = { openTrades: status.length, written: {}, refused: [], state: '' };
     if (changed.length) {
       for (const result of await writer.recordTrades(this.account, changed)) {
         const trade = changed[result.index];
