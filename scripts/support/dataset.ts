@@ -41,17 +41,73 @@ export interface DatasetOptions {
   history?: { everyMinutes: number; days: number; accounts?: number };
 }
 
-// `lot`: units per size step; `perQuote`: quote-currency units per account-currency unit, roughly, so that
-// P/L stays in a believable range (the demo does no real FX conversion).
-export const INSTRUMENTS: { name: string; price: number; scale: number; lot: number; perQuote: bigint }[] = [
-  { name: 'EUR_USD', price: 1.0842, scale: 5, lot: 1000, perQuote: 1n },
-  { name: 'GBP_USD', price: 1.2671, scale: 5, lot: 1000, perQuote: 1n },
-  { name: 'USD_JPY', price: 151.42, scale: 3, lot: 1000, perQuote: 150n },
-  { name: 'AUD_USD', price: 0.6583, scale: 5, lot: 1000, perQuote: 1n },
-  { name: 'XAU_USD', price: 2341.5, scale: 2, lot: 1, perQuote: 1n },
-  { name: 'EUR_GBP', price: 0.8556, scale: 5, lot: 1000, perQuote: 1n },
-  { name: 'USD_CHF', price: 0.9032, scale: 5, lot: 1000, perQuote: 1n },
+export interface Instrument {
+  name: string;
+  /** The price at the dataset's anchor, where the demo bot's own walk then starts. */
+  price: number;
+  scale: number;
+  /** Units per size step. */
+  lot: number;
+  /** Quote-currency units per account-currency unit, roughly, so that P/L stays in a believable range (the demo does no real FX conversion). */
+  perQuote: bigint;
+  /** One standard deviation of a day's move, as a fraction of the price: EUR_USD moves about half a percent a day. */
+  dailyVolatility: number;
+}
+
+export const INSTRUMENTS: Instrument[] = [
+  { name: 'EUR_USD', price: 1.0842, scale: 5, lot: 1000, perQuote: 1n, dailyVolatility: 0.005 },
+  { name: 'GBP_USD', price: 1.2671, scale: 5, lot: 1000, perQuote: 1n, dailyVolatility: 0.006 },
+  { name: 'USD_JPY', price: 151.42, scale: 3, lot: 1000, perQuote: 150n, dailyVolatility: 0.006 },
+  { name: 'AUD_USD', price: 0.6583, scale: 5, lot: 1000, perQuote: 1n, dailyVolatility: 0.007 },
+  { name: 'XAU_USD', price: 2341.5, scale: 2, lot: 1, perQuote: 1n, dailyVolatility: 0.01 },
+  { name: 'EUR_GBP', price: 0.8556, scale: 5, lot: 1000, perQuote: 1n, dailyVolatility: 0.0035 },
+  { name: 'USD_CHF', price: 0.9032, scale: 5, lot: 1000, perQuote: 1n, dailyVolatility: 0.005 },
 ];
+
+const HOUR = 3_600_000;
+
+/**
+ * One price path per instrument, walked backwards an hour at a time from its price at the anchor, with the
+ * instrument's own volatility: every trade of a dataset opens and closes on it, so one instrument's trades agree with
+ * each other, a day's range is what that market does in a day, and the demo bot's walk carries on from the last
+ * price without a jump. Its own random sequence per instrument, extended as far back as a dataset reaches.
+ */
+export class PricePaths {
+  private readonly paths = new Map<string, { next: () => number; hourly: number[] }>();
+
+  constructor(
+    private readonly anchor: number,
+    private readonly seed: number,
+  ) {}
+
+  /** The price of `instrument` at `time` (ms), between the hourly points of its path; a float, in quote units. */
+  at(instrument: Instrument, time: number): number {
+    const hours = Math.max(0, (this.anchor - time) / HOUR);
+    const path = this.pathOf(instrument, Math.floor(hours) + 2);
+    const below = Math.floor(hours);
+    const fraction = hours - below;
+    return path[below] * (1 - fraction) + path[below + 1] * fraction;
+  }
+
+  private pathOf(instrument: Instrument, length: number): number[] {
+    let path = this.paths.get(instrument.name);
+    if (!path) {
+      const index = INSTRUMENTS.indexOf(instrument);
+      path = { next: random(this.seed * 31 + 1009 * (index + 1)), hourly: [instrument.price] };
+      this.paths.set(instrument.name, path);
+    }
+    const hourly = instrument.dailyVolatility / Math.sqrt(24);
+    while (path.hourly.length < length) {
+      const last = path.hourly[path.hourly.length - 1];
+      // Near-normal steps (the sum of three uniforms), with a weak pull to the anchor price so that a long history
+      // stays in the instrument's usual range.
+      const z = (path.next() + path.next() + path.next() - 1.5) * 2;
+      const pull = ((instrument.price - last) / instrument.price) * 0.002;
+      path.hourly.push(last * (1 + z * hourly + pull));
+    }
+    return path.hourly;
+  }
+}
 const CURRENCIES = ['USD', 'EUR', 'GBP', 'USD', 'EUR'];
 const BROKERS = ['OANDA', 'Interactive Brokers', 'Saxo'];
 const STATES: BotState[] = ['running', 'paused', 'running', 'stopped', 'error'];
@@ -91,6 +147,9 @@ export const DEFAULT_ANCHOR = new Date('2026-11-01T12:00:00.000Z');
 export function generateDataset(options: DatasetOptions): Dataset {
   const next = random(options.seed ?? 20261121);
   const anchor = (options.anchor ?? DEFAULT_ANCHOR).getTime();
+  const prices = new PricePaths(anchor, options.seed ?? 20261121);
+  const onPath = (instrument: Instrument, time: number, noise: number) =>
+    BigInt(Math.round(prices.at(instrument, time) * (1 + (noise - 0.5) * 0.0004) * 10 ** instrument.scale));
   const heartbeatAt = options.heartbeatAt ?? new Date(anchor);
   const idOf = options.accountId ?? ((i: number) => `acc-${String(i + 1).padStart(4, '0')}`);
   const accounts: Dataset['accounts'] = [];
@@ -105,15 +164,20 @@ export function generateDataset(options: DatasetOptions): Dataset {
     let time = anchor - Math.floor(next() * 3_600_000);
     for (let t = 0; t < tradeCount; t++) {
       const instrument = INSTRUMENTS[Math.floor(next() * INSTRUMENTS.length)];
-      const side = next() < 0.55 ? 'buy' : 'sell';
+      // The strategy's edge: 55 % of closed trades are on the side the market then moved to.
+      const right = next() < 0.55;
       const units = BigInt(instrument.lot * (1 + Math.floor(next() * 20)));
-      const pip = 10n ** BigInt(instrument.scale);
-      const entry = BigInt(Math.round(instrument.price * Number(pip) * (0.9 + next() * 0.2)));
-      const exit = entry + BigInt(Math.round((next() - 0.49) * Number(entry) * 0.006));
+      const entryNoise = next();
+      const exitNoise = next();
       const open = t < Math.min(5, tradeCount) && next() < 0.8;
       const openTime = new Date(time).toISOString();
       // Closed a while later, but never after the snapshot at the anchor: the dataset describes a past.
-      const closeTime = open ? null : new Date(Math.max(time, Math.min(time + Math.floor(next() * 6 * 3_600_000) + 60_000, anchor - 60_000))).toISOString();
+      const closeAt = open ? anchor : Math.max(time, Math.min(time + Math.floor(next() * 6 * 3_600_000) + 60_000, anchor - 60_000));
+      const closeTime = open ? null : new Date(closeAt).toISOString();
+      const entry = onPath(instrument, time, entryNoise);
+      // An open trade is marked at the anchor's price, where the demo bot's prices start.
+      const exit = open ? onPath(instrument, anchor, 0.5) : onPath(instrument, closeAt, exitNoise);
+      const side = open ? (right ? 'buy' : 'sell') : (exit >= entry) === right ? 'buy' : 'sell';
       const stop = side === 'buy' ? entry - entry / 100n : entry + entry / 100n;
       const target = side === 'buy' ? entry + entry / 50n : entry - entry / 50n;
       const pl = decimal(profit(side, entry, exit, units, instrument.scale, instrument.perQuote), MONEY_SCALE);
@@ -213,9 +277,11 @@ function balanceHistory(trades: readonly Trade[], deposit: string, marginUsed: s
 
 /**
  * The dataset `npm start` loads: five accounts in three currencies, one with 1,200 trades, one with none, and a
- * snapshot every 6 hours over the last 30 days of each (the equity series; the demo bot adds live ones).
+ * snapshot every 6 hours over the last 30 days of each (the equity series; the demo bot adds live ones). Its history
+ * ends at `now`, the moment `npm start` first loads it, so the charts run into the live demo without a gap; everything
+ * else comes from the seed (tests pass a fixed `now`).
  */
-export function demoDataset(heartbeatAt: Date): Dataset {
+export function demoDataset(now: Date): Dataset {
   const ids = ['primary-usd', 'euro-swing', 'sterling-carry', 'gold-desk', 'paper-sandbox'];
-  return generateDataset({ tradeCounts: [1200, 240, 150, 60, 0], accountId: (i) => ids[i], heartbeatAt, history: { everyMinutes: 360, days: 30 } });
+  return generateDataset({ tradeCounts: [1200, 240, 150, 60, 0], accountId: (i) => ids[i], anchor: now, heartbeatAt: now, history: { everyMinutes: 360, days: 30 } });
 }

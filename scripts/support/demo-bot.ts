@@ -1,6 +1,6 @@
 /**
  * A simulated trading bot over the demo accounts, writing only through the writer (packages/writer), so `npm start` shows
- * a living system: prices follow a random walk per instrument; the bot opens trades of realistic sizes with a
+ * a living system: prices carry on from where the demo data's price paths end, in a random walk per instrument; the bot opens trades of realistic sizes with a
  * stop-loss and a take-profit, closes them when the price reaches either or after a while, updates their marks and
  * the balance snapshots, and heartbeats every few seconds. The accounts cover the states a dashboard must show:
  *
@@ -17,7 +17,7 @@ import { getBalanceRecord } from '../../lib/store/balances-table';
 import { readTrades, tradeListing } from '../../lib/store/trades-table';
 import type { BotState, Trade } from '../../lib/types';
 import type { Writer } from '../../packages/writer/src';
-import { INSTRUMENTS, MONEY_SCALE, profit, random } from './dataset';
+import { type Instrument, INSTRUMENTS, MONEY_SCALE, profit, random } from './dataset';
 
 export type Role = 'trading' | 'paused' | 'flaky' | 'stopped' | 'lapsing';
 
@@ -74,6 +74,19 @@ export function reportFor(role: Role, elapsed: number, staleAfterSeconds: number
       return elapsed % cycle < 60 ? { state: 'running', message: null } : null;
     }
   }
+}
+
+/**
+ * The price of `instrument` a tick after `price` (integers of 10^-scale). It starts where the demo data's price paths
+ * end (the instrument's anchor price) and moves at three times the instrument's daily volatility scaled to a tick,
+ * pulled back to the anchor price with a half-life of about half an hour: a day's range stays what that market may do
+ * on a busy day, while a few minutes still show movement.
+ */
+export function nextPrice(instrument: Instrument, price: bigint, tickSeconds: number, next: () => number): bigint {
+  const sigma = instrument.dailyVolatility * Math.sqrt(tickSeconds / 86_400) * 3;
+  const pull = ((instrument.price - Number(price) / 10 ** instrument.scale) / instrument.price) * (tickSeconds / 2_600);
+  const z = (next() + next() + next() - 1.5) * 2;
+  return price + BigInt(Math.round(Number(price) * (z * sigma + pull)));
 }
 
 interface Position {
@@ -191,11 +204,7 @@ export class DemoBot {
 
   private walkPrices(): void {
     for (const instrument of INSTRUMENTS) {
-      const price = this.prices.get(instrument.name)!;
-      // About 0.03 % per tick, with a slight pull back to where the instrument started.
-      const drift = (Number(price) / 10 ** instrument.scale - instrument.price) / instrument.price;
-      const step = (this.next() - 0.5) * 0.0006 - drift * 0.01;
-      this.prices.set(instrument.name, price + BigInt(Math.round(Number(price) * step)));
+      this.prices.set(instrument.name, nextPrice(instrument, this.prices.get(instrument.name)!, this.options.tickSeconds ?? 2, this.next));
     }
   }
 
