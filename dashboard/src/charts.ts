@@ -28,15 +28,44 @@ export interface Chart {
 const axisStroke = '#3d4451';
 const grid = { stroke: '#e3e6ea', width: 1 };
 
-/** NAV and balance over time. */
-export function equityChart(container: HTMLElement, points: { time: string; balance: string; nav: string }[]): Chart {
-  const data: uPlot.AlignedData = [points.map((p) => seconds(p.time)), points.map((p) => Number(p.nav)), points.map((p) => Number(p.balance))];
+/**
+ * The x values and series of `points` with a null wherever a bucket of `step` seconds has no point: uPlot breaks the
+ * line there (its spanGaps is off), so an interval without a snapshot shows as a gap, never as a straight line that
+ * invents values across it. Returns the gaps' middles too.
+ */
+export function withGaps(times: number[], series: number[][], step: number): { data: uPlot.AlignedData; gaps: number[] } {
+  const xs: number[] = [];
+  const ys: (number | null)[][] = series.map(() => []);
+  const gaps: number[] = [];
+  times.forEach((time, i) => {
+    const previous = times[i - 1];
+    if (previous !== undefined && time - previous > step * 1.5) {
+      xs.push(previous + step);
+      for (const y of ys) y.push(null);
+      gaps.push((previous + time) / 2);
+    }
+    xs.push(time);
+    series.forEach((values, s) => ys[s].push(values[i]));
+  });
+  return { data: [xs, ...ys], gaps };
+}
+
+/** NAV and balance over time, in buckets of `step` seconds. */
+export function equityChart(container: HTMLElement, points: { time: string; balance: string; nav: string }[], step: number): Chart {
+  const { data, gaps } = withGaps(
+    points.map((p) => seconds(p.time)),
+    [points.map((p) => Number(p.nav)), points.map((p) => Number(p.balance))],
+    step,
+  );
+  // Where the gaps are, in the canvas's own pixels (device pixels, plot offset included): what the browser tests look at.
+  const mark = (u: uPlot) => (container.dataset.gaps = gaps.map((gap) => u.valToPos(gap, 'x', true).toFixed(1)).join(' '));
   const plot = new uPlot(
     {
       ...size(container),
       legend: { show: false },
       cursor: { drag: { x: false, y: false } },
       scales: { x: { time: true } },
+      hooks: { ready: [mark], setSize: [mark] },
       axes: [{ stroke: axisStroke, grid }, { stroke: axisStroke, grid, size: 80 }],
       series: [{}, { label: 'NAV', stroke: '#1f5fbf', width: 2 }, { label: 'Balance', stroke: '#7a4b00', width: 1.5, dash: [6, 4] }],
     },

@@ -19,19 +19,21 @@ jest.setTimeout(180_000);
 const ROOT = join(__dirname, '..', '..');
 const SHOTS = join(ROOT, 'test-artifacts', 'screenshots');
 const DEMO_ACCOUNTS = ['euro-swing', 'gold-desk', 'paper-sandbox', 'primary-usd', 'sterling-carry'];
+/** The test bot's last balance: more digits than any cell has room for. */
+const LONG_BALANCE = '98765432109876543210987654.123456789';
 
 let stack: Started;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let base = '';
-/** Console errors and page errors, but those of the test that cuts the API off on purpose. */
+/** Console errors and page errors, but those of the tests that cut the API off or ask for a 404 on purpose. */
 const errors: string[] = [];
-let cuttingOff = false;
+let expectingErrors = false;
 
 function watch(target: Page): void {
   target.on('console', (message) => {
-    if (message.type() === 'error' && !cuttingOff) errors.push(`${target.url()}: ${message.text()}`);
+    if (message.type() === 'error' && !expectingErrors) errors.push(`${target.url()}: ${message.text()}`);
   });
   target.on('pageerror', (error) => errors.push(`${target.url()}: ${error.message}`));
 }
@@ -44,13 +46,25 @@ beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   stack = await npmStart({ DEMO_BOT: 'on' });
   base = `http://localhost:${stack.ports.PORT}`;
-  // A bot that reported running ten minutes ago and nothing since: stale at once (the local stage's threshold is 60 s).
-  const writer = localWriter(`http://127.0.0.1:${stack.ports.DB_PORT}`, { stage: 'local' });
-  await writer.upsertAccount({ id: 'silent-bot', name: 'Silent Bot', currency: 'CHF', broker: 'OANDA', environment: 'paper' });
-  await writer.heartbeat('silent-bot', { state: 'running', time: new Date(Date.now() - 600_000).toISOString() });
-  writer.close();
   browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  // The README's picture (docs/dashboard.png is copied from it): the demo as a new user sees it, before the test's own bot.
+  const first = await context.newPage();
+  await first.goto(`${base}/`);
+  await first.waitForFunction((count) => document.querySelectorAll('[data-testid=fleet] article').length === count && !document.body.textContent!.includes('…'), DEMO_ACCOUNTS.length);
+  await first.screenshot({ path: join(SHOTS, 'readme-fleet.png') });
+  await first.close();
+  // A bot that reported running ten minutes ago and nothing since: stale at once (the local stage's threshold is 60 s).
+  // Its balance is far longer than a cell (cut with an ellipsis, whole on hover), and its snapshots skip two days (a
+  // gap in the daily equity line).
+  const writer = localWriter(`http://127.0.0.1:${stack.ports.DB_PORT}`, { stage: 'local' });
+  await writer.upsertAccount({ id: 'silent-bot', name: 'Silent Bot', currency: 'CHF', broker: 'OANDA', environment: 'paper' });
+  const day = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString();
+  for (const [ago, nav] of [[6, '1000.5'], [5, '1010.25'], [4, '1020'], [1, '990.75'], [0, LONG_BALANCE]] as const) {
+    await writer.recordBalance('silent-bot', { balance: nav, unrealizedPL: '0', nav, marginUsed: '0', marginAvailable: nav, time: day(ago) });
+  }
+  await writer.heartbeat('silent-bot', { state: 'running', time: new Date(Date.now() - 600_000).toISOString() });
+  writer.close();
   page = await context.newPage();
   watch(page);
 });
@@ -72,7 +86,7 @@ describe('the fleet', () => {
     expect((await cards().evaluateAll((nodes) => nodes.map((node) => (node as HTMLElement).dataset.account))).sort()).toEqual([...DEMO_ACCOUNTS, 'silent-bot'].sort());
     await expect(page.locator('[data-testid=summary]').textContent()).resolves.toMatch(/^6 bots: \d+ running · \d+ paused · \d+ stopped · \d+ in error · \d+ stale$/);
     const primary = page.locator('article[data-account=primary-usd]');
-    await expect(primary.textContent()).resolves.toMatch(/Balance-?\d+\.\d{4} USDNAV-?\d+\.\d{4} USD/);
+    await expect(primary.textContent()).resolves.toMatch(/Balance-?\d{1,3}(,\d{3})*\.\d{4} USDNAV-?\d{1,3}(,\d{3})*\.\d{4} USD/);
     await page.waitForFunction(() => document.querySelector('article[data-account=primary-usd] dd:nth-of-type(5)')?.textContent !== '…');
     const currencies = await page.locator('[data-testid=totals] tbody th').allTextContents();
     expect(currencies).toEqual(['CHF', 'EUR', 'GBP', 'USD']);
@@ -83,6 +97,23 @@ describe('the fleet', () => {
     const balances = (await (await fetch(`${base}/api/all/balance`)).json()) as { accounts: { accountId: string; balance: string }[] };
     const shown = await page.locator('article[data-account=gold-desk] dd .amount').first().getAttribute('data-amount');
     expect(shown).toBe(balances.accounts.find((entry) => entry.accountId === 'gold-desk')!.balance);
+  });
+
+  it('groups thousands, pads each column to one number of places, and cuts an amount too long for its cell', async () => {
+    const totals = page.locator('[data-testid=totals]');
+    const balances = await totals.locator('tbody tr td:nth-of-type(2) .amount').evaluateAll((nodes) => nodes.map((node) => node.textContent ?? ''));
+    // Every balance of the column with the same places, and grouped by thousands.
+    const places = balances.map((text) => text.split('.')[1]?.length ?? 0);
+    expect(new Set(places).size).toBe(1);
+    for (const text of balances) expect(text).toMatch(/^-?\d{1,3}(,\d{3})*(\.\d+)?$/);
+    const long = totals.locator(`.amount[data-amount="${LONG_BALANCE}"]`).first();
+    await expect(long.getAttribute('title')).resolves.toBe(LONG_BALANCE);
+    const fit = await long.evaluate((node) => {
+      const cell = node.closest('td')!.getBoundingClientRect();
+      const box = node.getBoundingClientRect();
+      return { cut: node.scrollWidth > node.clientWidth, ellipsis: getComputedStyle(node).textOverflow, inside: box.left >= cell.left - 0.5 && box.right <= cell.right + 0.5 };
+    });
+    expect(fit).toEqual({ cut: true, ellipsis: 'ellipsis', inside: true });
   });
 
   it('highlights a stale bot, and counts its heartbeat age up', async () => {
@@ -117,10 +148,43 @@ describe('an account', () => {
       });
       expect([chart, painted > 2_000]).toEqual([chart, true]);
     }
-    await expect(page.locator('[data-testid=figures]').textContent()).resolves.toMatch(/Balance-?\d+\.\d{4} USD/);
+    await expect(page.locator('[data-testid=figures]').textContent()).resolves.toMatch(/Balance-?\d{1,3}(,\d{3})*\.\d{4} USD/);
+    // The heading names the account, and says its broker and environment.
+    await expect(page.locator('#account-title').textContent()).resolves.toBe('Primary USD');
+    await expect(page.locator('[data-testid=account-identity]').textContent()).resolves.toBe('primary-usd · OANDA · live · USD');
     expect(await page.locator('table.trades tbody tr').count()).toBeGreaterThan(0);
     expect(await page.locator('table.trades tbody tr[data-status=closed]').count()).toBe(0);
     await shot(page, 'account');
+  });
+
+  it('breaks the equity line where days have no snapshot, instead of drawing across them', async () => {
+    await page.goto(`${base}/#/account/silent-bot`);
+    const chart = page.locator('[data-testid=equity-chart]');
+    await page.waitForSelector('[data-testid=equity-chart][data-gaps] canvas');
+    const gaps = ((await chart.getAttribute('data-gaps')) ?? '').split(' ').filter(Boolean).map(Number);
+    expect(gaps).toHaveLength(1);
+    // The NAV line's own colour (#1f5fbf), counted in one column of the canvas: none in the gap, some beside it.
+    const blueIn = (x: number) =>
+      chart.locator('canvas').evaluate((canvas: HTMLCanvasElement, column) => {
+        const { data } = canvas.getContext('2d')!.getImageData(Math.round(column), 0, 1, canvas.height);
+        let count = 0;
+        for (let i = 0; i < data.length; i += 4) if (Math.abs(data[i] - 0x1f) < 40 && Math.abs(data[i + 1] - 0x5f) < 40 && Math.abs(data[i + 2] - 0xbf) < 40 && data[i + 3] > 0) count += 1;
+        return count;
+      }, x);
+    const { width } = await chart.locator('canvas').evaluate((canvas: HTMLCanvasElement) => ({ width: canvas.width }));
+    const inGap = await blueIn(gaps[0]);
+    const besideGap = await Promise.all([0.15, 0.25, 0.8, 0.9].map((share) => blueIn(width * share)));
+    expect({ inGap, drawnElsewhere: besideGap.some((count) => count > 0) }).toEqual({ inGap: 0, drawnElsewhere: true });
+    await shot(page, 'equity-gap');
+  });
+
+  it('says so for an account it does not know, instead of drawing empty charts', async () => {
+    expectingErrors = true;
+    await page.goto(`${base}/#/account/no-such-bot`);
+    await page.waitForSelector('[data-testid=not-found]');
+    expectingErrors = false;
+    await expect(page.locator('[data-testid=not-found]').textContent()).resolves.toMatch(/No such account.*no-such-bot/);
+    expect(await page.locator('[data-testid=equity-chart]').count()).toBe(0);
   });
 });
 
@@ -147,12 +211,15 @@ describe('the trade history', () => {
   });
 
   it('a time window keeps only the trades opened in it', async () => {
-    await page.goto(`${base}/#/trades?from=2026-10-30T00:00:00Z&to=2026-10-31T00:00:00Z`);
+    // Three days ago, a whole UTC day: the demo's history ends when npm start loaded it, so that day has trades.
+    const from = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10);
+    const to = new Date(Date.parse(from) + 86_400_000).toISOString().slice(0, 10);
+    await page.goto(`${base}/#/trades?from=${from}T00:00:00Z&to=${to}T00:00:00Z`);
     await page.waitForSelector('table.trades tbody tr');
-    expect(await page.locator('#f-from').inputValue()).toBe('2026-10-30T00:00');
+    expect(await page.locator('#f-from').inputValue()).toBe(`${from}T00:00`);
     const opened = await page.locator('table.trades tbody tr td:first-child').allTextContents();
     expect(opened.length).toBeGreaterThan(0);
-    for (const time of opened) expect(time >= '2026-10-30 00:00:00 UTC' && time < '2026-10-31 00:00:00 UTC').toBe(true);
+    expect(opened.filter((time) => !(time >= `${from} 00:00:00` && time < `${to} 00:00:00`))).toEqual([]);
   });
 
   it('paging loads more rows, none twice, in the API’s order', async () => {
@@ -204,14 +271,14 @@ describe('the trade history', () => {
 it('says when the API does not answer, and recovers by itself', async () => {
   await page.goto(`${base}/`);
   await page.waitForSelector('[data-testid=fleet] article');
-  cuttingOff = true;
+  expectingErrors = true;
   await page.route('**/api/**', (route) => route.abort('connectionrefused'));
   await page.waitForSelector('#connection.unreachable', { timeout: 15_000 });
   expect(await page.locator('#connection').textContent()).toMatch(/does not answer.*Retrying/);
   await shot(page, 'unreachable');
   await page.unroute('**/api/**');
   await page.waitForSelector('#connection.ok', { state: 'attached', timeout: 15_000 });
-  cuttingOff = false;
+  expectingErrors = false;
   expect(await page.locator('#connection').textContent()).toBe('');
   expect(await cards().count()).toBe(DEMO_ACCOUNTS.length + 1);
 });
@@ -241,19 +308,33 @@ it('a first load is at most 200 KB compressed, and an unchanged poll costs only 
   for (const poll of notModified) expect(poll.bytes).toBeLessThan(1024);
 });
 
-it('fits a phone and a wide screen', async () => {
-  for (const [name, width] of [['phone', 375], ['wide', 1920]] as const) {
+it('fits a phone, a laptop and a wide screen on every view: no sideways scroll, no table wider than its box', async () => {
+  const views = ['', '#/trades', '#/trades?account=primary-usd&status=closed', '#/account/primary-usd', '#/account/silent-bot'];
+  for (const [name, width] of [['phone', 390], ['laptop', 1280], ['wide', 1920]] as const) {
     const sized = await browser.newContext({ viewport: { width, height: 900 } });
     const tab = await sized.newPage();
     watch(tab);
-    for (const view of ['', '#/trades', '#/account/euro-swing']) {
+    for (const view of views) {
       await tab.goto(`${base}/${view}`);
-      await tab.waitForSelector('main section');
-      await tab.waitForTimeout(800);
-      // Nothing wider than the screen but what scrolls on purpose (tables in their own scrolling box).
-      const overflow = await tab.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-      expect([name, view, overflow <= 0]).toEqual([name, view, true]);
+      await tab.waitForSelector('main section .table-wrap > *');
+      await tab.waitForTimeout(500);
+      const fits = await tab.evaluate(() => ({
+        page: document.documentElement.scrollWidth - window.innerWidth,
+        tables: [...document.querySelectorAll<HTMLElement>('.table-wrap')].map((box) => box.scrollWidth - box.clientWidth).filter((over) => over > 0),
+      }));
+      expect({ name, view, ...fits }).toEqual({ name, view, page: 0, tables: [] });
     }
+    // A trade's status, instrument and P&L are on screen at once, whatever the width.
+    await tab.goto(`${base}/#/trades`);
+    await tab.waitForSelector('table.trades tbody tr');
+    const firstRow = await tab.locator('table.trades tbody tr').first().evaluate((row) =>
+      [...row.querySelectorAll<HTMLElement>('td.key')].map((cell) => {
+        const box = cell.getBoundingClientRect();
+        return { label: cell.dataset.label, onScreen: box.width > 0 && box.left >= 0 && box.right <= window.innerWidth && box.top < window.innerHeight };
+      }),
+    );
+    expect(firstRow).toEqual(['Instrument', 'Status', 'Realized P&L', 'Unrealized P&L'].map((label) => ({ label, onScreen: true })));
+    await shot(tab, `trades-${name}`);
     await tab.goto(`${base}/`);
     await tab.waitForSelector('[data-testid=fleet] article');
     await shot(tab, `fleet-${name}`);
@@ -304,23 +385,23 @@ describe('with API keys on', () => {
     const tab = await session.newPage();
     watch(tab);
     // The refused first request is the browser's own console line, not the page's: expected here.
-    cuttingOff = true;
+    expectingErrors = true;
     await tab.goto(`${keyedBase}/`);
     await tab.waitForSelector('#api-key');
     await shot(tab, 'key-prompt');
     await tab.fill('#api-key', key);
     await tab.keyboard.press('Enter');
     await tab.waitForFunction(() => document.querySelectorAll('[data-testid=fleet] article').length === 2);
-    cuttingOff = false;
+    expectingErrors = false;
     expect(await tab.evaluate(() => Object.keys(sessionStorage))).toEqual(['trading-bot-api-key']);
     expect(await tab.evaluate(() => Object.keys(localStorage))).toEqual([]);
     // Another session (a new browser context) has no key.
     const other = await browser.newContext();
     const otherTab = await other.newPage();
-    cuttingOff = true;
+    expectingErrors = true;
     await otherTab.goto(`${keyedBase}/`);
     await otherTab.waitForSelector('#api-key');
-    cuttingOff = false;
+    expectingErrors = false;
     await other.close();
     await session.close();
   });

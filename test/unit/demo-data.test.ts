@@ -13,7 +13,7 @@ const volatilityOf = (name: string) => INSTRUMENTS.find((instrument) => instrume
 it('ends its history at the moment it is loaded: the newest trade, the last balance and the equity series reach now', () => {
   const newestOpen = Math.max(...dataset.trades.map((trade) => Date.parse(trade.openTime)));
   expect(NOW.getTime() - newestOpen).toBeLessThan(3_600_000);
-  for (const { account, balance, history } of dataset.accounts) {
+  for (const { balance, history } of dataset.accounts) {
     expect(NOW.getTime() - Date.parse(balance.updatedAt)).toBeLessThan(60_000);
     // A snapshot every 6 hours: the last is at most 6 hours old, so the equity chart has no gap before the live demo.
     expect(NOW.getTime() - Date.parse(history.at(-1)!.time)).toBeLessThanOrEqual(6 * 3_600_000);

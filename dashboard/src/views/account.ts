@@ -1,17 +1,19 @@
 /**
- * One account: its balance figures and bot status, the equity chart (NAV and balance, by day over 90 days or by hour
- * over 7), daily realized P&L as bars with the cumulative line (90 days), and its open trades. Refreshes every 30 s.
+ * One account: its name, broker and environment, its balance figures and bot status, the equity chart (NAV and balance, by day over 90 days or by hour
+ * over 7; the line breaks where an interval has no snapshot), daily realized P&L as bars with the cumulative line
+ * (90 days), and its open trades. Refreshes every 30 s. An account the API does not know gets a not-found message.
  */
 import type { Trade } from '../../../client';
 import { api, unwrap } from '../api';
 import { type Chart, equityChart, pnlChart } from '../charts';
 import { fill, h } from '../dom';
-import { age, amount, utc } from '../format';
+import { age, amount, columnPlaces, grouped, utc } from '../format';
 import { tradesTable } from './trades';
 import type { View } from './view';
 
 export function accountView(main: HTMLElement, account: string): View {
   const title = h('h2', { id: 'account-title' }, account);
+  const identity = h('p', { class: 'identity', 'data-testid': 'account-identity' });
   const status = h('p', { class: 'badges', 'data-testid': 'account-status' });
   const figures = h('dl', { class: 'figures', 'data-testid': 'figures' });
   const equityBox = h('div', { class: 'chart', 'data-testid': 'equity-chart', role: 'img', 'aria-label': 'Equity chart' });
@@ -24,7 +26,7 @@ export function accountView(main: HTMLElement, account: string): View {
   fill(
     main,
     h('p', {}, h('a', { href: '#/' }, '← Fleet'), ' · ', h('a', { href: `#/trades?account=${encodeURIComponent(account)}` }, 'All trades of this account')),
-    h('section', { 'aria-labelledby': 'account-title' }, title, status, problem, figures),
+    h('section', { 'aria-labelledby': 'account-title' }, title, identity, status, problem, figures),
     h(
       'section',
       { 'aria-labelledby': 'equity-title' },
@@ -40,15 +42,41 @@ export function accountView(main: HTMLElement, account: string): View {
   const charts: Chart[] = [];
   let currency = '';
 
+  let found = true;
+
+  /** The heading: the account's name, then its id, broker, environment and currency. */
+  async function loadIdentity() {
+    const { accounts } = unwrap(await api().GET('/api/accounts'));
+    const entry = accounts.find((candidate) => candidate.id === account);
+    if (!entry) return;
+    fill(title, entry.name);
+    fill(identity, h('span', { class: 'muted' }, entry.id), ' · ', entry.broker, ' · ', h('span', { class: `badge ${entry.environment}` }, entry.environment), ' · ', entry.currency);
+  }
+
+  /** An account the API does not know (or this key may not see): say so instead of drawing empty charts. */
+  function notFound(message: string) {
+    found = false;
+    for (const chart of charts.splice(0)) chart.destroy();
+    fill(
+      main,
+      h('p', {}, h('a', { href: '#/' }, '← Fleet')),
+      h('section', { 'aria-labelledby': 'account-title', 'data-testid': 'not-found' }, h('h2', { id: 'account-title' }, 'No such account'), h('p', {}, message), h('p', {}, 'The fleet lists every account this dashboard may see.')),
+    );
+  }
+
   async function loadFigures() {
     const [balanceResult, statusResult] = await Promise.all([
       api().GET('/api/{account}/balance', { params: { path: { account } } }),
       api().GET('/api/{account}/status', { params: { path: { account } } }),
     ]);
+    if (balanceResult.response.status === 404) {
+      notFound((balanceResult.error as { detail?: string } | undefined)?.detail ?? `No account "${account}".`);
+      return;
+    }
     const balance = unwrap(balanceResult);
     const bot = unwrap(statusResult);
     currency = balance.currency;
-    fill(title, `${account} (${balance.currency})`);
+    if (title.textContent === account) fill(title, `${account} (${balance.currency})`);
     fill(
       status,
       h('span', { class: `badge ${bot.state}` }, bot.state),
@@ -56,13 +84,14 @@ export function accountView(main: HTMLElement, account: string): View {
       h('span', {}, bot.heartbeatAgeSeconds === null ? 'no heartbeat yet' : `heartbeat ${age(bot.heartbeatAgeSeconds)} ago`),
       bot.message ? h('span', { class: 'message' }, bot.message) : null,
     );
+    const places = columnPlaces([balance.balance, balance.nav, balance.unrealizedPL, balance.realizedPL, balance.marginUsed, balance.marginAvailable]);
     const rows: [string, HTMLElement | string][] = [
-      ['Balance', amount(balance.balance, currency)],
-      ['NAV', amount(balance.nav, currency)],
-      ['Unrealized P&L', amount(balance.unrealizedPL, currency, { signed: true })],
-      ['Realized P&L', amount(balance.realizedPL, currency, { signed: true })],
-      ['Margin used', amount(balance.marginUsed, currency)],
-      ['Margin available', amount(balance.marginAvailable, currency)],
+      ['Balance', amount(balance.balance, currency, { places })],
+      ['NAV', amount(balance.nav, currency, { places })],
+      ['Unrealized P&L', amount(balance.unrealizedPL, currency, { signed: true, places })],
+      ['Realized P&L', amount(balance.realizedPL, currency, { signed: true, places })],
+      ['Margin used', amount(balance.marginUsed, currency, { places })],
+      ['Margin available', amount(balance.marginAvailable, currency, { places })],
       ['Open trades', String(balance.openTradeCount)],
       ['As of', utc(balance.updatedAt)],
     ];
@@ -81,11 +110,11 @@ export function accountView(main: HTMLElement, account: string): View {
     for (const chart of charts.splice(0)) chart.destroy();
     fill(equityBox);
     fill(pnlBox);
-    if (equityData.points.length) charts.push(equityChart(equityBox, equityData.points));
+    if (equityData.points.length) charts.push(equityChart(equityBox, equityData.points, hourly ? 3_600 : 86_400));
     const last = equityData.points.at(-1);
     equityBox.dataset.points = String(equityData.points.length);
-    equityBox.setAttribute('aria-label', `Equity chart: ${equityData.points.length} points from ${utc(equityData.from)} to ${utc(equityData.to)}${last ? `; last NAV ${last.nav} ${currency}` : ''}`);
-    fill(equityNote, equityData.points.length ? `NAV (solid) and balance (dashed); last snapshot ${utc(last?.time)}: NAV ${last?.nav} ${currency}.` : 'No balance snapshots in this window.');
+    equityBox.setAttribute('aria-label', `Equity chart: ${equityData.points.length} points from ${utc(equityData.from)} to ${utc(equityData.to)}${last ? `; last NAV ${grouped(last.nav)} ${currency}` : ''}`);
+    fill(equityNote, equityData.points.length ? `NAV (solid) and balance (dashed); last snapshot ${utc(last?.time)}: NAV ${grouped(last?.nav ?? '')} ${currency}. Gaps are intervals without a snapshot.` : 'No balance snapshots in this window.');
     charts.push(pnlChart(pnlBox, pnlData.points));
     const closed = pnlData.points.reduce((n, point) => n + point.tradesClosed, 0);
     pnlBox.dataset.points = String(pnlData.points.length);
@@ -105,11 +134,14 @@ export function accountView(main: HTMLElement, account: string): View {
       {
         every: 30_000,
         run: async () => {
+          if (!found) return;
           await loadFigures();
+          if (!found) return;
           await Promise.all([loadCharts(), loadOpen()]);
           fill(problem);
         },
       },
+      { every: 300_000, run: async () => (found ? loadIdentity() : undefined) },
     ],
     onError: (message) => fill(problem, message),
     close: () => charts.splice(0).forEach((chart) => chart.destroy()),

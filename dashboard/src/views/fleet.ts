@@ -6,7 +6,7 @@
 import type { AccountStatus, Balance, components } from '../../../client';
 import { api, unwrap } from '../api';
 import { fill, h } from '../dom';
-import { age, amount, startOfTodayUtc, utc } from '../format';
+import { age, amount, columnPlaces, startOfTodayUtc, utc } from '../format';
 import type { View } from './view';
 
 type Total = components['schemas']['Total'];
@@ -67,6 +67,8 @@ export function fleetView(main: HTMLElement): View {
 
   function card(status: AccountStatus): HTMLElement {
     const balance = balances.get(status.accountId);
+    // One number of places for the card's amounts, so they line up.
+    const places = columnPlaces([balance?.balance, balance?.nav, today.get(status.accountId)]);
     const attention = status.stale ? 'stale' : status.state === 'error' ? 'error' : '';
     return h(
       'article',
@@ -82,29 +84,40 @@ export function fleetView(main: HTMLElement): View {
         h('dt', {}, 'Open trades'),
         h('dd', {}, String(status.openTradeCount)),
         h('dt', {}, 'Balance'),
-        h('dd', {}, amount(balance?.balance, balance?.currency)),
+        h('dd', {}, amount(balance?.balance, balance?.currency, { places })),
         h('dt', {}, 'NAV'),
-        h('dd', {}, amount(balance?.nav, balance?.currency)),
+        h('dd', {}, amount(balance?.nav, balance?.currency, { places })),
         h('dt', {}, 'Realized today'),
-        h('dd', {}, today.has(status.accountId) ? amount(today.get(status.accountId), balance?.currency, { signed: true }) : h('span', { class: 'muted' }, '…')),
+        h('dd', {}, today.has(status.accountId) ? amount(today.get(status.accountId), balance?.currency, { signed: true, places }) : h('span', { class: 'muted' }, '…')),
         h('dt', {}, 'Last trade'),
         h('dd', {}, utc(status.lastTradeAt)),
       ),
     );
   }
 
+  /** The totals, one row per currency; each amount column padded to one number of places; stacked on a phone. */
   function renderTotals(rows: Total[]) {
+    const amounts = (['balance', 'nav', 'unrealizedPL', 'realizedPL'] as const).map((field) => ({ field, places: columnPlaces(rows.map((row) => row[field])) }));
+    const labels: Record<(typeof amounts)[number]['field'], string> = { balance: 'Balance', nav: 'NAV', unrealizedPL: 'Unrealized P&L', realizedPL: 'Realized P&L' };
+    const signed = new Set(['unrealizedPL', 'realizedPL']);
     fill(
       totals,
       h(
         'table',
-        { 'data-testid': 'totals' },
-        h('thead', {}, h('tr', {}, ...['Currency', 'Accounts', 'Balance', 'NAV', 'Unrealized P&L', 'Realized P&L', 'Open trades'].map((label, i) => h('th', { scope: 'col', class: i ? 'num' : null }, label)))),
+        { class: 'stack', 'data-testid': 'totals' },
+        h('thead', {}, h('tr', {}, ...['Currency', 'Accounts', ...amounts.map(({ field }) => labels[field]), 'Open trades'].map((label, i) => h('th', { scope: 'col', class: i ? 'num' : null }, label)))),
         h(
           'tbody',
           {},
           ...rows.map((row) =>
-            h('tr', {}, h('th', { scope: 'row' }, row.currency), h('td', { class: 'num' }, String(row.accountCount)), h('td', { class: 'num' }, amount(row.balance)), h('td', { class: 'num' }, amount(row.nav)), h('td', { class: 'num' }, amount(row.unrealizedPL, undefined, { signed: true })), h('td', { class: 'num' }, amount(row.realizedPL, undefined, { signed: true })), h('td', { class: 'num' }, String(row.openTradeCount))),
+            h(
+              'tr',
+              {},
+              h('th', { scope: 'row', class: 'key', 'data-label': 'Currency' }, row.currency),
+              h('td', { class: 'num', 'data-label': 'Accounts' }, String(row.accountCount)),
+              ...amounts.map(({ field, places }) => h('td', { class: 'num', 'data-label': labels[field] }, amount(row[field], undefined, { signed: signed.has(field), places }))),
+              h('td', { class: 'num', 'data-label': 'Open trades' }, String(row.openTradeCount)),
+            ),
           ),
         ),
       ),

@@ -6,39 +6,74 @@
 import type { Trade, TradePage } from '../../../client';
 import { api, unwrap } from '../api';
 import { fill, h } from '../dom';
-import { amount, utc } from '../format';
+import { amount, columnPlaces, grouped, utc } from '../format';
 import { tradesHash } from '../router';
 import type { View } from './view';
 
 const PAGE = '50';
-const NUMERIC = new Set(['Units', 'Open price', 'Close price', 'Realized P&L', 'Unrealized P&L']);
 
-/** A table of trades; newest first, as the API lists them. */
-export function tradesTable(trades: Trade[], options: { showAccount: boolean }): HTMLTableElement {
-  const headers = ['Opened', ...(options.showAccount ? ['Account'] : []), 'Instrument', 'Side', 'Units', 'Status', 'Open price', 'Close price', 'Closed', 'Realized P&L', 'Unrealized P&L'];
-  return h(
-    'table',
-    { class: 'trades' },
-    h('thead', {}, h('tr', {}, ...headers.map((label) => h('th', { scope: 'col', class: NUMERIC.has(label) ? 'num' : null }, label)))),
-    h('tbody', {}, ...trades.map((trade) => tradeRow(trade, options.showAccount))),
-  );
+interface Column {
+  label: string;
+  /** Right-aligned figures. */
+  num?: boolean;
+  /** Shown first in a phone's stacked row: what a glance needs. */
+  key?: boolean;
+  cell(trade: Trade, places: Places): Node | string;
 }
 
-function tradeRow(trade: Trade, showAccount: boolean): HTMLTableRowElement {
+/** Places per amount column, and per instrument for prices (a yen pair has 3, gold 2, most pairs 5). */
+interface Places {
+  units: number;
+  realized: number;
+  unrealized: number;
+  price: Map<string, number>;
+}
+
+const price = (value: string | null, trade: Trade, places: Places) => (value === null ? '—' : grouped(value, places.price.get(trade.instrument)));
+
+const COLUMNS: Column[] = [
+  { label: 'Opened (UTC)', cell: (trade) => utc(trade.openTime, { zone: false }) },
+  { label: 'Account', cell: (trade) => h('a', { href: `#/account/${encodeURIComponent(trade.accountId)}` }, trade.accountId) },
+  { label: 'Instrument', key: true, cell: (trade) => trade.instrument },
+  { label: 'Side', cell: (trade) => trade.side },
+  { label: 'Units', num: true, cell: (trade, places) => grouped(trade.units, places.units) },
+  { label: 'Status', key: true, cell: (trade) => h('span', { class: `badge ${trade.status}` }, trade.status) },
+  { label: 'Open price', num: true, cell: (trade, places) => price(trade.openPrice, trade, places) },
+  { label: 'Close price', num: true, cell: (trade, places) => price(trade.closePrice, trade, places) },
+  { label: 'Closed (UTC)', cell: (trade) => utc(trade.closeTime, { zone: false }) },
+  { label: 'Realized P&L', num: true, key: true, cell: (trade, places) => amount(trade.realizedPL, undefined, { signed: true, places: places.realized }) },
+  { label: 'Unrealized P&L', num: true, key: true, cell: (trade, places) => amount(trade.unrealizedPL, undefined, { signed: true, places: places.unrealized }) },
+];
+
+/**
+ * A table of trades; newest first, as the API lists them. Every column fits from 1280 px up; on a phone each trade
+ * becomes a stacked row (style.css, `table.stack`) that leads with status, instrument and P&L, each cell labelled.
+ */
+export function tradesTable(trades: Trade[], options: { showAccount: boolean }): HTMLTableElement {
+  const columns = COLUMNS.filter((column) => options.showAccount || column.label !== 'Account');
+  const prices = new Map<string, (string | null)[]>();
+  for (const trade of trades) prices.set(trade.instrument, [...(prices.get(trade.instrument) ?? []), trade.openPrice, trade.closePrice]);
+  const places: Places = {
+    units: columnPlaces(trades.map((trade) => trade.units)),
+    realized: columnPlaces(trades.map((trade) => trade.realizedPL)),
+    unrealized: columnPlaces(trades.map((trade) => trade.unrealizedPL)),
+    price: new Map([...prices].map(([instrument, values]) => [instrument, columnPlaces(values)])),
+  };
   return h(
-    'tr',
-    { 'data-trade': `${trade.accountId}/${trade.id}`, 'data-status': trade.status },
-    h('td', {}, utc(trade.openTime)),
-    showAccount ? h('td', {}, h('a', { href: `#/account/${encodeURIComponent(trade.accountId)}` }, trade.accountId)) : null,
-    h('td', {}, trade.instrument),
-    h('td', {}, trade.side),
-    h('td', { class: 'num' }, trade.units),
-    h('td', {}, h('span', { class: `badge ${trade.status}` }, trade.status)),
-    h('td', { class: 'num' }, trade.openPrice),
-    h('td', { class: 'num' }, trade.closePrice ?? '—'),
-    h('td', {}, utc(trade.closeTime)),
-    h('td', { class: 'num' }, amount(trade.realizedPL, undefined, { signed: true })),
-    h('td', { class: 'num' }, amount(trade.unrealizedPL, undefined, { signed: true })),
+    'table',
+    { class: 'trades stack' },
+    h('thead', {}, h('tr', {}, ...columns.map((column) => h('th', { scope: 'col', class: column.num ? 'num' : null }, column.label)))),
+    h(
+      'tbody',
+      {},
+      ...trades.map((trade) =>
+        h(
+          'tr',
+          { 'data-trade': `${trade.accountId}/${trade.id}`, 'data-status': trade.status },
+          ...columns.map((column) => h('td', { class: [column.num ? 'num' : '', column.key ? 'key' : ''].join(' ').trim() || null, 'data-label': column.label }, column.cell(trade, places))),
+        ),
+      ),
+    ),
   );
 }
 
