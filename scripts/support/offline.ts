@@ -50,12 +50,18 @@ export function requestOverSocket(
 }
 
 /**
+ * Where running stacks keep their bundles: beside `.esbuild`, not in it, because `serverless package` and `deploy`
+ * empty `.esbuild` when they start, which would take the bundles from under a running `npm start`.
+ */
+const WORK_FOLDERS = '.esbuild-offline';
+
+/**
  * Removes the esbuild work folders of instances whose process is gone (ended by SIGKILL, with no chance to clean up).
  */
 function removeAbandonedWorkFolders(): void {
   let names: string[];
   try {
-    names = readdirSync(join(ROOT, '.esbuild'));
+    names = readdirSync(join(ROOT, WORK_FOLDERS));
   } catch {
     return;
   }
@@ -65,7 +71,7 @@ function removeAbandonedWorkFolders(): void {
     try {
       process.kill(pid, 0);
     } catch {
-      rmSync(join(ROOT, '.esbuild', name), { recursive: true, force: true });
+      rmSync(join(ROOT, WORK_FOLDERS, name), { recursive: true, force: true });
     }
   }
 }
@@ -88,7 +94,7 @@ export async function startOffline(options: {
   const httpSocket = join(sockets, 'http.sock');
   const lambdaSocket = join(sockets, 'lambda.sock');
   // One esbuild work folder per instance, so instances started side by side (tests, bench) never share one.
-  const workFolder = `.esbuild/offline-${process.pid}-${sockets.slice(-6)}`;
+  const workFolder = `${WORK_FOLDERS}/offline-${process.pid}-${sockets.slice(-6)}`;
   const child = spawnSupervised(
     process.execPath,
     [join(ROOT, 'node_modules', 'serverless', 'bin', 'serverless.js'), 'offline', 'start', '--stage', options.stage, '--noAuth'],

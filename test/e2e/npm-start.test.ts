@@ -1,7 +1,7 @@
 /**
  * `npm start` itself (scripts/start.ts, as the README runs it): it stops with one line when Java is missing; the
- * project's tools reach its database through DB_PORT; and nothing it starts outlives it, however it ends: SIGKILL,
- * SIGHUP (its terminal closing) or a crash.
+ * project's tools reach its database through DB_PORT; `serverless package` beside it leaves it answering; and nothing
+ * it starts outlives it, however it ends: SIGKILL, SIGHUP (its terminal closing) or a crash.
  */
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -130,7 +130,7 @@ describe('with AUTH=on', () => {
   });
 });
 
-it('shows a living system: the demo bot’s trades and heartbeats appear within seconds; SIGHUP leaves nothing behind', async () => {
+it('shows a living system: the demo bot’s trades and heartbeats appear within seconds; a package built beside it does not stop it; SIGHUP leaves nothing behind', async () => {
   const started = await npmStart({ DEMO_BOT: 'on' });
   const base = `http://127.0.0.1:${started.ports.PORT}`;
   const deadline = Date.now() + 60_000;
@@ -141,6 +141,30 @@ it('shows a living system: the demo bot’s trades and heartbeats appear within 
   }
   expect(live).toBeDefined();
   expect((await http(`${base}/api/primary-usd/status`)).body).toMatchObject({ state: 'running', stale: false });
+
+  // A deploy's package built beside it, as a user would run it (serverless-esbuild's default work folder, which it
+  // empties first): the running stack keeps answering, during the build and after it.
+  const answers: string[] = [];
+  let packaging = true;
+  const poll = (async () => {
+    while (packaging) {
+      for (const path of ['/api/health', '/api/primary-usd/trades?limit=2', '/']) answers.push(`${path} ${(await http(`${base}${path}`)).status}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  const out = mkdtempSync(join(tmpdir(), 'package-beside-start-'));
+  const { ESBUILD_WORK_FOLDER: _own, ...env } = started.env;
+  try {
+    await run(process.execPath, [join(ROOT, 'node_modules', 'serverless', 'bin', 'serverless.js'), 'package', '--stage', 'prod', '--package', out], { cwd: ROOT, env: { ...env, SLS_TELEMETRY_DISABLED: '1' } });
+  } finally {
+    packaging = false;
+    await poll;
+    rmSync(out, { recursive: true, force: true });
+  }
+  for (const path of ['/api/health', '/api/primary-usd/trades?limit=2', '/']) answers.push(`${path} ${(await http(`${base}${path}`)).status}`);
+  expect(answers.length).toBeGreaterThan(6);
+  expect(answers.filter((answer) => !answer.endsWith(' 200'))).toEqual([]);
+
   // Closing its terminal ends it, and everything it started.
   await expectNothingOutlives(started, 'SIGHUP');
 });
