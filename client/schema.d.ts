@@ -625,10 +625,16 @@ export interface components {
             type: string;
             title: string;
             /** @enum {integer} */
-            status: 400 | 401 | 403 | 404 | 413 | 421 | 429 | 500 | 503;
+            status: 400 | 401 | 403 | 404 | 413 | 421 | 429 | 431 | 500 | 503;
             detail: string;
-            /** @description The request path. */
-            instance: string;
+            /**
+             * @description The request path in the functions' answers; the route template (such as `/api/{account}/trades`) in API
+             *     Gateway's own. Absent where no route matched: API Gateway's 404 for an unknown path, its default 400 and
+             *     413, and the local server's refusals of malformed requests (bad percent-encoding; a raw space, NUL or
+             *     non-ASCII byte in the path; a header continued on the next line: 400) and of a request line and headers
+             *     over API Gateway's 10,240-byte limit (431).
+             */
+            instance?: string;
             /** @enum {string} */
             code: "INVALID_PARAMETER" | "UNAUTHORIZED" | "FORBIDDEN" | "ACCOUNT_NOT_FOUND" | "NOT_FOUND" | "MISDIRECTED_REQUEST" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
             /** @description The request's id, as in the `X-Request-Id` header and the logs. */

@@ -8,25 +8,29 @@ const { stageSettings } = require('./stages');
 const RESPONSES = [
   { type: 'UNAUTHORIZED', status: 401, code: 'UNAUTHORIZED', title: 'Unauthorized', detail: 'A valid API key is required (x-api-key header).' },
   { type: 'ACCESS_DENIED', status: 403, code: 'FORBIDDEN', title: 'Forbidden', detail: 'This API key is disabled.' },
-  { type: 'MISSING_AUTHENTICATION_TOKEN', status: 404, code: 'NOT_FOUND', title: 'Not found', detail: 'No such operation. See /api/health, /api/accounts, /api/all/*, /api/{account}/*.' },
+  // No route matched, so there is no route to name: the problem has no `instance` (a template cannot leave out a
+  // member conditionally, so these responses never carry one).
+  { type: 'MISSING_AUTHENTICATION_TOKEN', status: 404, code: 'NOT_FOUND', title: 'Not found', detail: 'No such operation. See /api/health, /api/accounts, /api/all/*, /api/{account}/*.', routeless: true },
   { type: 'THROTTLED', status: 429, code: 'TOO_MANY_REQUESTS', title: 'Too many requests', detail: 'The request rate limit was exceeded. Retry later.' },
   { type: 'AUTHORIZER_FAILURE', status: 503, code: 'SERVICE_UNAVAILABLE', title: 'Service unavailable', detail: 'The API key could not be checked. Retry later.' },
   { type: 'AUTHORIZER_CONFIGURATION_ERROR', status: 503, code: 'SERVICE_UNAVAILABLE', title: 'Service unavailable', detail: 'The API key could not be checked. Retry later.' },
   { type: 'INTEGRATION_TIMEOUT', status: 503, code: 'SERVICE_UNAVAILABLE', title: 'Service unavailable', detail: 'The request took too long. Retry later.' },
   { type: 'INTEGRATION_FAILURE', status: 503, code: 'SERVICE_UNAVAILABLE', title: 'Service unavailable', detail: 'The request could not be served. Retry later.' },
-  { type: 'REQUEST_TOO_LARGE', status: 413, code: 'INVALID_PARAMETER', title: 'Request too large', detail: 'The request is larger than the API accepts.' },
+  { type: 'REQUEST_TOO_LARGE', status: 413, code: 'INVALID_PARAMETER', title: 'Request too large', detail: 'The request is larger than the API accepts.', routeless: true },
   // Any other refusal by the gateway itself: a problem body needs a definite status, so these are pinned.
-  { type: 'DEFAULT_4XX', status: 400, code: 'INVALID_PARAMETER', title: 'Bad request', detail: 'The request was refused by the API gateway.' },
+  { type: 'DEFAULT_4XX', status: 400, code: 'INVALID_PARAMETER', title: 'Bad request', detail: 'The request was refused by the API gateway.', routeless: true },
   { type: 'DEFAULT_5XX', status: 503, code: 'SERVICE_UNAVAILABLE', title: 'Service unavailable', detail: 'The API gateway could not complete the request. Retry later.' },
 ];
 
-/** Headers every gateway response carries, as static values. */
-const HEADERS = {
-  'Content-Type': 'application/problem+json',
+/** What every answer of the API carries, whoever gives it: the functions, the gateway, the CORS preflight. */
+const SECURITY_HEADERS = {
   'Cache-Control': 'no-store',
   'X-Content-Type-Options': 'nosniff',
   'Strict-Transport-Security': 'max-age=63072000; includeSubDomains',
 };
+
+/** Headers every gateway response carries, as static values. */
+const HEADERS = { 'Content-Type': 'application/problem+json', ...SECURITY_HEADERS };
 
 /**
  * The headers of gateway responses in a stage. A gateway response's headers are static (API Gateway does not run a
@@ -56,11 +60,21 @@ function bodyTemplate(response) {
     `"status":${response.status},`,
     `"detail":"${response.detail}",`,
     // The route template, not the raw path: a path is client text and would need escaping inside JSON.
-    '"instance":"$context.resourcePath",',
+    ...(response.routeless ? [] : ['"instance":"$context.resourcePath",']),
     `"code":"${response.code}",`,
     '"requestId":"$context.requestId"',
     '}',
   ].join('');
+}
+
+/**
+ * A refusal only the local server gives (a request API Gateway's own front end would refuse before any gateway
+ * response applies: a malformed request line or header, a header block over its size limit, a wrong Host): the
+ * same problem shape and headers as the gateway responses, without `instance` since no route matched.
+ */
+function localProblem({ status, code, title, detail, requestId }) {
+  const body = { type: `/problems/${code.toLowerCase().replace(/_/g, '-')}`, title, status, detail, code, requestId };
+  return { statusCode: status, headers: { ...HEADERS }, body: JSON.stringify(body) };
 }
 
 function cloudFormationResources(settings) {
@@ -104,6 +118,8 @@ function render(type, context, settings) {
 module.exports = {
   RESPONSES,
   HEADERS,
+  SECURITY_HEADERS,
+  localProblem,
   cloudFormationResources,
   render,
   resources: async ({ resolveVariable }) => cloudFormationResources(stageSettings(await resolveVariable('sls:stage'))),

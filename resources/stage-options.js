@@ -2,7 +2,11 @@
 // options (X-Ray tracing among them) through SDK calls after deploy rather than in the template. This puts the
 // rate and burst limits (from resources/stages.js) and, with `provider.tracing.apiGateway`, active tracing on the
 // stage through the Deployment's StageDescription, so they are part of the reviewed CloudFormation template.
+// It also gives the CORS preflights (Serverless's mock integrations, which set only the Access-Control headers) the
+// security headers every other answer carries.
 'use strict';
+
+const { SECURITY_HEADERS } = require('./gateway-responses');
 
 class StageOptions {
   constructor(serverless) {
@@ -11,6 +15,7 @@ class StageOptions {
   }
 
   addStageOptions() {
+    this.securePreflights();
     const { service } = this.serverless;
     const settings = service.custom.stage;
     const tracing = Boolean(service.provider.tracing?.apiGateway);
@@ -34,5 +39,19 @@ class StageOptions {
     }
   }
 }
+
+/** Adds SECURITY_HEADERS to every OPTIONS method's mock answer (declared on the method response, set by the integration). */
+StageOptions.prototype.securePreflights = function securePreflights() {
+  const resources = this.serverless.service.provider.compiledCloudFormationTemplate.Resources;
+  for (const resource of Object.values(resources)) {
+    if (resource.Type !== 'AWS::ApiGateway::Method' || resource.Properties.HttpMethod !== 'OPTIONS') continue;
+    for (const response of resource.Properties.Integration.IntegrationResponses ?? []) {
+      for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.ResponseParameters[`method.response.header.${name}`] = `'${value}'`;
+    }
+    for (const response of resource.Properties.MethodResponses ?? []) {
+      for (const name of Object.keys(SECURITY_HEADERS)) response.ResponseParameters[`method.response.header.${name}`] = true;
+    }
+  }
+};
 
 module.exports = StageOptions;

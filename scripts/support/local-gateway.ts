@@ -24,6 +24,7 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { Agent as HttpAgent, createServer, type IncomingMessage, request as httpRequest, type Server, type ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
+import type { Duplex } from 'node:stream';
 import gatewayResponses from '../../resources/gateway-responses.js';
 import stages from '../../resources/stages.js';
 import { corsHeaders, originAllowed } from '../../lib/http/cors';
@@ -176,6 +177,8 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     const allowOrigin = origin !== undefined && originAllowed(origin, allowList) ? origin : allowList[0];
     const headers: Headers = {
       'Content-Type': 'application/json',
+      // As the deployed preflight (resources/stage-options.js adds them to its mock integration).
+      ...gatewayResponses.SECURITY_HEADERS,
       'Access-Control-Allow-Origin': allowOrigin,
       'Access-Control-Allow-Headers': definition.cors.headers.join(','),
       'Access-Control-Allow-Methods': [...methods, 'OPTIONS'].join(','),
@@ -267,6 +270,9 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     const origin = firstHeader(req.headers.origin);
     if (!isLoopbackHost(req.headers.host)) return misdirected(requestId);
     const url = new URL(req.url ?? '/', 'http://localhost');
+    if (!validPercentEncoding(url.pathname)) {
+      return fromProblem(gatewayResponses.localProblem({ status: 400, code: 'INVALID_PARAMETER', title: 'Bad request', detail: 'The path has a "%" that does not start a valid UTF-8 percent-encoding (write a "%" itself as %25).', requestId }));
+    }
     const method = (req.method ?? 'GET').toUpperCase();
     const { route, pathExists, params } = matchRoute(definition.routes, method === 'OPTIONS' ? 'GET' : method, url.pathname);
     if (method === 'OPTIONS' && pathExists) {
@@ -320,25 +326,18 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
   }
 
   function misdirected(requestId: string): Answer {
-    const body = {
-      type: '/problems/misdirected-request',
-      title: 'Misdirected request',
-      status: 421,
-      detail: 'This local server answers only requests addressed to localhost, 127.0.0.1 or [::1].',
-      instance: '',
-      code: 'MISDIRECTED_REQUEST',
-      requestId,
-    };
-    return { status: 421, headers: { ...gatewayResponses.HEADERS }, body: JSON.stringify(body) };
+    return fromProblem(
+      gatewayResponses.localProblem({ status: 421, code: 'MISDIRECTED_REQUEST', title: 'Misdirected request', detail: 'This local server answers only requests addressed to localhost, 127.0.0.1 or [::1].', requestId }),
+    );
   }
 
   const servers = {
-    api: await listen(options.port, async (req, res) => {
+    api: await listen(options.port, { maxHeaderSize: API_GATEWAY_HEADER_LIMIT }, async (req, res) => {
       // The request body is not read: every route is a GET, and API Gateway does not pass a GET's body on either.
       req.resume();
       send(res, compressed(req, await handleApi(req), definition.minimumCompressionSize));
     }),
-    lambda: await listen(options.lambdaPort, async (req, res) => {
+    lambda: await listen(options.lambdaPort, {}, async (req, res) => {
       const chunks: Buffer[] = [];
       let size = 0;
       for await (const chunk of req) {
@@ -387,18 +386,57 @@ function send(res: ServerResponse, answer: Answer): void {
   res.end(answer.body);
 }
 
-async function listen(port: number, handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>): Promise<{ port: number; close(): Promise<void> }> {
-  const server: Server = createServer((req, res) => {
+/** API Gateway's limit on a request's line and headers together, in bytes: beyond it, 431. */
+const API_GATEWAY_HEADER_LIMIT = 10_240;
+
+function fromProblem(problem: { statusCode: number; headers: Record<string, string>; body: string }): Answer {
+  return { status: problem.statusCode, headers: problem.headers, body: problem.body };
+}
+
+/** Whether every `%` of `path` starts a percent-encoding that decodes (as UTF-8). */
+function validPercentEncoding(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A request Node's parser refuses before any handler sees it (a raw space, NUL or non-ASCII byte in the path, an
+ * obs-fold header, a header block over the limit): answered as a problem, like every other refusal, then closed.
+ */
+function refuseMalformed(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const { statusCode, headers, body } = gatewayResponses.localProblem({
+    status: tooLarge ? 431 : 400,
+    code: 'INVALID_PARAMETER',
+    title: tooLarge ? 'Request header fields too large' : 'Bad request',
+    detail: tooLarge
+      ? `The request line and headers are over ${API_GATEWAY_HEADER_LIMIT} bytes, API Gateway's limit: send a shorter query or fewer headers.`
+      : 'The request is not valid HTTP/1.1: a path must be percent-encoded (no raw space, control or non-ASCII byte) and a header may not continue on the next line.',
+    requestId: randomUUID(),
+  });
+  const reason = tooLarge ? 'Request Header Fields Too Large' : 'Bad Request';
+  const head = Object.entries({ ...headers, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' }).map(([name, value]) => `${name}: ${value}\r\n`);
+  socket.end(`HTTP/1.1 ${statusCode} ${reason}\r\n${head.join('')}\r\n${body}`);
+}
+
+async function listen(port: number, settings: { maxHeaderSize?: number }, handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>): Promise<{ port: number; close(): Promise<void> }> {
+  const server: Server = createServer(settings, (req, res) => {
     handle(req, res).catch((error: Error) => {
       // A fault of this gateway itself: still a problem body, never an empty 5xx.
       console.error(`local gateway: ${error.stack ?? error.message}`);
-      send(res, {
-        status: 503,
-        headers: { ...gatewayResponses.HEADERS, 'Retry-After': '5' },
-        body: JSON.stringify({ type: '/problems/service-unavailable', title: 'Service unavailable', status: 503, detail: 'The local gateway failed to complete the request. Retry later.', instance: '', code: 'SERVICE_UNAVAILABLE', requestId: randomUUID() }),
-      });
+      const problem = gatewayResponses.localProblem({ status: 503, code: 'SERVICE_UNAVAILABLE', title: 'Service unavailable', detail: 'The local gateway failed to complete the request. Retry later.', requestId: randomUUID() });
+      send(res, { ...fromProblem(problem), headers: { ...problem.headers, 'Retry-After': '5' } });
     });
   });
+  server.on('clientError', refuseMalformed);
   server.keepAliveTimeout = 5000;
   server.listen(port, '127.0.0.1');
   await Promise.race([once(server, 'listening'), once(server, 'error').then(([error]) => Promise.reject(error))]);
@@ -421,7 +459,7 @@ async function listen(port: number, handle: (req: IncomingMessage, res: ServerRe
  */
 export async function startDatabaseDoor(options: { port: number; target: string }): Promise<{ port: number; endpoint: string; close(): Promise<void> }> {
   const target = new URL(options.target);
-  const server = await listen(options.port, async (req, res) => {
+  const server = await listen(options.port, {}, async (req, res) => {
     if (!isLoopbackHost(req.headers.host) || req.headers.origin !== undefined || req.headers['sec-fetch-site'] !== undefined || req.headers['sec-fetch-mode'] !== undefined) {
       req.resume();
       return send(res, { status: 403, headers: { 'Content-Type': 'application/x-amz-json-1.0' }, body: JSON.stringify({ __type: 'com.amazon.coral.service#AccessDeniedException', Message: 'Only local programs may use this database; web pages may not.' }) });

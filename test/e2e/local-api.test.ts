@@ -246,6 +246,8 @@ describe('CORS: the stage’s allow-list, never credentials', () => {
     expect(allowed.headers['access-control-allow-origin']).toBe(DASHBOARD);
     expect(allowed.headers['access-control-allow-headers'].toLowerCase().split(',')).toEqual(expect.arrayContaining(['x-api-key', 'if-none-match']));
     expect(allowed.headers['access-control-allow-methods'].split(',')).toEqual(expect.arrayContaining(['GET', 'OPTIONS']));
+    // Like every other answer (and the deployed preflight, whose mock integration resources/stage-options.js extends).
+    expectCommonHeaders(allowed);
     const refused = await call('/api/all/trades', { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' } });
     expect(refused.headers['access-control-allow-origin']).not.toBe('https://evil.example');
     expect((await call('/nowhere', { method: 'OPTIONS', headers: { origin: DASHBOARD } })).status).toBe(404);
@@ -284,7 +286,61 @@ it('answers unknown routes and methods with a 404 problem, never a route listing
     const answer = await call(path, { method, body: method === 'GET' ? undefined : '{}' });
     expectProblem(answer, 404, 'NOT_FOUND');
     expect(answer.text).not.toMatch(/existingRoutes|currentRoute/);
+    // No route matched, so no route is named (never an empty `instance`); the dashboard's 404 names its file.
+    if (path.startsWith('/api')) expect(answer.body).not.toHaveProperty('instance');
   }
+});
+
+/** Sends `request` as raw bytes (what no HTTP client would send) and parses the answer. */
+function raw(request: Buffer | string): Promise<{ status: number; headers: Record<string, string>; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(new URL(api.url).port), '127.0.0.1', () => socket.write(request));
+    let received = Buffer.alloc(0);
+    socket.on('data', (chunk) => (received = Buffer.concat([received, chunk])));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = received.toString('utf8');
+      const [head, ...rest] = text.split('\r\n\r\n');
+      const [statusLine, ...lines] = head.split('\r\n');
+      const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+      let body: unknown = rest.join('\r\n\r\n');
+      try {
+        body = JSON.parse(body as string);
+      } catch {
+        // Left as text: the expectation below then says what came instead.
+      }
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
+    });
+  });
+}
+
+it('answers malformed requests with a problem, as every other refusal: bad encoding, raw bytes, folded headers, oversize', async () => {
+  const request = (target: Buffer | string, extra = '') => Buffer.concat([Buffer.from('GET '), Buffer.from(target), Buffer.from(` HTTP/1.1\r\nHost: localhost\r\n${extra}Connection: close\r\n\r\n`)]);
+  const cases: [string, Buffer, number][] = [
+    ['bad percent-encoding', request('/api/%zz/balance'), 400],
+    ['a truncated UTF-8 sequence', request('/api/%C3/balance'), 400],
+    ['raw non-ASCII bytes', request(Buffer.concat([Buffer.from('/api/caf'), Buffer.from([0xc3, 0xa9]), Buffer.from('/balance')])), 400],
+    ['a raw NUL', request('/api/e2e\u0000usd/balance'), 400],
+    ['a raw space', request('/api/e2e usd/balance'), 400],
+    ['an obs-fold header', request('/api/health', 'X-Note: one\r\n  two\r\n'), 400],
+    ['a header block over 10,240 bytes', request('/api/health', `X-Big: ${'a'.repeat(11_000)}\r\n`), 431],
+    ['a query over 10,240 bytes', request(`/api/e2e-usd/trades?instrument=${'a'.repeat(11_000)}`), 431],
+  ];
+  const answers = [];
+  for (const [name, bytes, status] of cases) {
+    const answer = await raw(bytes);
+    answers.push({
+      name,
+      status: answer.status,
+      type: answer.headers['content-type'],
+      code: (answer.body as { code?: string }).code,
+      violations: schemaViolations('Problem', answer.body),
+      nosniff: answer.headers['x-content-type-options'],
+    });
+    expect(answers.at(-1)).toEqual({ name, status, type: 'application/problem+json', code: 'INVALID_PARAMETER', violations: [], nosniff: 'nosniff' });
+  }
+  // Just under the limit is served.
+  expect((await raw(request('/api/health', `X-Big: ${'a'.repeat(9_000)}\r\n`))).status).toBe(200);
 });
 
 it('serves no account data on the Lambda port: not to a web page, not to a forged identity', async () => {

@@ -165,6 +165,13 @@ it('allows only the configured origins in prod, never *, never with credentials'
     expect(parameters['method.response.header.Access-Control-Allow-Origin']).toBe("'https://dashboard.trading-bot.example'");
     expect(parameters['method.response.header.Access-Control-Allow-Headers']).toBe("'Content-Type,X-Api-Key,If-None-Match'");
     expect(parameters).not.toHaveProperty('method.response.header.Access-Control-Allow-Credentials');
+    // The preflight carries the security headers of every other answer.
+    expect(parameters).toMatchObject({
+      'method.response.header.Cache-Control': "'no-store'",
+      'method.response.header.X-Content-Type-Options': "'nosniff'",
+      'method.response.header.Strict-Transport-Security': "'max-age=63072000; includeSubDomains'",
+    });
+    expect(method.Properties.MethodResponses[0].ResponseParameters).toMatchObject({ 'method.response.header.Cache-Control': true, 'method.response.header.Strict-Transport-Security': true });
   }
   for (const [, fn] of functions()) expect(fn.Properties.Environment.Variables.CORS_ALLOWED_ORIGINS).toBe('https://dashboard.trading-bot.example');
   expect(() =>
