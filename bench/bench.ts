@@ -225,6 +225,8 @@ async function main(options: BenchOptions): Promise<void> {
   // 5. HTTP through serverless offline.
   let http: HttpResults | undefined;
   if (!options.skipHttp) {
+    const listing = measured.find(({ full: row }) => row.request === `/api/${account}/trades?limit=50`)?.full;
+    if (!listing) throw new Error(`the query phase measured no /api/${account}/trades?limit=50 to break the HTTP request down against`);
     http = await phase('http', () =>
       measureHttp({
         endpoint: full.endpoint,
@@ -232,6 +234,7 @@ async function main(options: BenchOptions): Promise<void> {
         cursorSecret,
         account,
         ...options.http,
+        inProcess: { handlerP50Ms: listing.handler.p50Ms, rawP50Ms: listing.raw.p50Ms },
         onStarted: (api: LocalApi) => cleanups.push(() => api.stop()),
         rssOf: treeRssMb,
       }),

@@ -1,16 +1,19 @@
 /**
  * Step 5: the API over HTTP, as `npm start` serves it (the local gateway in front of serverless offline), against the
- * full dataset, loaded with autocannon on one trade listing and on the health check; then 50 connections on the
+ * full dataset, loaded with autocannon on one trade listing and on the health check; where one such request spends
+ * its time, layer by layer; then 50 connections on the
  * listing for a while, sampling the memory of serverless offline (and everything it started) as it goes.
  * autocannon runs as a child process so its own CPU does not sit on the event loop of anything measured.
  */
 import { execFile } from 'node:child_process';
+import { Agent, get } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { requestOverSocket } from '../scripts/support/offline';
 import { type LocalApi, startLocalApi } from '../scripts/support/local-stack';
 import { note } from './progress';
 import { ROOT } from './options';
-import { round } from './stats';
+import { percentile, round } from './stats';
 
 const run = promisify(execFile);
 const AUTOCANNON = join(ROOT, 'node_modules', 'autocannon', 'autocannon.js');
@@ -38,8 +41,69 @@ export interface HttpResults {
   connections: number;
   trades: LoadResult;
   health: LoadResult;
+  /** Where one trades request spends its time, one request at a time (see Breakdown). */
+  breakdown: Breakdown;
   /** 50 connections on the listing: serverless offline's memory while it lasted. */
   concurrent: LoadResult & { connections: number; durationS: number; offlineRssMb: { start: number; peak: number; end: number } };
+}
+
+/**
+ * Where a local trades request (`limit=50`) spends its time, from p50 latencies of one request at a time: through
+ * the local gateway; straight to serverless offline's socket (no gateway); the handler's bundle invoked in-process and
+ * the raw SDK read on DynamoDB Local (both from the query phase, same query, same data). Each layer's share is the
+ * difference between two of them; health, whose handler reads nothing, shows the fixed cost of the two servers.
+ */
+export interface Breakdown {
+  query: string;
+  samples: number;
+  p50Ms: { gateway: number; offline: number; handlerInProcess: number; rawRead: number; healthGateway: number; healthOffline: number };
+  shareMs: { localGateway: number; serverlessOffline: number; handlerCode: number; dynamoDbLocal: number };
+}
+
+/** p50 of `samples` sequential calls of `once`, after 20 unmeasured. */
+async function sequentialP50(samples: number, once: () => Promise<number>): Promise<number> {
+  for (let i = 0; i < 20; i++) await once();
+  const times: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const started = performance.now();
+    const status = await once();
+    if (status !== 200) throw new Error(`breakdown: answer ${status}`);
+    times.push(performance.now() - started);
+  }
+  return round(percentile(times, 50), 2);
+}
+
+async function breakdown(api: LocalApi, path: string, inProcess: { handlerP50Ms: number; rawP50Ms: number }, samples: number): Promise<Breakdown> {
+  // As autocannon asks: one kept-alive connection, no compression asked for (gzip would be a cost of its own).
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const viaGateway = (target: string) => () =>
+    new Promise<number>((resolve, reject) => {
+      get(`${api.url}${target}`, { agent }, (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode ?? 0));
+      }).on('error', reject);
+    });
+  const direct = (target: string) => async () => (await requestOverSocket(api.offline.httpSocket, { method: 'GET', path: target, headers: { host: 'localhost' } })).status;
+  const p50Ms = {
+    gateway: await sequentialP50(samples, viaGateway(path)),
+    offline: await sequentialP50(samples, direct(path)),
+    handlerInProcess: inProcess.handlerP50Ms,
+    rawRead: inProcess.rawP50Ms,
+    healthGateway: await sequentialP50(samples, viaGateway('/api/health')),
+    healthOffline: await sequentialP50(samples, direct('/api/health')),
+  };
+  agent.destroy();
+  return {
+    query: path,
+    samples,
+    p50Ms,
+    shareMs: {
+      localGateway: round(p50Ms.gateway - p50Ms.offline, 2),
+      serverlessOffline: round(p50Ms.offline - p50Ms.handlerInProcess, 2),
+      handlerCode: round(p50Ms.handlerInProcess - p50Ms.rawRead, 2),
+      dynamoDbLocal: p50Ms.rawRead,
+    },
+  };
 }
 
 async function autocannon(url: string, args: string[]): Promise<LoadResult> {
@@ -67,6 +131,9 @@ export async function measureHttp(options: {
   connections: number;
   warmupRequests: number;
   concurrent: { connections: number; durationS: number };
+  /** The same listing measured in-process by the query phase: the handler's bundle and the raw SDK read. */
+  inProcess: { handlerP50Ms: number; rawP50Ms: number };
+  breakdownSamples: number;
   onStarted: (api: LocalApi) => void;
   /** Resident memory (MB) of a process and its descendants. */
   rssOf: (pid: number) => number;
@@ -90,6 +157,8 @@ export async function measureHttp(options: {
     for (const result of [trades, health]) {
       if (result.non2xx || result.errors) throw new Error(`autocannon on ${result.url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
     }
+    note(`http: where one trades request spends its time (${options.breakdownSamples} sequential requests per layer)`);
+    const layers = await breakdown(api, `/api/${options.account}/trades?limit=50`, options.inProcess, options.breakdownSamples);
 
     const { connections: many, durationS } = options.concurrent;
     note(`http: autocannon ${many} connections × ${durationS} s on ${tradesUrl}, sampling serverless offline's memory`);
@@ -113,6 +182,7 @@ export async function measureHttp(options: {
       connections: options.connections,
       trades,
       health,
+      breakdown: layers,
       concurrent: { ...concurrent, connections: many, durationS, offlineRssMb: rss },
     };
   } finally {

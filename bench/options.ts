@@ -36,7 +36,7 @@ export interface BenchOptions {
   importSamples: number;
   /** Pages of limit=500 the peak-RSS process serves. */
   rssPages: number;
-  http: { durationS: number; connections: number; warmupRequests: number; concurrent: { connections: number; durationS: number } };
+  http: { durationS: number; connections: number; warmupRequests: number; breakdownSamples: number; concurrent: { connections: number; durationS: number } };
   /** Trades opened then closed through the writer, and rows imported by `npm run import`. */
   writes: { trades: number; importRows: number };
 }
@@ -92,7 +92,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     rssPages: quick ? 10 : 100,
     writes: quick ? { trades: 80, importRows: 2000 } : { trades: 2000, importRows: 100_000 },
     http: quick
-      ? { durationS: 1, connections: 10, warmupRequests: 20, concurrent: { connections: 50, durationS: 2 } }
-      : { durationS: 10, connections: 10, warmupRequests: 300, concurrent: { connections: 50, durationS: 30 } },
+      ? { durationS: 1, connections: 10, warmupRequests: 20, breakdownSamples: 30, concurrent: { connections: 50, durationS: 2 } }
+      : { durationS: 10, connections: 10, warmupRequests: 300, breakdownSamples: 300, concurrent: { connections: 50, durationS: 30 } },
   };
 }

@@ -107,6 +107,13 @@ it('reports every function bundle beside the baseline', () => {
 it('reports peak RSS and HTTP throughput, also under 50 connections, with no 5xx', () => {
   expect(positive(results.peakRssMb)).toBe(true);
   for (const field of ['tradesRps', 'tradesP99Ms', 'healthRps', 'healthP99Ms']) expect(positive(results.http[field])).toBe(true);
+  // Where one trades request spends its time: every layer measured, the layers adding up to the whole.
+  const { p50Ms, shareMs } = results.http.breakdown;
+  expect(Object.values(p50Ms).every(positive)).toBe(true);
+  const layers = shareMs.localGateway + shareMs.serverlessOffline + shareMs.handlerCode + shareMs.dynamoDbLocal;
+  expect(Math.abs(layers - p50Ms.gateway)).toBeLessThan(0.05);
+  expect(output).toMatch(/Where one trades request spends its time .*local gateway -?[\d.]+ \+ serverless offline/);
+  expect(output).toMatch(/(PASS|MISS) +growth with the table .* the raw floor's own growth on the same engine/);
   expect(results.http.concurrent).toMatchObject({ connections: 50, status5xx: 0, errors: 0 });
   expect(positive(results.http.concurrent.offlineRssMb.peak)).toBe(true);
 });
