@@ -1,4 +1,4 @@
-// Jest global setup: one DynamoDB Local (in memory) for the whole run. Test files share it and keep apart by
+// Jest global setup of the projects that need a database: one DynamoDB Local (in memory) for the whole run. Test files share it and keep apart by
 // creating their own tables (test/support/api-harness.ts), so they can run in parallel.
 'use strict';
 
@@ -6,6 +6,8 @@ require('tsx/cjs/api').register();
 const { PrerequisiteError, startDynamoDbLocal } = require('../../scripts/support/dynamodb-local.ts');
 
 module.exports = async function globalSetup() {
+  // Every project that needs the database names this set-up; the first one starts it, the others find it running.
+  if (globalThis.testDynamoDbLocal) return;
   // The dashboard's build, once, before any test file starts a stack that serves it (they would race to build it).
   require('../../resources/dashboard-build.js').ensureDashboardBuilt({ log: (line) => process.stderr.write(`${line}\n`) });
   try {
