@@ -332,7 +332,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
   }
 
   const servers = {
-    api: await listen(options.port, { maxHeaderSize: API_GATEWAY_HEADER_LIMIT }, async (req, res) => {
+    api: await listen(options.port, { maxHeaderSize: API_GATEWAY_HEADER_LIMIT, onMalformed: refuseMalformed }, async (req, res) => {
       // The request body is not read: every route is a GET, and API Gateway does not pass a GET's body on either.
       req.resume();
       send(res, compressed(req, await handleApi(req), definition.minimumCompressionSize));
@@ -404,8 +404,9 @@ function validPercentEncoding(path: string): boolean {
 }
 
 /**
- * A request Node's parser refuses before any handler sees it (a raw space, NUL or non-ASCII byte in the path, an
- * obs-fold header, a header block over the limit): answered as a problem, like every other refusal, then closed.
+ * A request to the API that Node's parser refuses before any handler sees it (a raw space, NUL or non-ASCII byte in
+ * the path, an obs-fold header, a header block over the limit): answered as a problem, like every other refusal,
+ * then closed.
  */
 function refuseMalformed(error: NodeJS.ErrnoException, socket: Duplex): void {
   if (!socket.writable || error.code === 'ECONNRESET') {
@@ -427,8 +428,12 @@ function refuseMalformed(error: NodeJS.ErrnoException, socket: Duplex): void {
   socket.end(`HTTP/1.1 ${statusCode} ${reason}\r\n${head.join('')}\r\n${body}`);
 }
 
-async function listen(port: number, settings: { maxHeaderSize?: number }, handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>): Promise<{ port: number; close(): Promise<void> }> {
-  const server: Server = createServer(settings, (req, res) => {
+async function listen(
+  port: number,
+  settings: { maxHeaderSize?: number; onMalformed?: (error: NodeJS.ErrnoException, socket: Duplex) => void },
+  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+): Promise<{ port: number; close(): Promise<void> }> {
+  const server: Server = createServer({ maxHeaderSize: settings.maxHeaderSize }, (req, res) => {
     handle(req, res).catch((error: Error) => {
       // A fault of this gateway itself: still a problem body, never an empty 5xx.
       console.error(`local gateway: ${error.stack ?? error.message}`);
@@ -436,7 +441,8 @@ async function listen(port: number, settings: { maxHeaderSize?: number }, handle
       send(res, { ...fromProblem(problem), headers: { ...problem.headers, 'Retry-After': '5' } });
     });
   });
-  server.on('clientError', refuseMalformed);
+  // Otherwise Node's own answer: an empty 400 or 431 (the Lambda port and the database door serve SDKs, not the API).
+  if (settings.onMalformed) server.on('clientError', settings.onMalformed);
   server.keepAliveTimeout = 5000;
   server.listen(port, '127.0.0.1');
   await Promise.race([once(server, 'listening'), once(server, 'error').then(([error]) => Promise.reject(error))]);
