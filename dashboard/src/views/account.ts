@@ -1,7 +1,8 @@
 /**
- * One account: its name, broker and environment, its balance figures and bot status, the equity chart (NAV and balance, by day over 90 days or by hour
- * over 7; the line breaks where an interval has no snapshot), daily realized P&L as bars with the cumulative line
- * (90 days), and its open trades. Refreshes every 30 s. An account the API does not know gets a not-found message.
+ * One account: its name, broker and environment, its balance figures and bot status, the equity chart (NAV and
+ * balance, by day over 90 days or by hour over 7; the line breaks where an interval has no snapshot), daily realized
+ * P&L as bars with the cumulative line (90 days), and its open trades. Refreshes every 30 s. An account the API does
+ * not know gets a not-found message.
  */
 import type { Trade } from '../../../client';
 import { api, unwrap } from '../api';
@@ -76,7 +77,6 @@ export function accountView(main: HTMLElement, account: string): View {
     const balance = unwrap(balanceResult);
     const bot = unwrap(statusResult);
     currency = balance.currency;
-    if (title.textContent === account) fill(title, `${account} (${balance.currency})`);
     fill(
       status,
       h('span', { class: `badge ${bot.state}` }, bot.state),
@@ -130,7 +130,9 @@ export function accountView(main: HTMLElement, account: string): View {
   byHour.addEventListener('change', () => void loadCharts().catch((error: Error) => fill(problem, error.message)));
 
   return {
+    // The heading first: until the account list answers, it is the id.
     schedules: [
+      { every: 300_000, run: async () => (found ? loadIdentity() : undefined) },
       {
         every: 30_000,
         run: async () => {
@@ -141,7 +143,6 @@ export function accountView(main: HTMLElement, account: string): View {
           fill(problem);
         },
       },
-      { every: 300_000, run: async () => (found ? loadIdentity() : undefined) },
     ],
     onError: (message) => fill(problem, message),
     close: () => charts.splice(0).forEach((chart) => chart.destroy()),

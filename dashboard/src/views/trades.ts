@@ -51,14 +51,15 @@ const COLUMNS: Column[] = [
  */
 export function tradesTable(trades: Trade[], options: { showAccount: boolean }): HTMLTableElement {
   const columns = COLUMNS.filter((column) => options.showAccount || column.label !== 'Account');
-  const prices = new Map<string, (string | null)[]>();
-  for (const trade of trades) prices.set(trade.instrument, [...(prices.get(trade.instrument) ?? []), trade.openPrice, trade.closePrice]);
   const places: Places = {
     units: columnPlaces(trades.map((trade) => trade.units)),
     realized: columnPlaces(trades.map((trade) => trade.realizedPL)),
     unrealized: columnPlaces(trades.map((trade) => trade.unrealizedPL)),
-    price: new Map([...prices].map(([instrument, values]) => [instrument, columnPlaces(values)])),
+    price: new Map(),
   };
+  for (const trade of trades) {
+    places.price.set(trade.instrument, Math.max(places.price.get(trade.instrument) ?? 0, columnPlaces([trade.openPrice, trade.closePrice])));
+  }
   return h(
     'table',
     { class: 'trades stack' },
