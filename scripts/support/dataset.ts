@@ -66,6 +66,11 @@ export const INSTRUMENTS: Instrument[] = [
 
 const HOUR = 3_600_000;
 
+/** A draw of mean 0 and standard deviation 1, near enough to normal for prices: the sum of three uniforms, scaled. */
+export function nearNormal(next: () => number): number {
+  return (next() + next() + next() - 1.5) * 2;
+}
+
 /**
  * One price path per instrument, walked backwards an hour at a time from its price at the anchor, with the
  * instrument's own volatility: every trade of a dataset opens and closes on it, so one instrument's trades agree with
@@ -99,9 +104,8 @@ export class PricePaths {
     const hourly = instrument.dailyVolatility / Math.sqrt(24);
     while (path.hourly.length < length) {
       const last = path.hourly[path.hourly.length - 1];
-      // Near-normal steps (the sum of three uniforms), with a weak pull to the anchor price so that a long history
-      // stays in the instrument's usual range.
-      const z = (path.next() + path.next() + path.next() - 1.5) * 2;
+      // Near-normal steps, with a weak pull to the anchor price so that a long history stays in the instrument's usual range.
+      const z = nearNormal(path.next);
       const pull = ((instrument.price - last) / instrument.price) * 0.002;
       path.hourly.push(last * (1 + z * hourly + pull));
     }

@@ -17,7 +17,7 @@ import { getBalanceRecord } from '../../lib/store/balances-table';
 import { readTrades, tradeListing } from '../../lib/store/trades-table';
 import type { BotState, Trade } from '../../lib/types';
 import type { Writer } from '../../packages/writer/src';
-import { type Instrument, INSTRUMENTS, MONEY_SCALE, profit, random } from './dataset';
+import { type Instrument, INSTRUMENTS, MONEY_SCALE, nearNormal, profit, random } from './dataset';
 
 export type Role = 'trading' | 'paused' | 'flaky' | 'stopped' | 'lapsing';
 
@@ -85,8 +85,7 @@ export function reportFor(role: Role, elapsed: number, staleAfterSeconds: number
 export function nextPrice(instrument: Instrument, price: bigint, tickSeconds: number, next: () => number): bigint {
   const sigma = instrument.dailyVolatility * Math.sqrt(tickSeconds / 86_400) * 3;
   const pull = ((instrument.price - Number(price) / 10 ** instrument.scale) / instrument.price) * (tickSeconds / 2_600);
-  const z = (next() + next() + next() - 1.5) * 2;
-  return price + BigInt(Math.round(Number(price) * (z * sigma + pull)));
+  return price + BigInt(Math.round(Number(price) * (nearNormal(next) * sigma + pull)));
 }
 
 interface Position {
