@@ -1,4 +1,5 @@
-import type { Tables } from './store/dynamodb';
+import stages from '../resources/stages.js';
+import type { Tables } from './tables';
 
 /**
  * Configuration, read once when a function's module loads. A missing or malformed variable stops the cold start
@@ -46,17 +47,18 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return Number(raw);
 }
 
-/** Parses the environment into a Config; throws on the first missing or invalid variable. */
+/**
+ * Parses the environment into a Config; throws on the first missing or invalid variable. What serverless.yml sets
+ * comes from resources/stages.js; a variable left unset falls back to that file's defaults too.
+ */
 export function readConfig(env: Env): Config {
   const authMode = env.AUTH_MODE ?? 'required';
   if (authMode !== 'required' && authMode !== 'off') {
     throw new Error(`configuration: AUTH_MODE must be "required" or "off", got "${authMode}"`);
   }
   const cursorSecret = required(env, 'CURSOR_SECRET');
-  if (cursorSecret.length < 32) throw new Error('configuration: CURSOR_SECRET must be at least 32 characters');
-  // CloudFormation resolves this reference at deploy time; seen as-is it means nothing resolved it, and a publicly
-  // known text would be signing cursors.
-  if (cursorSecret.startsWith('{{resolve:')) throw new Error('configuration: CURSOR_SECRET is an unresolved reference');
+  const secretProblem = stages.cursorSecretProblem(cursorSecret);
+  if (secretProblem) throw new Error(`configuration: ${secretProblem}`);
   const logLevel = (env.LOG_LEVEL || 'INFO').toUpperCase() as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) throw new Error(`configuration: LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
   return {
@@ -77,13 +79,13 @@ export function readConfig(env: Env): Config {
       maxAttempts: integer(env, 'DYNAMODB_MAX_ATTEMPTS', 3, 1, 5),
     },
     cursorSecret,
-    staleAfterSeconds: integer(env, 'STALE_AFTER_SECONDS', 300, 1, 86400),
+    staleAfterSeconds: integer(env, 'STALE_AFTER_SECONDS', stages.DEFAULTS.staleAfterSeconds, 1, 86400),
     corsAllowedOrigins: (env.CORS_ALLOWED_ORIGINS ?? '')
       .split(',')
       .map((origin) => origin.trim())
       .filter(Boolean),
     authMode,
-    retryAfterSeconds: integer(env, 'RETRY_AFTER_SECONDS', 5, 1, 3600),
+    retryAfterSeconds: integer(env, 'RETRY_AFTER_SECONDS', stages.DEFAULTS.retryAfterSeconds, 1, 3600),
     stage: required(env, 'STAGE'),
     logLevel,
   };

@@ -1,3 +1,5 @@
+import contract from '../resources/http-contract.js';
+
 /**
  * Typed HTTP errors. `lib/` throws them; the error middleware in `lib/http/handler.ts` is the one place that turns them
  * into RFC 9457 problem+json responses. Anything else thrown becomes a generic 500.
@@ -5,22 +7,12 @@
 export const HTTP = {
   OK: 200,
   NOT_MODIFIED: 304,
-  BAD_REQUEST: 400,
-  UNAUTHORIZED: 401,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
 } as const;
 
-export type ProblemCode =
-  | 'INVALID_PARAMETER'
-  | 'UNAUTHORIZED'
-  | 'FORBIDDEN'
-  | 'ACCOUNT_NOT_FOUND'
-  | 'NOT_FOUND'
-  | 'SERVICE_UNAVAILABLE'
-  | 'INTERNAL_ERROR';
+/** The problem codes of the API, each with its status and title (resources/http-contract.js). */
+export type ProblemCode = keyof typeof contract.PROBLEMS;
 
 export interface ParameterError {
   parameter: string;
@@ -29,22 +21,24 @@ export interface ParameterError {
 
 /** An error that has a meaning for the client: its status, code and a detail safe to show. */
 export class HttpProblem extends Error {
+  readonly status: number;
+  readonly title: string;
+
   constructor(
-    readonly status: number,
     readonly code: ProblemCode,
-    readonly title: string,
     readonly detail: string,
     readonly errors?: ParameterError[],
   ) {
     super(detail);
     this.name = 'HttpProblem';
+    ({ status: this.status, title: this.title } = contract.PROBLEMS[code]);
   }
 }
 
 /** 400 for one or more bad parameters, each named. */
 export function invalidParameters(errors: ParameterError[]): HttpProblem {
   const detail = errors.map((error) => `${error.parameter}: ${error.message}`).join('; ');
-  return new HttpProblem(HTTP.BAD_REQUEST, 'INVALID_PARAMETER', 'Invalid parameter', detail, errors);
+  return new HttpProblem('INVALID_PARAMETER', detail, errors);
 }
 
 /** 400 for a single bad parameter. */
@@ -59,21 +53,19 @@ export function accountNotFound(accountId: string): HttpProblem {
   // No account may be called "all" (the writer refuses it): "all" here is an operation that has no fleet form.
   if (accountId === 'all') {
     return new HttpProblem(
-      HTTP.NOT_FOUND,
       'ACCOUNT_NOT_FOUND',
-      'Account not found',
       'No account "all": equity is per account (GET /api/{account}/equity for each id GET /api/accounts lists); "all" covers every account in /api/all/balance, /trades, /status and /pnl.',
     );
   }
-  return new HttpProblem(HTTP.NOT_FOUND, 'ACCOUNT_NOT_FOUND', 'Account not found', `No account ${JSON.stringify(shown)}.`);
+  return new HttpProblem('ACCOUNT_NOT_FOUND', `No account ${JSON.stringify(shown)}.`);
 }
 
 /** 401: no API key, or one that is not known. */
 export function unauthorized(detail = 'A valid API key is required (x-api-key header).'): HttpProblem {
-  return new HttpProblem(HTTP.UNAUTHORIZED, 'UNAUTHORIZED', 'Unauthorized', detail);
+  return new HttpProblem('UNAUTHORIZED', detail);
 }
 
 /** 503: a dependency failed or is too slow; the client may retry after Retry-After. */
 export function serviceUnavailable(detail = 'The database is unavailable. Retry later.'): HttpProblem {
-  return new HttpProblem(HTTP.SERVICE_UNAVAILABLE, 'SERVICE_UNAVAILABLE', 'Service unavailable', detail);
+  return new HttpProblem('SERVICE_UNAVAILABLE', detail);
 }

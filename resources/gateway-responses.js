@@ -4,33 +4,28 @@
 'use strict';
 
 const { stageSettings } = require('./stages');
+const { PROBLEMS, GATEWAY_PROBLEM_CONTENT_TYPE, problemType, API_HEADERS, EXPOSED_HEADERS, retryAfterHeaders } = require('./http-contract');
 
+// Status and title are the problem code's (resources/http-contract.js) unless a response pins its own.
 const RESPONSES = [
-  { type: 'UNAUTHORIZED', status: 401, code: 'UNAUTHORIZED', title: 'Unauthorized', detail: 'A valid API key is required (x-api-key header).' },
-  { type: 'ACCESS_DENIED', status: 403, code: 'FORBIDDEN', title: 'Forbidden', detail: 'This API key is disabled.' },
+  { type: 'UNAUTHORIZED', code: 'UNAUTHORIZED', detail: 'A valid API key is required (x-api-key header).' },
+  { type: 'ACCESS_DENIED', code: 'FORBIDDEN', detail: 'This API key is disabled.' },
   // No route matched, so there is no route to name: the problem has no `instance` (a template cannot leave out a
   // member conditionally, so these responses never carry one).
-  { type: 'MISSING_AUTHENTICATION_TOKEN', status: 404, code: 'NOT_FOUND', title: 'Not found', detail: 'No such operation. See /api/health, /api/accounts, /api/all/*, /api/{account}/*.', routeless: true },
-  { type: 'THROTTLED', status: 429, code: 'TOO_MANY_REQUESTS', title: 'Too many requests', detail: 'The request rate limit was exceeded. Retry later.' },
-  { type: 'AUTHORIZER_FAILURE', status: 503, code: 'SERVICE_UNAVAILABLE', title: 'Service unavailable', detail: 'The API key could not be checked. Retry later.' },
-  { type: 'AUTHORIZER_CONFIGURATION_ERROR', status: 503, code: 'SERVICE_UNAVAILABLE', title: 'Service unavailable', detail: 'The API key could not be checked. Retry later.' },
-  { type: 'INTEGRATION_TIMEOUT', status: 503, code: 'SERVICE_UNAVAILABLE', title: 'Service unavailable', detail: 'The request took too long. Retry later.' },
-  { type: 'INTEGRATION_FAILURE', status: 503, code: 'SERVICE_UNAVAILABLE', title: 'Service unavailable', detail: 'The request could not be served. Retry later.' },
+  { type: 'MISSING_AUTHENTICATION_TOKEN', code: 'NOT_FOUND', detail: 'No such operation. See /api/health, /api/accounts, /api/all/*, /api/{account}/*.', routeless: true },
+  { type: 'THROTTLED', code: 'TOO_MANY_REQUESTS', detail: 'The request rate limit was exceeded. Retry later.' },
+  { type: 'AUTHORIZER_FAILURE', code: 'SERVICE_UNAVAILABLE', detail: 'The API key could not be checked. Retry later.' },
+  { type: 'AUTHORIZER_CONFIGURATION_ERROR', code: 'SERVICE_UNAVAILABLE', detail: 'The API key could not be checked. Retry later.' },
+  { type: 'INTEGRATION_TIMEOUT', code: 'SERVICE_UNAVAILABLE', detail: 'The request took too long. Retry later.' },
+  { type: 'INTEGRATION_FAILURE', code: 'SERVICE_UNAVAILABLE', detail: 'The request could not be served. Retry later.' },
   { type: 'REQUEST_TOO_LARGE', status: 413, code: 'INVALID_PARAMETER', title: 'Request too large', detail: 'The request is larger than the API accepts.', routeless: true },
   // Any other refusal by the gateway itself: a problem body needs a definite status, so these are pinned.
   { type: 'DEFAULT_4XX', status: 400, code: 'INVALID_PARAMETER', title: 'Bad request', detail: 'The request was refused by the API gateway.', routeless: true },
-  { type: 'DEFAULT_5XX', status: 503, code: 'SERVICE_UNAVAILABLE', title: 'Service unavailable', detail: 'The API gateway could not complete the request. Retry later.' },
-];
-
-/** What every answer of the API carries, whoever gives it: the functions, the gateway, the CORS preflight. */
-const SECURITY_HEADERS = {
-  'Cache-Control': 'no-store',
-  'X-Content-Type-Options': 'nosniff',
-  'Strict-Transport-Security': 'max-age=63072000; includeSubDomains',
-};
+  { type: 'DEFAULT_5XX', code: 'SERVICE_UNAVAILABLE', detail: 'The API gateway could not complete the request. Retry later.' },
+].map((response) => ({ ...PROBLEMS[response.code], ...response }));
 
 /** Headers every gateway response carries, as static values. */
-const HEADERS = { 'Content-Type': 'application/problem+json', ...SECURITY_HEADERS };
+const HEADERS = { 'Content-Type': GATEWAY_PROBLEM_CONTENT_TYPE, ...API_HEADERS };
 
 /**
  * The headers of gateway responses in a stage. A gateway response's headers are static (API Gateway does not run a
@@ -42,20 +37,18 @@ function stageHeaders(settings, status) {
   const origins = settings.corsOrigins;
   if (origins.length === 1 && !origins[0].slice(1).includes('*')) {
     headers['Access-Control-Allow-Origin'] = origins[0];
-    headers['Access-Control-Expose-Headers'] = 'X-Request-Id, Retry-After, ETag';
+    headers['Access-Control-Expose-Headers'] = EXPOSED_HEADERS.join(', ');
   }
   // Where the functions' CORS headers depend on the origin, every answer says so (lib/http/cors.ts).
   if (!origins.includes('*')) headers.Vary = 'Origin';
-  if (status === 503 || status === 429) headers['Retry-After'] = String(settings.retryAfterSeconds);
-  return headers;
+  return { ...headers, ...retryAfterHeaders(status, settings.retryAfterSeconds) };
 }
 
 /** The velocity template of a response body; API Gateway fills $context.* in. */
 function bodyTemplate(response) {
-  const slug = response.code.toLowerCase().replace(/_/g, '-');
   return [
     '{',
-    `"type":"/problems/${slug}",`,
+    `"type":"${problemType(response.code)}",`,
     `"title":"${response.title}",`,
     `"status":${response.status},`,
     `"detail":"${response.detail}",`,
@@ -65,16 +58,6 @@ function bodyTemplate(response) {
     '"requestId":"$context.requestId"',
     '}',
   ].join('');
-}
-
-/**
- * A refusal only the local server gives (a request API Gateway's own front end would refuse before any gateway
- * response applies: a malformed request line or header, a header block over its size limit, a wrong Host): the
- * same problem shape and headers as the gateway responses, without `instance` since no route matched.
- */
-function localProblem({ status, code, title, detail, requestId }) {
-  const body = { type: `/problems/${code.toLowerCase().replace(/_/g, '-')}`, title, status, detail, code, requestId };
-  return { statusCode: status, headers: { ...HEADERS }, body: JSON.stringify(body) };
 }
 
 function cloudFormationResources(settings) {
@@ -118,8 +101,6 @@ function render(type, context, settings) {
 module.exports = {
   RESPONSES,
   HEADERS,
-  SECURITY_HEADERS,
-  localProblem,
   cloudFormationResources,
   render,
   resources: async ({ resolveVariable }) => cloudFormationResources(stageSettings(await resolveVariable('sls:stage'))),

@@ -10,6 +10,8 @@
 // the build contexts serverless-esbuild keeps for rebuilding (some 300 MB in esbuild's service process) are let go.
 'use strict';
 
+const { cursorSecretProblem } = require('./stages');
+
 class LocalRuns {
   constructor(serverless) {
     this.serverless = serverless;
@@ -20,10 +22,10 @@ class LocalRuns {
   }
 
   checkCursorSecret() {
-    const secret = this.serverless.service.provider.environment?.CURSOR_SECRET ?? '';
-    if (typeof secret !== 'string' || secret.startsWith('{{resolve:') || secret.length < 32) {
+    const problem = cursorSecretProblem(this.serverless.service.provider.environment?.CURSOR_SECRET);
+    if (problem) {
       throw new this.serverless.classes.Error(
-        'CURSOR_SECRET is not set: export CURSOR_SECRET (32 or more characters; `npm start` keeps its own in .data/cursor-secret) and invoke again.',
+        `${problem}: export CURSOR_SECRET (32 or more characters; \`npm start\` keeps its own in .data/cursor-secret) and invoke again.`,
       );
     }
   }

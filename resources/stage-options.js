@@ -6,7 +6,7 @@
 // security headers every other answer carries.
 'use strict';
 
-const { SECURITY_HEADERS } = require('./gateway-responses');
+const { API_HEADERS } = require('./http-contract');
 
 class StageOptions {
   constructor(serverless) {
@@ -39,16 +39,16 @@ class StageOptions {
     }
   }
 
-  /** Adds SECURITY_HEADERS to every OPTIONS method's mock answer (declared on the method response, set by the integration). */
+  /** Adds API_HEADERS to every OPTIONS method's mock answer (declared on the method response, set by the integration). */
   securePreflights() {
     const resources = this.serverless.service.provider.compiledCloudFormationTemplate.Resources;
     for (const resource of Object.values(resources)) {
       if (resource.Type !== 'AWS::ApiGateway::Method' || resource.Properties.HttpMethod !== 'OPTIONS') continue;
       for (const response of resource.Properties.Integration.IntegrationResponses ?? []) {
-        for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.ResponseParameters[`method.response.header.${name}`] = `'${value}'`;
+        for (const [name, value] of Object.entries(API_HEADERS)) response.ResponseParameters[`method.response.header.${name}`] = `'${value}'`;
       }
       for (const response of resource.Properties.MethodResponses ?? []) {
-        for (const name of Object.keys(SECURITY_HEADERS)) response.ResponseParameters[`method.response.header.${name}`] = true;
+        for (const name of Object.keys(API_HEADERS)) response.ResponseParameters[`method.response.header.${name}`] = true;
       }
     }
   }

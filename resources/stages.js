@@ -66,6 +66,19 @@ function stageSettings(stage, env = process.env) {
   return settings;
 }
 
+/**
+ * What is wrong with a cursor secret, or undefined when nothing is. CloudFormation resolves the `{{resolve:…}}`
+ * reference at deploy time: seen as-is it means nothing resolved it, and a publicly known text would sign cursors.
+ * @param {unknown} secret
+ * @returns {string | undefined}
+ */
+function cursorSecretProblem(secret) {
+  if (typeof secret !== 'string' || secret === '') return 'CURSOR_SECRET is required';
+  if (secret.startsWith('{{resolve:')) return 'CURSOR_SECRET is an unresolved reference';
+  if (secret.length < 32) return 'CURSOR_SECRET must be at least 32 characters';
+  return undefined;
+}
+
 /** The cursor secret `npm start` keeps in .data/ (scripts/start.ts), if it has run. */
 function localCursorSecret() {
   const file = path.join(__dirname, '..', '.data', 'cursor-secret');
@@ -74,3 +87,5 @@ function localCursorSecret() {
 
 module.exports = async ({ resolveVariable }) => stageSettings(await resolveVariable('sls:stage'));
 module.exports.stageSettings = stageSettings;
+module.exports.DEFAULTS = STAGES.default;
+module.exports.cursorSecretProblem = cursorSecretProblem;

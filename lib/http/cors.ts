@@ -4,8 +4,10 @@
  * compiles each entry to the same regular expression) and the local gateway of `npm start`. Never with credentials.
  */
 
+import contract from '../../resources/http-contract.js';
+
 /** Response headers browser code may read besides the CORS-safelisted ones. */
-export const EXPOSED_HEADERS = ['X-Request-Id', 'Retry-After', 'ETag'];
+const EXPOSED = contract.EXPOSED_HEADERS.join(', ');
 
 /**
  * An allow-list entry as a regular expression, by the rule Serverless uses for the preflight's velocity template:
@@ -28,9 +30,9 @@ export function originAllowed(origin: string, allowList: readonly string[]): boo
  * origin's answer to another.
  */
 export function corsHeaders(origin: string | undefined, allowList: readonly string[]): Record<string, string> {
-  if (allowList.includes('*')) return { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': EXPOSED_HEADERS.join(', ') };
+  if (allowList.includes('*')) return { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': EXPOSED };
   if (origin !== undefined && originAllowed(origin, allowList)) {
-    return { 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': EXPOSED_HEADERS.join(', '), Vary: 'Origin' };
+    return { 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': EXPOSED, Vary: 'Origin' };
   }
   return allowList.length ? { Vary: 'Origin' } : {};
 }

@@ -2,6 +2,7 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { decodeScope, EVERYONE, NOBODY } from '../access';
 import { config } from '../config';
+import contract from '../../resources/http-contract.js';
 import { corsHeaders } from './cors';
 import { entityTag, noneMatch } from './etag';
 import { HTTP, HttpProblem, serviceUnavailable, unauthorized } from '../errors';
@@ -36,7 +37,6 @@ export class Reply<T> {
 type Event = Partial<APIGatewayProxyEvent>;
 
 const JSON_TYPE = 'application/json; charset=utf-8';
-const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
 
 function requestIdOf(event: Event, context: Context): string {
   return event.requestContext?.requestId ?? context.awsRequestId;
@@ -59,19 +59,6 @@ function principalOf(event: Event): Principal {
   return EVERYONE;
 }
 
-function problemBody(problem: HttpProblem, event: Event, requestId: string) {
-  return {
-    type: `/problems/${problem.code.toLowerCase().replaceAll('_', '-')}`,
-    title: problem.title,
-    status: problem.status,
-    detail: problem.detail,
-    instance: event.path ?? '',
-    code: problem.code,
-    requestId,
-    ...(problem.errors ? { errors: problem.errors } : {}),
-  };
-}
-
 /** Maps any error to problem+json; unknown errors become a generic 500, logged with the request id. */
 const problemErrors = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Context> => ({
   onError: async (request) => {
@@ -84,16 +71,13 @@ const problemErrors = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Con
     if (!(problem instanceof HttpProblem)) {
       // The one line with the stack; the client sees only the request id.
       logger.error('unexpected error', { request_id: requestId, ...invocationOf(request), error: problem });
-      problem = new HttpProblem(HTTP.INTERNAL_ERROR, 'INTERNAL_ERROR', 'Internal error', 'The request failed unexpectedly.');
+      problem = new HttpProblem('INTERNAL_ERROR', 'The request failed unexpectedly.');
     }
-    const { status } = problem as HttpProblem;
+    const { code, status, title, detail, errors } = problem as HttpProblem;
     request.response = {
       statusCode: status,
-      headers: {
-        'Content-Type': PROBLEM_TYPE,
-        ...(status === HTTP.SERVICE_UNAVAILABLE ? { 'Retry-After': String(config.retryAfterSeconds) } : {}),
-      },
-      body: JSON.stringify(problemBody(problem as HttpProblem, request.event, requestId)),
+      headers: { 'Content-Type': contract.PROBLEM_CONTENT_TYPE, ...contract.retryAfterHeaders(status, config.retryAfterSeconds) },
+      body: JSON.stringify(contract.problemBody({ code, status, title, detail, instance: request.event.path ?? '', requestId, errors })),
     };
   },
 });
@@ -165,9 +149,7 @@ const responseHeaders = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, C
     request.response.headers = {
       ...request.response.headers,
       'X-Request-Id': requestIdOf(request.event, request.context),
-      'Cache-Control': 'no-store',
-      'X-Content-Type-Options': 'nosniff',
-      'Strict-Transport-Security': 'max-age=63072000; includeSubDomains',
+      ...contract.API_HEADERS,
       ...corsHeaders(origin, config.corsAllowedOrigins),
     };
   };

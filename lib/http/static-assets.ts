@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative } from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import contract from '../../resources/http-contract.js';
 import { entityTag, noneMatch } from './etag';
 
 /**
@@ -59,19 +60,12 @@ export function loadAssets(dir = candidates().find((path) => existsSync(join(pat
   return assets;
 }
 
-const SECURITY_HEADERS = {
-  'X-Content-Type-Options': 'nosniff',
-  'Strict-Transport-Security': 'max-age=63072000; includeSubDomains',
-  'Referrer-Policy': 'no-referrer',
-  'X-Frame-Options': 'DENY',
-};
+/** A page is never shown inside another site's frame, and its links never tell where they were followed from. */
+const SECURITY_HEADERS = { ...contract.SECURITY_HEADERS, 'Referrer-Policy': 'no-referrer', 'X-Frame-Options': 'DENY' };
 
 function notFound(path: string, requestId: string): APIGatewayProxyResult {
-  return {
-    statusCode: 404,
-    headers: { 'Content-Type': 'application/problem+json; charset=utf-8', 'Cache-Control': 'no-store', 'X-Request-Id': requestId, ...SECURITY_HEADERS },
-    body: JSON.stringify({ type: '/problems/not-found', title: 'Not found', status: 404, detail: 'No such file of the dashboard.', instance: path, code: 'NOT_FOUND', requestId }),
-  };
+  const answer = contract.problemAnswer({ code: 'NOT_FOUND', detail: 'No such file of the dashboard.', instance: path, requestId });
+  return { ...answer, headers: { ...answer.headers, 'X-Request-Id': requestId, ...SECURITY_HEADERS } };
 }
 
 /** Answers a GET for one of `assets`: 200 with the file, 304 when If-None-Match names it, 404 problem+json otherwise. */

@@ -14,6 +14,7 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
+import type { Tables } from '../tables';
 import { DatabaseError, databaseError } from './errors';
 
 /**
@@ -24,14 +25,7 @@ import { DatabaseError, databaseError } from './errors';
  */
 export type Item = Record<string, unknown>;
 
-/** Physical table names, by the tables of resources/tables.js. */
-export interface Tables {
-  accounts: string;
-  balances: string;
-  trades: string;
-  apiKeys: string;
-  ledger: string;
-}
+export type { Tables } from '../tables';
 
 export interface Store {
   client: DynamoDBDocumentClient;

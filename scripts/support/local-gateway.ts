@@ -26,6 +26,7 @@ import { Agent as HttpAgent, createServer, type IncomingMessage, request as http
 import { gzipSync } from 'node:zlib';
 import type { Duplex } from 'node:stream';
 import gatewayResponses from '../../resources/gateway-responses.js';
+import contract from '../../resources/http-contract.js';
 import stages from '../../resources/stages.js';
 import { corsHeaders, originAllowed } from '../../lib/http/cors';
 import { requestOverSocket, type Offline, type SocketResponse } from './offline';
@@ -178,7 +179,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     const headers: Headers = {
       'Content-Type': 'application/json',
       // As the deployed preflight (resources/stage-options.js adds them to its mock integration).
-      ...gatewayResponses.SECURITY_HEADERS,
+      ...contract.API_HEADERS,
       'Access-Control-Allow-Origin': allowOrigin,
       'Access-Control-Allow-Headers': definition.cors.headers.join(','),
       'Access-Control-Allow-Methods': [...methods, 'OPTIONS'].join(','),
@@ -271,7 +272,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     if (!isLoopbackHost(req.headers.host)) return misdirected(requestId);
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (!validPercentEncoding(url.pathname)) {
-      return fromProblem(gatewayResponses.localProblem({ status: 400, code: 'INVALID_PARAMETER', title: 'Bad request', detail: 'The path has a "%" that does not start a valid UTF-8 percent-encoding (write a "%" itself as %25).', requestId }));
+      return fromProblem(localProblem({ code: 'INVALID_PARAMETER', title: 'Bad request', detail: 'The path has a "%" that does not start a valid UTF-8 percent-encoding (write a "%" itself as %25).', requestId }));
     }
     const method = (req.method ?? 'GET').toUpperCase();
     const { route, pathExists, params } = matchRoute(definition.routes, method === 'OPTIONS' ? 'GET' : method, url.pathname);
@@ -327,7 +328,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
 
   function misdirected(requestId: string): Answer {
     return fromProblem(
-      gatewayResponses.localProblem({ status: 421, code: 'MISDIRECTED_REQUEST', title: 'Misdirected request', detail: 'This local server answers only requests addressed to localhost, 127.0.0.1 or [::1].', requestId }),
+      localProblem({ code: 'MISDIRECTED_REQUEST', detail: 'This local server answers only requests addressed to localhost, 127.0.0.1 or [::1].', requestId }),
     );
   }
 
@@ -389,6 +390,11 @@ function send(res: ServerResponse, answer: Answer): void {
 /** API Gateway's limit on a request's line and headers together, in bytes: beyond it, 431. */
 const API_GATEWAY_HEADER_LIMIT = 10_240;
 
+/** A refusal of this gateway's own, in the shape and with the headers of the stage's gateway responses. */
+function localProblem(problem: Parameters<typeof contract.problemAnswer>[0]) {
+  return contract.problemAnswer({ ...problem, contentType: contract.GATEWAY_PROBLEM_CONTENT_TYPE });
+}
+
 function fromProblem(problem: { statusCode: number; headers: Record<string, string>; body: string }): Answer {
   return { status: problem.statusCode, headers: problem.headers, body: problem.body };
 }
@@ -414,7 +420,7 @@ function refuseMalformed(error: NodeJS.ErrnoException, socket: Duplex): void {
     return;
   }
   const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const { statusCode, headers, body } = gatewayResponses.localProblem({
+  const { statusCode, headers, body } = localProblem({
     status: tooLarge ? 431 : 400,
     code: 'INVALID_PARAMETER',
     title: tooLarge ? 'Request header fields too large' : 'Bad request',
@@ -437,8 +443,13 @@ async function listen(
     handle(req, res).catch((error: Error) => {
       // A fault of this gateway itself: still a problem body, never an empty 5xx.
       console.error(`local gateway: ${error.stack ?? error.message}`);
-      const problem = gatewayResponses.localProblem({ status: 503, code: 'SERVICE_UNAVAILABLE', title: 'Service unavailable', detail: 'The local gateway failed to complete the request. Retry later.', requestId: randomUUID() });
-      send(res, { ...fromProblem(problem), headers: { ...problem.headers, 'Retry-After': '5' } });
+      const problem = localProblem({
+        code: 'SERVICE_UNAVAILABLE',
+        detail: 'The local gateway failed to complete the request. Retry later.',
+        requestId: randomUUID(),
+        retryAfterSeconds: stages.DEFAULTS.retryAfterSeconds,
+      });
+      send(res, fromProblem(problem));
     });
   });
   // Otherwise Node's own answer: an empty 400 or 431 (the Lambda port and the database door serve SDKs, not the API).
