@@ -4,8 +4,6 @@
  */
 import { httpHandler } from '../lib/http/handler';
 import { TRADE_QUERY } from '../lib/http/params';
-import { listTrades } from '../lib/operations/trades';
+import { tradePage } from '../lib/http/trade-pages';
 
-export const handler = httpHandler(TRADE_QUERY, ({ path, query, principal }) =>
-  listTrades({ accountId: path.account }, query, principal),
-);
+export const handler = httpHandler(TRADE_QUERY, ({ path, query, principal }) => tradePage({ accountId: path.account }, query, principal));

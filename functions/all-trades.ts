@@ -4,6 +4,6 @@
  */
 import { httpHandler } from '../lib/http/handler';
 import { TRADE_QUERY } from '../lib/http/params';
-import { listTrades } from '../lib/operations/trades';
+import { tradePage } from '../lib/http/trade-pages';
 
-export const handler = httpHandler(TRADE_QUERY, ({ query, principal }) => listTrades('all', query, principal));
+export const handler = httpHandler(TRADE_QUERY, ({ query, principal }) => tradePage('all', query, principal));

@@ -2,8 +2,15 @@
  * GET /api/health — public, no parameters; also run on a schedule as a probe.
  * 200 `Health` when DynamoDB answers; 503 `Health` (status "unavailable") with Retry-After when it does not.
  */
-import { checkHealth } from '../lib/operations/health';
-import { httpHandler } from '../lib/http/handler';
+import { httpHandler, unavailableReply } from '../lib/http/handler';
 import { NO_QUERY } from '../lib/http/params';
+import { checkHealth } from '../lib/operations/health';
 
-export const handler = httpHandler(NO_QUERY, ({ now }) => checkHealth(now), { public: true });
+export const handler = httpHandler(
+  NO_QUERY,
+  async ({ now }) => {
+    const health = await checkHealth(now);
+    return health.status === 'ok' ? health : unavailableReply(health);
+  },
+  { public: true },
+);

@@ -34,6 +34,11 @@ export class Reply<T> {
   ) {}
 }
 
+/** A 503 that still carries its body (the health check's), with the stage's Retry-After. */
+export function unavailableReply<T>(body: T): Reply<T> {
+  return new Reply(HTTP.SERVICE_UNAVAILABLE, body, contract.retryAfterHeaders(HTTP.SERVICE_UNAVAILABLE, config.retryAfterSeconds));
+}
+
 type Event = Partial<APIGatewayProxyEvent>;
 
 const JSON_TYPE = 'application/json; charset=utf-8';

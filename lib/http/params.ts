@@ -1,4 +1,4 @@
-import { invalidParameter, invalidParameters, type ParameterError } from '../errors';
+import { invalidParameters, type ParameterError } from '../errors';
 import { canonicalInstrument } from '../instruments';
 import { INTERVALS, type Interval, parseTime, PERIODS, type Period } from '../time';
 import type { TradeStatus } from '../types';
@@ -64,6 +64,7 @@ export function parseQuery<P extends ParameterParsers>(
 }
 
 export const MAX_LIMIT = 500;
+/** A listing's page size when `limit` is not given. */
 export const DEFAULT_LIMIT = 50;
 
 /** `open`, `closed` or `all` in any case; `all` means no status filter. */
@@ -109,18 +110,6 @@ export function parseTimeParameter(value: string): number {
   if (ms === undefined) return reject('must be an RFC 3339 time with a zone, such as 2026-11-01T00:00:00Z or 2026-11-01T09:00:00+09:00');
   if (ms < EARLIEST || ms > LATEST) return reject('must fall between 0000-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z');
   return ms;
-}
-
-/** A time window: `from` inclusive, `to` exclusive, each optional; `from` must come before `to`. */
-export interface TimeWindow {
-  from?: number;
-  to?: number;
-}
-
-/** Checks what one parameter alone cannot: that `from` comes before `to`. */
-export function checkWindow(window: TimeWindow): TimeWindow {
-  if (window.from !== undefined && window.to !== undefined && window.from >= window.to) throw invalidParameter('from', 'must be earlier than to');
-  return window;
 }
 
 /** `day`, `week` or `month`, in any case. */

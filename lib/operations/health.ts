@@ -1,9 +1,6 @@
 import { accountKey } from '../store/accounts-table';
-import { config } from '../config';
 import { getItem } from '../store/dynamodb';
 import { store } from './store';
-import { HTTP } from '../errors';
-import { Reply } from '../http/handler';
 
 export const SERVICE_NAME = 'Trading Bot API';
 export const SERVICE_VERSION = '1.0';
@@ -20,22 +17,19 @@ export interface Health {
 // and needs only the GetItem permission the API already has.
 export const HEALTH_PROBE_KEY = accountKey('~health-probe');
 
-/** Checks DynamoDB with one GetItem; 200 when it answers, 503 (with Retry-After) when it does not. */
-export async function checkHealth(now: Date): Promise<Reply<Health>> {
+/** Checks DynamoDB with one GetItem: `ok` when it answers, `unavailable` when it does not. */
+export async function checkHealth(now: Date): Promise<Health> {
   const started = performance.now();
   const healthy = await getItem(store, store.tables.accounts, HEALTH_PROBE_KEY).then(
     () => true,
     () => false,
   );
   const latencyMs = Math.round(performance.now() - started);
-  const body: Health = {
+  return {
     status: healthy ? 'ok' : 'unavailable',
     service: SERVICE_NAME,
     version: SERVICE_VERSION,
     time: now.toISOString(),
     checks: { database: { status: healthy ? 'ok' : 'error', latencyMs } },
   };
-  return healthy
-    ? new Reply(HTTP.OK, body)
-    : new Reply(HTTP.SERVICE_UNAVAILABLE, body, { 'Retry-After': String(config.retryAfterSeconds) });
 }

@@ -1,11 +1,10 @@
 import { compareIds } from '../access';
 import { sumDecimals } from '../decimal';
 import { accountNotFound, invalidParameter } from '../errors';
-import { checkWindow, type EQUITY_QUERY, type ParsedQuery, type PNL_QUERY } from '../http/params';
 import { getAccountItem, readAccountScopedItems } from '../store/accounts-table';
 import type { Item } from '../store/dynamodb';
 import { readEquityEntries, readPnlEntries } from '../store/ledger-table';
-import { type CalendarUnit, type Interval, type Period, periodsBetween, periodStart, shiftPeriodStart, timestamp } from '../time';
+import { type CalendarUnit, checkWindow, type Interval, type Period, periodsBetween, periodStart, shiftPeriodStart, type TimeWindow, timestamp } from '../time';
 import type { AccountEquity, AccountPnl, AllPnl, PnlPoint, Principal } from '../types';
 import { store } from './store';
 import { requireVisibleAccount } from './visible';
@@ -14,6 +13,16 @@ import { requireVisibleAccount } from './visible';
  * The P&L and equity series. Each is read from the aggregates the writer keeps in the ledger table (one item per
  * period or interval and account), so a series costs what it returns, however many trades or snapshots went into it.
  */
+
+/** What a P&L series is asked for: a period (day by default) and a window, both optional. */
+export interface PnlRequest extends TimeWindow {
+  period?: Period;
+}
+
+/** What an equity series is asked for: an interval (hour by default) and a window, both optional. */
+export interface EquityRequest extends TimeWindow {
+  interval?: Interval;
+}
 
 /** The series' windows, in whole periods: how many by default, and at most. */
 const PNL_DEFAULT_POINTS: Record<Period, number> = { day: 30, week: 12, month: 12 };
@@ -36,7 +45,7 @@ export interface SeriesWindow {
  * period boundary (unless on one). Without `to`, the window ends with the current period (the one holding `now`);
  * without `from`, it holds `defaultPoints` periods. More than `maxPoints` periods is a 400.
  */
-export function seriesWindow(unit: CalendarUnit, requested: { from?: number; to?: number }, now: Date, defaultPoints: number, maxPoints: number): SeriesWindow {
+export function seriesWindow(unit: CalendarUnit, requested: TimeWindow, now: Date, defaultPoints: number, maxPoints: number): SeriesWindow {
   checkWindow(requested);
   const endOf = (ms: number) => (periodStart(ms, unit) === ms ? ms : shiftPeriodStart(periodStart(ms, unit), unit, 1));
   const to = requested.to !== undefined ? endOf(requested.to) : shiftPeriodStart(periodStart(now.getTime(), unit), unit, 1);
@@ -72,7 +81,7 @@ async function visibleAccount(accountId: string, principal: Principal): Promise<
 }
 
 /** One account's realized P&L per period. */
-export async function readAccountPnl(accountId: string, query: ParsedQuery<typeof PNL_QUERY>, principal: Principal, now: Date): Promise<AccountPnl> {
+export async function readAccountPnl(accountId: string, query: PnlRequest, principal: Principal, now: Date): Promise<AccountPnl> {
   const period = query.period ?? 'day';
   const window = seriesWindow(period, query, now, PNL_DEFAULT_POINTS[period], PNL_MAX_POINTS);
   requireVisibleAccount(principal, accountId);
@@ -98,7 +107,7 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item:
  * The realized P&L of every visible account, one series per currency (sorted by code): each point sums the
  * accounts' points of that period exactly, and amounts in different currencies are never added together.
  */
-export async function readAllPnl(query: ParsedQuery<typeof PNL_QUERY>, principal: Principal, now: Date): Promise<AllPnl> {
+export async function readAllPnl(query: PnlRequest, principal: Principal, now: Date): Promise<AllPnl> {
   const period = query.period ?? 'day';
   const window = seriesWindow(period, query, now, PNL_DEFAULT_POINTS[period], PNL_MAX_POINTS);
   const accounts = await readAccountScopedItems(store, store.tables.accounts, principal);
@@ -125,7 +134,7 @@ export async function readAllPnl(query: ParsedQuery<typeof PNL_QUERY>, principal
 }
 
 /** One account's equity: the last snapshot of each interval in the window that has one, oldest first. */
-export async function readAccountEquity(accountId: string, query: ParsedQuery<typeof EQUITY_QUERY>, principal: Principal, now: Date): Promise<AccountEquity> {
+export async function readAccountEquity(accountId: string, query: EquityRequest, principal: Principal, now: Date): Promise<AccountEquity> {
   const interval = query.interval ?? 'hour';
   const window = seriesWindow(interval, query, now, EQUITY_DEFAULT_POINTS[interval], EQUITY_MAX_POINTS);
   requireVisibleAccount(principal, accountId);

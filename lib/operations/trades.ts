@@ -1,19 +1,30 @@
 import { canSee } from '../access';
 import { getAccountItem } from '../store/accounts-table';
-import { config } from '../config';
-import { decodeCursor, encodeCursor, type CursorBinding } from '../http/cursor';
 import { accountNotFound, invalidParameter } from '../errors';
-import { checkWindow, DEFAULT_LIMIT, type ParsedQuery, type TimeWindow, type TRADE_QUERY } from '../http/params';
 import { accountOfOrderKey, isOrderKey, orderKey, type Range, readTrades, tradeListing, type TradeFilter } from '../store/trades-table';
-import { timestamp } from '../time';
-import type { Principal, Trade, TradePage } from '../types';
+import { type TimeWindow, timestamp } from '../time';
+import type { Principal, Trade, TradeStatus } from '../types';
 import { store } from './store';
 import { requireVisibleAccount } from './visible';
 
-export type TradeQuery = ParsedQuery<typeof TRADE_QUERY>;
-
 /** The scope of a listing: one account, or every account the principal may see. */
 export type TradeScope = { accountId: string } | 'all';
+
+/** A page of a listing, asked for with checked values: the window's `from` comes before its `to`. */
+export interface TradeRequest extends TimeWindow {
+  /** Only trades with this status; every status when absent. */
+  status?: TradeStatus;
+  instrument?: string;
+  limit: number;
+  /** The order key of the last trade of the page before (which the caller's cursor carried). */
+  after?: string;
+}
+
+/** A page, and the order key to continue after (null on the last page). */
+export interface TradeResult {
+  trades: Trade[];
+  next: string | null;
+}
 
 /**
  * Merges lists that are each newest first into one list newest first, keeping the first `count`.
@@ -44,15 +55,14 @@ export function mergeNewestFirst(lists: readonly (readonly Trade[])[], count: nu
  * One page of trades, newest first. It reads `limit + 1` trades: the extra one only tells whether another page
  * exists, so `nextCursor` is null exactly on the last page.
  */
-export async function listTrades(scope: TradeScope, query: TradeQuery, principal: Principal): Promise<TradePage> {
+export async function listTrades(scope: TradeScope, request: TradeRequest, principal: Principal): Promise<TradeResult> {
   const accountId = scope === 'all' ? undefined : scope.accountId;
   if (accountId !== undefined) requireVisibleAccount(principal, accountId);
 
-  const filter: TradeFilter = { status: query.status === 'all' ? undefined : query.status, instrument: query.instrument };
-  const limit = query.limit ?? DEFAULT_LIMIT;
-  const window = storedWindow(checkWindow(query));
-  const binding: CursorBinding = { scope: accountId ?? 'all', ...filter, ...window, principal };
-  const after = query.cursor === undefined ? undefined : positionOf(query.cursor, binding);
+  const filter: TradeFilter = { status: request.status, instrument: request.instrument };
+  const { limit } = request;
+  const window = storedWindow(request);
+  const after = request.after === undefined ? undefined : checkPosition(request.after, accountId ?? 'all', window, principal);
   const range: Range = { ...window, after };
 
   const wanted = limit + 1;
@@ -75,28 +85,29 @@ export async function listTrades(scope: TradeScope, query: TradeQuery, principal
   }
 
   const page = trades.slice(0, limit);
-  const nextCursor = trades.length > limit ? encodeCursor(orderKey(page[page.length - 1]), binding, config.cursorSecret) : null;
-  return { trades: page, count: page.length, limit, nextCursor };
+  return { trades: page, next: trades.length > limit ? orderKey(page[page.length - 1]) : null };
 }
 
 /**
  * A window as bounds on stored times (whole milliseconds): a trade opened at or after `from` opened at or after
  * its next whole millisecond, and one opened before `to`, before `to`'s next whole millisecond.
  */
-function storedWindow(window: TimeWindow): { from?: string; to?: string } {
+export function storedWindow(window: TimeWindow): { from?: string; to?: string } {
   return {
     ...(window.from !== undefined ? { from: timestamp(Math.ceil(window.from)) } : {}),
     ...(window.to !== undefined ? { to: timestamp(Math.ceil(window.to)) } : {}),
   };
 }
 
-function positionOf(cursor: string, binding: CursorBinding): string {
-  const position = decodeCursor(cursor, binding, config.cursorSecret);
-  // The signature already binds the cursor to this scope and window; this guards the invariant should the secret
-  // leak (and keeps every key range the Query is given a valid one).
+/**
+ * A position to continue after, once it is known to lie in this listing: a trade of the scope, visible to the
+ * principal, inside the window. The HTTP layer's signed cursor already binds it to the listing; this guards the
+ * invariant should the secret leak (and keeps every key range the Query is given a valid one).
+ */
+function checkPosition(position: string, scope: string, window: { from?: string; to?: string }, principal: Principal): string {
   const owner = isOrderKey(position) ? accountOfOrderKey(position) : undefined;
-  const outside = (binding.from !== undefined && position < binding.from) || (binding.to !== undefined && position > binding.to);
-  if (!owner || outside || !canSee(binding.principal, owner) || (binding.scope !== 'all' && owner !== binding.scope)) {
+  const outside = (window.from !== undefined && position < window.from) || (window.to !== undefined && position > window.to);
+  if (!owner || outside || !canSee(principal, owner) || (scope !== 'all' && owner !== scope)) {
     throw invalidParameter('cursor', 'is not a cursor issued for this listing (same scope, filters and window)');
   }
   return position;
