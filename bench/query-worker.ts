@@ -8,7 +8,7 @@
  * clients gives items read and consumed capacity per request.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { handler as accountBalance } from '../functions/account-balance';
 import { handler as accountStatus } from '../functions/account-status';
@@ -28,8 +28,9 @@ import { accountKey } from '../lib/store/accounts-table';
 import { config } from '../lib/config';
 import { HEALTH_PROBE_KEY } from '../lib/operations/health';
 import { store } from '../lib/operations/store';
-import type { Item } from '../lib/store/dynamodb';
+import { type Item, queryItems, scanAll, type Store } from '../lib/store/dynamodb';
 import { keyBefore, orderKey, tradeListing } from '../lib/store/trades-table';
+import { entryKeyOf, isEntryOf, type LedgerUnits } from '../lib/store/ledger-table';
 import type { Trade } from '../lib/types';
 import { eventFor } from '../test/support/api-harness';
 import { serveParent } from './child-rpc';
@@ -149,35 +150,25 @@ async function prepare(specs: QuerySpec[]): Promise<Record<string, { request: st
   return described;
 }
 
-async function scan(table: string): Promise<Item[]> {
-  const items: Item[] = [];
-  let start: Item | undefined;
-  do {
-    const page = await raw.send(new ScanCommand({ TableName: table, ExclusiveStartKey: start }));
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
+/** The raw client as a store, for the table modules' own paging helpers (they add nothing but the paging). */
+const rawStore: Store = { client: raw, tables: config.tables };
+
+function scan(table: string): Promise<Item[]> {
+  return scanAll(rawStore, table);
 }
 
 /** The ledger entries of one kind and account whose start lies in a series' window (one key range). */
-async function ledgerRange(accountId: string, kind: string, spec: QuerySpec, unit: 'hour' | 'day' | 'week' | 'month'): Promise<Item[]> {
+async function ledgerRange<K extends keyof LedgerUnits>(accountId: string, kind: K, unit: LedgerUnits[K], spec: QuerySpec): Promise<Item[]> {
   const window = seriesWindow(unit, { from: parseTimeParameter(spec.from!), to: parseTimeParameter(spec.to!) }, new Date(), 1, 1000);
-  const items: Item[] = [];
-  let start: Item | undefined;
-  do {
-    const page = await raw.send(
-      new QueryCommand({
-        TableName: config.tables.ledger,
-        KeyConditionExpression: 'accountId = :a AND entryKey BETWEEN :first AND :last',
-        ExpressionAttributeValues: { ':a': accountId, ':first': `${kind}#${timestamp(window.starts[0])}`, ':last': `${kind}#${timestamp(window.starts[window.starts.length - 1])}` },
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
+  return queryItems(
+    rawStore,
+    {
+      TableName: config.tables.ledger,
+      KeyConditionExpression: 'accountId = :a AND entryKey BETWEEN :first AND :last',
+      ExpressionAttributeValues: { ':a': accountId, ':first': entryKeyOf(kind, unit, timestamp(window.starts[0])), ':last': entryKeyOf(kind, unit, timestamp(window.starts[window.starts.length - 1])) },
+    },
+    window.starts.length,
+  );
 }
 
 /** The key condition of a listing's page: partition, window and position, as one range. */
@@ -200,13 +191,13 @@ async function floor({ spec, after }: Prepared): Promise<Item[]> {
     case 'account-equity': {
       const [account, entries] = await Promise.all([
         raw.send(new GetCommand({ TableName: accountsTable, Key: accountKey(spec.account!) })),
-        spec.operation === 'account-pnl' ? ledgerRange(spec.account!, `pnl#${spec.period}`, spec, spec.period!) : ledgerRange(spec.account!, `equity#${spec.interval}`, spec, spec.interval!),
+        spec.operation === 'account-pnl' ? ledgerRange(spec.account!, 'pnl', spec.period!, spec) : ledgerRange(spec.account!, 'equity', spec.interval!, spec),
       ]);
       return [account.Item!, ...entries];
     }
     case 'all-pnl': {
       const accounts = await scan(accountsTable);
-      const entries = await Promise.all(accounts.map((item) => ledgerRange(String(item.accountId), `pnl#${spec.period}`, spec, spec.period!)));
+      const entries = await Promise.all(accounts.map((item) => ledgerRange(String(item.accountId), 'pnl', spec.period!, spec)));
       return [...accounts, ...entries.flat()];
     }
     case 'health':
@@ -227,25 +218,18 @@ async function floor({ spec, after }: Prepared): Promise<Item[]> {
       const listing = tradeListing(spec.operation === 'all-trades' ? undefined : spec.account, { status: spec.status, instrument: spec.instrument });
       const wanted = (spec.limit ?? 50) + 1;
       const { condition, values } = pageCondition(spec, after);
-      const items: Item[] = [];
-      let start: Item | undefined;
-      do {
-        const page = await raw.send(
-          new QueryCommand({
-            TableName: trades,
-            IndexName: listing.indexName,
-            KeyConditionExpression: condition,
-            ExpressionAttributeNames: { '#pk': listing.partitionKey, ...(condition.includes('#order') ? { '#order': 'orderKey' } : {}) },
-            ExpressionAttributeValues: { ':pk': listing.partitionValue, ...values },
-            ScanIndexForward: false,
-            Limit: wanted - items.length,
-            ExclusiveStartKey: start,
-          }),
-        );
-        items.push(...(page.Items ?? []));
-        start = page.LastEvaluatedKey;
-      } while (start && items.length < wanted);
-      return items;
+      return queryItems(
+        rawStore,
+        {
+          TableName: trades,
+          IndexName: listing.indexName,
+          KeyConditionExpression: condition,
+          ExpressionAttributeNames: { '#pk': listing.partitionKey, ...(condition.includes('#order') ? { '#order': 'orderKey' } : {}) },
+          ExpressionAttributeValues: { ':pk': listing.partitionValue, ...values },
+          ScanIndexForward: false,
+        },
+        wanted,
+      );
     }
   }
 }
@@ -301,11 +285,11 @@ function sameItems(operation: Operation, body: any, returned: string[], fetched:
   if (operation === 'account-pnl' || operation === 'all-pnl') {
     // The same trades behind the points as behind the ledger entries the floor read.
     const points: { tradesClosed: number }[] = operation === 'account-pnl' ? body.points : body.series.flatMap((series: { points: unknown[] }) => series.points);
-    const closed = fetched.filter((item) => String(item.entryKey ?? '').startsWith('pnl#')).reduce((n, item) => n + Number(item.tradesClosed), 0);
+    const closed = fetched.filter((item) => isEntryOf(item, 'pnl')).reduce((n, item) => n + Number(item.tradesClosed), 0);
     return points.reduce((n, point) => n + point.tradesClosed, 0) === closed;
   }
   if (operation === 'account-equity') {
-    const times = fetched.filter((item) => String(item.entryKey ?? '').startsWith('equity#')).map((item) => String(item.time));
+    const times = fetched.filter((item) => isEntryOf(item, 'equity')).map((item) => String(item.time));
     return returned.length === times.length && returned.every((time, i) => times[i] === time);
   }
   const ids = new Set(fetched.map((item) => String(item.accountId)));

@@ -41,6 +41,15 @@ function tableName(stage, table) {
   return `${SERVICE}-${stage}-${table === 'apiKeys' ? 'api-keys' : table}`;
 }
 
+/**
+ * The physical names of a stage's tables, by role (lib/tables.ts).
+ * @param {string} stage
+ * @returns {{ accounts: string, balances: string, trades: string, apiKeys: string, ledger: string }}
+ */
+function tableNames(stage) {
+  return { accounts: tableName(stage, 'accounts'), balances: tableName(stage, 'balances'), trades: tableName(stage, 'trades'), apiKeys: tableName(stage, 'apiKeys'), ledger: tableName(stage, 'ledger') };
+}
+
 /** Environment variables that tell the functions where each table is. */
 function tableEnvironment(stage) {
   return {
@@ -107,6 +116,7 @@ module.exports = {
   DATA_TABLES,
   TRADE_INDEXES,
   tableName,
+  tableNames,
   tableEnvironment,
   tableDefinition,
   cloudFormationResources,

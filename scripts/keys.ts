@@ -7,11 +7,12 @@
  * 8000). With --stage STAGE and no --endpoint it uses AWS with the usual credentials (AWS_PROFILE, AWS_REGION, ...).
  */
 import './support/quiet-sdk';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, type BatchGetCommandOutput, DynamoDBDocumentClient, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { accountSet, isAccountId } from '../lib/access';
+import { accountKey } from '../lib/store/accounts-table';
+import { createApiKey, keyIdOf, listApiKeys, revokeApiKey } from '../lib/store/api-keys-table';
+import { batchGetItems, createStore, type Store } from '../lib/store/dynamodb';
 import tables from '../resources/tables.js';
-import { adminClient, localDatabaseEndpoint } from './support/local-db';
+import { LOCAL_AWS_ENV, localDatabaseEndpoint } from './support/local-db';
 
 function usage(message?: string): never {
   if (message) console.error(`keys: ${message}`);
@@ -43,11 +44,17 @@ async function main() {
   const label = option(args, 'label');
   const force = flag(args, 'force');
   const [command, ...rest] = args;
-  const table = tables.tableName(stage, 'apiKeys');
-  const client = DynamoDBDocumentClient.from(endpoint ? adminClient(endpoint) : new DynamoDBClient({}));
-  // lib/ reads its configuration at load; the CLI signs no cursor, so only the table names matter here.
-  Object.assign(process.env, tables.tableEnvironment(stage), { CURSOR_SECRET: 'x'.repeat(32), AWS_REGION: process.env.AWS_REGION ?? 'us-east-1' });
-  const { apiKeyItem, apiKeyKey, keyIdOf, newApiKey } = await import('../lib/store/api-keys-table');
+  const store = createStore({
+    tables: tables.tableNames(stage),
+    region: endpoint ? LOCAL_AWS_ENV.AWS_REGION : undefined,
+    endpoint,
+    // DynamoDB Local checks no credentials; in AWS, the SDK's own chain (AWS_PROFILE, environment, ...).
+    credentials: endpoint ? { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY } : undefined,
+    connectTimeoutMs: 2000,
+    requestTimeoutMs: 5000,
+    maxAttempts: 3,
+  });
+  const table = store.tables.apiKeys;
 
   if (command === 'create') {
     if (!accountsOption) usage('create needs --accounts');
@@ -58,29 +65,21 @@ async function main() {
       usage('--accounts must be account ids separated by commas, or *');
     }
     if (accounts !== '*') {
-      const missing = await missingAccounts(client, tables.tableName(stage, 'accounts'), accounts);
+      const missing = await missingAccounts(store, accounts);
       if (missing.length) {
-        const which = `no account ${missing.join(', ')} in ${tables.tableName(stage, 'accounts')}`;
+        const which = `no account ${missing.join(', ')} in ${store.tables.accounts}`;
         if (!force) usage(`${which} (a typo?). Add --force to create the key anyway, for accounts the bot will create later.`);
         console.error(`keys: warning: ${which}; creating the key anyway (--force).`);
       }
     }
-    const { key, record } = newApiKey(accounts, label);
-    await client.send(new PutCommand({ TableName: table, Item: apiKeyItem(record), ConditionExpression: 'attribute_not_exists(keyId)' }));
+    const { key, record } = await createApiKey(store, accounts, label);
     console.log(`Created key ${record.keyId} (${label}) for ${accounts === '*' ? 'all accounts' : accounts.join(', ')} in ${table}.`);
     console.log('This is the only time the key is shown; store it now:');
     console.log(key);
   } else if (command === 'list') {
-    let start: Record<string, unknown> | undefined;
-    const rows: string[] = [];
-    do {
-      const page = await client.send(new ScanCommand({ TableName: table, ExclusiveStartKey: start }));
-      for (const item of page.Items ?? []) {
-        const accounts = item.accounts === '*' ? '*' : (item.accounts as string[]).join(',');
-        rows.push([item.keyId, item.disabled ? 'disabled' : 'active', item.createdAt, item.label, accounts].join('\t'));
-      }
-      start = page.LastEvaluatedKey;
-    } while (start);
+    const rows = (await listApiKeys(store)).map((record) =>
+      [record.keyId, record.disabled ? 'disabled' : 'active', record.createdAt, record.label, record.accounts === '*' ? '*' : record.accounts.join(',')].join('\t'),
+    );
     console.log(['KEY_ID', 'STATE', 'CREATED', 'LABEL', 'ACCOUNTS'].join('\t'));
     for (const row of rows.sort()) console.log(row);
   } else if (command === 'revoke') {
@@ -89,20 +88,7 @@ async function main() {
     // Given the whole key, revoke it by its id; the secret part is never printed back.
     const keyId = keyIdOf(given) ?? given;
     if (given.startsWith('tbk_') && keyId === given) usage('that is not a whole key (tbk_<id>_<secret>) nor a key id');
-    try {
-      await client.send(
-        new UpdateCommand({
-          TableName: table,
-          Key: apiKeyKey(keyId),
-          UpdateExpression: 'SET disabled = :true, revokedAt = :now',
-          ConditionExpression: 'attribute_exists(keyId)',
-          ExpressionAttributeValues: { ':true': true, ':now': new Date().toISOString() },
-        }),
-      );
-    } catch (error) {
-      if (error instanceof Error && error.name === 'ConditionalCheckFailedException') usage(`no key ${keyId} in ${table}`);
-      throw error;
-    }
+    if (!(await revokeApiKey(store, keyId))) usage(`no key ${keyId} in ${table}`);
     console.log(`Revoked key ${keyId}: requests with it now get 403 (after API Gateway's authorizer cache expires in AWS).`);
   } else {
     usage(command ? `unknown command ${command}` : undefined);
@@ -110,16 +96,10 @@ async function main() {
 }
 
 /** The ids among `accounts` that have no item in the accounts table. */
-async function missingAccounts(client: DynamoDBDocumentClient, table: string, accounts: string[]): Promise<string[]> {
-  const found = new Set<string>();
-  for (let start = 0; start < accounts.length; start += 100) {
-    let keys: Record<string, unknown>[] | undefined = accounts.slice(start, start + 100).map((accountId) => ({ accountId }));
-    while (keys?.length) {
-      const output: BatchGetCommandOutput = await client.send(new BatchGetCommand({ RequestItems: { [table]: { Keys: keys, ProjectionExpression: 'accountId' } } }));
-      for (const item of output.Responses?.[table] ?? []) found.add(String(item.accountId));
-      keys = output.UnprocessedKeys?.[table]?.Keys;
-    }
-  }
+async function missingAccounts(store: Store, accounts: string[]): Promise<string[]> {
+  const table = store.tables.accounts;
+  const { [table]: items } = await batchGetItems(store, { [table]: accounts.map((accountId) => accountKey(accountId)) });
+  const found = new Set(items.map((item) => String(item.accountId)));
   return accounts.filter((id) => !found.has(id));
 }
 

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { accountSet } from '../access';
-import { getItem, type Item, type Store } from './dynamodb';
+import { getItem, type Item, putItem, scanAll, type Store, updateItem } from './dynamodb';
 
 /**
  * Keys of the api-keys table, and the keys themselves. A key reads `tbk_<keyId>_<secret>`; the table is
@@ -67,4 +67,31 @@ export async function findApiKey(store: Store, key: string): Promise<ApiKeyRecor
   const given = Buffer.from(hashApiKey(key), 'hex');
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) return undefined;
   return item as unknown as ApiKeyRecord;
+}
+
+/** Creates a new key for `accounts` and stores its record; the key itself is returned once and never stored. */
+export async function createApiKey(store: Store, accounts: '*' | readonly string[], label: string, options: { disabled?: boolean; now?: Date } = {}): Promise<{ key: string; record: ApiKeyRecord }> {
+  const created = newApiKey(accounts, label, options.now);
+  const record = { ...created.record, disabled: options.disabled ?? false };
+  // A key id is 64 random bits: a collision is refused rather than overwriting another key.
+  if (!(await putItem(store, { TableName: store.tables.apiKeys, Item: apiKeyItem(record), ConditionExpression: 'attribute_not_exists(keyId)' }))) {
+    throw new Error(`key id ${record.keyId} is taken; create the key again`);
+  }
+  return { key: created.key, record };
+}
+
+/** Disables a key by its id (403 from then on); false when there is no such key. */
+export async function revokeApiKey(store: Store, keyId: string, now = new Date()): Promise<boolean> {
+  return updateItem(store, {
+    TableName: store.tables.apiKeys,
+    Key: apiKeyKey(keyId),
+    UpdateExpression: 'SET disabled = :true, revokedAt = :now',
+    ConditionExpression: 'attribute_exists(keyId)',
+    ExpressionAttributeValues: { ':true': true, ':now': now.toISOString() },
+  });
+}
+
+/** Every key record (a small table, read whole). */
+export async function listApiKeys(store: Store): Promise<ApiKeyRecord[]> {
+  return (await scanAll(store, store.tables.apiKeys)) as unknown as ApiKeyRecord[];
 }

@@ -7,11 +7,15 @@ import {
   type BatchGetCommandOutput,
   DynamoDBDocumentClient,
   GetCommand,
-  QueryCommand,
+  paginateQuery,
+  paginateScan,
+  PutCommand,
+  type PutCommandInput,
   type QueryCommandInput,
-  ScanCommand,
   TransactWriteCommand,
   type TransactWriteCommandInput,
+  UpdateCommand,
+  type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { Tables } from '../tables';
@@ -34,7 +38,8 @@ export interface Store {
 
 export interface StoreOptions {
   tables: Tables;
-  region: string;
+  /** The SDK's own resolution (AWS_REGION, the profile's region) when absent. */
+  region?: string;
   /** Set only for DynamoDB Local; the SDK's own endpoint in AWS. */
   endpoint?: string;
   connectTimeoutMs: number;
@@ -106,12 +111,9 @@ export async function getItem(store: Store, table: string, key: Item, consistent
  */
 export async function scanAll(store: Store, table: string): Promise<Item[]> {
   const items: Item[] = [];
-  let startKey: Item | undefined;
-  do {
-    const output = await send(() => store.client.send(new ScanCommand({ TableName: table, ExclusiveStartKey: startKey })));
-    items.push(...(output.Items ?? []));
-    startKey = output.LastEvaluatedKey;
-  } while (startKey);
+  await send(async () => {
+    for await (const page of paginateScan({ client: store.client }, { TableName: table })) items.push(...(page.Items ?? []));
+  });
   return items;
 }
 
@@ -121,15 +123,36 @@ export async function scanAll(store: Store, table: string): Promise<Item[]> {
  */
 export async function queryItems(store: Store, input: Omit<QueryCommandInput, 'Limit' | 'ExclusiveStartKey'>, wanted: number): Promise<Item[]> {
   const items: Item[] = [];
-  let startKey: Item | undefined;
-  do {
-    const output = await send(() =>
-      store.client.send(new QueryCommand({ ...input, Limit: wanted - items.length, ExclusiveStartKey: startKey })),
-    );
-    items.push(...(output.Items ?? []));
-    startKey = output.LastEvaluatedKey;
-  } while (startKey && items.length < wanted);
+  const request: QueryCommandInput = { ...input, Limit: wanted };
+  await send(async () => {
+    for await (const page of paginateQuery({ client: store.client }, request)) {
+      items.push(...(page.Items ?? []));
+      if (items.length >= wanted) break;
+      // The paginator reads Limit from this same input before each page: ask only for what is still wanted.
+      request.Limit = wanted - items.length;
+    }
+  });
   return items;
+}
+
+/** Writes one item; false when its ConditionExpression failed (nothing was written). */
+export async function putItem(store: Store, input: PutCommandInput): Promise<boolean> {
+  return conditional(() => store.client.send(new PutCommand(input)));
+}
+
+/** Updates one item; false when its ConditionExpression failed (nothing was written). */
+export async function updateItem(store: Store, input: UpdateCommandInput): Promise<boolean> {
+  return conditional(() => store.client.send(new UpdateCommand(input)));
+}
+
+async function conditional(run: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await send(run, ['ConditionalCheckFailedException']);
+    return true;
+  } catch (error) {
+    if (error instanceof Error && error.name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
 }
 
 const BATCH_GET_MAX_KEYS = 100;

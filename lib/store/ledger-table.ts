@@ -39,12 +39,33 @@ export interface EquityEntry {
 
 const KEY = 'entryKey';
 
+/** The aggregates the ledger keeps, by kind, and the units each is kept in. */
+export interface LedgerUnits {
+  pnl: Period;
+  equity: Interval;
+}
+
+/** The sort-key prefix of a kind of aggregate (`pnl#`), or of one unit of it (`pnl#day#`): a key range's bounds. */
+export function entryPrefix<K extends keyof LedgerUnits>(kind: K, unit?: LedgerUnits[K]): string {
+  return unit === undefined ? `${kind}#` : `${kind}#${unit}#`;
+}
+
+/** The sort key of the aggregate of one unit starting at `start` (a stored time). */
+export function entryKeyOf<K extends keyof LedgerUnits>(kind: K, unit: LedgerUnits[K], start: string): string {
+  return `${entryPrefix(kind, unit)}${start}`;
+}
+
+/** True when a ledger item is an aggregate of `kind`. */
+export function isEntryOf(item: Item, kind: keyof LedgerUnits): boolean {
+  return String(item[KEY] ?? '').startsWith(entryPrefix(kind));
+}
+
 export function pnlKey(accountId: string, period: Period, start: string): Item {
-  return { accountId, [KEY]: `pnl#${period}#${start}` };
+  return { accountId, [KEY]: entryKeyOf('pnl', period, start) };
 }
 
 export function equityKey(accountId: string, interval: Interval, start: string): Item {
-  return { accountId, [KEY]: `equity#${interval}#${start}` };
+  return { accountId, [KEY]: entryKeyOf('equity', interval, start) };
 }
 
 const TRADE_ID_PREFIX = 'trade#';
@@ -118,17 +139,18 @@ export function putEquity(store: Store, entry: EquityEntry): TransactItem {
 }
 
 /**
- * The entries of one kind (`pnl#day`, `equity#hour`, ...) of an account whose start lies in [`first`, `last`]
- * (stored times), oldest first: one key range, reading the entries there are and nothing else (at most `points`).
+ * The entries of one kind and unit (`pnl#day#`, `equity#hour#`, ...) of an account whose start lies in [`first`,
+ * `last`] (stored times), oldest first: one key range, reading the entries there are and nothing else (at most
+ * `points`).
  */
-async function readEntries(store: Store, accountId: string, kind: string, first: string, last: string, points: number): Promise<Item[]> {
+async function readEntries(store: Store, accountId: string, prefix: string, first: string, last: string, points: number): Promise<Item[]> {
   return queryItems(
     store,
     {
       TableName: store.tables.ledger,
       KeyConditionExpression: 'accountId = :accountId AND #entry BETWEEN :first AND :last',
       ExpressionAttributeNames: { '#entry': KEY },
-      ExpressionAttributeValues: { ':accountId': accountId, ':first': `${kind}#${first}`, ':last': `${kind}#${last}` },
+      ExpressionAttributeValues: { ':accountId': accountId, ':first': `${prefix}${first}`, ':last': `${prefix}${last}` },
     },
     points,
   );
@@ -136,12 +158,12 @@ async function readEntries(store: Store, accountId: string, kind: string, first:
 
 /** The P&L aggregates of `period` starting from `first` to `last` (both period starts), oldest first. */
 export async function readPnlEntries(store: Store, accountId: string, period: Period, first: string, last: string, points: number): Promise<PnlEntry[]> {
-  return (await readEntries(store, accountId, `pnl#${period}`, first, last, points)).map(toPnlEntry);
+  return (await readEntries(store, accountId, entryPrefix('pnl', period), first, last, points)).map(toPnlEntry);
 }
 
 /** The equity points of `interval` starting from `first` to `last` (both interval starts), oldest first. */
 export async function readEquityEntries(store: Store, accountId: string, interval: Interval, first: string, last: string, points: number): Promise<EquityEntry[]> {
-  const items = await readEntries(store, accountId, `equity#${interval}`, first, last, points);
+  const items = await readEntries(store, accountId, entryPrefix('equity', interval), first, last, points);
   return items.map((item) => ({
     accountId: item.accountId as string,
     interval: item.interval as Interval,

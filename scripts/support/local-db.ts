@@ -2,7 +2,7 @@
  * Tables and credentials for the local DynamoDB (DynamoDB Local, see dynamodb-local.ts), spoken to over HTTP by the
  * real AWS SDK. Tables are created from resources/tables.js, the same definition serverless.yml deploys.
  */
-import { CreateTableCommand, type CreateTableCommandInput, DeleteTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, type CreateTableCommandInput, DeleteTableCommand, DynamoDBClient, paginateListTables } from '@aws-sdk/client-dynamodb';
 import tables from '../../resources/tables.js';
 
 /** Credentials and region for DynamoDB Local: it checks neither (with -sharedDb, every client sees one database). */
@@ -26,12 +26,7 @@ export function adminClient(endpoint: string): DynamoDBClient {
 /** Creates every table of `stage` that does not exist yet; returns the names it created. */
 export async function ensureTables(client: DynamoDBClient, stage: string): Promise<string[]> {
   const existing = new Set<string>();
-  let start: string | undefined;
-  do {
-    const page = await client.send(new ListTablesCommand({ ExclusiveStartTableName: start }));
-    for (const name of page.TableNames ?? []) existing.add(name);
-    start = page.LastEvaluatedTableName;
-  } while (start);
+  for await (const page of paginateListTables({ client }, {})) for (const name of page.TableNames ?? []) existing.add(name);
   const created: string[] = [];
   for (const table of Object.keys(tables.TABLES)) {
     const definition = tables.tableDefinition(stage, table);

@@ -15,6 +15,7 @@ import { localWriter } from '../../scripts/support/load-data';
 import { adminClient, deleteTables, ensureTables } from '../../scripts/support/local-db';
 import { type LocalApi, startLocalApi } from '../../scripts/support/local-stack';
 import { TRADE_FIELDS } from '../../scripts/support/trade-file';
+import { entryPrefix } from '../../lib/store/ledger-table';
 import { eventFor, type Harness, invoke, startHarness, TEST_CURSOR_SECRET, uniqueStage } from '../support/api-harness';
 import { http } from '../support/http';
 
@@ -84,7 +85,7 @@ async function listedFresh(account: string, query: Record<string, string> = {}):
 
 async function pnlEntries(writer: Writer, account: string) {
   const output = await writer.store.client.send(
-    new QueryCommand({ TableName: writer.store.tables.ledger, KeyConditionExpression: 'accountId = :a AND begins_with(entryKey, :p)', ExpressionAttributeValues: { ':a': account, ':p': 'pnl#' }, ConsistentRead: true }),
+    new QueryCommand({ TableName: writer.store.tables.ledger, KeyConditionExpression: 'accountId = :a AND begins_with(entryKey, :p)', ExpressionAttributeValues: { ':a': account, ':p': entryPrefix('pnl') }, ConsistentRead: true }),
   );
   return (output.Items ?? []).map(({ version: _version, ...entry }) => entry);
 }

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { Writer } from '../../packages/writer/src';
 import type { Dataset } from '../../scripts/support/dataset';
@@ -94,16 +94,12 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     writer,
     load: (dataset) => loadDataset(writer, dataset),
     createKey: async (accounts, options = {}) => {
-      const { newApiKey, apiKeyItem } = await import('../../lib/store/api-keys-table');
-      const { key, record } = newApiKey(accounts, 'test key');
-      await putItems(process.env.API_KEYS_TABLE!, [apiKeyItem({ ...record, disabled: options.disabled ?? false })]);
-      return key;
+      const { createApiKey } = await import('../../lib/store/api-keys-table');
+      return (await createApiKey(writer.store, accounts, 'test key', { disabled: options.disabled })).key;
     },
     revokeKey: async (key) => {
-      const { keyIdOf, apiKeyKey } = await import('../../lib/store/api-keys-table');
-      await documents.send(
-        new UpdateCommand({ TableName: process.env.API_KEYS_TABLE!, Key: apiKeyKey(keyIdOf(key)!), UpdateExpression: 'SET disabled = :true', ExpressionAttributeValues: { ':true': true } }),
-      );
+      const { keyIdOf, revokeApiKey } = await import('../../lib/store/api-keys-table');
+      await revokeApiKey(writer.store, keyIdOf(key)!);
     },
     putItems,
     invoke: (name, event) => invoke(name, event),

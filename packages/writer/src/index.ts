@@ -255,6 +255,5 @@ function isLoopback(endpoint: string): boolean {
 
 function namesOf(stage: string | undefined): Tables {
   if (!stage) throw new Error('createWriter: give a stage or the table names');
-  const env = tables.tableEnvironment(stage);
-  return { accounts: env.ACCOUNTS_TABLE, balances: env.BALANCES_TABLE, trades: env.TRADES_TABLE, apiKeys: env.API_KEYS_TABLE, ledger: env.LEDGER_TABLE };
+  return tables.tableNames(stage);
 }
