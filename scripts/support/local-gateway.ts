@@ -11,9 +11,8 @@
  *   which the stage renders as a 404 problem (resources/gateway-responses.js).
  * - CORS: the preflight as serverless.yml's `cors` block compiles it; every response's CORS headers by the stage's
  *   allow-list (lib/http/cors.ts, the functions' own rules). Never credentials.
- * - API keys (AUTH=on): the `x-api-key` identity source, then the real authorizer function, invoked through
- *   serverless offline's Lambda API and read as API Gateway reads it: "Unauthorized" → 401, any other failure →
- *   AUTHORIZER_FAILURE (503), Deny → 403, Allow → the request goes on with the authorizer's context.
+ * - API keys (AUTH=on): the real authorizer function, invoked through serverless offline's Lambda API, and its
+ *   outcome read by the rules the in-process tests use too (gateway-rules.ts).
  * - Failures: a 5xx that no function produced becomes the stage's problem+json gateway response.
  * - Load: a bounded number of requests in flight, a bounded queue, and the stage's 429 beyond it.
  *
@@ -29,6 +28,7 @@ import gatewayResponses from '../../resources/gateway-responses.js';
 import contract from '../../resources/http-contract.js';
 import stages from '../../resources/stages.js';
 import { corsHeaders, originAllowed } from '../../lib/http/cors';
+import { authorizerDecision, authorizerEvent, type Decision, identitySource } from './gateway-rules';
 import { requestOverSocket, type Offline, type SocketResponse } from './offline';
 import { functionName, type HttpRoute, serviceDefinition } from './service-definition';
 
@@ -188,25 +188,19 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     return { status: 200, headers, body: '' };
   };
 
-  async function authorize(req: IncomingMessage, route: HttpRoute, params: Record<string, string>, requestId: string, url: URL): Promise<{ context?: Record<string, unknown>; refusal?: string }> {
-    const key = firstHeader(req.headers['x-api-key']);
-    // The identity source: without it API Gateway answers 401 and never calls the authorizer.
-    if (!key) return { refusal: 'UNAUTHORIZED' };
-    const methodArn = `arn:aws:execute-api:us-east-1:000000000000:local/${options.stage}/${route.method}${route.path}`;
-    const headers = Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, firstHeader(value) ?? '']));
-    const event = {
-      type: 'REQUEST',
-      methodArn,
-      resource: route.path,
+  async function authorize(req: IncomingMessage, route: HttpRoute, params: Record<string, string>, requestId: string, url: URL): Promise<Decision> {
+    if (!identitySource(req.headers)) return { refusal: 'UNAUTHORIZED' };
+    const event = authorizerEvent({
+      stage: options.stage,
+      method: route.method,
+      resourcePath: route.path,
       path: url.pathname,
-      httpMethod: route.method,
-      headers,
+      headers: Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, firstHeader(value) ?? ''])),
       multiValueHeaders: Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value : [value ?? '']])),
       queryStringParameters: Object.fromEntries(url.searchParams),
       pathParameters: params,
-      stageVariables: null,
-      requestContext: { requestId, stage: options.stage, resourcePath: route.path, httpMethod: route.method, path: `/${options.stage}${url.pathname}` },
-    };
+      requestId,
+    });
     let answer: SocketResponse;
     try {
       answer = await requestOverSocket(options.offline.lambdaSocket, {
@@ -215,32 +209,14 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(event),
       });
-    } catch {
-      return { refusal: 'AUTHORIZER_FAILURE' };
+    } catch (error) {
+      return authorizerDecision({ failed: true, error }, event.methodArn);
     }
-    const result = JSON.parse(answer.body.toString() || 'null') as
-      | {
-          errorMessage?: string;
-          policyDocument?: { Statement: { Effect: string; Resource: string | string[] }[] };
-          principalId?: string;
-          context?: Record<string, unknown>;
-        }
-      | string
-      | null;
-    // "Unauthorized", as the callback's error (answered as a string) or thrown, is API Gateway's cue for a 401.
-    if (result === 'Unauthorized') return { refusal: 'UNAUTHORIZED' };
-    if (answer.headers['x-amz-function-error'] || answer.status !== 200 || !result || typeof result !== 'object') {
-      // Any other failure of the authorizer is a 500 of its own, which the stage answers as a 503.
-      return { refusal: typeof result === 'object' && result?.errorMessage === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE' };
-    }
-    const allowed = (result.policyDocument?.Statement ?? []).some(
-      (statement) => statement.Effect === 'Allow' && [statement.Resource].flat().some((resource) => arnMatches(resource, methodArn)),
-    );
-    const denied = (result.policyDocument?.Statement ?? []).some(
-      (statement) => statement.Effect === 'Deny' && [statement.Resource].flat().some((resource) => arnMatches(resource, methodArn)),
-    );
-    if (!allowed || denied || !result.principalId) return { refusal: 'ACCESS_DENIED' };
-    return { context: { principalId: result.principalId, ...result.context } };
+    const result: unknown = JSON.parse(answer.body.toString() || 'null');
+    // Lambda answers a failed invocation with 200 and this header, its error in the body; "Unauthorized" passed to the
+    // callback arrives as the bare string.
+    const failed = answer.headers['x-amz-function-error'] !== undefined || answer.status !== 200;
+    return authorizerDecision(failed ? { failed, error: result } : { failed, result }, event.methodArn);
   }
 
   async function forward(req: IncomingMessage, url: URL, authorizer: Record<string, unknown> | undefined, requestId: string, route: HttpRoute): Promise<Answer> {
@@ -286,7 +262,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       let context: Record<string, unknown> | undefined;
       if (options.auth && route.authorizer) {
         const decision = await authorize(req, route, params, requestId, url);
-        if (decision.refusal) return gatewayAnswer(decision.refusal, requestId, route.path);
+        if ('refusal' in decision) return gatewayAnswer(decision.refusal, requestId, route.path);
         context = decision.context;
       }
       return await forward(req, url, context, requestId, route);
@@ -359,12 +335,6 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       await Promise.all([servers.api.close(), servers.lambda.close()]);
     },
   };
-}
-
-/** Whether an IAM-style resource pattern (`*` any run of characters) names `arn`. */
-function arnMatches(pattern: string, arn: string): boolean {
-  const regex = new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`);
-  return regex.test(arn);
 }
 
 function lambdaError(status: number, type: string, message: string): Answer {
