@@ -4,8 +4,6 @@
  * month, equity per UTC hour and day. Periods are counted in whole milliseconds (no leap seconds, as in JavaScript).
  */
 
-import { invalidParameter } from './errors';
-
 export type Period = 'day' | 'week' | 'month';
 export type Interval = 'hour' | 'day';
 
@@ -115,10 +113,4 @@ export function periodsBetween(from: number, to: number, period: CalendarUnit): 
 export interface TimeWindow {
   from?: number;
   to?: number;
-}
-
-/** Checks what one parameter alone cannot: that `from` comes before `to` (a 400 on `from` otherwise). */
-export function checkWindow<W extends TimeWindow>(window: W): W {
-  if (window.from !== undefined && window.to !== undefined && window.from >= window.to) throw invalidParameter('from', 'must be earlier than to');
-  return window;
 }

@@ -1,7 +1,7 @@
 import { config } from '../config';
 import { listTrades, storedWindow, type TradeScope } from '../operations/trades';
 import { requireVisibleAccount } from '../operations/visible';
-import { checkWindow } from '../time';
+import { checkWindow } from '../operations/window';
 import type { Principal, TradePage } from '../types';
 import { type CursorBinding, decodeCursor, encodeCursor } from './cursor';
 import { DEFAULT_LIMIT, type ParsedQuery, type TRADE_QUERY } from './params';

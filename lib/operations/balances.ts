@@ -1,14 +1,8 @@
 import { getBalance, listBalances, oldestUpdate, totalBalances } from '../store/balances-table';
 import { accountNotFound } from '../errors';
-import type { Balance, Principal, Total } from '../types';
+import type { AllBalances, Balance, Principal } from '../types';
 import { store } from './store';
 import { requireVisibleAccount } from './visible';
-
-export interface AllBalances {
-  accounts: Balance[];
-  totals: Total[];
-  asOf: string | null;
-}
 
 /** The balance of one account the principal may see; 404 otherwise. */
 export async function readAccountBalance(accountId: string, principal: Principal): Promise<Balance> {

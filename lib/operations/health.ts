@@ -1,17 +1,11 @@
 import { accountKey } from '../store/accounts-table';
 import { getItem } from '../store/dynamodb';
+import type { Health } from '../types';
 import { store } from './store';
 
 export const SERVICE_NAME = 'Trading Bot API';
 export const SERVICE_VERSION = '1.0';
 
-export interface Health {
-  status: 'ok' | 'unavailable';
-  service: string;
-  version: string;
-  time: string;
-  checks: { database: { status: 'ok' | 'error'; latencyMs: number } };
-}
 
 // A key no account can have (account ids start with a letter or digit): the probe reads nothing, reveals nothing,
 // and needs only the GetItem permission the API already has.

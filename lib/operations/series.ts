@@ -4,9 +4,10 @@ import { accountNotFound, invalidParameter } from '../errors';
 import { getAccountItem, readAccountScopedItems } from '../store/accounts-table';
 import type { Item } from '../store/dynamodb';
 import { readEquityEntries, readPnlEntries } from '../store/ledger-table';
-import { type CalendarUnit, checkWindow, type Interval, type Period, periodsBetween, periodStart, shiftPeriodStart, type TimeWindow, timestamp } from '../time';
+import { type CalendarUnit, type Interval, type Period, periodsBetween, periodStart, shiftPeriodStart, type TimeWindow, timestamp } from '../time';
 import type { AccountEquity, AccountPnl, AllPnl, PnlPoint, Principal } from '../types';
 import { store } from './store';
+import { checkWindow } from './window';
 import { requireVisibleAccount } from './visible';
 
 /**
