@@ -2,12 +2,14 @@
  * Trade history files for `npm run import`, read as a stream (memory stays flat whatever the file's size):
  * - JSON Lines: one object per line in the API's Trade shape (`accountId` may be left out). Amounts are strings;
  *   a JSON number is refused by the writer, since parsing it may already have lost digits.
- * - CSV (RFC 4180): a header row of the same field names, then one trade per row; an empty cell is null; a cell
- *   in double quotes may hold commas, quotes ("") and line breaks.
+ * - CSV (RFC 4180, read by csv-parse): a header row of the same field names, then one trade per row; an empty cell
+ *   is null; a cell in double quotes may hold commas, quotes ("") and line breaks.
  * Each row comes out with the number of the line it starts on, as a value or as the reason it cannot be read.
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { type CsvError, type Options, parse } from 'csv-parse';
 
 export type TradeFileFormat = 'jsonl' | 'csv';
 
@@ -69,55 +71,67 @@ async function* jsonLines(lines: AsyncIterable<string>): AsyncGenerator<TradeRow
   }
 }
 
+/** A record's cells and the line it starts on. */
+type CsvRecord = { line: number; cells: string[] };
+
+/** What a malformed record is told, by csv-parse's error code; its own message otherwise. */
+const CSV_ERRORS: Record<string, string> = {
+  CSV_QUOTE_NOT_CLOSED: 'a quoted cell never closes',
+  CSV_INVALID_CLOSING_QUOTE: 'a quoted cell goes on after its closing quote (write a quote inside a quoted cell as "")',
+};
+
 /**
- * Splits CSV text arriving line by line into records of cells, following quotes across line breaks. Yields each
- * record with the line it starts on, or an error for a record whose quotes never close.
+ * Splits CSV (csv-parse, RFC 4180: quoted cells may hold commas, doubled quotes and line breaks; CRLF or LF; a
+ * leading BOM is dropped) into records of cells, streamed. Yields each record with the line it starts on. A record
+ * whose quotes are malformed ends the reading: past a stray quote nothing tells where cells begin (the parser would
+ * read the rest of the file as one cell), so the error, at its line, says the rest was not read. Importing is
+ * idempotent: fix the line and import the file again.
  */
-export async function* csvRecords(lines: AsyncIterable<string>): AsyncGenerator<{ line: number; cells: string[] } | { line: number; error: string }> {
-  let line = 0;
-  let start = 0;
-  let cells: string[] = [];
-  let cell = '';
-  let quoted = false;
-  let inRecord = false;
-  for await (const text of lines) {
-    line += 1;
-    if (!inRecord) {
-      if (text === '') continue;
-      start = line;
-      inRecord = true;
-    } else {
-      // Still inside a quoted cell: the line break belongs to it.
-      cell += '\n';
-    }
-    for (let i = 0; i < text.length; i++) {
-      const char = text[i];
-      if (quoted) {
-        if (char === '"' && text[i + 1] === '"') {
-          cell += '"';
-          i += 1;
-        } else if (char === '"') quoted = false;
-        else cell += char;
-      } else if (char === '"' && cell === '') quoted = true;
-      else if (char === ',') {
-        cells.push(cell);
-        cell = '';
-      } else cell += char;
-    }
-    if (quoted) continue;
-    cells.push(cell.endsWith('\r') ? cell.slice(0, -1) : cell);
-    yield { line: start, cells };
-    cells = [];
-    cell = '';
-    inRecord = false;
+export async function* csvRecords(input: Readable): AsyncGenerator<CsvRecord | { line: number; error: string }> {
+  const errors: { line: number; error: string }[] = [];
+  // The last line of the last record parsed: where the next one starts, past any blank lines.
+  let lastEnd = 0;
+  let stopped = false;
+  const options: Options<CsvRecord, { record: string[]; raw: string }> = {
+    bom: true,
+    encoding: 'utf8',
+    record_delimiter: ['\r\n', '\n'],
+    relax_column_count: true,
+    skip_empty_lines: true,
+    skip_records_with_error: true,
+    raw: true,
+    // Runs as each record is parsed, in order with the errors: a record's start is its last line less the line
+    // breaks inside it (its raw text, without the blank lines before it and its own line break).
+    on_record: ({ record, raw }, context) => {
+      if (stopped) return null;
+      lastEnd = context.lines;
+      const inside = raw.replace(/^[\r\n]+|[\r\n]+$/g, '').split('\n').length - 1;
+      return { line: context.lines - inside, cells: record };
+    },
+  };
+  // Typed options for a parser whose records are reshaped (csv-parse's overloads type only plain string records).
+  const parser = input.pipe(parse(options as unknown as Options));
+  parser.on('skip', (error: CsvError) => {
+    if (stopped) return;
+    stopped = true;
+    // A stray quote is found on its own line; an unclosed one only at the end of the file, so it is placed on the line
+    // after the last record read (blank lines in between would place it early).
+    const line = error.code === 'CSV_QUOTE_NOT_CLOSED' || typeof error.lines !== 'number' ? lastEnd + 1 : error.lines;
+    errors.push({ line, error: `${CSV_ERRORS[error.code] ?? error.message}; the lines after it were not read` });
+  });
+  // Records reach this loop through the stream's buffer, errors at once: each error goes out before the first record
+  // that follows it.
+  for await (const record of parser as AsyncIterable<CsvRecord>) {
+    while (errors.length && errors[0].line < record.line) yield errors.shift()!;
+    yield record;
   }
-  if (inRecord) yield { line: start, error: 'a quoted cell never closes' };
+  yield* errors;
 }
 
 /** Rows of a CSV file with a header row of trade fields. */
-async function* csvRows(lines: AsyncIterable<string>): AsyncGenerator<TradeRow> {
+async function* csvRows(input: Readable): AsyncGenerator<TradeRow> {
   let header: string[] | undefined;
-  for await (const record of csvRecords(lines)) {
+  for await (const record of csvRecords(input)) {
     if ('error' in record) {
       yield record;
       continue;
@@ -139,6 +153,6 @@ async function* csvRows(lines: AsyncIterable<string>): AsyncGenerator<TradeRow> 
 
 /** The rows of `file`, streamed. */
 export function readTradeRows(file: string, format: TradeFileFormat): AsyncGenerator<TradeRow> {
-  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
-  return format === 'csv' ? csvRows(lines) : jsonLines(lines);
+  const input = createReadStream(file, { encoding: 'utf8' });
+  return format === 'csv' ? csvRows(input) : jsonLines(createInterface({ input, crlfDelay: Infinity }));
 }
