@@ -101,10 +101,14 @@ beforeAll(async () => {
 
 it('the data crosses a year’s end and a month’s end, with closes on both sides of midnight', () => {
   const closes = [...listed.values()].flat().map((t) => t.closeTime!);
-  expect(closes.some((t) => t < '2025-12-29')).toBe(true);
-  expect(closes.some((t) => t >= '2026-01-02')).toBe(true);
-  expect(closes.some((t) => t < '2026-03-01' && t >= '2026-02-20')).toBe(true);
-  expect(closes.some((t) => t >= '2026-03-01')).toBe(true);
+  // How many closes fall in each stretch, by name: a failure says which stretch is empty.
+  const stretches = {
+    'before 2025-12-29': closes.filter((t) => t < '2025-12-29').length,
+    'from 2026-01-02': closes.filter((t) => t >= '2026-01-02').length,
+    '2026-02-20 to 2026-03-01': closes.filter((t) => t < '2026-03-01' && t >= '2026-02-20').length,
+    'from 2026-03-01': closes.filter((t) => t >= '2026-03-01').length,
+  };
+  expect(Object.entries(stretches).filter(([, count]) => count === 0)).toEqual([]);
   expect(closes.filter((t) => t.startsWith('2025-12-31T23:59:59.999') || t.startsWith('2026-01-01T00:00:00.000'))).toHaveLength(3);
 });
 

@@ -7,6 +7,7 @@
 import { WriterError } from '../../packages/writer/src';
 import { localWriter } from '../../scripts/support/load-data';
 import { eventFor, type Harness, invoke, startHarness } from '../support/api-harness';
+import { outcomes } from '../support/expected';
 import { FaultProxy } from '../support/fault-proxy';
 
 jest.setTimeout(60_000);
@@ -90,7 +91,7 @@ it('a history given again is read in batches and writes nothing', async () => {
     trade(`g-${i}`, i % 3 ? { status: 'closed', closePrice: '91500', closeTime: '2026-11-21T00:00:00.000Z', realizedPL: String(i) } : {}),
   );
   const first = await writer.recordTrades(account, history);
-  expect(first.every((result) => 'outcome' in result && result.outcome === 'created')).toBe(true);
+  expect(outcomes(first)).toEqual(first.map(() => 'created'));
   proxy.seen.length = 0;
   const again = await writer.recordTrades(account, history);
   expect(again.filter((result) => !('outcome' in result && result.outcome === 'unchanged'))).toEqual([]);

@@ -6,6 +6,7 @@ import { generateDataset } from '../../scripts/support/dataset';
 import { localWriter } from '../../scripts/support/load-data';
 import { eventFor, type Harness, invoke, startHarness } from '../support/api-harness';
 import { expectContract } from '../support/contract';
+import { outcomes } from '../support/expected';
 
 jest.setTimeout(60_000);
 
@@ -153,11 +154,11 @@ it('records a history in batches, and a second import of it changes nothing', as
   const dataset = generateDataset({ tradeCounts: [260], accountId: () => 'w-history', seed: 31 });
   await harness.writer.upsertAccount(dataset.accounts[0].account);
   const results = await harness.writer.recordTrades('w-history', dataset.trades);
-  expect(results.every((result) => 'outcome' in result && result.outcome === 'created')).toBe(true);
+  expect(outcomes(results)).toEqual(results.map(() => 'created'));
   const before = await snapshotOf('w-history');
   expect(before.balance).toMatchObject({ realizedPL: dataset.accounts[0].balance.realizedPL, openTradeCount: dataset.accounts[0].balance.openTradeCount });
   const again = await harness.writer.recordTrades('w-history', dataset.trades);
-  expect(again.every((result) => 'outcome' in result && result.outcome === 'unchanged')).toBe(true);
+  expect(outcomes(again)).toEqual(again.map(() => 'unchanged'));
   expect(await snapshotOf('w-history')).toEqual(before);
 });
 
@@ -187,7 +188,7 @@ it('a history recorded while a bot writes the same account: every total stays ex
   };
   try {
     const results = await importer.recordTrades('w-busy', dataset.trades);
-    expect(results.every((result) => 'outcome' in result && result.outcome === 'created')).toBe(true);
+    expect(outcomes(results)).toEqual(results.map(() => 'created'));
     expect(botTrades).toBeGreaterThan(3);
   } finally {
     bot.close();

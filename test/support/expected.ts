@@ -43,3 +43,8 @@ export function periodStartOf(time: string, period: 'day' | 'week' | 'month'): s
   if (period === 'month') date.setUTCDate(1);
   return date.toISOString();
 }
+
+/** Each result's outcome, or its error's code and message: compared with a list of outcomes, a failure shows which. */
+export function outcomes(results: readonly ({ outcome: string } | { error: { code: string; message: string } })[]): string[] {
+  return results.map((result) => ('outcome' in result ? result.outcome : `${result.error.code}: ${result.error.message}`));
+}
