@@ -5,7 +5,10 @@ const transform = { '\\.[cm]?[jt]s$': '<rootDir>/test/support/esbuild-transform.
 const transformIgnorePatterns = ['/node_modules/(?!@middy/)'];
 // One DynamoDB Local for the run (and the dashboard's build), started by the first project that needs it; each test
 // file creates tables of its own in it. Unit tests need neither: `npm run test:unit` runs without Java.
-const withDatabase = { globalSetup: '<rootDir>/test/support/global-setup.cjs', globalTeardown: '<rootDir>/test/support/global-teardown.cjs' };
+const withDatabase = {
+  globalSetup: '<rootDir>/test/support/global-setup.cjs',
+  globalTeardown: '<rootDir>/test/support/global-teardown.cjs',
+};
 const common = { transform, transformIgnorePatterns, testEnvironment: 'node', setupFiles: ['<rootDir>/test/support/quiet-sdk.js'] };
 
 module.exports = {
@@ -16,7 +19,12 @@ module.exports = {
   // as a failure (a table's creation took over 5 s once under two files). No test judges how long something took.
   testTimeout: 60_000,
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'], setupFiles: [...common.setupFiles, '<rootDir>/test/support/unit-env.js'] },
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
+      setupFiles: [...common.setupFiles, '<rootDir>/test/support/unit-env.js'],
+    },
     { ...common, ...withDatabase, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'] },
     { ...common, ...withDatabase, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'] },
     // The packaged CloudFormation template of the prod stage, and a smoke run of the benchmark.

@@ -129,8 +129,21 @@ async function peakRss(db: LoadedDb, bundleFile: string, pages: number) {
     { env: functionEnv(db.endpoint, db.stage), cwd: ROOT, maxBuffer: 64 * 2 ** 20 },
   );
   // The handler's access log lines come first (it logs as deployed); the report is the last line.
-  const report = JSON.parse(stdout.trim().split('\n').pop()!) as { pages: number; trades: number; restarts: number; maxRssKb: number; heapUsedMb: number };
-  return { peakRssMb: round(report.maxRssKb / 1024, 1), pages: report.pages, limit: DEEP_LIMIT, trades: report.trades, function: 'all-trades', heapUsedMb: round(report.heapUsedMb, 1) };
+  const report = JSON.parse(stdout.trim().split('\n').pop()!) as {
+    pages: number;
+    trades: number;
+    restarts: number;
+    maxRssKb: number;
+    heapUsedMb: number;
+  };
+  return {
+    peakRssMb: round(report.maxRssKb / 1024, 1),
+    pages: report.pages,
+    limit: DEEP_LIMIT,
+    trades: report.trades,
+    function: 'all-trades',
+    heapUsedMb: round(report.heapUsedMb, 1),
+  };
 }
 
 async function main(options: BenchOptions): Promise<void> {
@@ -167,13 +180,21 @@ async function main(options: BenchOptions): Promise<void> {
   const db = await startDynamoDbLocal({ log: note });
   cleanups.push(() => db.close());
   const { full, small, account, instrument } = await phase('load', async () => {
-    const fullDataset = generateDataset({ tradeCounts: Array(options.accounts).fill(options.tradesPerAccount), seed: SEED, history: EQUITY_HISTORY });
+    const fullDataset = generateDataset({
+      tradeCounts: Array(options.accounts).fill(options.tradesPerAccount),
+      seed: SEED,
+      history: EQUITY_HISTORY,
+    });
     const account = fullDataset.accounts[0].account.id;
     // An instrument the chosen account has an open trade in, so status=open&instrument=… pages are not empty.
     const accountTrades = fullDataset.trades.filter((trade) => trade.accountId === account);
     const instrument = (accountTrades.find((trade) => trade.status === 'open') ?? accountTrades[0])?.instrument ?? 'EUR_USD';
     const full = await loadDatabase(db, STAGE, `${options.accounts}×${options.tradesPerAccount}`, fullDataset);
-    const smallDataset = generateDataset({ tradeCounts: spread(options.smallTrades, options.accounts), seed: SEED, history: EQUITY_HISTORY });
+    const smallDataset = generateDataset({
+      tradeCounts: spread(options.smallTrades, options.accounts),
+      seed: SEED,
+      history: EQUITY_HISTORY,
+    });
     const small = await loadDatabase(db, SMALL_STAGE, `1k (${options.smallTrades} over ${options.accounts} accounts)`, smallDataset);
     return { full, small, account, instrument };
   });
@@ -182,7 +203,9 @@ async function main(options: BenchOptions): Promise<void> {
   const measured = await phase('queries', async () => {
     const specs = benchQueries(account, instrument, options.deepPages, DEFAULT_ANCHOR);
     const workers = [full, small].map((loaded) => {
-      const worker = startChild(join(ROOT, 'bench', 'query-worker.ts'), functionEnv(loaded.endpoint, loaded.stage), ['--expose-gc'], { quiet: true });
+      const worker = startChild(join(ROOT, 'bench', 'query-worker.ts'), functionEnv(loaded.endpoint, loaded.stage), ['--expose-gc'], {
+        quiet: true,
+      });
       cleanups.push(() => worker.close());
       return worker;
     });
@@ -193,7 +216,9 @@ async function main(options: BenchOptions): Promise<void> {
     // (another process, a stall of the database) hits a part of each query's samples, not all of one query's.
     const { passes } = options.reps;
     const bar = progress('queries', specs.length * passes, 'query passes (both datasets)');
-    const collected = new Map(specs.map((spec) => [spec.id, { reps: undefined as number | undefined, full: [] as QueryPass[], small: [] as QueryPass[] }]));
+    const collected = new Map(
+      specs.map((spec) => [spec.id, { reps: undefined as number | undefined, full: [] as QueryPass[], small: [] as QueryPass[] }]),
+    );
     let done = 0;
     for (let pass = 0; pass < passes; pass++) {
       for (const spec of specs) {
@@ -242,7 +267,14 @@ async function main(options: BenchOptions): Promise<void> {
   }
   // 6. Writes: the writer's opens and closes, their capacity, and the importer.
   const writes = await phase('writes', () =>
-    measureWrites({ endpoint: db.endpoint, stage: WRITE_STAGE, trades: options.writes.trades, accounts: 4, importRows: options.writes.importRows, workDir: work }),
+    measureWrites({
+      endpoint: db.endpoint,
+      stage: WRITE_STAGE,
+      trades: options.writes.trades,
+      accounts: 4,
+      importRows: options.writes.importRows,
+      workDir: work,
+    }),
   );
 
   // 7. Report.
@@ -280,7 +312,8 @@ async function main(options: BenchOptions): Promise<void> {
     importSamples: options.importSamples,
     importTimeMethod: 'median over fresh node processes of process.hrtime around require() of the bundle, inside the child',
     floorRatioMethod: 'per operation: the largest handler p50 ÷ raw p50 over its queries (median also given)',
-    scaleRatioMethod: 'per operation: the largest p50(full) ÷ p50(1k) over its queries that return the same number of items in both datasets',
+    scaleRatioMethod:
+      'per operation: the largest p50(full) ÷ p50(1k) over its queries that return the same number of items in both datasets',
   };
   const results = {
     meta,

@@ -46,11 +46,31 @@ export async function measureIngest(options: { endpoint: string; stage: string; 
   await new Promise<void>((resolve, reject) => {
     const out = createWriteStream(file);
     out.on('error', reject);
-    const write = (value: object) => (out.write(`${JSON.stringify(value)}\n`), (lines += 1));
+    const write = (value: object) => {
+      out.write(`${JSON.stringify(value)}\n`);
+      lines += 1;
+    };
     write({ type: 'account', account, name: account, currency: 'USD', broker: 'Bench', environment: 'paper' });
     for (const trade of dataset.trades as Trade[]) {
-      write({ type: 'open', account, id: trade.id, instrument: trade.instrument, side: trade.side, units: trade.units, openPrice: trade.openPrice, openTime: trade.openTime });
-      if (trade.status === 'closed') write({ type: 'close', account, id: trade.id, closePrice: trade.closePrice, closeTime: trade.closeTime, realizedPL: trade.realizedPL });
+      write({
+        type: 'open',
+        account,
+        id: trade.id,
+        instrument: trade.instrument,
+        side: trade.side,
+        units: trade.units,
+        openPrice: trade.openPrice,
+        openTime: trade.openTime,
+      });
+      if (trade.status === 'closed')
+        write({
+          type: 'close',
+          account,
+          id: trade.id,
+          closePrice: trade.closePrice,
+          closeTime: trade.closeTime,
+          realizedPL: trade.realizedPL,
+        });
     }
     out.end(resolve);
   });
@@ -59,17 +79,39 @@ export async function measureIngest(options: { endpoint: string; stage: string; 
   const stdout = await new Promise<string>((resolve, reject) =>
     execFile(
       process.execPath,
-      ['--import', 'tsx', join(ROOT, 'scripts', 'ingest.ts'), '--no-checkpoint', '--stage', options.stage, '--endpoint', options.endpoint, file],
+      [
+        '--import',
+        'tsx',
+        join(ROOT, 'scripts', 'ingest.ts'),
+        '--no-checkpoint',
+        '--stage',
+        options.stage,
+        '--endpoint',
+        options.endpoint,
+        file,
+      ],
       { cwd: ROOT, maxBuffer: 16 * 2 ** 20 },
       (error, out) => (error ? reject(new Error(`ingest failed: ${error.message}\n${out}`)) : resolve(out)),
     ),
   );
   const seconds = (performance.now() - started) / 1000;
-  return { lines, trades: options.rows, seconds: round(seconds, 1), linesPerSecond: round(lines / seconds, 0), summary: stdout.trim().split('\n').pop() ?? '' };
+  return {
+    lines,
+    trades: options.rows,
+    seconds: round(seconds, 1),
+    linesPerSecond: round(lines / seconds, 0),
+    summary: stdout.trim().split('\n').pop() ?? '',
+  };
 }
 
 /** A freqtrade bot with `open` open and `closed` closed trades, mirrored, then polled unchanged `polls` times. */
-export async function measureBridge(options: { endpoint: string; stage: string; open: number; closed: number; polls: number }): Promise<BridgeResults> {
+export async function measureBridge(options: {
+  endpoint: string;
+  stage: string;
+  open: number;
+  closed: number;
+  polls: number;
+}): Promise<BridgeResults> {
   const bot = await new FakeFreqtrade().start();
   const writer = localWriter(options.endpoint, { stage: options.stage });
   const written: Record<string, number> = {};
@@ -87,7 +129,13 @@ export async function measureBridge(options: { endpoint: string; stage: string; 
   try {
     const start = Date.now() - 30 * 86_400_000;
     for (let i = 0; i < options.open + options.closed; i++) {
-      const id = bot.open({ pair: ['BTC/USDT', 'ETH/USDT', 'SOL/USDT:USDT'][i % 3], short: i % 4 === 0, amount: 0.01 + i / 1000, rate: 1000 + i, at: start + i * 60_000 });
+      const id = bot.open({
+        pair: ['BTC/USDT', 'ETH/USDT', 'SOL/USDT:USDT'][i % 3],
+        short: i % 4 === 0,
+        amount: 0.01 + i / 1000,
+        rate: 1000 + i,
+        at: start + i * 60_000,
+      });
       if (i >= options.open) bot.close(id, { rate: 1001 + i, at: start + i * 60_000 + 30_000, profit: (i % 7) - 3 + 0.125 });
     }
     note(`bots: the freqtrade bridge over ${options.open} open and ${options.closed} closed trades, ${options.polls} unchanged polls`);
@@ -103,7 +151,15 @@ export async function measureBridge(options: { endpoint: string; stage: string; 
     // The heartbeat writes the account item; the balance its item and its hour's and day's equity points (ledger).
     const expected: Record<string, number> = { accounts: 1, balances: 1, ledger: 2 };
     const other = Object.entries(perPoll).reduce((sum, [table, items]) => sum + Math.max(0, items - (expected[table] ?? 0)), 0);
-    return { openTrades: options.open, closedTrades: options.closed, polls: options.polls, itemsPerUnchangedPoll: perPoll, otherItemsPerUnchangedPoll: round(other, 2), firstPollMs: round(firstPollMs, 0), unchangedPollMs: round(unchangedPollMs, 1) };
+    return {
+      openTrades: options.open,
+      closedTrades: options.closed,
+      polls: options.polls,
+      itemsPerUnchangedPoll: perPoll,
+      otherItemsPerUnchangedPoll: round(other, 2),
+      firstPollMs: round(firstPollMs, 0),
+      unchangedPollMs: round(unchangedPollMs, 1),
+    };
   } finally {
     writer.close();
     await bot.stop();

@@ -49,9 +49,26 @@ export interface BundleRow {
 // serverless-esbuild removes its own settings before calling esbuild, and adds `exclude` to `external`
 // (node_modules/serverless-esbuild/dist/bundle.js).
 const PLUGIN_ONLY = [
-  'concurrency', 'zipConcurrency', 'exclude', 'nativeZip', 'packager', 'packagePath', 'watch', 'keepOutputDirectory',
-  'packagerOptions', 'installExtraArgs', 'outputFileExtension', 'outputBuildFolder', 'outputWorkFolder', 'nodeExternals',
-  'skipBuild', 'skipRebuild', 'skipBuildExcludeFns', 'stripEntryResolveExtensions', 'disposeContext', 'config',
+  'concurrency',
+  'zipConcurrency',
+  'exclude',
+  'nativeZip',
+  'packager',
+  'packagePath',
+  'watch',
+  'keepOutputDirectory',
+  'packagerOptions',
+  'installExtraArgs',
+  'outputFileExtension',
+  'outputBuildFolder',
+  'outputWorkFolder',
+  'nodeExternals',
+  'skipBuild',
+  'skipRebuild',
+  'skipBuildExcludeFns',
+  'stripEntryResolveExtensions',
+  'disposeContext',
+  'config',
 ];
 
 /** The esbuild options of a deploy, read from serverless.yml's custom.esbuild so the bench cannot drift from it. */
@@ -100,7 +117,14 @@ export async function buildBundles(outDir: string): Promise<BuiltBundle[]> {
   const built: BuiltBundle[] = [];
   for (const { name, entry } of entries) {
     const file = join(outDir, `${name === BASELINE ? 'baseline' : name}.js`);
-    const result = await build({ ...options, entryPoints: [entry], outfile: file, metafile: true, logLevel: 'silent', absWorkingDir: ROOT });
+    const result = await build({
+      ...options,
+      entryPoints: [entry],
+      outfile: file,
+      metafile: true,
+      logLevel: 'silent',
+      absWorkingDir: ROOT,
+    });
     built.push({ name, file, bytes: statSync(file).size, contributors: contributors(result.metafile) });
   }
   return built;
@@ -124,7 +148,12 @@ async function importOnce(file: string, env: NodeJS.ProcessEnv): Promise<{ ms: n
  * Median import time (and RSS) of each bundle over `samples` fresh processes. `env` must hold the functions'
  * configuration: lib/config throws at module load without it.
  */
-export async function measureImports(bundles: BuiltBundle[], samples: number, env: NodeJS.ProcessEnv, onSample: (done: number) => void): Promise<BundleRow[]> {
+export async function measureImports(
+  bundles: BuiltBundle[],
+  samples: number,
+  env: NodeJS.ProcessEnv,
+  onSample: (done: number) => void,
+): Promise<BundleRow[]> {
   const times = new Map(bundles.map((bundle) => [bundle.name, [] as number[]]));
   const rss = new Map(bundles.map((bundle) => [bundle.name, [] as number[]]));
   let done = 0;

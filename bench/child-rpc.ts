@@ -48,15 +48,17 @@ export function startChild(script: string, env: NodeJS.ProcessEnv, nodeFlags: st
     child.once('exit', () => reject(exitError));
   });
   // Only after the ready message: replies carry a sequence number.
-  void ready.then(() =>
-    child.on('message', (message: Envelope) => {
-      const waiter = pending.get(message.seq);
-      if (!waiter) return;
-      pending.delete(message.seq);
-      if (message.ok) waiter.resolve(message.result);
-      else waiter.reject(new Error(`${script}: ${message.error}`));
-    }),
-  ).catch(() => {});
+  void ready
+    .then(() =>
+      child.on('message', (message: Envelope) => {
+        const waiter = pending.get(message.seq);
+        if (!waiter) return;
+        pending.delete(message.seq);
+        if (message.ok) waiter.resolve(message.result);
+        else waiter.reject(new Error(`${script}: ${message.error}`));
+      }),
+    )
+    .catch(() => {});
   return {
     pid: child.pid!,
     ready,
@@ -82,7 +84,11 @@ export function startChild(script: string, env: NodeJS.ProcessEnv, nodeFlags: st
  * Child side: announces readiness with `hello`, answers each request with `handle`, and exits when the parent
  * disconnects (or dies), after `onExit` has released what the child holds.
  */
-export function serveParent(hello: unknown, handle: (request: any) => Promise<unknown>, onExit: () => Promise<void> = async () => {}): void {
+export function serveParent(
+  hello: unknown,
+  handle: (request: any) => Promise<unknown>,
+  onExit: () => Promise<void> = async () => {},
+): void {
   if (!process.send) throw new Error('this script runs as a child of bench/bench.ts');
   process.on('message', async ({ seq, request }: { seq: number; request: unknown }) => {
     try {

@@ -46,6 +46,9 @@ export function measureDashboard(): DashboardSize {
 
 if (require.main === module) {
   const size = measureDashboard();
-  for (const file of size.files) console.log(`${file.file.padEnd(36)} ${String(file.bytes).padStart(8)} B   gzip ${String(file.gzipBytes).padStart(7)} B   brotli ${String(file.brotliBytes).padStart(7)} B`);
+  for (const file of size.files)
+    console.log(
+      `${file.file.padEnd(36)} ${String(file.bytes).padStart(8)} B   gzip ${String(file.gzipBytes).padStart(7)} B   brotli ${String(file.brotliBytes).padStart(7)} B`,
+    );
   console.log(`first load (page and files, gzip as API Gateway sends them): ${size.firstLoadKb} KB; target ≤ 200 KB`);
 }

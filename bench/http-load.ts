@@ -73,7 +73,12 @@ async function sequentialP50(samples: number, once: () => Promise<number>): Prom
   return round(percentile(times, 50), 2);
 }
 
-async function breakdown(api: LocalApi, path: string, inProcess: { handlerP50Ms: number; rawP50Ms: number }, samples: number): Promise<Breakdown> {
+async function breakdown(
+  api: LocalApi,
+  path: string,
+  inProcess: { handlerP50Ms: number; rawP50Ms: number },
+  samples: number,
+): Promise<Breakdown> {
   // As autocannon asks: one kept-alive connection, no compression asked for (gzip would be a cost of its own).
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const viaGateway = (target: string) => () =>
@@ -83,7 +88,8 @@ async function breakdown(api: LocalApi, path: string, inProcess: { handlerP50Ms:
         response.on('end', () => resolve(response.statusCode ?? 0));
       }).on('error', reject);
     });
-  const direct = (target: string) => async () => (await requestOverSocket(api.offline.httpSocket, { method: 'GET', path: target, headers: { host: 'localhost' } })).status;
+  const direct = (target: string) => async () =>
+    (await requestOverSocket(api.offline.httpSocket, { method: 'GET', path: target, headers: { host: 'localhost' } })).status;
   const p50Ms = {
     gateway: await sequentialP50(samples, viaGateway(path)),
     offline: await sequentialP50(samples, direct(path)),
@@ -140,7 +146,15 @@ export async function measureHttp(options: {
 }): Promise<HttpResults> {
   note('http: starting the local API (serverless offline bundles every function first)…');
   const started = Date.now();
-  const api = await startLocalApi({ stage: options.stage, dbEndpoint: options.endpoint, cursorSecret: options.cursorSecret, port: 0, lambdaPort: 0, auth: false, quiet: true });
+  const api = await startLocalApi({
+    stage: options.stage,
+    dbEndpoint: options.endpoint,
+    cursorSecret: options.cursorSecret,
+    port: 0,
+    lambdaPort: 0,
+    auth: false,
+    quiet: true,
+  });
   options.onStarted(api);
   note(`http: the local API answered after ${((Date.now() - started) / 1000).toFixed(1)} s`);
   try {
@@ -155,7 +169,8 @@ export async function measureHttp(options: {
     note(`http: autocannon ${connections} connections × ${duration} s on ${healthUrl}`);
     const health = await autocannon(healthUrl, ['-c', connections, '-d', duration]);
     for (const result of [trades, health]) {
-      if (result.non2xx || result.errors) throw new Error(`autocannon on ${result.url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+      if (result.non2xx || result.errors)
+        throw new Error(`autocannon on ${result.url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
     }
     note(`http: where one trades request spends its time (${options.breakdownSamples} sequential requests per layer)`);
     const layers = await breakdown(api, `/api/${options.account}/trades?limit=50`, options.inProcess, options.breakdownSamples);

@@ -36,7 +36,13 @@ export interface BenchOptions {
   importSamples: number;
   /** Pages of limit=500 the peak-RSS process serves. */
   rssPages: number;
-  http: { durationS: number; connections: number; warmupRequests: number; breakdownSamples: number; concurrent: { connections: number; durationS: number } };
+  http: {
+    durationS: number;
+    connections: number;
+    warmupRequests: number;
+    breakdownSamples: number;
+    concurrent: { connections: number; durationS: number };
+  };
   /** Trades opened then closed through the writer, and rows imported by `npm run import`. */
   writes: { trades: number; importRows: number };
 }
@@ -84,9 +90,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     skipHttp: values['skip-http'] ?? false,
     // Defaults: ~1.2 s per query and dataset in three passes, so 43 queries × 2 datasets take about two and a half
     // minutes; at least 40 samples so p95 is not just the maximum (p99 of a few hundred samples is still rough).
-    reps: quick
-      ? { budgetMs: 30, min: 3, max: 6, warmup: 1, passes: 1 }
-      : { budgetMs: 1200, min: 40, max: 400, warmup: 2, passes: 3 },
+    reps: quick ? { budgetMs: 30, min: 3, max: 6, warmup: 1, passes: 1 } : { budgetMs: 1200, min: 40, max: 400, warmup: 2, passes: 3 },
     deepPages: 20,
     importSamples: quick ? 2 : 10,
     rssPages: quick ? 10 : 100,

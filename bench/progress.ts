@@ -48,7 +48,9 @@ export function progress(label: string, total: number, unit = 'items'): Progress
       } else if (percent >= nextTenth * 10 || now - lastLine > 15_000) {
         while (percent >= nextTenth * 10) nextTenth++;
         lastLine = now;
-        process.stderr.write(`${label}: ${percent}% (${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')}, ${perSecond(rate)}/s)\n`);
+        process.stderr.write(
+          `${label}: ${percent}% (${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')}, ${perSecond(rate)}/s)\n`,
+        );
       }
     },
     finish() {

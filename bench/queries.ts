@@ -93,13 +93,10 @@ export function benchQueries(account: string, instrument: string, deepPages: num
         for (const limit of LIMITS) specs.push({ operation, ...scope, status, instrument: chosen, limit });
       }
     }
-    const windows = [
-      { from: before(anchor, 2), to: before(anchor, 0, 12) },
-      { from: before(anchor, 1) },
-      { to: before(anchor, 1) },
-    ];
+    const windows = [{ from: before(anchor, 2), to: before(anchor, 0, 12) }, { from: before(anchor, 1) }, { to: before(anchor, 1) }];
     for (const window of windows) {
-      for (const filter of [{}, { status: 'closed' as const }, { instrument }]) specs.push({ operation, ...scope, ...filter, ...window, limit: 50 });
+      for (const filter of [{}, { status: 'closed' as const }, { instrument }])
+        specs.push({ operation, ...scope, ...filter, ...window, limit: 50 });
     }
     specs.push({ operation, ...scope, ...windows[0], limit: DEEP_LIMIT });
   }

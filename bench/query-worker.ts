@@ -55,7 +55,6 @@ const HANDLERS: Record<Operation, Handler> = {
   'account-equity': accountEquity,
 };
 
-
 const meter = new ReadMeter();
 meter.attach(store.client);
 /**
@@ -158,14 +157,23 @@ function scan(table: string): Promise<Item[]> {
 }
 
 /** The ledger entries of one kind and account whose start lies in a series' window (one key range). */
-async function ledgerRange<K extends keyof LedgerUnits>(accountId: string, kind: K, unit: LedgerUnits[K], spec: QuerySpec): Promise<Item[]> {
+async function ledgerRange<K extends keyof LedgerUnits>(
+  accountId: string,
+  kind: K,
+  unit: LedgerUnits[K],
+  spec: QuerySpec,
+): Promise<Item[]> {
   const window = seriesWindow(unit, { from: parseTimeParameter(spec.from!), to: parseTimeParameter(spec.to!) }, new Date(), 1, 1000);
   return queryItems(
     rawStore,
     {
       TableName: config.tables.ledger,
       KeyConditionExpression: 'accountId = :a AND entryKey BETWEEN :first AND :last',
-      ExpressionAttributeValues: { ':a': accountId, ':first': entryKeyOf(kind, unit, timestamp(window.starts[0])), ':last': entryKeyOf(kind, unit, timestamp(window.starts[window.starts.length - 1])) },
+      ExpressionAttributeValues: {
+        ':a': accountId,
+        ':first': entryKeyOf(kind, unit, timestamp(window.starts[0])),
+        ':last': entryKeyOf(kind, unit, timestamp(window.starts[window.starts.length - 1])),
+      },
     },
     window.starts.length,
   );
@@ -175,7 +183,8 @@ async function ledgerRange<K extends keyof LedgerUnits>(accountId: string, kind:
 function pageCondition(spec: QuerySpec, after: string | undefined): { condition: string; values: Record<string, string> } {
   const from = spec.from && timestamp(Math.ceil(parseTimeParameter(spec.from)));
   const upper = [after, spec.to && timestamp(Math.ceil(parseTimeParameter(spec.to)))].filter((bound): bound is string => !!bound).sort()[0];
-  if (from && upper) return { condition: '#pk = :pk AND #order BETWEEN :from AND :upper', values: { ':from': from, ':upper': keyBefore(upper) } };
+  if (from && upper)
+    return { condition: '#pk = :pk AND #order BETWEEN :from AND :upper', values: { ':from': from, ':upper': keyBefore(upper) } };
   if (upper) return { condition: '#pk = :pk AND #order < :upper', values: { ':upper': upper } };
   if (from) return { condition: '#pk = :pk AND #order >= :from', values: { ':from': from } };
   return { condition: '#pk = :pk', values: {} };
@@ -191,7 +200,9 @@ async function floor({ spec, after }: Prepared): Promise<Item[]> {
     case 'account-equity': {
       const [account, entries] = await Promise.all([
         raw.send(new GetCommand({ TableName: accountsTable, Key: accountKey(spec.account!) })),
-        spec.operation === 'account-pnl' ? ledgerRange(spec.account!, 'pnl', spec.period!, spec) : ledgerRange(spec.account!, 'equity', spec.interval!, spec),
+        spec.operation === 'account-pnl'
+          ? ledgerRange(spec.account!, 'pnl', spec.period!, spec)
+          : ledgerRange(spec.account!, 'equity', spec.interval!, spec),
       ]);
       return [account.Item!, ...entries];
     }
@@ -201,21 +212,30 @@ async function floor({ spec, after }: Prepared): Promise<Item[]> {
       return [...accounts, ...entries.flat()];
     }
     case 'health':
-      return [(await raw.send(new GetCommand({ TableName: accountsTable, Key: HEALTH_PROBE_KEY }))).Item].filter((item): item is Item => !!item);
+      return [(await raw.send(new GetCommand({ TableName: accountsTable, Key: HEALTH_PROBE_KEY }))).Item].filter(
+        (item): item is Item => !!item,
+      );
     case 'accounts':
     case 'all-balance':
       return scan(spec.operation === 'accounts' ? accountsTable : balances);
     case 'account-balance':
-      return [(await raw.send(new GetCommand({ TableName: balances, Key: accountKey(spec.account!) }))).Item].filter((item): item is Item => !!item);
+      return [(await raw.send(new GetCommand({ TableName: balances, Key: accountKey(spec.account!) }))).Item].filter(
+        (item): item is Item => !!item,
+      );
     case 'account-status': {
       const key = accountKey(spec.account!);
-      const output = await raw.send(new BatchGetCommand({ RequestItems: { [accountsTable]: { Keys: [key] }, [balances]: { Keys: [key] } } }));
+      const output = await raw.send(
+        new BatchGetCommand({ RequestItems: { [accountsTable]: { Keys: [key] }, [balances]: { Keys: [key] } } }),
+      );
       return Object.values(output.Responses ?? {}).flat();
     }
     case 'account-trades':
     case 'all-trades': {
       // The same key condition, index and Limit (page + 1) as lib/trades-table, written out as a plain Query.
-      const listing = tradeListing(spec.operation === 'all-trades' ? undefined : spec.account, { status: spec.status, instrument: spec.instrument });
+      const listing = tradeListing(spec.operation === 'all-trades' ? undefined : spec.account, {
+        status: spec.status,
+        instrument: spec.instrument,
+      });
       const wanted = (spec.limit ?? 50) + 1;
       const { condition, values } = pageCondition(spec, after);
       return queryItems(
@@ -284,7 +304,8 @@ function sameItems(operation: Operation, body: any, returned: string[], fetched:
   }
   if (operation === 'account-pnl' || operation === 'all-pnl') {
     // The same trades behind the points as behind the ledger entries the floor read.
-    const points: { tradesClosed: number }[] = operation === 'account-pnl' ? body.points : body.series.flatMap((series: { points: unknown[] }) => series.points);
+    const points: { tradesClosed: number }[] =
+      operation === 'account-pnl' ? body.points : body.series.flatMap((series: { points: unknown[] }) => series.points);
     const closed = fetched.filter((item) => isEntryOf(item, 'pnl')).reduce((n, item) => n + Number(item.tradesClosed), 0);
     return points.reduce((n, point) => n + point.tradesClosed, 0) === closed;
   }

@@ -135,7 +135,10 @@ type PerOperation = Record<Operation, number>;
  * for each query of the operation. The scale ratio only counts comparable rows (same items returned in both
  * datasets): a 1,000-trade table cannot fill some pages the full one fills, and that is not an effect of its size.
  */
-export function perOperation(rows: QueryRow[], pick: (row: QueryRow) => number | undefined): { worst: PerOperation; median: PerOperation; worstQuery: Record<Operation, string> } {
+export function perOperation(
+  rows: QueryRow[],
+  pick: (row: QueryRow) => number | undefined,
+): { worst: PerOperation; median: PerOperation; worstQuery: Record<Operation, string> } {
   const worst = {} as PerOperation;
   const middle = {} as PerOperation;
   const worstQuery = {} as Record<Operation, string>;
@@ -175,11 +178,22 @@ export function judge(input: {
     target: 'items read ≤ budget for every query (a page: returned + 1; the fleet: 2 per account; a series: points + 1 per account)',
     pass: readMisses.length === 0,
     detail: readMisses.length
-      ? readMisses.map((row) => `${row.query}: read ${row.itemsRead} (1k: ${row.small.itemsRead}) for a budget of ${row.readBudget} (1k: ${row.small.readBudget})`).join('; ')
+      ? readMisses
+          .map(
+            (row) =>
+              `${row.query}: read ${row.itemsRead} (1k: ${row.small.itemsRead}) for a budget of ${row.readBudget} (1k: ${row.small.readBudget})`,
+          )
+          .join('; ')
       : `${rows.length}/${rows.length} queries, both datasets; worst amplification ${Math.max(...rows.map((row) => row.readAmplification))}`,
   });
 
-  const ratioTarget = (name: string, result: ReturnType<typeof perOperation>, limit: number, aside: (query: string) => string = () => '', footnote = '') => {
+  const ratioTarget = (
+    name: string,
+    result: ReturnType<typeof perOperation>,
+    limit: number,
+    aside: (query: string) => string = () => '',
+    footnote = '',
+  ) => {
     const entries = Object.entries(result.worst) as [Operation, number][];
     const misses = entries.filter(([, value]) => value > limit);
     const [worstOp, worstValue] = entries.reduce((a, b) => (b[1] > a[1] ? b : a));
@@ -189,7 +203,10 @@ export function judge(input: {
       detail:
         (misses.length
           ? misses
-              .map(([operation, value]) => `${operation} ${value} (${by(value, limit)}, at ${result.worstQuery[operation]}${aside(result.worstQuery[operation])})`)
+              .map(
+                ([operation, value]) =>
+                  `${operation} ${value} (${by(value, limit)}, at ${result.worstQuery[operation]}${aside(result.worstQuery[operation])})`,
+              )
               .join('; ')
           : `worst ${worstOp} ${worstValue} at ${result.worstQuery[worstOp]}`) + footnote,
     });
@@ -251,7 +268,11 @@ export function judge(input: {
       detail: `peak ${concurrent.offlineRssMb.peak} MB (start ${concurrent.offlineRssMb.start}, end ${concurrent.offlineRssMb.end}); ${concurrent.requests} requests at ${concurrent.rps} req/s, p99 ${concurrent.p99Ms} ms; ${concurrent.status5xx} 5xx, ${concurrent.status429} 429, ${concurrent.errors} errors`,
     });
   } else {
-    targets.push({ target: `trades req/s ≥ ${TARGETS.tradesVsHealthRps} × health req/s`, pass: null, detail: 'not measured (--skip-http)' });
+    targets.push({
+      target: `trades req/s ≥ ${TARGETS.tradesVsHealthRps} × health req/s`,
+      pass: null,
+      detail: 'not measured (--skip-http)',
+    });
   }
   targets.push({
     target: `the dashboard's first load ≤ ${TARGETS.dashboardFirstLoadKb} KB compressed`,
@@ -264,7 +285,7 @@ export function judge(input: {
     detail: `${writes.import.rows.toLocaleString('en-US')} rows in ${writes.import.seconds} s = ${writes.import.rowsPerSecond} rows/s; importer RSS ${writes.import.startRssMb} → peak ${writes.import.peakRssMb} MB`,
   });
   targets.push({
-    target: 'npm run ingest: lines/s ≥ the importer\'s rows/s',
+    target: "npm run ingest: lines/s ≥ the importer's rows/s",
     pass: writes.ingest.linesPerSecond >= writes.import.rowsPerSecond,
     detail: `${writes.ingest.lines.toLocaleString('en-US')} lines (${writes.ingest.trades.toLocaleString('en-US')} trades) in ${writes.ingest.seconds} s = ${writes.ingest.linesPerSecond} lines/s, against ${writes.import.rowsPerSecond} rows/s`,
   });
@@ -272,7 +293,11 @@ export function judge(input: {
     target: 'freqtrade bridge: no item written per unchanged poll but the heartbeat and the balance',
     // The balance's item must have been seen: a meter that counted nothing would otherwise pass.
     pass: writes.bridge.otherItemsPerUnchangedPoll === 0 && (writes.bridge.itemsPerUnchangedPoll.balances ?? 0) >= 1,
-    detail: `${writes.bridge.openTrades} open, ${writes.bridge.closedTrades} closed trades: items per unchanged poll ${Object.entries(writes.bridge.itemsPerUnchangedPoll).map(([table, items]) => `${table} ${items}`).join(', ')}; first poll ${writes.bridge.firstPollMs} ms, unchanged poll ${writes.bridge.unchangedPollMs} ms`,
+    detail: `${writes.bridge.openTrades} open, ${writes.bridge.closedTrades} closed trades: items per unchanged poll ${Object.entries(
+      writes.bridge.itemsPerUnchangedPoll,
+    )
+      .map(([table, items]) => `${table} ${items}`)
+      .join(', ')}; first poll ${writes.bridge.firstPollMs} ms, unchanged poll ${writes.bridge.unchangedPollMs} ms`,
   });
   return targets;
 }
@@ -282,7 +307,11 @@ export function judge(input: {
 function table(headers: string[], rows: (string | number)[][], alignLeft: number[] = [0]): string {
   const cells = [headers, ...rows.map((row) => row.map((cell) => String(cell)))];
   const widths = headers.map((_, i) => Math.max(...cells.map((row) => row[i].length)));
-  const line = (row: string[]) => row.map((cell, i) => (alignLeft.includes(i) ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ').trimEnd();
+  const line = (row: string[]) =>
+    row
+      .map((cell, i) => (alignLeft.includes(i) ? cell.padEnd(widths[i]) : cell.padStart(widths[i])))
+      .join('  ')
+      .trimEnd();
   return [line(cells[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
 }
 
@@ -290,7 +319,15 @@ const fmt = (value: number, digits = 2) => (Number.isFinite(value) ? value.toFix
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 
 export function printReport(results: {
-  meta: { dataset: string; smallDataset: string; node: string; machine: string; loadSeconds: number; durationSeconds: number; quick: boolean };
+  meta: {
+    dataset: string;
+    smallDataset: string;
+    node: string;
+    machine: string;
+    loadSeconds: number;
+    durationSeconds: number;
+    quick: boolean;
+  };
   rows: QueryRow[];
   floor: ReturnType<typeof perOperation>;
   scale: ReturnType<typeof perOperation>;
@@ -308,12 +345,32 @@ export function printReport(results: {
   print();
   print(`Trading Bot API benchmark — ${meta.dataset}; scale baseline ${meta.smallDataset}`);
   print(`${meta.machine}; Node ${meta.node}; load ${meta.loadSeconds} s; total ${meta.durationSeconds} s`);
-  if (meta.quick) print('--quick: a handful of samples per query; the timing ratios below are noise, only the shape and the read counts mean anything.');
+  if (meta.quick)
+    print('--quick: a handful of samples per query; the timing ratios below are noise, only the shape and the read counts mean anything.');
   print();
-  print('Queries (handler in-process; ms; read/ret/budget = items read/returned/allowed; floor× = handler p50 ÷ raw SDK p50; scale× = p50 full ÷ p50 1k, * = not comparable)');
+  print(
+    'Queries (handler in-process; ms; read/ret/budget = items read/returned/allowed; floor× = handler p50 ÷ raw SDK p50; scale× = p50 full ÷ p50 1k, * = not comparable)',
+  );
   print(
     table(
-      ['operation', 'query', 'n', 'p50', 'p95', 'p99', 'read', 'ret', 'budget', 'amp', 'RCU', 'raw p50', 'floor×', '1k p50', 'scale×', 'read≤budget'],
+      [
+        'operation',
+        'query',
+        'n',
+        'p50',
+        'p95',
+        'p99',
+        'read',
+        'ret',
+        'budget',
+        'amp',
+        'RCU',
+        'raw p50',
+        'floor×',
+        '1k p50',
+        'scale×',
+        'read≤budget',
+      ],
       rows.map((row) => [
         row.operation,
         row.query,
@@ -335,7 +392,7 @@ export function printReport(results: {
       [0, 1],
     ),
   );
-  print('* the 1k dataset returns or reads a different number of items for this query; left out of the operation\'s scale ratio.');
+  print("* the 1k dataset returns or reads a different number of items for this query; left out of the operation's scale ratio.");
   print();
   print('Per operation (worst query; median over its queries in brackets; raw floor scale = the same scale ratio for the raw SDK reads)');
   print(
@@ -375,7 +432,9 @@ export function printReport(results: {
   print();
   print(
     `Dashboard (dashboard/dist): first load ${dashboard.firstLoadKb} KB gzip; ` +
-      dashboard.files.map((file) => `${file.file} ${kb(file.bytes)} (gzip ${kb(file.gzipBytes)}, brotli ${kb(file.brotliBytes)})`).join('; '),
+      dashboard.files
+        .map((file) => `${file.file} ${kb(file.bytes)} (gzip ${kb(file.gzipBytes)}, brotli ${kb(file.brotliBytes)})`)
+        .join('; '),
   );
   print(
     `Peak RSS: ${fmt(peakRss.peakRssMb, 1)} MB — bundled ${peakRss.function} serving ${peakRss.pages} pages of limit=${peakRss.limit} (${peakRss.trades.toLocaleString('en-US')} trades) in one node process`,

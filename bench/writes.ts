@@ -31,7 +31,12 @@ export interface WriteResults {
   bridge: BridgeResults;
 }
 
-type Capacity = { TableName?: string; CapacityUnits?: number; Table?: { CapacityUnits?: number }; GlobalSecondaryIndexes?: Record<string, { CapacityUnits?: number }> };
+type Capacity = {
+  TableName?: string;
+  CapacityUnits?: number;
+  Table?: { CapacityUnits?: number };
+  GlobalSecondaryIndexes?: Record<string, { CapacityUnits?: number }>;
+};
 
 /** Sums the consumed capacity of every transaction a writer makes, by table and index. */
 function meterWrites(writer: Writer) {
@@ -41,7 +46,7 @@ function meterWrites(writer: Writer) {
       const input = args.input as { TransactItems?: unknown; ReturnConsumedCapacity?: string };
       if (input.TransactItems) input.ReturnConsumedCapacity = 'INDEXES';
       const result = await next(args);
-      for (const capacity of ((result.output as { ConsumedCapacity?: Capacity[] }).ConsumedCapacity ?? [])) {
+      for (const capacity of (result.output as { ConsumedCapacity?: Capacity[] }).ConsumedCapacity ?? []) {
         const table = (capacity.TableName ?? '?').replace(/^trading-bot-api-[^-]+-/, '');
         byTarget[table] = (byTarget[table] ?? 0) + (capacity.Table?.CapacityUnits ?? capacity.CapacityUnits ?? 0);
         for (const [index, used] of Object.entries(capacity.GlobalSecondaryIndexes ?? {})) {
@@ -61,7 +66,8 @@ function meterWrites(writer: Writer) {
   };
 }
 
-const per = (totals: Record<string, number>, count: number) => Object.fromEntries(Object.entries(totals).map(([target, units]) => [target, round(units / count, 2)]));
+const per = (totals: Record<string, number>, count: number) =>
+  Object.fromEntries(Object.entries(totals).map(([target, units]) => [target, round(units / count, 2)]));
 const sum = (totals: Record<string, number>) => Object.values(totals).reduce((a, b) => a + b, 0);
 
 /** Peak resident memory of a running process, sampled every 100 ms from /proc. */
@@ -86,7 +92,14 @@ function sampleRss(pid: number) {
   };
 }
 
-export async function measureWrites(options: { endpoint: string; stage: string; trades: number; accounts: number; importRows: number; workDir: string }): Promise<WriteResults> {
+export async function measureWrites(options: {
+  endpoint: string;
+  stage: string;
+  trades: number;
+  accounts: number;
+  importRows: number;
+  workDir: string;
+}): Promise<WriteResults> {
   const { endpoint, stage } = options;
   const admin = adminClient(endpoint);
   await ensureTables(admin, stage);
@@ -95,8 +108,10 @@ export async function measureWrites(options: { endpoint: string; stage: string; 
   const meters = writers.map(meterWrites);
   const accounts = Array.from({ length: options.accounts }, (_, i) => `w-${i + 1}`);
   try {
-    await Promise.all(accounts.map((id, i) => writers[i].upsertAccount({ id, name: id, currency: 'USD', broker: 'Bench', environment: 'paper' })));
-    meters.forEach((meter) => meter.take());
+    await Promise.all(
+      accounts.map((id, i) => writers[i].upsertAccount({ id, name: id, currency: 'USD', broker: 'Bench', environment: 'paper' })),
+    );
+    for (const meter of meters) meter.take();
     const perAccount = Math.ceil(options.trades / options.accounts);
     const trade = (i: number) => ({
       id: `b-${i}`,
@@ -110,29 +125,41 @@ export async function measureWrites(options: { endpoint: string; stage: string; 
 
     note(`writes: opening ${perAccount * options.accounts} trades through the writer, ${options.accounts} accounts side by side`);
     let started = performance.now();
-    await Promise.all(accounts.map(async (id, a) => {
-      for (let i = 0; i < perAccount; i++) await writers[a].openTrade(id, trade(a * perAccount + i));
-    }));
+    await Promise.all(
+      accounts.map(async (id, a) => {
+        for (let i = 0; i < perAccount; i++) await writers[a].openTrade(id, trade(a * perAccount + i));
+      }),
+    );
     const openSeconds = (performance.now() - started) / 1000;
     const opens = perAccount * options.accounts;
-    const openCapacity = meters.map((meter) => meter.take()).reduce((all, totals) => {
-      for (const [target, units] of Object.entries(totals)) all[target] = (all[target] ?? 0) + units;
-      return all;
-    }, {});
+    const openCapacity = meters
+      .map((meter) => meter.take())
+      .reduce((all, totals) => {
+        for (const [target, units] of Object.entries(totals)) all[target] = (all[target] ?? 0) + units;
+        return all;
+      }, {});
 
     note(`writes: closing them`);
     started = performance.now();
-    await Promise.all(accounts.map(async (id, a) => {
-      for (let i = 0; i < perAccount; i++) {
-        const n = a * perAccount + i;
-        await writers[a].closeTrade(id, `b-${n}`, { closePrice: '1.08500', closeTime: new Date(Date.UTC(2026, 10, 2) + n * 60_000).toISOString(), realizedPL: n % 3 ? '8.0000' : '-4.5000' });
-      }
-    }));
+    await Promise.all(
+      accounts.map(async (id, a) => {
+        for (let i = 0; i < perAccount; i++) {
+          const n = a * perAccount + i;
+          await writers[a].closeTrade(id, `b-${n}`, {
+            closePrice: '1.08500',
+            closeTime: new Date(Date.UTC(2026, 10, 2) + n * 60_000).toISOString(),
+            realizedPL: n % 3 ? '8.0000' : '-4.5000',
+          });
+        }
+      }),
+    );
     const closeSeconds = (performance.now() - started) / 1000;
-    const closeCapacity = meters.map((meter) => meter.take()).reduce((all, totals) => {
-      for (const [target, units] of Object.entries(totals)) all[target] = (all[target] ?? 0) + units;
-      return all;
-    }, {});
+    const closeCapacity = meters
+      .map((meter) => meter.take())
+      .reduce((all, totals) => {
+        for (const [target, units] of Object.entries(totals)) all[target] = (all[target] ?? 0) + units;
+        return all;
+      }, {});
 
     const imported = await measureImport({ ...options, endpoint, stage });
     const ingest = await measureIngest({ endpoint, stage, rows: options.importRows, workDir: options.workDir });
@@ -150,12 +177,17 @@ export async function measureWrites(options: { endpoint: string; stage: string; 
       bridge,
     };
   } finally {
-    writers.forEach((writer) => writer.close());
+    for (const writer of writers) writer.close();
   }
 }
 
 /** Writes a JSON Lines history of `rows` trades and times `npm run import` of it into a new account. */
-async function measureImport(options: { endpoint: string; stage: string; importRows: number; workDir: string }): Promise<WriteResults['import']> {
+async function measureImport(options: {
+  endpoint: string;
+  stage: string;
+  importRows: number;
+  workDir: string;
+}): Promise<WriteResults['import']> {
   const file = join(options.workDir, 'history.jsonl');
   const dataset = generateDataset({ tradeCounts: [options.importRows], accountId: () => 'imported', seed: 4242 });
   await new Promise<void>((resolve, reject) => {
@@ -168,7 +200,21 @@ async function measureImport(options: { endpoint: string; stage: string; importR
   const started = performance.now();
   const child = execFile(
     process.execPath,
-    ['--import', 'tsx', join(ROOT, 'scripts', 'import.ts'), '--account', 'imported', '--create', '--currency', 'USD', '--stage', options.stage, '--endpoint', options.endpoint, file],
+    [
+      '--import',
+      'tsx',
+      join(ROOT, 'scripts', 'import.ts'),
+      '--account',
+      'imported',
+      '--create',
+      '--currency',
+      'USD',
+      '--stage',
+      options.stage,
+      '--endpoint',
+      options.endpoint,
+      file,
+    ],
     { cwd: ROOT, maxBuffer: 16 * 2 ** 20 },
   );
   const rss = sampleRss(child.pid!);
@@ -179,5 +225,12 @@ async function measureImport(options: { endpoint: string; stage: string; importR
   const memory = rss.stop();
   const summary = stdout.trim().split('\n').pop() ?? '';
   if (code !== 0) throw new Error(`import exited with ${code}: ${stdout}`);
-  return { rows: options.importRows, seconds: round(seconds, 1), rowsPerSecond: round(options.importRows / seconds, 0), peakRssMb: memory.peakMb, startRssMb: memory.startMb, summary };
+  return {
+    rows: options.importRows,
+    seconds: round(seconds, 1),
+    rowsPerSecond: round(options.importRows / seconds, 0),
+    peakRssMb: memory.peakMb,
+    startRssMb: memory.startMb,
+    summary,
+  };
 }

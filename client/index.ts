@@ -99,11 +99,16 @@ export function createClient(options: ClientOptions): TradingBotClient {
   }
   if (options.revalidate !== false) client.use(revalidation(options.cacheSize ?? 200, stats));
 
-  async function* pages<P extends '/api/all/trades' | '/api/{account}/trades'>(path: P, init: TradeListingInit<P>): AsyncGenerator<TradePage> {
+  async function* pages<P extends '/api/all/trades' | '/api/{account}/trades'>(
+    path: P,
+    init: TradeListingInit<P>,
+  ): AsyncGenerator<TradePage> {
     let cursor: string | undefined;
     do {
       const params = init.params as { path?: { account: string }; query?: Record<string, string | undefined> } | undefined;
-      const { data, error, response } = await (client.GET as (path: string, init: unknown) => Promise<{ data?: TradePage; error?: Problem; response: Response }>)(path, {
+      const { data, error, response } = await (
+        client.GET as (path: string, init: unknown) => Promise<{ data?: TradePage; error?: Problem; response: Response }>
+      )(path, {
         params: { ...params, query: { ...params?.query, ...(cursor ? { cursor } : {}) } },
       });
       if (!data) throw new Error(`${path}: ${response.status} ${error?.code ?? ''} ${error?.detail ?? ''}`.trim());

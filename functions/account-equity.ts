@@ -6,4 +6,6 @@ import { httpHandler } from '../lib/http/handler';
 import { EQUITY_QUERY } from '../lib/http/params';
 import { readAccountEquity } from '../lib/operations/series';
 
-export const handler = httpHandler(EQUITY_QUERY, ({ path, query, principal, now }) => readAccountEquity(path.account, query, principal, now));
+export const handler = httpHandler(EQUITY_QUERY, ({ path, query, principal, now }) =>
+  readAccountEquity(path.account, query, principal, now),
+);

@@ -8,7 +8,11 @@ import { authorize, UNAUTHORIZED } from '../lib/operations/authorizer';
 
 // The callback form: "Unauthorized" is how API Gateway is told to answer 401, an outcome rather than a failure of
 // this function, and it is passed as the callback's error instead of thrown (a throw is reported as a crash).
-export const handler = (event: APIGatewayRequestAuthorizerEvent, context: Context, callback: Callback<APIGatewayAuthorizerResult>): void => {
+export const handler = (
+  event: APIGatewayRequestAuthorizerEvent,
+  context: Context,
+  callback: Callback<APIGatewayAuthorizerResult>,
+): void => {
   authorize(event, context).then(
     (result) => (result === UNAUTHORIZED ? callback(UNAUTHORIZED) : callback(null, result)),
     (error: Error) => callback(error),

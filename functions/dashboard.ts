@@ -14,6 +14,15 @@ export const handler = async (event: Partial<APIGatewayProxyEvent>, context: Con
   const requestId = event.requestContext?.requestId ?? context.awsRequestId;
   const started = performance.now();
   const response = serveAsset(assets, event, requestId);
-  logger.info('request', { request_id: requestId, ...invocationKeys(context), method: event.httpMethod, route: event.resource, status: response.statusCode, durationMs: Math.round((performance.now() - started) * 10) / 10, itemsRead: 0, keyId: null });
+  logger.info('request', {
+    request_id: requestId,
+    ...invocationKeys(context),
+    method: event.httpMethod,
+    route: event.resource,
+    status: response.statusCode,
+    durationMs: Math.round((performance.now() - started) * 10) / 10,
+    itemsRead: 0,
+    keyId: null,
+  });
   return response;
 };

@@ -60,7 +60,8 @@ export function readConfig(env: Env): Config {
   const secretProblem = stages.cursorSecretProblem(cursorSecret);
   if (secretProblem) throw new Error(`configuration: ${secretProblem}`);
   const logLevel = (env.LOG_LEVEL || 'INFO').toUpperCase() as LogLevel;
-  if (!LOG_LEVELS.includes(logLevel)) throw new Error(`configuration: LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
+  if (!LOG_LEVELS.includes(logLevel))
+    throw new Error(`configuration: LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
   return {
     tables: {
       accounts: required(env, 'ACCOUNTS_TABLE'),

@@ -10,7 +10,13 @@ const { join } = require('node:path');
 
 const ROOT = join(__dirname, '..');
 const DIST = join(ROOT, 'dashboard', 'dist');
-const SOURCES = [join(ROOT, 'dashboard', 'index.html'), join(ROOT, 'dashboard', 'vite.config.ts'), join(ROOT, 'dashboard', 'src'), join(ROOT, 'client'), join(ROOT, 'package-lock.json')];
+const SOURCES = [
+  join(ROOT, 'dashboard', 'index.html'),
+  join(ROOT, 'dashboard', 'vite.config.ts'),
+  join(ROOT, 'dashboard', 'src'),
+  join(ROOT, 'client'),
+  join(ROOT, 'package-lock.json'),
+];
 
 function newest(path) {
   if (!existsSync(path)) return 0;
@@ -32,7 +38,11 @@ function dashboardStale() {
 function ensureDashboardBuilt({ force = false, log = (/** @type {string} */ _line) => {} } = {}) {
   if (!force && !dashboardStale()) return false;
   log('building the dashboard (vite build dashboard)');
-  const result = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', 'dashboard', '--logLevel', 'warn'], { cwd: ROOT, encoding: 'utf8' });
+  const result = spawnSync(
+    process.execPath,
+    [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', 'dashboard', '--logLevel', 'warn'],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
   if (result.status !== 0) throw new Error(`the dashboard did not build:\n${result.stdout}${result.stderr}`);
   return true;
 }

@@ -12,15 +12,34 @@ const RESPONSES = [
   { type: 'ACCESS_DENIED', code: 'FORBIDDEN', detail: 'This API key is disabled.' },
   // No route matched, so there is no route to name: the problem has no `instance` (a template cannot leave out a
   // member conditionally, so these responses never carry one).
-  { type: 'MISSING_AUTHENTICATION_TOKEN', code: 'NOT_FOUND', detail: 'No such operation. See /api/health, /api/accounts, /api/all/*, /api/{account}/*.', routeless: true },
+  {
+    type: 'MISSING_AUTHENTICATION_TOKEN',
+    code: 'NOT_FOUND',
+    detail: 'No such operation. See /api/health, /api/accounts, /api/all/*, /api/{account}/*.',
+    routeless: true,
+  },
   { type: 'THROTTLED', code: 'TOO_MANY_REQUESTS', detail: 'The request rate limit was exceeded. Retry later.' },
   { type: 'AUTHORIZER_FAILURE', code: 'SERVICE_UNAVAILABLE', detail: 'The API key could not be checked. Retry later.' },
   { type: 'AUTHORIZER_CONFIGURATION_ERROR', code: 'SERVICE_UNAVAILABLE', detail: 'The API key could not be checked. Retry later.' },
   { type: 'INTEGRATION_TIMEOUT', code: 'SERVICE_UNAVAILABLE', detail: 'The request took too long. Retry later.' },
   { type: 'INTEGRATION_FAILURE', code: 'SERVICE_UNAVAILABLE', detail: 'The request could not be served. Retry later.' },
-  { type: 'REQUEST_TOO_LARGE', status: 413, code: 'INVALID_PARAMETER', title: 'Request too large', detail: 'The request is larger than the API accepts.', routeless: true },
+  {
+    type: 'REQUEST_TOO_LARGE',
+    status: 413,
+    code: 'INVALID_PARAMETER',
+    title: 'Request too large',
+    detail: 'The request is larger than the API accepts.',
+    routeless: true,
+  },
   // Any other refusal by the gateway itself: a problem body needs a definite status, so these are pinned.
-  { type: 'DEFAULT_4XX', status: 400, code: 'INVALID_PARAMETER', title: 'Bad request', detail: 'The request was refused by the API gateway.', routeless: true },
+  {
+    type: 'DEFAULT_4XX',
+    status: 400,
+    code: 'INVALID_PARAMETER',
+    title: 'Bad request',
+    detail: 'The request was refused by the API gateway.',
+    routeless: true,
+  },
   { type: 'DEFAULT_5XX', code: 'SERVICE_UNAVAILABLE', detail: 'The API gateway could not complete the request. Retry later.' },
 ].map((response) => ({ ...PROBLEMS[response.code], ...response }));
 

@@ -73,7 +73,16 @@ function retryAfterHeaders(status, retryAfterSeconds) {
  * @param {{ code: keyof typeof PROBLEMS, detail: string, title?: string, status?: number, requestId: string, instance?: string, retryAfterSeconds?: number, contentType?: string }} problem
  * @returns {{ statusCode: number, headers: Record<string, string>, body: string }}
  */
-function problemAnswer({ code, detail, title = PROBLEMS[code].title, status = PROBLEMS[code].status, requestId, instance, retryAfterSeconds, contentType = PROBLEM_CONTENT_TYPE }) {
+function problemAnswer({
+  code,
+  detail,
+  title = PROBLEMS[code].title,
+  status = PROBLEMS[code].status,
+  requestId,
+  instance,
+  retryAfterSeconds,
+  contentType = PROBLEM_CONTENT_TYPE,
+}) {
   return {
     statusCode: status,
     headers: { 'Content-Type': contentType, ...API_HEADERS, ...retryAfterHeaders(status, retryAfterSeconds) },
@@ -84,4 +93,12 @@ function problemAnswer({ code, detail, title = PROBLEMS[code].title, status = PR
 module.exports = {
   PROBLEMS,
   PROBLEM_CONTENT_TYPE,
-  GATEWAY_PROBLEM_CONTENT_TYPE, problemType, problemBody, problemAnswer, SECURITY_HEADERS, API_HEADERS, EXPOSED_HEADERS, retryAfterHeaders };
+  GATEWAY_PROBLEM_CONTENT_TYPE,
+  problemType,
+  problemBody,
+  problemAnswer,
+  SECURITY_HEADERS,
+  API_HEADERS,
+  EXPOSED_HEADERS,
+  retryAfterHeaders,
+};

@@ -29,13 +29,29 @@ class Observability {
     // An authorizer tells API Gateway to answer 401 by failing with "Unauthorized": Lambda counts every refused key
     // among its Errors, so no Errors alarm watches it (a failed key lookup is a 5xx, which Api5xxRate watches).
     const authorizers = new Set(
-      service.getAllFunctions().flatMap((key) => service.getAllEventsInFunction(key).map((event) => event.http?.authorizer?.name).filter(Boolean)),
+      service.getAllFunctions().flatMap((key) =>
+        service
+          .getAllEventsInFunction(key)
+          .map((event) => event.http?.authorizer?.name)
+          .filter(Boolean),
+      ),
     );
-    const functions = service
-      .getAllFunctions()
-      .map((key) => ({ key, logicalId: naming.getLambdaLogicalId(key), name: service.getFunction(key).name, authorizer: authorizers.has(key) }));
-    Object.assign(template.Resources, alertResources(settings, stage), alarmResources(settings, stage, functions), dashboardResource(stage, functions));
-    template.Outputs = { ...template.Outputs, AlertsTopicArn: { Description: 'Subscribe to this topic for the alarms.', Value: { Ref: 'AlertsTopic' } } };
+    const functions = service.getAllFunctions().map((key) => ({
+      key,
+      logicalId: naming.getLambdaLogicalId(key),
+      name: service.getFunction(key).name,
+      authorizer: authorizers.has(key),
+    }));
+    Object.assign(
+      template.Resources,
+      alertResources(settings, stage),
+      alarmResources(settings, stage, functions),
+      dashboardResource(stage, functions),
+    );
+    template.Outputs = {
+      ...template.Outputs,
+      AlertsTopicArn: { Description: 'Subscribe to this topic for the alarms.', Value: { Ref: 'AlertsTopic' } },
+    };
   }
 }
 
@@ -47,9 +63,17 @@ function probeDimensions(stage) {
 }
 
 function alertResources(settings, stage) {
-  const resources = { AlertsTopic: { Type: 'AWS::SNS::Topic', Properties: { TopicName: `${SERVICE}-${stage}-alerts`, DisplayName: `Trading Bot API ${stage} alerts` } } };
+  const resources = {
+    AlertsTopic: {
+      Type: 'AWS::SNS::Topic',
+      Properties: { TopicName: `${SERVICE}-${stage}-alerts`, DisplayName: `Trading Bot API ${stage} alerts` },
+    },
+  };
   if (settings.alertEmail) {
-    resources.AlertsEmailSubscription = { Type: 'AWS::SNS::Subscription', Properties: { TopicArn: { Ref: 'AlertsTopic' }, Protocol: 'email', Endpoint: settings.alertEmail } };
+    resources.AlertsEmailSubscription = {
+      Type: 'AWS::SNS::Subscription',
+      Properties: { TopicArn: { Ref: 'AlertsTopic' }, Protocol: 'email', Endpoint: settings.alertEmail },
+    };
   }
   return resources;
 }
@@ -70,27 +94,83 @@ function alarm(description, metric, rule) {
 
 function alarmResources(settings, stage, functions) {
   const probe = (MetricName, Statistic) => ({ Namespace: NAMESPACE, MetricName, Dimensions: probeDimensions(stage), Statistic });
-  const api = (MetricName) => ({ Namespace: 'AWS/ApiGateway', MetricName, Dimensions: [{ Name: 'ApiName', Value: `${stage}-${SERVICE}` }, { Name: 'Stage', Value: stage }] });
-  const anyAbove = (threshold, periods, missing) => ({ ComparisonOperator: 'GreaterThanThreshold', Threshold: threshold, EvaluationPeriods: periods, DatapointsToAlarm: periods, TreatMissingData: missing });
+  const api = (MetricName) => ({
+    Namespace: 'AWS/ApiGateway',
+    MetricName,
+    Dimensions: [
+      { Name: 'ApiName', Value: `${stage}-${SERVICE}` },
+      { Name: 'Stage', Value: stage },
+    ],
+  });
+  const anyAbove = (threshold, periods, missing) => ({
+    ComparisonOperator: 'GreaterThanThreshold',
+    Threshold: threshold,
+    EvaluationPeriods: periods,
+    DatapointsToAlarm: periods,
+    TreatMissingData: missing,
+  });
   const resources = {
-    StaleBotsAlarm: alarm('A running bot has sent no heartbeat for longer than the stale threshold, on two probes in a row.', probe('StaleBots', 'Maximum'), anyAbove(0, 2, 'notBreaching')),
-    BotsInErrorAlarm: alarm('A bot reports the error state, on two probes in a row.', probe('BotsInError', 'Maximum'), anyAbove(0, 2, 'notBreaching')),
-    DatabaseUnhealthyAlarm: alarm('The probe could not read DynamoDB.', probe('DatabaseHealthy', 'Minimum'), { ComparisonOperator: 'LessThanThreshold', Threshold: 1, EvaluationPeriods: 1, DatapointsToAlarm: 1, TreatMissingData: 'notBreaching' }),
-    ProbeNotRunningAlarm: alarm('The scheduled probe has not reported for two of its periods: nothing watches the bots.', probe('ProbeRuns', 'Sum'), {
+    StaleBotsAlarm: alarm(
+      'A running bot has sent no heartbeat for longer than the stale threshold, on two probes in a row.',
+      probe('StaleBots', 'Maximum'),
+      anyAbove(0, 2, 'notBreaching'),
+    ),
+    BotsInErrorAlarm: alarm(
+      'A bot reports the error state, on two probes in a row.',
+      probe('BotsInError', 'Maximum'),
+      anyAbove(0, 2, 'notBreaching'),
+    ),
+    DatabaseUnhealthyAlarm: alarm('The probe could not read DynamoDB.', probe('DatabaseHealthy', 'Minimum'), {
       ComparisonOperator: 'LessThanThreshold',
       Threshold: 1,
-      EvaluationPeriods: 2,
-      DatapointsToAlarm: 2,
-      TreatMissingData: 'breaching',
+      EvaluationPeriods: 1,
+      DatapointsToAlarm: 1,
+      TreatMissingData: 'notBreaching',
     }),
-    Api5xxRateAlarm: alarm('More than 5 % of the API’s answers are 5xx.', { ...api('5XXError'), Statistic: 'Average' }, anyAbove(0.05, 1, 'notBreaching')),
-    ApiLatencyP99Alarm: alarm(`The API’s p99 latency is above ${settings.latencyP99Ms} ms for 15 minutes.`, { ...api('Latency'), ExtendedStatistic: 'p99' }, anyAbove(settings.latencyP99Ms, 3, 'notBreaching')),
+    ProbeNotRunningAlarm: alarm(
+      'The scheduled probe has not reported for two of its periods: nothing watches the bots.',
+      probe('ProbeRuns', 'Sum'),
+      {
+        ComparisonOperator: 'LessThanThreshold',
+        Threshold: 1,
+        EvaluationPeriods: 2,
+        DatapointsToAlarm: 2,
+        TreatMissingData: 'breaching',
+      },
+    ),
+    Api5xxRateAlarm: alarm(
+      'More than 5 % of the API’s answers are 5xx.',
+      { ...api('5XXError'), Statistic: 'Average' },
+      anyAbove(0.05, 1, 'notBreaching'),
+    ),
+    ApiLatencyP99Alarm: alarm(
+      `The API’s p99 latency is above ${settings.latencyP99Ms} ms for 15 minutes.`,
+      { ...api('Latency'), ExtendedStatistic: 'p99' },
+      anyAbove(settings.latencyP99Ms, 3, 'notBreaching'),
+    ),
   };
   for (const fn of functions) {
-    const metric = (MetricName) => ({ Namespace: 'AWS/Lambda', MetricName, Dimensions: [{ Name: 'FunctionName', Value: { Ref: fn.logicalId } }], Statistic: 'Sum' });
-    const id = fn.key.split('-').map((part) => part[0].toUpperCase() + part.slice(1)).join('');
-    if (!fn.authorizer) resources[`${id}ErrorsAlarm`] = alarm(`The ${fn.key} function failed (an error its own code did not turn into an answer).`, metric('Errors'), anyAbove(0, 1, 'notBreaching'));
-    resources[`${id}ThrottlesAlarm`] = alarm(`Invocations of the ${fn.key} function were throttled (reserved concurrency reached).`, metric('Throttles'), anyAbove(0, 1, 'notBreaching'));
+    const metric = (MetricName) => ({
+      Namespace: 'AWS/Lambda',
+      MetricName,
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: fn.logicalId } }],
+      Statistic: 'Sum',
+    });
+    const id = fn.key
+      .split('-')
+      .map((part) => part[0].toUpperCase() + part.slice(1))
+      .join('');
+    if (!fn.authorizer)
+      resources[`${id}ErrorsAlarm`] = alarm(
+        `The ${fn.key} function failed (an error its own code did not turn into an answer).`,
+        metric('Errors'),
+        anyAbove(0, 1, 'notBreaching'),
+      );
+    resources[`${id}ThrottlesAlarm`] = alarm(
+      `Invocations of the ${fn.key} function were throttled (reserved concurrency reached).`,
+      metric('Throttles'),
+      anyAbove(0, 1, 'notBreaching'),
+    );
   }
   return resources;
 }
@@ -98,15 +178,53 @@ function alarmResources(settings, stage, functions) {
 function dashboardResource(stage, functions) {
   const probeMetric = (name, extra = {}) => [NAMESPACE, name, 'service', SERVICE, 'stage', stage, extra];
   const apiMetric = (name, extra = {}) => ['AWS/ApiGateway', name, 'ApiName', `${stage}-${SERVICE}`, 'Stage', stage, extra];
-  const widget = (title, metrics, x, y, extra = {}) => ({ type: 'metric', x, y, width: 8, height: 6, properties: { title, metrics, period: PERIOD, region: '${AWS::Region}', view: 'timeSeries', ...extra } });
+  const widget = (title, metrics, x, y, extra = {}) => ({
+    type: 'metric',
+    x,
+    y,
+    width: 8,
+    height: 6,
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: CloudFormation's Fn::Sub placeholder, filled in at deploy time.
+    properties: { title, metrics, period: PERIOD, region: '${AWS::Region}', view: 'timeSeries', ...extra },
+  });
   const perFunction = (name, stat) =>
-    functions.map((fn) => ['AWS/Lambda', name, 'FunctionName', fn.name, { stat, label: fn.authorizer && name === 'Errors' ? `${fn.key} (refused keys)` : fn.key }]);
+    functions.map((fn) => [
+      'AWS/Lambda',
+      name,
+      'FunctionName',
+      fn.name,
+      { stat, label: fn.authorizer && name === 'Errors' ? `${fn.key} (refused keys)` : fn.key },
+    ]);
   const body = {
     widgets: [
-      widget('Bots by state (probe)', ['BotsRunning', 'BotsPaused', 'BotsStopped', 'BotsInError'].map((name) => probeMetric(name, { stat: 'Maximum' })), 0, 0),
-      widget('Stale bots and oldest heartbeat (s)', [probeMetric('StaleBots', { stat: 'Maximum' }), probeMetric('OldestHeartbeatAgeSeconds', { stat: 'Maximum', yAxis: 'right' })], 8, 0),
-      widget('Database and probe', [probeMetric('DatabaseHealthy', { stat: 'Minimum' }), probeMetric('ProbeRuns', { stat: 'Sum' }), probeMetric('ProbeLatencyMs', { stat: 'Maximum', yAxis: 'right' })], 16, 0),
-      widget('API requests and errors', [apiMetric('Count', { stat: 'Sum' }), apiMetric('4XXError', { stat: 'Sum' }), apiMetric('5XXError', { stat: 'Sum' })], 0, 6),
+      widget(
+        'Bots by state (probe)',
+        ['BotsRunning', 'BotsPaused', 'BotsStopped', 'BotsInError'].map((name) => probeMetric(name, { stat: 'Maximum' })),
+        0,
+        0,
+      ),
+      widget(
+        'Stale bots and oldest heartbeat (s)',
+        [probeMetric('StaleBots', { stat: 'Maximum' }), probeMetric('OldestHeartbeatAgeSeconds', { stat: 'Maximum', yAxis: 'right' })],
+        8,
+        0,
+      ),
+      widget(
+        'Database and probe',
+        [
+          probeMetric('DatabaseHealthy', { stat: 'Minimum' }),
+          probeMetric('ProbeRuns', { stat: 'Sum' }),
+          probeMetric('ProbeLatencyMs', { stat: 'Maximum', yAxis: 'right' }),
+        ],
+        16,
+        0,
+      ),
+      widget(
+        'API requests and errors',
+        [apiMetric('Count', { stat: 'Sum' }), apiMetric('4XXError', { stat: 'Sum' }), apiMetric('5XXError', { stat: 'Sum' })],
+        0,
+        6,
+      ),
       widget('API latency (ms)', [apiMetric('Latency', { stat: 'p50' }), apiMetric('Latency', { stat: 'p99' })], 8, 6),
       widget('Requests per function', perFunction('Invocations', 'Sum'), 16, 6),
       widget('Errors per function', perFunction('Errors', 'Sum'), 0, 12),

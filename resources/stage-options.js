@@ -45,7 +45,8 @@ class StageOptions {
     for (const resource of Object.values(resources)) {
       if (resource.Type !== 'AWS::ApiGateway::Method' || resource.Properties.HttpMethod !== 'OPTIONS') continue;
       for (const response of resource.Properties.Integration.IntegrationResponses ?? []) {
-        for (const [name, value] of Object.entries(API_HEADERS)) response.ResponseParameters[`method.response.header.${name}`] = `'${value}'`;
+        for (const [name, value] of Object.entries(API_HEADERS))
+          response.ResponseParameters[`method.response.header.${name}`] = `'${value}'`;
       }
       for (const response of resource.Properties.MethodResponses ?? []) {
         for (const name of Object.keys(API_HEADERS)) response.ResponseParameters[`method.response.header.${name}`] = true;

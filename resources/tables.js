@@ -47,7 +47,13 @@ function tableName(stage, table) {
  * @returns {{ accounts: string, balances: string, trades: string, apiKeys: string, ledger: string }}
  */
 function tableNames(stage) {
-  return { accounts: tableName(stage, 'accounts'), balances: tableName(stage, 'balances'), trades: tableName(stage, 'trades'), apiKeys: tableName(stage, 'apiKeys'), ledger: tableName(stage, 'ledger') };
+  return {
+    accounts: tableName(stage, 'accounts'),
+    balances: tableName(stage, 'balances'),
+    trades: tableName(stage, 'trades'),
+    apiKeys: tableName(stage, 'apiKeys'),
+    ledger: tableName(stage, 'ledger'),
+  };
 }
 
 /** Environment variables that tell the functions where each table is. */
@@ -166,7 +172,8 @@ function botWriterPolicy(stage) {
       Type: 'AWS::IAM::ManagedPolicy',
       Properties: {
         ManagedPolicyName: `${SERVICE}-${stage}-bot-writer`,
-        Description: 'Attach to a trading bot role: lets it write its accounts, trades, balances and heartbeats through the writer (lib/writer).',
+        Description:
+          'Attach to a trading bot role: lets it write its accounts, trades, balances and heartbeats through the writer (lib/writer).',
         PolicyDocument: {
           Version: '2012-10-17',
           Statement: [

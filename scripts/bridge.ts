@@ -51,7 +51,8 @@ function secretFile(file: string): string {
 
 function positive(value: unknown, what: string): number {
   const number = typeof value === 'string' ? Number(value) : value;
-  if (typeof number !== 'number' || !Number.isFinite(number) || number <= 0) fail(`${what} must be a number of seconds above 0, got ${JSON.stringify(value)}`);
+  if (typeof number !== 'number' || !Number.isFinite(number) || number <= 0)
+    fail(`${what} must be a number of seconds above 0, got ${JSON.stringify(value)}`);
   return number;
 }
 
@@ -104,7 +105,12 @@ function parse() {
   });
   if (!parsed) return undefined;
   const { values, positionals } = parsed;
-  if (positionals[0] !== 'freqtrade' || positionals.length !== 1) fail(positionals.length ? `unknown bot kind ${positionals.join(' ')}; this bridge speaks to freqtrade` : 'say which kind of bot: freqtrade');
+  if (positionals[0] !== 'freqtrade' || positionals.length !== 1)
+    fail(
+      positionals.length
+        ? `unknown bot kind ${positionals.join(' ')}; this bridge speaks to freqtrade`
+        : 'say which kind of bot: freqtrade',
+    );
   if (values.config) {
     for (const flag of ['url', 'username', 'password', 'password-file', 'account', 'interval', 'stall-after'] as const)
       if (values[flag] !== undefined) fail(`--${flag} goes in the config file with --config`);

@@ -17,9 +17,10 @@ function fail(message: string): never {
 }
 
 async function main() {
-  let values;
+  const options = { seconds: { type: 'string' }, seed: { type: 'string' }, quiet: { type: 'boolean', default: false } } as const;
+  let values: ReturnType<typeof parseArgs<{ options: typeof options; strict: true }>>['values'];
   try {
-    ({ values } = parseArgs({ args: process.argv.slice(2), options: { seconds: { type: 'string' }, seed: { type: 'string' }, quiet: { type: 'boolean', default: false } }, strict: true }));
+    ({ values } = parseArgs({ args: process.argv.slice(2), options, strict: true }));
   } catch (error) {
     fail((error as Error).message);
   }
@@ -31,7 +32,13 @@ async function main() {
   const seconds = number('seconds', values.seconds);
   const seed = number('seed', values.seed);
   const writer = localWriter(localDatabaseEndpoint(), { stage: 'local' });
-  const bot = new DemoBot({ writer, seed, verbose: !values.quiet, log: (line) => console.log(line), staleAfterSeconds: Number(process.env.STALE_AFTER_SECONDS ?? stages.stageSettings('local').staleAfterSeconds) });
+  const bot = new DemoBot({
+    writer,
+    seed,
+    verbose: !values.quiet,
+    log: (line) => console.log(line),
+    staleAfterSeconds: Number(process.env.STALE_AFTER_SECONDS ?? stages.stageSettings('local').staleAfterSeconds),
+  });
   try {
     await bot.load();
   } catch (error) {

@@ -18,7 +18,7 @@
 import './support/quiet-sdk';
 import { isDecimal } from '../lib/decimal';
 import type { Trade } from '../lib/types';
-import { type Writer, WriterError } from '../packages/writer/src';
+import { type TradeResult, type Writer, WriterError } from '../packages/writer/src';
 import { commandLine, usageFailure } from './support/command-line';
 import { targetWriter } from './support/load-data';
 import { EquityHistory } from './support/opening-balance';
@@ -57,7 +57,8 @@ async function main() {
   if (values.create && !values.currency) fail("--create needs --currency (the account's currency, such as USD)");
   const accountId = values.account;
   const opening = values['opening-balance'];
-  if (opening !== undefined && !isDecimal(opening)) fail(`--opening-balance must be a decimal amount such as 10000.00, got ${JSON.stringify(opening)}`);
+  if (opening !== undefined && !isDecimal(opening))
+    fail(`--opening-balance must be a decimal amount such as 10000.00, got ${JSON.stringify(opening)}`);
   const history = new EquityHistory();
 
   const writer: Writer = targetWriter({ stage: values.stage, endpoint: values.endpoint });
@@ -90,11 +91,15 @@ async function main() {
       if (!batch.length) return;
       const rows = batch;
       batch = [];
-      let results;
+      let results: TradeResult[];
       try {
-        results = await writer.recordTrades(accountId, rows.map((row) => row.value));
+        results = await writer.recordTrades(
+          accountId,
+          rows.map((row) => row.value),
+        );
       } catch (error) {
-        if (error instanceof WriterError && error.code === 'ACCOUNT_NOT_FOUND') fail(`no account ${accountId}: create it with --create --currency CUR`);
+        if (error instanceof WriterError && error.code === 'ACCOUNT_NOT_FOUND')
+          fail(`no account ${accountId}: create it with --create --currency CUR`);
         throw error;
       }
       for (const result of results) {
@@ -134,8 +139,11 @@ async function main() {
     if (opening !== undefined) {
       // Oldest first: a snapshot older than the one stored is stale, so importing again records nothing new.
       let recorded = 0;
-      for (const snapshot of history.snapshots(opening)) if ((await writer.recordBalance(accountId, snapshot)) === 'recorded') recorded += 1;
-      console.log(`import: opening balance ${opening}: ${recorded} balance snapshots recorded (one at the first open, one per day with closes)`);
+      for (const snapshot of history.snapshots(opening))
+        if ((await writer.recordBalance(accountId, snapshot)) === 'recorded') recorded += 1;
+      console.log(
+        `import: opening balance ${opening}: ${recorded} balance snapshots recorded (one at the first open, one per day with closes)`,
+      );
     }
     process.exitCode = counts.rejected ? 1 : 0;
   } finally {
@@ -144,6 +152,6 @@ async function main() {
 }
 
 main().catch((error) => {
-  console.error(`import: ${error instanceof WriterError ? error.message : (error as Error).stack ?? String(error)}`);
+  console.error(`import: ${error instanceof WriterError ? error.message : ((error as Error).stack ?? String(error))}`);
   process.exit(error instanceof WriterError ? 1 : 3);
 });

@@ -30,7 +30,8 @@ async function main() {
   });
   if (!parsed) return;
   const { values, positionals } = parsed;
-  if (positionals.length !== 1) fail(positionals.length ? 'give one FILE (or - for standard input)' : 'FILE is required (or - for standard input)');
+  if (positionals.length !== 1)
+    fail(positionals.length ? 'give one FILE (or - for standard input)' : 'FILE is required (or - for standard input)');
   const [file] = positionals;
   const stdin = file === '-';
 

@@ -16,7 +16,9 @@ import { LOCAL_AWS_ENV, localDatabaseEndpoint } from './support/local-db';
 
 function usage(message?: string): never {
   if (message) console.error(`keys: ${message}`);
-  console.error('usage: npm run keys -- create --accounts ID[,ID...]|* --label NAME [--force] | list | revoke KEY_ID|KEY  [--stage S] [--endpoint URL]');
+  console.error(
+    'usage: npm run keys -- create --accounts ID[,ID...]|* --label NAME [--force] | list | revoke KEY_ID|KEY  [--stage S] [--endpoint URL]',
+  );
   process.exit(2);
 }
 
@@ -49,7 +51,9 @@ async function main() {
     region: endpoint ? LOCAL_AWS_ENV.AWS_REGION : undefined,
     endpoint,
     // DynamoDB Local checks no credentials; in AWS, the SDK's own chain (AWS_PROFILE, environment, ...).
-    credentials: endpoint ? { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY } : undefined,
+    credentials: endpoint
+      ? { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY }
+      : undefined,
     connectTimeoutMs: 2000,
     requestTimeoutMs: 5000,
     maxAttempts: 3,
@@ -60,7 +64,15 @@ async function main() {
     if (!accountsOption) usage('create needs --accounts');
     if (!label) usage('create needs --label');
     // A key's scope is a set: `acc-1,acc-1` is one account.
-    const accounts = accountsOption === '*' ? '*' : accountSet(accountsOption.split(',').map((id) => id.trim()).filter(Boolean));
+    const accounts =
+      accountsOption === '*'
+        ? '*'
+        : accountSet(
+            accountsOption
+              .split(',')
+              .map((id) => id.trim())
+              .filter(Boolean),
+          );
     if (accounts !== '*' && (accounts.length === 0 || !accounts.every(isAccountId))) {
       usage('--accounts must be account ids separated by commas, or *');
     }
@@ -78,7 +90,13 @@ async function main() {
     console.log(key);
   } else if (command === 'list') {
     const rows = (await listApiKeys(store)).map((record) =>
-      [record.keyId, record.disabled ? 'disabled' : 'active', record.createdAt, record.label, record.accounts === '*' ? '*' : record.accounts.join(',')].join('\t'),
+      [
+        record.keyId,
+        record.disabled ? 'disabled' : 'active',
+        record.createdAt,
+        record.label,
+        record.accounts === '*' ? '*' : record.accounts.join(','),
+      ].join('\t'),
     );
     console.log(['KEY_ID', 'STATE', 'CREATED', 'LABEL', 'ACCOUNTS'].join('\t'));
     for (const row of rows.sort()) console.log(row);

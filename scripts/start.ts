@@ -45,7 +45,8 @@ function localCursorSecret(inMemory: boolean): string {
  * says more). The probe's metrics and log line are left out too: the probe watch prints what changes, not every
  * run. Everything else (the functions' log lines, errors) is passed on.
  */
-const OFFLINE_CHATTER = /[│┌└─]|^Starting Offline|^Offline \[|^Function names exposed|^ {3}\* |^Scheduling \[|^Server ready|^\s*$|^(GET|HEAD|OPTIONS) \S+ \(λ: [\w-]+\)$|^\(λ: [\w-]+\) RequestId: /;
+const OFFLINE_CHATTER =
+  /[│┌└─]|^Starting Offline|^Offline \[|^Function names exposed|^ {3}\* |^Scheduling \[|^Server ready|^\s*$|^(GET|HEAD|OPTIONS) \S+ \(λ: [\w-]+\)$|^\(λ: [\w-]+\) RequestId: /;
 function printOfflineLine(line: string): void {
   if (OFFLINE_CHATTER.test(line)) return;
   if (line.startsWith('{"_aws":') || /"function_name":"[\w-]+-probe"/.test(line)) return;
@@ -103,11 +104,20 @@ async function main() {
   }
   client.destroy();
 
-  const api = await startLocalApi({ stage: STAGE, dbEndpoint: db.endpoint, cursorSecret, port: ports.PORT, lambdaPort: ports.LAMBDA_PORT, auth, onLine: printOfflineLine });
+  const api = await startLocalApi({
+    stage: STAGE,
+    dbEndpoint: db.endpoint,
+    cursorSecret,
+    port: ports.PORT,
+    lambdaPort: ports.LAMBDA_PORT,
+    auth,
+    onLine: printOfflineLine,
+  });
   cleanups.push(() => api.stop());
 
   const probeSeconds = process.env.PROBE === 'off' ? 0 : Number(process.env.PROBE_SECONDS || 60);
-  if (!Number.isInteger(probeSeconds) || probeSeconds < 0) fail(`PROBE_SECONDS must be a whole number of seconds, got "${process.env.PROBE_SECONDS}"`);
+  if (!Number.isInteger(probeSeconds) || probeSeconds < 0)
+    fail(`PROBE_SECONDS must be a whole number of seconds, got "${process.env.PROBE_SECONDS}"`);
   if (probeSeconds) {
     const watch = watchProbe({ offline: api.offline, stage: STAGE, seconds: probeSeconds, print: (line) => console.log(line) });
     cleanups.push(async () => watch.stop());
@@ -174,6 +184,8 @@ setInterval(() => {
 }, 1000).unref();
 
 main().catch(async (error) => {
-  console.error(`npm start: ${error instanceof PrerequisiteError ? error.message : error instanceof Error ? error.message : String(error)}`);
+  console.error(
+    `npm start: ${error instanceof PrerequisiteError ? error.message : error instanceof Error ? error.message : String(error)}`,
+  );
   await shutdown(1);
 });

@@ -45,7 +45,9 @@ export function withGaps(times: number[], series: number[][], step: number): { d
       gaps.push((previous + time) / 2);
     }
     xs.push(time);
-    series.forEach((values, s) => ys[s].push(values[i]));
+    series.forEach((values, s) => {
+      ys[s].push(values[i]);
+    });
   });
   return { data: [xs, ...ys], gaps };
 }
@@ -66,7 +68,10 @@ export function equityChart(container: HTMLElement, points: { time: string; bala
       cursor: { drag: { x: false, y: false } },
       scales: { x: { time: true } },
       hooks: { ready: [mark], setSize: [mark] },
-      axes: [{ stroke: axisStroke, grid }, { stroke: axisStroke, grid, size: 80 }],
+      axes: [
+        { stroke: axisStroke, grid },
+        { stroke: axisStroke, grid, size: 80 },
+      ],
       series: [{}, { label: 'NAV', stroke: '#1f5fbf', width: 2 }, { label: 'Balance', stroke: '#7a4b00', width: 1.5, dash: [6, 4] }],
     },
     data,
@@ -81,7 +86,12 @@ export function pnlChart(container: HTMLElement, points: { start: string; realiz
   const cumulative = points.map((p) => (total += Number(p.realizedPL)));
   const values = points.map((p) => Number(p.realizedPL));
   // Gains and losses as two bar series, so each has its colour.
-  const data: uPlot.AlignedData = [points.map((p) => seconds(p.start)), values.map((v) => (v >= 0 ? v : null)), values.map((v) => (v < 0 ? v : null)), cumulative];
+  const data: uPlot.AlignedData = [
+    points.map((p) => seconds(p.start)),
+    values.map((v) => (v >= 0 ? v : null)),
+    values.map((v) => (v < 0 ? v : null)),
+    cumulative,
+  ];
   const bars = uPlot.paths.bars!({ size: [0.7, 40] });
   const plot = new uPlot(
     {

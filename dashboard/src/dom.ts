@@ -5,7 +5,11 @@
 type Child = Node | string | number | null | undefined | false;
 type Attributes = Record<string, string | number | boolean | null | undefined>;
 
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Attributes = {}, ...children: (Child | Child[])[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes: Attributes = {},
+  ...children: (Child | Child[])[]
+): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
     if (value === null || value === undefined || value === false) continue;
@@ -21,5 +25,10 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Att
 
 /** Replaces an element's content. */
 export function fill(target: Element, ...children: (Child | Child[])[]): void {
-  target.replaceChildren(...children.flat().filter((child): child is Node | string | number => child !== null && child !== undefined && child !== false).map((child) => (child instanceof Node ? child : document.createTextNode(String(child)))));
+  target.replaceChildren(
+    ...children
+      .flat()
+      .filter((child): child is Node | string | number => child !== null && child !== undefined && child !== false)
+      .map((child) => (child instanceof Node ? child : document.createTextNode(String(child)))),
+  );
 }

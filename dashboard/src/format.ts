@@ -9,7 +9,8 @@ import { h } from './dom';
 export const placesOf = (value: string | null | undefined): number => (value ? (value.split('.')[1] ?? '').length : 0);
 
 /** The places a column needs to show each of `values` whole: the most any of them has. */
-export const columnPlaces = (values: (string | null | undefined)[]): number => values.reduce((most, value) => Math.max(most, placesOf(value)), 0);
+export const columnPlaces = (values: (string | null | undefined)[]): number =>
+  values.reduce((most, value) => Math.max(most, placesOf(value)), 0);
 
 /** `-107926.5631` → `-107,926.5631`; with `places` 6, `-107,926.563100`. Padded only: a value keeps all its own places. */
 export function grouped(value: string, places = 0): string {
@@ -24,7 +25,11 @@ export function grouped(value: string, places = 0): string {
  * too. The exact string stays in `data-amount` and, with the currency, in the title: a cell too narrow for a very long
  * amount cuts it with an ellipsis and the whole value shows on hover.
  */
-export function amount(value: string | null | undefined, currency?: string, options: { signed?: boolean; places?: number } = {}): HTMLElement {
+export function amount(
+  value: string | null | undefined,
+  currency?: string,
+  options: { signed?: boolean; places?: number } = {},
+): HTMLElement {
   if (value === null || value === undefined) return h('span', { class: 'muted' }, '—');
   const sign = /^-/.test(value) && /[1-9]/.test(value) ? 'neg' : /[1-9]/.test(value) ? 'pos' : 'zero';
   const word = options.signed ? (sign === 'neg' ? ' (loss)' : sign === 'pos' ? ' (profit)' : ' (flat)') : '';

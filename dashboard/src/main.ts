@@ -40,7 +40,8 @@ async function open() {
   close();
   const route = currentRoute();
   for (const link of document.querySelectorAll<HTMLAnchorElement>('[data-nav]')) {
-    if (link.dataset.nav === route.view || (route.view === 'account' && link.dataset.nav === 'fleet')) link.setAttribute('aria-current', 'page');
+    if (link.dataset.nav === route.view || (route.view === 'account' && link.dataset.nav === 'fleet'))
+      link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
   const opened =
@@ -67,7 +68,14 @@ function askForKey(detail: string) {
     'form',
     { class: 'key-form', 'aria-labelledby': 'key-title' },
     h('h2', { id: 'key-title' }, 'API key'),
-    h('p', {}, detail, ' Paste a key made with ', h('code', {}, 'npm run keys -- create'), '. It is kept for this browser session only (sessionStorage) and sent in the x-api-key header.'),
+    h(
+      'p',
+      {},
+      detail,
+      ' Paste a key made with ',
+      h('code', {}, 'npm run keys -- create'),
+      '. It is kept for this browser session only (sessionStorage) and sent in the x-api-key header.',
+    ),
     h('p', {}, h('label', { for: 'api-key' }, 'Key'), input),
     h('p', {}, h('button', { type: 'submit' }, 'Use this key')),
   );

@@ -15,7 +15,10 @@ const EXPOSED = contract.EXPOSED_HEADERS.join(', ');
  * port).
  */
 function entryPattern(entry: string): RegExp {
-  const escaped = entry.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace('*', '.+').replace(/\*/g, '\\*');
+  const escaped = entry
+    .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+    .replace('*', '.+')
+    .replace(/\*/g, '\\*');
   return new RegExp(`^${escaped}$`);
 }
 

@@ -25,14 +25,23 @@ const VERSION = 'v2';
 const MAX_LENGTH = 512;
 
 function bindingText(binding: CursorBinding): string {
-  const lines = [VERSION, binding.scope, binding.status ?? '*', binding.instrument ?? '*', encodeScope(binding.principal.accounts), binding.principal.keyId ?? ''];
+  const lines = [
+    VERSION,
+    binding.scope,
+    binding.status ?? '*',
+    binding.instrument ?? '*',
+    encodeScope(binding.principal.accounts),
+    binding.principal.keyId ?? '',
+  ];
   // Only a listing with a window binds one, so the cursors of listings without one (API 1.0) stay as they were.
   if (binding.from !== undefined || binding.to !== undefined) lines.push(`window ${binding.from ?? '*'} ${binding.to ?? '*'}`);
   return lines.join('\n');
 }
 
 function sign(position: string, binding: CursorBinding, secret: string): Buffer {
-  return createHmac('sha256', secret).update(`${bindingText(binding)}\n${position}`).digest();
+  return createHmac('sha256', secret)
+    .update(`${bindingText(binding)}\n${position}`)
+    .digest();
 }
 
 /** The opaque cursor for continuing a listing after `position`. */

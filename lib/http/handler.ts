@@ -89,7 +89,8 @@ const problemErrors = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Con
 
 /** The invocation keys of a request, taken once (they mark the first request of an instance as its cold start). */
 function invocationOf(request: { context: Context; internal: Record<string, unknown> }): Record<string, unknown> {
-  return (request.internal.invocation ??= invocationKeys(request.context)) as Record<string, unknown>;
+  request.internal.invocation ??= invocationKeys(request.context);
+  return request.internal.invocation as Record<string, unknown>;
 }
 
 /**

@@ -29,10 +29,7 @@ function shownName(name: string): string {
 }
 
 /** Parses the raw (possibly repeated) query parameters against `parsers`. */
-export function parseQuery<P extends ParameterParsers>(
-  parsers: P,
-  raw: Record<string, readonly string[] | undefined>,
-): ParsedQuery<P> {
+export function parseQuery<P extends ParameterParsers>(parsers: P, raw: Record<string, readonly string[] | undefined>): ParsedQuery<P> {
   const errors: ParameterError[] = [];
   const parsed: Record<string, unknown> = {};
   for (const [name, values = []] of Object.entries(raw)) {
@@ -40,7 +37,9 @@ export function parseQuery<P extends ParameterParsers>(
       const known = Object.keys(parsers);
       errors.push({
         parameter: shownName(name),
-        message: known.length ? `is not a parameter of this operation (accepted: ${known.join(', ')})` : 'this operation takes no parameters',
+        message: known.length
+          ? `is not a parameter of this operation (accepted: ${known.join(', ')})`
+          : 'this operation takes no parameters',
       });
     } else if (values.length !== 1) {
       errors.push({ parameter: name, message: 'must be given once' });
@@ -105,7 +104,9 @@ export function parseTimeParameter(value: string): number {
   const ms = parseTime(value);
   // An offset's `+` sent unencoded arrives as a space: a query string reads `+` as one.
   if (ms === undefined && /^\d{4}-\d{2}-\d{2}T[\d:.]+ \d{2}:\d{2}$/.test(value)) {
-    return reject(`must be an RFC 3339 time with a zone; the "+" of its offset arrived as a space: send it as %2B (${value.replace(' ', '%2B')})`);
+    return reject(
+      `must be an RFC 3339 time with a zone; the "+" of its offset arrived as a space: send it as %2B (${value.replace(' ', '%2B')})`,
+    );
   }
   if (ms === undefined) return reject('must be an RFC 3339 time with a zone, such as 2026-11-01T00:00:00Z or 2026-11-01T09:00:00+09:00');
   if (ms < EARLIEST || ms > LATEST) return reject('must fall between 0000-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z');

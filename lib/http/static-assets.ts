@@ -34,7 +34,9 @@ export const CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 function candidates(): string[] {
-  return [process.env.LAMBDA_TASK_ROOT, process.cwd()].filter((root): root is string => !!root).map((root) => join(root, 'dashboard', 'dist'));
+  return [process.env.LAMBDA_TASK_ROOT, process.cwd()]
+    .filter((root): root is string => !!root)
+    .map((root) => join(root, 'dashboard', 'dist'));
 }
 
 function walk(dir: string): string[] {
@@ -55,7 +57,12 @@ export function loadAssets(dir = candidates().find((path) => existsSync(join(pat
     const body = readFileSync(file, 'utf8');
     // Vite names every asset by a hash of its content: cache for a year. The page itself: always revalidate.
     const immutable = path.startsWith('/assets/');
-    assets.set(path === '/index.html' ? '/' : path, { body, contentType: type, cacheControl: immutable ? 'public, max-age=31536000, immutable' : 'no-cache', etag: entityTag(body) });
+    assets.set(path === '/index.html' ? '/' : path, {
+      body,
+      contentType: type,
+      cacheControl: immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+      etag: entityTag(body),
+    });
   }
   return assets;
 }

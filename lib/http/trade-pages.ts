@@ -15,7 +15,13 @@ export async function tradePage(scope: TradeScope, query: ParsedQuery<typeof TRA
   if (scope !== 'all') requireVisibleAccount(principal, scope.accountId);
   const window = checkWindow({ from: query.from, to: query.to });
   const status = query.status === 'all' ? undefined : query.status;
-  const binding: CursorBinding = { scope: scope === 'all' ? 'all' : scope.accountId, status, instrument: query.instrument, ...storedWindow(window), principal };
+  const binding: CursorBinding = {
+    scope: scope === 'all' ? 'all' : scope.accountId,
+    status,
+    instrument: query.instrument,
+    ...storedWindow(window),
+    principal,
+  };
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, binding, config.cursorSecret);
   const limit = query.limit ?? DEFAULT_LIMIT;
   const { trades, next } = await listTrades(scope, { status, instrument: query.instrument, ...window, limit, after }, principal);

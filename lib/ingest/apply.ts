@@ -129,7 +129,10 @@ async function applyTradeRun(writer: Writer, account: string, run: readonly Numb
   if (fresh.length) {
     let created: Awaited<ReturnType<Writer['recordTrades']>>;
     try {
-      created = await writer.recordTrades(account, fresh.map(([, trade]) => trade));
+      created = await writer.recordTrades(
+        account,
+        fresh.map(([, trade]) => trade),
+      );
     } catch (error) {
       if (unavailable(error)) throw new DatabaseDown();
       // The account itself is refused (it does not exist): every line says so, one by one.
@@ -144,7 +147,11 @@ async function applyTradeRun(writer: Writer, account: string, run: readonly Numb
       for (const { line, event } of byId.get(id)!) results.push({ line, outcome: OUTCOME_OF_FOLDED[event.type] });
     }
   }
-  await oneByOne(writer, run.filter((entry) => single.has((entry.event as { id: string }).id)), results);
+  await oneByOne(
+    writer,
+    run.filter((entry) => single.has((entry.event as { id: string }).id)),
+    results,
+  );
 }
 
 /**

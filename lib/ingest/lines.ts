@@ -52,7 +52,10 @@ export function parseLine(text: string): Event {
   }
   const spec = EVENT_FIELDS[type as EventType];
   const unknown = Object.keys(fields).filter((name) => !spec.required.includes(name) && !spec.optional.includes(name));
-  if (unknown.length) throw new LineError(`unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} for a ${type} line (it takes ${[...spec.required, ...spec.optional].join(', ')})`);
+  if (unknown.length)
+    throw new LineError(
+      `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} for a ${type} line (it takes ${[...spec.required, ...spec.optional].join(', ')})`,
+    );
   const missing = spec.required.filter((name) => fields[name] === undefined);
   if (missing.length) throw new LineError(`${missing.join(', ')}: required for a ${type} line`);
   try {

@@ -54,7 +54,9 @@ async function headOf(handle: FileHandle, bytes: number): Promise<Buffer> {
 }
 
 async function headDigest(handle: FileHandle, bytes: number): Promise<string> {
-  return createHash('sha256').update(await headOf(handle, bytes)).digest('hex');
+  return createHash('sha256')
+    .update(await headOf(handle, bytes))
+    .digest('hex');
 }
 
 /** Splits bytes into lines, remembering the byte offset after each; a line too long is refused, not kept. */
@@ -80,9 +82,12 @@ class Splitter {
       const length = this.pendingBytes + part.length;
       this.offset += length + 1;
       this.line += 1;
-      if (this.skipping || length > MAX_LINE_BYTES) out.push({ entry: { line: this.line, error: `longer than ${MAX_LINE_BYTES} bytes` }, end: this.offset });
+      if (this.skipping || length > MAX_LINE_BYTES)
+        out.push({ entry: { line: this.line, error: `longer than ${MAX_LINE_BYTES} bytes` }, end: this.offset });
       else {
-        const text = Buffer.concat([...this.pending, part]).toString('utf8').replace(/\r$/, '');
+        const text = Buffer.concat([...this.pending, part])
+          .toString('utf8')
+          .replace(/\r$/, '');
         if (text.trim() !== '') out.push({ entry: { line: this.line, text }, end: this.offset });
       }
       this.pending = [];
@@ -150,7 +155,8 @@ export async function* fileLines(file: string, options: SourceOptions = {}): Asy
       let start = { offset: 0, line: 0 };
       const saved = keep && !fromStart ? await readCheckpoint(file) : undefined;
       if (saved) {
-        if (saved.inode === ino && saved.offset <= size && (await headDigest(handle, saved.headBytes)) === saved.head) start = { offset: saved.offset, line: saved.line };
+        if (saved.inode === ino && saved.offset <= size && (await headDigest(handle, saved.headBytes)) === saved.head)
+          start = { offset: saved.offset, line: saved.line };
         else options.onRestart?.(`the checkpoint is of another file than ${basename(file)} now is: reading it from its start`);
       }
       fromStart = false;
@@ -160,7 +166,14 @@ export async function* fileLines(file: string, options: SourceOptions = {}): Asy
       const save = async (offset: number, line: number) => {
         if (!keep) return;
         const headBytes = Math.min(HEAD_BYTES, offset);
-        await writeCheckpoint(file, { file: basename(file), inode: ino, offset, line, head: await headDigest(handle, headBytes), headBytes });
+        await writeCheckpoint(file, {
+          file: basename(file),
+          inode: ino,
+          offset,
+          line,
+          head: await headDigest(handle, headBytes),
+          headBytes,
+        });
       };
       // Hands out what was read, a batch at a time; a batch's checkpoint is saved once the caller asks for more.
       const flush = async function* () {

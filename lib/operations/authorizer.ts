@@ -1,6 +1,6 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { encodeScope } from '../access';
-import { apiKeyOf, findApiKey, keyIdOf } from '../store/api-keys-table';
+import { type ApiKeyRecord, apiKeyOf, findApiKey, keyIdOf } from '../store/api-keys-table';
 import { invocationKeys, logger } from '../telemetry';
 import { store } from './store';
 
@@ -14,10 +14,18 @@ export const UNAUTHORIZED = 'Unauthorized';
  * because API Gateway caches one policy per key for all routes, and a context naming the accounts it may see,
  * which the functions enforce. Every refusal is an info line naming the key's id (never the key).
  */
-export async function authorize(event: APIGatewayRequestAuthorizerEvent, context: Pick<Context, 'functionName' | 'awsRequestId'>): Promise<APIGatewayAuthorizerResult | typeof UNAUTHORIZED> {
+export async function authorize(
+  event: APIGatewayRequestAuthorizerEvent,
+  context: Pick<Context, 'functionName' | 'awsRequestId'>,
+): Promise<APIGatewayAuthorizerResult | typeof UNAUTHORIZED> {
   const key = apiKeyOf(event.headers);
-  const keys = { request_id: event.requestContext?.requestId, ...invocationKeys(context), route: event.resource, keyId: key === undefined ? null : (keyIdOf(key) ?? null) };
-  let record;
+  const keys = {
+    request_id: event.requestContext?.requestId,
+    ...invocationKeys(context),
+    route: event.resource,
+    keyId: key === undefined ? null : (keyIdOf(key) ?? null),
+  };
+  let record: ApiKeyRecord | undefined;
   try {
     record = key === undefined ? undefined : await findApiKey(store, key);
   } catch (error) {

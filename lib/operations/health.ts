@@ -6,7 +6,6 @@ import { store } from './store';
 export const SERVICE_NAME = 'Trading Bot API';
 export const SERVICE_VERSION = '1.0';
 
-
 // A key no account can have (account ids start with a letter or digit): the probe reads nothing, reveals nothing,
 // and needs only the GetItem permission the API already has.
 export const HEALTH_PROBE_KEY = accountKey('~health-probe');

@@ -22,7 +22,7 @@ export interface ProbeResult {
   databaseHealthy: boolean;
   latencyMs: number;
   /** Bots by state; null when the database did not answer. */
-  bots: Record<BotState, number> & { total: number } | null;
+  bots: (Record<BotState, number> & { total: number }) | null;
   /** Accounts whose bot is stale, and how long since each last heartbeat (null: never). */
   stale: { accountId: string; heartbeatAgeSeconds: number | null }[];
   /** Accounts whose bot reports `error`, with its message. */
@@ -41,15 +41,28 @@ export async function runProbe(now: Date): Promise<ProbeResult> {
     fleet = undefined;
   }
   const latencyMs = Math.round(performance.now() - started);
-  const result: ProbeResult = { time: now.toISOString(), databaseHealthy: fleet !== undefined, latencyMs, bots: null, stale: [], inError: [], oldestHeartbeatAgeSeconds: null };
+  const result: ProbeResult = {
+    time: now.toISOString(),
+    databaseHealthy: fleet !== undefined,
+    latencyMs,
+    bots: null,
+    stale: [],
+    inError: [],
+    oldestHeartbeatAgeSeconds: null,
+  };
   if (fleet) {
     const statuses = fleet.accounts;
     const { stale, ...bots } = fleet.summary;
     result.bots = bots;
-    result.stale = statuses.filter((status) => status.stale).map(({ accountId, heartbeatAgeSeconds }) => ({ accountId, heartbeatAgeSeconds }));
+    result.stale = statuses
+      .filter((status) => status.stale)
+      .map(({ accountId, heartbeatAgeSeconds }) => ({ accountId, heartbeatAgeSeconds }));
     result.inError = statuses.filter((status) => status.state === 'error').map(({ accountId, message }) => ({ accountId, message }));
     const running = statuses.filter((status) => status.state === 'running');
-    result.oldestHeartbeatAgeSeconds = running.length && running.every((status) => status.heartbeatAgeSeconds !== null) ? Math.max(...running.map((status) => status.heartbeatAgeSeconds!)) : null;
+    result.oldestHeartbeatAgeSeconds =
+      running.length && running.every((status) => status.heartbeatAgeSeconds !== null)
+        ? Math.max(...running.map((status) => status.heartbeatAgeSeconds!))
+        : null;
   }
   return result;
 }
@@ -65,7 +78,8 @@ export function reportProbe(result: ProbeResult, context: Pick<Context, 'functio
     metrics.addMetric('BotsStopped', MetricUnit.Count, result.bots.stopped);
     metrics.addMetric('BotsInError', MetricUnit.Count, result.bots.error);
     metrics.addMetric('StaleBots', MetricUnit.Count, result.stale.length);
-    if (result.oldestHeartbeatAgeSeconds !== null) metrics.addMetric('OldestHeartbeatAgeSeconds', MetricUnit.Seconds, result.oldestHeartbeatAgeSeconds);
+    if (result.oldestHeartbeatAgeSeconds !== null)
+      metrics.addMetric('OldestHeartbeatAgeSeconds', MetricUnit.Seconds, result.oldestHeartbeatAgeSeconds);
   }
   metrics.publishStoredMetrics();
   const line = {

@@ -4,7 +4,16 @@ import { accountNotFound, invalidParameter } from '../errors';
 import { getAccountItem, readAccountScopedItems } from '../store/accounts-table';
 import type { Item } from '../store/dynamodb';
 import { readEquityEntries, readPnlEntries } from '../store/ledger-table';
-import { type CalendarUnit, type Interval, type Period, periodsBetween, periodStart, shiftPeriodStart, type TimeWindow, timestamp } from '../time';
+import {
+  type CalendarUnit,
+  type Interval,
+  type Period,
+  periodsBetween,
+  periodStart,
+  shiftPeriodStart,
+  type TimeWindow,
+  timestamp,
+} from '../time';
 import type { AccountEquity, AccountPnl, AllPnl, PnlPoint, Principal } from '../types';
 import { store } from './store';
 import { checkWindow } from './window';
@@ -54,7 +63,10 @@ export function seriesWindow(unit: CalendarUnit, requested: TimeWindow, now: Dat
   if (from >= to) throw invalidParameter('from', 'must be earlier than to (which defaults to the end of the current period)');
   const points = periodsBetween(from, to, unit);
   if (points > maxPoints) {
-    throw invalidParameter('from', `makes a window of ${points} ${unit}s; at most ${maxPoints} fit in one answer (narrow the window or use a longer ${unit === 'hour' || unit === 'day' ? 'unit' : 'period'})`);
+    throw invalidParameter(
+      'from',
+      `makes a window of ${points} ${unit}s; at most ${maxPoints} fit in one answer (narrow the window or use a longer ${unit === 'hour' || unit === 'day' ? 'unit' : 'period'})`,
+    );
   }
   const starts = Array.from({ length: points }, (_, i) => shiftPeriodStart(from, unit, i));
   return { from, to, starts };
@@ -69,7 +81,9 @@ async function pnlPoints(accountId: string, period: Period, window: SeriesWindow
   const byStart = new Map(entries.map((entry) => [entry.start, entry]));
   return starts.map((start) => {
     const entry = byStart.get(start);
-    return entry ? { start, realizedPL: entry.realizedPL, tradesClosed: entry.tradesClosed, wins: entry.wins, losses: entry.losses } : { start, ...ZERO_POINT };
+    return entry
+      ? { start, realizedPL: entry.realizedPL, tradesClosed: entry.tradesClosed, wins: entry.wins, losses: entry.losses }
+      : { start, ...ZERO_POINT };
   });
 }
 

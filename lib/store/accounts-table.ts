@@ -74,7 +74,9 @@ export async function listAccounts(store: Store, principal: Principal): Promise<
 
 /** Creates the account item; refused (its condition fails) when the account exists. */
 export function createAccount(store: Store, account: Account, bot: BotReport): TransactItem {
-  return { Put: { TableName: store.tables.accounts, Item: accountItem(account, bot), ConditionExpression: 'attribute_not_exists(accountId)' } };
+  return {
+    Put: { TableName: store.tables.accounts, Item: accountItem(account, bot), ConditionExpression: 'attribute_not_exists(accountId)' },
+  };
 }
 
 /** Changes an existing account's profile; refused when the account is missing or has another currency. */
@@ -86,7 +88,12 @@ export function updateProfile(store: Store, accountId: string, currency: string,
       UpdateExpression: 'SET #name = :name, broker = :broker, environment = :environment',
       ConditionExpression: 'attribute_exists(accountId) AND currency = :currency',
       ExpressionAttributeNames: { '#name': 'name' },
-      ExpressionAttributeValues: { ':name': profile.name, ':broker': profile.broker, ':environment': profile.environment, ':currency': currency },
+      ExpressionAttributeValues: {
+        ':name': profile.name,
+        ':broker': profile.broker,
+        ':environment': profile.environment,
+        ':currency': currency,
+      },
     },
   };
 }

@@ -70,11 +70,22 @@ export async function findApiKey(store: Store, key: string): Promise<ApiKeyRecor
 }
 
 /** Creates a new key for `accounts` and stores its record; the key itself is returned once and never stored. */
-export async function createApiKey(store: Store, accounts: '*' | readonly string[], label: string, options: { disabled?: boolean; now?: Date } = {}): Promise<{ key: string; record: ApiKeyRecord }> {
+export async function createApiKey(
+  store: Store,
+  accounts: '*' | readonly string[],
+  label: string,
+  options: { disabled?: boolean; now?: Date } = {},
+): Promise<{ key: string; record: ApiKeyRecord }> {
   const created = newApiKey(accounts, label, options.now);
   const record = { ...created.record, disabled: options.disabled ?? false };
   // A key id is 64 random bits: a collision is refused rather than overwriting another key.
-  if (!(await putItem(store, { TableName: store.tables.apiKeys, Item: apiKeyItem(record), ConditionExpression: 'attribute_not_exists(keyId)' }))) {
+  if (
+    !(await putItem(store, {
+      TableName: store.tables.apiKeys,
+      Item: apiKeyItem(record),
+      ConditionExpression: 'attribute_not_exists(keyId)',
+    }))
+  ) {
     throw new Error(`key id ${record.keyId} is taken; create the key again`);
   }
   return { key: created.key, record };

@@ -108,9 +108,10 @@ export function totalBalances(balances: readonly Balance[]): Total[] {
   return [...byCurrency.entries()]
     .sort(([a], [b]) => compareIds(a, b))
     .map(([currency, group]) => {
-      const amounts = Object.fromEntries(
-        AMOUNTS.map((field) => [field, sumDecimals(group.map((balance) => balance[field]))]),
-      ) as Record<(typeof AMOUNTS)[number], string>;
+      const amounts = Object.fromEntries(AMOUNTS.map((field) => [field, sumDecimals(group.map((balance) => balance[field]))])) as Record<
+        (typeof AMOUNTS)[number],
+        string
+      >;
       return {
         currency,
         ...amounts,

@@ -121,7 +121,11 @@ export async function scanAll(store: Store, table: string): Promise<Item[]> {
  * Runs a Query until it has `wanted` items or the key range is exhausted. DynamoDB may end a page early (1 MB of
  * data) with a `LastEvaluatedKey`; following it keeps pages full instead of silently short.
  */
-export async function queryItems(store: Store, input: Omit<QueryCommandInput, 'Limit' | 'ExclusiveStartKey'>, wanted: number): Promise<Item[]> {
+export async function queryItems(
+  store: Store,
+  input: Omit<QueryCommandInput, 'Limit' | 'ExclusiveStartKey'>,
+  wanted: number,
+): Promise<Item[]> {
   const items: Item[] = [];
   const request: QueryCommandInput = { ...input, Limit: wanted };
   await send(async () => {
@@ -169,7 +173,8 @@ export async function batchGetItems(store: Store, requests: Record<string, Item[
   for (let start = 0; start < pending.length; start += BATCH_GET_MAX_KEYS) {
     let batch: BatchGetCommandInput['RequestItems'] = {};
     for (const { table, key } of pending.slice(start, start + BATCH_GET_MAX_KEYS)) {
-      (batch[table] ??= { Keys: [], ConsistentRead: consistent }).Keys!.push(key);
+      batch[table] ??= { Keys: [], ConsistentRead: consistent };
+      batch[table].Keys!.push(key);
     }
     for (let attempt = 0; batch && Object.keys(batch).length > 0; attempt++) {
       if (attempt > UNPROCESSED_RETRIES) throw new DatabaseError('throttled', 'UnprocessedKeys');
@@ -210,13 +215,17 @@ export class TransactionCancelled extends Error {
  */
 export async function transactWrite(store: Store, items: TransactItem[]): Promise<void> {
   try {
-    await send(() => store.client.send(new TransactWriteCommand({ TransactItems: items })), ['TransactionCanceledException', 'TransactionConflictException']);
+    await send(
+      () => store.client.send(new TransactWriteCommand({ TransactItems: items })),
+      ['TransactionCanceledException', 'TransactionConflictException'],
+    );
   } catch (error) {
     const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
     if (error instanceof Error && error.name === 'TransactionCanceledException') {
       throw new TransactionCancelled(reasons ? reasons.map((reason) => reason.Code ?? 'None') : items.map(() => 'Unknown'));
     }
-    if (error instanceof Error && error.name === 'TransactionConflictException') throw new TransactionCancelled(items.map(() => 'TransactionConflict'));
+    if (error instanceof Error && error.name === 'TransactionConflictException')
+      throw new TransactionCancelled(items.map(() => 'TransactionConflict'));
     throw error;
   }
 }

@@ -23,7 +23,12 @@ export class DatabaseError extends Error {
   }
 }
 
-const THROTTLING = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded', 'TooManyRequestsException']);
+const THROTTLING = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'TooManyRequestsException',
+]);
 
 /** The DatabaseError an SDK failure stands for. */
 export function databaseError(error: unknown): DatabaseError {

@@ -89,7 +89,13 @@ export async function getRegisteredOpenTimes(store: Store, accountId: string, tr
 
 /** Registers a trade id with its open time; refused when the id is registered already. */
 export function registerTradeId(store: Store, accountId: string, tradeId: string, openTime: string): TransactItem {
-  return { Put: { TableName: store.tables.ledger, Item: { ...tradeIdKey(accountId, tradeId), openTime }, ConditionExpression: 'attribute_not_exists(accountId)' } };
+  return {
+    Put: {
+      TableName: store.tables.ledger,
+      Item: { ...tradeIdKey(accountId, tradeId), openTime },
+      ConditionExpression: 'attribute_not_exists(accountId)',
+    },
+  };
 }
 
 function toPnlEntry(item: Item): PnlEntry {
@@ -157,12 +163,26 @@ async function readEntries(store: Store, accountId: string, prefix: string, firs
 }
 
 /** The P&L aggregates of `period` starting from `first` to `last` (both period starts), oldest first. */
-export async function readPnlEntries(store: Store, accountId: string, period: Period, first: string, last: string, points: number): Promise<PnlEntry[]> {
+export async function readPnlEntries(
+  store: Store,
+  accountId: string,
+  period: Period,
+  first: string,
+  last: string,
+  points: number,
+): Promise<PnlEntry[]> {
   return (await readEntries(store, accountId, entryPrefix('pnl', period), first, last, points)).map(toPnlEntry);
 }
 
 /** The equity points of `interval` starting from `first` to `last` (both interval starts), oldest first. */
-export async function readEquityEntries(store: Store, accountId: string, interval: Interval, first: string, last: string, points: number): Promise<EquityEntry[]> {
+export async function readEquityEntries(
+  store: Store,
+  accountId: string,
+  interval: Interval,
+  first: string,
+  last: string,
+  points: number,
+): Promise<EquityEntry[]> {
   const items = await readEntries(store, accountId, entryPrefix('equity', interval), first, last, points);
   return items.map((item) => ({
     accountId: item.accountId as string,

@@ -96,16 +96,24 @@ export function tradeKey(trade: Pick<Trade, 'openTime' | 'id' | 'accountId'>): I
 }
 
 /** A stored trade and its version, read for a read-modify-write; `undefined` when there is none. */
-export async function getTradeRecord(store: Store, trade: Pick<Trade, 'openTime' | 'id' | 'accountId'>): Promise<{ trade: Trade; version: number } | undefined> {
+export async function getTradeRecord(
+  store: Store,
+  trade: Pick<Trade, 'openTime' | 'id' | 'accountId'>,
+): Promise<{ trade: Trade; version: number } | undefined> {
   const item = await getItem(store, store.tables.trades, tradeKey(trade), true);
   return item && { trade: toTrade(item), version: Number(item.version ?? 1) };
 }
 
 /** Stored trades and their versions by id, read in batches; trades not stored are absent. */
-export async function getTradeRecords(store: Store, trades: readonly Pick<Trade, 'openTime' | 'id' | 'accountId'>[]): Promise<Map<string, { trade: Trade; version: number }>> {
+export async function getTradeRecords(
+  store: Store,
+  trades: readonly Pick<Trade, 'openTime' | 'id' | 'accountId'>[],
+): Promise<Map<string, { trade: Trade; version: number }>> {
   if (!trades.length) return new Map();
   const found = await batchGetItems(store, { [store.tables.trades]: trades.map(tradeKey) }, true);
-  return new Map(found[store.tables.trades].map((item) => [item.id as string, { trade: toTrade(item), version: Number(item.version ?? 1) }]));
+  return new Map(
+    found[store.tables.trades].map((item) => [item.id as string, { trade: toTrade(item), version: Number(item.version ?? 1) }]),
+  );
 }
 
 /**

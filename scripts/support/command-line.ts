@@ -15,7 +15,12 @@ export function usageFailure(command: string, usage: string, message: string): n
 
 /** The parsed command line (options and positionals), or undefined once --help has printed the usage. */
 export function commandLine<O extends Options>(command: string, usage: string, options: O) {
-  const config = { args: process.argv.slice(2), options: { ...options, help: { type: 'boolean', default: false } } as O & { help: { type: 'boolean'; default: false } }, allowPositionals: true, strict: true } as const;
+  const config = {
+    args: process.argv.slice(2),
+    options: { ...options, help: { type: 'boolean', default: false } } as O & { help: { type: 'boolean'; default: false } },
+    allowPositionals: true,
+    strict: true,
+  } as const;
   let parsed: ReturnType<typeof parseArgs<typeof config>>;
   try {
     parsed = parseArgs(config);

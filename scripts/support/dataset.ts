@@ -181,7 +181,7 @@ export function generateDataset(options: DatasetOptions): Dataset {
       const entry = onPath(instrument, time, entryNoise);
       // An open trade is marked at the anchor's price, where the demo bot's prices start.
       const exit = open ? onPath(instrument, anchor, 0.5) : onPath(instrument, closeAt, exitNoise);
-      const side = open ? (right ? 'buy' : 'sell') : (exit >= entry) === right ? 'buy' : 'sell';
+      const side = open ? (right ? 'buy' : 'sell') : exit >= entry === right ? 'buy' : 'sell';
       const stop = side === 'buy' ? entry - entry / 100n : entry + entry / 100n;
       const target = side === 'buy' ? entry + entry / 50n : entry - entry / 50n;
       const pl = decimal(profit(side, entry, exit, units, instrument.scale, instrument.perQuote), MONEY_SCALE);
@@ -217,7 +217,10 @@ export function generateDataset(options: DatasetOptions): Dataset {
     const marginAvailable = sumDecimals([nav, `-${marginUsed}`]);
     const state = STATES[a % STATES.length];
     const updatedAt = new Date(anchor - a * 1000).toISOString();
-    const history = options.history && a < (options.history.accounts ?? Infinity) ? balanceHistory(accountTrades, deposit, marginUsed, Date.parse(updatedAt), options.history, (options.seed ?? 0) + a) : [];
+    const history =
+      options.history && a < (options.history.accounts ?? Infinity)
+        ? balanceHistory(accountTrades, deposit, marginUsed, Date.parse(updatedAt), options.history, (options.seed ?? 0) + a)
+        : [];
     // Every bot has reported (through the writer's heartbeat); the ones not running, a while ago.
     const lastHeartbeatAt = new Date(heartbeatAt.getTime() - (state === 'running' ? 0 : 3_600_000 * (a + 1))).toISOString();
     accounts.push({
@@ -260,7 +263,14 @@ export function generateDataset(options: DatasetOptions): Dataset {
  * by then realized, an unrealized P&L that wanders within ±100, the margin of the last snapshot. Its own random
  * sequence, so asking for a history leaves the trades and balances of a seed as they were.
  */
-function balanceHistory(trades: readonly Trade[], deposit: string, marginUsed: string, last: number, options: { everyMinutes: number; days: number }, seed: number): Snapshot[] {
+function balanceHistory(
+  trades: readonly Trade[],
+  deposit: string,
+  marginUsed: string,
+  last: number,
+  options: { everyMinutes: number; days: number },
+  seed: number,
+): Snapshot[] {
   const wander = random(seed * 7919 + 17);
   const step = options.everyMinutes * 60_000;
   const closes = trades
@@ -274,7 +284,14 @@ function balanceHistory(trades: readonly Trade[], deposit: string, marginUsed: s
     for (; next < closes.length && closes[next].at <= at; next++) balance = sumDecimals([balance, closes[next].realizedPL]);
     const unrealizedPL = decimal(BigInt(Math.round((wander() - 0.5) * 2_000_000)), MONEY_SCALE);
     const nav = sumDecimals([balance, unrealizedPL]);
-    snapshots.push({ time: new Date(at).toISOString(), balance, unrealizedPL, nav, marginUsed, marginAvailable: sumDecimals([nav, `-${marginUsed}`]) });
+    snapshots.push({
+      time: new Date(at).toISOString(),
+      balance,
+      unrealizedPL,
+      nav,
+      marginUsed,
+      marginAvailable: sumDecimals([nav, `-${marginUsed}`]),
+    });
   }
   return snapshots;
 }
@@ -287,5 +304,11 @@ function balanceHistory(trades: readonly Trade[], deposit: string, marginUsed: s
  */
 export function demoDataset(now: Date): Dataset {
   const ids = ['primary-usd', 'euro-swing', 'sterling-carry', 'gold-desk', 'paper-sandbox'];
-  return generateDataset({ tradeCounts: [1200, 240, 150, 60, 0], accountId: (i) => ids[i], anchor: now, heartbeatAt: now, history: { everyMinutes: 360, days: 30 } });
+  return generateDataset({
+    tradeCounts: [1200, 240, 150, 60, 0],
+    accountId: (i) => ids[i],
+    anchor: now,
+    heartbeatAt: now,
+    history: { everyMinutes: 360, days: 30 },
+  });
 }

@@ -229,7 +229,11 @@ export class DemoBot {
     const target = trade.takeProfit === null ? undefined : this.asUnits(trade.takeProfit, scale);
     if (stop !== undefined && (buy ? price <= stop : price >= stop)) return price;
     if (target !== undefined && (buy ? price >= target : price <= target)) return price;
-    if (now.getTime() - Date.parse(trade.openTime) > position.holdSeconds * 1000 && now.getTime() - position.openedAt > position.holdSeconds * 1000) return price;
+    if (
+      now.getTime() - Date.parse(trade.openTime) > position.holdSeconds * 1000 &&
+      now.getTime() - position.openedAt > position.holdSeconds * 1000
+    )
+      return price;
     return undefined;
   }
 
@@ -256,21 +260,38 @@ export class DemoBot {
       takeProfit: formatDecimal(side === 'buy' ? price + 2n * risk : price - 2n * risk, instrument.scale),
     } as const;
     await this.options.writer.openTrade(account.id, trade);
-    const stored: Trade = { ...trade, accountId: account.id, status: 'open', closePrice: null, closeTime: null, realizedPL: '0', unrealizedPL: '0' };
+    const stored: Trade = {
+      ...trade,
+      accountId: account.id,
+      status: 'open',
+      closePrice: null,
+      closeTime: null,
+      realizedPL: '0',
+      unrealizedPL: '0',
+    };
     account.positions.set(trade.id, { trade: stored, openedAt: now.getTime(), holdSeconds: this.holdSeconds() });
     this.counts.opened += 1;
-    if (this.options.verbose) this.options.log?.(`${account.id}: opened ${trade.id} ${trade.side} ${trade.units} ${trade.instrument} at ${trade.openPrice}`);
+    if (this.options.verbose)
+      this.options.log?.(`${account.id}: opened ${trade.id} ${trade.side} ${trade.units} ${trade.instrument} at ${trade.openPrice}`);
   }
 
   private async close(account: AccountState, position: Position, price: bigint, now: Date): Promise<void> {
     const { trade } = position;
     const realizedPL = this.plOf(trade, price);
+    // biome-ignore lint/complexity/useMathMinMax: stored times compared as strings (they sort as times), not numbers.
     const closeTime = now.toISOString() < trade.openTime ? trade.openTime : now.toISOString();
-    await this.options.writer.closeTrade(account.id, trade.id, { closePrice: formatDecimal(price, this.instrumentOf(trade).scale), closeTime, realizedPL });
+    await this.options.writer.closeTrade(account.id, trade.id, {
+      closePrice: formatDecimal(price, this.instrumentOf(trade).scale),
+      closeTime,
+      realizedPL,
+    });
     account.positions.delete(trade.id);
     account.balance = sumDecimals([account.balance, realizedPL]);
     this.counts.closed += 1;
-    if (this.options.verbose) this.options.log?.(`${account.id}: closed ${trade.id} at ${formatDecimal(price, this.instrumentOf(trade).scale)}, realized ${realizedPL}`);
+    if (this.options.verbose)
+      this.options.log?.(
+        `${account.id}: closed ${trade.id} at ${formatDecimal(price, this.instrumentOf(trade).scale)}, realized ${realizedPL}`,
+      );
   }
 
   private async mark(position: Position, price: bigint): Promise<void> {
@@ -287,7 +308,13 @@ export class DemoBot {
     const nav = sumDecimals([account.balance, unrealizedPL]);
     // A flat 2.5 % margin on each position's value, in the account's currency (as rough as the rest of the demo).
     const marginUsed = formatDecimal(
-      open.reduce((sum, trade) => sum + (this.priceOf(trade) * BigInt(trade.units) * 10n ** BigInt(MONEY_SCALE)) / (40n * 10n ** BigInt(this.instrumentOf(trade).scale) * this.instrumentOf(trade).perQuote), 0n),
+      open.reduce(
+        (sum, trade) =>
+          sum +
+          (this.priceOf(trade) * BigInt(trade.units) * 10n ** BigInt(MONEY_SCALE)) /
+            (40n * 10n ** BigInt(this.instrumentOf(trade).scale) * this.instrumentOf(trade).perQuote),
+        0n,
+      ),
       MONEY_SCALE,
     );
     await this.options.writer.recordBalance(account.id, {

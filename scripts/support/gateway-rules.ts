@@ -87,7 +87,10 @@ function messageOf(error: unknown): unknown {
  */
 export function authorizerDecision(outcome: { failed: true; error: unknown } | { failed: false; result: unknown }, arn: string): Decision {
   if (outcome.failed) return { refusal: messageOf(outcome.error) === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE' };
-  const result = outcome.result as { policyDocument?: { Statement?: Statement[] }; principalId?: string; context?: Record<string, unknown> } | string | null;
+  const result = outcome.result as
+    | { policyDocument?: { Statement?: Statement[] }; principalId?: string; context?: Record<string, unknown> }
+    | string
+    | null;
   if (result === 'Unauthorized') return { refusal: 'UNAUTHORIZED' };
   if (!result || typeof result !== 'object') return { refusal: 'AUTHORIZER_FAILURE' };
   const statements = result.policyDocument?.Statement ?? [];

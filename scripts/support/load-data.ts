@@ -14,7 +14,11 @@ const CHUNK = 500;
  * Writes `dataset`; accounts go several at a time (each account's writes are in order). `onProgress` hears the
  * number of trades written so far.
  */
-export async function loadDataset(writer: Writer, dataset: Dataset, onProgress: (trades: number, total: number) => void = () => {}): Promise<void> {
+export async function loadDataset(
+  writer: Writer,
+  dataset: Dataset,
+  onProgress: (trades: number, total: number) => void = () => {},
+): Promise<void> {
   const byAccount = new Map<string, Dataset['trades']>();
   for (const trade of dataset.trades) byAccount.set(trade.accountId, [...(byAccount.get(trade.accountId) ?? []), trade]);
   let written = 0;
@@ -33,7 +37,12 @@ export async function loadDataset(writer: Writer, dataset: Dataset, onProgress: 
       }
       for (const snapshot of history) await writer.recordBalance(account.id, snapshot);
       await writer.recordBalance(account.id, { ...balance, time: balance.updatedAt });
-      await writer.heartbeat(account.id, { state: bot.state, strategy: bot.strategy, message: bot.message, time: bot.lastHeartbeatAt ?? bot.updatedAt });
+      await writer.heartbeat(account.id, {
+        state: bot.state,
+        strategy: bot.strategy,
+        message: bot.message,
+        time: bot.lastHeartbeatAt ?? bot.updatedAt,
+      });
     }
   };
   await Promise.all(Array.from({ length: 4 }, worker));

@@ -2,7 +2,13 @@
  * Tables and credentials for the local DynamoDB (DynamoDB Local, see dynamodb-local.ts), spoken to over HTTP by the
  * real AWS SDK. Tables are created from resources/tables.js, the same definition serverless.yml deploys.
  */
-import { CreateTableCommand, type CreateTableCommandInput, DeleteTableCommand, DynamoDBClient, paginateListTables } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  type CreateTableCommandInput,
+  DeleteTableCommand,
+  DynamoDBClient,
+  paginateListTables,
+} from '@aws-sdk/client-dynamodb';
 import tables from '../../resources/tables.js';
 
 /** Credentials and region for DynamoDB Local: it checks neither (with -sharedDb, every client sees one database). */
@@ -66,7 +72,8 @@ export const LOCAL_PORTS = { PORT: 3000, DB_PORT: 8000, LAMBDA_PORT: 3002 } as c
 export function portFromEnv(name: keyof typeof LOCAL_PORTS, env: NodeJS.ProcessEnv = process.env): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return LOCAL_PORTS[name];
-  if (!/^\d{1,5}$/.test(raw) || Number(raw) < 1 || Number(raw) > 65535) throw new Error(`${name} must be a port number from 1 to 65535, got "${raw}"`);
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) < 1 || Number(raw) > 65535)
+    throw new Error(`${name} must be a port number from 1 to 65535, got "${raw}"`);
   return Number(raw);
 }
 

@@ -21,7 +21,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { Agent as HttpAgent, createServer, type IncomingMessage, request as httpRequest, type Server, type ServerResponse } from 'node:http';
+import {
+  Agent as HttpAgent,
+  createServer,
+  type IncomingMessage,
+  request as httpRequest,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { gzipSync } from 'node:zlib';
 import type { Duplex } from 'node:stream';
 import gatewayResponses from '../../resources/gateway-responses.js';
@@ -93,7 +100,11 @@ function specificity(route: HttpRoute): string {
  * The route a path and method reach, by API Gateway's rules: exact segments, `{name}` matching one segment, and a
  * literal segment winning over a `{name}` in the same place.
  */
-export function matchRoute(routes: readonly HttpRoute[], method: string, path: string): { route?: HttpRoute; pathExists: boolean; params: Record<string, string> } {
+export function matchRoute(
+  routes: readonly HttpRoute[],
+  method: string,
+  path: string,
+): { route?: HttpRoute; pathExists: boolean; params: Record<string, string> } {
   const segments = path.split('/');
   let pathExists = false;
   const bySpecificity = [...routes].sort((a, b) => (specificity(a) < specificity(b) ? 1 : specificity(a) > specificity(b) ? -1 : 0));
@@ -164,7 +175,9 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
   const gate = new Gate(options.maxInFlight ?? 8, options.maxQueued ?? 1000);
   // Functions a route serves or guards are reached only through this gateway.
   const httpFunctions = new Set(definition.routes.flatMap((route) => [route.functionKey, ...(route.authorizer ? [route.authorizer] : [])]));
-  const invokable = new Map(definition.functions.filter((key) => !httpFunctions.has(key)).map((key) => [functionName(options.stage, key), key]));
+  const invokable = new Map(
+    definition.functions.filter((key) => !httpFunctions.has(key)).map((key) => [functionName(options.stage, key), key]),
+  );
 
   // Exactly the stage's gateway response, static headers included (it cannot echo an origin when deployed either).
   const gatewayAnswer = (type: string, requestId: string, resourcePath: string): Answer => {
@@ -188,7 +201,13 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     return { status: 200, headers, body: '' };
   };
 
-  async function authorize(req: IncomingMessage, route: HttpRoute, params: Record<string, string>, requestId: string, url: URL): Promise<Decision> {
+  async function authorize(
+    req: IncomingMessage,
+    route: HttpRoute,
+    params: Record<string, string>,
+    requestId: string,
+    url: URL,
+  ): Promise<Decision> {
     if (!identitySource(req.headers)) return { refusal: 'UNAUTHORIZED' };
     const event = authorizerEvent({
       stage: options.stage,
@@ -196,7 +215,9 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       resourcePath: route.path,
       path: url.pathname,
       headers: Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, firstHeader(value) ?? ''])),
-      multiValueHeaders: Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value : [value ?? '']])),
+      multiValueHeaders: Object.fromEntries(
+        Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value : [value ?? '']]),
+      ),
       queryStringParameters: Object.fromEntries(url.searchParams),
       pathParameters: params,
       requestId,
@@ -219,13 +240,23 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     return authorizerDecision(failed ? { failed, error: result } : { failed, result }, event.methodArn);
   }
 
-  async function forward(req: IncomingMessage, url: URL, authorizer: Record<string, unknown> | undefined, requestId: string, route: HttpRoute): Promise<Answer> {
+  async function forward(
+    req: IncomingMessage,
+    url: URL,
+    authorizer: Record<string, unknown> | undefined,
+    requestId: string,
+    route: HttpRoute,
+  ): Promise<Answer> {
     const headers: Record<string, string | string[] | undefined> = { ...req.headers };
     delete headers[AUTHORIZER_OVERRIDE];
     if (authorizer) headers[AUTHORIZER_OVERRIDE] = JSON.stringify(authorizer);
     let answer: SocketResponse;
     try {
-      answer = await requestOverSocket(options.offline.httpSocket, { method: req.method ?? 'GET', path: `${url.pathname}${url.search}`, headers });
+      answer = await requestOverSocket(options.offline.httpSocket, {
+        method: req.method ?? 'GET',
+        path: `${url.pathname}${url.search}`,
+        headers,
+      });
     } catch {
       return gatewayAnswer('INTEGRATION_FAILURE', requestId, route.path);
     }
@@ -239,7 +270,11 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       if (value === undefined || NOT_FROM_FUNCTION.test(name)) continue;
       kept[name] = Array.isArray(value) ? value.join(', ') : value;
     }
-    return { status: answer.status, headers: { ...kept, ...corsHeaders(firstHeader(req.headers.origin), options.corsAllowedOrigins) }, body: answer.body };
+    return {
+      status: answer.status,
+      headers: { ...kept, ...corsHeaders(firstHeader(req.headers.origin), options.corsAllowedOrigins) },
+      body: answer.body,
+    };
   }
 
   async function handleApi(req: IncomingMessage): Promise<Answer> {
@@ -248,12 +283,21 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     if (!isLoopbackHost(req.headers.host)) return misdirected(requestId);
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (!validPercentEncoding(url.pathname)) {
-      return fromProblem(localProblem({ code: 'INVALID_PARAMETER', title: 'Bad request', detail: 'The path has a "%" that does not start a valid UTF-8 percent-encoding (write a "%" itself as %25).', requestId }));
+      return fromProblem(
+        localProblem({
+          code: 'INVALID_PARAMETER',
+          title: 'Bad request',
+          detail: 'The path has a "%" that does not start a valid UTF-8 percent-encoding (write a "%" itself as %25).',
+          requestId,
+        }),
+      );
     }
     const method = (req.method ?? 'GET').toUpperCase();
     const { route, pathExists, params } = matchRoute(definition.routes, method === 'OPTIONS' ? 'GET' : method, url.pathname);
     if (method === 'OPTIONS' && pathExists) {
-      return preflight(origin, [...new Set(definition.routes.filter((r) => matchRoute([r], r.method, url.pathname).route).map((r) => r.method))]);
+      return preflight(origin, [
+        ...new Set(definition.routes.filter((r) => matchRoute([r], r.method, url.pathname).route).map((r) => r.method)),
+      ]);
     }
     if (!route) return gatewayAnswer('MISSING_AUTHENTICATION_TOKEN', requestId, '');
     const release = await gate.enter();
@@ -279,7 +323,8 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       return lambdaError(403, 'AccessDeniedException', 'Requests from web pages are refused.');
     }
     const match = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(new URL(req.url ?? '/', 'http://localhost').pathname);
-    if (!match || req.method !== 'POST') return lambdaError(404, 'ResourceNotFoundException', 'Only Invoke (POST /2015-03-31/functions/{name}/invocations) is served.');
+    if (!match || req.method !== 'POST')
+      return lambdaError(404, 'ResourceNotFoundException', 'Only Invoke (POST /2015-03-31/functions/{name}/invocations) is served.');
     const name = safeDecode(match[1]);
     if (!invokable.has(name)) {
       return lambdaError(
@@ -291,7 +336,10 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     const answer = await requestOverSocket(options.offline.lambdaSocket, {
       method: 'POST',
       path: `/2015-03-31/functions/${encodeURIComponent(name)}/invocations`,
-      headers: { 'content-type': 'application/json', 'x-amz-invocation-type': firstHeader(req.headers['x-amz-invocation-type']) ?? 'RequestResponse' },
+      headers: {
+        'content-type': 'application/json',
+        'x-amz-invocation-type': firstHeader(req.headers['x-amz-invocation-type']) ?? 'RequestResponse',
+      },
       body,
     });
     const headers: Headers = { 'Content-Type': 'application/json' };
@@ -304,7 +352,11 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
 
   function misdirected(requestId: string): Answer {
     return fromProblem(
-      localProblem({ code: 'MISDIRECTED_REQUEST', detail: 'This local server answers only requests addressed to localhost, 127.0.0.1 or [::1].', requestId }),
+      localProblem({
+        code: 'MISDIRECTED_REQUEST',
+        detail: 'This local server answers only requests addressed to localhost, 127.0.0.1 or [::1].',
+        requestId,
+      }),
     );
   }
 
@@ -338,7 +390,11 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
 }
 
 function lambdaError(status: number, type: string, message: string): Answer {
-  return { status, headers: { 'Content-Type': 'application/json', 'x-amzn-ErrorType': type }, body: JSON.stringify({ Type: 'User', message }) };
+  return {
+    status,
+    headers: { 'Content-Type': 'application/json', 'x-amzn-ErrorType': type },
+    body: JSON.stringify({ Type: 'User', message }),
+  };
 }
 
 /**
@@ -347,7 +403,8 @@ function lambdaError(status: number, type: string, message: string): Answer {
  */
 function compressed(req: IncomingMessage, answer: Answer, minimumSize: number | undefined): Answer {
   const accepts = /\bgzip\b/i.test(firstHeader(req.headers['accept-encoding']) ?? '');
-  if (minimumSize === undefined || !accepts || Buffer.byteLength(answer.body) < minimumSize || answer.headers['content-encoding']) return answer;
+  if (minimumSize === undefined || !accepts || Buffer.byteLength(answer.body) < minimumSize || answer.headers['content-encoding'])
+    return answer;
   return { ...answer, headers: { ...answer.headers, 'Content-Encoding': 'gzip' }, body: gzipSync(answer.body) };
 }
 
@@ -400,7 +457,9 @@ function refuseMalformed(error: NodeJS.ErrnoException, socket: Duplex): void {
     requestId: randomUUID(),
   });
   const reason = tooLarge ? 'Request Header Fields Too Large' : 'Bad Request';
-  const head = Object.entries({ ...headers, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' }).map(([name, value]) => `${name}: ${value}\r\n`);
+  const head = Object.entries({ ...headers, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' }).map(
+    ([name, value]) => `${name}: ${value}\r\n`,
+  );
   socket.end(`HTTP/1.1 ${statusCode} ${reason}\r\n${head.join('')}\r\n${body}`);
 }
 
@@ -444,30 +503,55 @@ async function listen(
  * local`). DynamoDB Local checks neither the Host header nor who is calling; this refuses what only a web page would
  * send (a non-loopback Host, as after DNS rebinding; an Origin or Sec-Fetch header) and passes the rest through.
  */
-export async function startDatabaseDoor(options: { port: number; target: string }): Promise<{ port: number; endpoint: string; close(): Promise<void> }> {
+export async function startDatabaseDoor(options: {
+  port: number;
+  target: string;
+}): Promise<{ port: number; endpoint: string; close(): Promise<void> }> {
   const target = new URL(options.target);
   const server = await listen(options.port, {}, async (req, res) => {
-    if (!isLoopbackHost(req.headers.host) || req.headers.origin !== undefined || req.headers['sec-fetch-site'] !== undefined || req.headers['sec-fetch-mode'] !== undefined) {
+    if (
+      !isLoopbackHost(req.headers.host) ||
+      req.headers.origin !== undefined ||
+      req.headers['sec-fetch-site'] !== undefined ||
+      req.headers['sec-fetch-mode'] !== undefined
+    ) {
       req.resume();
-      return send(res, { status: 403, headers: { 'Content-Type': 'application/x-amz-json-1.0' }, body: JSON.stringify({ __type: 'com.amazon.coral.service#AccessDeniedException', Message: 'Only local programs may use this database; web pages may not.' }) });
+      return send(res, {
+        status: 403,
+        headers: { 'Content-Type': 'application/x-amz-json-1.0' },
+        body: JSON.stringify({
+          __type: 'com.amazon.coral.service#AccessDeniedException',
+          Message: 'Only local programs may use this database; web pages may not.',
+        }),
+      });
     }
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const answer = await new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>((resolve, reject) => {
-      const outgoing = httpRequest(
-        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host }, agent: databaseAgent },
-        async (response) => {
-          const parts: Buffer[] = [];
-          for await (const part of response) parts.push(part as Buffer);
-          resolve({ status: response.statusCode ?? 502, headers: response.headers, body: Buffer.concat(parts) });
-        },
-      );
-      outgoing.on('error', reject);
-      outgoing.end(Buffer.concat(chunks));
-    });
+    const answer = await new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>(
+      (resolve, reject) => {
+        const outgoing = httpRequest(
+          {
+            host: target.hostname,
+            port: target.port,
+            method: req.method,
+            path: req.url,
+            headers: { ...req.headers, host: target.host },
+            agent: databaseAgent,
+          },
+          async (response) => {
+            const parts: Buffer[] = [];
+            for await (const part of response) parts.push(part as Buffer);
+            resolve({ status: response.statusCode ?? 502, headers: response.headers, body: Buffer.concat(parts) });
+          },
+        );
+        outgoing.on('error', reject);
+        outgoing.end(Buffer.concat(chunks));
+      },
+    );
     const headers: Headers = {};
     for (const [name, value] of Object.entries(answer.headers)) {
-      if (value !== undefined && !/^(connection|transfer-encoding|keep-alive|content-length|date)$/.test(name)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+      if (value !== undefined && !/^(connection|transfer-encoding|keep-alive|content-length|date)$/.test(name))
+        headers[name] = Array.isArray(value) ? value.join(', ') : value;
     }
     send(res, { status: answer.status, headers, body: answer.body });
   });

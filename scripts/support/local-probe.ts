@@ -16,7 +16,7 @@ export function probeChanges(previous: ProbeResult | undefined, next: ProbeResul
     return lines;
   }
   if (previous && !previous.databaseHealthy) lines.push('the database answers again');
-  if (!previous || !previous.databaseHealthy) {
+  if (!previous?.databaseHealthy) {
     const bots = next.bots!;
     const attention = [...next.stale.map((entry) => entry.accountId), ...next.inError.map((entry) => entry.accountId)];
     lines.push(
@@ -25,10 +25,15 @@ export function probeChanges(previous: ProbeResult | undefined, next: ProbeResul
     );
     if (!previous) return lines;
   }
-  const before = { stale: new Set(previous?.stale.map((entry) => entry.accountId)), inError: new Set(previous?.inError.map((entry) => entry.accountId)) };
+  const before = {
+    stale: new Set(previous?.stale.map((entry) => entry.accountId)),
+    inError: new Set(previous?.inError.map((entry) => entry.accountId)),
+  };
   for (const entry of next.stale) {
     if (!before.stale.has(entry.accountId)) {
-      lines.push(`${entry.accountId} is stale: running, ${entry.heartbeatAgeSeconds === null ? 'never heard from' : `no heartbeat for ${entry.heartbeatAgeSeconds} s`}`);
+      lines.push(
+        `${entry.accountId} is stale: running, ${entry.heartbeatAgeSeconds === null ? 'never heard from' : `no heartbeat for ${entry.heartbeatAgeSeconds} s`}`,
+      );
     }
   }
   for (const accountId of before.stale) {
@@ -53,12 +58,18 @@ export async function invokeProbe(offline: Pick<Offline, 'lambdaSocket'>, stage:
     body: JSON.stringify(event),
   });
   const result = JSON.parse(answer.body.toString());
-  if (answer.headers['x-amz-function-error'] || answer.status !== 200) throw new Error(`the probe failed: ${result?.errorMessage ?? answer.status}`);
+  if (answer.headers['x-amz-function-error'] || answer.status !== 200)
+    throw new Error(`the probe failed: ${result?.errorMessage ?? answer.status}`);
   return result as ProbeResult;
 }
 
 /** Runs the probe now and every `seconds`, printing what changed; stop() ends it. */
-export function watchProbe(options: { offline: Pick<Offline, 'lambdaSocket'>; stage: string; seconds: number; print: (line: string) => void }): { stop(): void } {
+export function watchProbe(options: {
+  offline: Pick<Offline, 'lambdaSocket'>;
+  stage: string;
+  seconds: number;
+  print: (line: string) => void;
+}): { stop(): void } {
   let previous: ProbeResult | undefined;
   let failing = false;
   const run = async () => {

@@ -30,19 +30,28 @@ export interface SocketResponse {
 /** One HTTP request over a Unix socket. */
 export function requestOverSocket(
   socketPath: string,
-  options: { method: string; path: string; headers?: Record<string, string | string[] | undefined>; body?: Buffer | string; timeoutMs?: number },
+  options: {
+    method: string;
+    path: string;
+    headers?: Record<string, string | string[] | undefined>;
+    body?: Buffer | string;
+    timeoutMs?: number;
+  },
 ): Promise<SocketResponse> {
   return new Promise((resolve, reject) => {
-    const outgoing = request({ socketPath, method: options.method, path: options.path, headers: options.headers, timeout: options.timeoutMs ?? 30_000 }, async (response) => {
-      const chunks: Buffer[] = [];
-      try {
-        for await (const chunk of response) chunks.push(chunk as Buffer);
-      } catch (error) {
-        reject(error);
-        return;
-      }
-      resolve({ status: response.statusCode ?? 502, headers: response.headers, body: Buffer.concat(chunks) });
-    });
+    const outgoing = request(
+      { socketPath, method: options.method, path: options.path, headers: options.headers, timeout: options.timeoutMs ?? 30_000 },
+      async (response) => {
+        const chunks: Buffer[] = [];
+        try {
+          for await (const chunk of response) chunks.push(chunk as Buffer);
+        } catch (error) {
+          reject(error);
+          return;
+        }
+        resolve({ status: response.statusCode ?? 502, headers: response.headers, body: Buffer.concat(chunks) });
+      },
+    );
     outgoing.on('timeout', () => outgoing.destroy(new Error(`no answer from ${socketPath} within ${options.timeoutMs ?? 30_000} ms`)));
     outgoing.on('error', reject);
     outgoing.end(options.body);

@@ -29,9 +29,18 @@ export class EquityHistory {
   }
 
   /** The snapshots, oldest first, for an account that opened with `opening`. */
-  snapshots(opening: string): { balance: string; unrealizedPL: string; nav: string; marginUsed: string; marginAvailable: string; time: string }[] {
+  snapshots(
+    opening: string,
+  ): { balance: string; unrealizedPL: string; nav: string; marginUsed: string; marginAvailable: string; time: string }[] {
     if (this.firstOpen === undefined) return [];
-    const at = (balance: string, time: string) => ({ balance, unrealizedPL: '0', nav: balance, marginUsed: '0', marginAvailable: balance, time });
+    const at = (balance: string, time: string) => ({
+      balance,
+      unrealizedPL: '0',
+      nav: balance,
+      marginUsed: '0',
+      marginAvailable: balance,
+      time,
+    });
     const out = [at(sumDecimals([opening]), this.firstOpen)];
     let balance = opening;
     for (const day of [...this.days.keys()].sort()) {

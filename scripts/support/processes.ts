@@ -79,7 +79,10 @@ export function freePort(): Promise<number> {
 }
 
 /** Polls `ready` until it resolves true, or fails with `describe()` once `timeoutMs` passed or `alive()` is false. */
-export async function waitUntil(ready: () => Promise<boolean>, options: { timeoutMs: number; alive: () => boolean; describe: () => string }): Promise<void> {
+export async function waitUntil(
+  ready: () => Promise<boolean>,
+  options: { timeoutMs: number; alive: () => boolean; describe: () => string },
+): Promise<void> {
   const deadline = Date.now() + options.timeoutMs;
   for (;;) {
     if (!options.alive()) throw new Error(`${options.describe()} (it exited)`);

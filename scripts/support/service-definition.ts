@@ -37,7 +37,11 @@ let cached: ServiceDefinition | undefined;
 export function serviceDefinition(): ServiceDefinition {
   if (cached) return cached;
   const document = parseDocument(readFileSync(join(ROOT, 'serverless.yml'), 'utf8'), { logLevel: 'silent' });
-  const raw = document.toJS({ maxAliasCount: -1 }) as { service: string; provider: { apiGateway?: { minimumCompressionSize?: number } }; functions: Record<string, { events?: RawEvent[] }> };
+  const raw = document.toJS({ maxAliasCount: -1 }) as {
+    service: string;
+    provider: { apiGateway?: { minimumCompressionSize?: number } };
+    functions: Record<string, { events?: RawEvent[] }>;
+  };
   const routes: HttpRoute[] = [];
   let cors: ServiceDefinition['cors'] | undefined;
   for (const [functionKey, definition] of Object.entries(raw.functions)) {
@@ -53,7 +57,13 @@ export function serviceDefinition(): ServiceDefinition {
       if (event.http.cors && !cors) cors = { headers: event.http.cors.headers ?? [], maxAge: event.http.cors.maxAge };
     }
   }
-  cached = { service: raw.service, functions: Object.keys(raw.functions), routes, cors: cors ?? { headers: [] }, minimumCompressionSize: raw.provider.apiGateway?.minimumCompressionSize };
+  cached = {
+    service: raw.service,
+    functions: Object.keys(raw.functions),
+    routes,
+    cors: cors ?? { headers: [] },
+    minimumCompressionSize: raw.provider.apiGateway?.minimumCompressionSize,
+  };
   return cached;
 }
 

@@ -66,7 +66,8 @@ async function* jsonLines(lines: AsyncIterable<string>): AsyncGenerator<TradeRow
       continue;
     }
     const unknown = unknownFields(Object.keys(value));
-    if (unknown.length) yield { line, error: `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (a trade has ${TRADE_FIELDS.join(', ')})` };
+    if (unknown.length)
+      yield { line, error: `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (a trade has ${TRADE_FIELDS.join(', ')})` };
     else yield { line, value: value as Record<string, unknown> };
   }
 }
@@ -139,7 +140,10 @@ async function* csvRows(input: Readable): AsyncGenerator<TradeRow> {
     if (!header) {
       header = record.cells.map((name) => name.trim());
       const unknown = unknownFields(header);
-      if (unknown.length) throw new TradeFileError(`line ${record.line}: unknown column${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (columns are the trade's fields: ${TRADE_FIELDS.join(', ')})`);
+      if (unknown.length)
+        throw new TradeFileError(
+          `line ${record.line}: unknown column${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (columns are the trade's fields: ${TRADE_FIELDS.join(', ')})`,
+        );
       if (new Set(header).size !== header.length) throw new TradeFileError(`line ${record.line}: a column is named twice`);
       continue;
     }
@@ -147,7 +151,10 @@ async function* csvRows(input: Readable): AsyncGenerator<TradeRow> {
       yield { line: record.line, error: `${record.cells.length} cells where the header has ${header.length} columns` };
       continue;
     }
-    yield { line: record.line, value: Object.fromEntries(header.map((name, i) => [name, record.cells[i] === '' ? null : record.cells[i]])) };
+    yield {
+      line: record.line,
+      value: Object.fromEntries(header.map((name, i) => [name, record.cells[i] === '' ? null : record.cells[i]])),
+    };
   }
 }
 

@@ -12,7 +12,19 @@ import { join } from 'node:path';
 jest.setTimeout(300_000);
 
 const ROOT = join(__dirname, '..', '..');
-const OPERATIONS = ['health', 'accounts', 'all-balance', 'all-trades', 'all-status', 'all-pnl', 'account-balance', 'account-trades', 'account-status', 'account-pnl', 'account-equity'];
+const OPERATIONS = [
+  'health',
+  'accounts',
+  'all-balance',
+  'all-trades',
+  'all-status',
+  'all-pnl',
+  'account-balance',
+  'account-trades',
+  'account-status',
+  'account-pnl',
+  'account-equity',
+];
 
 let results: any;
 let output = '';
@@ -76,12 +88,18 @@ it('measures every query of every operation, each within its read budget', () =>
     );
     expect(notPositive({ p50Ms: row.p50Ms, p99Ms: row.p99Ms })).toEqual({});
     expect(row.p99Ms).toBeGreaterThanOrEqual(row.p50Ms);
-    expect(notPositive({ itemsRead: row.itemsRead, itemsReturned: row.itemsReturned, readAmplification: row.readAmplification }, true)).toEqual({});
+    expect(
+      notPositive({ itemsRead: row.itemsRead, itemsReturned: row.itemsReturned, readAmplification: row.readAmplification }, true),
+    ).toEqual({});
     // The cost rules: a page reads what it returns plus one; the fleet two items per account; a series one
     // per point and account, plus the account.
     const accounts = results.meta.accounts;
     const budget =
-      row.operation === 'all-status' ? 2 * row.itemsReturned : row.operation === 'all-pnl' ? row.itemsReturned + accounts : row.itemsReturned + 1;
+      row.operation === 'all-status'
+        ? 2 * row.itemsReturned
+        : row.operation === 'all-pnl'
+          ? row.itemsReturned + accounts
+          : row.itemsReturned + 1;
     expect([row.query, row.readBudget]).toEqual([row.query, budget]);
     expect([row.query, row.itemsRead <= budget]).toEqual([row.query, true]);
     expect(row.readAmplification).toBeCloseTo(row.itemsRead / Math.max(1, row.itemsReturned), 2);

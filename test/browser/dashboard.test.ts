@@ -46,12 +46,25 @@ beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   stack = await npmStart({ DEMO_BOT: 'on' });
   base = `http://localhost:${stack.ports.PORT}`;
-  browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+  browser = await chromium.launch({
+    executablePath: chromiumPath(),
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   // The README's picture (docs/dashboard.png is copied from it): the demo as a new user sees it, before the test's own bot.
   const first = await context.newPage();
   await first.goto(`${base}/`);
-  await first.waitForFunction((count) => document.querySelectorAll('[data-testid=fleet] article').length === count && !document.body.textContent!.includes('…'), DEMO_ACCOUNTS.length);
+  await first.waitForFunction(
+    (count) => document.querySelectorAll('[data-testid=fleet] article').length === count && !document.body.textContent!.includes('…'),
+    DEMO_ACCOUNTS.length,
+  );
   await first.screenshot({ path: join(SHOTS, 'readme-fleet.png') });
   await first.close();
   // A bot that reported running ten minutes ago and nothing since: stale at once (the local stage's threshold is 60 s).
@@ -60,8 +73,21 @@ beforeAll(async () => {
   const writer = localWriter(`http://127.0.0.1:${stack.ports.DB_PORT}`, { stage: 'local' });
   await writer.upsertAccount({ id: 'silent-bot', name: 'Silent Bot', currency: 'CHF', broker: 'OANDA', environment: 'paper' });
   const day = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString();
-  for (const [ago, nav] of [[6, '1000.5'], [5, '1010.25'], [4, '1020'], [1, '990.75'], [0, LONG_BALANCE]] as const) {
-    await writer.recordBalance('silent-bot', { balance: nav, unrealizedPL: '0', nav, marginUsed: '0', marginAvailable: nav, time: day(ago) });
+  for (const [ago, nav] of [
+    [6, '1000.5'],
+    [5, '1010.25'],
+    [4, '1020'],
+    [1, '990.75'],
+    [0, LONG_BALANCE],
+  ] as const) {
+    await writer.recordBalance('silent-bot', {
+      balance: nav,
+      unrealizedPL: '0',
+      nav,
+      marginUsed: '0',
+      marginAvailable: nav,
+      time: day(ago),
+    });
   }
   await writer.heartbeat('silent-bot', { state: 'running', time: new Date(Date.now() - 600_000).toISOString() });
   writer.close();
@@ -82,9 +108,16 @@ const cards = () => page.locator('[data-testid=fleet] article');
 describe('the fleet', () => {
   it('shows every account with its figures, the counts per state and the totals per currency', async () => {
     await page.goto(`${base}/`);
-    await page.waitForFunction((count) => document.querySelectorAll('[data-testid=fleet] article').length === count, DEMO_ACCOUNTS.length + 1);
-    expect((await cards().evaluateAll((nodes) => nodes.map((node) => (node as HTMLElement).dataset.account))).sort()).toEqual([...DEMO_ACCOUNTS, 'silent-bot'].sort());
-    await expect(page.locator('[data-testid=summary]').textContent()).resolves.toMatch(/^6 bots: \d+ running · \d+ paused · \d+ stopped · \d+ in error · \d+ stale$/);
+    await page.waitForFunction(
+      (count) => document.querySelectorAll('[data-testid=fleet] article').length === count,
+      DEMO_ACCOUNTS.length + 1,
+    );
+    expect((await cards().evaluateAll((nodes) => nodes.map((node) => (node as HTMLElement).dataset.account))).sort()).toEqual(
+      [...DEMO_ACCOUNTS, 'silent-bot'].sort(),
+    );
+    await expect(page.locator('[data-testid=summary]').textContent()).resolves.toMatch(
+      /^6 bots: \d+ running · \d+ paused · \d+ stopped · \d+ in error · \d+ stale$/,
+    );
     const primary = page.locator('article[data-account=primary-usd]');
     await expect(primary.textContent()).resolves.toMatch(/Balance-?\d{1,3}(,\d{3})*\.\d{4} USDNAV-?\d{1,3}(,\d{3})*\.\d{4} USD/);
     await page.waitForFunction(() => document.querySelector('article[data-account=primary-usd] dd:nth-of-type(5)')?.textContent !== '…');
@@ -101,7 +134,9 @@ describe('the fleet', () => {
 
   it('groups thousands, pads each column to one number of places, and cuts an amount too long for its cell', async () => {
     const totals = page.locator('[data-testid=totals]');
-    const balances = await totals.locator('tbody tr td:nth-of-type(2) .amount').evaluateAll((nodes) => nodes.map((node) => node.textContent ?? ''));
+    const balances = await totals
+      .locator('tbody tr td:nth-of-type(2) .amount')
+      .evaluateAll((nodes) => nodes.map((node) => node.textContent ?? ''));
     // Every balance of the column with the same places, and grouped by thousands.
     const places = balances.map((text) => text.split('.')[1]?.length ?? 0);
     expect(new Set(places).size).toBe(1);
@@ -111,7 +146,11 @@ describe('the fleet', () => {
     const fit = await long.evaluate((node) => {
       const cell = node.closest('td')!.getBoundingClientRect();
       const box = node.getBoundingClientRect();
-      return { cut: node.scrollWidth > node.clientWidth, ellipsis: getComputedStyle(node).textOverflow, inside: box.left >= cell.left - 0.5 && box.right <= cell.right + 0.5 };
+      return {
+        cut: node.scrollWidth > node.clientWidth,
+        ellipsis: getComputedStyle(node).textOverflow,
+        inside: box.left >= cell.left - 0.5 && box.right <= cell.right + 0.5,
+      };
     });
     expect(fit).toEqual({ cut: true, ellipsis: 'ellipsis', inside: true });
   });
@@ -121,7 +160,8 @@ describe('the fleet', () => {
     await expect(silent.getAttribute('data-stale')).resolves.toBe('true');
     await expect(silent.getAttribute('class')).resolves.toMatch(/\bstale\b/);
     await expect(silent.locator('.badge.stale').textContent()).resolves.toBe('stale');
-    const colour = (account: string) => page.locator(`article[data-account=${account}]`).evaluate((node) => getComputedStyle(node).backgroundColor);
+    const colour = (account: string) =>
+      page.locator(`article[data-account=${account}]`).evaluate((node) => getComputedStyle(node).backgroundColor);
     expect(await colour('silent-bot')).not.toBe(await colour('gold-desk'));
     const ageCell = silent.locator('dd[data-age]');
     const before = await ageCell.textContent();
@@ -168,7 +208,9 @@ describe('an account', () => {
       chart.locator('canvas').evaluate((canvas: HTMLCanvasElement, column) => {
         const { data } = canvas.getContext('2d')!.getImageData(Math.round(column), 0, 1, canvas.height);
         let count = 0;
-        for (let i = 0; i < data.length; i += 4) if (Math.abs(data[i] - 0x1f) < 40 && Math.abs(data[i + 1] - 0x5f) < 40 && Math.abs(data[i + 2] - 0xbf) < 40 && data[i + 3] > 0) count += 1;
+        for (let i = 0; i < data.length; i += 4)
+          if (Math.abs(data[i] - 0x1f) < 40 && Math.abs(data[i + 1] - 0x5f) < 40 && Math.abs(data[i + 2] - 0xbf) < 40 && data[i + 3] > 0)
+            count += 1;
         return count;
       }, x);
     const { width } = await chart.locator('canvas').evaluate((canvas: HTMLCanvasElement) => ({ width: canvas.width }));
@@ -196,7 +238,11 @@ describe('the trade history', () => {
     await page.fill('#f-instrument', 'eur_usd');
     await page.click('button[type=submit]');
     await page.waitForFunction(() => window.location.hash.includes('status=closed'));
-    await page.waitForFunction(() => [...document.querySelectorAll('table.trades tbody tr')].every((row) => row.getAttribute('data-status') === 'closed' && row.children[2].textContent === 'EUR_USD'));
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll('table.trades tbody tr')].every(
+        (row) => row.getAttribute('data-status') === 'closed' && row.children[2].textContent === 'EUR_USD',
+      ),
+    );
     expect(page.url()).toContain('instrument=eur_usd');
     const first = await page.locator('table.trades tbody tr').first().getAttribute('data-trade');
     // The same URL in a new tab: the same filters and the same rows.
@@ -232,7 +278,9 @@ describe('the trade history', () => {
     await page.waitForFunction(() => document.querySelectorAll('table.trades tbody tr').length === 150);
     const ids = await page.locator('table.trades tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-trade')));
     expect(new Set(ids).size).toBe(150);
-    const listed = (await (await fetch(`${base}/api/primary-usd/trades?status=closed&limit=150`)).json()) as { trades: { accountId: string; id: string }[] };
+    const listed = (await (await fetch(`${base}/api/primary-usd/trades?status=closed&limit=150`)).json()) as {
+      trades: { accountId: string; id: string }[];
+    };
     // The demo bot may close trades meanwhile; the 150 rows are still 150 consecutive trades of the listing.
     const expected = listed.trades.map((trade) => `${trade.accountId}/${trade.id}`);
     const offset = expected.indexOf(ids[0]!);
@@ -310,7 +358,11 @@ it('a first load is at most 200 KB compressed, and an unchanged poll costs only 
 
 it('fits a phone, a laptop and a wide screen on every view: no sideways scroll, no table wider than its box', async () => {
   const views = ['', '#/trades', '#/trades?account=primary-usd&status=closed', '#/account/primary-usd', '#/account/silent-bot'];
-  for (const [name, width] of [['phone', 390], ['laptop', 1280], ['wide', 1920]] as const) {
+  for (const [name, width] of [
+    ['phone', 390],
+    ['laptop', 1280],
+    ['wide', 1920],
+  ] as const) {
     const sized = await browser.newContext({ viewport: { width, height: 900 } });
     const tab = await sized.newPage();
     watch(tab);
@@ -320,19 +372,27 @@ it('fits a phone, a laptop and a wide screen on every view: no sideways scroll, 
       await tab.waitForTimeout(500);
       const fits = await tab.evaluate(() => ({
         page: document.documentElement.scrollWidth - window.innerWidth,
-        tables: [...document.querySelectorAll<HTMLElement>('.table-wrap')].map((box) => box.scrollWidth - box.clientWidth).filter((over) => over > 0),
+        tables: [...document.querySelectorAll<HTMLElement>('.table-wrap')]
+          .map((box) => box.scrollWidth - box.clientWidth)
+          .filter((over) => over > 0),
       }));
       expect({ name, view, ...fits }).toEqual({ name, view, page: 0, tables: [] });
     }
     // A trade's status, instrument and P&L are on screen at once, whatever the width.
     await tab.goto(`${base}/#/trades`);
     await tab.waitForSelector('table.trades tbody tr');
-    const firstRow = await tab.locator('table.trades tbody tr').first().evaluate((row) =>
-      [...row.querySelectorAll<HTMLElement>('td.key')].map((cell) => {
-        const box = cell.getBoundingClientRect();
-        return { label: cell.dataset.label, onScreen: box.width > 0 && box.left >= 0 && box.right <= window.innerWidth && box.top < window.innerHeight };
-      }),
-    );
+    const firstRow = await tab
+      .locator('table.trades tbody tr')
+      .first()
+      .evaluate((row) =>
+        [...row.querySelectorAll<HTMLElement>('td.key')].map((cell) => {
+          const box = cell.getBoundingClientRect();
+          return {
+            label: cell.dataset.label,
+            onScreen: box.width > 0 && box.left >= 0 && box.right <= window.innerWidth && box.top < window.innerHeight,
+          };
+        }),
+      );
     expect(firstRow).toEqual(['Instrument', 'Status', 'Realized P&L', 'Unrealized P&L'].map((label) => ({ label, onScreen: true })));
     await shot(tab, `trades-${name}`);
     await tab.goto(`${base}/`);
@@ -353,7 +413,9 @@ it('passes an axe-core scan: no serious or critical violation on any view', asyn
     await tab.waitForTimeout(1_500);
     await tab.addScriptTag({ content: axe });
     const violations = await tab.evaluate(async () => {
-      const result = await (window as unknown as { axe: { run(options: object): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> } }).axe.run({ runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] });
+      const result = await (
+        window as unknown as { axe: { run(options: object): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> } }
+      ).axe.run({ runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] });
       return result.violations.map((violation) => ({ id: violation.id, impact: violation.impact, nodes: violation.nodes.length }));
     });
     expect([view, violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')]).toEqual([view, []]);
@@ -376,8 +438,11 @@ describe('with API keys on', () => {
   it('asks for a key, keeps it for the browser session only, and shows what the key may see', async () => {
     const { execFile } = await import('node:child_process');
     const key = await new Promise<string>((resolve, reject) =>
-      execFile(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'keys.ts'), 'create', '--accounts', 'euro-swing,gold-desk', '--label', 'browser'], { cwd: ROOT, env: keyed.env }, (error, stdout) =>
-        error ? reject(error) : resolve(stdout.trim().split('\n').pop()!),
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', join(ROOT, 'scripts', 'keys.ts'), 'create', '--accounts', 'euro-swing,gold-desk', '--label', 'browser'],
+        { cwd: ROOT, env: keyed.env },
+        (error, stdout) => (error ? reject(error) : resolve(stdout.trim().split('\n').pop()!)),
       ),
     );
     const keyedBase = `http://localhost:${keyed.ports.PORT}`;

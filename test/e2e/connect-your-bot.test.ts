@@ -21,7 +21,10 @@ let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
   // The example imports the package as a bot's repository would: its built files.
-  execFileSync(process.execPath, [join(ROOT, 'packages', 'writer', 'build.mjs')], { cwd: join(ROOT, 'packages', 'writer'), stdio: 'ignore' });
+  execFileSync(process.execPath, [join(ROOT, 'packages', 'writer', 'build.mjs')], {
+    cwd: join(ROOT, 'packages', 'writer'),
+    stdio: 'ignore',
+  });
   started = await npmStart();
   env = { ...process.env, DB_PORT: String(started.ports.DB_PORT) };
   delete env.STAGE;
@@ -74,11 +77,17 @@ it('the freqtrade bridge mirrors a bot into the running stack', async () => {
   const bot = await new FakeFreqtrade().start();
   try {
     bot.open({ pair: 'BTC/USDT', amount: 0.01, rate: 60000.5, at: Date.now() - 60_000 });
-    await run(TSX, [join(ROOT, 'scripts', 'bridge.ts'), 'freqtrade', '--url', bot.url, '--username', bot.username, '--account', 'ft-e2e', '--once'], {
-      cwd: ROOT,
-      env: { ...env, FREQTRADE_PASSWORD: bot.password },
-    });
-    expect((await get('/api/ft-e2e/trades')).trades).toMatchObject([{ instrument: 'BTC_USDT', units: '0.01', openPrice: '60000.5', status: 'open' }]);
+    await run(
+      TSX,
+      [join(ROOT, 'scripts', 'bridge.ts'), 'freqtrade', '--url', bot.url, '--username', bot.username, '--account', 'ft-e2e', '--once'],
+      {
+        cwd: ROOT,
+        env: { ...env, FREQTRADE_PASSWORD: bot.password },
+      },
+    );
+    expect((await get('/api/ft-e2e/trades')).trades).toMatchObject([
+      { instrument: 'BTC_USDT', units: '0.01', openPrice: '60000.5', status: 'open' },
+    ]);
     expect(await get('/api/ft-e2e/status')).toMatchObject({ state: 'running', strategy: 'SampleStrategy', stale: false });
   } finally {
     await bot.stop();

@@ -75,7 +75,7 @@ function expectGatewayResponse(answer: HttpAnswer, type: string) {
 
 describe('who may call', () => {
   it('no key, an unknown key: the 401 problem the stage sends; a disabled key: its 403', async () => {
-    for (const headers of [{}, withKey(''), withKey('tbk_0123456789abcdef_' + 'x'.repeat(43)), withKey('not-a-key')]) {
+    for (const headers of [{}, withKey(''), withKey(`tbk_0123456789abcdef_${'x'.repeat(43)}`), withKey('not-a-key')]) {
       const answer = await get('/api/accounts', headers);
       expectGatewayResponse(answer, 'UNAUTHORIZED');
       expect(answer.body.instance).toBe('/api/accounts');
@@ -91,14 +91,23 @@ describe('who may call', () => {
   });
 
   it('logs a refused key as an info line naming its id, never the key, and never as a crash', async () => {
-    const unknown = 'tbk_0123456789abcdef_' + 'y'.repeat(43);
+    const unknown = `tbk_0123456789abcdef_${'y'.repeat(43)}`;
     const answer = await get('/api/accounts', withKey(unknown));
     expect(answer.status).toBe(401);
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(logLines().find((line) => line.request_id === answer.body.requestId)).toMatchObject({ level: 'INFO', message: 'API key refused', keyId: '0123456789abcdef', reason: 'unknown key' });
+    expect(logLines().find((line) => line.request_id === answer.body.requestId)).toMatchObject({
+      level: 'INFO',
+      message: 'API key refused',
+      keyId: '0123456789abcdef',
+      reason: 'unknown key',
+    });
     const allowed = await get('/api/accounts', withKey(keys.scoped));
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(logLines().find((line) => line.request_id === allowed.headers['x-request-id'])).toMatchObject({ message: 'request', status: 200, keyId: keys.scoped.split('_')[1] });
+    expect(logLines().find((line) => line.request_id === allowed.headers['x-request-id'])).toMatchObject({
+      message: 'request',
+      status: 200,
+      keyId: keys.scoped.split('_')[1],
+    });
     const text = output.join('\n');
     expect(text).not.toMatch(/Unhandled|exception/i);
     // The secret is everything after the key id; it may itself hold '_' (base64url).

@@ -29,7 +29,15 @@ const output: string[] = [];
 beforeAll(async () => {
   harness = await startHarness({ LOG_LEVEL: 'INFO' });
   await harness.load(dataset);
-  api = await startLocalApi({ stage: harness.stage, dbEndpoint: harness.db.endpoint, cursorSecret: TEST_CURSOR_SECRET, port: 0, lambdaPort: 0, auth: false, onLine: (line) => output.push(line) });
+  api = await startLocalApi({
+    stage: harness.stage,
+    dbEndpoint: harness.db.endpoint,
+    cursorSecret: TEST_CURSOR_SECRET,
+    port: 0,
+    lambdaPort: 0,
+    auth: false,
+    onLine: (line) => output.push(line),
+  });
 });
 afterAll(async () => {
   await api?.stop();
@@ -88,17 +96,39 @@ it('serves every operation, through the typed client', async () => {
   expect(all.trades).toEqual(expectedTrades(dataset.trades, { status: 'closed' }).slice(0, 20));
   const fleet = checked('/api/all/status', await typed.GET('/api/all/status'));
   expect([fleet.accounts.map((a) => a.accountId), fleet.summary.total]).toEqual([[...IDS].sort(), 3]);
-  const pnl = checked('/api/all/pnl', await typed.GET('/api/all/pnl', { params: { query: { period: 'month', from: '2026-06-01T00:00:00Z', to: '2026-12-01T00:00:00Z' } } }));
+  const pnl = checked(
+    '/api/all/pnl',
+    await typed.GET('/api/all/pnl', { params: { query: { period: 'month', from: '2026-06-01T00:00:00Z', to: '2026-12-01T00:00:00Z' } } }),
+  );
   expect(pnl.series.map((s) => s.currency)).toEqual(['EUR', 'GBP', 'USD']);
   const path = (account: string) => ({ params: { path: { account } } });
-  expect(checked('/api/{account}/balance', await typed.GET('/api/{account}/balance', path('e2e-eur')))).toEqual(dataset.accounts[1].balance);
-  expect(checked('/api/{account}/status', await typed.GET('/api/{account}/status', path('e2e-eur'))).state).toBe(dataset.accounts[1].bot.state);
-  const one = checked('/api/{account}/trades', await typed.GET('/api/{account}/trades', { params: { path: { account: 'e2e-usd' }, query: { instrument: 'usd/jpy', limit: '3' } } }));
+  expect(checked('/api/{account}/balance', await typed.GET('/api/{account}/balance', path('e2e-eur')))).toEqual(
+    dataset.accounts[1].balance,
+  );
+  expect(checked('/api/{account}/status', await typed.GET('/api/{account}/status', path('e2e-eur'))).state).toBe(
+    dataset.accounts[1].bot.state,
+  );
+  const one = checked(
+    '/api/{account}/trades',
+    await typed.GET('/api/{account}/trades', { params: { path: { account: 'e2e-usd' }, query: { instrument: 'usd/jpy', limit: '3' } } }),
+  );
   expect(one.trades).toEqual(expectedTrades(dataset.trades, { accountId: 'e2e-usd', instrument: 'USD_JPY' }).slice(0, 3));
-  const weekly = checked('/api/{account}/pnl', await typed.GET('/api/{account}/pnl', { params: { path: { account: 'e2e-usd' }, query: { period: 'week', from: '2026-10-01T00:00:00Z', to: '2026-11-02T00:00:00Z' } } }));
-  const closed = expectedTrades(dataset.trades, { accountId: 'e2e-usd', status: 'closed' }).filter((t) => t.closeTime! >= '2026-09-28' && t.closeTime! < '2026-11-02');
+  const weekly = checked(
+    '/api/{account}/pnl',
+    await typed.GET('/api/{account}/pnl', {
+      params: { path: { account: 'e2e-usd' }, query: { period: 'week', from: '2026-10-01T00:00:00Z', to: '2026-11-02T00:00:00Z' } },
+    }),
+  );
+  const closed = expectedTrades(dataset.trades, { accountId: 'e2e-usd', status: 'closed' }).filter(
+    (t) => t.closeTime! >= '2026-09-28' && t.closeTime! < '2026-11-02',
+  );
   expect(weekly.points.reduce((n, p) => n + p.tradesClosed, 0)).toBe(closed.length);
-  const equity = checked('/api/{account}/equity', await typed.GET('/api/{account}/equity', { params: { path: { account: 'e2e-usd' }, query: { interval: 'day', from: '2026-10-01T00:00:00Z', to: '2026-11-02T00:00:00Z' } } }));
+  const equity = checked(
+    '/api/{account}/equity',
+    await typed.GET('/api/{account}/equity', {
+      params: { path: { account: 'e2e-usd' }, query: { interval: 'day', from: '2026-10-01T00:00:00Z', to: '2026-11-02T00:00:00Z' } },
+    }),
+  );
   expect(equity.points.at(-1)).toMatchObject({ balance: dataset.accounts[0].balance.balance, nav: dataset.accounts[0].balance.nav });
 });
 
@@ -113,23 +143,38 @@ it('logs each request as one structured line carrying the X-Request-Id the clien
   const deadline = Date.now() + 5000;
   let line: Record<string, unknown> | undefined;
   while (!line && Date.now() < deadline) {
-    line = output.filter((text) => text.startsWith('{')).map((text) => JSON.parse(text)).find((entry) => entry.request_id === id);
+    line = output
+      .filter((text) => text.startsWith('{'))
+      .map((text) => JSON.parse(text))
+      .find((entry) => entry.request_id === id);
     if (!line) await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  expect(line).toMatchObject({ level: 'INFO', message: 'request', method: 'GET', route: '/api/{account}/trades', status: 200, itemsRead: 6, stage: harness.stage, function_name: `trading-bot-api-${harness.stage}-account-trades` });
+  expect(line).toMatchObject({
+    level: 'INFO',
+    message: 'request',
+    method: 'GET',
+    route: '/api/{account}/trades',
+    status: 200,
+    itemsRead: 6,
+    stage: harness.stage,
+    function_name: `trading-bot-api-${harness.stage}-account-trades`,
+  });
 });
 
 it('walks every page of an account over HTTP, in a time window too', async () => {
   const typed = client();
   const pages = async (query: Record<string, string>) => {
     const trades: unknown[] = [];
-    for await (const page of typed.pages('/api/{account}/trades', { params: { path: { account: 'e2e-usd' }, query } })) trades.push(...page.trades);
+    for await (const page of typed.pages('/api/{account}/trades', { params: { path: { account: 'e2e-usd' }, query } }))
+      trades.push(...page.trades);
     return trades;
   };
   expect(await pages({ limit: '50' })).toEqual(expectedTrades(dataset.trades, { accountId: 'e2e-usd' }));
   const window = { from: '2026-10-25T00:00:00Z', to: '2026-10-30T00:00:00+02:00' };
   expect(await pages({ ...window, limit: '7' })).toEqual(
-    expectedTrades(dataset.trades, { accountId: 'e2e-usd' }).filter((t) => t.openTime >= '2026-10-25T00:00:00.000Z' && t.openTime < '2026-10-29T22:00:00.000Z'),
+    expectedTrades(dataset.trades, { accountId: 'e2e-usd' }).filter(
+      (t) => t.openTime >= '2026-10-25T00:00:00.000Z' && t.openTime < '2026-10-29T22:00:00.000Z',
+    ),
   );
 });
 
@@ -138,7 +183,12 @@ function answerBytes(path: string, headers: Record<string, string>): Promise<{ b
   const { port } = new URL(api.url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), '127.0.0.1', () => {
-      const lines = [`GET ${path} HTTP/1.1`, `Host: localhost:${port}`, 'Connection: close', ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
+      const lines = [
+        `GET ${path} HTTP/1.1`,
+        `Host: localhost:${port}`,
+        'Connection: close',
+        ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+      ];
       socket.write(`${lines.join('\r\n')}\r\n\r\n`);
     });
     const chunks: Buffer[] = [];
@@ -157,7 +207,12 @@ describe('the dashboard, from the API’s own origin', () => {
     expect(page.headers['cache-control']).toBe('no-cache');
     const [script] = /\.\/assets\/index-[\w-]+\.js/.exec(page.text)!;
     const asset = await call(`/${script.slice(2)}`, { headers: { 'accept-encoding': 'gzip' } });
-    expect([asset.status, asset.headers['content-type'], asset.headers['content-encoding'], asset.headers['cache-control']]).toEqual([200, 'text/javascript; charset=utf-8', 'gzip', 'public, max-age=31536000, immutable']);
+    expect([asset.status, asset.headers['content-type'], asset.headers['content-encoding'], asset.headers['cache-control']]).toEqual([
+      200,
+      'text/javascript; charset=utf-8',
+      'gzip',
+      'public, max-age=31536000, immutable',
+    ]);
     expect(Number(asset.headers['content-length'])).toBeLessThan(100 * 1024);
     expect((await call('/', { headers: { 'if-none-match': page.headers.etag } })).status).toBe(304);
     const missing = await call('/assets/nothing.js');
@@ -226,7 +281,9 @@ describe('CORS: the stage’s allow-list, never credentials', () => {
       expect(answer.status).toBe(200);
       expect(answer.headers['access-control-allow-origin']).toBe(origin);
       expect(answer.headers.vary).toBe('Origin');
-      expect(answer.headers['access-control-expose-headers'].split(/,\s*/)).toEqual(expect.arrayContaining(['X-Request-Id', 'Retry-After']));
+      expect(answer.headers['access-control-expose-headers'].split(/,\s*/)).toEqual(
+        expect.arrayContaining(['X-Request-Id', 'Retry-After']),
+      );
     }
   });
 
@@ -241,14 +298,22 @@ describe('CORS: the stage’s allow-list, never credentials', () => {
   });
 
   it('answers the preflight as API Gateway compiles serverless.yml’s cors block', async () => {
-    const allowed = await call('/api/all/trades', { method: 'OPTIONS', headers: { origin: DASHBOARD, 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' } });
+    const allowed = await call('/api/all/trades', {
+      method: 'OPTIONS',
+      headers: { origin: DASHBOARD, 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' },
+    });
     expect(allowed.status).toBe(200);
     expect(allowed.headers['access-control-allow-origin']).toBe(DASHBOARD);
-    expect(allowed.headers['access-control-allow-headers'].toLowerCase().split(',')).toEqual(expect.arrayContaining(['x-api-key', 'if-none-match']));
+    expect(allowed.headers['access-control-allow-headers'].toLowerCase().split(',')).toEqual(
+      expect.arrayContaining(['x-api-key', 'if-none-match']),
+    );
     expect(allowed.headers['access-control-allow-methods'].split(',')).toEqual(expect.arrayContaining(['GET', 'OPTIONS']));
     // Like every other answer (and the deployed preflight, whose mock integration resources/stage-options.js extends).
     expectCommonHeaders(allowed);
-    const refused = await call('/api/all/trades', { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' } });
+    const refused = await call('/api/all/trades', {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' },
+    });
     expect(refused.headers['access-control-allow-origin']).not.toBe('https://evil.example');
     expect((await call('/nowhere', { method: 'OPTIONS', headers: { origin: DASHBOARD } })).status).toBe(404);
   });
@@ -302,7 +367,9 @@ function raw(request: Buffer | string): Promise<{ status: number; headers: Recor
       const text = received.toString('utf8');
       const [head, ...rest] = text.split('\r\n\r\n');
       const [statusLine, ...lines] = head.split('\r\n');
-      const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+      const headers = Object.fromEntries(
+        lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+      );
       let body: unknown = rest.join('\r\n\r\n');
       try {
         body = JSON.parse(body as string);
@@ -315,7 +382,12 @@ function raw(request: Buffer | string): Promise<{ status: number; headers: Recor
 }
 
 it('answers malformed requests with a problem, as every other refusal: bad encoding, raw bytes, folded headers, oversize', async () => {
-  const request = (target: Buffer | string, extra = '') => Buffer.concat([Buffer.from('GET '), Buffer.from(target), Buffer.from(` HTTP/1.1\r\nHost: localhost\r\n${extra}Connection: close\r\n\r\n`)]);
+  const request = (target: Buffer | string, extra = '') =>
+    Buffer.concat([
+      Buffer.from('GET '),
+      Buffer.from(target),
+      Buffer.from(` HTTP/1.1\r\nHost: localhost\r\n${extra}Connection: close\r\n\r\n`),
+    ]);
   const cases: [string, Buffer, number][] = [
     ['bad percent-encoding', request('/api/%zz/balance'), 400],
     ['a truncated UTF-8 sequence', request('/api/%C3/balance'), 400],
@@ -337,14 +409,26 @@ it('answers malformed requests with a problem, as every other refusal: bad encod
       violations: schemaViolations('Problem', answer.body),
       nosniff: answer.headers['x-content-type-options'],
     });
-    expect(answers.at(-1)).toEqual({ name, status, type: 'application/problem+json', code: 'INVALID_PARAMETER', violations: [], nosniff: 'nosniff' });
+    expect(answers.at(-1)).toEqual({
+      name,
+      status,
+      type: 'application/problem+json',
+      code: 'INVALID_PARAMETER',
+      violations: [],
+      nosniff: 'nosniff',
+    });
   }
   // Just under the limit is served.
   expect((await raw(request('/api/health', `X-Big: ${'a'.repeat(9_000)}\r\n`))).status).toBe(200);
 });
 
 it('serves no account data on the Lambda port: not to a web page, not to a forged identity', async () => {
-  const forged = JSON.stringify({ httpMethod: 'GET', path: '/api/all/trades', resource: '/api/all/trades', requestContext: { authorizer: { accounts: '*' } } });
+  const forged = JSON.stringify({
+    httpMethod: 'GET',
+    path: '/api/all/trades',
+    resource: '/api/all/trades',
+    requestContext: { authorizer: { accounts: '*' } },
+  });
   const trades = `${harness.stage}-all-trades`;
   // A page's cross-origin "simple" request: text/plain needs no preflight.
   const fromPage = await http(`${api.lambdaUrl}/2015-03-31/functions/trading-bot-api-${trades}/invocations`, {
@@ -356,14 +440,31 @@ it('serves no account data on the Lambda port: not to a web page, not to a forge
   expect(fromPage.headers).not.toHaveProperty('access-control-allow-origin');
   expect(fromPage.text).not.toContain('e2e-usd');
   // Not from a page, but the function is one the gateway guards: its caller's identity comes only from there.
-  const direct = await http(`${api.lambdaUrl}/2015-03-31/functions/trading-bot-api-${trades}/invocations`, { method: 'POST', body: forged });
+  const direct = await http(`${api.lambdaUrl}/2015-03-31/functions/trading-bot-api-${trades}/invocations`, {
+    method: 'POST',
+    body: forged,
+  });
   expect(direct.status).toBe(403);
   expect(direct.text).not.toContain('e2e-usd');
-  const authorizer = await http(`${api.lambdaUrl}/2015-03-31/functions/trading-bot-api-${harness.stage}-authorizer/invocations`, { method: 'POST', body: '{}' });
+  const authorizer = await http(`${api.lambdaUrl}/2015-03-31/functions/trading-bot-api-${harness.stage}-authorizer/invocations`, {
+    method: 'POST',
+    body: '{}',
+  });
   expect(authorizer.status).toBe(403);
-  expect((await http(`${api.lambdaUrl}/2015-03-31/functions/trading-bot-api-${trades}/invocations`, { method: 'POST', headers: { host: 'attacker.example' }, body: forged })).status).toBe(421);
+  expect(
+    (
+      await http(`${api.lambdaUrl}/2015-03-31/functions/trading-bot-api-${trades}/invocations`, {
+        method: 'POST',
+        headers: { host: 'attacker.example' },
+        body: forged,
+      })
+    ).status,
+  ).toBe(421);
   // What it is for: invoking the functions no route serves, such as the probe, as the AWS CLI would.
-  const probe = await http(`${api.lambdaUrl}/2015-03-31/functions/trading-bot-api-${harness.stage}-probe/invocations`, { method: 'POST', body: '{}' });
+  const probe = await http(`${api.lambdaUrl}/2015-03-31/functions/trading-bot-api-${harness.stage}-probe/invocations`, {
+    method: 'POST',
+    body: '{}',
+  });
   expect(probe.status).toBe(200);
   expect(probe.body).toMatchObject({ databaseHealthy: true, bots: { total: 3 } });
 });
@@ -373,11 +474,13 @@ it('keeps the schedule off: the probe runs in AWS, and locally only when npm sta
 });
 
 it('stays within its bounds under 50 concurrent clients: every answer complete, none an empty 5xx', async () => {
-  const answers = await Promise.all(Array.from({ length: 50 }, async () => {
-    const mine: HttpAnswer[] = [];
-    for (let i = 0; i < 4; i++) mine.push(await call('/api/e2e-usd/trades?limit=50'));
-    return mine;
-  }));
+  const answers = await Promise.all(
+    Array.from({ length: 50 }, async () => {
+      const mine: HttpAnswer[] = [];
+      for (let i = 0; i < 4; i++) mine.push(await call('/api/e2e-usd/trades?limit=50'));
+      return mine;
+    }),
+  );
   for (const answer of answers.flat()) {
     if (answer.status === 200) expect(answer.body.trades).toHaveLength(50);
     else expectProblem(answer, 429, 'TOO_MANY_REQUESTS');

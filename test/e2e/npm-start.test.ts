@@ -32,7 +32,12 @@ function descendants(pid: number): number[] {
     }
   }
   const found: number[] = [];
-  const visit = (id: number) => (children.get(id) ?? []).forEach((child) => (found.push(child), visit(child)));
+  const visit = (id: number) => {
+    for (const child of children.get(id) ?? []) {
+      found.push(child);
+      visit(child);
+    }
+  };
   visit(pid);
   return found;
 }
@@ -71,14 +76,24 @@ it('stops with one line naming the install command when Java is missing', async 
   try {
     const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'start.ts')], {
       cwd: ROOT,
-      env: { ...process.env, PATH: empty, DB: 'memory', PORT: String(await freePort()), DB_PORT: String(await freePort()), LAMBDA_PORT: String(await freePort()) },
+      env: {
+        ...process.env,
+        PATH: empty,
+        DB: 'memory',
+        PORT: String(await freePort()),
+        DB_PORT: String(await freePort()),
+        LAMBDA_PORT: String(await freePort()),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
     child.stderr!.on('data', (chunk) => (stderr += chunk));
     const code = await new Promise((resolve) => child.on('exit', resolve));
     expect(code).toBe(1);
-    const lines = stderr.trim().split('\n').filter((line) => !/NodeVersionSupportWarning|^\s*$/.test(line));
+    const lines = stderr
+      .trim()
+      .split('\n')
+      .filter((line) => !/NodeVersionSupportWarning|^\s*$/.test(line));
     expect(lines).toEqual([expect.stringMatching(/^npm start: Java 17 or later is needed .*apt-get install -y openjdk-17-jre-headless/)]);
   } finally {
     rmSync(empty, { recursive: true, force: true });
@@ -95,16 +110,39 @@ describe('with AUTH=on', () => {
   });
 
   it('the keys CLI and serverless invoke local reach its database through DB_PORT', async () => {
-    const keys = await run(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'keys.ts'), 'create', '--accounts', 'primary-usd', '--label', 'e2e'], { cwd: ROOT, env: started.env });
+    const keys = await run(
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'scripts', 'keys.ts'), 'create', '--accounts', 'primary-usd', '--label', 'e2e'],
+      { cwd: ROOT, env: started.env },
+    );
     const key = keys.stdout.trim().split('\n').pop()!;
     const accounts = await http(`http://127.0.0.1:${started.ports.PORT}/api/accounts`, { headers: { 'x-api-key': key } });
     expect(accounts.body.accounts.map((a: { id: string }) => a.id)).toEqual(['primary-usd']);
 
     const invoked = await run(
       process.execPath,
-      [join(ROOT, 'node_modules', 'serverless', 'bin', 'serverless.js'), 'invoke', 'local', '--stage', 'local', '--function', 'account-balance', '--path', 'events/account-balance.json'],
+      [
+        join(ROOT, 'node_modules', 'serverless', 'bin', 'serverless.js'),
+        'invoke',
+        'local',
+        '--stage',
+        'local',
+        '--function',
+        'account-balance',
+        '--path',
+        'events/account-balance.json',
+      ],
       // As the README shows it: DB_PORT finds the database; DynamoDB Local takes any credentials.
-      { cwd: ROOT, env: { ...started.env, ...LOCAL_AWS_ENV, CURSOR_SECRET: 'a-secret-only-this-invocation-uses-0123456789', SLS_TELEMETRY_DISABLED: '1', ESBUILD_WORK_FOLDER: '.esbuild/invoke-test' } },
+      {
+        cwd: ROOT,
+        env: {
+          ...started.env,
+          ...LOCAL_AWS_ENV,
+          CURSOR_SECRET: 'a-secret-only-this-invocation-uses-0123456789',
+          SLS_TELEMETRY_DISABLED: '1',
+          ESBUILD_WORK_FOLDER: '.esbuild/invoke-test',
+        },
+      },
     );
     // The function's access line comes first (one line of JSON), then the result, pretty-printed.
     const [accessLine] = invoked.stdout.split('\n').filter((line) => line.startsWith('{"level"'));
@@ -116,8 +154,16 @@ describe('with AUTH=on', () => {
 
   it('its database door serves local programs only, not web pages', async () => {
     const db = `http://127.0.0.1:${started.ports.DB_PORT}/`;
-    const request = { method: 'POST', body: '{}', headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'DynamoDB_20120810.ListTables' } };
-    const pageHeaders: Record<string, string>[] = [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }, { host: `attacker.example:${started.ports.DB_PORT}` }];
+    const request = {
+      method: 'POST',
+      body: '{}',
+      headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'DynamoDB_20120810.ListTables' },
+    };
+    const pageHeaders: Record<string, string>[] = [
+      { origin: 'https://evil.example' },
+      { 'sec-fetch-site': 'cross-site' },
+      { host: `attacker.example:${started.ports.DB_PORT}` },
+    ];
     for (const headers of pageHeaders) {
       const answer = await http(db, { ...request, headers: { ...request.headers, ...headers } });
       expect(answer.status).toBe(403);
@@ -148,20 +194,26 @@ it('shows a living system: the demo bot’s trades and heartbeats appear within 
   let packaging = true;
   const poll = (async () => {
     while (packaging) {
-      for (const path of ['/api/health', '/api/primary-usd/trades?limit=2', '/']) answers.push(`${path} ${(await http(`${base}${path}`)).status}`);
+      for (const path of ['/api/health', '/api/primary-usd/trades?limit=2', '/'])
+        answers.push(`${path} ${(await http(`${base}${path}`)).status}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   })();
   const out = mkdtempSync(join(tmpdir(), 'package-beside-start-'));
   const { ESBUILD_WORK_FOLDER: _own, ...env } = started.env;
   try {
-    await run(process.execPath, [join(ROOT, 'node_modules', 'serverless', 'bin', 'serverless.js'), 'package', '--stage', 'prod', '--package', out], { cwd: ROOT, env: { ...env, SLS_TELEMETRY_DISABLED: '1' } });
+    await run(
+      process.execPath,
+      [join(ROOT, 'node_modules', 'serverless', 'bin', 'serverless.js'), 'package', '--stage', 'prod', '--package', out],
+      { cwd: ROOT, env: { ...env, SLS_TELEMETRY_DISABLED: '1' } },
+    );
   } finally {
     packaging = false;
     await poll;
     rmSync(out, { recursive: true, force: true });
   }
-  for (const path of ['/api/health', '/api/primary-usd/trades?limit=2', '/']) answers.push(`${path} ${(await http(`${base}${path}`)).status}`);
+  for (const path of ['/api/health', '/api/primary-usd/trades?limit=2', '/'])
+    answers.push(`${path} ${(await http(`${base}${path}`)).status}`);
   expect(answers.length).toBeGreaterThan(6);
   expect(answers.filter((answer) => !answer.endsWith(' 200'))).toEqual([]);
 

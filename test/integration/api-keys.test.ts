@@ -14,7 +14,6 @@ const dataset = generateDataset({ tradeCounts: [90, 70, 40, 55], accountId: (i) 
 let harness: Harness;
 const keys: Record<'mine' | 'all' | 'disabled' | 'alpha', string> = { mine: '', all: '', disabled: '', alpha: '' };
 
-
 beforeAll(async () => {
   harness = await startHarness({ AUTH_MODE: 'required' });
   await harness.load(dataset);
@@ -26,7 +25,11 @@ beforeAll(async () => {
 afterAll(() => harness.close());
 
 async function call(name: FunctionName, key: string | undefined, options: { account?: string; query?: Record<string, string> } = {}) {
-  const event = eventFor(name, { account: options.account, query: options.query ?? {}, headers: key === undefined ? {} : { 'x-api-key': key } });
+  const event = eventFor(name, {
+    account: options.account,
+    query: options.query ?? {},
+    headers: key === undefined ? {} : { 'x-api-key': key },
+  });
   const response = await throughGateway(name, event);
   expectContract(ROUTES[name], response);
   return response;
@@ -34,7 +37,7 @@ async function call(name: FunctionName, key: string | undefined, options: { acco
 
 describe('who may call', () => {
   it('no key or an unknown key: 401 problem+json; a disabled key: 403', async () => {
-    for (const key of [undefined, '', 'tbk_0000000000000000_' + 'A'.repeat(43), 'not-a-key', keys.mine.slice(0, -1) + 'x']) {
+    for (const key of [undefined, '', `tbk_0000000000000000_${'A'.repeat(43)}`, 'not-a-key', `${keys.mine.slice(0, -1)}x`]) {
       const response = await call('accounts', key);
       expect(response.statusCode).toBe(401);
       expect(response.body).toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
@@ -117,7 +120,11 @@ describe('a key limited to some accounts', () => {
   it('cannot reach another account by tampering with a cursor', async () => {
     const page = await call('account-trades', keys.alpha, { account: 'k-alpha', query: { limit: '5' } });
     const [payload, signature] = page.body.nextCursor.split('.');
-    const forged = Buffer.from(Buffer.from(payload, 'base64url').toString().replace(/k-alpha$/, 'k-bravo')).toString('base64url');
+    const forged = Buffer.from(
+      Buffer.from(payload, 'base64url')
+        .toString()
+        .replace(/k-alpha$/, 'k-bravo'),
+    ).toString('base64url');
     const response = await call('all-trades', keys.alpha, { query: { limit: '5', cursor: `${forged}.${signature}` } });
     expect(response.statusCode).toBe(400);
   });

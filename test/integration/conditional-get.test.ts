@@ -7,7 +7,12 @@ import { generateDataset } from '../../scripts/support/dataset';
 import { eventFor, type FunctionName, type Harness, invoke, ROUTES, startHarness } from '../support/api-harness';
 import { expectContract } from '../support/contract';
 
-const dataset = generateDataset({ tradeCounts: [40, 12], accountId: (i) => ['c-usd', 'c-eur'][i], seed: 3, history: { everyMinutes: 120, days: 2 } });
+const dataset = generateDataset({
+  tradeCounts: [40, 12],
+  accountId: (i) => ['c-usd', 'c-eur'][i],
+  seed: 3,
+  history: { everyMinutes: 120, days: 2 },
+});
 let harness: Harness;
 
 beforeAll(async () => {
@@ -30,14 +35,19 @@ const REQUESTS: [FunctionName, { account?: string; query?: Record<string, string
   ['account-equity', { account: 'c-usd', query: { interval: 'day', from: '2026-10-01T00:00:00Z', to: '2026-11-02T00:00:00Z' } }],
 ];
 
-async function get(name: FunctionName, options: { account?: string; query?: Record<string, string> }, headers: Record<string, string> = {}) {
+async function get(
+  name: FunctionName,
+  options: { account?: string; query?: Record<string, string> },
+  headers: Record<string, string> = {},
+) {
   const response = await invoke(name, eventFor(name, { ...options, headers: { origin: 'http://localhost:5173', ...headers } }));
   expectContract(ROUTES[name], response);
   return response;
 }
 
 /** Headers but the request id, which is each request's own. */
-const comparable = (headers: Record<string, string>) => Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'X-Request-Id'));
+const comparable = (headers: Record<string, string>) =>
+  Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'X-Request-Id'));
 
 describe.each(REQUESTS)('%s', (name, options) => {
   it('a 200 carries the SHA-256 of its body as a strong ETag; If-None-Match naming it is a 304 with no body and the same headers', async () => {
@@ -68,7 +78,14 @@ it('a status answers 304 too when nothing, the clock included, changed its body'
 
 it('a change gives a new tag, and the old one gets the new body', async () => {
   const before = await get('all-balance', {});
-  await harness.writer.recordBalance('c-eur', { time: '2026-11-21T00:00:00.000Z', balance: '1.00', unrealizedPL: '0.00', nav: '1.00', marginUsed: '0.00', marginAvailable: '1.00' });
+  await harness.writer.recordBalance('c-eur', {
+    time: '2026-11-21T00:00:00.000Z',
+    balance: '1.00',
+    unrealizedPL: '0.00',
+    nav: '1.00',
+    marginUsed: '0.00',
+    marginAvailable: '1.00',
+  });
   const after = await get('all-balance', {}, { 'If-None-Match': before.headers.ETag });
   expect(after.statusCode).toBe(200);
   expect(after.headers.ETag).not.toBe(before.headers.ETag);

@@ -39,7 +39,10 @@ it('keeps each episode longer than npm start’s probe interval, so a probe ever
   const seconds = Array.from({ length: 600 }, (_, second) => second);
   // The longest run of consecutive seconds for which `test` holds, over ten minutes.
   const longest = (test: (second: number) => boolean) =>
-    seconds.reduce(({ run, best }, second) => (test(second) ? { run: run + 1, best: Math.max(best, run + 1) } : { run: 0, best }), { run: 0, best: 0 }).best;
+    seconds.reduce(({ run, best }, second) => (test(second) ? { run: run + 1, best: Math.max(best, run + 1) } : { run: 0, best }), {
+      run: 0,
+      best: 0,
+    }).best;
   const inError = (second: number) => reportFor('flaky', second, 60)?.state === 'error';
   expect(longest(inError)).toBeGreaterThan(60);
   // Stale once silent for longer than the threshold: the silence must outlast the threshold by more than a probe.
@@ -49,7 +52,14 @@ it('keeps each episode longer than npm start’s probe interval, so a probe ever
 
 it('trades live through the writer, and every figure stays consistent', async () => {
   const before = await api('account-trades', 'primary-usd', { limit: '1' });
-  const bot = new DemoBot({ writer: harness.writer, seed: 7, tickSeconds: 0.25, heartbeatSeconds: 1, staleAfterSeconds: 60, holdSeconds: [1, 3] });
+  const bot = new DemoBot({
+    writer: harness.writer,
+    seed: 7,
+    tickSeconds: 0.25,
+    heartbeatSeconds: 1,
+    staleAfterSeconds: 60,
+    holdSeconds: [1, 3],
+  });
   await bot.load();
   bot.start();
   await new Promise((resolve) => setTimeout(resolve, 15_000));
@@ -59,7 +69,10 @@ it('trades live through the writer, and every figure stays consistent', async ()
   expect(bot.counts.opened).toBeGreaterThanOrEqual(3);
   expect(bot.counts.closed).toBeGreaterThanOrEqual(2);
   expect(bot.counts.snapshots).toBeGreaterThan(20);
-  const newest = [...(await api('account-trades', 'primary-usd', { limit: '1' })).trades, ...(await api('account-trades', 'paper-sandbox', { limit: '1' })).trades];
+  const newest = [
+    ...(await api('account-trades', 'primary-usd', { limit: '1' })).trades,
+    ...(await api('account-trades', 'paper-sandbox', { limit: '1' })).trades,
+  ];
   expect(newest.some((trade: { id: string }) => trade.id.includes('-live-'))).toBe(true);
   expect(newest[0]).not.toEqual(before.trades[0]);
 

@@ -40,7 +40,8 @@ async function timed<T>(run: () => Promise<T>): Promise<{ result: T; ms: number 
   return { result, ms: performance.now() - started };
 }
 
-const tradesOf = (account: string, query: Record<string, string> = {}) => invoke('account-trades', eventFor('account-trades', { account, query }));
+const tradesOf = (account: string, query: Record<string, string> = {}) =>
+  invoke('account-trades', eventFor('account-trades', { account, query }));
 
 describe.each([
   ['refused connections', { kind: 'refuse' } as const],
@@ -50,7 +51,12 @@ describe.each([
 ])('%s', (_, fault) => {
   it('data operations answer 503 SERVICE_UNAVAILABLE with Retry-After, within the budget', async () => {
     await proxy.inject(fault);
-    for (const [name, account] of [['account-trades', 'f-1'], ['all-balance', undefined], ['account-status', 'f-2'], ['accounts', undefined]] as const) {
+    for (const [name, account] of [
+      ['account-trades', 'f-1'],
+      ['all-balance', undefined],
+      ['account-status', 'f-2'],
+      ['accounts', undefined],
+    ] as const) {
       const { result, ms } = await timed(() => invoke(name, eventFor(name, { account, query: {} })));
       expect(result.statusCode).toBe(503);
       expect(result.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
@@ -105,7 +111,11 @@ describe('Query pages cut short (as by the 1 MB limit)', () => {
       const name = account ? 'account-trades' : 'all-trades';
       const response = await invoke(name, eventFor(name, { account, query }));
       expect(response.statusCode).toBe(200);
-      const expected = expectedTrades(dataset.trades, { accountId: account, status: 'status' in query ? query.status : undefined, instrument: 'instrument' in query ? query.instrument : undefined });
+      const expected = expectedTrades(dataset.trades, {
+        accountId: account,
+        status: 'status' in query ? query.status : undefined,
+        instrument: 'instrument' in query ? query.instrument : undefined,
+      });
       expect(response.body.trades).toEqual(expected.slice(0, Number(query.limit)));
       expect(response.body.nextCursor === null).toBe(expected.length <= Number(query.limit));
     }

@@ -39,9 +39,11 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const api = async (name: Parameters<typeof eventFor>[0], account: string, query: Record<string, string> = {}) => (await invoke(name, eventFor(name, { account, query }))).body;
+const api = async (name: Parameters<typeof eventFor>[0], account: string, query: Record<string, string> = {}) =>
+  (await invoke(name, eventFor(name, { account, query }))).body;
 const trades = async (account: string) => (await api('account-trades', account, { limit: '500' })).trades as Record<string, unknown>[];
-const accountOf = async (id: string) => ((await invoke('accounts', eventFor('accounts', {}))).body.accounts as { id: string }[]).find((account) => account.id === id);
+const accountOf = async (id: string) =>
+  ((await invoke('accounts', eventFor('accounts', {}))).body.accounts as { id: string }[]).find((account) => account.id === id);
 const tradeOf = async (account: string, id: string) => (await trades(account)).find((trade) => trade.id === id);
 const HOUR = 3_600_000;
 const NOW = Math.floor(Date.now() / 1000) * 1000;
@@ -60,7 +62,9 @@ describe('a bot mirrored poll by poll', () => {
   let bridge: FreqtradeBridge;
   const ids: Record<string, number> = {};
   const ours = (id: number) => {
-    const trade = (bot as unknown as { trades: { trade_id: number; open_timestamp: number }[] }).trades.find((candidate) => candidate.trade_id === id)!;
+    const trade = (bot as unknown as { trades: { trade_id: number; open_timestamp: number }[] }).trades.find(
+      (candidate) => candidate.trade_id === id,
+    )!;
     return `ft-${id}-${trade.open_timestamp}`;
   };
 
@@ -84,16 +88,53 @@ describe('a bot mirrored poll by poll', () => {
   it('creates the account from the bot configuration and mirrors its trades, balance and state', async () => {
     const summary = await bridge.poll();
     expect(summary).toMatchObject({ openTrades: 3, refused: [], state: 'running' });
-    expect(await accountOf(account)).toMatchObject({ id: account, name: 'ft-test', currency: 'USDT', broker: 'binance', environment: 'paper' });
+    expect(await accountOf(account)).toMatchObject({
+      id: account,
+      name: 'ft-test',
+      currency: 'USDT',
+      broker: 'binance',
+      environment: 'paper',
+    });
     const listed = await trades(account);
     expect(listed.map((trade) => trade.id).sort()).toEqual([ids.closedWin, ids.closedLoss, ids.long, ids.short].map(ours).sort());
-    expect(await tradeOf(account, ours(ids.long))).toMatchObject({ instrument: 'SOL_USDT', side: 'buy', status: 'open', units: '2.5', openPrice: '0.30000000000000004', unrealizedPL: '0.00001' });
-    expect(await tradeOf(account, ours(ids.short))).toMatchObject({ instrument: 'ETH_USDT', side: 'sell', units: '0.2', openPrice: '3100.5', unrealizedPL: '-2.25', stopLoss: '3410.55' });
-    expect(await tradeOf(account, ours(ids.closedLoss))).toMatchObject({ instrument: 'ETH_USDT', side: 'sell', status: 'closed', closePrice: '3030', realizedPL: '-15.0300000000001' });
-    expect(await tradeOf(account, ours(ids.closedWin))).toMatchObject({ status: 'closed', realizedPL: '9.87878', closeTime: new Date(at(49)).toISOString() });
+    expect(await tradeOf(account, ours(ids.long))).toMatchObject({
+      instrument: 'SOL_USDT',
+      side: 'buy',
+      status: 'open',
+      units: '2.5',
+      openPrice: '0.30000000000000004',
+      unrealizedPL: '0.00001',
+    });
+    expect(await tradeOf(account, ours(ids.short))).toMatchObject({
+      instrument: 'ETH_USDT',
+      side: 'sell',
+      units: '0.2',
+      openPrice: '3100.5',
+      unrealizedPL: '-2.25',
+      stopLoss: '3410.55',
+    });
+    expect(await tradeOf(account, ours(ids.closedLoss))).toMatchObject({
+      instrument: 'ETH_USDT',
+      side: 'sell',
+      status: 'closed',
+      closePrice: '3030',
+      realizedPL: '-15.0300000000001',
+    });
+    expect(await tradeOf(account, ours(ids.closedWin))).toMatchObject({
+      status: 'closed',
+      realizedPL: '9.87878',
+      closeTime: new Date(at(49)).toISOString(),
+    });
     // NAV is what the bot manages; the balance is NAV without the open trades' unrealized P&L; the stake in them
     // (the unfilled entry's too: freqtrade has set it aside) is the margin used.
-    expect(await api('account-balance', account)).toMatchObject({ currency: 'USDT', nav: '1000', unrealizedPL: '-2.24999', balance: '1002.24999', marginUsed: '670.85', marginAvailable: '329.15' });
+    expect(await api('account-balance', account)).toMatchObject({
+      currency: 'USDT',
+      nav: '1000',
+      unrealizedPL: '-2.24999',
+      balance: '1002.24999',
+      marginUsed: '670.85',
+      marginAvailable: '329.15',
+    });
     expect(await api('account-status', account)).toMatchObject({ state: 'running', strategy: 'SampleStrategy', stale: false });
   });
 
@@ -126,7 +167,12 @@ describe('a bot mirrored poll by poll', () => {
     bot.close(quick, { rate: 61100, at: at(0.2), profit: 0.0999 });
     bot.remove(ids.unfilled);
     expect((await bridge.poll()).written).toEqual({ created: 1 });
-    expect(await tradeOf(account, ours(quick))).toMatchObject({ status: 'closed', openPrice: '61000', closePrice: '61100', realizedPL: '0.0999' });
+    expect(await tradeOf(account, ours(quick))).toMatchObject({
+      status: 'closed',
+      openPrice: '61000',
+      closePrice: '61100',
+      realizedPL: '0.0999',
+    });
     expect((await trades(account)).some((trade) => String(trade.id).startsWith(`ft-${ids.unfilled}-`))).toBe(false);
   });
 
@@ -137,7 +183,10 @@ describe('a bot mirrored poll by poll', () => {
     bot.state = 'running';
     bot.maxOpenTrades = 0;
     await bridge.poll();
-    expect(await api('account-status', account)).toMatchObject({ state: 'paused', message: 'max_open_trades is 0 (stopentry): no new entries' });
+    expect(await api('account-status', account)).toMatchObject({
+      state: 'paused',
+      message: 'max_open_trades is 0 (stopentry): no new entries',
+    });
     bot.maxOpenTrades = 3;
     bot.lastProcessMs = Date.now() - 600_000;
     await bridge.poll();
@@ -155,7 +204,9 @@ describe('a bot mirrored poll by poll', () => {
       const error = await bridge.poll().catch((caught: Error) => caught);
       expect((error as { kind?: string }).kind).toBe('unreachable');
       // Refused, or (a kept-alive connection of the last poll) closed as the bot went away.
-      expect((error as Error).message).toMatch(new RegExp(`^freqtrade at ${bot.url}: cannot be reached \\((ECONNREFUSED|the connection was closed)\\)$`));
+      expect((error as Error).message).toMatch(
+        new RegExp(`^freqtrade at ${bot.url}: cannot be reached \\((ECONNREFUSED|the connection was closed)\\)$`),
+      );
     });
     expect(failed).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, (STALE_AFTER_SECONDS + 1) * 1000));
@@ -177,7 +228,9 @@ describe('a bot mirrored poll by poll', () => {
     expect(ours(reused)).not.toBe(oldFirst /* also freqtrade's id 1 */);
     expect(await tradeOf(account, ours(reused))).toMatchObject({ status: 'open', units: '0.002' });
     // The old trade 1 stays as it closed.
-    expect((await trades(account)).find((trade) => String(trade.id).startsWith('ft-1-') && trade.status === 'closed')).toMatchObject({ realizedPL: '9.87878' });
+    expect((await trades(account)).find((trade) => String(trade.id).startsWith('ft-1-') && trade.status === 'closed')).toMatchObject({
+      realizedPL: '9.87878',
+    });
   });
 
   it('a trade whose pair has no instrument here is reported once and the others are still mirrored', async () => {
@@ -241,10 +294,12 @@ describe('npm run bridge', () => {
       writeFileSync(join(dir, 'second.password'), 'another secret\n');
       writeFileSync(
         join(dir, 'bots.json'),
-        JSON.stringify({ bots: [
-          { url: bot.url, username: 'operator', passwordEnv: 'FT_ONE', account: 'ft-one' },
-          { url: other.url, username: 'second', passwordFile: join(dir, 'second.password'), account: 'ft-two', interval: 30 },
-        ] }),
+        JSON.stringify({
+          bots: [
+            { url: bot.url, username: 'operator', passwordEnv: 'FT_ONE', account: 'ft-one' },
+            { url: other.url, username: 'second', passwordFile: join(dir, 'second.password'), account: 'ft-two', interval: 30 },
+          ],
+        }),
       );
       const run = await bridgeCommand(['--config', join(dir, 'bots.json'), '--once'], { FT_ONE: bot.password });
       expect(run.code).toBe(0);
@@ -256,10 +311,17 @@ describe('npm run bridge', () => {
   });
 
   it('wrong credentials, an unreachable URL: one line naming the URL and the cause, and exit 1', async () => {
-    const refused = await bridgeCommand(['--url', bot.url, '--username', 'operator', '--account', 'ft-cli', '--once'], { FREQTRADE_PASSWORD: 'wrong' });
-    expect(refused).toMatchObject({ code: 1, stdout: `bridge ft-cli: freqtrade at ${bot.url}: refused the username or password (HTTP 401)\n` });
+    const refused = await bridgeCommand(['--url', bot.url, '--username', 'operator', '--account', 'ft-cli', '--once'], {
+      FREQTRADE_PASSWORD: 'wrong',
+    });
+    expect(refused).toMatchObject({
+      code: 1,
+      stdout: `bridge ft-cli: freqtrade at ${bot.url}: refused the username or password (HTTP 401)\n`,
+    });
     const nowhere = await closedPort();
-    const unreachable = await bridgeCommand(['--url', nowhere, '--username', 'operator', '--account', 'ft-cli', '--once'], { FREQTRADE_PASSWORD: 'x' });
+    const unreachable = await bridgeCommand(['--url', nowhere, '--username', 'operator', '--account', 'ft-cli', '--once'], {
+      FREQTRADE_PASSWORD: 'x',
+    });
     expect(unreachable).toMatchObject({ code: 1, stdout: `bridge ft-cli: freqtrade at ${nowhere}: cannot be reached (ECONNREFUSED)\n` });
     const usage = await bridgeCommand(['--url', bot.url, '--account', 'ft-cli', '--once']);
     expect(usage.code).toBe(2);
@@ -267,10 +329,29 @@ describe('npm run bridge', () => {
   });
 
   it('running, logs once when the bot stops answering and once when it answers again', async () => {
-    const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), [join(ROOT, 'scripts', 'bridge.ts'), 'freqtrade', '--url', bot.url, '--username', 'operator', '--account', 'ft-cli', '--interval', '0.2', '--stage', harness.stage, '--endpoint', proxy.endpoint], {
-      cwd: ROOT,
-      env: { ...process.env, FREQTRADE_PASSWORD: bot.password },
-    });
+    const child = spawn(
+      join(ROOT, 'node_modules', '.bin', 'tsx'),
+      [
+        join(ROOT, 'scripts', 'bridge.ts'),
+        'freqtrade',
+        '--url',
+        bot.url,
+        '--username',
+        'operator',
+        '--account',
+        'ft-cli',
+        '--interval',
+        '0.2',
+        '--stage',
+        harness.stage,
+        '--endpoint',
+        proxy.endpoint,
+      ],
+      {
+        cwd: ROOT,
+        env: { ...process.env, FREQTRADE_PASSWORD: bot.password },
+      },
+    );
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));

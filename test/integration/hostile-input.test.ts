@@ -38,14 +38,68 @@ beforeAll(async () => {
 });
 afterAll(() => harness.close());
 
-
-const numericLooking = fc.constantFrom('1e3', '0x10', ' 5', '5 ', '99999999999999999999', '-1', '0', '1.5', '500', '501', '+7', '1_000', 'NaN', 'Infinity', '０');
-const known = fc.constantFrom('open', 'closed', 'all', 'OPEN', 'eur_usd', 'EUR/USD', 'xau-usd', 'EUR_USD', '50', '1', 'day', 'WEEK', 'month', 'hour', 'year');
-const times = fc.constantFrom('2026-10-25T00:00:00Z', '2026-10-25T00:00:00+14:00', '2026-10-25', '2026-02-30T00:00:00Z', '0000-01-01T00:00:00Z', '9999-12-31T23:59:59.999999999Z', '1970-01-01T00:00:00-00:00', 'now');
+const numericLooking = fc.constantFrom(
+  '1e3',
+  '0x10',
+  ' 5',
+  '5 ',
+  '99999999999999999999',
+  '-1',
+  '0',
+  '1.5',
+  '500',
+  '501',
+  '+7',
+  '1_000',
+  'NaN',
+  'Infinity',
+  '０',
+);
+const known = fc.constantFrom(
+  'open',
+  'closed',
+  'all',
+  'OPEN',
+  'eur_usd',
+  'EUR/USD',
+  'xau-usd',
+  'EUR_USD',
+  '50',
+  '1',
+  'day',
+  'WEEK',
+  'month',
+  'hour',
+  'year',
+);
+const times = fc.constantFrom(
+  '2026-10-25T00:00:00Z',
+  '2026-10-25T00:00:00+14:00',
+  '2026-10-25',
+  '2026-02-30T00:00:00Z',
+  '0000-01-01T00:00:00Z',
+  '9999-12-31T23:59:59.999999999Z',
+  '1970-01-01T00:00:00-00:00',
+  'now',
+);
 const anyText = fc.oneof(fc.string({ unit: 'binary', maxLength: 64 }), fc.string({ unit: 'grapheme', maxLength: 4096 }));
 const value = fc.oneof(numericLooking, known, times, anyText, fc.constant(''));
 const parameterName = fc.oneof(
-  fc.constantFrom('status', 'instrument', 'limit', 'cursor', 'from', 'to', 'period', 'interval', 'Limit', 'sort', 'status[]', '__proto__', 'constructor'),
+  fc.constantFrom(
+    'status',
+    'instrument',
+    'limit',
+    'cursor',
+    'from',
+    'to',
+    'period',
+    'interval',
+    'Limit',
+    'sort',
+    'status[]',
+    '__proto__',
+    'constructor',
+  ),
   fc.string({ unit: 'binary', maxLength: 16 }),
 );
 const query = fc.dictionary(parameterName, fc.array(value, { minLength: 1, maxLength: 3 }), { maxKeys: 5 });
@@ -54,20 +108,23 @@ const account = fc.oneof(
   fc.string({ unit: 'binary', minLength: 1, maxLength: 4096 }),
   fc.string({ unit: 'grapheme', minLength: 1, maxLength: 200 }).map((s) => encodeURIComponent(s)),
 );
-const keyHeader = fc.oneof(
-  fc.constant<'scoped'>('scoped'),
-  fc.constant<'disabled'>('disabled'),
-  fc.constant<'none'>('none'),
-  anyText,
+const keyHeader = fc.oneof(fc.constant<'scoped'>('scoped'), fc.constant<'disabled'>('disabled'), fc.constant<'none'>('none'), anyText);
+const extraHeaders = fc.dictionary(
+  fc.oneof(fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 20 }), fc.constant('If-None-Match')),
+  fc.oneof(anyText, fc.constant('*')),
+  { maxKeys: 4 },
 );
-const extraHeaders = fc.dictionary(fc.oneof(fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 20 }), fc.constant('If-None-Match')), fc.oneof(anyText, fc.constant('*')), { maxKeys: 4 });
 
 /** Every account id a body mentions, wherever it is. */
 function accountIdsIn(body: unknown, found = new Set<string>()): Set<string> {
-  if (Array.isArray(body)) body.forEach((item) => accountIdsIn(item, found));
+  if (Array.isArray(body)) for (const item of body) accountIdsIn(item, found);
   else if (body && typeof body === 'object') {
     for (const [field, inner] of Object.entries(body)) {
-      if ((field === 'accountId' || field === 'id') && typeof inner === 'string' && IDS.some((id) => inner === id || inner.startsWith(`${id}-`))) {
+      if (
+        (field === 'accountId' || field === 'id') &&
+        typeof inner === 'string' &&
+        IDS.some((id) => inner === id || inner.startsWith(`${id}-`))
+      ) {
         found.add(IDS.find((id) => inner === id || inner.startsWith(`${id}-`))!);
       } else accountIdsIn(inner, found);
     }
@@ -77,30 +134,43 @@ function accountIdsIn(body: unknown, found = new Set<string>()): Set<string> {
 
 it('10,000 hostile requests: only 200/304/400/401/403/404, each as documented, none beyond the key', async () => {
   await fc.assert(
-    fc.asyncProperty(fc.constantFrom(...(Object.keys(ROUTES) as FunctionName[])), account, query, keyHeader, extraHeaders, async (name, accountId, params, key, headers) => {
-      const perAccount = ROUTES[name].includes('{account}');
-      const keyValue = key === 'scoped' ? scopedKey : key === 'disabled' ? disabledKey : key === 'none' ? undefined : key;
-      const allHeaders: Record<string, string> = { ...headers };
-      for (const header of Object.keys(allHeaders)) if (header.toLowerCase() === 'x-api-key') delete allHeaders[header];
-      if (keyValue !== undefined) allHeaders['x-api-key'] = keyValue;
-      const event = eventFor(name, { account: perAccount ? accountId : undefined, query: params, headers: allHeaders });
-      const response = await throughGateway(name, event);
+    fc.asyncProperty(
+      fc.constantFrom(...(Object.keys(ROUTES) as FunctionName[])),
+      account,
+      query,
+      keyHeader,
+      extraHeaders,
+      async (name, accountId, params, key, headers) => {
+        const perAccount = ROUTES[name].includes('{account}');
+        const keyValue = key === 'scoped' ? scopedKey : key === 'disabled' ? disabledKey : key === 'none' ? undefined : key;
+        const allHeaders: Record<string, string> = { ...headers };
+        for (const header of Object.keys(allHeaders)) if (header.toLowerCase() === 'x-api-key') delete allHeaders[header];
+        if (keyValue !== undefined) allHeaders['x-api-key'] = keyValue;
+        const event = eventFor(name, { account: perAccount ? accountId : undefined, query: params, headers: allHeaders });
+        const response = await throughGateway(name, event);
 
-      expect([200, 304, 400, 401, 403, 404]).toContain(response.statusCode);
-      expect(contractViolations(ROUTES[name], response)).toEqual([]);
-      const leaked = [...accountIdsIn(response.body)].filter((id) => !SCOPE.includes(id));
-      expect(leaked).toEqual([]);
-      if (name !== 'health' && key !== 'scoped') expect([401, 403]).toContain(response.statusCode);
-      if (response.statusCode === 200) {
-        const text = JSON.stringify(response.body);
-        if (text.includes(hugeTrade.id)) expect(text).toContain(`"units":"${HUGE.units}","status":"${hugeTrade.status}","openPrice":"${HUGE.price}"`);
-        if (name.endsWith('balance') && text.includes('"accountId":"h-two","currency"')) expect(text).toContain(`"balance":"${HUGE.balance}"`);
-        // The balance snapshot is also h-two's last equity point of its day.
-        if (name === 'account-equity' && text.includes('"accountId":"h-two"') && text.includes(`"time":"${dataset.accounts[1].balance.updatedAt}"`)) {
-          expect(text).toContain(`"balance":"${HUGE.balance}","nav":"${HUGE.nav}"`);
+        expect([200, 304, 400, 401, 403, 404]).toContain(response.statusCode);
+        expect(contractViolations(ROUTES[name], response)).toEqual([]);
+        const leaked = [...accountIdsIn(response.body)].filter((id) => !SCOPE.includes(id));
+        expect(leaked).toEqual([]);
+        if (name !== 'health' && key !== 'scoped') expect([401, 403]).toContain(response.statusCode);
+        if (response.statusCode === 200) {
+          const text = JSON.stringify(response.body);
+          if (text.includes(hugeTrade.id))
+            expect(text).toContain(`"units":"${HUGE.units}","status":"${hugeTrade.status}","openPrice":"${HUGE.price}"`);
+          if (name.endsWith('balance') && text.includes('"accountId":"h-two","currency"'))
+            expect(text).toContain(`"balance":"${HUGE.balance}"`);
+          // The balance snapshot is also h-two's last equity point of its day.
+          if (
+            name === 'account-equity' &&
+            text.includes('"accountId":"h-two"') &&
+            text.includes(`"time":"${dataset.accounts[1].balance.updatedAt}"`)
+          ) {
+            expect(text).toContain(`"balance":"${HUGE.balance}","nav":"${HUGE.nav}"`);
+          }
         }
-      }
-    }),
+      },
+    ),
     { numRuns: 10_000 },
   );
 });
@@ -114,6 +184,13 @@ it('amounts beyond a double come back exactly as stored', async () => {
   const all = await throughGateway('all-balance', eventFor('all-balance', { query: {}, headers }));
   const total = all.body.totals.find((t: { currency: string }) => t.currency === dataset.accounts[1].balance.currency);
   expect(total).toMatchObject({ accountCount: 1, balance: HUGE.balance, nav: HUGE.nav });
-  const equity = await throughGateway('account-equity', eventFor('account-equity', { account: 'h-two', query: { interval: 'day', from: '2026-10-01T00:00:00Z', to: '2026-11-02T00:00:00Z' }, headers }));
+  const equity = await throughGateway(
+    'account-equity',
+    eventFor('account-equity', {
+      account: 'h-two',
+      query: { interval: 'day', from: '2026-10-01T00:00:00Z', to: '2026-11-02T00:00:00Z' },
+      headers,
+    }),
+  );
   expect(equity.body.points.at(-1)).toMatchObject({ balance: HUGE.balance, nav: HUGE.nav });
 });

@@ -35,7 +35,15 @@ beforeAll(async () => {
   // A fresh database: a second set of tables, read through a local API of its own.
   const stage = uniqueStage();
   await ensureTables(adminClient(harness.db.endpoint), stage);
-  const api = await startLocalApi({ stage, dbEndpoint: harness.db.endpoint, cursorSecret: TEST_CURSOR_SECRET, port: 0, lambdaPort: 0, auth: false, quiet: true });
+  const api = await startLocalApi({
+    stage,
+    dbEndpoint: harness.db.endpoint,
+    cursorSecret: TEST_CURSOR_SECRET,
+    port: 0,
+    lambdaPort: 0,
+    auth: false,
+    quiet: true,
+  });
   fresh = { stage, writer: localWriter(harness.db.endpoint, { stage }), api };
 });
 afterAll(async () => {
@@ -62,7 +70,10 @@ async function listed(account: string, query: Record<string, string> = {}): Prom
   const trades: Trade[] = [];
   let cursor: string | undefined;
   do {
-    const response = await invoke('account-trades', eventFor('account-trades', { account, query: { ...query, limit: '500', ...(cursor ? { cursor } : {}) } }));
+    const response = await invoke(
+      'account-trades',
+      eventFor('account-trades', { account, query: { ...query, limit: '500', ...(cursor ? { cursor } : {}) } }),
+    );
     trades.push(...response.body.trades);
     cursor = response.body.nextCursor ?? undefined;
   } while (cursor);
@@ -85,13 +96,20 @@ async function listedFresh(account: string, query: Record<string, string> = {}):
 
 async function pnlEntries(writer: Writer, account: string) {
   const output = await writer.store.client.send(
-    new QueryCommand({ TableName: writer.store.tables.ledger, KeyConditionExpression: 'accountId = :a AND begins_with(entryKey, :p)', ExpressionAttributeValues: { ':a': account, ':p': entryPrefix('pnl') }, ConsistentRead: true }),
+    new QueryCommand({
+      TableName: writer.store.tables.ledger,
+      KeyConditionExpression: 'accountId = :a AND begins_with(entryKey, :p)',
+      ExpressionAttributeValues: { ':a': account, ':p': entryPrefix('pnl') },
+      ConsistentRead: true,
+    }),
   );
   return (output.Items ?? []).map(({ version: _version, ...entry }) => entry);
 }
 
-const csvCell = (value: unknown) => (value === null || value === undefined ? '' : /[",\n]/.test(String(value)) ? `"${String(value).replaceAll('"', '""')}"` : String(value));
-const asCsv = (trades: Record<string, unknown>[]) => [TRADE_FIELDS.join(','), ...trades.map((trade) => TRADE_FIELDS.map((field) => csvCell(trade[field])).join(','))].join('\n');
+const csvCell = (value: unknown) =>
+  value === null || value === undefined ? '' : /[",\n]/.test(String(value)) ? `"${String(value).replaceAll('"', '""')}"` : String(value);
+const asCsv = (trades: Record<string, unknown>[]) =>
+  [TRADE_FIELDS.join(','), ...trades.map((trade) => TRADE_FIELDS.map((field) => csvCell(trade[field])).join(','))].join('\n');
 const asJsonLines = (trades: unknown[]) => trades.map((trade) => JSON.stringify(trade)).join('\n');
 
 describe.each([
@@ -128,7 +146,15 @@ it('imports the same file twice without a second effect, closes an open trade th
   const base = { instrument: 'EUR_USD', side: 'buy', units: '1000', openPrice: '1.1' };
   const rows = [
     { id: 'a-1', ...base, status: 'open', openTime: '2026-11-01T10:00:00.000Z' },
-    { id: 'a-2', ...base, status: 'closed', openTime: '2026-11-01T11:00:00.000Z', closePrice: '1.2', closeTime: '2026-11-02T00:00:00.000Z', realizedPL: '100' },
+    {
+      id: 'a-2',
+      ...base,
+      status: 'closed',
+      openTime: '2026-11-01T11:00:00.000Z',
+      closePrice: '1.2',
+      closeTime: '2026-11-02T00:00:00.000Z',
+      realizedPL: '100',
+    },
   ];
   const file = join(dir, 'again.jsonl');
   writeFileSync(file, asJsonLines(rows));
@@ -138,10 +164,13 @@ it('imports the same file twice without a second effect, closes an open trade th
   expect(second.stdout).toContain('2 rows read, 0 written, 2 unchanged, 0 rejected');
   expect(second.code).toBe(0);
 
-  writeFileSync(file, asJsonLines([
-    { ...rows[0], status: 'closed', closePrice: '1.15', closeTime: '2026-11-03T00:00:00.000Z', realizedPL: '50' },
-    { ...rows[1], realizedPL: '999' },
-  ]));
+  writeFileSync(
+    file,
+    asJsonLines([
+      { ...rows[0], status: 'closed', closePrice: '1.15', closeTime: '2026-11-03T00:00:00.000Z', realizedPL: '50' },
+      { ...rows[1], realizedPL: '999' },
+    ]),
+  );
   const third = await importFile(harness.stage, ['--account', account, file]);
   expect(third.stdout).toContain('2 rows read, 1 written, 0 unchanged, 1 rejected');
   expect(third.stdout).toMatch(/line 2: trade "a-2" is closed, and closed is final/);
@@ -152,7 +181,14 @@ it('imports the same file twice without a second effect, closes an open trade th
 
 it('reports each bad row with its line and reason, writes the valid ones, and exits non-zero', async () => {
   const account = 'im-bad';
-  const good = { instrument: 'EUR_USD', side: 'buy', units: '1000', openPrice: '1.1', status: 'open', openTime: '2026-11-01T10:00:00.000Z' };
+  const good = {
+    instrument: 'EUR_USD',
+    side: 'buy',
+    units: '1000',
+    openPrice: '1.1',
+    status: 'open',
+    openTime: '2026-11-01T10:00:00.000Z',
+  };
   const lines = [
     JSON.stringify({ id: 'ok-1', ...good }),
     JSON.stringify({ id: 'bad-1', ...good, units: '1e5' }),
@@ -190,7 +226,14 @@ it('reports each bad row with its line and reason, writes the valid ones, and ex
   expect((await listed(account)).map((trade) => trade.id)).toEqual(['ok-2', 'ok-1']);
 
   const csv = join(dir, 'bad.csv');
-  writeFileSync(csv, ['id,instrument,side,units,status,openPrice,openTime', 'c-1,EUR_USD,buy,"12,5",open,1.1,2026-11-01T10:00:00.000Z', 'c-2,EUR_USD,buy,1000,open,1.1'].join('\n'));
+  writeFileSync(
+    csv,
+    [
+      'id,instrument,side,units,status,openPrice,openTime',
+      'c-1,EUR_USD,buy,"12,5",open,1.1,2026-11-01T10:00:00.000Z',
+      'c-2,EUR_USD,buy,1000,open,1.1',
+    ].join('\n'),
+  );
   const fromCsv = await importFile(harness.stage, ['--account', account, csv]);
   expect(fromCsv.stdout).toMatch(/^line 2: units: must be a decimal string/m);
   expect(fromCsv.stdout).toMatch(/^line 3: 6 cells where the header has 7 columns/m);
@@ -222,7 +265,12 @@ it('keeps every digit of an amount', async () => {
   const file = join(dir, 'digits.csv');
   writeFileSync(file, asCsv([row]));
   expect((await importFile(harness.stage, ['--account', account, '--create', '--currency', 'USD', file])).code).toBe(0);
-  expect((await listed(account))[0]).toMatchObject({ units: row.units, openPrice: row.openPrice, closePrice: row.closePrice, realizedPL: row.realizedPL });
+  expect((await listed(account))[0]).toMatchObject({
+    units: row.units,
+    openPrice: row.openPrice,
+    closePrice: row.closePrice,
+    realizedPL: row.realizedPL,
+  });
   expect((await invoke('account-balance', eventFor('account-balance', { account, query: {} }))).body.realizedPL).toBe(row.realizedPL);
 });
 
@@ -230,23 +278,33 @@ it('--opening-balance: the account shows its NAV and a point a day of equity; im
   const account = 'im-opening';
   const base = { instrument: 'EUR_USD', side: 'buy', units: '1000', openPrice: '1.1', status: 'closed', closePrice: '1.2' };
   const file = join(dir, 'opening.jsonl');
-  writeFileSync(file, asJsonLines([
-    { id: 'o-1', ...base, openTime: '2026-11-01T10:00:00Z', closeTime: '2026-11-01T12:00:00Z', realizedPL: '100.25' },
-    { id: 'o-2', ...base, openTime: '2026-11-01T13:00:00Z', closeTime: '2026-11-03T09:30:00Z', realizedPL: '-40' },
-    { id: 'o-3', ...base, openTime: '2026-11-03T10:00:00Z', closeTime: '2026-11-03T11:00:00Z', realizedPL: '0.5' },
-    { id: 'o-4', instrument: 'EUR_USD', side: 'sell', units: '500', openPrice: '1.1', status: 'open', openTime: '2026-11-04T00:00:00Z' },
-  ]));
+  writeFileSync(
+    file,
+    asJsonLines([
+      { id: 'o-1', ...base, openTime: '2026-11-01T10:00:00Z', closeTime: '2026-11-01T12:00:00Z', realizedPL: '100.25' },
+      { id: 'o-2', ...base, openTime: '2026-11-01T13:00:00Z', closeTime: '2026-11-03T09:30:00Z', realizedPL: '-40' },
+      { id: 'o-3', ...base, openTime: '2026-11-03T10:00:00Z', closeTime: '2026-11-03T11:00:00Z', realizedPL: '0.5' },
+      { id: 'o-4', instrument: 'EUR_USD', side: 'sell', units: '500', openPrice: '1.1', status: 'open', openTime: '2026-11-04T00:00:00Z' },
+    ]),
+  );
   const args = ['--account', account, '--create', '--currency', 'USD', '--opening-balance', '10000.00', file];
   const first = await importFile(harness.stage, args);
   expect(first.stdout).toContain('import: opening balance 10000.00: 3 balance snapshots recorded');
   const balance = (await invoke('account-balance', eventFor('account-balance', { account, query: {} }))).body;
   expect(balance).toMatchObject({ balance: '10060.75', nav: '10060.75', realizedPL: '60.75', openTradeCount: 1 });
-  const equity = (await invoke('account-equity', eventFor('account-equity', { account, query: { interval: 'day', from: '2026-11-01T00:00:00Z', to: '2026-11-05T00:00:00Z' } }))).body;
+  const equity = (
+    await invoke(
+      'account-equity',
+      eventFor('account-equity', { account, query: { interval: 'day', from: '2026-11-01T00:00:00Z', to: '2026-11-05T00:00:00Z' } }),
+    )
+  ).body;
   expect(equity.points.map((point: { time: string; nav: string }) => [point.time.slice(0, 10), point.nav])).toEqual([
     ['2026-11-01', '10100.25'],
     ['2026-11-03', '10060.75'],
   ]);
   const again = await importFile(harness.stage, args);
   expect(again.stdout).toContain('import: opening balance 10000.00: 0 balance snapshots recorded');
-  expect((await importFile(harness.stage, ['--account', account, '--opening-balance', '1e4', file])).stderr).toMatch(/--opening-balance must be a decimal amount/);
+  expect((await importFile(harness.stage, ['--account', account, '--opening-balance', '1e4', file])).stderr).toMatch(
+    /--opening-balance must be a decimal amount/,
+  );
 });

@@ -61,7 +61,17 @@ const time = (minute: number) => new Date(Date.parse('2026-11-20T00:00:00.000Z')
 function botDay(prefix: string, seed: number): { lines: string[]; accounts: string[] } {
   const next = random(seed);
   const accounts = [0, 1, 2].map((i) => `${prefix}-${i}`);
-  const lines: string[] = accounts.map((account, i) => JSON.stringify({ type: 'account', account, name: account, currency: ['USD', 'USDT', 'EUR'][i], broker: 'Test', environment: 'paper', createdAt: time(0) }));
+  const lines: string[] = accounts.map((account, i) =>
+    JSON.stringify({
+      type: 'account',
+      account,
+      name: account,
+      currency: ['USD', 'USDT', 'EUR'][i],
+      broker: 'Test',
+      environment: 'paper',
+      createdAt: time(0),
+    }),
+  );
   const open = new Map<string, { account: string; id: string; openedAt: number }>();
   let counter = 0;
   for (let minute = 1; minute < 900; minute++) {
@@ -71,22 +81,58 @@ function botDay(prefix: string, seed: number): { lines: string[]; accounts: stri
     if (roll < 0.35) {
       const id = `t${++counter}`;
       open.set(id, { account, id, openedAt: minute });
-      push({ type: 'open', id, instrument: ['EUR_USD', 'BTC/USDT', 'xau-usd'][counter % 3], side: next() < 0.5 ? 'buy' : 'sell', units: `${1 + Math.floor(next() * 9)}000`, openPrice: '1.0842', openTime: time(minute), stopLoss: '1.07' });
+      push({
+        type: 'open',
+        id,
+        instrument: ['EUR_USD', 'BTC/USDT', 'xau-usd'][counter % 3],
+        side: next() < 0.5 ? 'buy' : 'sell',
+        units: `${1 + Math.floor(next() * 9)}000`,
+        openPrice: '1.0842',
+        openTime: time(minute),
+        stopLoss: '1.07',
+      });
     } else if (roll < 0.65 && open.size) {
       const trade = [...open.values()][Math.floor(next() * open.size)];
       open.delete(trade.id);
       const pl = (Math.floor(next() * 20001) - 10000) / 100;
-      lines.push(JSON.stringify({ type: 'close', account: trade.account, id: trade.id, closePrice: '1.0853', closeTime: time(minute), realizedPL: pl.toFixed(2) }));
+      lines.push(
+        JSON.stringify({
+          type: 'close',
+          account: trade.account,
+          id: trade.id,
+          closePrice: '1.0853',
+          closeTime: time(minute),
+          realizedPL: pl.toFixed(2),
+        }),
+      );
     } else if (roll < 0.8 && open.size) {
       const trade = [...open.values()][Math.floor(next() * open.size)];
-      lines.push(JSON.stringify({ type: 'marks', account: trade.account, id: trade.id, unrealizedPL: (next() * 10 - 5).toFixed(3), ...(next() < 0.3 ? { units: '500', openPrice: '1.0850' } : {}) }));
-    } else if (roll < 0.88) push({ type: 'balance', balance: `${1000 + minute}.00`, unrealizedPL: '1.5', nav: `${1001 + minute}.50`, marginUsed: '10', marginAvailable: '991.5', time: time(minute) });
+      lines.push(
+        JSON.stringify({
+          type: 'marks',
+          account: trade.account,
+          id: trade.id,
+          unrealizedPL: (next() * 10 - 5).toFixed(3),
+          ...(next() < 0.3 ? { units: '500', openPrice: '1.0850' } : {}),
+        }),
+      );
+    } else if (roll < 0.88)
+      push({
+        type: 'balance',
+        balance: `${1000 + minute}.00`,
+        unrealizedPL: '1.5',
+        nav: `${1001 + minute}.50`,
+        marginUsed: '10',
+        marginAvailable: '991.5',
+        time: time(minute),
+      });
     else if (roll < 0.95) push({ type: 'heartbeat', state: next() < 0.8 ? 'running' : 'error', message: null, time: time(minute) });
     else {
       const odd = Math.floor(next() * 7);
       const known = `t${Math.max(1, counter)}`;
       if (odd === 0) push({ type: 'close', id: 'never-opened', closePrice: '1', closeTime: time(minute), realizedPL: '1' });
-      else if (odd === 1) push({ type: 'open', id: known, instrument: 'EUR_USD', side: 'buy', units: '999', openPrice: '1', openTime: time(minute) });
+      else if (odd === 1)
+        push({ type: 'open', id: known, instrument: 'EUR_USD', side: 'buy', units: '999', openPrice: '1', openTime: time(minute) });
       else if (odd === 2) push({ type: 'marks', id: known, unrealizedPL: '1' });
       else if (odd === 3) push({ type: 'close', id: known, closePrice: '2', closeTime: time(minute), realizedPL: '7' });
       else if (odd === 4) push({ type: 'close', id: known, closePrice: '2', closeTime: time(0), realizedPL: '7' });
@@ -131,7 +177,14 @@ async function stateOf(stage: string, accounts: string[]) {
   const state: Record<string, unknown> = {};
   for (const account of accounts) {
     const query = (table: string) =>
-      client.send(new QueryCommand({ TableName: `trading-bot-api-${stage}-${table}`, KeyConditionExpression: 'accountId = :a', ExpressionAttributeValues: { ':a': account }, ConsistentRead: true }));
+      client.send(
+        new QueryCommand({
+          TableName: `trading-bot-api-${stage}-${table}`,
+          KeyConditionExpression: 'accountId = :a',
+          ExpressionAttributeValues: { ':a': account },
+          ConsistentRead: true,
+        }),
+      );
     const withoutVersions = (items: Record<string, unknown>[] = []) => items.map(({ version: _version, ...item }) => item);
     const [trades, ledger, balance, accountItem] = await Promise.all([
       query('trades'),
@@ -139,7 +192,12 @@ async function stateOf(stage: string, accounts: string[]) {
       query('balances'),
       query('accounts'),
     ]);
-    state[account] = { trades: withoutVersions(trades.Items), ledger: withoutVersions(ledger.Items), balance: withoutVersions(balance.Items), account: accountItem.Items };
+    state[account] = {
+      trades: withoutVersions(trades.Items),
+      ledger: withoutVersions(ledger.Items),
+      balance: withoutVersions(balance.Items),
+      account: accountItem.Items,
+    };
   }
   return state;
 }
@@ -169,7 +227,12 @@ describe('a file of event lines', () => {
       }
       expect(await stateOf(harness.stage, accounts)).toEqual(await stateOf(stage, accounts));
       const tradeLines = lines.filter((line) => /"type":"(open|close|marks)"/.test(line)).length;
-      expect(run.stdout).toMatch(new RegExp(`^ingest: ${lines.length.toLocaleString('en-US')} lines read, [\\d,]+ written, 0 unchanged, ${refused.size} rejected, in`, 'm'));
+      expect(run.stdout).toMatch(
+        new RegExp(
+          `^ingest: ${lines.length.toLocaleString('en-US')} lines read, [\\d,]+ written, 0 unchanged, ${refused.size} rejected, in`,
+          'm',
+        ),
+      );
       expect(run.code).toBe(1);
       // Each line its own call would be a transaction per line; balance and heartbeat lines still are, trade lines
       // folded take fewer than half as many.
@@ -187,16 +250,24 @@ describe('a file of event lines', () => {
     expect(again.code).toBe(0);
     const before = await stateOf(harness.stage, accounts);
     const full = await ingestFile(['--no-checkpoint', file()]);
-    expect(full.stdout).toMatch(new RegExp(`^ingest: ${lines.length.toLocaleString('en-US')} lines read, \\d+ written, \\d+ unchanged`, 'm'));
+    expect(full.stdout).toMatch(
+      new RegExp(`^ingest: ${lines.length.toLocaleString('en-US')} lines read, \\d+ written, \\d+ unchanged`, 'm'),
+    );
     // What is "written" again is only heartbeats and snapshots recorded anew with the same values.
     expect(await stateOf(harness.stage, accounts)).toEqual(before);
   });
 
   it('reads standard input with -', async () => {
-    const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), [join(ROOT, 'scripts', 'ingest.ts'), '-', '--stage', harness.stage, '--endpoint', harness.db.endpoint], { cwd: ROOT });
+    const child = spawn(
+      join(ROOT, 'node_modules', '.bin', 'tsx'),
+      [join(ROOT, 'scripts', 'ingest.ts'), '-', '--stage', harness.stage, '--endpoint', harness.db.endpoint],
+      { cwd: ROOT },
+    );
     let stdout = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stdin.end(`${JSON.stringify({ type: 'heartbeat', account: 'ev-0', state: 'paused', message: 'from stdin', time: time(5000) })}\n`);
+    child.stdin.end(
+      `${JSON.stringify({ type: 'heartbeat', account: 'ev-0', state: 'paused', message: 'from stdin', time: time(5000) })}\n`,
+    );
     expect(await new Promise((resolve) => child.on('exit', resolve))).toBe(0);
     expect(stdout).toMatch(/^ingest: 1 lines read, 1 written/m);
     const status = await invoke('account-status', eventFor('account-status', { account: 'ev-0', query: {} }));
@@ -213,12 +284,19 @@ describe('--follow', () => {
     }
   };
   const tradeIds = async (account: string) =>
-    ((await invoke('account-trades', eventFor('account-trades', { account, query: { limit: '500' } }))).body.trades ?? []).map((trade: { id: string }) => trade.id).sort();
+    ((await invoke('account-trades', eventFor('account-trades', { account, query: { limit: '500' } }))).body.trades ?? [])
+      .map((trade: { id: string }) => trade.id)
+      .sort();
   const line = (value: object) => `${JSON.stringify({ account: 'fw', ...value })}\n`;
-  const opening = (id: string, minute: number) => line({ type: 'open', id, instrument: 'EUR_USD', side: 'buy', units: '1000', openPrice: '1.1', openTime: time(minute) });
+  const opening = (id: string, minute: number) =>
+    line({ type: 'open', id, instrument: 'EUR_USD', side: 'buy', units: '1000', openPrice: '1.1', openTime: time(minute) });
 
   function follow(file: string) {
-    const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), [join(ROOT, 'scripts', 'ingest.ts'), '--follow', file, '--stage', harness.stage, '--endpoint', harness.db.endpoint], { cwd: ROOT });
+    const child = spawn(
+      join(ROOT, 'node_modules', '.bin', 'tsx'),
+      [join(ROOT, 'scripts', 'ingest.ts'), '--follow', file, '--stage', harness.stage, '--endpoint', harness.db.endpoint],
+      { cwd: ROOT },
+    );
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
@@ -234,7 +312,10 @@ describe('--follow', () => {
   it('keeps up as the file grows, is rotated and truncated, reports a bad line and goes on, and resumes from its checkpoint', async () => {
     const file = join(dir, 'live.jsonl');
     let ids: string[] = [];
-    writeFileSync(file, line({ type: 'account', name: 'Followed', currency: 'USD', broker: 'Test', environment: 'paper' }) + opening('f-1', 1));
+    writeFileSync(
+      file,
+      line({ type: 'account', name: 'Followed', currency: 'USD', broker: 'Test', environment: 'paper' }) + opening('f-1', 1),
+    );
     const follower = follow(file);
     await until(async () => (await tradeIds('fw')).includes('f-1'), 'the first trade');
 
@@ -253,7 +334,11 @@ describe('--follow', () => {
     appendFileSync(`${file}.1`, opening('f-4', 4));
     await new Promise((resolve) => setTimeout(resolve, 400));
     writeFileSync(file, opening('f-5', 5));
-    await until(async () => ['f-4', 'f-5'].every((id) => ids.includes(id)) || ((ids = await tradeIds('fw')), false), 'the rotated and the new file');
+    await until(async () => {
+      if (['f-4', 'f-5'].every((id) => ids.includes(id))) return true;
+      ids = await tradeIds('fw');
+      return false;
+    }, 'the rotated and the new file');
 
     // Truncation in place: read again from the start.
     truncateSync(file, 0);
@@ -273,7 +358,6 @@ describe('--follow', () => {
     expect(again.output()).toMatch(/^ingest: 1 lines read, 1 written/m);
     expect(await tradeIds('fw')).toEqual(['f-1', 'f-2', 'f-3', 'f-4', 'f-5', 'f-6', 'f-7']);
   });
-
 });
 
 it('waits for a database that stops answering, says so once each way, and writes every line once', async () => {
@@ -281,15 +365,27 @@ it('waits for a database that stops answering, says so once each way, and writes
   const writer = localWriter(proxy.endpoint, { stage: harness.stage });
   const reports: string[] = [];
   const stop = new AbortController();
-  writeFileSync(file, `${JSON.stringify({ type: 'account', account: 'down', name: 'Down', currency: 'USD', broker: 'Test', environment: 'live' })}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ type: 'account', account: 'down', name: 'Down', currency: 'USD', broker: 'Test', environment: 'live' })}\n`,
+  );
   await proxy.inject({ kind: 'refuse' });
-  const running = ingest({ writer, source: fileLines(file, { follow: true, pollMs: 100, signal: stop.signal }), report: (text) => reports.push(text), retry: { initialMs: 100, maxMs: 400 }, signal: stop.signal });
+  const running = ingest({
+    writer,
+    source: fileLines(file, { follow: true, pollMs: 100, signal: stop.signal }),
+    report: (text) => reports.push(text),
+    retry: { initialMs: 100, maxMs: 400 },
+    signal: stop.signal,
+  });
   await new Promise((resolve) => setTimeout(resolve, 3000));
   expect(reports).toEqual(['the database does not answer; trying again until it does']);
   await proxy.clear();
   appendFileSync(file, `${JSON.stringify({ type: 'heartbeat', account: 'down', state: 'running', time: time(1) })}\n`);
   const deadline = Date.now() + 20_000;
-  while ((await invoke('account-status', eventFor('account-status', { account: 'down', query: {} }))).body.state !== 'running' && Date.now() < deadline) {
+  while (
+    (await invoke('account-status', eventFor('account-status', { account: 'down', query: {} }))).body.state !== 'running' &&
+    Date.now() < deadline
+  ) {
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   stop.abort();

@@ -25,7 +25,11 @@ afterAll(() => harness.close());
 
 /** Runs the CLI against this file's stage and database. */
 async function keys(...args: string[]) {
-  const { stdout } = await promisify(execFile)(join(ROOT, 'node_modules', '.bin', 'tsx'), [join(ROOT, 'scripts', 'keys.ts'), ...args, '--stage', harness.stage, '--endpoint', harness.db.endpoint], { cwd: ROOT });
+  const { stdout } = await promisify(execFile)(
+    join(ROOT, 'node_modules', '.bin', 'tsx'),
+    [join(ROOT, 'scripts', 'keys.ts'), ...args, '--stage', harness.stage, '--endpoint', harness.db.endpoint],
+    { cwd: ROOT },
+  );
   return stdout.trim().split('\n');
 }
 

@@ -13,7 +13,12 @@ let harness: Harness;
 let proxy: FaultProxy;
 
 beforeAll(async () => {
-  harness = await startHarness({ LOG_LEVEL: 'INFO', DYNAMODB_CONNECT_TIMEOUT_MS: '200', DYNAMODB_REQUEST_TIMEOUT_MS: '400', DYNAMODB_MAX_ATTEMPTS: '1' });
+  harness = await startHarness({
+    LOG_LEVEL: 'INFO',
+    DYNAMODB_CONNECT_TIMEOUT_MS: '200',
+    DYNAMODB_REQUEST_TIMEOUT_MS: '400',
+    DYNAMODB_MAX_ATTEMPTS: '1',
+  });
   await harness.load(dataset);
   proxy = await new FaultProxy(harness.db.endpoint).start();
   process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
@@ -55,7 +60,9 @@ it('logs a 503 as a warning', async () => {
   await proxy.inject({ kind: 'refuse' });
   const { response, lines } = await logged('account-trades', {});
   expect(response.statusCode).toBe(503);
-  expect(lines).toEqual([expect.objectContaining({ level: 'WARN', message: 'request', status: 503, request_id: response.headers['X-Request-Id'] })]);
+  expect(lines).toEqual([
+    expect.objectContaining({ level: 'WARN', message: 'request', status: 503, request_id: response.headers['X-Request-Id'] }),
+  ]);
 });
 
 it('logs a 500 once with its stack, and tells the client nothing but the request id', async () => {
@@ -65,6 +72,11 @@ it('logs a 500 once with its stack, and tells the client nothing but the request
   expect(JSON.stringify(response.body)).not.toMatch(/ValidationException|stack|at /);
   const withStack = lines.filter((line) => JSON.stringify(line).includes('"stack"'));
   expect(withStack).toHaveLength(1);
-  expect(withStack[0]).toMatchObject({ level: 'ERROR', message: 'unexpected error', request_id: response.body.requestId, error: expect.objectContaining({ name: 'ValidationException' }) });
+  expect(withStack[0]).toMatchObject({
+    level: 'ERROR',
+    message: 'unexpected error',
+    request_id: response.body.requestId,
+    error: expect.objectContaining({ name: 'ValidationException' }),
+  });
   expect(lines.find((line) => line.message === 'request')).toMatchObject({ level: 'ERROR', status: 500 });
 });

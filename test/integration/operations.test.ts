@@ -17,7 +17,6 @@ beforeAll(async () => {
 });
 afterAll(() => harness.close());
 
-
 function expectCommonHeaders(headers: Record<string, string>) {
   expect(headers['X-Request-Id']).toEqual(expect.any(String));
   expect(headers['Cache-Control']).toBe('no-store');
@@ -31,7 +30,12 @@ describe('each operation with its event from events/', () => {
     const response = await invoke('health', eventFile('health'));
     expectContract(ROUTES.health, response);
     expect(response.statusCode).toBe(200);
-    expect(response.body).toMatchObject({ status: 'ok', service: 'Trading Bot API', version: '1.0', checks: { database: { status: 'ok' } } });
+    expect(response.body).toMatchObject({
+      status: 'ok',
+      service: 'Trading Bot API',
+      version: '1.0',
+      checks: { database: { status: 'ok' } },
+    });
     expectCommonHeaders(response.headers);
   });
 
@@ -68,9 +72,16 @@ describe('each operation with its event from events/', () => {
 
     const status = await invoke('account-status', eventFor('account-status', { account: 'acc-bravo' }));
     expectContract(ROUTES['account-status'], status);
-    expect(status.body).toMatchObject({ accountId: 'acc-bravo', state: dataset.accounts[1].bot.state, openTradeCount: dataset.accounts[1].balance.openTradeCount });
+    expect(status.body).toMatchObject({
+      accountId: 'acc-bravo',
+      state: dataset.accounts[1].bot.state,
+      openTradeCount: dataset.accounts[1].balance.openTradeCount,
+    });
 
-    const trades = await invoke('account-trades', eventFor('account-trades', { account: 'acc-alpha', query: { instrument: 'eur_usd', limit: '10' } }));
+    const trades = await invoke(
+      'account-trades',
+      eventFor('account-trades', { account: 'acc-alpha', query: { instrument: 'eur_usd', limit: '10' } }),
+    );
     expectContract(ROUTES['account-trades'], trades);
     expect(trades.body.trades).toEqual(expectedTrades(dataset.trades, { accountId: 'acc-alpha', instrument: 'EUR_USD' }).slice(0, 10));
   });
@@ -130,9 +141,15 @@ describe('errors', () => {
     expect((await expectProblem('account-trades', eventFile('account-trades-invalid-limit'), 400, 'INVALID_PARAMETER')).errors).toEqual([
       { parameter: 'limit', message: expect.any(String) },
     ]);
-    expect((await expectProblem('account-trades', eventFile('account-trades-repeated-status'), 400, 'INVALID_PARAMETER')).errors[0].parameter).toBe('status');
-    expect((await expectProblem('account-trades', eventFile('account-trades-unknown-parameter'), 400, 'INVALID_PARAMETER')).errors[0].parameter).toBe('sort');
-    expect((await expectProblem('account-trades', eventFile('account-trades-bad-cursor'), 400, 'INVALID_PARAMETER')).errors[0].parameter).toBe('cursor');
+    expect(
+      (await expectProblem('account-trades', eventFile('account-trades-repeated-status'), 400, 'INVALID_PARAMETER')).errors[0].parameter,
+    ).toBe('status');
+    expect(
+      (await expectProblem('account-trades', eventFile('account-trades-unknown-parameter'), 400, 'INVALID_PARAMETER')).errors[0].parameter,
+    ).toBe('sort');
+    expect(
+      (await expectProblem('account-trades', eventFile('account-trades-bad-cursor'), 400, 'INVALID_PARAMETER')).errors[0].parameter,
+    ).toBe('cursor');
     await expectProblem('account-balance', eventFile('account-balance-not-found'), 404, 'ACCOUNT_NOT_FOUND');
     expect((await expectProblem('account-trades', eventFile('account-trades-reversed-window'), 400, 'INVALID_PARAMETER')).errors).toEqual([
       { parameter: 'from', message: 'must be earlier than to' },
@@ -151,7 +168,12 @@ describe('errors', () => {
     ['cursor', ''],
   ])('%s=%j is a 400 naming it, on both listings', async (parameter, value) => {
     for (const name of ['all-trades', 'account-trades'] as const) {
-      const body = await expectProblem(name, eventFor(name, { account: 'acc-alpha', query: { [parameter]: value } }), 400, 'INVALID_PARAMETER');
+      const body = await expectProblem(
+        name,
+        eventFor(name, { account: 'acc-alpha', query: { [parameter]: value } }),
+        400,
+        'INVALID_PARAMETER',
+      );
       expect(body.errors).toEqual([{ parameter, message: expect.any(String) }]);
     }
   });

@@ -15,8 +15,18 @@ type Period = 'day' | 'week' | 'month';
 
 // Two stretches of history: one across the end of 2025 (month, year and an ISO week that straddles both), one
 // across the end of February 2026.
-const yearEnd = generateDataset({ tradeCounts: [260, 120, 80], accountId: (i) => ['p-usd', 'p-eur', 'p-gbp'][i], anchor: new Date('2026-01-04T12:00:00.000Z'), seed: 41 });
-const monthEnd = generateDataset({ tradeCounts: [150, 90], accountId: (i) => ['q-usd', 'q-eur'][i], anchor: new Date('2026-03-02T06:00:00.000Z'), seed: 42 });
+const yearEnd = generateDataset({
+  tradeCounts: [260, 120, 80],
+  accountId: (i) => ['p-usd', 'p-eur', 'p-gbp'][i],
+  anchor: new Date('2026-01-04T12:00:00.000Z'),
+  seed: 41,
+});
+const monthEnd = generateDataset({
+  tradeCounts: [150, 90],
+  accountId: (i) => ['q-usd', 'q-eur'][i],
+  anchor: new Date('2026-03-02T06:00:00.000Z'),
+  seed: 42,
+});
 const dataset: Dataset = { accounts: [...yearEnd.accounts, ...monthEnd.accounts], trades: [...yearEnd.trades, ...monthEnd.trades] };
 // Closes on either side of midnight at the year's end, and one at exactly zero (neither a win nor a loss).
 for (const [id, closeTime, realizedPL] of [
@@ -42,7 +52,10 @@ beforeAll(async () => {
 afterAll(() => harness.close());
 
 async function call(name: FunctionName, query: Record<string, string>, options: { account?: string; key?: string } = {}) {
-  const response = await throughGateway(name, eventFor(name, { account: options.account, query, headers: { 'x-api-key': options.key ?? keys.all } }));
+  const response = await throughGateway(
+    name,
+    eventFor(name, { account: options.account, query, headers: { 'x-api-key': options.key ?? keys.all } }),
+  );
   expectContract(ROUTES[name], response);
   return response;
 }
@@ -74,7 +87,13 @@ function expectedPoints(trades: readonly Trade[], period: Period, starts: readon
     const sign = (t: Trade) => Math.sign(Number(t.realizedPL));
     return closed.length === 0
       ? { start, realizedPL: '0', tradesClosed: 0, wins: 0, losses: 0 }
-      : { start, realizedPL: exactSum(closed.map((t) => t.realizedPL)), tradesClosed: closed.length, wins: closed.filter((t) => sign(t) > 0).length, losses: closed.filter((t) => sign(t) < 0).length };
+      : {
+          start,
+          realizedPL: exactSum(closed.map((t) => t.realizedPL)),
+          tradesClosed: closed.length,
+          wins: closed.filter((t) => sign(t) > 0).length,
+          losses: closed.filter((t) => sign(t) < 0).length,
+        };
   });
 }
 
@@ -119,49 +138,90 @@ describe.each(['day', 'week', 'month'] as const)('period=%s', (period) => {
       const from = periodStartOf(new Date(WINDOW.from).toISOString(), period);
       const to = WINDOW.to.replace('Z', '.000Z');
       const end = periodStartOf(to, period) === to ? to : nextStart(periodStartOf(to, period), period);
-      expect(body).toMatchObject({ accountId: account, currency: dataset.accounts.find((a) => a.account.id === account)!.account.currency, period, from, to: end });
+      expect(body).toMatchObject({
+        accountId: account,
+        currency: dataset.accounts.find((a) => a.account.id === account)!.account.currency,
+        period,
+        from,
+        to: end,
+      });
       expect([account, body.points]).toEqual([account, expectedPoints(listed.get(account)!, period, startsBetween(from, end, period))]);
     }
   });
 
   it('all accounts: one series per currency, the exact sum of its accounts’ points', async () => {
-    const scopes: ['all' | 'some', string[]][] = [['all', ACCOUNTS], ['some', ['p-usd', 'q-eur', 'p-gbp']]];
+    const scopes: ['all' | 'some', string[]][] = [
+      ['all', ACCOUNTS],
+      ['some', ['p-usd', 'q-eur', 'p-gbp']],
+    ];
     for (const [key, visible] of scopes) {
       const { body } = await call('all-pnl', { period, ...WINDOW }, { key: keys[key] });
       const currencies = [...new Set(dataset.accounts.filter((a) => visible.includes(a.account.id)).map((a) => a.account.currency))].sort();
       expect(body.series.map((s: { currency: string }) => s.currency)).toEqual(currencies);
       for (const series of body.series) {
-        const accounts = dataset.accounts.filter((a) => visible.includes(a.account.id) && a.account.currency === series.currency).map((a) => a.account.id);
+        const accounts = dataset.accounts
+          .filter((a) => visible.includes(a.account.id) && a.account.currency === series.currency)
+          .map((a) => a.account.id);
         expect(series.accountCount).toBe(accounts.length);
         const trades = accounts.flatMap((account) => listed.get(account)!);
-        expect([key, series.currency, series.points]).toEqual([key, series.currency, expectedPoints(trades, period, series.points.map((p: Point) => p.start))]);
+        expect([key, series.currency, series.points]).toEqual([
+          key,
+          series.currency,
+          expectedPoints(
+            trades,
+            period,
+            series.points.map((p: Point) => p.start),
+          ),
+        ]);
       }
     }
   });
 });
 
 it('counts a close in the period of its closeTime: the last millisecond of 2025 in December, midnight in January', async () => {
-  const { body: month } = await call('account-pnl', { period: 'month', from: '2025-12-15T00:00:00Z', to: '2026-01-15T00:00:00Z' }, { account: 'p-usd' });
+  const { body: month } = await call(
+    'account-pnl',
+    { period: 'month', from: '2025-12-15T00:00:00Z', to: '2026-01-15T00:00:00Z' },
+    { account: 'p-usd' },
+  );
   expect([month.from, month.to]).toEqual(['2025-12-01T00:00:00.000Z', '2026-02-01T00:00:00.000Z']);
-  const { body: days } = await call('account-pnl', { period: 'day', from: '2025-12-31T00:00:00Z', to: '2026-01-02T00:00:00Z' }, { account: 'p-usd' });
+  const { body: days } = await call(
+    'account-pnl',
+    { period: 'day', from: '2025-12-31T00:00:00Z', to: '2026-01-02T00:00:00Z' },
+    { account: 'p-usd' },
+  );
   const [dec31, jan1] = days.points;
   const trades = listed.get('p-usd')!;
   expect(dec31.realizedPL).toBe(exactSum(trades.filter((t) => t.closeTime!.startsWith('2025-12-31')).map((t) => t.realizedPL)));
   expect(jan1.tradesClosed).toBe(trades.filter((t) => t.closeTime!.startsWith('2026-01-01')).length);
   // The ISO week of Monday 29 December 2025 holds both sides of the year's end.
-  const { body: week } = await call('account-pnl', { period: 'week', from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' }, { account: 'p-usd' });
+  const { body: week } = await call(
+    'account-pnl',
+    { period: 'week', from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' },
+    { account: 'p-usd' },
+  );
   expect(week).toMatchObject({ from: '2025-12-29T00:00:00.000Z', to: '2026-01-05T00:00:00.000Z' });
   expect(week.points[0].tradesClosed).toBe(trades.filter((t) => t.closeTime! >= '2025-12-29' && t.closeTime! < '2026-01-05').length);
   // A close at exactly zero is counted, but is neither a win nor a loss.
   const zero = trades.find((t) => t.id === 'edge-zero')!;
   expect(zero.realizedPL).toBe('0.0000');
-  expect(jan1.wins + jan1.losses).toBe(jan1.tradesClosed - trades.filter((t) => t.closeTime!.startsWith('2026-01-01') && Number(t.realizedPL) === 0).length);
+  expect(jan1.wins + jan1.losses).toBe(
+    jan1.tradesClosed - trades.filter((t) => t.closeTime!.startsWith('2026-01-01') && Number(t.realizedPL) === 0).length,
+  );
 });
 
 it('a window given with offsets and inside periods widens to whole periods; one on the boundaries stays', async () => {
-  const { body: widened } = await call('account-pnl', { period: 'day', from: '2026-01-02T05:00:00+09:00', to: '2026-01-03T00:00:00.001Z' }, { account: 'p-eur' });
+  const { body: widened } = await call(
+    'account-pnl',
+    { period: 'day', from: '2026-01-02T05:00:00+09:00', to: '2026-01-03T00:00:00.001Z' },
+    { account: 'p-eur' },
+  );
   expect([widened.from, widened.to, widened.points.length]).toEqual(['2026-01-01T00:00:00.000Z', '2026-01-04T00:00:00.000Z', 3]);
-  const { body: exact } = await call('account-pnl', { period: 'week', from: '2026-01-05T00:00:00Z', to: '2026-01-19T00:00:00Z' }, { account: 'p-eur' });
+  const { body: exact } = await call(
+    'account-pnl',
+    { period: 'week', from: '2026-01-05T00:00:00Z', to: '2026-01-19T00:00:00Z' },
+    { account: 'p-eur' },
+  );
   expect([exact.from, exact.to, exact.points.length]).toEqual(['2026-01-05T00:00:00.000Z', '2026-01-19T00:00:00.000Z', 2]);
 });
 
@@ -182,8 +242,19 @@ describe('default windows end with the current period', () => {
   it('and a trade closed a moment ago is in the current period’s point', async () => {
     const now = Date.now();
     const openTime = new Date(now - 120_000).toISOString();
-    await harness.writer.openTrade('q-usd', { id: 'just-now', instrument: 'EUR_USD', side: 'buy', units: '1000', openPrice: '1.08000', openTime });
-    await harness.writer.closeTrade('q-usd', 'just-now', { closePrice: '1.08100', closeTime: new Date(now - 60_000).toISOString(), realizedPL: '1.0000' });
+    await harness.writer.openTrade('q-usd', {
+      id: 'just-now',
+      instrument: 'EUR_USD',
+      side: 'buy',
+      units: '1000',
+      openPrice: '1.08000',
+      openTime,
+    });
+    await harness.writer.closeTrade('q-usd', 'just-now', {
+      closePrice: '1.08100',
+      closeTime: new Date(now - 60_000).toISOString(),
+      realizedPL: '1.0000',
+    });
     const { body } = await call('account-pnl', {}, { account: 'q-usd' });
     const today = body.points[body.points.length - 1];
     expect(today.start).toBe(periodStartOf(new Date(now - 60_000).toISOString(), 'day'));
@@ -203,7 +274,10 @@ describe('bad requests', () => {
     [{ from: '2099-01-01T00:00:00Z' }, 'from'],
     [{ limit: '5' }, 'limit'],
   ])('%j is a 400 naming %s, on both series', async (query, parameter) => {
-    for (const [name, account] of [['account-pnl', 'p-usd'], ['all-pnl', undefined]] as const) {
+    for (const [name, account] of [
+      ['account-pnl', 'p-usd'],
+      ['all-pnl', undefined],
+    ] as const) {
       const response = await call(name, query as Record<string, string>, { account });
       expect([name, response.statusCode, response.body.errors?.[0]?.parameter]).toEqual([name, 400, parameter]);
     }

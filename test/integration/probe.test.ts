@@ -43,7 +43,9 @@ afterAll(async () => {
 /** Runs the probe function as EventBridge invokes it, and the lines it printed. */
 async function probe(): Promise<{ result: ProbeResult; lines: Record<string, any>[] }> {
   const { handler } = await import('../../functions/probe');
-  const { result, lines } = await printedWhile(() => handler(eventFile('probe') as never, { functionName: 'trading-bot-api-test-probe', awsRequestId: 'probe-1' } as Context));
+  const { result, lines } = await printedWhile(() =>
+    handler(eventFile('probe') as never, { functionName: 'trading-bot-api-test-probe', awsRequestId: 'probe-1' } as Context),
+  );
   return { result, lines };
 }
 
@@ -69,13 +71,31 @@ it('publishes its findings as EMF metrics with the stage as dimension, and one l
     },
   ]);
   expect(emf._aws.Timestamp).toBeGreaterThan(NOW - 60_000);
-  expect(emf).toMatchObject({ service: 'trading-bot-api', stage: harness.stage, ProbeRuns: 1, DatabaseHealthy: 1, BotsRunning: 3, BotsPaused: 1, BotsStopped: 1, BotsInError: 1, StaleBots: 1 });
+  expect(emf).toMatchObject({
+    service: 'trading-bot-api',
+    stage: harness.stage,
+    ProbeRuns: 1,
+    DatabaseHealthy: 1,
+    BotsRunning: 3,
+    BotsPaused: 1,
+    BotsStopped: 1,
+    BotsInError: 1,
+    StaleBots: 1,
+  });
   expect(emf.OldestHeartbeatAgeSeconds).toBeGreaterThanOrEqual(720);
   expect(emf.OldestHeartbeatAgeSeconds).toBeLessThan(760);
   expect(emf.ProbeLatencyMs).toBeGreaterThanOrEqual(0);
 
   const log = lines.find((line) => line.message)!;
-  expect(log).toMatchObject({ level: 'WARN', message: 'probe: bots need attention', stage: harness.stage, function_name: 'trading-bot-api-test-probe', staleAccounts: ['p-stale'], errorAccounts: ['p-error'], databaseHealthy: true });
+  expect(log).toMatchObject({
+    level: 'WARN',
+    message: 'probe: bots need attention',
+    stage: harness.stage,
+    function_name: 'trading-bot-api-test-probe',
+    staleAccounts: ['p-stale'],
+    errorAccounts: ['p-error'],
+    databaseHealthy: true,
+  });
   expect(result).toMatchObject({ databaseHealthy: true, bots: { total: 6, running: 3, paused: 1, stopped: 1, error: 1 } });
   expect(result.stale).toEqual([{ accountId: 'p-stale', heartbeatAgeSeconds: expect.any(Number) }]);
   expect(result.inError).toEqual([{ accountId: 'p-error', message: 'Broker API rejected orders' }]);

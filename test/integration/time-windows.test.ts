@@ -40,11 +40,20 @@ const WINDOWS: { name: string; query: Record<string, string>; from?: number; to?
   { name: 'from and to on trades', query: { from: EDGE, to: LATE_EDGE }, from: Date.parse(EDGE), to: Date.parse(LATE_EDGE) },
   { name: 'from only, with an offset', query: { from: '2026-10-25T02:00:00+02:00' }, from: Date.parse(EDGE) },
   { name: 'to only, past a bound by half a millisecond', query: { to: '2026-10-29T12:00:00.0005Z' }, to: Date.parse(LATE_EDGE) + 0.5 },
-  { name: 'from half a millisecond after a bound, to with a negative offset', query: { from: '2026-10-25T00:00:00.0005Z', to: '2026-10-29T07:00:00-05:00' }, from: Date.parse(EDGE) + 0.5, to: Date.parse(LATE_EDGE) },
+  {
+    name: 'from half a millisecond after a bound, to with a negative offset',
+    query: { from: '2026-10-25T00:00:00.0005Z', to: '2026-10-29T07:00:00-05:00' },
+    from: Date.parse(EDGE) + 0.5,
+    to: Date.parse(LATE_EDGE),
+  },
 ];
 
 function inWindow(trades: Trade[], window: { from?: number; to?: number }): Trade[] {
-  return trades.filter((t) => (window.from === undefined || Date.parse(t.openTime) >= window.from) && (window.to === undefined || Date.parse(t.openTime) < window.to));
+  return trades.filter(
+    (t) =>
+      (window.from === undefined || Date.parse(t.openTime) >= window.from) &&
+      (window.to === undefined || Date.parse(t.openTime) < window.to),
+  );
 }
 
 async function call(name: FunctionName, key: string, account: string | undefined, query: Record<string, string>) {
@@ -87,7 +96,10 @@ describe.each(WINDOWS)('$name', (window) => {
         const query: Record<string, string> = { ...window.query, limit: '13' };
         if (status) query.status = status;
         if (instrument) query.instrument = instrument;
-        const expected = inWindow(expectedTrades(dataset.trades, { accountId: account, accounts: key === 'some' ? ['w-a', 'w-d'] : undefined, status, instrument }), window);
+        const expected = inWindow(
+          expectedTrades(dataset.trades, { accountId: account, accounts: key === 'some' ? ['w-a', 'w-d'] : undefined, status, instrument }),
+          window,
+        );
         expect([status, instrument, await walk(keys[key], account, query)]).toEqual([status, instrument, expected]);
       }
     }
@@ -109,10 +121,19 @@ describe('a cursor belongs to its window', () => {
     const next = await call('account-trades', keys.all, 'w-a', { ...window, cursor });
     const expected = inWindow(expectedTrades(dataset.trades, { accountId: 'w-a' }), { from: Date.parse(EDGE), to: Date.parse(LATE_EDGE) });
     expect([...first.body.trades, ...next.body.trades]).toEqual(expected.slice(0, 10));
-    const others: Record<string, string>[] = [{ limit: '5' }, { from: EDGE, limit: '5' }, { to: LATE_EDGE, limit: '5' }, { from: '2026-10-25T00:00:00.001Z', to: LATE_EDGE, limit: '5' }];
+    const others: Record<string, string>[] = [
+      { limit: '5' },
+      { from: EDGE, limit: '5' },
+      { to: LATE_EDGE, limit: '5' },
+      { from: '2026-10-25T00:00:00.001Z', to: LATE_EDGE, limit: '5' },
+    ];
     for (const other of others) {
       const refused = await call('account-trades', keys.all, 'w-a', { ...other, cursor });
-      expect([other, refused.statusCode, refused.body.errors]).toEqual([other, 400, [{ parameter: 'cursor', message: expect.stringContaining('window') }]]);
+      expect([other, refused.statusCode, refused.body.errors]).toEqual([
+        other,
+        400,
+        [{ parameter: 'cursor', message: expect.stringContaining('window') }],
+      ]);
     }
   });
 
@@ -134,7 +155,10 @@ it.each([
   // An unencoded "+" reaches the function as a space.
   ['from', '2026-10-25T09:00:00 02:00', 'the "+" of its offset arrived as a space: send it as %2B (2026-10-25T09:00:00%2B02:00)'],
 ])('%s=%s is a 400 naming it, on both listings', async (parameter, value, message) => {
-  for (const [name, account] of [['all-trades', undefined], ['account-trades', 'w-a']] as const) {
+  for (const [name, account] of [
+    ['all-trades', undefined],
+    ['account-trades', 'w-a'],
+  ] as const) {
     const response = await call(name, keys.all, account, { [parameter]: value });
     expect(response.statusCode).toBe(400);
     expect(response.body.errors).toEqual([{ parameter, message: expect.stringContaining(message) }]);
@@ -142,8 +166,16 @@ it.each([
 });
 
 it('from at or after to is a 400 naming from', async () => {
-  for (const query of [{ from: LATE_EDGE, to: EDGE }, { from: EDGE, to: EDGE }, { from: '2026-10-25T01:00:00+01:00', to: EDGE }]) {
+  for (const query of [
+    { from: LATE_EDGE, to: EDGE },
+    { from: EDGE, to: EDGE },
+    { from: '2026-10-25T01:00:00+01:00', to: EDGE },
+  ]) {
     const response = await call('account-trades', keys.all, 'w-a', query);
-    expect([query, response.statusCode, response.body.errors]).toEqual([query, 400, [{ parameter: 'from', message: 'must be earlier than to' }]]);
+    expect([query, response.statusCode, response.body.errors]).toEqual([
+      query,
+      400,
+      [{ parameter: 'from', message: 'must be earlier than to' }],
+    ]);
   }
 });

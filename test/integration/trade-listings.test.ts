@@ -12,7 +12,12 @@ const IDS = ['acc-a', 'acc-b', 'acc-c', 'acc-d', 'acc-e'];
 const dataset = generateDataset({ tradeCounts: [220, 90, 45, 0, 12], accountId: (i) => IDS[i], seed: 11 });
 // Trades of different accounts opened in the same millisecond, to pin the tie-break across accounts.
 const TIE = '2026-10-30T08:00:00.000Z';
-for (const [accountId, id] of [['acc-b', 't-100'], ['acc-c', 't-100'], ['acc-a', 't-099'], ['acc-e', 't-1000']]) {
+for (const [accountId, id] of [
+  ['acc-b', 't-100'],
+  ['acc-c', 't-100'],
+  ['acc-a', 't-099'],
+  ['acc-e', 't-1000'],
+]) {
   const model = dataset.trades.find((t) => t.accountId === accountId && t.status === 'closed')!;
   dataset.trades.push({ ...model, id, openTime: TIE, closeTime: '2026-10-30T09:00:00.000Z' });
 }

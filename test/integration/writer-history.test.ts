@@ -31,7 +31,14 @@ afterAll(async () => {
 let counter = 0;
 async function newAccount(): Promise<string> {
   const id = `h-${++counter}`;
-  await harness.writer.upsertAccount({ id, name: id, currency: 'USDT', broker: 'binance', environment: 'paper', createdAt: '2026-11-01T00:00:00.000Z' });
+  await harness.writer.upsertAccount({
+    id,
+    name: id,
+    currency: 'USDT',
+    broker: 'binance',
+    environment: 'paper',
+    createdAt: '2026-11-01T00:00:00.000Z',
+  });
   return id;
 }
 
@@ -75,7 +82,13 @@ describe('a position that changes while open', () => {
     expect(await writer.recordTrades(account, [trade('p-2')])).toEqual([{ id: 'p-2', index: 0, outcome: 'created' }]);
     // A partial exit: fewer units, same average price.
     expect(await writer.recordTrades(account, [trade('p-2', { units: '0.005' })])).toEqual([{ id: 'p-2', index: 0, outcome: 'updated' }]);
-    const closed = trade('p-2', { units: '0.004', status: 'closed', closePrice: '92000', closeTime: '2026-11-20T12:00:00.000Z', realizedPL: '9.1' });
+    const closed = trade('p-2', {
+      units: '0.004',
+      status: 'closed',
+      closePrice: '92000',
+      closeTime: '2026-11-20T12:00:00.000Z',
+      realizedPL: '9.1',
+    });
     expect(await writer.recordTrades(account, [closed])).toEqual([{ id: 'p-2', index: 0, outcome: 'closed' }]);
     expect((await tradesOf(account))[0]).toMatchObject({ units: '0.004', status: 'closed', realizedPL: '9.1' });
     expect(await balanceOf(account)).toMatchObject({ openTradeCount: 0, realizedPL: '9.1' });
@@ -132,7 +145,10 @@ describe('a database that does not answer', () => {
     expect(await tradesOf(account)).toHaveLength(created);
     // Given again, the rest is written and what was written is unchanged.
     const again = await writer.recordTrades(account, history);
-    expect(again.map((result) => ('outcome' in result ? result.outcome : result.error.code))).toEqual([...Array(created).fill('unchanged'), ...Array(60 - created).fill('created')]);
+    expect(again.map((result) => ('outcome' in result ? result.outcome : result.error.code))).toEqual([
+      ...Array(created).fill('unchanged'),
+      ...Array(60 - created).fill('created'),
+    ]);
     expect(await balanceOf(account)).toMatchObject({ openTradeCount: 60 });
   });
 });

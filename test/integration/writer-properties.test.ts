@@ -29,7 +29,7 @@ beforeAll(async () => {
   writers = [0, 1, 2].map(() => localWriter(proxy.endpoint, { stage: harness.stage }));
 });
 afterAll(async () => {
-  writers?.forEach((writer) => writer.close());
+  for (const writer of writers ?? []) writer.close();
   await proxy?.close();
   await harness?.close();
 });
@@ -59,11 +59,33 @@ type Command =
 const account = fc.integer({ min: 0, max: 1 });
 const id = fc.constantFrom(...IDS);
 const command: fc.Arbitrary<Command> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ op: fc.constant('open' as const), account, id, variant: fc.integer({ min: 0, max: OPENINGS.length - 1 }) }) },
-  { weight: 3, arbitrary: fc.record({ op: fc.constant('close' as const), account, id, variant: fc.integer({ min: 0, max: CLOSES.length - 1 }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({ op: fc.constant('open' as const), account, id, variant: fc.integer({ min: 0, max: OPENINGS.length - 1 }) }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({ op: fc.constant('close' as const), account, id, variant: fc.integer({ min: 0, max: CLOSES.length - 1 }) }),
+  },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('marks' as const), account, id, value: fc.constantFrom('-3.5', '7', '0.00001') }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant('snapshot' as const), account, minute: fc.integer({ min: 0, max: 150 }), nav: fc.constantFrom('10000.00', '9999.99', '123456789012345678901.5') }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant('heartbeat' as const), account, minute: fc.integer({ min: 0, max: 150 }), state: fc.constantFrom('running' as const, 'paused' as const, 'error' as const) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant('snapshot' as const),
+      account,
+      minute: fc.integer({ min: 0, max: 150 }),
+      nav: fc.constantFrom('10000.00', '9999.99', '123456789012345678901.5'),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant('heartbeat' as const),
+      account,
+      minute: fc.integer({ min: 0, max: 150 }),
+      state: fc.constantFrom('running' as const, 'paused' as const, 'error' as const),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('bad' as const), account, id }) },
 );
 /** Three lanes of calls run side by side; each call may be repeated (a retry after a timeout). */
@@ -83,7 +105,14 @@ async function perform(writer: Writer, accountId: string, command: Command): Pro
         case 'marks':
           return await writer.updateTradeMarks(accountId, command.id, { unrealizedPL: command.value });
         case 'snapshot':
-          return await writer.recordBalance(accountId, { balance: '10000.00', unrealizedPL: '-1.5', nav: command.nav, marginUsed: '50', marginAvailable: '9950', time: at(command.minute) });
+          return await writer.recordBalance(accountId, {
+            balance: '10000.00',
+            unrealizedPL: '-1.5',
+            nav: command.nav,
+            marginUsed: '50',
+            marginAvailable: '9950',
+            time: at(command.minute),
+          });
         case 'heartbeat':
           return await writer.heartbeat(accountId, { state: command.state, time: at(command.minute) });
         case 'bad':
@@ -100,13 +129,21 @@ async function perform(writer: Writer, accountId: string, command: Command): Pro
   }
 }
 
-async function api(name: 'account-balance' | 'account-status' | 'account-trades' | 'all-trades', account: string | undefined, query: Record<string, string> = {}) {
+async function api(
+  name: 'account-balance' | 'account-status' | 'account-trades' | 'all-trades',
+  account: string | undefined,
+  query: Record<string, string> = {},
+) {
   const response = await invoke(name, eventFor(name, { account, query }));
   expect(response.statusCode).toBe(200);
   return response.body;
 }
 
-async function listAll(name: 'account-trades' | 'all-trades', account: string | undefined, query: Record<string, string>): Promise<Trade[]> {
+async function listAll(
+  name: 'account-trades' | 'all-trades',
+  account: string | undefined,
+  query: Record<string, string>,
+): Promise<Trade[]> {
   const trades: Trade[] = [];
   let cursor: string | undefined;
   do {
@@ -125,7 +162,14 @@ it('after any interleaving of calls, retries and failures, every rule holds as t
       run += 1;
       const accounts = [`p${run}-a`, `p${run}-b`];
       for (const accountId of accounts) {
-        await harness.writer.upsertAccount({ id: accountId, name: accountId, currency: 'USD', broker: 'Test', environment: 'paper', createdAt: '2026-12-01T00:00:00.000Z' });
+        await harness.writer.upsertAccount({
+          id: accountId,
+          name: accountId,
+          currency: 'USD',
+          broker: 'Test',
+          environment: 'paper',
+          createdAt: '2026-12-01T00:00:00.000Z',
+        });
       }
       await proxy.inject({ kind: 'chaos', throttle: 0.08, dropAnswer: 0.08, seed });
       const results = await Promise.all(
@@ -159,8 +203,20 @@ it('after any interleaving of calls, retries and failures, every rule holds as t
         const model = new Map<string, Trade>();
         const marks = new Map<string, Set<string>>();
         for (const tradeId of IDS) {
-          const opens = new Set(mine.filter(({ command, outcome }) => command.op === 'open' && command.id === tradeId && ['opened', 'unchanged'].includes(outcome)).map(({ command }) => (command as { variant: number }).variant));
-          const closes = new Set(mine.filter(({ command, outcome }) => command.op === 'close' && command.id === tradeId && ['closed', 'unchanged'].includes(outcome)).map(({ command }) => (command as { variant: number }).variant));
+          const opens = new Set(
+            mine
+              .filter(
+                ({ command, outcome }) => command.op === 'open' && command.id === tradeId && ['opened', 'unchanged'].includes(outcome),
+              )
+              .map(({ command }) => (command as { variant: number }).variant),
+          );
+          const closes = new Set(
+            mine
+              .filter(
+                ({ command, outcome }) => command.op === 'close' && command.id === tradeId && ['closed', 'unchanged'].includes(outcome),
+              )
+              .map(({ command }) => (command as { variant: number }).variant),
+          );
           // One opening and at most one close per id ever succeeded; a close needs an open.
           expect(opens.size).toBeLessThanOrEqual(1);
           expect(closes.size).toBeLessThanOrEqual(1);
@@ -184,7 +240,17 @@ it('after any interleaving of calls, retries and failures, every rule holds as t
             stopLoss: null,
             takeProfit: null,
           });
-          marks.set(tradeId, new Set(['0', ...mine.filter(({ command, outcome }) => command.op === 'marks' && command.id === tradeId && ['updated', 'unchanged'].includes(outcome)).map(({ command }) => (command as { value: string }).value)]));
+          marks.set(
+            tradeId,
+            new Set([
+              '0',
+              ...mine
+                .filter(
+                  ({ command, outcome }) => command.op === 'marks' && command.id === tradeId && ['updated', 'unchanged'].includes(outcome),
+                )
+                .map(({ command }) => (command as { value: string }).value),
+            ]),
+          );
         }
 
         // Listings: the account's, under every filter, equal the model; an open trade's unrealizedPL is one that was set.
@@ -192,7 +258,10 @@ it('after any interleaving of calls, retries and failures, every rule holds as t
         for (const trade of stored) {
           if (trade.status === 'open') expect(marks.get(trade.id)).toContain(trade.unrealizedPL);
         }
-        const expected = [...model.values()].map((trade) => ({ ...trade, unrealizedPL: trade.status === 'open' ? stored.find((s) => s.id === trade.id)?.unrealizedPL ?? '0' : '0' }));
+        const expected = [...model.values()].map((trade) => ({
+          ...trade,
+          unrealizedPL: trade.status === 'open' ? (stored.find((s) => s.id === trade.id)?.unrealizedPL ?? '0') : '0',
+        }));
         expect(stored).toEqual(expectedTrades(expected, {}));
         for (const status of [undefined, 'open', 'closed']) {
           for (const instrument of [undefined, 'EUR_USD', 'XAU_USD']) {
@@ -214,15 +283,28 @@ it('after any interleaving of calls, retries and failures, every rule holds as t
         expect(status.openTradeCount).toBe(balance.openTradeCount);
 
         // The latest heartbeat and snapshot that were recorded are the ones stored.
-        const beats = mine.filter(({ command, outcome }) => command.op === 'heartbeat' && outcome === 'recorded').map(({ command }) => at((command as { minute: number }).minute)).sort();
+        const beats = mine
+          .filter(({ command, outcome }) => command.op === 'heartbeat' && outcome === 'recorded')
+          .map(({ command }) => at((command as { minute: number }).minute))
+          .sort();
         if (beats.length) expect(status.lastHeartbeatAt).toBe(beats[beats.length - 1]);
-        const snapshots = mine.filter(({ command, outcome }) => command.op === 'snapshot' && outcome === 'recorded').map(({ command }) => command as { minute: number; nav: string });
-        const latest = snapshots.reduce<{ minute: number; nav: string } | undefined>((best, snap) => (!best || snap.minute > best.minute ? snap : best), undefined);
+        const snapshots = mine
+          .filter(({ command, outcome }) => command.op === 'snapshot' && outcome === 'recorded')
+          .map(({ command }) => command as { minute: number; nav: string });
+        const latest = snapshots.reduce<{ minute: number; nav: string } | undefined>(
+          (best, snap) => (!best || snap.minute > best.minute ? snap : best),
+          undefined,
+        );
         if (latest) expect(balance).toMatchObject({ nav: latest.nav, unrealizedPL: '-1.5', marginUsed: '50' });
 
         // Each P&L aggregate is the exact sum over the closed trades of its period; each equity bucket holds its latest snapshot.
         const ledger = await harness.writer.store.client.send(
-          new QueryCommand({ TableName: harness.writer.store.tables.ledger, KeyConditionExpression: 'accountId = :a', ExpressionAttributeValues: { ':a': accountId }, ConsistentRead: true }),
+          new QueryCommand({
+            TableName: harness.writer.store.tables.ledger,
+            KeyConditionExpression: 'accountId = :a',
+            ExpressionAttributeValues: { ':a': accountId },
+            ConsistentRead: true,
+          }),
         );
         const entries = ledger.Items ?? [];
         for (const period of PERIODS) {

@@ -14,7 +14,8 @@ const ROOT = join(__dirname, '..', '..');
 const SERVERLESS = join(ROOT, 'node_modules', 'serverless', 'bin', 'serverless.js');
 // What a deploy from a clean shell sees: none of the local-run variables.
 const CLEAN_ENV: NodeJS.ProcessEnv = { ...process.env, SLS_TELEMETRY_DISABLED: '1', ESBUILD_WORK_FOLDER: '.esbuild/package-test' };
-for (const name of ['CURSOR_SECRET', 'DYNAMODB_ENDPOINT', 'AUTH_MODE', 'CORS_ALLOWED_ORIGINS', 'PORT', 'LAMBDA_PORT']) delete CLEAN_ENV[name];
+for (const name of ['CURSOR_SECRET', 'DYNAMODB_ENDPOINT', 'AUTH_MODE', 'CORS_ALLOWED_ORIGINS', 'PORT', 'LAMBDA_PORT'])
+  delete CLEAN_ENV[name];
 type Resource = { Type: string; Properties: any };
 let resources: Record<string, Resource>;
 let outputs: Record<string, any>;
@@ -38,7 +39,11 @@ function zipEntries(zip: Buffer): string[] {
 beforeAll(() => {
   const out = mkdtempSync(join(tmpdir(), 'sls-package-'));
   try {
-    execFileSync(process.execPath, [SERVERLESS, 'package', '--stage', 'prod', '--package', out], { cwd: ROOT, env: CLEAN_ENV, stdio: 'pipe' });
+    execFileSync(process.execPath, [SERVERLESS, 'package', '--stage', 'prod', '--package', out], {
+      cwd: ROOT,
+      env: CLEAN_ENV,
+      stdio: 'pipe',
+    });
     const template = JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8'));
     resources = template.Resources;
     outputs = template.Outputs;
@@ -54,7 +59,11 @@ const getMethods = () => ofType('AWS::ApiGateway::Method').filter(([, r]) => r.P
 
 it('puts the authorizer on every data method and not on health or the dashboard', () => {
   const [[authorizerId, authorizer]] = ofType('AWS::ApiGateway::Authorizer');
-  expect(authorizer.Properties).toMatchObject({ Type: 'REQUEST', IdentitySource: 'method.request.header.x-api-key', AuthorizerResultTtlInSeconds: 300 });
+  expect(authorizer.Properties).toMatchObject({
+    Type: 'REQUEST',
+    IdentitySource: 'method.request.header.x-api-key',
+    AuthorizerResultTtlInSeconds: 300,
+  });
   const methods = getMethods();
   // Eleven API routes, and the dashboard's page (/) and files (/assets/{file}).
   expect(methods).toHaveLength(13);
@@ -72,7 +81,8 @@ it('gives each concern its own least-privilege role', () => {
     expect(fn.Properties.Role).toEqual({ 'Fn::GetAtt': [roleOf[id] ?? 'DataFunctionsRole', 'Arn'] });
   }
   const statementsOf = (role: string) => resources[role].Properties.Policies.flatMap((policy: any) => policy.PolicyDocument.Statement);
-  const dynamodbStatements = (role: string) => statementsOf(role).filter((s: any) => s.Action.some((a: string) => a.startsWith('dynamodb:')));
+  const dynamodbStatements = (role: string) =>
+    statementsOf(role).filter((s: any) => s.Action.some((a: string) => a.startsWith('dynamodb:')));
 
   expect(dynamodbStatements('AuthorizerRole')).toEqual([
     { Effect: 'Allow', Action: ['dynamodb:GetItem'], Resource: { 'Fn::GetAtt': ['ApiKeysTable', 'Arn'] } },
@@ -91,13 +101,22 @@ it('gives each concern its own least-privilege role', () => {
   ]);
   // /api/accounts and /api/all/balance read the two small tables whole for a key that sees every account (lib's
   // scanAll); without Scan they would fail in AWS while passing locally. The trades table is never scanned.
-  expect(scan).toEqual({ Effect: 'Allow', Action: ['dynamodb:Scan'], Resource: [{ 'Fn::GetAtt': ['AccountsTable', 'Arn'] }, { 'Fn::GetAtt': ['BalancesTable', 'Arn'] }] });
+  expect(scan).toEqual({
+    Effect: 'Allow',
+    Action: ['dynamodb:Scan'],
+    Resource: [{ 'Fn::GetAtt': ['AccountsTable', 'Arn'] }, { 'Fn::GetAtt': ['BalancesTable', 'Arn'] }],
+  });
   // The dashboard's files are in its package: its role reads nothing.
   expect(dynamodbStatements('DashboardRole')).toEqual([]);
   for (const role of ['AuthorizerRole', 'DataFunctionsRole', 'DashboardRole']) {
     const actions: string[] = statementsOf(role).flatMap((s: any) => s.Action);
     expect(actions.filter((a) => a.includes('*') || (a.startsWith('dynamodb:') && /Put|Update|Delete|Write/.test(a)))).toEqual([]);
-    expect(actions.filter((a) => !a.startsWith('dynamodb:'))).toEqual(['xray:PutTraceSegments', 'xray:PutTelemetryRecords', 'logs:CreateLogStream', 'logs:PutLogEvents']);
+    expect(actions.filter((a) => !a.startsWith('dynamodb:'))).toEqual([
+      'xray:PutTraceSegments',
+      'xray:PutTelemetryRecords',
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+    ]);
   }
 });
 
@@ -119,8 +138,19 @@ it('offers bots a least-privilege managed policy for the writer, and nothing of 
 });
 
 it('shapes API Gateway’s own errors as problem+json with the security headers', () => {
-  const responses = Object.fromEntries(ofType('AWS::ApiGateway::GatewayResponse').map(([, r]) => [r.Properties.ResponseType, r.Properties]));
-  for (const type of ['UNAUTHORIZED', 'ACCESS_DENIED', 'THROTTLED', 'INTEGRATION_TIMEOUT', 'AUTHORIZER_FAILURE', 'MISSING_AUTHENTICATION_TOKEN', 'DEFAULT_4XX', 'DEFAULT_5XX']) {
+  const responses = Object.fromEntries(
+    ofType('AWS::ApiGateway::GatewayResponse').map(([, r]) => [r.Properties.ResponseType, r.Properties]),
+  );
+  for (const type of [
+    'UNAUTHORIZED',
+    'ACCESS_DENIED',
+    'THROTTLED',
+    'INTEGRATION_TIMEOUT',
+    'AUTHORIZER_FAILURE',
+    'MISSING_AUTHENTICATION_TOKEN',
+    'DEFAULT_4XX',
+    'DEFAULT_5XX',
+  ]) {
     const response = responses[type];
     expect(response).toBeDefined();
     expect(response.ResponseParameters).toMatchObject({
@@ -129,7 +159,9 @@ it('shapes API Gateway’s own errors as problem+json with the security headers'
       'gatewayresponse.header.X-Content-Type-Options': "'nosniff'",
       'gatewayresponse.header.Strict-Transport-Security': expect.stringMatching(/^'max-age=\d+/),
     });
-    const body = JSON.parse(response.ResponseTemplates['application/json'].replace('$context.requestId', 'r-1').replace('$context.resourcePath', '/api/accounts'));
+    const body = JSON.parse(
+      response.ResponseTemplates['application/json'].replace('$context.requestId', 'r-1').replace('$context.resourcePath', '/api/accounts'),
+    );
     expect(body.status).toBe(Number(response.StatusCode));
     expect(schemaViolations('Problem', body)).toEqual([]);
   }
@@ -171,11 +203,19 @@ it('allows only the configured origins in prod, never *, never with credentials'
       'method.response.header.X-Content-Type-Options': "'nosniff'",
       'method.response.header.Strict-Transport-Security': "'max-age=63072000; includeSubDomains'",
     });
-    expect(method.Properties.MethodResponses[0].ResponseParameters).toMatchObject({ 'method.response.header.Cache-Control': true, 'method.response.header.Strict-Transport-Security': true });
+    expect(method.Properties.MethodResponses[0].ResponseParameters).toMatchObject({
+      'method.response.header.Cache-Control': true,
+      'method.response.header.Strict-Transport-Security': true,
+    });
   }
-  for (const [, fn] of functions()) expect(fn.Properties.Environment.Variables.CORS_ALLOWED_ORIGINS).toBe('https://dashboard.trading-bot.example');
+  for (const [, fn] of functions())
+    expect(fn.Properties.Environment.Variables.CORS_ALLOWED_ORIGINS).toBe('https://dashboard.trading-bot.example');
   expect(() =>
-    execFileSync(process.execPath, [SERVERLESS, 'print', '--stage', 'prod'], { cwd: ROOT, env: { ...CLEAN_ENV, CORS_ALLOWED_ORIGINS: '*' }, stdio: 'pipe' }),
+    execFileSync(process.execPath, [SERVERLESS, 'print', '--stage', 'prod'], {
+      cwd: ROOT,
+      env: { ...CLEAN_ENV, CORS_ALLOWED_ORIGINS: '*' },
+      stdio: 'pipe',
+    }),
   ).toThrow();
 });
 
@@ -190,11 +230,20 @@ it('traces the API stage and every function with X-Ray, with no tracing SDK in t
   const [[, deployment]] = ofType('AWS::ApiGateway::Deployment');
   expect(deployment.Properties.StageDescription.TracingEnabled).toBe(true);
   for (const [, fn] of functions()) expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
-  expect(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')).not.toMatch(/"node_modules\/(aws-xray-sdk-core|@aws-lambda-powertools\/tracer)"/);
+  expect(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')).not.toMatch(
+    /"node_modules\/(aws-xray-sdk-core|@aws-lambda-powertools\/tracer)"/,
+  );
 });
 
 describe('alerts', () => {
-  const probeMetric = (name: string) => ({ Namespace: 'TradingBotApi', MetricName: name, Dimensions: [{ Name: 'service', Value: 'trading-bot-api' }, { Name: 'stage', Value: 'prod' }] });
+  const probeMetric = (name: string) => ({
+    Namespace: 'TradingBotApi',
+    MetricName: name,
+    Dimensions: [
+      { Name: 'service', Value: 'trading-bot-api' },
+      { Name: 'stage', Value: 'prod' },
+    ],
+  });
   const alarm = (id: string) => resources[id]?.Properties;
 
   it('go to one SNS topic, on alarm and on recovery', () => {
@@ -212,45 +261,115 @@ describe('alerts', () => {
   });
 
   it('watch the fleet through the probe’s metrics: stale and erroring bots on two probes in a row, the database, the probe itself', () => {
-    expect(alarm('StaleBotsAlarm')).toMatchObject({ ...probeMetric('StaleBots'), Statistic: 'Maximum', Period: 300, ComparisonOperator: 'GreaterThanThreshold', Threshold: 0, EvaluationPeriods: 2, DatapointsToAlarm: 2, TreatMissingData: 'notBreaching' });
-    expect(alarm('BotsInErrorAlarm')).toMatchObject({ ...probeMetric('BotsInError'), Statistic: 'Maximum', Threshold: 0, EvaluationPeriods: 2, DatapointsToAlarm: 2 });
-    expect(alarm('DatabaseUnhealthyAlarm')).toMatchObject({ ...probeMetric('DatabaseHealthy'), Statistic: 'Minimum', ComparisonOperator: 'LessThanThreshold', Threshold: 1 });
-    expect(alarm('ProbeNotRunningAlarm')).toMatchObject({ ...probeMetric('ProbeRuns'), Statistic: 'Sum', ComparisonOperator: 'LessThanThreshold', Threshold: 1, TreatMissingData: 'breaching' });
+    expect(alarm('StaleBotsAlarm')).toMatchObject({
+      ...probeMetric('StaleBots'),
+      Statistic: 'Maximum',
+      Period: 300,
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 0,
+      EvaluationPeriods: 2,
+      DatapointsToAlarm: 2,
+      TreatMissingData: 'notBreaching',
+    });
+    expect(alarm('BotsInErrorAlarm')).toMatchObject({
+      ...probeMetric('BotsInError'),
+      Statistic: 'Maximum',
+      Threshold: 0,
+      EvaluationPeriods: 2,
+      DatapointsToAlarm: 2,
+    });
+    expect(alarm('DatabaseUnhealthyAlarm')).toMatchObject({
+      ...probeMetric('DatabaseHealthy'),
+      Statistic: 'Minimum',
+      ComparisonOperator: 'LessThanThreshold',
+      Threshold: 1,
+    });
+    expect(alarm('ProbeNotRunningAlarm')).toMatchObject({
+      ...probeMetric('ProbeRuns'),
+      Statistic: 'Sum',
+      ComparisonOperator: 'LessThanThreshold',
+      Threshold: 1,
+      TreatMissingData: 'breaching',
+    });
   });
 
   it('watch the API (5xx rate, p99 latency at the stage’s threshold) and every function’s errors and throttles', () => {
     // Refusing a key is an error to Lambda ("Unauthorized" is how a 401 is asked for): an alarm on the authorizer's
     // Errors would fire on every wrong key. Its failed lookups are 5xx answers, which the 5xx rate alarm sees.
-    const authorizerErrors = Object.values(resources).find((r) => r.Type === 'AWS::CloudWatch::Alarm' && r.Properties.MetricName === 'Errors' && r.Properties.Dimensions[0].Value.Ref === 'AuthorizerLambdaFunction');
+    const authorizerErrors = Object.values(resources).find(
+      (r) =>
+        r.Type === 'AWS::CloudWatch::Alarm' &&
+        r.Properties.MetricName === 'Errors' &&
+        r.Properties.Dimensions[0].Value.Ref === 'AuthorizerLambdaFunction',
+    );
     expect(authorizerErrors).toBeUndefined();
-    const api = [{ Name: 'ApiName', Value: 'prod-trading-bot-api' }, { Name: 'Stage', Value: 'prod' }];
-    expect(alarm('Api5xxRateAlarm')).toMatchObject({ Namespace: 'AWS/ApiGateway', MetricName: '5XXError', Dimensions: api, Statistic: 'Average', Threshold: 0.05, TreatMissingData: 'notBreaching' });
-    expect(alarm('ApiLatencyP99Alarm')).toMatchObject({ Namespace: 'AWS/ApiGateway', MetricName: 'Latency', Dimensions: api, ExtendedStatistic: 'p99', Threshold: 1000 });
+    const api = [
+      { Name: 'ApiName', Value: 'prod-trading-bot-api' },
+      { Name: 'Stage', Value: 'prod' },
+    ];
+    expect(alarm('Api5xxRateAlarm')).toMatchObject({
+      Namespace: 'AWS/ApiGateway',
+      MetricName: '5XXError',
+      Dimensions: api,
+      Statistic: 'Average',
+      Threshold: 0.05,
+      TreatMissingData: 'notBreaching',
+    });
+    expect(alarm('ApiLatencyP99Alarm')).toMatchObject({
+      Namespace: 'AWS/ApiGateway',
+      MetricName: 'Latency',
+      Dimensions: api,
+      ExtendedStatistic: 'p99',
+      Threshold: 1000,
+    });
     expect(resources.RestApiName ?? resources.ApiGatewayRestApi.Properties.Name).toBe('prod-trading-bot-api');
     for (const [id] of functions()) {
       const key = id.replace(/LambdaFunction$/, '');
-      const errors = Object.values(resources).find((r) => r.Type === 'AWS::CloudWatch::Alarm' && r.Properties.MetricName === 'Errors' && r.Properties.Dimensions[0].Value.Ref === id);
-      const throttles = Object.values(resources).find((r) => r.Type === 'AWS::CloudWatch::Alarm' && r.Properties.MetricName === 'Throttles' && r.Properties.Dimensions[0].Value.Ref === id);
-      if (key !== 'Authorizer') expect([key, errors?.Properties]).toEqual([key, expect.objectContaining({ Namespace: 'AWS/Lambda', Statistic: 'Sum', Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' })]);
-      expect([key, throttles?.Properties]).toEqual([key, expect.objectContaining({ Namespace: 'AWS/Lambda', Statistic: 'Sum', Threshold: 0 })]);
+      const errors = Object.values(resources).find(
+        (r) => r.Type === 'AWS::CloudWatch::Alarm' && r.Properties.MetricName === 'Errors' && r.Properties.Dimensions[0].Value.Ref === id,
+      );
+      const throttles = Object.values(resources).find(
+        (r) =>
+          r.Type === 'AWS::CloudWatch::Alarm' && r.Properties.MetricName === 'Throttles' && r.Properties.Dimensions[0].Value.Ref === id,
+      );
+      if (key !== 'Authorizer')
+        expect([key, errors?.Properties]).toEqual([
+          key,
+          expect.objectContaining({ Namespace: 'AWS/Lambda', Statistic: 'Sum', Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' }),
+        ]);
+      expect([key, throttles?.Properties]).toEqual([
+        key,
+        expect.objectContaining({ Namespace: 'AWS/Lambda', Statistic: 'Sum', Threshold: 0 }),
+      ]);
     }
   });
 
   it('and a dashboard shows the probe’s metrics and each function’s requests, errors and latency', () => {
     const body = JSON.parse(resources.OperationsDashboard.Properties.DashboardBody['Fn::Sub']);
     const titles = body.widgets.map((widget: any) => widget.properties.title);
-    expect(titles).toEqual(expect.arrayContaining(['Bots by state (probe)', 'Requests per function', 'Errors per function', 'Duration per function, p99 (ms)']));
+    expect(titles).toEqual(
+      expect.arrayContaining(['Bots by state (probe)', 'Requests per function', 'Errors per function', 'Duration per function, p99 (ms)']),
+    );
     const text = JSON.stringify(body);
-    for (const name of ['StaleBots', 'BotsInError', 'DatabaseHealthy', 'ProbeRuns', 'ProbeLatencyMs', 'OldestHeartbeatAgeSeconds']) expect(text).toContain(name);
+    for (const name of ['StaleBots', 'BotsInError', 'DatabaseHealthy', 'ProbeRuns', 'ProbeLatencyMs', 'OldestHeartbeatAgeSeconds'])
+      expect(text).toContain(name);
     for (const [, fn] of functions()) expect(text).toContain(fn.Properties.FunctionName);
   });
 
   it('reach an email address when the stage names one', () => {
     const out = mkdtempSync(join(tmpdir(), 'sls-package-'));
     try {
-      execFileSync(process.execPath, [SERVERLESS, 'package', '--stage', 'prod', '--package', out], { cwd: ROOT, env: { ...CLEAN_ENV, ALERT_EMAIL: 'ops@trading-bot.example' }, stdio: 'pipe' });
+      execFileSync(process.execPath, [SERVERLESS, 'package', '--stage', 'prod', '--package', out], {
+        cwd: ROOT,
+        env: { ...CLEAN_ENV, ALERT_EMAIL: 'ops@trading-bot.example' },
+        stdio: 'pipe',
+      });
       const withEmail = JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8')).Resources;
-      expect(withEmail.AlertsEmailSubscription.Properties).toEqual({ TopicArn: { Ref: 'AlertsTopic' }, Protocol: 'email', Endpoint: 'ops@trading-bot.example' });
+      expect(withEmail.AlertsEmailSubscription.Properties).toEqual({
+        TopicArn: { Ref: 'AlertsTopic' },
+        Protocol: 'email',
+        Endpoint: 'ops@trading-bot.example',
+      });
     } finally {
       rmSync(out, { recursive: true, force: true });
     }
@@ -271,7 +390,8 @@ it('keeps logs for a set time and secrets out of the package', () => {
 
 it('documents every problem code the gateway can send', () => {
   const documented = JSON.stringify(openapi.components.schemas.Problem);
-  for (const code of ['UNAUTHORIZED', 'FORBIDDEN', 'TOO_MANY_REQUESTS', 'SERVICE_UNAVAILABLE', 'NOT_FOUND', 'INVALID_PARAMETER']) expect(documented).toContain(code);
+  for (const code of ['UNAUTHORIZED', 'FORBIDDEN', 'TOO_MANY_REQUESTS', 'SERVICE_UNAVAILABLE', 'NOT_FOUND', 'INVALID_PARAMETER'])
+    expect(documented).toContain(code);
 });
 
 it('packs the dashboard’s built files with the dashboard function only, and serves them from the API’s origin, gzipped', () => {

@@ -22,7 +22,10 @@ beforeAll(async () => {
   harness = await startHarness();
   rmSync(WORK, { recursive: true, force: true });
   mkdirSync(INSTALLED, { recursive: true });
-  const json = execFileSync('npm', ['pack', '-w', 'packages/writer', '--pack-destination', WORK, '--json', '--silent'], { cwd: ROOT, encoding: 'utf8' });
+  const json = execFileSync('npm', ['pack', '-w', 'packages/writer', '--pack-destination', WORK, '--json', '--silent'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
   [packed] = JSON.parse(json.slice(json.indexOf('[')));
   execFileSync('tar', ['-xzf', join(WORK, packed.filename), '-C', INSTALLED, '--strip-components=1']);
 });
@@ -32,20 +35,36 @@ afterAll(async () => {
 });
 
 it('packs the two builds, one declaration file for each, the manifest and the README, and nothing else', () => {
-  expect(packed.files.map((file) => file.path).sort()).toEqual(['README.md', 'dist/index.cjs', 'dist/index.d.cts', 'dist/index.d.mts', 'dist/index.mjs', 'package.json']);
+  expect(packed.files.map((file) => file.path).sort()).toEqual([
+    'README.md',
+    'dist/index.cjs',
+    'dist/index.d.cts',
+    'dist/index.d.mts',
+    'dist/index.mjs',
+    'package.json',
+  ]);
   const manifest = JSON.parse(readFileSync(join(INSTALLED, 'package.json'), 'utf8'));
   expect(manifest.exports['.']).toEqual({
     import: { types: './dist/index.d.mts', default: './dist/index.mjs' },
     require: { types: './dist/index.d.cts', default: './dist/index.cjs' },
   });
-  expect(Object.keys(manifest.dependencies).sort()).toEqual(['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@smithy/node-http-handler']);
+  expect(Object.keys(manifest.dependencies).sort()).toEqual([
+    '@aws-sdk/client-dynamodb',
+    '@aws-sdk/lib-dynamodb',
+    '@smithy/node-http-handler',
+  ]);
 });
 
 it('bundles the writer, the table modules and the domain rules, and nothing of the HTTP layer', () => {
   const inputs: string[] = JSON.parse(readFileSync(join(ROOT, 'packages', 'writer', 'dist', 'inputs.json'), 'utf8'));
-  const outside = inputs.filter((input) => !/^(packages\/writer\/src\/|lib\/store\/|lib\/(access|decimal|instruments|time)\.ts$|resources\/tables\.js$)/.test(input));
+  const outside = inputs.filter(
+    (input) => !/^(packages\/writer\/src\/|lib\/store\/|lib\/(access|decimal|instruments|time)\.ts$|resources\/tables\.js$)/.test(input),
+  );
   expect(outside).toEqual([]);
-  for (const text of [readFileSync(join(INSTALLED, 'dist', 'index.mjs'), 'utf8'), readFileSync(join(INSTALLED, 'dist', 'index.cjs'), 'utf8')]) {
+  for (const text of [
+    readFileSync(join(INSTALLED, 'dist', 'index.mjs'), 'utf8'),
+    readFileSync(join(INSTALLED, 'dist', 'index.cjs'), 'utf8'),
+  ]) {
     expect(text).not.toMatch(/problem\+json|@middy|HttpProblem|x-api-key/);
   }
 });
@@ -66,10 +85,20 @@ it('loads as CommonJS and as an ES module, and writes what the API reads', async
     const file = join(WORK, `consumer.${kind}`);
     const account = `pkg-${kind}`;
     writeFileSync(file, script(kind, account));
-    const output = execFileSync(process.execPath, [file], { cwd: WORK, encoding: 'utf8', env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } });
-    expect(JSON.parse(output.trim().split('\n').pop()!)).toEqual({ created: 'created', opened: 'opened', refused: ['INVALID_INPUT', 'units'] });
+    const output = execFileSync(process.execPath, [file], {
+      cwd: WORK,
+      encoding: 'utf8',
+      env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    });
+    expect(JSON.parse(output.trim().split('\n').pop()!)).toEqual({
+      created: 'created',
+      opened: 'opened',
+      refused: ['INVALID_INPUT', 'units'],
+    });
     const listed = await invoke('account-trades', eventFor('account-trades', { account, query: {} }));
-    expect(listed.body.trades).toEqual([expect.objectContaining({ id: 't-1', instrument: 'BTC_USDT', units: '0.001', openPrice: '91000.5', status: 'open' })]);
+    expect(listed.body.trades).toEqual([
+      expect.objectContaining({ id: 't-1', instrument: 'BTC_USDT', units: '0.001', openPrice: '91000.5', status: 'open' }),
+    ]);
   }
 });
 
@@ -82,12 +111,28 @@ it('its types compile for an ES module and a CommonJS consumer alike', () => {
     // @ts-expect-error amounts are decimal strings, never numbers
     await writer.updateTradeMarks('main', 't-1', { unrealizedPL: 1 });
     console.log(outcome, code);`;
-  writeFileSync(join(WORK, 'consumer-types.mts'), `import { createWriter, WriterError, type TradeResult, type WriterErrorCode } from '@trading-bot-api/writer';\n${body}\nexport {};\n`);
+  writeFileSync(
+    join(WORK, 'consumer-types.mts'),
+    `import { createWriter, WriterError, type TradeResult, type WriterErrorCode } from '@trading-bot-api/writer';\n${body}\nexport {};\n`,
+  );
   writeFileSync(
     join(WORK, 'consumer-types.cts'),
     `import { createWriter, WriterError, type TradeResult, type WriterErrorCode } from '@trading-bot-api/writer';\nasync function main() {${body}\n}\nvoid main();\n`,
   );
   const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-  const args = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--skipLibCheck', 'false'];
+  const args = [
+    '--noEmit',
+    '--strict',
+    '--module',
+    'nodenext',
+    '--moduleResolution',
+    'nodenext',
+    '--target',
+    'es2022',
+    '--types',
+    'node',
+    '--skipLibCheck',
+    'false',
+  ];
   execFileSync(process.execPath, [tsc, ...args, 'consumer-types.mts', 'consumer-types.cts'], { cwd: WORK, encoding: 'utf8' });
 });

@@ -117,9 +117,17 @@ let invocation = 0;
 export async function invoke(name: FunctionName, event: Partial<APIGatewayProxyEvent>): Promise<Response> {
   const { handler } = require(join(ROOT, 'functions', `${name}.ts`));
   invocation += 1;
-  const context = { awsRequestId: `test-request-${invocation}`, functionName: name, getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
+  const context = {
+    awsRequestId: `test-request-${invocation}`,
+    functionName: name,
+    getRemainingTimeInMillis: () => 10_000,
+  } as unknown as Context;
   const result: APIGatewayProxyResult = await handler(event, context);
-  return { statusCode: result.statusCode, headers: (result.headers ?? {}) as Record<string, string>, body: result.body === '' ? '' : JSON.parse(result.body) };
+  return {
+    statusCode: result.statusCode,
+    headers: (result.headers ?? {}) as Record<string, string>,
+    body: result.body === '' ? '' : JSON.parse(result.body),
+  };
 }
 
 /** The event in events/<file>.json. */
@@ -144,11 +152,16 @@ export function eventFor(
   if (options.query !== undefined) {
     const entries = Object.entries(options.query).map(([key, value]) => [key, Array.isArray(value) ? value : [value]] as const);
     event.multiValueQueryStringParameters = entries.length ? Object.fromEntries(entries) : null;
-    event.queryStringParameters = entries.length ? Object.fromEntries(entries.map(([key, values]) => [key, values[values.length - 1]])) : null;
+    event.queryStringParameters = entries.length
+      ? Object.fromEntries(entries.map(([key, values]) => [key, values[values.length - 1]]))
+      : null;
   }
   if (options.headers) {
     event.headers = { ...event.headers, ...options.headers };
-    event.multiValueHeaders = { ...event.multiValueHeaders, ...Object.fromEntries(Object.entries(options.headers).map(([k, v]) => [k, [v]])) };
+    event.multiValueHeaders = {
+      ...event.multiValueHeaders,
+      ...Object.fromEntries(Object.entries(options.headers).map(([k, v]) => [k, [v]])),
+    };
   }
   return event;
 }

@@ -14,7 +14,7 @@ const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
 ajv.addSchema(openapi, 'openapi');
 
-function escape(segment: string): string {
+function escapePointer(segment: string): string {
   return segment.replaceAll('~', '~0').replaceAll('/', '~1');
 }
 
@@ -33,7 +33,7 @@ export interface CheckedResponse {
 
 /** The problems of `response` for GET `pathTemplate`, or an empty list when it matches the document. */
 export function contractViolations(pathTemplate: string, response: CheckedResponse): string[] {
-  const operationPointer = `#/paths/${escape(pathTemplate)}/get`;
+  const operationPointer = `#/paths/${escapePointer(pathTemplate)}/get`;
   const operation = resolve(operationPointer.slice(1)).value;
   if (!operation) return [`GET ${pathTemplate} is not in openapi.yaml`];
   const status = String(response.statusCode);
@@ -52,7 +52,7 @@ export function contractViolations(pathTemplate: string, response: CheckedRespon
   }
   const mediaType = (headers['content-type'] ?? '').split(';')[0].trim();
   if (!declared.value.content?.[mediaType]) return [...problems, `media type "${mediaType}" is not declared for ${status}`];
-  const validate = ajv.getSchema(`openapi#${declared.pointer}/content/${escape(mediaType)}/schema`);
+  const validate = ajv.getSchema(`openapi#${declared.pointer}/content/${escapePointer(mediaType)}/schema`);
   if (!validate) return [...problems, 'no schema'];
   if (!validate(response.body)) {
     problems.push(...(validate.errors ?? []).map((error) => `body${error.instancePath} ${error.message} ${JSON.stringify(error.params)}`));
@@ -64,7 +64,9 @@ export function contractViolations(pathTemplate: string, response: CheckedRespon
 export function expectContract(pathTemplate: string, response: CheckedResponse): void {
   const problems = contractViolations(pathTemplate, response);
   if (problems.length) {
-    throw new Error(`response violates openapi.yaml (GET ${pathTemplate} → ${response.statusCode}):\n  ${problems.join('\n  ')}\n${JSON.stringify(response.body).slice(0, 500)}`);
+    throw new Error(
+      `response violates openapi.yaml (GET ${pathTemplate} → ${response.statusCode}):\n  ${problems.join('\n  ')}\n${JSON.stringify(response.body).slice(0, 500)}`,
+    );
   }
 }
 

@@ -13,7 +13,10 @@ export function compareNewestFirst(a: Trade, b: Trade): number {
 }
 
 /** The trades a listing must return, in order. */
-export function expectedTrades(trades: readonly Trade[], filter: { accountId?: string; accounts?: readonly string[]; status?: string; instrument?: string }): Trade[] {
+export function expectedTrades(
+  trades: readonly Trade[],
+  filter: { accountId?: string; accounts?: readonly string[]; status?: string; instrument?: string },
+): Trade[] {
   return trades
     .filter((t) => filter.accountId === undefined || t.accountId === filter.accountId)
     .filter((t) => filter.accounts === undefined || filter.accounts.includes(t.accountId))

@@ -44,21 +44,80 @@ function pythonJson(value: unknown, floats: ReadonlySet<string>, key = ''): stri
   if (value === null || value === undefined) return 'null';
   if (typeof value === 'number') return floats.has(key) ? pythonFloat(value) : String(value);
   if (Array.isArray(value)) return `[${value.map((item) => pythonJson(item, floats, key)).join(', ')}]`;
-  if (typeof value === 'object') return `{${Object.entries(value).map(([name, item]) => `${JSON.stringify(name)}: ${pythonJson(item, floats, name)}`).join(', ')}}`;
+  if (typeof value === 'object')
+    return `{${Object.entries(value)
+      .map(([name, item]) => `${JSON.stringify(name)}: ${pythonJson(item, floats, name)}`)
+      .join(', ')}}`;
   return JSON.stringify(value);
 }
 
 /** The float fields of freqtrade's schemas (the rest of the numbers are ints). */
 const FLOATS = new Set([
-  'amount', 'amount_requested', 'stake_amount', 'max_stake_amount', 'fee_open', 'fee_open_cost', 'fee_close', 'fee_close_cost', 'open_rate',
-  'open_rate_requested', 'open_trade_value', 'close_rate', 'close_rate_requested', 'close_profit', 'close_profit_pct', 'close_profit_abs',
-  'profit_ratio', 'profit_pct', 'profit_abs', 'profit_fiat', 'realized_profit', 'realized_profit_ratio', 'stop_loss_abs', 'stop_loss_ratio',
-  'stop_loss_pct', 'initial_stop_loss_abs', 'initial_stop_loss_ratio', 'initial_stop_loss_pct', 'min_rate', 'max_rate', 'leverage',
-  'interest_rate', 'liquidation_price', 'funding_fees', 'amount_precision', 'price_precision', 'stoploss_current_dist',
-  'stoploss_current_dist_pct', 'stoploss_current_dist_ratio', 'stoploss_entry_dist', 'stoploss_entry_dist_ratio', 'current_rate',
-  'total_profit_abs', 'total_profit_fiat', 'total_profit_ratio', 'free', 'balance', 'used', 'bot_owned', 'est_stake', 'est_stake_bot',
-  'position', 'total', 'total_bot', 'value', 'value_bot', 'starting_capital', 'starting_capital_ratio', 'starting_capital_pct',
-  'starting_capital_fiat', 'starting_capital_fiat_ratio', 'starting_capital_fiat_pct', 'api_version', 'available_capital', 'stoploss',
+  'amount',
+  'amount_requested',
+  'stake_amount',
+  'max_stake_amount',
+  'fee_open',
+  'fee_open_cost',
+  'fee_close',
+  'fee_close_cost',
+  'open_rate',
+  'open_rate_requested',
+  'open_trade_value',
+  'close_rate',
+  'close_rate_requested',
+  'close_profit',
+  'close_profit_pct',
+  'close_profit_abs',
+  'profit_ratio',
+  'profit_pct',
+  'profit_abs',
+  'profit_fiat',
+  'realized_profit',
+  'realized_profit_ratio',
+  'stop_loss_abs',
+  'stop_loss_ratio',
+  'stop_loss_pct',
+  'initial_stop_loss_abs',
+  'initial_stop_loss_ratio',
+  'initial_stop_loss_pct',
+  'min_rate',
+  'max_rate',
+  'leverage',
+  'interest_rate',
+  'liquidation_price',
+  'funding_fees',
+  'amount_precision',
+  'price_precision',
+  'stoploss_current_dist',
+  'stoploss_current_dist_pct',
+  'stoploss_current_dist_ratio',
+  'stoploss_entry_dist',
+  'stoploss_entry_dist_ratio',
+  'current_rate',
+  'total_profit_abs',
+  'total_profit_fiat',
+  'total_profit_ratio',
+  'free',
+  'balance',
+  'used',
+  'bot_owned',
+  'est_stake',
+  'est_stake_bot',
+  'position',
+  'total',
+  'total_bot',
+  'value',
+  'value_bot',
+  'starting_capital',
+  'starting_capital_ratio',
+  'starting_capital_pct',
+  'starting_capital_fiat',
+  'starting_capital_fiat_ratio',
+  'starting_capital_fiat_pct',
+  'api_version',
+  'available_capital',
+  'stoploss',
 ]);
 
 const printed = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString().slice(0, 19).replace('T', ' '));
@@ -103,7 +162,10 @@ export class FakeFreqtrade {
   async stop(): Promise<void> {
     const server = this.server;
     this.server = undefined;
-    if (server) await new Promise((resolve) => (server.closeAllConnections(), server.close(resolve)));
+    if (server) {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   }
 
   /** A trade entered: filled at once unless `filled` is false (its entry order still open). */
@@ -130,12 +192,34 @@ export class FakeFreqtrade {
     return id;
   }
 
-  update(id: number, change: Partial<Pick<FakeTrade, 'amount' | 'open_rate' | 'current_rate' | 'profit_abs' | 'stop_loss_abs' | 'realized_profit' | 'open_fill_timestamp' | 'stake_amount'>>): void {
+  update(
+    id: number,
+    change: Partial<
+      Pick<
+        FakeTrade,
+        | 'amount'
+        | 'open_rate'
+        | 'current_rate'
+        | 'profit_abs'
+        | 'stop_loss_abs'
+        | 'realized_profit'
+        | 'open_fill_timestamp'
+        | 'stake_amount'
+      >
+    >,
+  ): void {
     Object.assign(this.get(id), change);
   }
 
   close(id: number, close: { rate: number; at: number; profit: number }): void {
-    Object.assign(this.get(id), { is_open: false, close_rate: close.rate, close_timestamp: close.at, close_profit_abs: close.profit, profit_abs: close.profit, current_rate: close.rate });
+    Object.assign(this.get(id), {
+      is_open: false,
+      close_rate: close.rate,
+      close_timestamp: close.at,
+      close_profit_abs: close.profit,
+      profit_abs: close.profit,
+      current_rate: close.rate,
+    });
   }
 
   /** Deleted, as freqtrade deletes a trade whose entry order was cancelled before it filled. */
@@ -188,14 +272,40 @@ export class FakeFreqtrade {
 
   private showConfig() {
     return {
-      version: '2024.10', strategy_version: null, api_version: 2.34, dry_run: this.dryRun, trading_mode: 'spot', short_allowed: false,
-      stake_currency: 'USDT', stake_amount: 'unlimited', available_capital: null, stake_currency_decimals: 3, max_open_trades: this.maxOpenTrades,
-      minimal_roi: { '0': 0.04 }, stoploss: -0.1, stoploss_on_exchange: false, trailing_stop: false, trailing_stop_positive: null,
-      trailing_stop_positive_offset: 0.0, trailing_only_offset_is_reached: false, unfilledtimeout: { entry: 10, exit: 10, unit: 'minutes', exit_timeout_count: 0 },
-      order_types: { entry: 'limit', exit: 'limit', stoploss: 'market', stoploss_on_exchange: false }, use_custom_stoploss: false, timeframe: '5m',
-      timeframe_ms: 300000, timeframe_min: 5, exchange: 'binance', strategy: 'SampleStrategy', force_entry_enable: false,
-      exit_pricing: { price_side: 'same' }, entry_pricing: { price_side: 'same' }, bot_name: this.botName, state: this.state, runmode: this.dryRun ? 'dry_run' : 'live',
-      position_adjustment_enable: true, max_entry_position_adjustment: -1,
+      version: '2024.10',
+      strategy_version: null,
+      api_version: 2.34,
+      dry_run: this.dryRun,
+      trading_mode: 'spot',
+      short_allowed: false,
+      stake_currency: 'USDT',
+      stake_amount: 'unlimited',
+      available_capital: null,
+      stake_currency_decimals: 3,
+      max_open_trades: this.maxOpenTrades,
+      minimal_roi: { '0': 0.04 },
+      stoploss: -0.1,
+      stoploss_on_exchange: false,
+      trailing_stop: false,
+      trailing_stop_positive: null,
+      trailing_stop_positive_offset: 0.0,
+      trailing_only_offset_is_reached: false,
+      unfilledtimeout: { entry: 10, exit: 10, unit: 'minutes', exit_timeout_count: 0 },
+      order_types: { entry: 'limit', exit: 'limit', stoploss: 'market', stoploss_on_exchange: false },
+      use_custom_stoploss: false,
+      timeframe: '5m',
+      timeframe_ms: 300000,
+      timeframe_min: 5,
+      exchange: 'binance',
+      strategy: 'SampleStrategy',
+      force_entry_enable: false,
+      exit_pricing: { price_side: 'same' },
+      entry_pricing: { price_side: 'same' },
+      bot_name: this.botName,
+      state: this.state,
+      runmode: this.dryRun ? 'dry_run' : 'live',
+      position_adjustment_enable: true,
+      max_entry_position_adjustment: -1,
     };
   }
 
@@ -203,19 +313,50 @@ export class FakeFreqtrade {
     const last = this.lastProcessMs ?? Date.now();
     const started = Date.now() - 3_600_000;
     return {
-      last_process: `${printed(last)}+00:00`, last_process_loc: printed(last), last_process_ts: Math.floor(last / 1000),
-      bot_start: `${printed(started)}+00:00`, bot_start_loc: printed(started), bot_start_ts: Math.floor(started / 1000),
-      bot_startup: `${printed(started)}+00:00`, bot_startup_loc: printed(started), bot_startup_ts: Math.floor(started / 1000),
+      last_process: `${printed(last)}+00:00`,
+      last_process_loc: printed(last),
+      last_process_ts: Math.floor(last / 1000),
+      bot_start: `${printed(started)}+00:00`,
+      bot_start_loc: printed(started),
+      bot_start_ts: Math.floor(started / 1000),
+      bot_startup: `${printed(started)}+00:00`,
+      bot_startup_loc: printed(started),
+      bot_startup_ts: Math.floor(started / 1000),
     };
   }
 
   private balance(open: FakeTrade[]) {
     const inTrades = open.reduce((sum, trade) => sum + trade.stake_amount, 0);
     return {
-      currencies: [{ currency: 'USDT', free: this.totalBot - inTrades, balance: this.totalBot, used: inTrades, bot_owned: this.totalBot, est_stake: this.totalBot, est_stake_bot: this.totalBot, stake: 'USDT', side: 'long', is_position: false, position: 0.0, is_bot_managed: true }],
-      total: this.totalBot, total_bot: this.totalBot, symbol: 'USD', value: this.totalBot, value_bot: this.totalBot, stake: 'USDT', note: 'Simulated balances',
-      starting_capital: 1000.0, starting_capital_ratio: this.totalBot / 1000 - 1, starting_capital_pct: (this.totalBot / 1000 - 1) * 100,
-      starting_capital_fiat: 1000.0, starting_capital_fiat_ratio: this.totalBot / 1000 - 1, starting_capital_fiat_pct: (this.totalBot / 1000 - 1) * 100,
+      currencies: [
+        {
+          currency: 'USDT',
+          free: this.totalBot - inTrades,
+          balance: this.totalBot,
+          used: inTrades,
+          bot_owned: this.totalBot,
+          est_stake: this.totalBot,
+          est_stake_bot: this.totalBot,
+          stake: 'USDT',
+          side: 'long',
+          is_position: false,
+          position: 0.0,
+          is_bot_managed: true,
+        },
+      ],
+      total: this.totalBot,
+      total_bot: this.totalBot,
+      symbol: 'USD',
+      value: this.totalBot,
+      value_bot: this.totalBot,
+      stake: 'USDT',
+      note: 'Simulated balances',
+      starting_capital: 1000.0,
+      starting_capital_ratio: this.totalBot / 1000 - 1,
+      starting_capital_pct: (this.totalBot / 1000 - 1) * 100,
+      starting_capital_fiat: 1000.0,
+      starting_capital_fiat_ratio: this.totalBot / 1000 - 1,
+      starting_capital_fiat_pct: (this.totalBot / 1000 - 1) * 100,
     };
   }
 
@@ -224,22 +365,68 @@ export class FakeFreqtrade {
     const [base, quoteAndSettle] = trade.pair.split('/');
     const closed = !trade.is_open;
     return {
-      trade_id: trade.trade_id, pair: trade.pair, base_currency: base, quote_currency: quoteAndSettle.split(':')[0], is_open: trade.is_open, is_short: trade.is_short,
-      exchange: 'binance', amount: trade.amount, amount_requested: trade.amount, stake_amount: trade.stake_amount, max_stake_amount: trade.stake_amount,
-      strategy: 'SampleStrategy', enter_tag: null, timeframe: 5, fee_open: 0.001, fee_open_cost: trade.stake_amount * 0.001, fee_open_currency: 'USDT',
-      fee_close: 0.001, fee_close_cost: closed ? trade.stake_amount * 0.001 : null, fee_close_currency: closed ? 'USDT' : null,
-      open_date: printed(trade.open_timestamp), open_timestamp: trade.open_timestamp, open_fill_date: printed(trade.open_fill_timestamp),
-      open_fill_timestamp: trade.open_fill_timestamp, open_rate: trade.open_rate, open_rate_requested: trade.open_rate, open_trade_value: trade.stake_amount * 1.001,
-      close_date: printed(trade.close_timestamp), close_timestamp: trade.close_timestamp, close_rate: trade.close_rate, close_rate_requested: trade.close_rate,
-      close_profit: closed ? trade.close_profit_abs! / trade.stake_amount : null, close_profit_pct: closed ? (trade.close_profit_abs! / trade.stake_amount) * 100 : null,
-      close_profit_abs: trade.close_profit_abs, profit_ratio: closed ? trade.close_profit_abs! / trade.stake_amount : null,
-      profit_pct: closed ? (trade.close_profit_abs! / trade.stake_amount) * 100 : null, profit_abs: closed ? trade.close_profit_abs : null, profit_fiat: null,
-      realized_profit: closed ? trade.close_profit_abs! : trade.realized_profit, realized_profit_ratio: null, exit_reason: closed ? 'roi' : null,
-      exit_order_status: closed ? 'closed' : null, stop_loss_abs: trade.stop_loss_abs, stop_loss_ratio: -0.1, stop_loss_pct: -10.0,
-      stoploss_last_update: printed(trade.open_timestamp), stoploss_last_update_timestamp: trade.open_timestamp, initial_stop_loss_abs: trade.stop_loss_abs,
-      initial_stop_loss_ratio: -0.1, initial_stop_loss_pct: -10.0, min_rate: trade.open_rate, max_rate: trade.open_rate,
-      has_open_orders: trade.open_fill_timestamp === null, orders: [], leverage: 1.0, interest_rate: 0.0, liquidation_price: null, funding_fees: 0.0,
-      trading_mode: 'spot', amount_precision: 1e-05, price_precision: 0.01, precision_mode: 4,
+      trade_id: trade.trade_id,
+      pair: trade.pair,
+      base_currency: base,
+      quote_currency: quoteAndSettle.split(':')[0],
+      is_open: trade.is_open,
+      is_short: trade.is_short,
+      exchange: 'binance',
+      amount: trade.amount,
+      amount_requested: trade.amount,
+      stake_amount: trade.stake_amount,
+      max_stake_amount: trade.stake_amount,
+      strategy: 'SampleStrategy',
+      enter_tag: null,
+      timeframe: 5,
+      fee_open: 0.001,
+      fee_open_cost: trade.stake_amount * 0.001,
+      fee_open_currency: 'USDT',
+      fee_close: 0.001,
+      fee_close_cost: closed ? trade.stake_amount * 0.001 : null,
+      fee_close_currency: closed ? 'USDT' : null,
+      open_date: printed(trade.open_timestamp),
+      open_timestamp: trade.open_timestamp,
+      open_fill_date: printed(trade.open_fill_timestamp),
+      open_fill_timestamp: trade.open_fill_timestamp,
+      open_rate: trade.open_rate,
+      open_rate_requested: trade.open_rate,
+      open_trade_value: trade.stake_amount * 1.001,
+      close_date: printed(trade.close_timestamp),
+      close_timestamp: trade.close_timestamp,
+      close_rate: trade.close_rate,
+      close_rate_requested: trade.close_rate,
+      close_profit: closed ? trade.close_profit_abs! / trade.stake_amount : null,
+      close_profit_pct: closed ? (trade.close_profit_abs! / trade.stake_amount) * 100 : null,
+      close_profit_abs: trade.close_profit_abs,
+      profit_ratio: closed ? trade.close_profit_abs! / trade.stake_amount : null,
+      profit_pct: closed ? (trade.close_profit_abs! / trade.stake_amount) * 100 : null,
+      profit_abs: closed ? trade.close_profit_abs : null,
+      profit_fiat: null,
+      realized_profit: closed ? trade.close_profit_abs! : trade.realized_profit,
+      realized_profit_ratio: null,
+      exit_reason: closed ? 'roi' : null,
+      exit_order_status: closed ? 'closed' : null,
+      stop_loss_abs: trade.stop_loss_abs,
+      stop_loss_ratio: -0.1,
+      stop_loss_pct: -10.0,
+      stoploss_last_update: printed(trade.open_timestamp),
+      stoploss_last_update_timestamp: trade.open_timestamp,
+      initial_stop_loss_abs: trade.stop_loss_abs,
+      initial_stop_loss_ratio: -0.1,
+      initial_stop_loss_pct: -10.0,
+      min_rate: trade.open_rate,
+      max_rate: trade.open_rate,
+      has_open_orders: trade.open_fill_timestamp === null,
+      orders: [],
+      leverage: 1.0,
+      interest_rate: 0.0,
+      liquidation_price: null,
+      funding_fees: 0.0,
+      trading_mode: 'spot',
+      amount_precision: 1e-5,
+      price_precision: 0.01,
+      precision_mode: 4,
     };
   }
 
@@ -248,11 +435,20 @@ export class FakeFreqtrade {
     const profit = trade.is_open ? trade.profit_abs : trade.close_profit_abs!;
     return {
       ...this.tradeJson(trade),
-      close_profit: trade.is_open ? null : profit / trade.stake_amount, current_rate: trade.current_rate, profit_ratio: profit / trade.stake_amount,
-      profit_pct: Math.round((profit / trade.stake_amount) * 10000) / 100, profit_abs: profit, profit_fiat: null, total_profit_abs: profit + trade.realized_profit,
-      total_profit_fiat: null, total_profit_ratio: null, stoploss_current_dist: trade.stop_loss_abs - trade.current_rate,
-      stoploss_current_dist_pct: -10.0, stoploss_current_dist_ratio: (trade.stop_loss_abs - trade.current_rate) / trade.current_rate,
-      stoploss_entry_dist: -1.0, stoploss_entry_dist_ratio: -0.1,
+      close_profit: trade.is_open ? null : profit / trade.stake_amount,
+      current_rate: trade.current_rate,
+      profit_ratio: profit / trade.stake_amount,
+      profit_pct: Math.round((profit / trade.stake_amount) * 10000) / 100,
+      profit_abs: profit,
+      profit_fiat: null,
+      total_profit_abs: profit + trade.realized_profit,
+      total_profit_fiat: null,
+      total_profit_ratio: null,
+      stoploss_current_dist: trade.stop_loss_abs - trade.current_rate,
+      stoploss_current_dist_pct: -10.0,
+      stoploss_current_dist_ratio: (trade.stop_loss_abs - trade.current_rate) / trade.current_rate,
+      stoploss_entry_dist: -1.0,
+      stoploss_entry_dist_ratio: -0.1,
     };
   }
 }

@@ -158,7 +158,9 @@ export class FaultProxy {
     if (fault?.kind === 'slow') await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
     if (fault?.kind === 'validation-error') {
       res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'fault-proxy' });
-      res.end(JSON.stringify({ __type: 'com.amazon.coral.validate#ValidationException', message: 'One or more parameter values were invalid' }));
+      res.end(
+        JSON.stringify({ __type: 'com.amazon.coral.validate#ValidationException', message: 'One or more parameter values were invalid' }),
+      );
       return;
     }
     if (fault?.kind === 'throttle') {
@@ -183,7 +185,11 @@ export class FaultProxy {
     res.end(payload);
   }
 
-  private cutPage(input: { TableName: string; IndexName?: string }, output: { Items: AttributeMap[]; Count: number; ScannedCount: number; LastEvaluatedKey?: AttributeMap }, keep: number): Buffer {
+  private cutPage(
+    input: { TableName: string; IndexName?: string },
+    output: { Items: AttributeMap[]; Count: number; ScannedCount: number; LastEvaluatedKey?: AttributeMap },
+    keep: number,
+  ): Buffer {
     if (output.Items.length > keep && keep > 0) {
       const items = output.Items.slice(0, keep);
       const last = items[items.length - 1];
@@ -213,7 +219,10 @@ export class FaultProxy {
     return Buffer.from(JSON.stringify(output));
   }
 
-  private forward(req: IncomingMessage, body: Buffer): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+  private forward(
+    req: IncomingMessage,
+    body: Buffer,
+  ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
     const target = new URL(this.target);
     return new Promise((resolve, reject) => {
       const upstream = request(
@@ -243,6 +252,7 @@ export function writtenTables(operation: string, request: Record<string, any>): 
         .map(([, action]) => action.TableName ?? ''),
     );
   }
-  if (operation === 'BatchWriteItem') return Object.entries(request.RequestItems ?? {}).flatMap(([table, items]) => (items as unknown[]).map(() => table));
+  if (operation === 'BatchWriteItem')
+    return Object.entries(request.RequestItems ?? {}).flatMap(([table, items]) => (items as unknown[]).map(() => table));
   return [request.TableName ?? ''];
 }

@@ -18,7 +18,8 @@ function gatewayAnswer(type: string, event: APIGatewayProxyEvent): Response {
 
 /** The authorizer's event for a request, as API Gateway builds it. */
 function eventFor(event: APIGatewayProxyEvent) {
-  const defined = (values: Record<string, string | undefined> | null) => (values ? Object.fromEntries(Object.entries(values).map(([name, value]) => [name, value ?? ''])) : null);
+  const defined = (values: Record<string, string | undefined> | null) =>
+    values ? Object.fromEntries(Object.entries(values).map(([name, value]) => [name, value ?? ''])) : null;
   return authorizerEvent({
     stage: event.requestContext.stage,
     method: 'GET',
@@ -38,7 +39,9 @@ export async function runAuthorizer(event: APIGatewayProxyEvent): Promise<APIGat
   const { handler } = require('../../functions/authorizer.ts');
   const context = { functionName: 'authorizer', awsRequestId: `authorizer-${event.requestContext.requestId}` };
   return new Promise((resolve, reject) =>
-    handler(eventFor(event), context, (error: unknown, result: APIGatewayAuthorizerResult) => (error ? reject(typeof error === 'string' ? new Error(error) : error) : resolve(result))),
+    handler(eventFor(event), context, (error: unknown, result: APIGatewayAuthorizerResult) =>
+      error ? reject(typeof error === 'string' ? new Error(error) : error) : resolve(result),
+    ),
   );
 }
 

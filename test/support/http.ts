@@ -17,19 +17,25 @@ export function http(url: string, options: { method?: string; headers?: Record<s
   return new Promise((resolve, reject) => {
     // Node frames a DELETE's (or GET's) body only when told its length.
     const length = options.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(options.body)) };
-    const outgoing = request(url, { method: options.method ?? 'GET', headers: { ...length, ...options.headers }, timeout: 30_000 }, async (response) => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of response) chunks.push(chunk as Buffer);
-      const text = Buffer.concat(chunks).toString();
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = undefined;
-      }
-      const headers = Object.fromEntries(Object.entries(response.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value)]));
-      resolve({ status: response.statusCode ?? 0, headers, text, body });
-    });
+    const outgoing = request(
+      url,
+      { method: options.method ?? 'GET', headers: { ...length, ...options.headers }, timeout: 30_000 },
+      async (response) => {
+        const chunks: Buffer[] = [];
+        for await (const chunk of response) chunks.push(chunk as Buffer);
+        const text = Buffer.concat(chunks).toString();
+        let body: unknown;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          body = undefined;
+        }
+        const headers = Object.fromEntries(
+          Object.entries(response.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value)]),
+        );
+        resolve({ status: response.statusCode ?? 0, headers, text, body });
+      },
+    );
     outgoing.on('timeout', () => outgoing.destroy(new Error(`no answer from ${url}`)));
     outgoing.on('error', reject);
     outgoing.end(options.body);

@@ -20,9 +20,31 @@ export interface Started {
 export async function npmStart(extra: Record<string, string> = {}): Promise<Started> {
   const ports = { PORT: await freePort(), DB_PORT: await freePort(), LAMBDA_PORT: await freePort() };
   // The demo bot and the probe are off unless asked for (`extra`): most tests want a still stack.
-  const env: NodeJS.ProcessEnv = { ...process.env, DB: 'memory', DEMO_BOT: 'off', PROBE: 'off', ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), ...extra };
-  for (const name of ['NODE_OPTIONS', 'DYNAMODB_ENDPOINT', 'CURSOR_SECRET', 'AUTH_MODE', 'CORS_ALLOWED_ORIGINS', 'ACCOUNTS_TABLE', 'BALANCES_TABLE', 'TRADES_TABLE', 'API_KEYS_TABLE']) delete env[name];
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'start.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DB: 'memory',
+    DEMO_BOT: 'off',
+    PROBE: 'off',
+    ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+    ...extra,
+  };
+  for (const name of [
+    'NODE_OPTIONS',
+    'DYNAMODB_ENDPOINT',
+    'CURSOR_SECRET',
+    'AUTH_MODE',
+    'CORS_ALLOWED_ORIGINS',
+    'ACCOUNTS_TABLE',
+    'BALANCES_TABLE',
+    'TRADES_TABLE',
+    'API_KEYS_TABLE',
+  ])
+    delete env[name];
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'start.ts')], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
@@ -36,4 +58,3 @@ export async function npmStart(extra: Record<string, string> = {}): Promise<Star
   }
   return { child, ports, output: () => output, env };
 }
-

@@ -13,8 +13,16 @@ export async function printedWhile<T>(work: () => Promise<T>): Promise<{ result:
   try {
     const result = await work();
     const text = printed.join('');
-    return { result, text, lines: text.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line)) };
+    return {
+      result,
+      text,
+      lines: text
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line)),
+    };
   } finally {
-    spies.forEach((spy) => spy.mockRestore());
+    for (const spy of spies) spy.mockRestore();
   }
 }

@@ -14,7 +14,11 @@ it('client/schema.d.ts is what openapi-typescript generates from openapi.yaml (e
   const dir = mkdtempSync(join(tmpdir(), 'client-types-'));
   try {
     const out = join(dir, 'schema.d.ts');
-    execFileSync(process.execPath, [join(ROOT, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'), join(ROOT, 'openapi.yaml'), '-o', out], { cwd: ROOT, stdio: 'pipe' });
+    execFileSync(
+      process.execPath,
+      [join(ROOT, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'), join(ROOT, 'openapi.yaml'), '-o', out],
+      { cwd: ROOT, stdio: 'pipe' },
+    );
     expect(readFileSync(join(ROOT, 'client', 'schema.d.ts'), 'utf8')).toBe(readFileSync(out, 'utf8'));
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -24,7 +24,9 @@ it('is the same story whenever it is loaded: only the times move, by exactly the
   const later = demoDataset(new Date(NOW.getTime() + 86_400_000 * 3 + 1234));
   expect(later.trades.length).toBe(dataset.trades.length);
   const shift = (time: string | null) => (time === null ? null : new Date(Date.parse(time) + 86_400_000 * 3 + 1234).toISOString());
-  expect(later.trades).toEqual(dataset.trades.map((trade) => ({ ...trade, openTime: shift(trade.openTime), closeTime: shift(trade.closeTime) })));
+  expect(later.trades).toEqual(
+    dataset.trades.map((trade) => ({ ...trade, openTime: shift(trade.openTime), closeTime: shift(trade.closeTime) })),
+  );
   expect(demoDataset(NOW)).toEqual(dataset);
 });
 
@@ -52,7 +54,11 @@ it('marks the open trades at the price where the demo bot starts, so its first c
   const open = dataset.trades.filter((trade) => trade.status === 'open');
   expect(open.length).toBeGreaterThan(3);
   // Each open trade's unrealized P&L is its move since it opened: well under 1 % of its value.
-  const large = open.filter((trade) => Math.abs(Number(trade.unrealizedPL)) > Number(trade.units) * Number(trade.openPrice) * 0.01 / (trade.instrument === 'USD_JPY' ? 150 : 1));
+  const large = open.filter(
+    (trade) =>
+      Math.abs(Number(trade.unrealizedPL)) >
+      (Number(trade.units) * Number(trade.openPrice) * 0.01) / (trade.instrument === 'USD_JPY' ? 150 : 1),
+  );
   expect(large).toEqual([]);
 });
 
@@ -68,7 +74,11 @@ it('walks the demo bot’s prices from the anchor price with a plausible daily r
         if (price < low) low = price;
         if (price > high) high = price;
       }
-      expect({ instrument: instrument.name, day, range: Number(high - low) / Number(low) < 4 * instrument.dailyVolatility }).toEqual({ instrument: instrument.name, day, range: true });
+      expect({ instrument: instrument.name, day, range: Number(high - low) / Number(low) < 4 * instrument.dailyVolatility }).toEqual({
+        instrument: instrument.name,
+        day,
+        range: true,
+      });
     }
   }
 });

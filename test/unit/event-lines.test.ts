@@ -29,10 +29,29 @@ function reason(text: string): string | undefined {
 
 const GOOD: Record<string, object> = {
   account: { type: 'account', account: 'main', name: 'Main', currency: 'USDT', broker: 'binance', environment: 'paper' },
-  open: { type: 'open', account: 'main', id: 't-1', instrument: 'BTC/USDT', side: 'sell', units: '0.015', openPrice: '91234.5', openTime: '2026-11-22T09:00:00Z', stopLoss: null },
+  open: {
+    type: 'open',
+    account: 'main',
+    id: 't-1',
+    instrument: 'BTC/USDT',
+    side: 'sell',
+    units: '0.015',
+    openPrice: '91234.5',
+    openTime: '2026-11-22T09:00:00Z',
+    stopLoss: null,
+  },
   close: { type: 'close', account: 'main', id: 't-1', closePrice: '91000', closeTime: '2026-11-22T10:00:00.000Z', realizedPL: '3.5175' },
   marks: { type: 'marks', account: 'main', id: 't-1', unrealizedPL: '-1.2', units: '0.01' },
-  balance: { type: 'balance', account: 'main', balance: '1000', unrealizedPL: '0', nav: '1000', marginUsed: '0', marginAvailable: '1000', time: '2026-11-22T10:00:00.000Z' },
+  balance: {
+    type: 'balance',
+    account: 'main',
+    balance: '1000',
+    unrealizedPL: '0',
+    nav: '1000',
+    marginUsed: '0',
+    marginAvailable: '1000',
+    time: '2026-11-22T10:00:00.000Z',
+  },
   heartbeat: { type: 'heartbeat', account: 'main', state: 'running' },
 };
 
@@ -47,7 +66,10 @@ describe('the documented lines', () => {
   it('the schema names, for each type, exactly the fields the parser takes, and requires the same ones', () => {
     for (const [type, fields] of Object.entries(EVENT_FIELDS)) {
       const branch = schema.$defs[type];
-      expect([type, Object.keys(branch.properties).sort()]).toEqual([type, ['type', 'account', ...fields.required, ...fields.optional].sort()]);
+      expect([type, Object.keys(branch.properties).sort()]).toEqual([
+        type,
+        ['type', 'account', ...fields.required, ...fields.optional].sort(),
+      ]);
       expect([type, [...branch.required].sort()]).toEqual([type, ['type', 'account', ...fields.required].sort()]);
     }
   });
@@ -64,11 +86,23 @@ describe('a line', () => {
     ['not an object', '[1,2]', /^not a JSON object$/],
     ['an unknown type', '{"type":"deposit","account":"main"}', /^type: must be one of account, open, close, marks, balance, heartbeat/],
     ['an unknown field', JSON.stringify({ ...GOOD.heartbeat, colour: 'red' }), /^unknown field colour for a heartbeat line/],
-    ['a missing field', JSON.stringify({ type: 'close', account: 'main', id: 't-1', closePrice: '1' }), /^closeTime, realizedPL: required for a close line$/],
+    [
+      'a missing field',
+      JSON.stringify({ type: 'close', account: 'main', id: 't-1', closePrice: '1' }),
+      /^closeTime, realizedPL: required for a close line$/,
+    ],
     ['a bad account', JSON.stringify({ ...GOOD.heartbeat, account: 'all' }), /^account: must be 1–64/],
-    ['an amount as a number', JSON.stringify({ ...GOOD.open, units: 0.015 }), /^units: must be a decimal string such as "10.50", not a number/],
+    [
+      'an amount as a number',
+      JSON.stringify({ ...GOOD.open, units: 0.015 }),
+      /^units: must be a decimal string such as "10.50", not a number/,
+    ],
     ['an amount with an exponent', JSON.stringify({ ...GOOD.balance, nav: '1e3' }), /^nav: must be a decimal string/],
-    ['a time without a zone', JSON.stringify({ ...GOOD.close, closeTime: '2026-11-22T10:00:00' }), /^closeTime: must be an RFC 3339 time in UTC/],
+    [
+      'a time without a zone',
+      JSON.stringify({ ...GOOD.close, closeTime: '2026-11-22T10:00:00' }),
+      /^closeTime: must be an RFC 3339 time in UTC/,
+    ],
     ['a lower-case currency', JSON.stringify({ ...GOOD.account, currency: 'usdt' }), /^currency: must be a currency code/],
     ['a bad state', JSON.stringify({ ...GOOD.heartbeat, state: 'sleeping' }), /^state: must be one of running, paused, stopped, error/],
   ])('with %s is refused by the parser, with the reason, and by the schema', (_, text, expected) => {
@@ -84,7 +118,8 @@ describe('a line', () => {
 });
 
 describe('folding a trade’s lines', () => {
-  const numbered = (...values: object[]): NumberedEvent[] => values.map((value, i) => ({ line: i + 1, event: parseLine(JSON.stringify(value)) }));
+  const numbered = (...values: object[]): NumberedEvent[] =>
+    values.map((value, i) => ({ line: i + 1, event: parseLine(JSON.stringify(value)) }));
 
   it('an open, its marks and its close become the closed trade those calls leave behind', () => {
     expect(foldTrade(numbered(GOOD.open, GOOD.marks, GOOD.close))).toEqual({
@@ -127,7 +162,13 @@ describe('lines from bytes', () => {
 
   it('numbers lines across chunks, skips blank ones, drops a CR, keeps a last line without a break, and never splits a character', async () => {
     const euro = Buffer.from('€');
-    expect(await linesOf(['{"a":1}\r\n\n{"b":', Buffer.concat([Buffer.from('"'), euro.subarray(0, 1)]), Buffer.concat([euro.subarray(1), Buffer.from('"}\n{"c":3}')])])).toEqual([
+    expect(
+      await linesOf([
+        '{"a":1}\r\n\n{"b":',
+        Buffer.concat([Buffer.from('"'), euro.subarray(0, 1)]),
+        Buffer.concat([euro.subarray(1), Buffer.from('"}\n{"c":3}')]),
+      ]),
+    ).toEqual([
       { line: 1, text: '{"a":1}' },
       { line: 3, text: '{"b":"€"}' },
       { line: 4, text: '{"c":3}' },

@@ -28,7 +28,8 @@ describe('decimalOfFloat', () => {
   });
 
   it('parses what Python writes', () => {
-    for (const value of [1e-5, 1.5e-7, 1e16, 0.1, 3.0, 2.5e20]) expect(decimalOfFloat(JSON.parse(pythonFloat(value)))).toBe(decimalOfFloat(value));
+    for (const value of [1e-5, 1.5e-7, 1e16, 0.1, 3.0, 2.5e20])
+      expect(decimalOfFloat(JSON.parse(pythonFloat(value)))).toBe(decimalOfFloat(value));
     expect(pythonFloat(1e-5)).toBe('1e-05');
     expect(pythonFloat(3)).toBe('3.0');
   });
@@ -61,21 +62,63 @@ const trade: FreqtradeTrade = {
 
 it('trades: ids carry the open time, an unfilled entry is not a trade yet, a closed trade its whole profit', () => {
   expect(tradeIdOf(trade)).toBe('ft-3-1795168800000');
-  expect(tradeOf('a', trade)).toMatchObject({ id: 'ft-3-1795168800000', side: 'sell', units: '0.1', openPrice: '3000', unrealizedPL: '-1.5', stopLoss: null, status: 'open' });
+  expect(tradeOf('a', trade)).toMatchObject({
+    id: 'ft-3-1795168800000',
+    side: 'sell',
+    units: '0.1',
+    openPrice: '3000',
+    unrealizedPL: '-1.5',
+    stopLoss: null,
+    status: 'open',
+  });
   expect(tradeOf('a', { ...trade, open_fill_timestamp: null })).toBeUndefined();
-  const closed = tradeOf('a', { ...trade, is_open: false, close_rate: 2900, close_timestamp: Date.parse('2026-11-21T00:00:00Z'), close_profit_abs: 9.7, profit_abs: 9.7 });
-  expect(closed).toMatchObject({ status: 'closed', closePrice: '2900', closeTime: '2026-11-21T00:00:00.000Z', realizedPL: '9.7', unrealizedPL: '0' });
+  const closed = tradeOf('a', {
+    ...trade,
+    is_open: false,
+    close_rate: 2900,
+    close_timestamp: Date.parse('2026-11-21T00:00:00Z'),
+    close_profit_abs: 9.7,
+    profit_abs: 9.7,
+  });
+  expect(closed).toMatchObject({
+    status: 'closed',
+    closePrice: '2900',
+    closeTime: '2026-11-21T00:00:00.000Z',
+    realizedPL: '9.7',
+    unrealizedPL: '0',
+  });
 });
 
 it('the balance: sums exact, never through floats', () => {
-  const open = [{ ...trade, profit_abs: 0.1, stake_amount: 0.1 }, { ...trade, profit_abs: 0.2, stake_amount: 0.2 }];
-  expect(snapshotOf({ total: 5, total_bot: 1, stake: 'USDT' }, open, 't')).toEqual({ nav: '1', unrealizedPL: '0.3', balance: '0.7', marginUsed: '0.3', marginAvailable: '0.7', time: 't' });
+  const open = [
+    { ...trade, profit_abs: 0.1, stake_amount: 0.1 },
+    { ...trade, profit_abs: 0.2, stake_amount: 0.2 },
+  ];
+  expect(snapshotOf({ total: 5, total_bot: 1, stake: 'USDT' }, open, 't')).toEqual({
+    nav: '1',
+    unrealizedPL: '0.3',
+    balance: '0.7',
+    marginUsed: '0.3',
+    marginAvailable: '0.7',
+    time: 't',
+  });
 });
 
 describe('states', () => {
-  const config = { bot_name: 'b', dry_run: true, stake_currency: 'USDT', exchange: 'x', strategy: 'S', state: 'running', max_open_trades: 3 };
+  const config = {
+    bot_name: 'b',
+    dry_run: true,
+    stake_currency: 'USDT',
+    exchange: 'x',
+    strategy: 'S',
+    state: 'running',
+    max_open_trades: 3,
+  };
   const now = Date.parse('2026-11-20T10:00:00Z');
-  const health = (secondsAgo: number | null) => ({ last_process: null, last_process_ts: secondsAgo === null ? null : now / 1000 - secondsAgo });
+  const health = (secondsAgo: number | null) => ({
+    last_process: null,
+    last_process_ts: secondsAgo === null ? null : now / 1000 - secondsAgo,
+  });
   it.each([
     ['running', 3, 5, 'running'],
     ['running', 'inf', 5, 'running'],

@@ -37,24 +37,35 @@ describe('parseQuery', () => {
 });
 
 describe('parseLimit', () => {
-  it.each([['1', 1], ['50', 50], ['500', 500]])('accepts %s', (raw, value) => expect(parseLimit(raw)).toBe(value));
+  it.each([
+    ['1', 1],
+    ['50', 50],
+    ['500', 500],
+  ])('accepts %s', (raw, value) => expect(parseLimit(raw)).toBe(value));
   it.each(['0', '501', '1.5', '1e3', ' 5', '5 ', '-1', '010', '0x10', '99999999999999999999', 'ten', '+5'])('refuses %j', (raw) => {
     expect(() => parseLimit(raw)).toThrow('must be a whole number from 1 to 500');
   });
 });
 
 describe('parseInstrument', () => {
-  it.each([['EUR_USD', 'EUR_USD'], ['eur_usd', 'EUR_USD'], ['Eur/Usd', 'EUR_USD'], ['xau-usd', 'XAU_USD'], ['spx500_usd', 'SPX500_USD']])(
-    '%s is %s',
-    (raw, canonical) => expect(parseInstrument(raw)).toBe(canonical),
-  );
+  it.each([
+    ['EUR_USD', 'EUR_USD'],
+    ['eur_usd', 'EUR_USD'],
+    ['Eur/Usd', 'EUR_USD'],
+    ['xau-usd', 'XAU_USD'],
+    ['spx500_usd', 'SPX500_USD'],
+  ])('%s is %s', (raw, canonical) => expect(parseInstrument(raw)).toBe(canonical));
   it.each(['EURUSD', 'EUR_', '_USD', 'EUR__USD', 'EUR USD', 'E_USD', 'EUR_USD_X', 'EUR%5FUSD', 'ÉUR_USD'])('refuses %j', (raw) => {
     expect(() => parseInstrument(raw)).toThrow('must be an instrument');
   });
 });
 
 describe('parseStatus', () => {
-  it.each([['open', 'open'], ['CLOSED', 'closed'], ['All', 'all']])('%s is %s', (raw, status) => expect(parseStatus(raw)).toBe(status));
+  it.each([
+    ['open', 'open'],
+    ['CLOSED', 'closed'],
+    ['All', 'all'],
+  ])('%s is %s', (raw, status) => expect(parseStatus(raw)).toBe(status));
   it.each(['opened', 'any', '*'])('refuses %j', (raw) => expect(() => parseStatus(raw)).toThrow('must be one of'));
 });
 

@@ -17,7 +17,12 @@ const none = { openTradeCount: 0, lastTradeAt: null };
 describe('toAccountStatus', () => {
   const now = new Date('2026-11-21T12:05:00.500Z');
   it('is fresh while the heartbeat is within the threshold', () => {
-    expect(toAccountStatus('a', bot({}), { openTradeCount: 3, lastTradeAt: '2026-11-21T11:00:00.000Z' }, now, 300)).toMatchObject({ stale: false, heartbeatAgeSeconds: 300, openTradeCount: 3, lastTradeAt: '2026-11-21T11:00:00.000Z' });
+    expect(toAccountStatus('a', bot({}), { openTradeCount: 3, lastTradeAt: '2026-11-21T11:00:00.000Z' }, now, 300)).toMatchObject({
+      stale: false,
+      heartbeatAgeSeconds: 300,
+      openTradeCount: 3,
+      lastTradeAt: '2026-11-21T11:00:00.000Z',
+    });
   });
   it('is stale when running and silent for longer than the threshold, or never heard from', () => {
     expect(toAccountStatus('a', bot({}), none, now, 299).stale).toBe(true);
@@ -64,13 +69,24 @@ describe('totalBalances', () => {
     });
   });
   it('reports the oldest update, or null for none', () => {
-    expect(oldestUpdate([balance('a', 'USD', '1', '2026-11-21T12:00:00.000Z'), balance('b', 'USD', '1', '2026-11-21T11:00:00.000Z')])).toBe('2026-11-21T11:00:00.000Z');
+    expect(oldestUpdate([balance('a', 'USD', '1', '2026-11-21T12:00:00.000Z'), balance('b', 'USD', '1', '2026-11-21T11:00:00.000Z')])).toBe(
+      '2026-11-21T11:00:00.000Z',
+    );
     expect(oldestUpdate([])).toBeNull();
   });
 });
 
 describe('readConfig', () => {
-  const env = { ACCOUNTS_TABLE: 'a', BALANCES_TABLE: 'b', TRADES_TABLE: 't', API_KEYS_TABLE: 'k', LEDGER_TABLE: 'l', AWS_REGION: 'eu-west-1', CURSOR_SECRET: 'x'.repeat(32), STAGE: 'test' };
+  const env = {
+    ACCOUNTS_TABLE: 'a',
+    BALANCES_TABLE: 'b',
+    TRADES_TABLE: 't',
+    API_KEYS_TABLE: 'k',
+    LEDGER_TABLE: 'l',
+    AWS_REGION: 'eu-west-1',
+    CURSOR_SECRET: 'x'.repeat(32),
+    STAGE: 'test',
+  };
   it('reads a complete environment with defaults', () => {
     expect(readConfig(env)).toMatchObject({ authMode: 'required', staleAfterSeconds: 300, dynamodb: { maxAttempts: 3 } });
   });
@@ -78,7 +94,9 @@ describe('readConfig', () => {
     expect(() => readConfig({ ...env, TRADES_TABLE: undefined })).toThrow('TRADES_TABLE');
     expect(() => readConfig({ ...env, LEDGER_TABLE: undefined })).toThrow('LEDGER_TABLE');
     expect(() => readConfig({ ...env, CURSOR_SECRET: 'short' })).toThrow('CURSOR_SECRET');
-    expect(() => readConfig({ ...env, CURSOR_SECRET: '{{resolve:secretsmanager:trading-bot-api/prod/cursor-secret}}' })).toThrow('unresolved');
+    expect(() => readConfig({ ...env, CURSOR_SECRET: '{{resolve:secretsmanager:trading-bot-api/prod/cursor-secret}}' })).toThrow(
+      'unresolved',
+    );
     expect(() => readConfig({ ...env, STALE_AFTER_SECONDS: '5m' })).toThrow('STALE_AFTER_SECONDS');
     expect(() => readConfig({ ...env, AUTH_MODE: 'maybe' })).toThrow('AUTH_MODE');
     expect(() => readConfig({ ...env, LOG_LEVEL: 'LOUD' })).toThrow('LOG_LEVEL');

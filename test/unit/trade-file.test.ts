@@ -23,12 +23,19 @@ it('splits cells, following quotes across commas, doubled quotes and line breaks
 });
 
 it('reports a quoted cell that never closes, at the line it starts on', async () => {
-  expect(await records('a,b\n1,"open\nstill open')).toEqual([{ line: 1, cells: ['a', 'b'] }, { line: 2, error: 'a quoted cell never closes; the lines after it were not read' }]);
+  expect(await records('a,b\n1,"open\nstill open')).toEqual([
+    { line: 1, cells: ['a', 'b'] },
+    { line: 2, error: 'a quoted cell never closes; the lines after it were not read' },
+  ]);
 });
 
 it('refuses text after a closing quote ("ab"c) at its line, after the records before it, and reads no further', async () => {
-  const stray = 'a quoted cell goes on after its closing quote (write a quote inside a quoted cell as ""); the lines after it were not read';
-  expect(await records('a,b\n1,"ab"c\n')).toEqual([{ line: 1, cells: ['a', 'b'] }, { line: 2, error: stray }]);
+  const stray =
+    'a quoted cell goes on after its closing quote (write a quote inside a quoted cell as ""); the lines after it were not read';
+  expect(await records('a,b\n1,"ab"c\n')).toEqual([
+    { line: 1, cells: ['a', 'b'] },
+    { line: 2, error: stray },
+  ]);
   for (const chunkSize of [2, 1000]) {
     expect(await records('a,b\n1,2\n\n3,"x"y\n4,5\n', chunkSize)).toEqual([
       { line: 1, cells: ['a', 'b'] },

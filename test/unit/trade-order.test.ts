@@ -62,7 +62,10 @@ describe('trade items', () => {
 
   it('choose the listing that holds exactly the filter', () => {
     expect(tradeListing('a', {})).toEqual({ partitionKey: 'accountId', partitionValue: 'a' });
-    expect(tradeListing('a', { status: 'open', instrument: 'EUR_USD' })).toMatchObject({ indexName: 'account-status-instrument', partitionValue: 'a#open#EUR_USD' });
+    expect(tradeListing('a', { status: 'open', instrument: 'EUR_USD' })).toMatchObject({
+      indexName: 'account-status-instrument',
+      partitionValue: 'a#open#EUR_USD',
+    });
     expect(tradeListing(undefined, {})).toMatchObject({ indexName: 'all', partitionValue: 'ALL' });
     expect(tradeListing(undefined, { instrument: 'EUR_USD' })).toMatchObject({ indexName: 'instrument', partitionValue: 'EUR_USD' });
     expect(tradeListing(undefined, { status: 'closed' })).toMatchObject({ indexName: 'status', partitionValue: 'closed' });

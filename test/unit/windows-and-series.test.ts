@@ -68,7 +68,11 @@ describe('periods', () => {
 describe('seriesWindow', () => {
   const now = new Date('2026-11-22T10:15:00.000Z');
   const at = (text: string) => Date.parse(text);
-  const iso = (window: { from: number; to: number; starts: number[] }) => [timestamp(window.from), timestamp(window.to), window.starts.length];
+  const iso = (window: { from: number; to: number; starts: number[] }) => [
+    timestamp(window.from),
+    timestamp(window.to),
+    window.starts.length,
+  ];
 
   it('defaults to the periods ending with the current one', () => {
     expect(iso(seriesWindow('day', {}, now, 30, 366))).toEqual(['2026-10-24T00:00:00.000Z', '2026-11-23T00:00:00.000Z', 30]);
@@ -78,22 +82,47 @@ describe('seriesWindow', () => {
   });
 
   it('widens to whole periods, keeps bounds already on them, and counts from `to` without `from`', () => {
-    expect(iso(seriesWindow('day', { from: at('2026-11-01T12:00:00Z'), to: at('2026-11-03T00:00:00.001Z') }, now, 30, 366))).toEqual(['2026-11-01T00:00:00.000Z', '2026-11-04T00:00:00.000Z', 3]);
-    expect(iso(seriesWindow('month', { to: at('2026-03-01T00:00:00Z') }, now, 12, 366))).toEqual(['2025-03-01T00:00:00.000Z', '2026-03-01T00:00:00.000Z', 12]);
-    expect(iso(seriesWindow('day', { from: at('2026-11-20T00:00:00Z') }, now, 30, 366))).toEqual(['2026-11-20T00:00:00.000Z', '2026-11-23T00:00:00.000Z', 3]);
+    expect(iso(seriesWindow('day', { from: at('2026-11-01T12:00:00Z'), to: at('2026-11-03T00:00:00.001Z') }, now, 30, 366))).toEqual([
+      '2026-11-01T00:00:00.000Z',
+      '2026-11-04T00:00:00.000Z',
+      3,
+    ]);
+    expect(iso(seriesWindow('month', { to: at('2026-03-01T00:00:00Z') }, now, 12, 366))).toEqual([
+      '2025-03-01T00:00:00.000Z',
+      '2026-03-01T00:00:00.000Z',
+      12,
+    ]);
+    expect(iso(seriesWindow('day', { from: at('2026-11-20T00:00:00Z') }, now, 30, 366))).toEqual([
+      '2026-11-20T00:00:00.000Z',
+      '2026-11-23T00:00:00.000Z',
+      3,
+    ]);
   });
 
   it('refuses from at or after to (given or default), and too many points', () => {
-    expect(() => seriesWindow('day', { from: at('2026-11-02T00:00:00Z'), to: at('2026-11-01T00:00:00Z') }, now, 30, 366)).toThrow('from: must be earlier than to');
-    expect(() => seriesWindow('day', { from: at('2027-01-01T00:00:00Z') }, now, 30, 366)).toThrow('from: must be earlier than to (which defaults');
-    expect(() => seriesWindow('day', { from: at('2025-01-01T00:00:00Z'), to: at('2026-01-03T00:00:00Z') }, now, 30, 366)).toThrow('from: makes a window of 367 days; at most 366');
+    expect(() => seriesWindow('day', { from: at('2026-11-02T00:00:00Z'), to: at('2026-11-01T00:00:00Z') }, now, 30, 366)).toThrow(
+      'from: must be earlier than to',
+    );
+    expect(() => seriesWindow('day', { from: at('2027-01-01T00:00:00Z') }, now, 30, 366)).toThrow(
+      'from: must be earlier than to (which defaults',
+    );
+    expect(() => seriesWindow('day', { from: at('2025-01-01T00:00:00Z'), to: at('2026-01-03T00:00:00Z') }, now, 30, 366)).toThrow(
+      'from: makes a window of 367 days; at most 366',
+    );
     expect(iso(seriesWindow('day', { from: at('2025-01-01T00:00:00Z'), to: at('2026-01-02T00:00:00Z') }, now, 30, 366))[2]).toBe(366);
   });
 });
 
 it('summarize counts states and, separately, stale bots', () => {
   const status = (state: AccountStatus['state'], stale = false) => ({ state, stale }) as AccountStatus;
-  expect(summarize([status('running'), status('running', true), status('paused'), status('error'), status('error')])).toEqual({ total: 5, running: 2, paused: 1, stopped: 0, error: 2, stale: 1 });
+  expect(summarize([status('running'), status('running', true), status('paused'), status('error'), status('error')])).toEqual({
+    total: 5,
+    running: 2,
+    paused: 1,
+    stopped: 0,
+    error: 2,
+    stale: 1,
+  });
   expect(summarize([])).toEqual({ total: 0, running: 0, paused: 0, stopped: 0, error: 0, stale: 0 });
 });
 

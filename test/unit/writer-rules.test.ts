@@ -86,15 +86,27 @@ describe('input checks name the field and refuse before anything is written', ()
   });
 
   it('checks accounts, closes, marks, snapshots and heartbeats', () => {
-    expect(refusal(() => accountInput({ id: 'a', name: 'A', currency: 'usd', broker: 'B', environment: 'live' }, NOW)).field).toBe('currency');
+    expect(refusal(() => accountInput({ id: 'a', name: 'A', currency: 'usd', broker: 'B', environment: 'live' }, NOW)).field).toBe(
+      'currency',
+    );
     expect(refusal(() => accountInput({ id: 'all', name: 'A', currency: 'USD', broker: 'B', environment: 'live' }, NOW)).field).toBe('id');
-    expect(refusal(() => accountInput({ id: 'a', name: 'A', currency: 'USD', broker: 'B', environment: 'demo' }, NOW)).field).toBe('environment');
+    expect(refusal(() => accountInput({ id: 'a', name: 'A', currency: 'USD', broker: 'B', environment: 'demo' }, NOW)).field).toBe(
+      'environment',
+    );
     expect(accountInput({ id: 'a', name: 'A', currency: 'USD', broker: 'B', environment: 'live' }, NOW).createdAt).toBe(NOW.toISOString());
-    expect(refusal(() => closeInput({ closePrice: '1', closeTime: '2026-01-01T00:00:00.000Z', realizedPL: '1' }, '2026-02-01T00:00:00.000Z')).field).toBe('closeTime');
-    expect(refusal(() => closeInput({ closePrice: '1', closeTime: '2026-03-01T00:00:00.000Z', realizedPL: 1 }, '2026-02-01T00:00:00.000Z')).field).toBe('realizedPL');
+    expect(
+      refusal(() => closeInput({ closePrice: '1', closeTime: '2026-01-01T00:00:00.000Z', realizedPL: '1' }, '2026-02-01T00:00:00.000Z'))
+        .field,
+    ).toBe('closeTime');
+    expect(
+      refusal(() => closeInput({ closePrice: '1', closeTime: '2026-03-01T00:00:00.000Z', realizedPL: 1 }, '2026-02-01T00:00:00.000Z'))
+        .field,
+    ).toBe('realizedPL');
     expect(marksInput({ stopLoss: null })).toEqual({ stopLoss: null });
     expect(refusal(() => marksInput({ takeProfit: '0' })).field).toBe('takeProfit');
-    expect(refusal(() => snapshotInput({ balance: '1', unrealizedPL: '0', nav: '1', marginUsed: '0', marginAvailable: '1', time: 'now' })).field).toBe('time');
+    expect(
+      refusal(() => snapshotInput({ balance: '1', unrealizedPL: '0', nav: '1', marginUsed: '0', marginAvailable: '1', time: 'now' })).field,
+    ).toBe('time');
     expect(refusal(() => heartbeatInput({ state: 'sleeping' }, NOW)).field).toBe('state');
     expect(heartbeatInput({ state: 'running' }, NOW)).toEqual({ state: 'running', strategy: null, message: null, time: NOW.toISOString() });
   });
@@ -105,7 +117,13 @@ describe('times and periods (UTC; ISO weeks start on Monday)', () => {
     expect(parseTime('2026-11-22T10:00:00+02:00')).toBe(Date.parse('2026-11-22T08:00:00.000Z'));
     expect(parseTime('2026-11-22T10:00:00.5Z')).toBe(Date.parse('2026-11-22T10:00:00.500Z'));
     expect(parseTime('2026-11-22T10:00:00.0005Z')! - Date.parse('2026-11-22T10:00:00.000Z')).toBeCloseTo(0.5);
-    for (const bad of ['2026-11-22T10:00:00', '2026-02-29T00:00:00Z', '2026-11-22T24:00:00Z', '2026-11-22 10:00:00Z', '2026-11-22T10:00:00+25:00']) {
+    for (const bad of [
+      '2026-11-22T10:00:00',
+      '2026-02-29T00:00:00Z',
+      '2026-11-22T24:00:00Z',
+      '2026-11-22 10:00:00Z',
+      '2026-11-22T10:00:00+25:00',
+    ]) {
       expect(parseTime(bad)).toBeUndefined();
     }
     expect(parseUtcTimestamp('2028-02-29T00:00:00Z')).toBe('2028-02-29T00:00:00.000Z');
@@ -130,19 +148,47 @@ describe('bookkeeping', () => {
 
   it('counts opens and closes, sums realized P&L exactly into realizedPL and balance, tracks the latest trade', () => {
     const opened = balanceAfter(fresh, [{ kind: 'opened', trade: trade() }]);
-    expect(opened).toMatchObject({ openTradeCount: 1, realizedPL: '0', lastTradeAt: '2026-11-20T09:00:00.000Z', updatedAt: '2026-11-20T09:00:00.000Z', version: 1 });
+    expect(opened).toMatchObject({
+      openTradeCount: 1,
+      realizedPL: '0',
+      lastTradeAt: '2026-11-20T09:00:00.000Z',
+      updatedAt: '2026-11-20T09:00:00.000Z',
+      version: 1,
+    });
     const huge = '1234567890123456789012.345';
     const after = balanceAfter(opened, [
-      { kind: 'closed', trade: { ...trade(), status: 'closed', closePrice: '1.1', closeTime: '2026-11-21T00:00:00.000Z', realizedPL: huge } },
+      {
+        kind: 'closed',
+        trade: { ...trade(), status: 'closed', closePrice: '1.1', closeTime: '2026-11-21T00:00:00.000Z', realizedPL: huge },
+      },
       { kind: 'recordedClosed', trade: closed('t-2', '2026-11-19T00:00:00.000Z', '-0.0001') },
     ]);
-    expect(after).toMatchObject({ openTradeCount: 0, realizedPL: '1234567890123456789012.3449', balance: '1234567890123456789012.3449', lastTradeAt: '2026-11-21T00:00:00.000Z', version: 2 });
+    expect(after).toMatchObject({
+      openTradeCount: 0,
+      realizedPL: '1234567890123456789012.3449',
+      balance: '1234567890123456789012.3449',
+      lastTradeAt: '2026-11-21T00:00:00.000Z',
+      version: 2,
+    });
   });
 
   it('takes the broker’s figures from a snapshot and keeps the ones the writer owns', () => {
     const counted = balanceAfter(fresh, [{ kind: 'recordedClosed', trade: closed('t', '2026-11-19T00:00:00.000Z', '12.50') }]);
-    const snapped = balanceAfterSnapshot(counted, { balance: '10012.50', unrealizedPL: '-3', nav: '10009.50', marginUsed: '100', marginAvailable: '9909.50', time: '2026-11-22T00:00:00.000Z' });
-    expect(snapped).toMatchObject({ balance: '10012.50', nav: '10009.50', realizedPL: '12.50', openTradeCount: 0, snapshotAt: '2026-11-22T00:00:00.000Z' });
+    const snapped = balanceAfterSnapshot(counted, {
+      balance: '10012.50',
+      unrealizedPL: '-3',
+      nav: '10009.50',
+      marginUsed: '100',
+      marginAvailable: '9909.50',
+      time: '2026-11-22T00:00:00.000Z',
+    });
+    expect(snapped).toMatchObject({
+      balance: '10012.50',
+      nav: '10009.50',
+      realizedPL: '12.50',
+      openTradeCount: 0,
+      snapshotAt: '2026-11-22T00:00:00.000Z',
+    });
   });
 
   it('aggregates per day, ISO week and month, across month and year ends, with wins and losses', () => {
@@ -161,12 +207,24 @@ describe('bookkeeping', () => {
     expect(find('month', '2027-01-01T00:00:00.000Z')).toMatchObject({ realizedPL: '-4.5', tradesClosed: 2 });
     expect(entries).toHaveLength(5);
     const again = aggregatesAfter('acc', entries, [closed('d', '2027-01-01T09:00:00.000Z', '0.25')]);
-    expect(again.find((entry) => entry.period === 'day' && entry.start === '2027-01-01T00:00:00.000Z')).toMatchObject({ realizedPL: '-4.25', tradesClosed: 3, wins: 1, version: 2 });
+    expect(again.find((entry) => entry.period === 'day' && entry.start === '2027-01-01T00:00:00.000Z')).toMatchObject({
+      realizedPL: '-4.25',
+      tradesClosed: 3,
+      wins: 1,
+      version: 2,
+    });
     expect(pnlPeriodsOf('2027-01-01T09:00:00.000Z').map((key) => key.period)).toEqual(['day', 'week', 'month']);
   });
 
   it('files a snapshot under its hour and its day', () => {
-    const entries = equityEntriesOf('acc', { balance: '1', unrealizedPL: '0', nav: '1', marginUsed: '0', marginAvailable: '1', time: '2026-11-22T10:59:59.999Z' });
+    const entries = equityEntriesOf('acc', {
+      balance: '1',
+      unrealizedPL: '0',
+      nav: '1',
+      marginUsed: '0',
+      marginAvailable: '1',
+      time: '2026-11-22T10:59:59.999Z',
+    });
     expect(entries.map((entry) => [entry.interval, entry.start])).toEqual([
       ['hour', '2026-11-22T10:00:00.000Z'],
       ['day', '2026-11-22T00:00:00.000Z'],

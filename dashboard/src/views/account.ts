@@ -26,7 +26,13 @@ export function accountView(main: HTMLElement, account: string): View {
   const byHour = h('input', { type: 'checkbox', id: 'equity-hourly' });
   fill(
     main,
-    h('p', {}, h('a', { href: '#/' }, '← Fleet'), ' · ', h('a', { href: `#/trades?account=${encodeURIComponent(account)}` }, 'All trades of this account')),
+    h(
+      'p',
+      {},
+      h('a', { href: '#/' }, '← Fleet'),
+      ' · ',
+      h('a', { href: `#/trades?account=${encodeURIComponent(account)}` }, 'All trades of this account'),
+    ),
     h('section', { 'aria-labelledby': 'account-title' }, title, identity, status, problem, figures),
     h(
       'section',
@@ -51,7 +57,16 @@ export function accountView(main: HTMLElement, account: string): View {
     const entry = accounts.find((candidate) => candidate.id === account);
     if (!entry) return;
     fill(title, entry.name);
-    fill(identity, h('span', { class: 'muted' }, entry.id), ' · ', entry.broker, ' · ', h('span', { class: `badge ${entry.environment}` }, entry.environment), ' · ', entry.currency);
+    fill(
+      identity,
+      h('span', { class: 'muted' }, entry.id),
+      ' · ',
+      entry.broker,
+      ' · ',
+      h('span', { class: `badge ${entry.environment}` }, entry.environment),
+      ' · ',
+      entry.currency,
+    );
   }
 
   /** An account the API does not know (or this key may not see): say so instead of drawing empty charts. */
@@ -61,7 +76,13 @@ export function accountView(main: HTMLElement, account: string): View {
     fill(
       main,
       h('p', {}, h('a', { href: '#/' }, '← Fleet')),
-      h('section', { 'aria-labelledby': 'account-title', 'data-testid': 'not-found' }, h('h2', { id: 'account-title' }, 'No such account'), h('p', {}, message), h('p', {}, 'The fleet lists every account this dashboard may see.')),
+      h(
+        'section',
+        { 'aria-labelledby': 'account-title', 'data-testid': 'not-found' },
+        h('h2', { id: 'account-title' }, 'No such account'),
+        h('p', {}, message),
+        h('p', {}, 'The fleet lists every account this dashboard may see.'),
+      ),
     );
   }
 
@@ -84,7 +105,14 @@ export function accountView(main: HTMLElement, account: string): View {
       h('span', {}, bot.heartbeatAgeSeconds === null ? 'no heartbeat yet' : `heartbeat ${age(bot.heartbeatAgeSeconds)} ago`),
       bot.message ? h('span', { class: 'message' }, bot.message) : null,
     );
-    const places = columnPlaces([balance.balance, balance.nav, balance.unrealizedPL, balance.realizedPL, balance.marginUsed, balance.marginAvailable]);
+    const places = columnPlaces([
+      balance.balance,
+      balance.nav,
+      balance.unrealizedPL,
+      balance.realizedPL,
+      balance.marginUsed,
+      balance.marginAvailable,
+    ]);
     const rows: [string, HTMLElement | string][] = [
       ['Balance', amount(balance.balance, currency, { places })],
       ['NAV', amount(balance.nav, currency, { places })],
@@ -102,7 +130,9 @@ export function accountView(main: HTMLElement, account: string): View {
     const hourly = byHour.checked;
     const days = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
     const [equity, pnl] = await Promise.all([
-      api().GET('/api/{account}/equity', { params: { path: { account }, query: hourly ? { interval: 'hour' } : { interval: 'day', from: days(89) } } }),
+      api().GET('/api/{account}/equity', {
+        params: { path: { account }, query: hourly ? { interval: 'hour' } : { interval: 'day', from: days(89) } },
+      }),
       api().GET('/api/{account}/pnl', { params: { path: { account }, query: { period: 'day', from: days(89) } } }),
     ]);
     const equityData = unwrap(equity);
@@ -113,18 +143,34 @@ export function accountView(main: HTMLElement, account: string): View {
     if (equityData.points.length) charts.push(equityChart(equityBox, equityData.points, hourly ? 3_600 : 86_400));
     const last = equityData.points.at(-1);
     equityBox.dataset.points = String(equityData.points.length);
-    equityBox.setAttribute('aria-label', `Equity chart: ${equityData.points.length} points from ${utc(equityData.from)} to ${utc(equityData.to)}${last ? `; last NAV ${grouped(last.nav)} ${currency}` : ''}`);
-    fill(equityNote, equityData.points.length ? `NAV (solid) and balance (dashed); last snapshot ${utc(last?.time)}: NAV ${grouped(last?.nav ?? '')} ${currency}. Gaps are intervals without a snapshot.` : 'No balance snapshots in this window.');
+    equityBox.setAttribute(
+      'aria-label',
+      `Equity chart: ${equityData.points.length} points from ${utc(equityData.from)} to ${utc(equityData.to)}${last ? `; last NAV ${grouped(last.nav)} ${currency}` : ''}`,
+    );
+    fill(
+      equityNote,
+      equityData.points.length
+        ? `NAV (solid) and balance (dashed); last snapshot ${utc(last?.time)}: NAV ${grouped(last?.nav ?? '')} ${currency}. Gaps are intervals without a snapshot.`
+        : 'No balance snapshots in this window.',
+    );
     charts.push(pnlChart(pnlBox, pnlData.points));
     const closed = pnlData.points.reduce((n, point) => n + point.tradesClosed, 0);
     pnlBox.dataset.points = String(pnlData.points.length);
     pnlBox.setAttribute('aria-label', `Daily realized P&L chart: ${pnlData.points.length} days, ${closed} trades closed`);
-    fill(pnlNote, `${pnlData.points.length} days from ${utc(pnlData.from)}; ${closed} trades closed. Bars: each day's realized P&L; line: the running total.`);
+    fill(
+      pnlNote,
+      `${pnlData.points.length} days from ${utc(pnlData.from)}; ${closed} trades closed. Bars: each day's realized P&L; line: the running total.`,
+    );
   }
 
   async function loadOpen() {
-    const page = unwrap(await api().GET('/api/{account}/trades', { params: { path: { account }, query: { status: 'open', limit: '100' } } }));
-    fill(open, page.trades.length ? tradesTable(page.trades as Trade[], { showAccount: false }) : h('p', { class: 'note' }, 'No open trades.'));
+    const page = unwrap(
+      await api().GET('/api/{account}/trades', { params: { path: { account }, query: { status: 'open', limit: '100' } } }),
+    );
+    fill(
+      open,
+      page.trades.length ? tradesTable(page.trades as Trade[], { showAccount: false }) : h('p', { class: 'note' }, 'No open trades.'),
+    );
   }
 
   byHour.addEventListener('change', () => void loadCharts().catch((error: Error) => fill(problem, error.message)));
@@ -145,6 +191,8 @@ export function accountView(main: HTMLElement, account: string): View {
       },
     ],
     onError: (message) => fill(problem, message),
-    close: () => charts.splice(0).forEach((chart) => chart.destroy()),
+    close: () => {
+      for (const chart of charts.splice(0)) chart.destroy();
+    },
   };
 }

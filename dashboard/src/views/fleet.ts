@@ -20,7 +20,13 @@ export function fleetView(main: HTMLElement): View {
   fill(
     main,
     h('section', { 'aria-labelledby': 'fleet-title' }, h('h2', { id: 'fleet-title' }, 'Fleet'), summary, problem, cards),
-    h('section', { 'aria-labelledby': 'totals-title' }, h('h2', { id: 'totals-title' }, 'Totals per currency'), h('p', { class: 'note' }, 'Summed exactly within each currency; currencies are never converted or added together.'), totals),
+    h(
+      'section',
+      { 'aria-labelledby': 'totals-title' },
+      h('h2', { id: 'totals-title' }, 'Totals per currency'),
+      h('p', { class: 'note' }, 'Summed exactly within each currency; currencies are never converted or added together.'),
+      totals,
+    ),
   );
 
   let names = new Map<string, string>();
@@ -55,7 +61,11 @@ export function fleetView(main: HTMLElement): View {
     balances = new Map(all.accounts.map((entry) => [entry.accountId, entry]));
     if (statuses.some((entry) => !names.has(entry.accountId))) await loadNames();
     const { total, running, paused, stopped, error, stale } = fleet.summary;
-    fill(summary, `${total} bots: ${running} running · ${paused} paused · ${stopped} stopped · ${error} in error · `, h('strong', {}, `${stale} stale`));
+    fill(
+      summary,
+      `${total} bots: ${running} running · ${paused} paused · ${stopped} stopped · ${error} in error · `,
+      h('strong', {}, `${stale} stale`),
+    );
     fill(problem);
     render();
     renderTotals(all.totals);
@@ -72,15 +82,30 @@ export function fleetView(main: HTMLElement): View {
     const attention = status.stale ? 'stale' : status.state === 'error' ? 'error' : '';
     return h(
       'article',
-      { class: `card state-${status.state} ${attention}`, 'data-account': status.accountId, 'data-state': status.state, 'data-stale': String(status.stale) },
+      {
+        class: `card state-${status.state} ${attention}`,
+        'data-account': status.accountId,
+        'data-state': status.state,
+        'data-stale': String(status.stale),
+      },
       h('h3', {}, h('a', { href: `#/account/${encodeURIComponent(status.accountId)}` }, names.get(status.accountId) ?? status.accountId)),
-      h('p', { class: 'badges' }, h('span', { class: `badge ${status.state}` }, status.state), status.stale ? h('span', { class: 'badge stale' }, 'stale') : null, h('span', { class: 'muted' }, status.accountId)),
+      h(
+        'p',
+        { class: 'badges' },
+        h('span', { class: `badge ${status.state}` }, status.state),
+        status.stale ? h('span', { class: 'badge stale' }, 'stale') : null,
+        h('span', { class: 'muted' }, status.accountId),
+      ),
       status.message ? h('p', { class: 'message' }, status.message) : null,
       h(
         'dl',
         {},
         h('dt', {}, 'Heartbeat'),
-        h('dd', { 'data-age': status.heartbeatAgeSeconds ?? '' }, status.heartbeatAgeSeconds === null ? 'never' : `${age(status.heartbeatAgeSeconds)} ago`),
+        h(
+          'dd',
+          { 'data-age': status.heartbeatAgeSeconds ?? '' },
+          status.heartbeatAgeSeconds === null ? 'never' : `${age(status.heartbeatAgeSeconds)} ago`,
+        ),
         h('dt', {}, 'Open trades'),
         h('dd', {}, String(status.openTradeCount)),
         h('dt', {}, 'Balance'),
@@ -88,7 +113,13 @@ export function fleetView(main: HTMLElement): View {
         h('dt', {}, 'NAV'),
         h('dd', {}, amount(balance?.nav, balance?.currency, { places })),
         h('dt', {}, 'Realized today'),
-        h('dd', {}, today.has(status.accountId) ? amount(today.get(status.accountId), balance?.currency, { signed: true, places }) : h('span', { class: 'muted' }, '…')),
+        h(
+          'dd',
+          {},
+          today.has(status.accountId)
+            ? amount(today.get(status.accountId), balance?.currency, { signed: true, places })
+            : h('span', { class: 'muted' }, '…'),
+        ),
         h('dt', {}, 'Last trade'),
         h('dd', {}, utc(status.lastTradeAt)),
       ),
@@ -97,15 +128,33 @@ export function fleetView(main: HTMLElement): View {
 
   /** The totals, one row per currency; each amount column padded to one number of places; stacked on a phone. */
   function renderTotals(rows: Total[]) {
-    const amounts = (['balance', 'nav', 'unrealizedPL', 'realizedPL'] as const).map((field) => ({ field, places: columnPlaces(rows.map((row) => row[field])) }));
-    const labels: Record<(typeof amounts)[number]['field'], string> = { balance: 'Balance', nav: 'NAV', unrealizedPL: 'Unrealized P&L', realizedPL: 'Realized P&L' };
+    const amounts = (['balance', 'nav', 'unrealizedPL', 'realizedPL'] as const).map((field) => ({
+      field,
+      places: columnPlaces(rows.map((row) => row[field])),
+    }));
+    const labels: Record<(typeof amounts)[number]['field'], string> = {
+      balance: 'Balance',
+      nav: 'NAV',
+      unrealizedPL: 'Unrealized P&L',
+      realizedPL: 'Realized P&L',
+    };
     const signed = new Set(['unrealizedPL', 'realizedPL']);
     fill(
       totals,
       h(
         'table',
         { class: 'stack', 'data-testid': 'totals' },
-        h('thead', {}, h('tr', {}, ...['Currency', 'Accounts', ...amounts.map(({ field }) => labels[field]), 'Open trades'].map((label, i) => h('th', { scope: 'col', class: i ? 'num' : null }, label)))),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ...['Currency', 'Accounts', ...amounts.map(({ field }) => labels[field]), 'Open trades'].map((label, i) =>
+              h('th', { scope: 'col', class: i ? 'num' : null }, label),
+            ),
+          ),
+        ),
         h(
           'tbody',
           {},
@@ -115,7 +164,13 @@ export function fleetView(main: HTMLElement): View {
               {},
               h('th', { scope: 'row', class: 'key', 'data-label': 'Currency' }, row.currency),
               h('td', { class: 'num', 'data-label': 'Accounts' }, String(row.accountCount)),
-              ...amounts.map(({ field, places }) => h('td', { class: 'num', 'data-label': labels[field] }, amount(row[field], undefined, { signed: signed.has(field), places }))),
+              ...amounts.map(({ field, places }) =>
+                h(
+                  'td',
+                  { class: 'num', 'data-label': labels[field] },
+                  amount(row[field], undefined, { signed: signed.has(field), places }),
+                ),
+              ),
               h('td', { class: 'num', 'data-label': 'Open trades' }, String(row.openTradeCount)),
             ),
           ),

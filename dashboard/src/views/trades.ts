@@ -29,7 +29,8 @@ interface Places {
   price: Map<string, number>;
 }
 
-const price = (value: string | null, trade: Trade, places: Places) => (value === null ? '—' : grouped(value, places.price.get(trade.instrument)));
+const price = (value: string | null, trade: Trade, places: Places) =>
+  value === null ? '—' : grouped(value, places.price.get(trade.instrument));
 
 const COLUMNS: Column[] = [
   { label: 'Opened (UTC)', cell: (trade) => utc(trade.openTime, { zone: false }) },
@@ -41,8 +42,18 @@ const COLUMNS: Column[] = [
   { label: 'Open price', num: true, cell: (trade, places) => price(trade.openPrice, trade, places) },
   { label: 'Close price', num: true, cell: (trade, places) => price(trade.closePrice, trade, places) },
   { label: 'Closed (UTC)', cell: (trade) => utc(trade.closeTime, { zone: false }) },
-  { label: 'Realized P&L', num: true, key: true, cell: (trade, places) => amount(trade.realizedPL, undefined, { signed: true, places: places.realized }) },
-  { label: 'Unrealized P&L', num: true, key: true, cell: (trade, places) => amount(trade.unrealizedPL, undefined, { signed: true, places: places.unrealized }) },
+  {
+    label: 'Realized P&L',
+    num: true,
+    key: true,
+    cell: (trade, places) => amount(trade.realizedPL, undefined, { signed: true, places: places.realized }),
+  },
+  {
+    label: 'Unrealized P&L',
+    num: true,
+    key: true,
+    cell: (trade, places) => amount(trade.unrealizedPL, undefined, { signed: true, places: places.unrealized }),
+  },
 ];
 
 /**
@@ -58,7 +69,10 @@ export function tradesTable(trades: Trade[], options: { showAccount: boolean }):
     price: new Map(),
   };
   for (const trade of trades) {
-    places.price.set(trade.instrument, Math.max(places.price.get(trade.instrument) ?? 0, columnPlaces([trade.openPrice, trade.closePrice])));
+    places.price.set(
+      trade.instrument,
+      Math.max(places.price.get(trade.instrument) ?? 0, columnPlaces([trade.openPrice, trade.closePrice])),
+    );
   }
   return h(
     'table',
@@ -71,7 +85,13 @@ export function tradesTable(trades: Trade[], options: { showAccount: boolean }):
         h(
           'tr',
           { 'data-trade': `${trade.accountId}/${trade.id}`, 'data-status': trade.status },
-          ...columns.map((column) => h('td', { class: [column.num ? 'num' : '', column.key ? 'key' : ''].join(' ').trim() || null, 'data-label': column.label }, column.cell(trade, places))),
+          ...columns.map((column) =>
+            h(
+              'td',
+              { class: [column.num ? 'num' : '', column.key ? 'key' : ''].join(' ').trim() || null, 'data-label': column.label },
+              column.cell(trade, places),
+            ),
+          ),
         ),
       ),
     ),
@@ -84,11 +104,31 @@ const toInputTime = (api: string) => api.replace(/Z$/, '').replace(/:00$/, '').s
 
 export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: (hash: string) => void): View {
   const account = query.get('account') ?? '';
-  const filters = { status: query.get('status') ?? '', instrument: query.get('instrument') ?? '', from: query.get('from') ?? '', to: query.get('to') ?? '' };
+  const filters = {
+    status: query.get('status') ?? '',
+    instrument: query.get('instrument') ?? '',
+    from: query.get('from') ?? '',
+    to: query.get('to') ?? '',
+  };
 
   const accountSelect = h('select', { id: 'f-account', name: 'account' }, h('option', { value: '' }, 'All accounts'));
-  const statusSelect = h('select', { id: 'f-status', name: 'status' }, ...[['', 'Any status'], ['open', 'Open'], ['closed', 'Closed']].map(([value, label]) => h('option', { value, selected: value === filters.status }, label)));
-  const instrumentInput = h('input', { id: 'f-instrument', name: 'instrument', value: filters.instrument, placeholder: 'EUR_USD', autocomplete: 'off', size: 10 });
+  const statusSelect = h(
+    'select',
+    { id: 'f-status', name: 'status' },
+    ...[
+      ['', 'Any status'],
+      ['open', 'Open'],
+      ['closed', 'Closed'],
+    ].map(([value, label]) => h('option', { value, selected: value === filters.status }, label)),
+  );
+  const instrumentInput = h('input', {
+    id: 'f-instrument',
+    name: 'instrument',
+    value: filters.instrument,
+    placeholder: 'EUR_USD',
+    autocomplete: 'off',
+    size: 10,
+  });
   const fromInput = h('input', { id: 'f-from', name: 'from', type: 'datetime-local', step: 1, value: toInputTime(filters.from) });
   const toInput = h('input', { id: 'f-to', name: 'to', type: 'datetime-local', step: 1, value: toInputTime(filters.to) });
   const form = h(
@@ -105,7 +145,19 @@ export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: 
   const tableBox = h('div', { class: 'table-wrap' });
   const more = h('button', { type: 'button', class: 'more', hidden: true }, 'Load more');
   const problem = h('p', { class: 'problem', role: 'alert' });
-  fill(main, h('section', { 'aria-labelledby': 'trades-title' }, h('h2', { id: 'trades-title' }, 'Trades'), form, problem, counter, tableBox, h('p', {}, more)));
+  fill(
+    main,
+    h(
+      'section',
+      { 'aria-labelledby': 'trades-title' },
+      h('h2', { id: 'trades-title' }, 'Trades'),
+      form,
+      problem,
+      counter,
+      tableBox,
+      h('p', {}, more),
+    ),
+  );
 
   form.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -144,7 +196,10 @@ export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: 
   }
 
   function render() {
-    fill(tableBox, trades.length ? tradesTable(trades, { showAccount: !account }) : h('p', { class: 'note' }, 'No trades match these filters.'));
+    fill(
+      tableBox,
+      trades.length ? tradesTable(trades, { showAccount: !account }) : h('p', { class: 'note' }, 'No trades match these filters.'),
+    );
     fill(counter, `Showing ${trades.length} trade${trades.length === 1 ? '' : 's'}${cursor ? ' (more available)' : ''}.`);
     more.hidden = !cursor;
   }
@@ -179,7 +234,11 @@ export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: 
 
   async function loadAccounts() {
     const { accounts } = unwrap(await api().GET('/api/accounts'));
-    fill(accountSelect, h('option', { value: '' }, 'All accounts'), ...accounts.map((entry) => h('option', { value: entry.id, selected: entry.id === account }, `${entry.name} (${entry.id})`)));
+    fill(
+      accountSelect,
+      h('option', { value: '' }, 'All accounts'),
+      ...accounts.map((entry) => h('option', { value: entry.id, selected: entry.id === account }, `${entry.name} (${entry.id})`)),
+    );
   }
 
   return {
@@ -190,4 +249,3 @@ export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: 
     onError: (message) => fill(problem, message),
   };
 }
-

@@ -114,7 +114,10 @@ export function freqtradeClient(options: FreqtradeOptions): FreqtradeClient {
   async function get<T>(path: string, missing?: 'undefined-on-404'): Promise<T> {
     let response: Response;
     try {
-      response = await fetch(`${base}${path}`, { headers: { authorization, accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) });
+      response = await fetch(`${base}${path}`, {
+        headers: { authorization, accept: 'application/json' },
+        signal: AbortSignal.timeout(timeoutMs),
+      });
     } catch (error) {
       throw new FreqtradeError('unreachable', url, `cannot be reached (${networkCause(error, timeoutMs)})`);
     }

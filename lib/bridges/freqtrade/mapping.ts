@@ -8,8 +8,17 @@ import type { BotState, Trade } from '../../types';
 import type { Balances, FreqtradeTrade, Health, ShowConfig } from './api';
 
 /** The account a bot is mirrored into: its name, currency and broker from its configuration. */
-export function accountOf(id: string, config: ShowConfig): { id: string; name: string; currency: string; broker: string; environment: 'live' | 'paper' } {
-  return { id, name: config.bot_name || 'freqtrade', currency: config.stake_currency.toUpperCase(), broker: config.exchange, environment: config.dry_run ? 'paper' : 'live' };
+export function accountOf(
+  id: string,
+  config: ShowConfig,
+): { id: string; name: string; currency: string; broker: string; environment: 'live' | 'paper' } {
+  return {
+    id,
+    name: config.bot_name || 'freqtrade',
+    currency: config.stake_currency.toUpperCase(),
+    broker: config.exchange,
+    environment: config.dry_run ? 'paper' : 'live',
+  };
 }
 
 /** `BTC/USDT` (spot) and `BTC/USDT:USDT` (futures, settled in USDT) are both `BTC_USDT`. */
@@ -28,7 +37,8 @@ export function tradeIdOf(trade: Pick<FreqtradeTrade, 'trade_id' | 'open_timesta
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const decimal = (value: number | null | undefined) => (value === null || value === undefined || !Number.isFinite(value) ? undefined : decimalOfFloat(value));
+const decimal = (value: number | null | undefined) =>
+  value === null || value === undefined || !Number.isFinite(value) ? undefined : decimalOfFloat(value);
 
 /**
  * A freqtrade trade as this API's Trade, or undefined when it has no position yet (its entry order has not filled:
@@ -51,8 +61,10 @@ export function tradeOf(accountId: string, trade: FreqtradeTrade): Trade | undef
     stopLoss: decimal(trade.stop_loss_abs) ?? null,
     takeProfit: null,
   };
-  if (trade.is_open) return { ...base, status: 'open', unrealizedPL: decimal(trade.profit_abs) ?? '0', closePrice: null, closeTime: null, realizedPL: '0' };
-  if (trade.close_timestamp === null || trade.close_timestamp === undefined || trade.close_rate === null || trade.close_rate === undefined) return undefined;
+  if (trade.is_open)
+    return { ...base, status: 'open', unrealizedPL: decimal(trade.profit_abs) ?? '0', closePrice: null, closeTime: null, realizedPL: '0' };
+  if (trade.close_timestamp === null || trade.close_timestamp === undefined || trade.close_rate === null || trade.close_rate === undefined)
+    return undefined;
   return {
     ...base,
     status: 'closed',
@@ -72,7 +84,14 @@ export function snapshotOf(balances: Balances, open: readonly FreqtradeTrade[], 
   const nav = decimalOfFloat(balances.total_bot);
   const unrealizedPL = sumDecimals(['0', ...open.map((trade) => decimal(trade.profit_abs) ?? '0')]);
   const marginUsed = sumDecimals(['0', ...open.map((trade) => decimalOfFloat(trade.stake_amount))]);
-  return { balance: sumDecimals([nav, negateDecimal(unrealizedPL)]), unrealizedPL, nav, marginUsed, marginAvailable: sumDecimals([nav, negateDecimal(marginUsed)]), time };
+  return {
+    balance: sumDecimals([nav, negateDecimal(unrealizedPL)]),
+    unrealizedPL,
+    nav,
+    marginUsed,
+    marginAvailable: sumDecimals([nav, negateDecimal(marginUsed)]),
+    time,
+  };
 }
 
 /**
@@ -80,19 +99,28 @@ export function snapshotOf(balances: Balances, open: readonly FreqtradeTrade[], 
  * max_open_trades 0 after `/stopentry`), except that a running bot whose loop has not run for `stallSeconds` is in
  * `error`: its API answers but it does not trade.
  */
-export function botStateOf(config: ShowConfig, health: Health, nowMs: number, stallSeconds: number): { state: BotState; strategy: string | null; message: string | null } {
+export function botStateOf(
+  config: ShowConfig,
+  health: Health,
+  nowMs: number,
+  stallSeconds: number,
+): { state: BotState; strategy: string | null; message: string | null } {
   const strategy = config.strategy ?? null;
   const state = String(config.state).toLowerCase();
   if (state === 'stopped') return { state: 'stopped', strategy, message: 'freqtrade is stopped' };
   if (state === 'paused') return { state: 'paused', strategy, message: 'freqtrade is paused: no new entries' };
-  if (state !== 'running' && state !== 'reload_config') return { state: 'error', strategy, message: `freqtrade reports the state ${JSON.stringify(config.state)}` };
+  if (state !== 'running' && state !== 'reload_config')
+    return { state: 'error', strategy, message: `freqtrade reports the state ${JSON.stringify(config.state)}` };
   const last = health.last_process_ts;
   if (state === 'running') {
-    if (last === null || last === undefined) return { state: 'error', strategy, message: 'freqtrade is running but its loop has not run yet' };
+    if (last === null || last === undefined)
+      return { state: 'error', strategy, message: 'freqtrade is running but its loop has not run yet' };
     const ago = Math.floor(nowMs / 1000 - last);
-    if (ago > stallSeconds) return { state: 'error', strategy, message: `freqtrade's loop last ran ${ago} s ago (at ${iso(last * 1000)}): stalled` };
+    if (ago > stallSeconds)
+      return { state: 'error', strategy, message: `freqtrade's loop last ran ${ago} s ago (at ${iso(last * 1000)}): stalled` };
   }
   if (state === 'reload_config') return { state: 'running', strategy, message: 'freqtrade is reloading its configuration' };
-  if (Number(config.max_open_trades) === 0) return { state: 'paused', strategy, message: 'max_open_trades is 0 (stopentry): no new entries' };
+  if (Number(config.max_open_trades) === 0)
+    return { state: 'paused', strategy, message: 'max_open_trades is 0 (stopentry): no new entries' };
   return { state: 'running', strategy, message: null };
 }

@@ -19,7 +19,20 @@ import * as errors from './errors';
 import { WriterError } from './errors';
 import { attempts, Retry } from './retry';
 import { pnlId, pnlPeriodsOf } from './rules';
-import { CLOSING, createTrades, differing, forget, IDENTITY, MARKS, pick, POSITION, storedTrade, writeClose, writeUpdate, type Written } from './trades';
+import {
+  CLOSING,
+  createTrades,
+  differing,
+  forget,
+  IDENTITY,
+  MARKS,
+  pick,
+  POSITION,
+  storedTrade,
+  writeClose,
+  writeUpdate,
+  type Written,
+} from './trades';
 import * as check from './validate';
 
 export type TradeOutcome = 'opened' | 'created' | 'closed' | 'updated' | 'unchanged';
@@ -29,7 +42,9 @@ export type TradeOutcome = 'opened' | 'created' | 'closed' | 'updated' | 'unchan
  * not written (the database stopped answering; the trades after it in the batch are not tried either): give it
  * again.
  */
-export type TradeResult = { id: string; index: number; outcome: TradeOutcome } | { id: string | undefined; index: number; error: WriterError };
+export type TradeResult =
+  | { id: string; index: number; outcome: TradeOutcome }
+  | { id: string | undefined; index: number; error: WriterError };
 
 /** Items in one transaction (DynamoDB's limit). */
 const MAX_TRANSACTION_ITEMS = 100;
@@ -88,7 +103,11 @@ export async function recordTrades(store: Store, accountId: string, inputs: read
   });
   // An id given twice: its first trade goes with the others, the rest one by one afterwards, in order.
   const seen = new Set<string>();
-  const once = valid.filter(({ trade }) => (seen.has(trade.id) ? false : (seen.add(trade.id), true)));
+  const once = valid.filter(({ trade }) => {
+    if (seen.has(trade.id)) return false;
+    seen.add(trade.id);
+    return true;
+  });
   const repeated = valid.filter((entry) => !once.includes(entry));
 
   // Once the database stops answering, the trades not yet written get UNAVAILABLE without being tried.
@@ -107,21 +126,40 @@ export async function recordTrades(store: Store, accountId: string, inputs: read
   };
   const settle = async (entry: { trade: Trade; index: number }) => {
     try {
-      await attempt([entry], async () => results.push({ id: entry.trade.id, index: entry.index, outcome: await recordOne(store, accountId, entry.trade) }));
+      await attempt([entry], async () =>
+        results.push({ id: entry.trade.id, index: entry.index, outcome: await recordOne(store, accountId, entry.trade) }),
+      );
     } catch (error) {
       if (!(error instanceof WriterError)) throw error;
       results.push({ id: entry.trade.id, index: entry.index, error });
     }
   };
 
-  const registered = await attempt(once, () => attempts(`reading the trade ids of ${accountId}`, () => getRegisteredOpenTimes(store, accountId, once.map((entry) => entry.trade.id))));
+  const registered = await attempt(once, () =>
+    attempts(`reading the trade ids of ${accountId}`, () =>
+      getRegisteredOpenTimes(
+        store,
+        accountId,
+        once.map((entry) => entry.trade.id),
+      ),
+    ),
+  );
   if (registered) {
     const fresh = once.filter(({ trade }) => !registered.has(trade.id));
     const known = once.filter(({ trade }) => registered.has(trade.id));
     // Fast path: new trades in groups, one transaction each.
     const written: Written = { pnl: new Map() };
     for (const group of groupsForTransactions(fresh)) {
-      const created = await attempt(group, () => attempts(`writing trades of ${accountId}`, () => createTrades(store, accountId, group.map((entry) => entry.trade), written)));
+      const created = await attempt(group, () =>
+        attempts(`writing trades of ${accountId}`, () =>
+          createTrades(
+            store,
+            accountId,
+            group.map((entry) => entry.trade),
+            written,
+          ),
+        ),
+      );
       if (created) results.push(...group.map(({ trade, index }) => ({ id: trade.id, index, outcome: 'created' as const })));
       else if (created === false) {
         // Another writer registered some of these ids meanwhile: each against what it stored.
@@ -131,7 +169,12 @@ export async function recordTrades(store: Store, accountId: string, inputs: read
     }
     // Trades stored already: read in batches; only those that differ are written, each on its own.
     const stored = await attempt(known, () =>
-      attempts(`reading the trades of ${accountId}`, () => getTradeRecords(store, known.map(({ trade }) => ({ accountId, id: trade.id, openTime: registered.get(trade.id)! })))),
+      attempts(`reading the trades of ${accountId}`, () =>
+        getTradeRecords(
+          store,
+          known.map(({ trade }) => ({ accountId, id: trade.id, openTime: registered.get(trade.id)! })),
+        ),
+      ),
     );
     if (stored) {
       for (const entry of known) {

@@ -68,14 +68,25 @@ export interface TradeMarks {
 
 export interface Writer {
   /** Creates the account, or updates its name, broker and environment; its currency never changes. */
-  upsertAccount(account: { id: string; name: string; currency: string; broker: string; environment: 'live' | 'paper'; createdAt?: string }): Promise<AccountOutcome>;
+  upsertAccount(account: {
+    id: string;
+    name: string;
+    currency: string;
+    broker: string;
+    environment: 'live' | 'paper';
+    createdAt?: string;
+  }): Promise<AccountOutcome>;
   /**
    * Stores a new open trade with every listing key; counts it open; advances lastTradeAt. Opening it again with the
    * same instrument, side, units, price and time is a repeat (`unchanged`), even after it changed or closed.
    */
   openTrade(accountId: string, trade: OpenTrade): Promise<'opened' | 'unchanged'>;
   /** Closes an open trade (whole); adds its realizedPL to the account and to its day, week and month. */
-  closeTrade(accountId: string, tradeId: string, close: { closePrice: string; closeTime: string; realizedPL: string; unrealizedPL?: string }): Promise<'closed' | 'unchanged'>;
+  closeTrade(
+    accountId: string,
+    tradeId: string,
+    close: { closePrice: string; closeTime: string; realizedPL: string; unrealizedPL?: string },
+  ): Promise<'closed' | 'unchanged'>;
   /**
    * Updates an open trade: its marks (unrealizedPL; stopLoss and takeProfit, null clears them) and its position
    * (units and the average openPrice, after the bot added to it or exited part of it). A field left out keeps its value.
@@ -85,9 +96,15 @@ export interface Writer {
    * Records the broker's figures, and keeps them as the equity point of their hour and day. A snapshot no newer than
    * the one stored (a repeat, or one that arrived late) is `stale` and changes nothing.
    */
-  recordBalance(accountId: string, snapshot: { balance: string; unrealizedPL: string; nav: string; marginUsed: string; marginAvailable: string; time: string }): Promise<RecordOutcome>;
+  recordBalance(
+    accountId: string,
+    snapshot: { balance: string; unrealizedPL: string; nav: string; marginUsed: string; marginAvailable: string; time: string },
+  ): Promise<RecordOutcome>;
   /** Reports the bot's state (a heartbeat); `time` defaults to now. */
-  heartbeat(accountId: string, heartbeat: { state: 'running' | 'paused' | 'stopped' | 'error'; strategy?: string | null; message?: string | null; time?: string }): Promise<RecordOutcome>;
+  heartbeat(
+    accountId: string,
+    heartbeat: { state: 'running' | 'paused' | 'stopped' | 'error'; strategy?: string | null; message?: string | null; time?: string },
+  ): Promise<RecordOutcome>;
   /**
    * Writes a history of trades (open or closed, in the API's Trade shape) as few transactions as fit: new trades are
    * created; a stored open trade that comes closed is closed, one that comes with other marks or another position is
@@ -102,7 +119,10 @@ export interface Writer {
   close(): void;
 }
 
-export type OpenTrade = Omit<Trade, 'accountId' | 'status' | 'closePrice' | 'closeTime' | 'realizedPL' | 'unrealizedPL' | 'stopLoss' | 'takeProfit'> & {
+export type OpenTrade = Omit<
+  Trade,
+  'accountId' | 'status' | 'closePrice' | 'closeTime' | 'realizedPL' | 'unrealizedPL' | 'stopLoss' | 'takeProfit'
+> & {
   unrealizedPL?: string;
   stopLoss?: string | null;
   takeProfit?: string | null;
@@ -138,7 +158,13 @@ export function createWriter(options: WriterOptions): Writer {
         if (!item) {
           try {
             await transactWrite(store, [
-              createAccount(store, account, { state: 'stopped', lastHeartbeatAt: null, strategy: null, message: null, updatedAt: account.createdAt }),
+              createAccount(store, account, {
+                state: 'stopped',
+                lastHeartbeatAt: null,
+                strategy: null,
+                message: null,
+                updatedAt: account.createdAt,
+              }),
               putBalance(store, newBalanceRecord(account.id, account.currency, account.createdAt), undefined),
             ]);
             return 'created';
@@ -150,7 +176,8 @@ export function createWriter(options: WriterOptions): Writer {
         }
         const stored = toAccount(item);
         if (stored.currency !== account.currency) throw errors.currencyMismatch(account.id, stored.currency, account.currency);
-        if (stored.name === account.name && stored.broker === account.broker && stored.environment === account.environment) return 'unchanged';
+        if (stored.name === account.name && stored.broker === account.broker && stored.environment === account.environment)
+          return 'unchanged';
         await commit(store, [updateProfile(store, account.id, account.currency, account)]);
         return 'updated';
       });
@@ -214,7 +241,10 @@ export function createWriter(options: WriterOptions): Writer {
         // A snapshot older than the one stored arrived late, and one of the same time is a repeat: the stored figures
         // stand (trades closed since then have moved them, so writing the snapshot again would undo that).
         if (balance.snapshotAt !== null && snapshot.time <= balance.snapshotAt) return 'stale';
-        await commit(store, [putBalance(store, balanceAfterSnapshot(balance, snapshot), balance), ...equityEntriesOf(accountId, snapshot).map((entry) => putEquity(store, entry))]);
+        await commit(store, [
+          putBalance(store, balanceAfterSnapshot(balance, snapshot), balance),
+          ...equityEntriesOf(accountId, snapshot).map((entry) => putEquity(store, entry)),
+        ]);
         return 'recorded';
       });
     },
@@ -224,7 +254,15 @@ export function createWriter(options: WriterOptions): Writer {
       const beat = check.heartbeatInput(input, now());
       return attempts(`recording a heartbeat of ${accountId}`, async () => {
         try {
-          await transactWrite(store, [reportBot(store, accountId, { state: beat.state, lastHeartbeatAt: beat.time, strategy: beat.strategy, message: beat.message, updatedAt: beat.time })]);
+          await transactWrite(store, [
+            reportBot(store, accountId, {
+              state: beat.state,
+              lastHeartbeatAt: beat.time,
+              strategy: beat.strategy,
+              message: beat.message,
+              updatedAt: beat.time,
+            }),
+          ]);
           return 'recorded';
         } catch (error) {
           if (!(error instanceof TransactionCancelled)) throw error;

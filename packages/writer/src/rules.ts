@@ -84,7 +84,8 @@ export function aggregatesAfter(accountId: string, stored: readonly PnlEntry[], 
     const sign = decimalSign(trade.realizedPL);
     for (const { period, start } of pnlPeriodsOf(trade.closeTime!)) {
       const key = pnlId({ period, start });
-      const base = entries.get(key) ?? find(period, start) ?? { accountId, period, start, realizedPL: '0', tradesClosed: 0, wins: 0, losses: 0, version: 0 };
+      const base = entries.get(key) ??
+        find(period, start) ?? { accountId, period, start, realizedPL: '0', tradesClosed: 0, wins: 0, losses: 0, version: 0 };
       const touched = entries.has(key) ? base : { ...base, version: base.version + 1 };
       entries.set(key, {
         ...touched,

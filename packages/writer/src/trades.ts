@@ -113,7 +113,10 @@ function findEntry(entries: readonly PnlEntry[], key: { period: string; start: s
 
 /** Stores `closed` (the stored open trade `read`, closed), counting it in the balance and the aggregates. */
 export async function writeClose(store: Store, accountId: string, read: StoredTrade, closed: Trade): Promise<void> {
-  const [balance, stored] = await Promise.all([balanceOf(store, accountId), getPnlEntries(store, accountId, pnlPeriodsOf(closed.closeTime!))]);
+  const [balance, stored] = await Promise.all([
+    balanceOf(store, accountId),
+    getPnlEntries(store, accountId, pnlPeriodsOf(closed.closeTime!)),
+  ]);
   const aggregates = aggregatesAfter(accountId, stored, [closed]);
   await commit(store, [
     putTrade(store, closed, read),

@@ -43,7 +43,11 @@ export function tradeId(value: unknown, field = 'id'): string {
 
 export function decimal(value: unknown, field: string, sign: 'any' | 'positive' = 'any'): string {
   if (typeof value === 'number') throw invalidInput(field, `must be a decimal string such as "10.50", not a number (${value})`);
-  if (!isDecimal(value)) throw invalidInput(field, `must be a decimal string such as "10.50" or "-3" (no exponent, no "+", no ","), got ${JSON.stringify(value)}`);
+  if (!isDecimal(value))
+    throw invalidInput(
+      field,
+      `must be a decimal string such as "10.50" or "-3" (no exponent, no "+", no ","), got ${JSON.stringify(value)}`,
+    );
   if (sign === 'positive' && decimalSign(value) <= 0) throw invalidInput(field, `must be greater than 0, got ${value}`);
   return value;
 }
@@ -55,7 +59,10 @@ function optionalDecimal(value: unknown, field: string, sign: 'any' | 'positive'
 export function time(value: unknown, field: string): string {
   const stored = parseUtcTimestamp(value);
   if (stored === undefined) {
-    throw invalidInput(field, `must be an RFC 3339 time in UTC such as "2026-11-01T12:00:00.000Z" (Z, at most milliseconds), got ${JSON.stringify(value)}`);
+    throw invalidInput(
+      field,
+      `must be an RFC 3339 time in UTC such as "2026-11-01T12:00:00.000Z" (Z, at most milliseconds), got ${JSON.stringify(value)}`,
+    );
   }
   return stored;
 }
@@ -64,12 +71,14 @@ function text(value: unknown, field: string, options: { optional: true }): strin
 function text(value: unknown, field: string, options?: { optional?: false }): string;
 function text(value: unknown, field: string, options: { optional?: boolean } = {}): string | null {
   if ((value === undefined || value === null) && options.optional) return null;
-  if (typeof value !== 'string' || value.trim() === '' || value.length > MAX_TEXT) throw invalidInput(field, `must be a non-empty text of at most ${MAX_TEXT} characters`);
+  if (typeof value !== 'string' || value.trim() === '' || value.length > MAX_TEXT)
+    throw invalidInput(field, `must be a non-empty text of at most ${MAX_TEXT} characters`);
   return value;
 }
 
 function oneOf<T extends string>(value: unknown, field: string, allowed: readonly T[]): T {
-  if (typeof value !== 'string' || !allowed.includes(value as T)) throw invalidInput(field, `must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
+  if (typeof value !== 'string' || !allowed.includes(value as T))
+    throw invalidInput(field, `must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
   return value as T;
 }
 
@@ -77,7 +86,11 @@ function oneOf<T extends string>(value: unknown, field: string, allowed: readonl
 export function accountInput(value: unknown, now: Date): Account {
   const input = object(value, 'account');
   const currency = input.currency;
-  if (typeof currency !== 'string' || !CURRENCY.test(currency)) throw invalidInput('currency', `must be a currency code of 2 to 12 upper-case letters or digits, such as "USD" or "USDT", got ${JSON.stringify(currency)}`);
+  if (typeof currency !== 'string' || !CURRENCY.test(currency))
+    throw invalidInput(
+      'currency',
+      `must be a currency code of 2 to 12 upper-case letters or digits, such as "USD" or "USDT", got ${JSON.stringify(currency)}`,
+    );
   return {
     id: accountId(input.id, 'id'),
     name: text(input.name, 'name'),
@@ -96,11 +109,15 @@ export function tradeInput(value: unknown, account: string, prefix = ''): Trade 
   const input = object(value, prefix ? prefix.slice(0, -1) : 'trade');
   const field = (name: string) => `${prefix}${name}`;
   if (input.accountId !== undefined && input.accountId !== account) {
-    throw invalidInput(field('accountId'), `is ${JSON.stringify(input.accountId)}, but the trade is written to account ${JSON.stringify(account)}`);
+    throw invalidInput(
+      field('accountId'),
+      `is ${JSON.stringify(input.accountId)}, but the trade is written to account ${JSON.stringify(account)}`,
+    );
   }
   const status = oneOf(input.status ?? 'open', field('status'), ['open', 'closed'] as const);
   const instrument = typeof input.instrument === 'string' ? canonicalInstrument(input.instrument) : undefined;
-  if (!instrument) throw invalidInput(field('instrument'), `must be an instrument such as "EUR_USD", got ${JSON.stringify(input.instrument)}`);
+  if (!instrument)
+    throw invalidInput(field('instrument'), `must be an instrument such as "EUR_USD", got ${JSON.stringify(input.instrument)}`);
   const openTime = time(input.openTime, field('openTime'));
   const trade: Trade = {
     id: tradeId(input.id, field('id')),
@@ -115,7 +132,8 @@ export function tradeInput(value: unknown, account: string, prefix = ''): Trade 
     closeTime: input.closeTime === undefined || input.closeTime === null ? null : time(input.closeTime, field('closeTime')),
     // Absent or empty (null), the P&L figures are 0: an open trade has realized nothing, a closed one holds nothing.
     realizedPL: input.realizedPL === undefined || input.realizedPL === null ? '0' : decimal(input.realizedPL, field('realizedPL')),
-    unrealizedPL: input.unrealizedPL === undefined || input.unrealizedPL === null ? '0' : decimal(input.unrealizedPL, field('unrealizedPL')),
+    unrealizedPL:
+      input.unrealizedPL === undefined || input.unrealizedPL === null ? '0' : decimal(input.unrealizedPL, field('unrealizedPL')),
     stopLoss: optionalDecimal(input.stopLoss, field('stopLoss'), 'positive'),
     takeProfit: optionalDecimal(input.takeProfit, field('takeProfit'), 'positive'),
   };
