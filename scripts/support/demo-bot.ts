@@ -278,7 +278,6 @@ export class DemoBot {
   private async close(account: AccountState, position: Position, price: bigint, now: Date): Promise<void> {
     const { trade } = position;
     const realizedPL = this.plOf(trade, price);
-    // biome-ignore lint/complexity/useMathMinMax: stored times compared as strings (they sort as times), not numbers.
     const closeTime = now.toISOString() < trade.openTime ? trade.openTime : now.toISOString();
     await this.options.writer.closeTrade(account.id, trade.id, {
       closePrice: formatDecimal(price, this.instrumentOf(trade).scale),
