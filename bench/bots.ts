@@ -3,7 +3,6 @@
  * importer's rows per second on the same trades), and the freqtrade bridge's polls against the tests' fake freqtrade
  * (items written per unchanged poll, by table, and a poll's time).
  */
-import { execFile } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { freqtradeClient } from '../lib/bridges/freqtrade/api';
@@ -13,7 +12,7 @@ import { FakeFreqtrade } from '../test/support/fake-freqtrade';
 import { writtenTables } from '../test/support/fault-proxy';
 import { generateDataset } from '../scripts/support/dataset';
 import { localWriter } from '../scripts/support/load-data';
-import { ROOT } from './options';
+import { startCommand } from './child-rpc';
 import { note } from './progress';
 import { round } from './stats';
 
@@ -76,24 +75,15 @@ export async function measureIngest(options: { endpoint: string; stage: string; 
   });
   note(`bots: npm run ingest of ${lines.toLocaleString('en-US')} event lines (${options.rows.toLocaleString('en-US')} trades)`);
   const started = performance.now();
-  const stdout = await new Promise<string>((resolve, reject) =>
-    execFile(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        join(ROOT, 'scripts', 'ingest.ts'),
-        '--no-checkpoint',
-        '--stage',
-        options.stage,
-        '--endpoint',
-        options.endpoint,
-        file,
-      ],
-      { cwd: ROOT, maxBuffer: 16 * 2 ** 20 },
-      (error, out) => (error ? reject(new Error(`ingest failed: ${error.message}\n${out}`)) : resolve(out)),
-    ),
-  );
+  const stdout = await new Promise<string>((resolve, reject) => {
+    const child = startCommand('ingest', ['--no-checkpoint'], options, file);
+    let out = '';
+    child.stdout?.on('data', (chunk) => {
+      out += chunk;
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`ingest failed (exit ${code})\n${out}`))));
+  });
   const seconds = (performance.now() - started) / 1000;
   return {
     lines,

@@ -3,8 +3,10 @@
  * database servers and the measured handlers in processes of their own: each measured process loads lib/ with its
  * own configuration (lib reads it at module load), and the database never shares an event loop with what it serves.
  */
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, execFile, fork } from 'node:child_process';
 import { once } from 'node:events';
+import { join } from 'node:path';
+import { ROOT } from './options';
 
 interface Envelope {
   seq: number;
@@ -101,4 +103,28 @@ export function serveParent(
     onExit().finally(() => process.exit(0));
   });
   process.send(hello);
+}
+
+/**
+ * Starts one of the project's commands (`scripts/NAME.ts`, as `npm run NAME -- …` runs it) against the bench's
+ * database: `args`, then the stage and endpoint, then `file`.
+ */
+export function startCommand(
+  name: string,
+  args: readonly string[],
+  target: { stage: string; endpoint: string },
+  file: string,
+): ChildProcess {
+  const argv = [
+    '--import',
+    'tsx',
+    join(ROOT, 'scripts', `${name}.ts`),
+    ...args,
+    '--stage',
+    target.stage,
+    '--endpoint',
+    target.endpoint,
+    file,
+  ];
+  return execFile(process.execPath, argv, { cwd: ROOT, maxBuffer: 16 * 2 ** 20 });
 }

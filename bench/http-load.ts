@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { requestOverSocket } from '../scripts/support/offline';
 import { type LocalApi, startLocalApi } from '../scripts/support/local-stack';
 import { note } from './progress';
-import { ROOT } from './options';
+import { type BenchOptions, ROOT } from './options';
 import { percentile, round } from './stats';
 
 const run = promisify(execFile);
@@ -128,22 +128,19 @@ async function autocannon(url: string, args: string[]): Promise<LoadResult> {
   };
 }
 
-export async function measureHttp(options: {
-  endpoint: string;
-  stage: string;
-  cursorSecret: string;
-  account: string;
-  durationS: number;
-  connections: number;
-  warmupRequests: number;
-  concurrent: { connections: number; durationS: number };
-  /** The same listing measured in-process by the query phase: the handler's bundle and the raw SDK read. */
-  inProcess: { handlerP50Ms: number; rawP50Ms: number };
-  breakdownSamples: number;
-  onStarted: (api: LocalApi) => void;
-  /** Resident memory (MB) of a process and its descendants. */
-  rssOf: (pid: number) => number;
-}): Promise<HttpResults> {
+export async function measureHttp(
+  options: BenchOptions['http'] & {
+    endpoint: string;
+    stage: string;
+    cursorSecret: string;
+    account: string;
+    /** The same listing measured in-process by the query phase: the handler's bundle and the raw SDK read. */
+    inProcess: { handlerP50Ms: number; rawP50Ms: number };
+    onStarted: (api: LocalApi) => void;
+    /** Resident memory (MB) of a process and its descendants. */
+    rssOf: (pid: number) => number;
+  },
+): Promise<HttpResults> {
   note('http: starting the local API (serverless offline bundles every function first)…');
   const started = Date.now();
   const api = await startLocalApi({

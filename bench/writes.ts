@@ -4,7 +4,6 @@
  * `npm run import` of a long JSON Lines history (rows per second, and the importer's peak memory, which must not grow
  * with the file).
  */
-import { execFile } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import type { Writer } from '../packages/writer/src';
@@ -12,7 +11,7 @@ import { generateDataset } from '../scripts/support/dataset';
 import { localWriter } from '../scripts/support/load-data';
 import { adminClient, ensureTables } from '../scripts/support/local-db';
 import { type BridgeResults, type IngestResults, measureBridge, measureIngest } from './bots';
-import { ROOT } from './options';
+import { startCommand } from './child-rpc';
 import { note } from './progress';
 import { round } from './stats';
 
@@ -198,25 +197,7 @@ async function measureImport(options: {
   });
   note(`writes: npm run import of ${options.importRows.toLocaleString('en-US')} rows`);
   const started = performance.now();
-  const child = execFile(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      join(ROOT, 'scripts', 'import.ts'),
-      '--account',
-      'imported',
-      '--create',
-      '--currency',
-      'USD',
-      '--stage',
-      options.stage,
-      '--endpoint',
-      options.endpoint,
-      file,
-    ],
-    { cwd: ROOT, maxBuffer: 16 * 2 ** 20 },
-  );
+  const child = startCommand('import', ['--account', 'imported', '--create', '--currency', 'USD'], options, file);
   const rss = sampleRss(child.pid!);
   let stdout = '';
   child.stdout?.on('data', (chunk) => (stdout += chunk));

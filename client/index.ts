@@ -15,14 +15,10 @@ import type { components, paths } from './schema';
 
 export type { components, paths } from './schema';
 export type Schemas = components['schemas'];
-export type Trade = Schemas['Trade'];
-export type TradePage = Schemas['TradePage'];
-export type Balance = Schemas['Balance'];
-export type AccountStatus = Schemas['AccountStatus'];
-export type FleetStatus = Schemas['FleetStatus'];
-export type AccountPnl = Schemas['AccountPnl'];
-export type AllPnl = Schemas['AllPnl'];
-export type AccountEquity = Schemas['AccountEquity'];
+// The API's shapes under their own names, as the service itself uses them (lib/types.ts names the generated ones).
+import type { TradePage } from '../lib/types';
+
+export type { AccountEquity, AccountPnl, AccountStatus, AllPnl, Balance, FleetStatus, Trade, TradePage } from '../lib/types';
 export type Problem = Schemas['Problem'];
 
 export interface ClientOptions {

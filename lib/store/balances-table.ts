@@ -2,7 +2,7 @@ import { compareIds } from '../access';
 import { sumDecimals } from '../decimal';
 import type { Balance, Principal, Total } from '../types';
 import { accountKey, readAccountScopedItems } from './accounts-table';
-import { getItem, type Item, type Store, type TransactItem } from './dynamodb';
+import { getItem, type Item, type Store, stringsOf, type TransactItem, versionedPut } from './dynamodb';
 
 /**
  * The balances table: one item per account, keyed like the accounts table. It holds the figures the API shows and
@@ -55,31 +55,22 @@ export async function getBalanceRecord(store: Store, accountId: string): Promise
  * changed meanwhile, or, for a new account (`read` undefined), if the item exists.
  */
 export function putBalance(store: Store, record: BalanceRecord, read: BalanceRecord | undefined): TransactItem {
-  return {
-    Put: {
-      TableName: store.tables.balances,
-      Item: balanceItem(record),
-      ...(read === undefined
-        ? { ConditionExpression: 'attribute_not_exists(accountId)' }
-        : { ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': read.version } }),
-    },
-  };
+  return versionedPut(store.tables.balances, balanceItem(record), read);
 }
 
 /** The API shape of a stored balance. */
 export function toBalance(item: Item): Balance {
-  return {
-    accountId: item.accountId as string,
-    currency: item.currency as string,
-    balance: item.balance as string,
-    unrealizedPL: item.unrealizedPL as string,
-    nav: item.nav as string,
-    realizedPL: item.realizedPL as string,
-    marginUsed: item.marginUsed as string,
-    marginAvailable: item.marginAvailable as string,
-    openTradeCount: Number(item.openTradeCount),
-    updatedAt: item.updatedAt as string,
-  };
+  const amounts = stringsOf(item, [
+    'accountId',
+    'currency',
+    'balance',
+    'unrealizedPL',
+    'nav',
+    'realizedPL',
+    'marginUsed',
+    'marginAvailable',
+  ]);
+  return { ...amounts, openTradeCount: Number(item.openTradeCount), updatedAt: item.updatedAt as string };
 }
 
 /** Reads one account's balance; `undefined` when the account does not exist. */

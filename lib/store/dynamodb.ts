@@ -190,6 +190,27 @@ export async function batchGetItems(store: Store, requests: Record<string, Item[
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
+/**
+ * Optimistic concurrency on a versioned item: a Put that creates it (`read` undefined; refused when it exists) or
+ * replaces exactly the version that was read (refused when another writer changed it meanwhile).
+ */
+export function versionedPut(table: string, item: Item, read: { version: number } | undefined): TransactItem {
+  return {
+    Put: {
+      TableName: table,
+      Item: item,
+      ...(read === undefined
+        ? { ConditionExpression: 'attribute_not_exists(accountId)' }
+        : { ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': read.version } }),
+    },
+  };
+}
+
+/** The named attributes of a stored item, each stored as a string (amounts and times are). */
+export function stringsOf<K extends string>(item: Item, names: readonly K[]): Record<K, string> {
+  return Object.fromEntries(names.map((name) => [name, item[name] as string])) as Record<K, string>;
+}
+
 /** Why each item of a cancelled transaction failed (`None` for the ones that did not), in the items' order. */
 export class TransactionCancelled extends Error {
   constructor(readonly reasons: string[]) {

@@ -1,5 +1,5 @@
 import type { Interval, Period } from '../time';
-import { batchGetItems, getItem, type Item, queryItems, type Store, type TransactItem } from './dynamodb';
+import { batchGetItems, getItem, type Item, queryItems, type Store, stringsOf, type TransactItem, versionedPut } from './dynamodb';
 
 /**
  * The ledger table: the writer's bookkeeping per account (partition key `accountId`), sorted by `entryKey`:
@@ -120,15 +120,7 @@ export async function getPnlEntries(store: Store, accountId: string, keys: { per
 
 /** Writes an aggregate in place of the version read (or as new when `read` is undefined); refused if it changed. */
 export function putPnl(store: Store, entry: PnlEntry, read: PnlEntry | undefined): TransactItem {
-  return {
-    Put: {
-      TableName: store.tables.ledger,
-      Item: { ...pnlKey(entry.accountId, entry.period, entry.start), ...entry },
-      ...(read === undefined
-        ? { ConditionExpression: 'attribute_not_exists(accountId)' }
-        : { ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': read.version } }),
-    },
-  };
+  return versionedPut(store.tables.ledger, { ...pnlKey(entry.accountId, entry.period, entry.start), ...entry }, read);
 }
 
 /** Stores a bucket's snapshot unless a later one of that bucket is stored already. */
@@ -185,12 +177,7 @@ export async function readEquityEntries(
 ): Promise<EquityEntry[]> {
   const items = await readEntries(store, accountId, entryPrefix('equity', interval), first, last, points);
   return items.map((item) => ({
-    accountId: item.accountId as string,
+    ...stringsOf(item, ['accountId', 'start', 'time', 'balance', 'nav', 'unrealizedPL']),
     interval: item.interval as Interval,
-    start: item.start as string,
-    time: item.time as string,
-    balance: item.balance as string,
-    nav: item.nav as string,
-    unrealizedPL: item.unrealizedPL as string,
   }));
 }

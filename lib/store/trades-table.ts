@@ -1,6 +1,6 @@
 import { TRADE_INDEXES } from '../../resources/tables';
 import type { Trade, TradeStatus } from '../types';
-import { batchGetItems, getItem, type Item, queryItems, type Store, type TransactItem } from './dynamodb';
+import { batchGetItems, getItem, type Item, queryItems, type Store, type TransactItem, versionedPut } from './dynamodb';
 
 /**
  * Keys of the trades table: the only place that builds them.
@@ -121,15 +121,7 @@ export async function getTradeRecords(
  * (`read` undefined; refused if one exists at that key), or in place of the version read (refused if it changed).
  */
 export function putTrade(store: Store, trade: Trade, read: { version: number } | undefined): TransactItem {
-  return {
-    Put: {
-      TableName: store.tables.trades,
-      Item: tradeItem(trade, (read?.version ?? 0) + 1),
-      ...(read === undefined
-        ? { ConditionExpression: 'attribute_not_exists(accountId)' }
-        : { ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': read.version } }),
-    },
-  };
+  return versionedPut(store.tables.trades, tradeItem(trade, (read?.version ?? 0) + 1), read);
 }
 
 /** The API shape of a stored trade: key attributes dropped, absent optional fields as null. */
