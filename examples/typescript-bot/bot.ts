@@ -23,25 +23,15 @@ await writer.upsertAccount({ id: account, name: 'Example TS bot', currency: 'USD
 const tradeId = `ex-${Date.now()}`;
 const openTime = new Date().toISOString();
 await writer.openTrade(account, {
-  id: tradeId,
-  instrument: 'EUR_USD',
-  side: 'buy',
-  units: '10000',
-  openPrice: '1.08420',
-  openTime,
-  stopLoss: '1.08000',
-  takeProfit: '1.09200',
+  id: tradeId, instrument: 'EUR_USD', side: 'buy', units: '10000',
+  openPrice: '1.08420', openTime, stopLoss: '1.08000', takeProfit: '1.09200',
 });
 await writer.updateTradeMarks(account, tradeId, { unrealizedPL: '12.40' });
 await writer.closeTrade(account, tradeId, { closePrice: '1.08610', closeTime: new Date().toISOString(), realizedPL: '19.00' });
 
 // --- balance and heartbeat
 await writer.recordBalance(account, {
-  balance: '10019.00',
-  unrealizedPL: '0',
-  nav: '10019.00',
-  marginUsed: '0',
-  marginAvailable: '10019.00',
+  balance: '10019.00', unrealizedPL: '0', nav: '10019.00', marginUsed: '0', marginAvailable: '10019.00',
   time: new Date().toISOString(),
 });
 await writer.heartbeat(account, { state: 'running', strategy: 'example' }); // every few seconds while it runs
