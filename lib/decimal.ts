@@ -67,3 +67,38 @@ export function decimalOfFloat(value: number): string {
   if (point >= digits.length) return `${sign}${digits}${'0'.repeat(point - digits.length)}`;
   return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
 }
+
+/** The number of digits after the point: 2 for `"10.00"`, 0 for `"7"`. */
+export function decimalScale(value: string): number {
+  return parse(value).scale;
+}
+
+/** Compares two decimal strings by value: negative, zero or positive as `a` is below, equal to or above `b`. */
+export function compareDecimals(a: string, b: string): number {
+  const difference = parse(sumDecimals([a, negateDecimal(b)])).units;
+  return difference < 0n ? -1 : difference > 0n ? 1 : 0;
+}
+
+/** `units` / `divisor`, rounded half-even to an integer (banker's rounding: a tie goes to the even neighbour). */
+function divideHalfEven(units: bigint, divisor: bigint): bigint {
+  if (divisor === 0n) throw new RangeError('division by zero');
+  const negative = units < 0n !== divisor < 0n;
+  const [n, d] = [units < 0n ? -units : units, divisor < 0n ? -divisor : divisor];
+  let quotient = n / d;
+  const twice = (n % d) * 2n;
+  if (twice > d || (twice === d && quotient % 2n === 1n)) quotient += 1n;
+  return negative ? -quotient : quotient;
+}
+
+/**
+ * `dividend` / `divisor` (decimal strings), rounded half-even to `places` digits after the point: exact to the
+ * last digit shown, never through a float. `divideDecimals("2", "3", 4)` is `"0.6667"`.
+ */
+export function divideDecimals(dividend: string, divisor: string, places: number): string {
+  const a = parse(dividend);
+  const b = parse(divisor);
+  // a/b = (a.units / 10^a.scale) / (b.units / 10^b.scale); scaled by 10^places to keep `places` digits.
+  const numerator = a.units * 10n ** BigInt(places + b.scale);
+  const denominator = b.units * 10n ** BigInt(a.scale);
+  return formatDecimal(divideHalfEven(numerator, denominator), places);
+}

@@ -1,3 +1,4 @@
+import type { StatsFigures } from '../performance';
 import type { Interval, Period } from '../time';
 import { batchGetItems, getItem, type Item, queryItems, type Store, stringsOf, type TransactItem, versionedPut } from './dynamodb';
 
@@ -37,12 +38,24 @@ export interface EquityEntry {
   unrealizedPL: string;
 }
 
+/**
+ * The performance figures of the trades of one instrument closed in one UTC day (lib/performance.ts), keyed
+ * `stats#day#<start>#<instrument>`: a window of days is one key range holding one item per day and instrument traded.
+ */
+export interface StatsEntry extends StatsFigures {
+  accountId: string;
+  start: string;
+  instrument: string;
+  version: number;
+}
+
 const KEY = 'entryKey';
 
 /** The aggregates the ledger keeps, by kind, and the units each is kept in. */
 export interface LedgerUnits {
   pnl: Period;
   equity: Interval;
+  stats: 'day';
 }
 
 /** The sort-key prefix of a kind of aggregate (`pnl#`), or of one unit of it (`pnl#day#`): a key range's bounds. */
@@ -62,6 +75,10 @@ export function isEntryOf(item: Item, kind: keyof LedgerUnits): boolean {
 
 export function pnlKey(accountId: string, period: Period, start: string): Item {
   return { accountId, [KEY]: entryKeyOf('pnl', period, start) };
+}
+
+export function statsKey(accountId: string, start: string, instrument: string): Item {
+  return { accountId, [KEY]: `${entryKeyOf('stats', 'day', start)}#${instrument}` };
 }
 
 export function equityKey(accountId: string, interval: Interval, start: string): Item {
@@ -180,4 +197,58 @@ export async function readEquityEntries(
     ...stringsOf(item, ['accountId', 'start', 'time', 'balance', 'nav', 'unrealizedPL']),
     interval: item.interval as Interval,
   }));
+}
+
+function toStatsEntry(item: Item): StatsEntry {
+  const mark = (value: unknown) => (value ? (value as StatsEntry['best']) : null);
+  return {
+    accountId: item.accountId as string,
+    start: item.start as string,
+    instrument: item.instrument as string,
+    closedTrades: Number(item.closedTrades),
+    wins: Number(item.wins),
+    losses: Number(item.losses),
+    breakEvens: Number(item.breakEvens),
+    grossProfit: item.grossProfit as string,
+    grossLoss: item.grossLoss as string,
+    holdingMs: item.holdingMs as string,
+    longestHoldingMs: Number(item.longestHoldingMs),
+    places: Number(item.places),
+    best: mark(item.best),
+    worst: mark(item.worst),
+    version: Number(item.version),
+  };
+}
+
+/** The stored statistics among `keys` (day and instrument), read for a read-modify-write; missing ones are absent. */
+export async function getStatsEntries(
+  store: Store,
+  accountId: string,
+  keys: { start: string; instrument: string }[],
+): Promise<StatsEntry[]> {
+  if (!keys.length) return [];
+  const found = await batchGetItems(
+    store,
+    { [store.tables.ledger]: keys.map((key) => statsKey(accountId, key.start, key.instrument)) },
+    true,
+  );
+  return found[store.tables.ledger].map(toStatsEntry);
+}
+
+/** Writes the statistics of a day and instrument in place of the version read (or as new); refused if it changed. */
+export function putStats(store: Store, entry: StatsEntry, read: StatsEntry | undefined): TransactItem {
+  return versionedPut(store.tables.ledger, { ...statsKey(entry.accountId, entry.start, entry.instrument), ...entry }, read);
+}
+
+/** Items one read of a window's statistics may return at most: far above any real history, and a valid Limit. */
+const MAX_STATS_ITEMS = 2 ** 31 - 1;
+
+/**
+ * The statistics of an account whose day lies in [`firstDay`, `lastDay`] (day starts), every instrument, oldest
+ * first: one key range, one item per day and instrument traded.
+ */
+export async function readStatsEntries(store: Store, accountId: string, firstDay: string, lastDay: string): Promise<StatsEntry[]> {
+  // `~` sorts after every character of an instrument (A-Z, 0-9, _): the last day's instruments are all inside.
+  const items = await readEntries(store, accountId, entryPrefix('stats', 'day'), firstDay, `${lastDay}#~`, MAX_STATS_ITEMS);
+  return items.map(toStatsEntry);
 }

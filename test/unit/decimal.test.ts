@@ -1,4 +1,5 @@
-import { formatDecimal, isDecimal, sumDecimals } from '../../lib/decimal';
+import fc from 'fast-check';
+import { compareDecimals, decimalScale, divideDecimals, formatDecimal, isDecimal, sumDecimals } from '../../lib/decimal';
 
 describe('sumDecimals', () => {
   it('keeps the largest scale of its inputs', () => {
@@ -40,4 +41,39 @@ describe('formatDecimal', () => {
     [42n, 0, '42'],
     [900719925474099312345n, 4, '90071992547409931.2345'],
   ])('%s at scale %i is %s', (units, scale, text) => expect(formatDecimal(units, scale)).toBe(text));
+});
+
+describe('divideDecimals and compareDecimals', () => {
+  it('divides exactly to the places asked, rounding half to even', () => {
+    expect(divideDecimals('2', '3', 4)).toBe('0.6667');
+    expect(divideDecimals('1', '8', 2)).toBe('0.12'); // 0.125: the tie goes to the even 2
+    expect(divideDecimals('3', '8', 2)).toBe('0.38'); // 0.375: to the even 8
+    expect(divideDecimals('-3', '8', 2)).toBe('-0.38');
+    expect(divideDecimals('10.00', '-4', 0)).toBe('-2'); // -2.5 → -2
+    expect(divideDecimals('123456789012345678901234.5', '0.5', 1)).toBe('246913578024691357802469.0');
+    expect(divideDecimals('0', '7', 3)).toBe('0.000');
+    expect(() => divideDecimals('1', '0.00', 2)).toThrow('division by zero');
+  });
+
+  it('is within half a unit of the last place of the rational value, for any quotient', () => {
+    const nonZero = fc.bigInt({ min: -(10n ** 12n), max: 10n ** 12n }).filter((units) => units !== 0n);
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), nonZero, fc.nat(8), (a, b, places) => {
+        const shown = divideDecimals(formatDecimal(a, 2), formatDecimal(b, 3), places);
+        // shown ≈ (a/100)/(b/1000) = 10a/b: compare 2·|shown·b - 10a| with one unit of the last place (times |b|).
+        const error = BigInt(shown.replace('.', '')) * b - 10n * a * 10n ** BigInt(places);
+        const twiceError = 2n * (error < 0n ? -error : error);
+        const unit = b < 0n ? -b : b;
+        // A failure names the inputs and the two sides.
+        expect({ a, b, places, shown, overHalfAUnit: twiceError > unit }).toEqual({ a, b, places, shown, overHalfAUnit: false });
+      }),
+    );
+  });
+
+  it('compares by value, whatever the scale', () => {
+    expect(compareDecimals('1.50', '1.5')).toBe(0);
+    expect(compareDecimals('-0.01', '0')).toBe(-1);
+    expect(compareDecimals('10', '9.999')).toBe(1);
+    expect(decimalScale('10.00')).toBe(2);
+  });
 });

@@ -9,7 +9,8 @@
  */
 import { decimalSign, sumDecimals } from '../../../lib/decimal';
 import type { BalanceRecord } from '../../../lib/store/balances-table';
-import type { EquityEntry, PnlEntry } from '../../../lib/store/ledger-table';
+import { mergeStats, NO_TRADES, tradeStats } from '../../../lib/performance';
+import type { EquityEntry, PnlEntry, StatsEntry } from '../../../lib/store/ledger-table';
 import { type Interval, INTERVALS, type Period, PERIODS, periodStart, timestamp } from '../../../lib/time';
 import type { Trade } from '../../../lib/types';
 import type { Snapshot } from './validate';
@@ -95,6 +96,34 @@ export function aggregatesAfter(accountId: string, stored: readonly PnlEntry[], 
         losses: touched.losses + (sign < 0 ? 1 : 0),
       });
     }
+  }
+  return [...entries.values()];
+}
+
+/** The day and instrument whose statistics a trade closed at `closeTime` counts in. */
+export function statsKeyOf(trade: Pick<Trade, 'instrument' | 'closeTime'>): { start: string; instrument: string } {
+  return { start: timestamp(periodStart(Date.parse(trade.closeTime!), 'day')), instrument: trade.instrument };
+}
+
+/**
+ * The statistics after the trades in `closed` are counted (lib/performance.ts): one entry per day and instrument
+ * they touch, starting from the stored entry or from no trades, its version incremented once.
+ */
+export function statsAfter(accountId: string, stored: readonly StatsEntry[], closed: readonly Trade[]): StatsEntry[] {
+  const entries = new Map<string, StatsEntry>();
+  for (const trade of closed) {
+    const { start, instrument } = statsKeyOf(trade);
+    const key = `${start}#${instrument}`;
+    const base = entries.get(key) ??
+      stored.find((entry) => entry.start === start && entry.instrument === instrument) ?? {
+        accountId,
+        start,
+        instrument,
+        ...NO_TRADES,
+        version: 0,
+      };
+    const touched = entries.has(key) ? base : { ...base, version: base.version + 1 };
+    entries.set(key, { ...touched, ...mergeStats(touched, tradeStats({ ...trade, closeTime: trade.closeTime! })) });
   }
   return [...entries.values()];
 }
