@@ -152,6 +152,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/all/performance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Performance of every account's closed trades, per currency and instrument
+         * @description The performance of the closed trades of every account the API key may see, one summary per currency (sorted
+         *     by code): amounts in different currencies are never converted or added together. `accounts` lists the
+         *     accounts covered. Each currency's drawdown follows the sum of its accounts' realized P&L day by day.
+         *     A trade counts in the UTC day that holds its `closeTime`. The window is made of whole UTC days: `from` moves
+         *     back to the start of its day, `to` forward to the next midnight (unless already on one); the answer gives the
+         *     effective `from` and `to`. Without `to`, the window ends with today; without `from`, it holds 90 days. More
+         *     than 366 days is a `400`. `instrument` keeps only that instrument's trades.
+         *
+         *     Every figure is defined in `PerformanceFigures`; every amount is exact, and equals, to the last digit, the
+         *     figure recomputed from the trades as the trade listings show them. Reads at most one item per day and
+         *     instrument traded (the writer keeps the figures per account, day and instrument), plus the account list or
+         *     item, however many trades closed.
+         */
+        get: operations["allPerformance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/{account}/balance": {
         parameters: {
             query?: never;
@@ -250,6 +281,36 @@ export interface paths {
          *     item per point (the writer keeps an aggregate per period), plus the account, however many trades closed.
          */
         get: operations["accountPnl"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/{account}/performance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Performance of one account's closed trades, overall and per instrument
+         * @description How well one account's bot trades: the figures of its trades closed in the window, in the account's
+         *     currency (`currencies` holds one summary), overall and per instrument.
+         *     A trade counts in the UTC day that holds its `closeTime`. The window is made of whole UTC days: `from` moves
+         *     back to the start of its day, `to` forward to the next midnight (unless already on one); the answer gives the
+         *     effective `from` and `to`. Without `to`, the window ends with today; without `from`, it holds 90 days. More
+         *     than 366 days is a `400`. `instrument` keeps only that instrument's trades.
+         *
+         *     Every figure is defined in `PerformanceFigures`; every amount is exact, and equals, to the last digit, the
+         *     figure recomputed from the trades as the trade listings show them. Reads at most one item per day and
+         *     instrument traded (the writer keeps the figures per account, day and instrument), plus the account list or
+         *     item, however many trades closed.
+         */
+        get: operations["accountPerformance"];
         put?: never;
         post?: never;
         delete?: never;
@@ -581,6 +642,89 @@ export interface components {
             from: components["schemas"]["Timestamp"];
             to: components["schemas"]["Timestamp"];
             series: components["schemas"]["PnlSeries"][];
+        };
+        /** @description One trade singled out, with the account it belongs to. */
+        TradeMark: {
+            accountId: components["schemas"]["AccountId"];
+            id: string;
+            realizedPL: components["schemas"]["Decimal"];
+        };
+        /**
+         * @description The largest fall of realized equity in the window. Realized equity starts at zero at `from` and moves by each
+         *     UTC day's net realized P&L, at the day's end. `amount` is the largest fall from a peak to a later low (exact;
+         *     `0` when it never fell). `ratio` is `amount` divided by the peak it fell from, rounded half-even to 4 places
+         *     (null when that peak was not above zero). `start` is the end of the peak's day (`from` when the peak is the
+         *     starting zero) and `end` the end of the low's day; both null when it never fell. Ties go to the earliest.
+         */
+        Drawdown: {
+            amount: components["schemas"]["Decimal"];
+            ratio: components["schemas"]["Decimal"] | null;
+            start: components["schemas"]["Timestamp"] | null;
+            end: components["schemas"]["Timestamp"] | null;
+        };
+        /**
+         * @description The figures of a set of closed trades. A win has `realizedPL` above zero, a loss below, a break-even exactly
+         *     zero. Every amount is written with the most decimal places any of the trades' `realizedPL` has: sums exactly,
+         *     averages rounded half-even to those places. Ratios are rounded half-even to 4 places. A figure that has
+         *     nothing to be computed from (no trade, no win, no loss) is null. Used inside `InstrumentPerformance` and
+         *     `CurrencyPerformance`, which admit no other member.
+         */
+        PerformanceFigures: {
+            closedTrades: number;
+            wins: number;
+            losses: number;
+            breakEvens: number;
+            /** @description wins ÷ closedTrades. */
+            winRate: components["schemas"]["Decimal"] | null;
+            /** @description The sum of the wins' realizedPL (0 or more). */
+            grossProfit: components["schemas"]["Decimal"];
+            /** @description The sum of the losses' realizedPL (0 or less). */
+            grossLoss: components["schemas"]["Decimal"];
+            /** @description grossProfit + grossLoss. */
+            netRealizedPL: components["schemas"]["Decimal"];
+            /** @description grossProfit ÷ −grossLoss; null when there is no loss. */
+            profitFactor: components["schemas"]["Decimal"] | null;
+            /** @description netRealizedPL ÷ closedTrades, the average result of a trade. */
+            expectancy: components["schemas"]["Decimal"] | null;
+            /** @description grossProfit ÷ wins. */
+            averageWin: components["schemas"]["Decimal"] | null;
+            /** @description grossLoss ÷ losses (0 or less). */
+            averageLoss: components["schemas"]["Decimal"] | null;
+            /** @description The highest realizedPL; a tie goes to the earlier close, then the smaller id, then the smaller account id. */
+            bestTrade: components["schemas"]["TradeMark"] | null;
+            /** @description The lowest realizedPL, ties broken as for bestTrade. */
+            worstTrade: components["schemas"]["TradeMark"] | null;
+            /** @description The mean of closeTime − openTime, in whole seconds rounded half-even. */
+            averageHoldingSeconds: number | null;
+            /** @description The longest closeTime − openTime, in whole seconds rounded half-even. */
+            longestHoldingSeconds: number | null;
+            maxDrawdown: components["schemas"]["Drawdown"];
+        };
+        /** @description The figures of one instrument's trades. */
+        InstrumentPerformance: {
+            instrument: components["schemas"]["Instrument"];
+        } & components["schemas"]["PerformanceFigures"];
+        /** @description The figures of the trades in one currency, and the same per instrument, sorted by net realized P&L (highest first; ties by instrument). */
+        CurrencyPerformance: {
+            currency: components["schemas"]["CurrencyCode"];
+            instruments: components["schemas"]["InstrumentPerformance"][];
+        } & components["schemas"]["PerformanceFigures"];
+        /** @description One account's performance over the window (`from` to `to`), in its currency. */
+        AccountPerformance: {
+            accountId: components["schemas"]["AccountId"];
+            /** @description The start of the first day. */
+            from: components["schemas"]["Timestamp"];
+            /** @description The end of the last day, exclusive. */
+            to: components["schemas"]["Timestamp"];
+            currencies: components["schemas"]["CurrencyPerformance"][];
+        };
+        /** @description The performance of every visible account, one summary per currency, sorted by currency code. */
+        AllPerformance: {
+            /** @description The ids of the accounts covered (those the API key may see), sorted. */
+            accounts: components["schemas"]["AccountId"][];
+            from: components["schemas"]["Timestamp"];
+            to: components["schemas"]["Timestamp"];
+            currencies: components["schemas"]["CurrencyPerformance"][];
         };
         /** @description The last balance snapshot recorded in one interval. */
         EquityPoint: {
@@ -967,6 +1111,18 @@ export interface components {
          * @example 2026-11-01T00:00:00Z
          */
         SeriesTo: string;
+        /**
+         * @description The start of the window, moved back to the start of its UTC day. An RFC 3339 date-time with a zone. Default:
+         *     90 days before `to`.
+         * @example 2026-10-01T00:00:00Z
+         */
+        PerformanceFrom: string;
+        /**
+         * @description The end of the window (exclusive), moved forward to the next UTC midnight unless already on one. Default: the
+         *     end of today. `from` at or after `to` is a `400`.
+         * @example 2026-11-01T00:00:00Z
+         */
+        PerformanceTo: string;
         /**
          * @description The `ETag` of a body you already hold (or `*`). When the body would be the same, the answer is `304 Not
          *     Modified` with no body. Several tags may be listed, comma-separated; `W/` before a tag is ignored.
@@ -1600,6 +1756,67 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    allPerformance: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The start of the window, moved back to the start of its UTC day. An RFC 3339 date-time with a zone. Default:
+                 *     90 days before `to`.
+                 * @example 2026-10-01T00:00:00Z
+                 */
+                from?: components["parameters"]["PerformanceFrom"];
+                /**
+                 * @description The end of the window (exclusive), moved forward to the next UTC midnight unless already on one. Default: the
+                 *     end of today. `from` at or after `to` is a `400`.
+                 * @example 2026-11-01T00:00:00Z
+                 */
+                to?: components["parameters"]["PerformanceTo"];
+                /**
+                 * @description Only trades of this instrument, written `BASE_QUOTE` such as `EUR_USD`: two to twelve letters or digits
+                 *     on each side. Case-insensitive, and `/` or `-` are accepted as the separator (`eur/usd` and `EUR-USD` are
+                 *     `EUR_USD`); the filter uses the canonical upper-case form with `_`. Anything else is a `400`.
+                 * @example EUR_USD
+                 */
+                instrument?: components["parameters"]["Instrument"];
+            };
+            header?: {
+                /**
+                 * @description The `ETag` of a body you already hold (or `*`). When the body would be the same, the answer is `304 Not
+                 *     Modified` with no body. Several tags may be listed, comma-separated; `W/` before a tag is ignored.
+                 * @example "x0bJ2X9QyVd8G5kXn1m0bZpXo0yq8S3m2nW4l1t9Ckc"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One performance summary per currency. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AllPerformance"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     accountBalance: {
         parameters: {
             query?: never;
@@ -1922,6 +2139,75 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["AccountPnl"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["AccountNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    accountPerformance: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The start of the window, moved back to the start of its UTC day. An RFC 3339 date-time with a zone. Default:
+                 *     90 days before `to`.
+                 * @example 2026-10-01T00:00:00Z
+                 */
+                from?: components["parameters"]["PerformanceFrom"];
+                /**
+                 * @description The end of the window (exclusive), moved forward to the next UTC midnight unless already on one. Default: the
+                 *     end of today. `from` at or after `to` is a `400`.
+                 * @example 2026-11-01T00:00:00Z
+                 */
+                to?: components["parameters"]["PerformanceTo"];
+                /**
+                 * @description Only trades of this instrument, written `BASE_QUOTE` such as `EUR_USD`: two to twelve letters or digits
+                 *     on each side. Case-insensitive, and `/` or `-` are accepted as the separator (`eur/usd` and `EUR-USD` are
+                 *     `EUR_USD`); the filter uses the canonical upper-case form with `_`. Anything else is a `400`.
+                 * @example EUR_USD
+                 */
+                instrument?: components["parameters"]["Instrument"];
+            };
+            header?: {
+                /**
+                 * @description The `ETag` of a body you already hold (or `*`). When the body would be the same, the answer is `304 Not
+                 *     Modified` with no body. Several tags may be listed, comma-separated; `W/` before a tag is ignored.
+                 * @example "x0bJ2X9QyVd8G5kXn1m0bZpXo0yq8S3m2nW4l1t9Ckc"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description The account id, as listed by `GET /api/accounts`. An id that does not exist, that the API key may not see,
+                 *     or that does not match the account id pattern answers `404 ACCOUNT_NOT_FOUND` (never `400`).
+                 * @example primary-usd
+                 */
+                account: components["parameters"]["Account"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account's performance. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountPerformance"];
                 };
             };
             304: components["responses"]["NotModified"];

@@ -12,7 +12,7 @@
  * - every amount is written with the most places any of the trades' realized P&L has: sums (gross profit and
  *   loss, net, drawdown) exactly, averages (expectancy, average win and loss) rounded half-even to those places;
  * - the best trade has the highest realized P&L, the worst the lowest; a tie goes to the earlier close, then to the
- *   smaller id;
+ *   smaller id, then to the smaller account id;
  * - holding time is closeTime − openTime; averages and the longest are in whole seconds, rounded half-even.
  */
 import { compareDecimals, decimalScale, decimalSign, divideDecimals, formatDecimal, negateDecimal, sumDecimals } from './decimal';
@@ -23,6 +23,7 @@ export const RATIO_PLACES = 4;
 
 /** A trade singled out (the best or the worst): its id, P&L and close time (the tie-break). */
 export interface TradeMark {
+  accountId: string;
   id: string;
   realizedPL: string;
   closeTime: string;
@@ -63,6 +64,7 @@ export const NO_TRADES: StatsFigures = {
 
 /** What a closed trade contributes. */
 export interface ClosedTrade {
+  accountId: string;
   id: string;
   realizedPL: string;
   openTime: string;
@@ -73,7 +75,7 @@ export interface ClosedTrade {
 export function tradeStats(trade: ClosedTrade): StatsFigures {
   const sign = decimalSign(trade.realizedPL);
   const held = Math.max(0, Date.parse(trade.closeTime) - Date.parse(trade.openTime));
-  const mark = { id: trade.id, realizedPL: trade.realizedPL, closeTime: trade.closeTime };
+  const mark = { accountId: trade.accountId, id: trade.id, realizedPL: trade.realizedPL, closeTime: trade.closeTime };
   return {
     closedTrades: 1,
     wins: sign > 0 ? 1 : 0,
@@ -89,10 +91,11 @@ export function tradeStats(trade: ClosedTrade): StatsFigures {
   };
 }
 
-/** Earlier close first, then the smaller id: the order that breaks ties between equal P&L. */
+/** Earlier close first, then the smaller id, then the smaller account id: the order that breaks ties of equal P&L. */
 function tieOrder(a: TradeMark, b: TradeMark): number {
   if (a.closeTime !== b.closeTime) return a.closeTime < b.closeTime ? -1 : 1;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  if (a.id !== b.id) return a.id < b.id ? -1 : 1;
+  return a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : 0;
 }
 
 function better(a: TradeMark | null, b: TradeMark | null): TradeMark | null {
@@ -178,8 +181,8 @@ export interface PerformanceFigures {
   expectancy: string | null;
   averageWin: string | null;
   averageLoss: string | null;
-  bestTrade: { id: string; realizedPL: string } | null;
-  worstTrade: { id: string; realizedPL: string } | null;
+  bestTrade: { accountId: string; id: string; realizedPL: string } | null;
+  worstTrade: { accountId: string; id: string; realizedPL: string } | null;
   averageHoldingSeconds: number | null;
   longestHoldingSeconds: number | null;
   maxDrawdown: Drawdown;
@@ -199,7 +202,7 @@ function withPlaces(value: string, places: number): string {
 export function performanceOf(stats: StatsFigures, drawdown: Drawdown): PerformanceFigures {
   const { places } = stats;
   const net = withPlaces(sumDecimals([stats.grossProfit, stats.grossLoss]), places);
-  const mark = (trade: TradeMark | null) => (trade ? { id: trade.id, realizedPL: trade.realizedPL } : null);
+  const mark = (trade: TradeMark | null) => (trade ? { accountId: trade.accountId, id: trade.id, realizedPL: trade.realizedPL } : null);
   return {
     closedTrades: stats.closedTrades,
     wins: stats.wins,

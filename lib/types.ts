@@ -28,6 +28,10 @@ export type AllPnl = Schemas['AllPnl'];
 /** The last balance snapshot recorded in one interval. */
 export type EquityPoint = Schemas['EquityPoint'];
 export type AccountEquity = Schemas['AccountEquity'];
+/** How well the trades closed in a window did, in one currency, overall and per instrument (API 1.2). */
+export type CurrencyPerformance = Schemas['CurrencyPerformance'];
+export type AccountPerformance = Schemas['AccountPerformance'];
+export type AllPerformance = Schemas['AllPerformance'];
 
 export type Environment = Account['environment'];
 export type TradeSide = Trade['side'];

@@ -142,6 +142,13 @@ export const PNL_QUERY = {
   to: parseTimeParameter,
 } satisfies ParameterParsers;
 
+/** The parameters of both performance summaries: a window of whole UTC days and one instrument, each optional. */
+export const PERFORMANCE_QUERY = {
+  from: parseTimeParameter,
+  to: parseTimeParameter,
+  instrument: parseInstrument,
+} satisfies ParameterParsers;
+
 /** The parameters of the equity series. */
 export const EQUITY_QUERY = {
   interval: parseInterval,

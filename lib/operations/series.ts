@@ -41,7 +41,7 @@ const PNL_MAX_POINTS = 366;
 const EQUITY_DEFAULT_POINTS: Record<Interval, number> = { hour: 7 * 24, day: 90 };
 const EQUITY_MAX_POINTS = 1000;
 /** Accounts whose series are read at once (each one Query) for the all-accounts series. */
-const CONCURRENT_READS = 16;
+export const CONCURRENT_READS = 16;
 
 /** A window of whole periods: the first period's start, the end (the next period's start), and the period starts. */
 export interface SeriesWindow {
@@ -105,7 +105,7 @@ export async function readAccountPnl(accountId: string, query: PnlRequest, princ
 }
 
 /** Runs `work` over `items`, at most `limit` at a time, keeping the order. */
-async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+export async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   const worker = async () => {

@@ -30,6 +30,8 @@ export const ROUTES = {
   'all-pnl': '/api/all/pnl',
   'account-pnl': '/api/{account}/pnl',
   'account-equity': '/api/{account}/equity',
+  'all-performance': '/api/all/performance',
+  'account-performance': '/api/{account}/performance',
 } as const;
 
 export type FunctionName = keyof typeof ROUTES;

@@ -2,6 +2,8 @@
  * The API's documented behaviour written independently of lib/, for comparing what the service returns with
  * what it should return.
  */
+import { compareDecimals, decimalSign, divideDecimals, formatDecimal, negateDecimal, sumDecimals } from '../../lib/decimal';
+import type { PerformanceFigures } from '../../lib/performance';
 import type { Trade } from '../../lib/types';
 
 /** Newest openTime first, then id descending (as strings), then accountId descending. */
@@ -50,4 +52,90 @@ export function periodStartOf(time: string, period: 'day' | 'week' | 'month'): s
 /** Each result's outcome, or its error's code and message: compared with a list of outcomes, a failure shows which. */
 export function outcomes(results: readonly ({ outcome: string } | { error: { code: string; message: string } })[]): string[] {
   return results.map((result) => ('outcome' in result ? result.outcome : `${result.error.code}: ${result.error.message}`));
+}
+
+const DAY_MS = 86_400_000;
+
+/** Equal P&L: the earlier close first, then the smaller id, then the smaller account id. */
+function tieOrder(a: Trade, b: Trade): number {
+  if (a.closeTime !== b.closeTime) return a.closeTime! < b.closeTime! ? -1 : 1;
+  if (a.id !== b.id) return a.id < b.id ? -1 : 1;
+  return a.accountId < b.accountId ? -1 : 1;
+}
+
+/** The figures of `group`, recomputed one trade at a time with no aggregate in between. */
+function expectedFigures(from: string, group: readonly Trade[]): PerformanceFigures {
+  const wins = group.filter((t) => decimalSign(t.realizedPL) > 0);
+  const losses = group.filter((t) => decimalSign(t.realizedPL) < 0);
+  // Every amount with the most places of any trade's P&L: sums of zero-padded values have exactly those places.
+  const places = Math.max(...['0', ...group.map((t) => t.realizedPL)].map((v) => v.split('.')[1]?.length ?? 0));
+  const zero = formatDecimal(0n, places);
+  const grossProfit = sumDecimals([zero, ...wins.map((t) => t.realizedPL)]);
+  const grossLoss = sumDecimals([zero, ...losses.map((t) => t.realizedPL)]);
+  const net = sumDecimals([grossProfit, grossLoss]);
+  const ranked = [...group].sort((a, b) => compareDecimals(b.realizedPL, a.realizedPL) || tieOrder(a, b));
+  const lowest = [...group].sort((a, b) => compareDecimals(a.realizedPL, b.realizedPL) || tieOrder(a, b));
+  const held = group.map((t) => BigInt(Date.parse(t.closeTime!) - Date.parse(t.openTime)));
+  const n = group.length;
+  return {
+    closedTrades: n,
+    wins: wins.length,
+    losses: losses.length,
+    breakEvens: n - wins.length - losses.length,
+    winRate: n ? divideDecimals(String(wins.length), String(n), 4) : null,
+    grossProfit,
+    grossLoss,
+    netRealizedPL: net,
+    profitFactor: losses.length ? divideDecimals(grossProfit, negateDecimal(grossLoss), 4) : null,
+    expectancy: n ? divideDecimals(net, String(n), places) : null,
+    averageWin: wins.length ? divideDecimals(grossProfit, String(wins.length), places) : null,
+    averageLoss: losses.length ? divideDecimals(grossLoss, String(losses.length), places) : null,
+    bestTrade: n ? { accountId: ranked[0].accountId, id: ranked[0].id, realizedPL: ranked[0].realizedPL } : null,
+    worstTrade: n ? { accountId: lowest[0].accountId, id: lowest[0].id, realizedPL: lowest[0].realizedPL } : null,
+    averageHoldingSeconds: n ? Number(divideDecimals(String(held.reduce((a, b) => a + b, 0n)), String(n * 1000), 0)) : null,
+    longestHoldingSeconds: n ? Number(divideDecimals(String(held.reduce((a, b) => (b > a ? b : a), 0n)), '1000', 0)) : null,
+    maxDrawdown: expectedDrawdown(from, group, zero),
+  };
+}
+
+/** The largest fall of realized equity, end of day to end of day, found by trying every pair of days. */
+function expectedDrawdown(from: string, group: readonly Trade[], zero: string): PerformanceFigures['maxDrawdown'] {
+  const ends = [...new Set(group.map((t) => Math.floor(Date.parse(t.closeTime!) / DAY_MS) * DAY_MS + DAY_MS))].sort((a, b) => a - b);
+  const equityAt = (end: number) => sumDecimals(['0', ...group.filter((t) => Date.parse(t.closeTime!) < end).map((t) => t.realizedPL)]);
+  const points = [{ at: Date.parse(from), equity: '0' }, ...ends.map((end) => ({ at: end, equity: equityAt(end) }))];
+  let best = { amount: zero, ratio: null as string | null, start: null as string | null, end: null as string | null };
+  for (let j = 1; j < points.length; j++) {
+    // The first highest point before j is the peak it fell from.
+    const peak = points.slice(0, j).reduce((high, point) => (compareDecimals(point.equity, high.equity) > 0 ? point : high));
+    const fall = sumDecimals([zero, peak.equity, negateDecimal(points[j].equity)]);
+    if (compareDecimals(fall, best.amount) > 0) {
+      best = {
+        amount: fall,
+        ratio: decimalSign(peak.equity) > 0 ? divideDecimals(fall, peak.equity, 4) : null,
+        start: new Date(peak.at).toISOString(),
+        end: new Date(points[j].at).toISOString(),
+      };
+    }
+  }
+  return best;
+}
+
+/**
+ * The performance of closed trades over a window starting at `from`, recomputed from the trades themselves (no
+ * aggregate in between): overall, and per instrument sorted by net realized P&L (highest first, then by name).
+ */
+export function expectedPerformance(
+  from: string,
+  trades: readonly Trade[],
+): PerformanceFigures & { instruments: (PerformanceFigures & { instrument: string })[] } {
+  const instruments = [...new Set(trades.map((t) => t.instrument))]
+    .map((instrument) => ({
+      instrument,
+      ...expectedFigures(
+        from,
+        trades.filter((t) => t.instrument === instrument),
+      ),
+    }))
+    .sort((a, b) => compareDecimals(b.netRealizedPL, a.netRealizedPL) || (a.instrument < b.instrument ? -1 : 1));
+  return { ...expectedFigures(from, trades), instruments };
 }

@@ -4,11 +4,12 @@
  * written in and however they fall across days and instruments.
  */
 import fc from 'fast-check';
-import { compareDecimals, decimalSign, divideDecimals, formatDecimal, negateDecimal, sumDecimals } from '../../lib/decimal';
-import { maxDrawdown, type PerformanceFigures, windowPerformance } from '../../lib/performance';
+import { formatDecimal } from '../../lib/decimal';
+import { maxDrawdown, windowPerformance } from '../../lib/performance';
 import type { StatsEntry } from '../../lib/store/ledger-table';
 import type { Trade } from '../../lib/types';
 import { statsAfter } from '../../packages/writer/src/rules';
+import { expectedPerformance } from '../support/expected';
 
 const FROM = '2026-03-01T00:00:00.000Z';
 const DAY = 86_400_000;
@@ -47,71 +48,6 @@ const trades = fc
     ),
   );
 
-/** The figures of `group`, recomputed one trade at a time with no aggregate in between. */
-function expectedFigures(group: readonly Trade[]): PerformanceFigures {
-  const wins = group.filter((t) => decimalSign(t.realizedPL) > 0);
-  const losses = group.filter((t) => decimalSign(t.realizedPL) < 0);
-  // Every amount with the most places of any trade's P&L: sums of zero-padded values have exactly those places.
-  const places = Math.max(...['0', ...group.map((t) => t.realizedPL)].map((v) => v.split('.')[1]?.length ?? 0));
-  const zero = formatDecimal(0n, places);
-  const grossProfit = sumDecimals([zero, ...wins.map((t) => t.realizedPL)]);
-  const grossLoss = sumDecimals([zero, ...losses.map((t) => t.realizedPL)]);
-  const net = sumDecimals([grossProfit, grossLoss]);
-  const ranked = [...group].sort(
-    (a, b) =>
-      compareDecimals(b.realizedPL, a.realizedPL) ||
-      (a.closeTime! < b.closeTime! ? -1 : a.closeTime! > b.closeTime! ? 1 : a.id < b.id ? -1 : 1),
-  );
-  const lowest = [...group].sort(
-    (a, b) =>
-      compareDecimals(a.realizedPL, b.realizedPL) ||
-      (a.closeTime! < b.closeTime! ? -1 : a.closeTime! > b.closeTime! ? 1 : a.id < b.id ? -1 : 1),
-  );
-  const held = group.map((t) => BigInt(Date.parse(t.closeTime!) - Date.parse(t.openTime)));
-  const n = group.length;
-  return {
-    closedTrades: n,
-    wins: wins.length,
-    losses: losses.length,
-    breakEvens: n - wins.length - losses.length,
-    winRate: n ? divideDecimals(String(wins.length), String(n), 4) : null,
-    grossProfit,
-    grossLoss,
-    netRealizedPL: net,
-    profitFactor: losses.length ? divideDecimals(grossProfit, negateDecimal(grossLoss), 4) : null,
-    expectancy: n ? divideDecimals(net, String(n), places) : null,
-    averageWin: wins.length ? divideDecimals(grossProfit, String(wins.length), places) : null,
-    averageLoss: losses.length ? divideDecimals(grossLoss, String(losses.length), places) : null,
-    bestTrade: n ? { id: ranked[0].id, realizedPL: ranked[0].realizedPL } : null,
-    worstTrade: n ? { id: lowest[0].id, realizedPL: lowest[0].realizedPL } : null,
-    averageHoldingSeconds: n ? Number(divideDecimals(String(held.reduce((a, b) => a + b, 0n)), String(n * 1000), 0)) : null,
-    longestHoldingSeconds: n ? Number(divideDecimals(String(held.reduce((a, b) => (b > a ? b : a), 0n)), '1000', 0)) : null,
-    maxDrawdown: expectedDrawdown(group, zero),
-  };
-}
-
-/** The largest fall of realized equity, end of day to end of day, found by trying every pair of days. */
-function expectedDrawdown(group: readonly Trade[], zero: string): PerformanceFigures['maxDrawdown'] {
-  const ends = [...new Set(group.map((t) => Math.floor(Date.parse(t.closeTime!) / DAY) * DAY + DAY))].sort((a, b) => a - b);
-  const equityAt = (end: number) => sumDecimals(['0', ...group.filter((t) => Date.parse(t.closeTime!) < end).map((t) => t.realizedPL)]);
-  const points = [{ at: Date.parse(FROM), equity: '0' }, ...ends.map((end) => ({ at: end, equity: equityAt(end) }))];
-  let best = { amount: zero, ratio: null as string | null, start: null as string | null, end: null as string | null };
-  for (let j = 1; j < points.length; j++) {
-    // The first highest point before j is the peak it fell from.
-    const peak = points.slice(0, j).reduce((high, point) => (compareDecimals(point.equity, high.equity) > 0 ? point : high));
-    const fall = sumDecimals([zero, peak.equity, negateDecimal(points[j].equity)]);
-    if (compareDecimals(fall, best.amount) > 0) {
-      best = {
-        amount: fall,
-        ratio: decimalSign(peak.equity) > 0 ? divideDecimals(fall, peak.equity, 4) : null,
-        start: new Date(peak.at).toISOString(),
-        end: new Date(points[j].at).toISOString(),
-      };
-    }
-  }
-  return best;
-}
-
 it('every figure, overall and per instrument, equals a recomputation from the trades, whatever the batches', () => {
   fc.assert(
     fc.property(trades, fc.array(fc.integer({ min: 1, max: 7 }), { minLength: 1, maxLength: 12 }), (all, batchSizes) => {
@@ -126,11 +62,7 @@ it('every figure, overall and per instrument, equals a recomputation from the tr
         ];
         at += size;
       }
-      const found = windowPerformance(FROM, stored);
-      const instruments = [...new Set(all.map((t) => t.instrument))]
-        .map((instrument) => ({ instrument, ...expectedFigures(all.filter((t) => t.instrument === instrument)) }))
-        .sort((a, b) => compareDecimals(b.netRealizedPL, a.netRealizedPL) || (a.instrument < b.instrument ? -1 : 1));
-      expect(found).toEqual({ ...expectedFigures(all), instruments });
+      expect(windowPerformance(FROM, stored)).toEqual(expectedPerformance(FROM, all));
       // One entry per day and instrument traded, each written once per batch that touched it.
       expect(stored.length).toBe(new Set(all.map((t) => `${t.closeTime!.slice(0, 10)}#${t.instrument}`)).size);
     }),

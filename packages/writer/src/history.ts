@@ -18,7 +18,7 @@ import type { Trade } from '../../../lib/types';
 import * as errors from './errors';
 import { WriterError } from './errors';
 import { attempts, Retry } from './retry';
-import { pnlId, pnlPeriodsOf } from './rules';
+import { pnlId, pnlPeriodsOf, statsKeyOf } from './rules';
 import {
   CLOSING,
   createTrades,
@@ -28,6 +28,7 @@ import {
   MARKS,
   pick,
   POSITION,
+  statsId,
   storedTrade,
   writeClose,
   writeUpdate,
@@ -148,7 +149,7 @@ export async function recordTrades(store: Store, accountId: string, inputs: read
     const fresh = once.filter(({ trade }) => !registered.has(trade.id));
     const known = once.filter(({ trade }) => registered.has(trade.id));
     // Fast path: new trades in groups, one transaction each.
-    const written: Written = { pnl: new Map() };
+    const written: Written = { pnl: new Map(), stats: new Map() };
     for (const group of groupsForTransactions(fresh)) {
       const created = await attempt(group, () =>
         attempts(`writing trades of ${accountId}`, () =>
@@ -191,14 +192,15 @@ export async function recordTrades(store: Store, accountId: string, inputs: read
 
 /**
  * Splits new trades into groups that fit one transaction: two items per trade (the trade and its id), one per P&L
- * period its close touches, and the balance.
+ * period and one per day's statistics of an instrument its close touches, and the balance.
  */
 function groupsForTransactions<T extends { trade: Trade }>(entries: readonly T[]): T[][] {
   const groups: T[][] = [];
   let group: T[] = [];
   let periods = new Set<string>();
   for (const entry of entries) {
-    const added = entry.trade.status === 'closed' ? pnlPeriodsOf(entry.trade.closeTime!).map(pnlId) : [];
+    const closed = entry.trade.status === 'closed';
+    const added = closed ? [...pnlPeriodsOf(entry.trade.closeTime!).map(pnlId), `stats#${statsId(statsKeyOf(entry.trade))}`] : [];
     const nextPeriods = new Set([...periods, ...added]);
     if (group.length && 2 * (group.length + 1) + nextPeriods.size + 1 > MAX_TRANSACTION_ITEMS) {
       groups.push(group);

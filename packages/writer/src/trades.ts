@@ -6,12 +6,21 @@
  */
 import { type BalanceRecord, getBalanceRecord, putBalance } from '../../../lib/store/balances-table';
 import { type Store, TransactionCancelled, type TransactItem, transactWrite } from '../../../lib/store/dynamodb';
-import { getPnlEntries, getRegisteredOpenTime, type PnlEntry, putPnl, registerTradeId } from '../../../lib/store/ledger-table';
+import {
+  getPnlEntries,
+  getRegisteredOpenTime,
+  getStatsEntries,
+  type PnlEntry,
+  putPnl,
+  putStats,
+  registerTradeId,
+  type StatsEntry,
+} from '../../../lib/store/ledger-table';
 import { getTradeRecord, putTrade } from '../../../lib/store/trades-table';
 import type { Trade } from '../../../lib/types';
 import * as errors from './errors';
 import { commit, Retry } from './retry';
-import { aggregatesAfter, balanceAfter, pnlId, pnlPeriodsOf, type TradeEvent } from './rules';
+import { aggregatesAfter, balanceAfter, pnlId, pnlPeriodsOf, statsAfter, statsKeyOf, type TradeEvent } from './rules';
 
 /** What makes a trade that trade: a stored trade given again with another of these is another trade (a conflict). */
 export const IDENTITY = ['instrument', 'side', 'openTime'] as const;
@@ -53,11 +62,23 @@ export async function storedTrade(store: Store, accountId: string, tradeId: stri
 export interface Written {
   balance?: BalanceRecord;
   pnl: Map<string, PnlEntry>;
+  stats: Map<string, StatsEntry>;
 }
 
 export function forget(written: Written): void {
   written.balance = undefined;
   written.pnl.clear();
+  written.stats.clear();
+}
+
+/** The key of a day's statistics of an instrument among others of the same account. */
+export function statsId(key: { start: string; instrument: string }): string {
+  return `${key.start}#${key.instrument}`;
+}
+
+/** The days and instruments whose statistics `closed` touch, each once. */
+export function uniqueStatsKeys(closed: readonly Trade[]): { start: string; instrument: string }[] {
+  return [...new Map(closed.map((trade) => statsKeyOf(trade)).map((key) => [statsId(key), key])).values()];
 }
 
 function uniquePeriods(closed: readonly Trade[]) {
@@ -77,19 +98,24 @@ function uniquePeriods(closed: readonly Trade[]) {
 export async function createTrades(store: Store, accountId: string, trades: readonly Trade[], written?: Written): Promise<boolean> {
   const closed = trades.filter((trade) => trade.status === 'closed');
   const periods = uniquePeriods(closed);
+  const days = uniqueStatsKeys(closed);
   const carried = written?.balance ? written : undefined;
-  const [balance, read] = await Promise.all([
+  const [balance, read, readStats] = await Promise.all([
     carried?.balance ?? balanceOf(store, accountId),
     getPnlEntries(store, accountId, carried ? periods.filter((key) => !carried.pnl.has(pnlId(key))) : periods),
+    getStatsEntries(store, accountId, carried ? days.filter((key) => !carried.stats.has(statsId(key))) : days),
   ]);
   const stored = [...read, ...(carried ? periods.flatMap((key) => carried.pnl.get(pnlId(key)) ?? []) : [])];
+  const storedStats = [...readStats, ...(carried ? days.flatMap((key) => carried.stats.get(statsId(key)) ?? []) : [])];
   const events: TradeEvent[] = trades.map((trade) => ({ kind: trade.status === 'open' ? 'opened' : 'recordedClosed', trade }));
   const nextBalance = balanceAfter(balance, events);
   const aggregates = aggregatesAfter(accountId, stored, closed);
+  const stats = statsAfter(accountId, storedStats, closed);
   const items: TransactItem[] = [
     ...trades.flatMap((trade) => [registerTradeId(store, accountId, trade.id, trade.openTime), putTrade(store, trade, undefined)]),
     putBalance(store, nextBalance, balance),
     ...aggregates.map((entry) => putPnl(store, entry, findEntry(stored, entry))),
+    ...stats.map((entry) => putStats(store, entry, findStats(storedStats, entry))),
   ];
   try {
     await transactWrite(store, items);
@@ -103,6 +129,7 @@ export async function createTrades(store: Store, accountId: string, trades: read
   if (written) {
     written.balance = nextBalance;
     for (const entry of aggregates) written.pnl.set(pnlId(entry), entry);
+    for (const entry of stats) written.stats.set(statsId(entry), entry);
   }
   return true;
 }
@@ -111,17 +138,24 @@ function findEntry(entries: readonly PnlEntry[], key: { period: string; start: s
   return entries.find((entry) => entry.period === key.period && entry.start === key.start);
 }
 
-/** Stores `closed` (the stored open trade `read`, closed), counting it in the balance and the aggregates. */
+function findStats(entries: readonly StatsEntry[], key: { start: string; instrument: string }): StatsEntry | undefined {
+  return entries.find((entry) => entry.start === key.start && entry.instrument === key.instrument);
+}
+
+/** Stores `closed` (the stored open trade `read`, closed), counting it in the balance, the aggregates and the statistics. */
 export async function writeClose(store: Store, accountId: string, read: StoredTrade, closed: Trade): Promise<void> {
-  const [balance, stored] = await Promise.all([
+  const [balance, stored, storedStats] = await Promise.all([
     balanceOf(store, accountId),
     getPnlEntries(store, accountId, pnlPeriodsOf(closed.closeTime!)),
+    getStatsEntries(store, accountId, [statsKeyOf(closed)]),
   ]);
   const aggregates = aggregatesAfter(accountId, stored, [closed]);
+  const stats = statsAfter(accountId, storedStats, [closed]);
   await commit(store, [
     putTrade(store, closed, read),
     putBalance(store, balanceAfter(balance, [{ kind: 'closed', trade: closed }]), balance),
     ...aggregates.map((entry) => putPnl(store, entry, findEntry(stored, entry))),
+    ...stats.map((entry) => putStats(store, entry, findStats(storedStats, entry))),
   ]);
 }
 

@@ -1,0 +1,10 @@
+/**
+ * GET /api/all/performance?from&to&instrument — the performance of every visible account's closed trades, one
+ * summary per currency (never converted), each with its instruments.
+ * 200 `AllPerformance`; 400 INVALID_PARAMETER, 401, 403, 503.
+ */
+import { httpHandler } from '../lib/http/handler';
+import { PERFORMANCE_QUERY } from '../lib/http/params';
+import { readAllPerformance } from '../lib/operations/performance';
+
+export const handler = httpHandler(PERFORMANCE_QUERY, ({ query, principal, now }) => readAllPerformance(query, principal, now));

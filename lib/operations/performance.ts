@@ -1,0 +1,78 @@
+import { compareIds } from '../access';
+import { accountNotFound } from '../errors';
+import { type DayFigures, windowPerformance } from '../performance';
+import { getAccountItem, readAccountScopedItems } from '../store/accounts-table';
+import { readStatsEntries } from '../store/ledger-table';
+import { type TimeWindow, timestamp } from '../time';
+import type { AccountPerformance, AllPerformance, CurrencyPerformance, Principal } from '../types';
+import { CONCURRENT_READS, mapLimited, type SeriesWindow, seriesWindow } from './series';
+import { store } from './store';
+import { requireVisibleAccount } from './visible';
+
+/**
+ * How well the bots trade: the performance figures of the trades closed in a window of whole UTC days (a trade counts
+ * in the day it closed), per currency and per instrument (lib/performance.ts defines each figure). They are read from
+ * the statistics the writer keeps per account, day and instrument: a window reads one item per day and instrument
+ * traded, however many trades closed in it.
+ */
+
+/** What a summary is asked for: a window (whole UTC days) and one instrument, each optional. */
+export interface PerformanceRequest extends TimeWindow {
+  instrument?: string;
+}
+
+/** Without `from`, the last 90 days; at most 366 days (a leap year) in one answer. */
+const DEFAULT_DAYS = 90;
+const MAX_DAYS = 366;
+
+/** The days of an account's statistics in the window, of one instrument when asked. */
+async function daysOf(accountId: string, window: SeriesWindow, instrument: string | undefined): Promise<DayFigures[]> {
+  const first = timestamp(window.starts[0]);
+  const last = timestamp(window.starts[window.starts.length - 1]);
+  const entries = await readStatsEntries(store, accountId, first, last);
+  return instrument === undefined ? entries : entries.filter((entry) => entry.instrument === instrument);
+}
+
+function summaryOf(currency: string, from: number, days: readonly DayFigures[]): CurrencyPerformance {
+  return { currency, ...windowPerformance(timestamp(from), days) };
+}
+
+/** One account's performance over the window, in its currency. */
+export async function readAccountPerformance(accountId: string, request: PerformanceRequest, principal: Principal, now: Date): Promise<AccountPerformance> {
+  const window = seriesWindow('day', request, now, DEFAULT_DAYS, MAX_DAYS);
+  requireVisibleAccount(principal, accountId);
+  const [account, days] = await Promise.all([getAccountItem(store, accountId), daysOf(accountId, window, request.instrument)]);
+  if (!account) throw accountNotFound(accountId);
+  return {
+    accountId,
+    from: timestamp(window.from),
+    to: timestamp(window.to),
+    currencies: [summaryOf(account.currency as string, window.from, days)],
+  };
+}
+
+/**
+ * The performance of every account the key may see, one summary per currency (sorted by code): amounts in different
+ * currencies are never added together, and each currency's drawdown follows the sum of its accounts' days.
+ */
+export async function readAllPerformance(request: PerformanceRequest, principal: Principal, now: Date): Promise<AllPerformance> {
+  const window = seriesWindow('day', request, now, DEFAULT_DAYS, MAX_DAYS);
+  const accounts = await readAccountScopedItems(store, store.tables.accounts, principal);
+  const perAccount = await mapLimited(accounts, CONCURRENT_READS, async (account) => ({
+    currency: account.currency as string,
+    days: await daysOf(account.accountId as string, window, request.instrument),
+  }));
+  const currencies = [...new Set(perAccount.map((entry) => entry.currency))].sort(compareIds);
+  return {
+    accounts: accounts.map((account) => account.accountId as string).sort(compareIds),
+    from: timestamp(window.from),
+    to: timestamp(window.to),
+    currencies: currencies.map((currency) =>
+      summaryOf(
+        currency,
+        window.from,
+        perAccount.filter((entry) => entry.currency === currency).flatMap((entry) => entry.days),
+      ),
+    ),
+  };
+}
