@@ -16,6 +16,8 @@ export const OPERATIONS = [
   'account-status',
   'account-pnl',
   'account-equity',
+  'all-performance',
+  'account-performance',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
@@ -114,5 +116,12 @@ export function benchQueries(account: string, instrument: string, deepPages: num
   specs.push({ operation: 'all-pnl', period: 'month', ...lastYear });
   specs.push({ operation: 'account-equity', account, interval: 'hour', ...lastDays });
   specs.push({ operation: 'account-equity', account, interval: 'day', from: before(anchor, 90), to: before(anchor, 0) });
+  specs.push({ operation: 'account-performance', account, ...lastDays });
+  specs.push({ operation: 'account-performance', account, ...lastYear });
+  specs.push({ operation: 'account-performance', account, instrument, ...lastYear });
+  specs.push({ operation: 'all-performance', ...lastDays });
+  specs.push({ operation: 'all-performance', ...lastYear });
+  // Before either history: no day to read in both datasets, so the two compare (the cost of the accounts alone).
+  specs.push({ operation: 'all-performance', from: before(anchor, 730), to: before(anchor, 700) });
   return specs.map((spec) => ({ ...spec, id: describe(spec) }));
 }

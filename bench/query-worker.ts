@@ -18,6 +18,8 @@ import { handler as allBalance } from '../functions/all-balance';
 import { handler as allTrades } from '../functions/all-trades';
 import { handler as health } from '../functions/health';
 import { handler as allStatus } from '../functions/all-status';
+import { handler as accountPerformance } from '../functions/account-performance';
+import { handler as allPerformance } from '../functions/all-performance';
 import { handler as allPnl } from '../functions/all-pnl';
 import { handler as accountPnl } from '../functions/account-pnl';
 import { handler as accountEquity } from '../functions/account-equity';
@@ -53,6 +55,8 @@ const HANDLERS: Record<Operation, Handler> = {
   'all-pnl': allPnl,
   'account-pnl': accountPnl,
   'account-equity': accountEquity,
+  'all-performance': allPerformance,
+  'account-performance': accountPerformance,
 };
 
 const meter = new ReadMeter();
@@ -179,6 +183,27 @@ async function ledgerRange<K extends keyof LedgerUnits>(
   );
 }
 
+/**
+ * The statistics of one account whose day lies in a window of whole days: one key range, every instrument (with
+ * `instrument` too: the others are in the same range, read and skipped, as the handler does).
+ */
+async function statsRange(accountId: string, spec: QuerySpec): Promise<Item[]> {
+  const window = seriesWindow('day', { from: parseTimeParameter(spec.from!), to: parseTimeParameter(spec.to!) }, new Date(), 1, 1000);
+  return queryItems(
+    rawStore,
+    {
+      TableName: config.tables.ledger,
+      KeyConditionExpression: 'accountId = :a AND entryKey BETWEEN :first AND :last',
+      ExpressionAttributeValues: {
+        ':a': accountId,
+        ':first': entryKeyOf('stats', 'day', timestamp(window.starts[0])),
+        ':last': `${entryKeyOf('stats', 'day', timestamp(window.starts[window.starts.length - 1]))}#~`,
+      },
+    },
+    2 ** 31 - 1,
+  );
+}
+
 /** The key condition of a listing's page: partition, window and position, as one range. */
 function pageCondition(spec: QuerySpec, after: string | undefined): { condition: string; values: Record<string, string> } {
   const from = spec.from && timestamp(Math.ceil(parseTimeParameter(spec.from)));
@@ -205,6 +230,18 @@ async function floor({ spec, after }: Prepared): Promise<Item[]> {
           : ledgerRange(spec.account!, 'equity', spec.interval!, spec),
       ]);
       return [account.Item!, ...entries];
+    }
+    case 'account-performance': {
+      const [account, entries] = await Promise.all([
+        raw.send(new GetCommand({ TableName: accountsTable, Key: accountKey(spec.account!) })),
+        statsRange(spec.account!, spec),
+      ]);
+      return [account.Item!, ...entries];
+    }
+    case 'all-performance': {
+      const accounts = await scan(accountsTable);
+      const entries = await Promise.all(accounts.map((item) => statsRange(String(item.accountId), spec)));
+      return [...accounts, ...entries.flat()];
     }
     case 'all-pnl': {
       const accounts = await scan(accountsTable);
@@ -258,8 +295,13 @@ async function floor({ spec, after }: Prepared): Promise<Item[]> {
  * What the handler returned, counted as the read budget counts it: a page's trades, a list's entries, one item; a
  * series' points (per account for all accounts: a zero-filled point is returned without an item behind it).
  */
-function returnedIds(operation: Operation, body: any): string[] {
+function returnedIds(operation: Operation, body: any, fetched: Item[]): string[] {
   switch (operation) {
+    case 'account-performance':
+    case 'all-performance':
+      // The body sums its days: what it is built from is the days' figures (per account, day and instrument) of
+      // the window, which the floor read on its own (every instrument's, as `instrument` only skips the others).
+      return fetched.filter((item) => isEntryOf(item, 'stats')).map((item) => `${item.accountId}#${item.entryKey}`);
     case 'health':
       return [];
     case 'accounts':
@@ -294,10 +336,11 @@ function readBudget(operation: Operation, body: any, returned: number): number {
     const accounts = body.series.reduce((n: number, series: { accountCount: number }) => n + series.accountCount, 0);
     return returned + accounts;
   }
+  if (operation === 'all-performance') return returned + body.accounts.length;
   return returned + 1;
 }
 
-function sameItems(operation: Operation, body: any, returned: string[], fetched: Item[]): boolean {
+function sameItems(operation: Operation, body: any, returned: string[], fetched: Item[], instrument: string | undefined): boolean {
   if (operation === 'account-trades' || operation === 'all-trades') {
     const ids = fetched.map((item) => item.id);
     return returned.length >= ids.length - 1 && returned.every((id, i) => ids[i] === id);
@@ -308,6 +351,13 @@ function sameItems(operation: Operation, body: any, returned: string[], fetched:
       operation === 'account-pnl' ? body.points : body.series.flatMap((series: { points: unknown[] }) => series.points);
     const closed = fetched.filter((item) => isEntryOf(item, 'pnl')).reduce((n, item) => n + Number(item.tradesClosed), 0);
     return points.reduce((n, point) => n + point.tradesClosed, 0) === closed;
+  }
+  if (operation === 'account-performance' || operation === 'all-performance') {
+    // The same trades behind the summaries as behind the statistics the floor read.
+    const closed = fetched
+      .filter((item) => isEntryOf(item, 'stats') && (instrument === undefined || item.instrument === instrument))
+      .reduce((n, item) => n + Number(item.closedTrades), 0);
+    return body.currencies.reduce((n: number, currency: { closedTrades: number }) => n + currency.closedTrades, 0) === closed;
   }
   if (operation === 'account-equity') {
     const times = fetched.filter((item) => isEntryOf(item, 'equity')).map((item) => String(item.time));
@@ -332,7 +382,7 @@ async function measure(id: string, fixedReps: number | undefined, settings: Repe
   const handlerTally = meter.take();
   const fetched = await floor(query);
   const rawTally = meter.take();
-  const returned = returnedIds(spec.operation, body);
+  const returned = returnedIds(spec.operation, body, fetched);
 
   let pairMs = 0;
   for (let i = 0; i < settings.warmup; i++) {
@@ -373,7 +423,7 @@ async function measure(id: string, fixedReps: number | undefined, settings: Repe
     dynamoCalls: handlerTally.calls,
     rawItemsRead: rawTally.itemsRead,
     rawCalls: rawTally.calls,
-    sameItems: sameItems(spec.operation, body, returned, fetched),
+    sameItems: sameItems(spec.operation, body, returned, fetched, spec.instrument),
     responseBytes: bytes,
     ...(query.deepPage ? { deepPage: query.deepPage } : {}),
   };

@@ -175,7 +175,8 @@ export function judge(input: {
 
   const readMisses = rows.filter((row) => !row.readsWithinTarget || !row.small.readsWithinTarget);
   targets.push({
-    target: 'items read ≤ budget for every query (a page: returned + 1; the fleet: 2 per account; a series: points + 1 per account)',
+    target:
+      'items read ≤ budget for every query (a page: returned + 1; the fleet: 2 per account; a series: points + 1 per account; performance: 1 per day and instrument traded + 1 per account)',
     pass: readMisses.length === 0,
     detail: readMisses.length
       ? readMisses

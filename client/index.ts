@@ -18,7 +18,18 @@ export type Schemas = components['schemas'];
 // The API's shapes under their own names, as the service itself uses them (lib/types.ts names the generated ones).
 import type { TradePage } from '../lib/types';
 
-export type { AccountEquity, AccountPnl, AccountStatus, AllPnl, Balance, FleetStatus, Trade, TradePage } from '../lib/types';
+export type {
+  AccountEquity,
+  AccountPerformance,
+  AccountPnl,
+  AccountStatus,
+  AllPerformance,
+  AllPnl,
+  Balance,
+  FleetStatus,
+  Trade,
+  TradePage,
+} from '../lib/types';
 export type Problem = Schemas['Problem'];
 
 export interface ClientOptions {

@@ -8,4 +8,6 @@ import { httpHandler } from '../lib/http/handler';
 import { PERFORMANCE_QUERY } from '../lib/http/params';
 import { readAccountPerformance } from '../lib/operations/performance';
 
-export const handler = httpHandler(PERFORMANCE_QUERY, ({ path, query, principal, now }) => readAccountPerformance(path.account, query, principal, now));
+export const handler = httpHandler(PERFORMANCE_QUERY, ({ path, query, principal, now }) =>
+  readAccountPerformance(path.account, query, principal, now),
+);

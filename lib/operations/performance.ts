@@ -38,7 +38,12 @@ function summaryOf(currency: string, from: number, days: readonly DayFigures[]):
 }
 
 /** One account's performance over the window, in its currency. */
-export async function readAccountPerformance(accountId: string, request: PerformanceRequest, principal: Principal, now: Date): Promise<AccountPerformance> {
+export async function readAccountPerformance(
+  accountId: string,
+  request: PerformanceRequest,
+  principal: Principal,
+  now: Date,
+): Promise<AccountPerformance> {
   const window = seriesWindow('day', request, now, DEFAULT_DAYS, MAX_DAYS);
   requireVisibleAccount(principal, accountId);
   const [account, days] = await Promise.all([getAccountItem(store, accountId), daysOf(accountId, window, request.instrument)]);

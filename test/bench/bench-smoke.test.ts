@@ -62,8 +62,8 @@ it('prints the tables and the target summary', () => {
 it('measures every query of every operation, each within its read budget', () => {
   const { queries } = results;
   // 6 single operations; 2 listings × (3 statuses × 2 instruments × 3 limits + 3 windows × 3 filters + 1 large
-  // windowed page); 3 deep pages; 4 + 2 P&L series and 2 equity series.
-  expect(queries).toHaveLength(6 + 2 * (3 * 2 * 3 + 3 * 3 + 1) + 3 + 6 + 2);
+  // windowed page); 3 deep pages; 4 + 2 P&L series and 2 equity series; 3 + 3 performance summaries.
+  expect(queries).toHaveLength(6 + 2 * (3 * 2 * 3 + 3 * 3 + 1) + 3 + 6 + 2 + 6);
   expect(new Set(queries.map((row: any) => row.operation))).toEqual(new Set(OPERATIONS));
   for (const row of queries) {
     expect(row).toEqual(
@@ -83,12 +83,13 @@ it('measures every query of every operation, each within its read budget', () =>
       notPositive({ itemsRead: row.itemsRead, itemsReturned: row.itemsReturned, readAmplification: row.readAmplification }, true),
     ).toEqual({});
     // The cost rules: a page reads what it returns plus one; the fleet two items per account; a series one
-    // per point and account, plus the account.
+    // per point and account, plus the account; a performance summary one per day and instrument traded (what it is
+    // built from), plus the account or each account.
     const accounts = results.meta.accounts;
     const budget =
       row.operation === 'all-status'
         ? 2 * row.itemsReturned
-        : row.operation === 'all-pnl'
+        : row.operation === 'all-pnl' || row.operation === 'all-performance'
           ? row.itemsReturned + accounts
           : row.itemsReturned + 1;
     expect([row.query, row.readBudget]).toEqual([row.query, budget]);

@@ -1,0 +1,87 @@
+/**
+ * The one-off backfill of the performance statistics (API 1.2) for histories written before the writer kept them:
+ * per account, the figures of every day and instrument recomputed from its closed trades, and written where they
+ * are missing or differ. Running it again changes nothing.
+ *
+ * A bot may write while it runs. The stored statistics are read first and the trades after, and each write is
+ * conditioned on the version read: a close the writer counted in between changes that version, the write is
+ * refused, and the account is done again from the start. A close it counted before is in both reads.
+ */
+import { type Store, scanAll, TransactionCancelled, transactWrite } from '../../../lib/store/dynamodb';
+import { putStats, readStatsEntries, type StatsEntry } from '../../../lib/store/ledger-table';
+import { orderKey, readTrades, tradeListing } from '../../../lib/store/trades-table';
+import type { Trade } from '../../../lib/types';
+import { statsAfter } from './rules';
+
+/** What the backfill did to one account. */
+export interface BackfillResult {
+  accountId: string;
+  closedTrades: number;
+  /** Days × instruments with closed trades. */
+  entries: number;
+  written: number;
+  unchanged: number;
+  attempts: number;
+}
+
+const PAGE = 500;
+const MAX_TRANSACTION_ITEMS = 100;
+const MAX_ATTEMPTS = 8;
+
+async function closedTrades(store: Store, accountId: string): Promise<Trade[]> {
+  const listing = tradeListing(accountId, { status: 'closed' });
+  const trades: Trade[] = [];
+  for (let after: string | undefined; ; ) {
+    const page = await readTrades(store, listing, { after }, PAGE);
+    trades.push(...page);
+    if (page.length < PAGE) return trades;
+    after = orderKey(page[page.length - 1]);
+  }
+}
+
+/** The figures alone (no key, no version), for telling whether a stored entry already holds them. */
+function figures({ version: _version, ...entry }: StatsEntry): string {
+  return JSON.stringify(entry, Object.keys(entry).sort());
+}
+
+async function backfillOnce(store: Store, accountId: string): Promise<Omit<BackfillResult, 'attempts'>> {
+  // First what is stored (with its versions), then the trades: see the module's comment.
+  const stored = await readStatsEntries(store, accountId, '0000-01-01T00:00:00.000Z', '9999-12-31T00:00:00.000Z');
+  const trades = await closedTrades(store, accountId);
+  // From nothing: each entry's version is the stored one plus one, or 1 for a new entry.
+  const computed = statsAfter(accountId, [], trades).map((entry) => {
+    const read = stored.find((s) => s.start === entry.start && s.instrument === entry.instrument);
+    return { entry: { ...entry, version: (read?.version ?? 0) + 1 }, read };
+  });
+  const changed = computed.filter(({ entry, read }) => !read || figures(read) !== figures(entry));
+  for (let at = 0; at < changed.length; at += MAX_TRANSACTION_ITEMS) {
+    await transactWrite(
+      store,
+      changed.slice(at, at + MAX_TRANSACTION_ITEMS).map(({ entry, read }) => putStats(store, entry, read)),
+    );
+  }
+  return {
+    accountId,
+    closedTrades: trades.length,
+    entries: computed.length,
+    written: changed.length,
+    unchanged: computed.length - changed.length,
+  };
+}
+
+/** Backfills one account, again from the start whenever a writer got in the way. */
+export async function backfillAccount(store: Store, accountId: string): Promise<BackfillResult> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return { ...(await backfillOnce(store, accountId)), attempts: attempt };
+    } catch (error) {
+      if (!(error instanceof TransactionCancelled) || attempt >= MAX_ATTEMPTS) throw error;
+    }
+  }
+}
+
+/** The ids of every account of the store, sorted. */
+export async function accountIds(store: Store): Promise<string[]> {
+  const items = await scanAll(store, store.tables.accounts);
+  return items.map((item) => String(item.accountId)).sort();
+}

@@ -1,0 +1,56 @@
+/**
+ * `npm run backfill -- [--stage NAME] [--endpoint URL] [--account ID]`
+ *
+ * Writes the performance statistics of API 1.2 for trade histories written before the writer kept them (see
+ * packages/writer/src/backfill.ts): every account, or one. Idempotent: a second run writes nothing. Safe while bots
+ * write. Locally into `npm start`'s database (DB_PORT); with --stage into that deployed stage (AWS credentials and
+ * region from the environment). Prints one line per account and a total; exits 1 when an account failed.
+ */
+import './support/quiet-sdk';
+import { accountIds, backfillAccount } from '../packages/writer/src/backfill';
+import { commandLine, usageFailure } from './support/command-line';
+import { targetWriter } from './support/load-data';
+
+const USAGE = 'usage: npm run backfill -- [--stage NAME] [--endpoint URL] [--account ID]';
+
+async function main() {
+  const parsed = commandLine('backfill', USAGE, { stage: { type: 'string' }, endpoint: { type: 'string' }, account: { type: 'string' } });
+  if (!parsed) return;
+  const { values, positionals } = parsed;
+  if (positionals.length) usageFailure('backfill', USAGE, `unexpected ${positionals.join(' ')}`);
+  const writer = targetWriter({ stage: values.stage, endpoint: values.endpoint });
+  const started = performance.now();
+  let failed = 0;
+  const totals = { trades: 0, entries: 0, written: 0, unchanged: 0 };
+  try {
+    const ids = values.account ? [values.account] : await accountIds(writer.store);
+    for (const [i, accountId] of ids.entries()) {
+      try {
+        const result = await backfillAccount(writer.store, accountId);
+        totals.trades += result.closedTrades;
+        totals.entries += result.entries;
+        totals.written += result.written;
+        totals.unchanged += result.unchanged;
+        const retried = result.attempts > 1 ? `, ${result.attempts} attempts (a bot wrote meanwhile)` : '';
+        console.log(
+          `[${i + 1}/${ids.length}] ${accountId}: ${result.closedTrades} closed trades, ${result.entries} days × instruments, ${result.written} written, ${result.unchanged} unchanged${retried}`,
+        );
+      } catch (error) {
+        failed += 1;
+        console.error(`[${i + 1}/${ids.length}] ${accountId}: failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    console.log(
+      `${ids.length} accounts, ${totals.trades} closed trades, ${totals.entries} days × instruments: ${totals.written} written, ${totals.unchanged} unchanged, ${failed} failed, in ${seconds} s`,
+    );
+  } finally {
+    writer.close();
+  }
+  if (failed) process.exitCode = 1;
+}
+
+main().catch((error) => {
+  console.error(`backfill: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
