@@ -65,8 +65,8 @@ it('puts the authorizer on every data method and not on health or the dashboard'
     AuthorizerResultTtlInSeconds: 300,
   });
   const methods = getMethods();
-  // Eleven API routes, and the dashboard's page (/) and files (/assets/{file}).
-  expect(methods).toHaveLength(13);
+  // Thirteen API routes, and the dashboard's page (/) and files (/assets/{file}).
+  expect(methods).toHaveLength(15);
   const publicMethods = ['ApiGatewayMethodApiHealthGet', 'ApiGatewayMethodGet', 'ApiGatewayMethodAssetsFileVarGet'];
   for (const [id, method] of methods) {
     if (publicMethods.includes(id)) expect(method.Properties.AuthorizationType).toBe('NONE');
@@ -183,7 +183,8 @@ it('shapes API Gateway’s own errors as problem+json with the security headers'
 it('throttles the stage and caps every function’s concurrency', () => {
   const [[, deployment]] = ofType('AWS::ApiGateway::Deployment');
   expect(deployment.Properties.StageDescription).toMatchObject({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 });
-  expect(functions()).toHaveLength(14);
+  // Thirteen operations, the authorizer, the probe and the dashboard.
+  expect(functions()).toHaveLength(16);
   for (const [, fn] of functions()) {
     expect(fn.Properties.ReservedConcurrentExecutions).toBe(20);
     expect(fn.Properties.Runtime).toBe('nodejs22.x');
@@ -378,7 +379,7 @@ describe('alerts', () => {
 
 it('keeps logs for a set time and secrets out of the package', () => {
   const logGroups = ofType('AWS::Logs::LogGroup');
-  expect(logGroups).toHaveLength(14);
+  expect(logGroups).toHaveLength(16);
   for (const [, group] of logGroups) expect(group.Properties.RetentionInDays).toBe(90);
   for (const [, fn] of functions()) {
     const env = fn.Properties.Environment.Variables;
