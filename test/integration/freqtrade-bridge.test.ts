@@ -329,9 +329,12 @@ describe('npm run bridge', () => {
   });
 
   it('running, logs once when the bot stops answering and once when it answers again', async () => {
+    // Node itself, not the tsx wrapper, which can turn a slow SIGTERM acknowledgement into SIGKILL (see ingest.test.ts).
     const child = spawn(
-      join(ROOT, 'node_modules', '.bin', 'tsx'),
+      process.execPath,
       [
+        '--import',
+        'tsx',
         join(ROOT, 'scripts', 'bridge.ts'),
         'freqtrade',
         '--url',

@@ -292,9 +292,21 @@ describe('--follow', () => {
     line({ type: 'open', id, instrument: 'EUR_USD', side: 'buy', units: '1000', openPrice: '1.1', openTime: time(minute) });
 
   function follow(file: string) {
+    // Node itself, not the tsx wrapper: the wrapper relays SIGTERM and, when the child's acknowledgement takes over
+    // 30 ms (a busy CI machine), kills it with SIGKILL and exits 143 instead of letting it stop cleanly.
     const child = spawn(
-      join(ROOT, 'node_modules', '.bin', 'tsx'),
-      [join(ROOT, 'scripts', 'ingest.ts'), '--follow', file, '--stage', harness.stage, '--endpoint', harness.db.endpoint],
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        join(ROOT, 'scripts', 'ingest.ts'),
+        '--follow',
+        file,
+        '--stage',
+        harness.stage,
+        '--endpoint',
+        harness.db.endpoint,
+      ],
       { cwd: ROOT },
     );
     let output = '';
