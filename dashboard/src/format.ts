@@ -59,3 +59,20 @@ export function age(seconds: number): string {
 export function startOfTodayUtc(now = new Date()): string {
   return `${now.toISOString().slice(0, 10)}T00:00:00Z`;
 }
+
+/** A ratio as a percentage, exactly (the point moved two places, no float): `"0.5327"` is `53.27 %`. */
+export function percent(ratio: string | null | undefined): string {
+  if (ratio === null || ratio === undefined) return '—';
+  const negative = ratio.startsWith('-');
+  const [whole, fraction = ''] = ratio.replace(/^-/, '').split('.');
+  const digits = `${whole}${fraction.padEnd(2, '0')}`;
+  const point = whole.length + 2;
+  const integer = digits.slice(0, point).replace(/^0+(?=\d)/, '');
+  const rest = digits.slice(point);
+  return `${negative ? '-' : ''}${integer}${rest ? `.${rest}` : ''} %`;
+}
+
+/** A duration in seconds, or a dash for none. */
+export function duration(seconds: number | null | undefined): string {
+  return seconds === null || seconds === undefined ? '—' : age(seconds);
+}

@@ -126,6 +126,21 @@ describe('the fleet', () => {
     await shot(page, 'fleet');
   });
 
+  it('gives each currency its win rate and profit factor over 90 days', async () => {
+    await page.goto(`${base}/#/`);
+    await page.waitForFunction(() => /%/.test(document.querySelector('[data-testid=totals] tbody')?.textContent ?? ''));
+    const api = await page.evaluate(async () => {
+      const from = new Date(Date.now() - 89 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      return (await (await fetch(`/api/all/performance?from=${from}`)).json()).currencies;
+    });
+    const shown = await page
+      .locator('[data-testid=totals] tbody tr')
+      .evaluateAll((trs) =>
+        trs.map((tr) => [tr.querySelector('th')?.textContent, tr.querySelector('[data-label="Profit factor (90 d)"]')?.textContent]),
+      );
+    expect(shown).toEqual(api.map((row: { currency: string; profitFactor: string | null }) => [row.currency, row.profitFactor ?? '—']));
+  });
+
   it('shows the amounts exactly as the API sends them', async () => {
     const balances = (await (await fetch(`${base}/api/all/balance`)).json()) as { accounts: { accountId: string; balance: string }[] };
     const shown = await page.locator('article[data-account=gold-desk] dd .amount').first().getAttribute('data-amount');
@@ -195,6 +210,31 @@ describe('an account', () => {
     expect(await page.locator('table.trades tbody tr').count()).toBeGreaterThan(0);
     expect(await page.locator('table.trades tbody tr[data-status=closed]').count()).toBe(0);
     await shot(page, 'account');
+  });
+
+  it('shows how it traded over 90 days, as the API computes it: a summary and one row per instrument', async () => {
+    await page.goto(`${base}/#/account/primary-usd`);
+    await page.waitForSelector('[data-testid=performance-instruments] tbody tr');
+    const api = await page.evaluate(async () => {
+      const from = new Date(Date.now() - 89 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      return (await (await fetch(`/api/primary-usd/performance?from=${from}`)).json()).currencies[0];
+    });
+    expect(api.closedTrades).toBeGreaterThan(10);
+    const text = await page.locator('[data-testid=performance]').textContent();
+    expect(text).toContain(`Closed trades${api.closedTrades} (${api.wins} won, ${api.losses} lost, ${api.breakEvens} even)`);
+    // The win rate as a percentage, moved two places from the API's exact ratio (0.5327 → 53.27 %).
+    const [whole, fraction] = api.winRate.split('.');
+    expect(text).toContain(`Win rate${Number(`${whole}${fraction.slice(0, 2)}`)}.${fraction.slice(2)} %`);
+    expect(text).toContain(`Profit factor${api.profitFactor ?? '—'}`);
+    const rows = await page
+      .locator('[data-testid=performance-instruments] tbody tr')
+      .evaluateAll((trs) =>
+        trs.map((tr) => [
+          tr.getAttribute('data-instrument'),
+          tr.querySelector('[data-label="Net P&L"] .amount')?.getAttribute('data-amount'),
+        ]),
+      );
+    expect(rows).toEqual(api.instruments.map((row: { instrument: string; netRealizedPL: string }) => [row.instrument, row.netRealizedPL]));
   });
 
   it('breaks the equity line where days have no snapshot, instead of drawing across them', async () => {

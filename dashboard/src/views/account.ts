@@ -1,14 +1,15 @@
 /**
  * One account: its name, broker and environment, its balance figures and bot status, the equity chart (NAV and
  * balance, by day over 90 days or by hour over 7; the line breaks where an interval has no snapshot), daily realized
- * P&L as bars with the cumulative line (90 days), and its open trades. Refreshes every 30 s. An account the API does
+ * P&L as bars with the cumulative line (90 days), how it traded over 90 days (a summary and a row per instrument),
+ * and its open trades. Refreshes every 30 s. An account the API does
  * not know gets a not-found message.
  */
-import type { Trade } from '../../../client';
+import type { AccountPerformance, Trade } from '../../../client';
 import { api, unwrap } from '../api';
 import { type Chart, equityChart, pnlChart } from '../charts';
 import { fill, h } from '../dom';
-import { age, amount, columnPlaces, grouped, utc } from '../format';
+import { age, amount, columnPlaces, duration, grouped, percent, utc } from '../format';
 import { tradesTable } from './trades';
 import type { View } from './view';
 
@@ -22,6 +23,8 @@ export function accountView(main: HTMLElement, account: string): View {
   const equityNote = h('p', { class: 'note' });
   const pnlNote = h('p', { class: 'note' });
   const open = h('div', { class: 'table-wrap' });
+  const performanceBox = h('dl', { class: 'figures', 'data-testid': 'performance' });
+  const perInstrument = h('div', { class: 'table-wrap' });
   const problem = h('p', { class: 'problem', role: 'alert' });
   const byHour = h('input', { type: 'checkbox', id: 'equity-hourly' });
   fill(
@@ -43,6 +46,13 @@ export function accountView(main: HTMLElement, account: string): View {
       equityNote,
     ),
     h('section', { 'aria-labelledby': 'pnl-title' }, h('h3', { id: 'pnl-title' }, 'Realized P&L per day, and cumulative'), pnlBox, pnlNote),
+    h(
+      'section',
+      { 'aria-labelledby': 'performance-title' },
+      h('h3', { id: 'performance-title' }, 'Performance, last 90 days'),
+      performanceBox,
+      perInstrument,
+    ),
     h('section', { 'aria-labelledby': 'open-title' }, h('h3', { id: 'open-title' }, 'Open trades'), open),
   );
 
@@ -163,6 +173,85 @@ export function accountView(main: HTMLElement, account: string): View {
     );
   }
 
+  /** How the bot traded over 90 days: a summary, then one row per instrument (GET /api/{account}/performance). */
+  async function loadPerformance() {
+    const from = new Date(Date.now() - 89 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const data: AccountPerformance = unwrap(
+      await api().GET('/api/{account}/performance', { params: { path: { account }, query: { from } } }),
+    );
+    const [summary] = data.currencies;
+    const ccy = summary.currency;
+    const places = columnPlaces([
+      summary.netRealizedPL,
+      summary.expectancy,
+      summary.averageWin,
+      summary.averageLoss,
+      summary.maxDrawdown.amount,
+    ]);
+    const trade = (mark: typeof summary.bestTrade) =>
+      mark ? h('span', {}, amount(mark.realizedPL, ccy, { signed: true, places }), h('span', { class: 'muted' }, ` ${mark.id}`)) : '—';
+    const rows: [string, HTMLElement | string][] = [
+      ['Closed trades', `${summary.closedTrades} (${summary.wins} won, ${summary.losses} lost, ${summary.breakEvens} even)`],
+      ['Win rate', percent(summary.winRate)],
+      ['Net realized P&L', amount(summary.netRealizedPL, ccy, { signed: true, places })],
+      ['Profit factor', summary.profitFactor ?? '—'],
+      ['Expectancy per trade', amount(summary.expectancy, ccy, { signed: true, places })],
+      [
+        'Average win / loss',
+        h('span', {}, amount(summary.averageWin, ccy, { places }), ' / ', amount(summary.averageLoss, ccy, { places })),
+      ],
+      ['Best trade', trade(summary.bestTrade)],
+      ['Worst trade', trade(summary.worstTrade)],
+      ['Holding time, average / longest', `${duration(summary.averageHoldingSeconds)} / ${duration(summary.longestHoldingSeconds)}`],
+      [
+        'Max drawdown',
+        h(
+          'span',
+          {},
+          amount(summary.maxDrawdown.amount, ccy, { places }),
+          summary.maxDrawdown.ratio === null ? '' : ` (${percent(summary.maxDrawdown.ratio)} of the peak)`,
+        ),
+      ],
+    ];
+    fill(performanceBox, ...rows.map(([label, value]) => h('div', {}, h('dt', {}, label), h('dd', {}, value))));
+    const columns = ['Instrument', 'Trades', 'Win rate', 'Net P&L', 'Profit factor', 'Expectancy'];
+    const instrumentPlaces = columnPlaces(summary.instruments.flatMap((row) => [row.netRealizedPL, row.expectancy]));
+    fill(
+      perInstrument,
+      summary.instruments.length
+        ? h(
+            'table',
+            { class: 'stack', 'data-testid': 'performance-instruments' },
+            h('thead', {}, h('tr', {}, ...columns.map((label, i) => h('th', { scope: 'col', class: i ? 'num' : null }, label)))),
+            h(
+              'tbody',
+              {},
+              ...summary.instruments.map((row) =>
+                h(
+                  'tr',
+                  { 'data-instrument': row.instrument },
+                  h('th', { scope: 'row', class: 'key', 'data-label': 'Instrument' }, row.instrument),
+                  h('td', { class: 'num', 'data-label': 'Trades' }, String(row.closedTrades)),
+                  h('td', { class: 'num key', 'data-label': 'Win rate' }, percent(row.winRate)),
+                  h(
+                    'td',
+                    { class: 'num key', 'data-label': 'Net P&L' },
+                    amount(row.netRealizedPL, undefined, { signed: true, places: instrumentPlaces }),
+                  ),
+                  h('td', { class: 'num', 'data-label': 'Profit factor' }, row.profitFactor ?? '—'),
+                  h(
+                    'td',
+                    { class: 'num', 'data-label': 'Expectancy' },
+                    amount(row.expectancy, undefined, { signed: true, places: instrumentPlaces }),
+                  ),
+                ),
+              ),
+            ),
+          )
+        : h('p', { class: 'note' }, 'No trade closed in these 90 days.'),
+    );
+  }
+
   async function loadOpen() {
     const page = unwrap(
       await api().GET('/api/{account}/trades', { params: { path: { account }, query: { status: 'open', limit: '100' } } }),
@@ -185,7 +274,7 @@ export function accountView(main: HTMLElement, account: string): View {
           if (!found) return;
           await loadFigures();
           if (!found) return;
-          await Promise.all([loadCharts(), loadOpen()]);
+          await Promise.all([loadCharts(), loadOpen(), loadPerformance()]);
           fill(problem);
         },
       },

@@ -1,12 +1,13 @@
 /**
  * The fleet: one card per bot (state, stale and error called out, heartbeat age counting up, open trades, balance,
- * NAV, today's realized P&L), the counts per state, and totals per currency, never converted. Status and balances
+ * NAV, today's realized P&L), the counts per state, and totals per currency, never converted, with the win rate and
+ * profit factor of the last 90 days (one request for the fleet, every 60 s). Status and balances
  * refresh every 5 s with If-None-Match; today's P&L every 30 s (one small request per account).
  */
 import type { AccountStatus, Balance, components } from '../../../client';
 import { api, unwrap } from '../api';
 import { fill, h } from '../dom';
-import { age, amount, columnPlaces, startOfTodayUtc, utc } from '../format';
+import { age, amount, columnPlaces, percent, startOfTodayUtc, utc } from '../format';
 import type { View } from './view';
 
 type Total = components['schemas']['Total'];
@@ -35,6 +36,15 @@ export function fleetView(main: HTMLElement): View {
   let statusAt = performance.now();
   let statuses: AccountStatus[] = [];
   let balances = new Map<string, Balance>();
+  /** Win rate and profit factor over 90 days, per currency (one request for the fleet). */
+  let ratios = new Map<string, { winRate: string | null; profitFactor: string | null }>();
+  let lastTotals: Total[] = [];
+
+  async function loadPerformance() {
+    const from = new Date(Date.now() - 89 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const data = unwrap(await api().GET('/api/all/performance', { params: { query: { from } } }));
+    ratios = new Map(data.currencies.map((row) => [row.currency, { winRate: row.winRate, profitFactor: row.profitFactor }]));
+  }
 
   async function loadNames() {
     const { accounts } = unwrap(await api().GET('/api/accounts'));
@@ -68,6 +78,7 @@ export function fleetView(main: HTMLElement): View {
     );
     fill(problem);
     render();
+    lastTotals = all.totals;
     renderTotals(all.totals);
   }
 
@@ -150,9 +161,14 @@ export function fleetView(main: HTMLElement): View {
           h(
             'tr',
             {},
-            ...['Currency', 'Accounts', ...amounts.map(({ field }) => labels[field]), 'Open trades'].map((label, i) =>
-              h('th', { scope: 'col', class: i ? 'num' : null }, label),
-            ),
+            ...[
+              'Currency',
+              'Accounts',
+              ...amounts.map(({ field }) => labels[field]),
+              'Open trades',
+              'Win rate (90 d)',
+              'Profit factor (90 d)',
+            ].map((label, i) => h('th', { scope: 'col', class: i ? 'num' : null }, label)),
           ),
         ),
         h(
@@ -172,6 +188,8 @@ export function fleetView(main: HTMLElement): View {
                 ),
               ),
               h('td', { class: 'num', 'data-label': 'Open trades' }, String(row.openTradeCount)),
+              h('td', { class: 'num', 'data-label': 'Win rate (90 d)' }, percent(ratios.get(row.currency)?.winRate)),
+              h('td', { class: 'num', 'data-label': 'Profit factor (90 d)' }, ratios.get(row.currency)?.profitFactor ?? '—'),
             ),
           ),
         ),
@@ -196,6 +214,13 @@ export function fleetView(main: HTMLElement): View {
         run: async () => {
           await loadToday();
           render();
+        },
+      },
+      {
+        every: 60_000,
+        run: async () => {
+          await loadPerformance();
+          renderTotals(lastTotals);
         },
       },
       { every: 1_000, run: async () => tick(), quiet: true },
