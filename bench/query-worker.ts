@@ -160,26 +160,32 @@ function scan(table: string): Promise<Item[]> {
   return scanAll(rawStore, table);
 }
 
-/** The ledger entries of one kind and account whose start lies in a series' window (one key range). */
-async function ledgerRange<K extends keyof LedgerUnits>(
-  accountId: string,
-  kind: K,
-  unit: LedgerUnits[K],
-  spec: QuerySpec,
-): Promise<Item[]> {
-  const window = seriesWindow(unit, { from: parseTimeParameter(spec.from!), to: parseTimeParameter(spec.to!) }, new Date(), 1, 1000);
+/** A series' window of whole `unit`s, from a spec's `from` and `to`. */
+function windowOf(unit: 'hour' | 'day' | 'week' | 'month', spec: QuerySpec) {
+  return seriesWindow(unit, { from: parseTimeParameter(spec.from!), to: parseTimeParameter(spec.to!) }, new Date(), 1, 1000);
+}
+
+/** The ledger items of an account with a key in [`first`, `last`]: one key range, read whole. */
+function ledgerBetween(accountId: string, first: string, last: string, wanted: number): Promise<Item[]> {
   return queryItems(
     rawStore,
     {
       TableName: config.tables.ledger,
       KeyConditionExpression: 'accountId = :a AND entryKey BETWEEN :first AND :last',
-      ExpressionAttributeValues: {
-        ':a': accountId,
-        ':first': entryKeyOf(kind, unit, timestamp(window.starts[0])),
-        ':last': entryKeyOf(kind, unit, timestamp(window.starts[window.starts.length - 1])),
-      },
+      ExpressionAttributeValues: { ':a': accountId, ':first': first, ':last': last },
     },
-    window.starts.length,
+    wanted,
+  );
+}
+
+/** The ledger entries of one kind and account whose start lies in a series' window (one key range). */
+function ledgerRange<K extends keyof LedgerUnits>(accountId: string, kind: K, unit: LedgerUnits[K], spec: QuerySpec): Promise<Item[]> {
+  const { starts } = windowOf(unit, spec);
+  return ledgerBetween(
+    accountId,
+    entryKeyOf(kind, unit, timestamp(starts[0])),
+    entryKeyOf(kind, unit, timestamp(starts[starts.length - 1])),
+    starts.length,
   );
 }
 
@@ -187,21 +193,10 @@ async function ledgerRange<K extends keyof LedgerUnits>(
  * The statistics of one account whose day lies in a window of whole days: one key range, every instrument (with
  * `instrument` too: the others are in the same range, read and skipped, as the handler does).
  */
-async function statsRange(accountId: string, spec: QuerySpec): Promise<Item[]> {
-  const window = seriesWindow('day', { from: parseTimeParameter(spec.from!), to: parseTimeParameter(spec.to!) }, new Date(), 1, 1000);
-  return queryItems(
-    rawStore,
-    {
-      TableName: config.tables.ledger,
-      KeyConditionExpression: 'accountId = :a AND entryKey BETWEEN :first AND :last',
-      ExpressionAttributeValues: {
-        ':a': accountId,
-        ':first': entryKeyOf('stats', 'day', timestamp(window.starts[0])),
-        ':last': `${entryKeyOf('stats', 'day', timestamp(window.starts[window.starts.length - 1]))}#~`,
-      },
-    },
-    2 ** 31 - 1,
-  );
+function statsRange(accountId: string, spec: QuerySpec): Promise<Item[]> {
+  const { starts } = windowOf('day', spec);
+  const last = `${entryKeyOf('stats', 'day', timestamp(starts[starts.length - 1]))}#~`;
+  return ledgerBetween(accountId, entryKeyOf('stats', 'day', timestamp(starts[0])), last, 2 ** 31 - 1);
 }
 
 /** The key condition of a listing's page: partition, window and position, as one range. */

@@ -1,6 +1,16 @@
 import type { StatsFigures } from '../performance';
 import type { Interval, Period } from '../time';
-import { batchGetItems, getItem, type Item, queryItems, type Store, stringsOf, type TransactItem, versionedPut } from './dynamodb';
+import {
+  batchGetItems,
+  getItem,
+  type Item,
+  numbersOf,
+  queryItems,
+  type Store,
+  stringsOf,
+  type TransactItem,
+  versionedPut,
+} from './dynamodb';
 
 /**
  * The ledger table: the writer's bookkeeping per account (partition key `accountId`), sorted by `entryKey`:
@@ -117,14 +127,9 @@ export function registerTradeId(store: Store, accountId: string, tradeId: string
 
 function toPnlEntry(item: Item): PnlEntry {
   return {
-    accountId: item.accountId as string,
+    ...stringsOf(item, ['accountId', 'start', 'realizedPL']),
     period: item.period as Period,
-    start: item.start as string,
-    realizedPL: item.realizedPL as string,
-    tradesClosed: Number(item.tradesClosed),
-    wins: Number(item.wins),
-    losses: Number(item.losses),
-    version: Number(item.version),
+    ...numbersOf(item, ['tradesClosed', 'wins', 'losses', 'version']),
   };
 }
 
@@ -202,21 +207,10 @@ export async function readEquityEntries(
 function toStatsEntry(item: Item): StatsEntry {
   const mark = (value: unknown) => (value ? (value as StatsEntry['best']) : null);
   return {
-    accountId: item.accountId as string,
-    start: item.start as string,
-    instrument: item.instrument as string,
-    closedTrades: Number(item.closedTrades),
-    wins: Number(item.wins),
-    losses: Number(item.losses),
-    breakEvens: Number(item.breakEvens),
-    grossProfit: item.grossProfit as string,
-    grossLoss: item.grossLoss as string,
-    holdingMs: item.holdingMs as string,
-    longestHoldingMs: Number(item.longestHoldingMs),
-    places: Number(item.places),
+    ...stringsOf(item, ['accountId', 'start', 'instrument', 'grossProfit', 'grossLoss', 'holdingMs']),
+    ...numbersOf(item, ['closedTrades', 'wins', 'losses', 'breakEvens', 'longestHoldingMs', 'places', 'version']),
     best: mark(item.best),
     worst: mark(item.worst),
-    version: Number(item.version),
   };
 }
 
