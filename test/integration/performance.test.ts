@@ -187,6 +187,16 @@ it('npm run backfill writes the statistics of histories written before them, and
       ExpressionAttributeValues: { ':w': 999 },
     }),
   );
+  // And, in another entry, only the best trade's id: a difference inside a nested figure is seen too.
+  const [, nested] = await statsItems('perf-eur');
+  await client.send(
+    new UpdateCommand({
+      TableName: tables.ledger,
+      Key: { accountId: 'perf-eur', entryKey: nested.entryKey },
+      UpdateExpression: 'SET best.id = :id',
+      ExpressionAttributeValues: { ':id': 'not-the-best' },
+    }),
+  );
   expect((await call('account-performance', WINDOW, { account: 'perf-usd' })).body.currencies[0].closedTrades).toBe(0);
 
   const first = await backfill();
@@ -194,7 +204,7 @@ it('npm run backfill writes the statistics of histories written before them, and
   expect(first.stdout).toMatch(
     new RegExp(`perf-usd: \\d+ closed trades, ${kept.length} days × instruments, ${kept.length} written, 0 unchanged`),
   );
-  expect(first.stdout).toMatch(/perf-eur: \d+ closed trades, \d+ days × instruments, 1 written, \d+ unchanged/);
+  expect(first.stdout).toMatch(/perf-eur: \d+ closed trades, \d+ days × instruments, 2 written, \d+ unchanged/);
   expect((await call('account-performance', WINDOW, { account: 'perf-usd' })).body).toEqual(before);
   const eur = await closedIn('perf-eur', WINDOW);
   expect((await call('account-performance', WINDOW, { account: 'perf-eur' })).body.currencies[0]).toEqual({

@@ -39,9 +39,19 @@ async function closedTrades(store: Store, accountId: string): Promise<Trade[]> {
   }
 }
 
-/** The figures alone (no key, no version), for telling whether a stored entry already holds them. */
+/** A value as JSON with every object's keys sorted, at every depth: equal figures give equal text. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonical(item)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** The figures alone (no version), for telling whether a stored entry already holds them, the best and worst included. */
 function figures({ version: _version, ...entry }: StatsEntry): string {
-  return JSON.stringify(entry, Object.keys(entry).sort());
+  return canonical(entry);
 }
 
 async function backfillOnce(store: Store, accountId: string): Promise<Omit<BackfillResult, 'attempts'>> {
