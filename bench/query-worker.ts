@@ -32,7 +32,7 @@ import { HEALTH_PROBE_KEY } from '../lib/operations/health';
 import { store } from '../lib/operations/store';
 import { type Item, queryItems, scanAll, type Store } from '../lib/store/dynamodb';
 import { keyBefore, orderKey, tradeListing } from '../lib/store/trades-table';
-import { entryKeyOf, isEntryOf, type LedgerUnits } from '../lib/store/ledger-table';
+import { entryKeyOf, isEntryOf, type LedgerUnits, readKeyRange, statsRangeKeys } from '../lib/store/ledger-table';
 import type { Trade } from '../lib/types';
 import { eventFor } from '../test/support/api-harness';
 import { serveParent } from './child-rpc';
@@ -165,28 +165,11 @@ function windowOf(unit: 'hour' | 'day' | 'week' | 'month', spec: QuerySpec) {
   return seriesWindow(unit, { from: parseTimeParameter(spec.from!), to: parseTimeParameter(spec.to!) }, new Date(), 1, 1000);
 }
 
-/** The ledger items of an account with a key in [`first`, `last`]: one key range, read whole. */
-function ledgerBetween(accountId: string, first: string, last: string, wanted: number): Promise<Item[]> {
-  return queryItems(
-    rawStore,
-    {
-      TableName: config.tables.ledger,
-      KeyConditionExpression: 'accountId = :a AND entryKey BETWEEN :first AND :last',
-      ExpressionAttributeValues: { ':a': accountId, ':first': first, ':last': last },
-    },
-    wanted,
-  );
-}
-
 /** The ledger entries of one kind and account whose start lies in a series' window (one key range). */
 function ledgerRange<K extends keyof LedgerUnits>(accountId: string, kind: K, unit: LedgerUnits[K], spec: QuerySpec): Promise<Item[]> {
   const { starts } = windowOf(unit, spec);
-  return ledgerBetween(
-    accountId,
-    entryKeyOf(kind, unit, timestamp(starts[0])),
-    entryKeyOf(kind, unit, timestamp(starts[starts.length - 1])),
-    starts.length,
-  );
+  const [first, last] = [starts[0], starts[starts.length - 1]].map((start) => entryKeyOf(kind, unit, timestamp(start)));
+  return readKeyRange(rawStore, accountId, first, last, starts.length);
 }
 
 /**
@@ -195,8 +178,8 @@ function ledgerRange<K extends keyof LedgerUnits>(accountId: string, kind: K, un
  */
 function statsRange(accountId: string, spec: QuerySpec): Promise<Item[]> {
   const { starts } = windowOf('day', spec);
-  const last = `${entryKeyOf('stats', 'day', timestamp(starts[starts.length - 1]))}#~`;
-  return ledgerBetween(accountId, entryKeyOf('stats', 'day', timestamp(starts[0])), last, 2 ** 31 - 1);
+  const { first, last } = statsRangeKeys(timestamp(starts[0]), timestamp(starts[starts.length - 1]));
+  return readKeyRange(rawStore, accountId, first, last);
 }
 
 /** The key condition of a listing's page: partition, window and position, as one range. */

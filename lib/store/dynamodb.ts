@@ -118,22 +118,23 @@ export async function scanAll(store: Store, table: string): Promise<Item[]> {
 }
 
 /**
- * Runs a Query until it has `wanted` items or the key range is exhausted. DynamoDB may end a page early (1 MB of
- * data) with a `LastEvaluatedKey`; following it keeps pages full instead of silently short.
+ * Runs a Query until it has `wanted` items or the key range is exhausted (without `wanted`, the whole range).
+ * DynamoDB may end a page early (1 MB of data) with a `LastEvaluatedKey`; following it keeps pages full instead of
+ * silently short.
  */
 export async function queryItems(
   store: Store,
   input: Omit<QueryCommandInput, 'Limit' | 'ExclusiveStartKey'>,
-  wanted: number,
+  wanted = Number.POSITIVE_INFINITY,
 ): Promise<Item[]> {
   const items: Item[] = [];
-  const request: QueryCommandInput = { ...input, Limit: wanted };
+  const request: QueryCommandInput = { ...input, ...(Number.isFinite(wanted) ? { Limit: wanted } : {}) };
   await send(async () => {
     for await (const page of paginateQuery({ client: store.client }, request)) {
       items.push(...(page.Items ?? []));
       if (items.length >= wanted) break;
       // The paginator reads Limit from this same input before each page: ask only for what is still wanted.
-      request.Limit = wanted - items.length;
+      if (Number.isFinite(wanted)) request.Limit = wanted - items.length;
     }
   });
   return items;

@@ -135,9 +135,29 @@ function toPnlEntry(item: Item): PnlEntry {
 
 /** The stored aggregates among `keys` (period and start), read for a read-modify-write; missing ones are absent. */
 export async function getPnlEntries(store: Store, accountId: string, keys: { period: Period; start: string }[]): Promise<PnlEntry[]> {
-  if (!keys.length) return [];
-  const found = await batchGetItems(store, { [store.tables.ledger]: keys.map((key) => pnlKey(accountId, key.period, key.start)) }, true);
-  return found[store.tables.ledger].map(toPnlEntry);
+  return (await getAggregates(store, accountId, keys, [])).pnl;
+}
+
+/**
+ * The stored P&L aggregates among `periods` and statistics among `days`, read together (one BatchGetItem) for a
+ * read-modify-write; missing ones are absent.
+ */
+export async function getAggregates(
+  store: Store,
+  accountId: string,
+  periods: readonly { period: Period; start: string }[],
+  days: readonly { start: string; instrument: string }[],
+): Promise<{ pnl: PnlEntry[]; stats: StatsEntry[] }> {
+  const keys = [
+    ...periods.map((key) => pnlKey(accountId, key.period, key.start)),
+    ...days.map((key) => statsKey(accountId, key.start, key.instrument)),
+  ];
+  if (!keys.length) return { pnl: [], stats: [] };
+  const found = (await batchGetItems(store, { [store.tables.ledger]: keys }, true))[store.tables.ledger];
+  return {
+    pnl: found.filter((item) => isEntryOf(item, 'pnl')).map(toPnlEntry),
+    stats: found.filter((item) => isEntryOf(item, 'stats')).map(toStatsEntry),
+  };
 }
 
 /** Writes an aggregate in place of the version read (or as new when `read` is undefined); refused if it changed. */
@@ -163,16 +183,21 @@ export function putEquity(store: Store, entry: EquityEntry): TransactItem {
  * `last`] (stored times), oldest first: one key range, reading the entries there are and nothing else (at most
  * `points`).
  */
-async function readEntries(store: Store, accountId: string, prefix: string, first: string, last: string, points: number): Promise<Item[]> {
+function readEntries(store: Store, accountId: string, prefix: string, first: string, last: string, points: number): Promise<Item[]> {
+  return readKeyRange(store, accountId, `${prefix}${first}`, `${prefix}${last}`, points);
+}
+
+/** An account's ledger items with a sort key in [`first`, `last`], in key order: one Query (the whole range without `wanted`). */
+export function readKeyRange(store: Store, accountId: string, first: string, last: string, wanted?: number): Promise<Item[]> {
   return queryItems(
     store,
     {
       TableName: store.tables.ledger,
       KeyConditionExpression: 'accountId = :accountId AND #entry BETWEEN :first AND :last',
       ExpressionAttributeNames: { '#entry': KEY },
-      ExpressionAttributeValues: { ':accountId': accountId, ':first': `${prefix}${first}`, ':last': `${prefix}${last}` },
+      ExpressionAttributeValues: { ':accountId': accountId, ':first': first, ':last': last },
     },
-    points,
+    wanted,
   );
 }
 
@@ -214,35 +239,22 @@ function toStatsEntry(item: Item): StatsEntry {
   };
 }
 
-/** The stored statistics among `keys` (day and instrument), read for a read-modify-write; missing ones are absent. */
-export async function getStatsEntries(
-  store: Store,
-  accountId: string,
-  keys: { start: string; instrument: string }[],
-): Promise<StatsEntry[]> {
-  if (!keys.length) return [];
-  const found = await batchGetItems(
-    store,
-    { [store.tables.ledger]: keys.map((key) => statsKey(accountId, key.start, key.instrument)) },
-    true,
-  );
-  return found[store.tables.ledger].map(toStatsEntry);
-}
-
 /** Writes the statistics of a day and instrument in place of the version read (or as new); refused if it changed. */
 export function putStats(store: Store, entry: StatsEntry, read: StatsEntry | undefined): TransactItem {
   return versionedPut(store.tables.ledger, { ...statsKey(entry.accountId, entry.start, entry.instrument), ...entry }, read);
 }
 
-/** Items one read of a window's statistics may return at most: far above any real history, and a valid Limit. */
-const MAX_STATS_ITEMS = 2 ** 31 - 1;
+/** The sort keys that bound the statistics of the days [`firstDay`, `lastDay`] (day starts), every instrument. */
+export function statsRangeKeys(firstDay: string, lastDay: string): { first: string; last: string } {
+  // `~` sorts after every character of an instrument (A-Z, 0-9, _): the last day's instruments are all inside.
+  return { first: entryKeyOf('stats', 'day', firstDay), last: `${entryKeyOf('stats', 'day', lastDay)}#~` };
+}
 
 /**
  * The statistics of an account whose day lies in [`firstDay`, `lastDay`] (day starts), every instrument, oldest
- * first: one key range, one item per day and instrument traded.
+ * first: one key range, read whole, one item per day and instrument traded.
  */
 export async function readStatsEntries(store: Store, accountId: string, firstDay: string, lastDay: string): Promise<StatsEntry[]> {
-  // `~` sorts after every character of an instrument (A-Z, 0-9, _): the last day's instruments are all inside.
-  const items = await readEntries(store, accountId, entryPrefix('stats', 'day'), firstDay, `${lastDay}#~`, MAX_STATS_ITEMS);
-  return items.map(toStatsEntry);
+  const { first, last } = statsRangeKeys(firstDay, lastDay);
+  return (await readKeyRange(store, accountId, first, last)).map(toStatsEntry);
 }

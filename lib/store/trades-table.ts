@@ -179,10 +179,10 @@ function orderCondition(range: Range): { condition: string; values: Record<strin
 }
 
 /**
- * Reads up to `count` trades of a listing, newest first, within `range`. Continuing from a position (rather than
+ * Reads up to `count` trades of a listing (every one without `count`), newest first, within `range`. Continuing from a position (rather than
  * from a LastEvaluatedKey) lets one cursor format serve single listings and merges alike.
  */
-export async function readTrades(store: Store, listing: Listing, range: Range, count: number): Promise<Trade[]> {
+export async function readTrades(store: Store, listing: Listing, range: Range, count?: number): Promise<Trade[]> {
   const names: Record<string, string> = { '#pk': listing.partitionKey };
   let values: Record<string, string> = { ':pk': listing.partitionValue };
   let condition = '#pk = :pk';

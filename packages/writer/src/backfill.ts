@@ -9,7 +9,7 @@
  */
 import { type Store, scanAll, TransactionCancelled, transactWrite } from '../../../lib/store/dynamodb';
 import { putStats, readStatsEntries, type StatsEntry } from '../../../lib/store/ledger-table';
-import { orderKey, readTrades, tradeListing } from '../../../lib/store/trades-table';
+import { readTrades, tradeListing } from '../../../lib/store/trades-table';
 import type { Trade } from '../../../lib/types';
 import { statsAfter } from './rules';
 
@@ -24,19 +24,12 @@ export interface BackfillResult {
   attempts: number;
 }
 
-const PAGE = 500;
 const MAX_TRANSACTION_ITEMS = 100;
 const MAX_ATTEMPTS = 8;
 
-async function closedTrades(store: Store, accountId: string): Promise<Trade[]> {
-  const listing = tradeListing(accountId, { status: 'closed' });
-  const trades: Trade[] = [];
-  for (let after: string | undefined; ; ) {
-    const page = await readTrades(store, listing, { after }, PAGE);
-    trades.push(...page);
-    if (page.length < PAGE) return trades;
-    after = orderKey(page[page.length - 1]);
-  }
+/** Every closed trade of the account (one Query, followed to the end). */
+function closedTrades(store: Store, accountId: string): Promise<Trade[]> {
+  return readTrades(store, tradeListing(accountId, { status: 'closed' }), {});
 }
 
 /** A value as JSON with every object's keys sorted, at every depth: equal figures give equal text. */

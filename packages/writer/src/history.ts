@@ -18,7 +18,7 @@ import type { Trade } from '../../../lib/types';
 import * as errors from './errors';
 import { WriterError } from './errors';
 import { attempts, Retry } from './retry';
-import { pnlId, pnlPeriodsOf, statsKeyOf } from './rules';
+import { pnlId, pnlPeriodsOf, statsId, statsKeyOf } from './rules';
 import {
   CLOSING,
   createTrades,
@@ -28,7 +28,6 @@ import {
   MARKS,
   pick,
   POSITION,
-  statsId,
   storedTrade,
   writeClose,
   writeUpdate,

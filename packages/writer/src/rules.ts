@@ -100,6 +100,11 @@ export function aggregatesAfter(accountId: string, stored: readonly PnlEntry[], 
   return [...entries.values()];
 }
 
+/** The key of a day's statistics of an instrument among others of the same account. */
+export function statsId(key: { start: string; instrument: string }): string {
+  return `${key.start}#${key.instrument}`;
+}
+
 /** The day and instrument whose statistics a trade closed at `closeTime` counts in. */
 export function statsKeyOf(trade: Pick<Trade, 'instrument' | 'closeTime'>): { start: string; instrument: string } {
   return { start: timestamp(periodStart(Date.parse(trade.closeTime!), 'day')), instrument: trade.instrument };
@@ -113,7 +118,7 @@ export function statsAfter(accountId: string, stored: readonly StatsEntry[], clo
   const entries = new Map<string, StatsEntry>();
   for (const trade of closed) {
     const { start, instrument } = statsKeyOf(trade);
-    const key = `${start}#${instrument}`;
+    const key = statsId({ start, instrument });
     const base = entries.get(key) ??
       stored.find((entry) => entry.start === start && entry.instrument === instrument) ?? {
         accountId,

@@ -7,9 +7,8 @@
 import { type BalanceRecord, getBalanceRecord, putBalance } from '../../../lib/store/balances-table';
 import { type Store, TransactionCancelled, type TransactItem, transactWrite } from '../../../lib/store/dynamodb';
 import {
-  getPnlEntries,
+  getAggregates,
   getRegisteredOpenTime,
-  getStatsEntries,
   type PnlEntry,
   putPnl,
   putStats,
@@ -20,7 +19,7 @@ import { getTradeRecord, putTrade } from '../../../lib/store/trades-table';
 import type { Trade } from '../../../lib/types';
 import * as errors from './errors';
 import { commit, Retry } from './retry';
-import { aggregatesAfter, balanceAfter, pnlId, pnlPeriodsOf, statsAfter, statsKeyOf, type TradeEvent } from './rules';
+import { aggregatesAfter, balanceAfter, pnlId, pnlPeriodsOf, statsAfter, statsId, statsKeyOf, type TradeEvent } from './rules';
 
 /** What makes a trade that trade: a stored trade given again with another of these is another trade (a conflict). */
 export const IDENTITY = ['instrument', 'side', 'openTime'] as const;
@@ -71,11 +70,6 @@ export function forget(written: Written): void {
   written.stats.clear();
 }
 
-/** The key of a day's statistics of an instrument among others of the same account. */
-export function statsId(key: { start: string; instrument: string }): string {
-  return `${key.start}#${key.instrument}`;
-}
-
 /** The days and instruments whose statistics `closed` touch, each once. */
 export function uniqueStatsKeys(closed: readonly Trade[]): { start: string; instrument: string }[] {
   return [...new Map(closed.map((trade) => statsKeyOf(trade)).map((key) => [statsId(key), key])).values()];
@@ -100,13 +94,17 @@ export async function createTrades(store: Store, accountId: string, trades: read
   const periods = uniquePeriods(closed);
   const days = uniqueStatsKeys(closed);
   const carried = written?.balance ? written : undefined;
-  const [balance, read, readStats] = await Promise.all([
+  const [balance, read] = await Promise.all([
     carried?.balance ?? balanceOf(store, accountId),
-    getPnlEntries(store, accountId, carried ? periods.filter((key) => !carried.pnl.has(pnlId(key))) : periods),
-    getStatsEntries(store, accountId, carried ? days.filter((key) => !carried.stats.has(statsId(key))) : days),
+    getAggregates(
+      store,
+      accountId,
+      carried ? periods.filter((key) => !carried.pnl.has(pnlId(key))) : periods,
+      carried ? days.filter((key) => !carried.stats.has(statsId(key))) : days,
+    ),
   ]);
-  const stored = [...read, ...(carried ? periods.flatMap((key) => carried.pnl.get(pnlId(key)) ?? []) : [])];
-  const storedStats = [...readStats, ...(carried ? days.flatMap((key) => carried.stats.get(statsId(key)) ?? []) : [])];
+  const stored = [...read.pnl, ...(carried ? periods.flatMap((key) => carried.pnl.get(pnlId(key)) ?? []) : [])];
+  const storedStats = [...read.stats, ...(carried ? days.flatMap((key) => carried.stats.get(statsId(key)) ?? []) : [])];
   const events: TradeEvent[] = trades.map((trade) => ({ kind: trade.status === 'open' ? 'opened' : 'recordedClosed', trade }));
   const nextBalance = balanceAfter(balance, events);
   const aggregates = aggregatesAfter(accountId, stored, closed);
@@ -144,10 +142,9 @@ function findStats(entries: readonly StatsEntry[], key: { start: string; instrum
 
 /** Stores `closed` (the stored open trade `read`, closed), counting it in the balance, the aggregates and the statistics. */
 export async function writeClose(store: Store, accountId: string, read: StoredTrade, closed: Trade): Promise<void> {
-  const [balance, stored, storedStats] = await Promise.all([
+  const [balance, { pnl: stored, stats: storedStats }] = await Promise.all([
     balanceOf(store, accountId),
-    getPnlEntries(store, accountId, pnlPeriodsOf(closed.closeTime!)),
-    getStatsEntries(store, accountId, [statsKeyOf(closed)]),
+    getAggregates(store, accountId, pnlPeriodsOf(closed.closeTime!), [statsKeyOf(closed)]),
   ]);
   const aggregates = aggregatesAfter(accountId, stored, [closed]);
   const stats = statsAfter(accountId, storedStats, [closed]);
