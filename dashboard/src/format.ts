@@ -55,6 +55,11 @@ export function age(seconds: number): string {
   return `${Math.floor(s / 86_400)} d ${Math.floor((s % 86_400) / 3600)} h`;
 }
 
+/** The time `days` days ago, as the API takes it (`2026-08-26T10:15:03Z`): the start of a window of that many days. */
+export function daysAgo(days: number, now = Date.now()): string {
+  return new Date(now - days * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
 /** The start of today, UTC, as the API takes it. */
 export function startOfTodayUtc(now = new Date()): string {
   return `${now.toISOString().slice(0, 10)}T00:00:00Z`;

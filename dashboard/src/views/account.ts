@@ -9,7 +9,7 @@ import type { AccountPerformance, Trade } from '../../../client';
 import { api, unwrap } from '../api';
 import { type Chart, equityChart, pnlChart } from '../charts';
 import { fill, h } from '../dom';
-import { age, amount, columnPlaces, duration, grouped, percent, utc } from '../format';
+import { age, amount, columnPlaces, daysAgo, duration, grouped, percent, utc } from '../format';
 import { tradesTable } from './trades';
 import type { View } from './view';
 
@@ -138,12 +138,11 @@ export function accountView(main: HTMLElement, account: string): View {
 
   async function loadCharts() {
     const hourly = byHour.checked;
-    const days = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
     const [equity, pnl] = await Promise.all([
       api().GET('/api/{account}/equity', {
-        params: { path: { account }, query: hourly ? { interval: 'hour' } : { interval: 'day', from: days(89) } },
+        params: { path: { account }, query: hourly ? { interval: 'hour' } : { interval: 'day', from: daysAgo(89) } },
       }),
-      api().GET('/api/{account}/pnl', { params: { path: { account }, query: { period: 'day', from: days(89) } } }),
+      api().GET('/api/{account}/pnl', { params: { path: { account }, query: { period: 'day', from: daysAgo(89) } } }),
     ]);
     const equityData = unwrap(equity);
     const pnlData = unwrap(pnl);
@@ -175,9 +174,8 @@ export function accountView(main: HTMLElement, account: string): View {
 
   /** How the bot traded over 90 days: a summary, then one row per instrument (GET /api/{account}/performance). */
   async function loadPerformance() {
-    const from = new Date(Date.now() - 89 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
     const data: AccountPerformance = unwrap(
-      await api().GET('/api/{account}/performance', { params: { path: { account }, query: { from } } }),
+      await api().GET('/api/{account}/performance', { params: { path: { account }, query: { from: daysAgo(89) } } }),
     );
     const [summary] = data.currencies;
     const ccy = summary.currency;

@@ -7,7 +7,7 @@
 import type { AccountStatus, Balance, components } from '../../../client';
 import { api, unwrap } from '../api';
 import { fill, h } from '../dom';
-import { age, amount, columnPlaces, percent, startOfTodayUtc, utc } from '../format';
+import { age, amount, columnPlaces, daysAgo, percent, startOfTodayUtc, utc } from '../format';
 import type { View } from './view';
 
 type Total = components['schemas']['Total'];
@@ -41,8 +41,7 @@ export function fleetView(main: HTMLElement): View {
   let lastTotals: Total[] = [];
 
   async function loadPerformance() {
-    const from = new Date(Date.now() - 89 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-    const data = unwrap(await api().GET('/api/all/performance', { params: { query: { from } } }));
+    const data = unwrap(await api().GET('/api/all/performance', { params: { query: { from: daysAgo(89) } } }));
     ratios = new Map(data.currencies.map((row) => [row.currency, { winRate: row.winRate, profitFactor: row.profitFactor }]));
   }
 
