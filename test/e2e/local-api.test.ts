@@ -9,7 +9,7 @@ import { generateDataset } from '../../scripts/support/dataset';
 import { type LocalApi, startLocalApi } from '../../scripts/support/local-stack';
 import { type Harness, startHarness, TEST_CURSOR_SECRET } from '../support/api-harness';
 import { expectContract, schemaViolations } from '../support/contract';
-import { expectedTrades } from '../support/expected';
+import { expectedPerformance, expectedTrades } from '../support/expected';
 import { http, type HttpAnswer } from '../support/http';
 import { createClient } from '../../client';
 import { connect } from 'node:net';
@@ -130,6 +130,28 @@ it('serves every operation, through the typed client', async () => {
     }),
   );
   expect(equity.points.at(-1)).toMatchObject({ balance: dataset.accounts[0].balance.balance, nav: dataset.accounts[0].balance.nav });
+  // API 1.2: each figure as recomputed from the trades closed in the window (whole UTC days).
+  const window = { from: '2026-10-01T00:00:00Z', to: '2026-11-02T00:00:00Z' };
+  const closedIn = (accountId?: string) =>
+    expectedTrades(dataset.trades, { accountId, status: 'closed' }).filter(
+      (t) => t.closeTime! >= '2026-10-01T00:00:00.000Z' && t.closeTime! < '2026-11-02T00:00:00.000Z',
+    );
+  const performance = checked(
+    '/api/{account}/performance',
+    await typed.GET('/api/{account}/performance', { params: { path: { account: 'e2e-usd' }, query: window } }),
+  );
+  expect(closedIn('e2e-usd').length).toBeGreaterThan(5);
+  expect(performance.currencies).toEqual([{ currency: 'USD', ...expectedPerformance('2026-10-01T00:00:00.000Z', closedIn('e2e-usd')) }]);
+  const fleetPerformance = checked('/api/all/performance', await typed.GET('/api/all/performance', { params: { query: window } }));
+  expect([fleetPerformance.accounts, fleetPerformance.currencies.map((c) => c.currency)]).toEqual([[...IDS].sort(), ['EUR', 'GBP', 'USD']]);
+});
+
+it('answers an unchanged performance summary with a 304 over HTTP, as every GET', async () => {
+  const path = '/api/all/performance?from=2026-10-01T00:00:00Z';
+  const first = await get(path, '/api/all/performance');
+  expect(first.headers.etag).toMatch(/^"/);
+  const again = await call(path, { headers: { 'If-None-Match': first.headers.etag } });
+  expect([again.status, again.headers.etag]).toEqual([304, first.headers.etag]);
 });
 
 it('routes /api/all/status to the fleet, not to an account called "all"', async () => {
