@@ -437,7 +437,11 @@ it('fits a phone, a laptop and a wide screen on every view: no sideways scroll, 
     await shot(tab, `trades-${name}`);
     await tab.goto(`${base}/`);
     await tab.waitForSelector('[data-testid=fleet] article');
+    await tab.waitForFunction(() => /%/.test(document.querySelector('[data-testid=totals] tbody')?.textContent ?? ''));
     await shot(tab, `fleet-${name}`);
+    await tab.goto(`${base}/#/account/primary-usd`);
+    await tab.waitForSelector('[data-testid=performance-instruments] tbody tr');
+    await shot(tab, `account-${name}`);
     await sized.close();
   }
 });
