@@ -6,4 +6,4 @@ import { httpHandler } from '../lib/http/handler';
 import { NO_QUERY } from '../lib/http/params';
 import { readAccounts } from '../lib/operations/accounts';
 
-export const handler = httpHandler(NO_QUERY, ({ principal }) => readAccounts(principal));
+export const handler = httpHandler(NO_QUERY, ({ principal, held }) => readAccounts(principal, held));

@@ -6,4 +6,4 @@ import { readAllBalances } from '../lib/operations/balances';
 import { httpHandler } from '../lib/http/handler';
 import { NO_QUERY } from '../lib/http/params';
 
-export const handler = httpHandler(NO_QUERY, ({ principal }) => readAllBalances(principal));
+export const handler = httpHandler(NO_QUERY, ({ principal, held }) => readAllBalances(principal, held));

@@ -6,4 +6,4 @@ import { httpHandler } from '../lib/http/handler';
 import { NO_QUERY } from '../lib/http/params';
 import { readFleetStatus } from '../lib/operations/status';
 
-export const handler = httpHandler(NO_QUERY, ({ principal, now }) => readFleetStatus(principal, now));
+export const handler = httpHandler(NO_QUERY, ({ principal, now, held }) => readFleetStatus(principal, now, held));

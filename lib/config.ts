@@ -69,6 +69,7 @@ export function readConfig(env: Env): Config {
       trades: required(env, 'TRADES_TABLE'),
       apiKeys: required(env, 'API_KEYS_TABLE'),
       ledger: required(env, 'LEDGER_TABLE'),
+      fleet: required(env, 'FLEET_TABLE'),
     },
     dynamodbEndpoint: env.DYNAMODB_ENDPOINT || undefined,
     region: env.AWS_REGION || required(env, 'AWS_DEFAULT_REGION'),

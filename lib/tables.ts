@@ -8,4 +8,5 @@ export interface Tables {
   trades: string;
   apiKeys: string;
   ledger: string;
+  fleet: string;
 }

@@ -30,10 +30,14 @@ const TABLES = {
   // equity bucket (hour, day), and the register of trade ids (which keeps an id to one trade). Sorted by kind and
   // start time, so a series of N points is one Query that reads about N items.
   ledger: { logicalId: 'LedgerTable', partitionKey: 'accountId', sortKey: 'entryKey' },
+  // The fleet's change stamps: a few items (lib/store/fleet-table.ts), each holding one short stamp per account,
+  // written by the writer in the same transaction as the change. A fleet poll reads these few items, whatever the
+  // fleet's size, to tell whether anything it shows changed.
+  fleet: { logicalId: 'FleetTable', partitionKey: 'shard' },
 };
 
 /** The tables the bot's writer writes and the API reads (every table but the API keys). */
-const DATA_TABLES = ['accounts', 'balances', 'trades', 'ledger'];
+const DATA_TABLES = ['accounts', 'balances', 'trades', 'ledger', 'fleet'];
 
 /** Physical table name of `table` in `stage`, e.g. `trading-bot-api-dev-trades`. */
 function tableName(stage, table) {
@@ -44,7 +48,7 @@ function tableName(stage, table) {
 /**
  * The physical names of a stage's tables, by role (lib/tables.ts).
  * @param {string} stage
- * @returns {{ accounts: string, balances: string, trades: string, apiKeys: string, ledger: string }}
+ * @returns {{ accounts: string, balances: string, trades: string, apiKeys: string, ledger: string, fleet: string }}
  */
 function tableNames(stage) {
   return {
@@ -53,6 +57,7 @@ function tableNames(stage) {
     trades: tableName(stage, 'trades'),
     apiKeys: tableName(stage, 'apiKeys'),
     ledger: tableName(stage, 'ledger'),
+    fleet: tableName(stage, 'fleet'),
   };
 }
 
@@ -64,6 +69,7 @@ function tableEnvironment(stage) {
     TRADES_TABLE: tableName(stage, 'trades'),
     API_KEYS_TABLE: tableName(stage, 'apiKeys'),
     LEDGER_TABLE: tableName(stage, 'ledger'),
+    FLEET_TABLE: tableName(stage, 'fleet'),
   };
 }
 

@@ -7,6 +7,7 @@
  * region from the environment). Prints one line per account and a total; exits 1 when an account failed.
  */
 import './support/quiet-sdk';
+import { markStamped } from '../lib/store/fleet-table';
 import { accountIds, backfillAccount } from '../packages/writer/src/backfill';
 import { commandLine, usageFailure } from './support/command-line';
 import { targetWriter } from './support/load-data';
@@ -21,7 +22,7 @@ async function main() {
   const writer = targetWriter({ stage: values.stage, endpoint: values.endpoint });
   const started = performance.now();
   let failed = 0;
-  const totals = { trades: 0, entries: 0, written: 0, unchanged: 0 };
+  const totals = { trades: 0, entries: 0, written: 0, unchanged: 0, stamped: 0 };
   try {
     const ids = values.account ? [values.account] : await accountIds(writer.store);
     for (const [i, accountId] of ids.entries()) {
@@ -31,18 +32,22 @@ async function main() {
         totals.entries += result.entries;
         totals.written += result.written;
         totals.unchanged += result.unchanged;
+        if (result.stamped) totals.stamped += 1;
         const retried = result.attempts > 1 ? `, ${result.attempts} attempts (a bot wrote meanwhile)` : '';
         console.log(
-          `[${i + 1}/${ids.length}] ${accountId}: ${result.closedTrades} closed trades, ${result.entries} days × instruments, ${result.written} written, ${result.unchanged} unchanged${retried}`,
+          `[${i + 1}/${ids.length}] ${accountId}: ${result.closedTrades} closed trades, ${result.entries} days × instruments, ${result.written} written, ${result.unchanged} unchanged${result.stamped ? ', fleet stamps written' : ''}${retried}`,
         );
       } catch (error) {
         failed += 1;
         console.error(`[${i + 1}/${ids.length}] ${accountId}: failed: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
+    // Only a whole run that failed nowhere makes the stamps complete: the fleet polls trust them from then on.
+    const complete = !values.account && !failed;
+    if (complete) await markStamped(writer.store, new Date().toISOString());
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     console.log(
-      `${ids.length} accounts, ${totals.trades} closed trades, ${totals.entries} days × instruments: ${totals.written} written, ${totals.unchanged} unchanged, ${failed} failed, in ${seconds} s`,
+      `${ids.length} accounts, ${totals.trades} closed trades, ${totals.entries} days × instruments: ${totals.written} written, ${totals.unchanged} unchanged, fleet stamps written for ${totals.stamped}${complete ? ' and marked complete' : ''}, ${failed} failed, in ${seconds} s`,
     );
   } finally {
     writer.close();

@@ -11,5 +11,6 @@ export function entityTag(body: string): string {
 export function noneMatch(header: string | undefined, tag: string): boolean {
   if (header === undefined) return false;
   if (header.trim() === '*') return true;
-  return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === tag);
+  const opaque = (value: string) => value.trim().replace(/^W\//, '');
+  return header.split(',').some((candidate) => opaque(candidate) === opaque(tag));
 }

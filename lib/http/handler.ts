@@ -5,6 +5,7 @@ import { config } from '../config';
 import contract from '../../resources/http-contract.js';
 import { corsHeaders } from './cors';
 import { entityTag, noneMatch } from './etag';
+import { Validated } from '../operations/fleet';
 import { HTTP, HttpProblem, serviceUnavailable, unauthorized } from '../errors';
 import { DatabaseError } from '../store/errors';
 import { type ParameterParsers, type ParsedQuery, parseQuery } from './params';
@@ -23,6 +24,8 @@ export interface Input<P extends ParameterParsers> {
   principal: Principal;
   requestId: string;
   now: Date;
+  /** Whether the client holds the answer with this entity tag (If-None-Match, weak comparison). */
+  held: (tag: string) => boolean;
 }
 
 /** A body with a status other than 200 (the health check's 503). */
@@ -130,14 +133,15 @@ function headerOf(event: Event, name: string): string | undefined {
 }
 
 /**
- * Cheap polling: every 200 carries a strong ETag derived from its body, and a request whose If-None-Match names it
- * gets 304 with no body and the same headers. The body is still computed (and its items read): what is saved is
- * the transfer, which is what a dashboard polling every few seconds pays for.
+ * Cheap polling: every 200 carries an ETag, and a request whose If-None-Match names it gets 304 with no body and
+ * the same headers. An operation that tags its answer before reading it (the fleet's, from the fleet's stamps) has
+ * set both already; any other 200 gets a strong tag derived from its body, which is still computed (and its items
+ * read): what is saved there is the transfer.
  */
 const conditionalGet = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Context> => ({
   after: async (request) => {
     const response = request.response;
-    if (!response || response.statusCode !== HTTP.OK) return;
+    if (!response || response.statusCode !== HTTP.OK || response.headers?.ETag !== undefined) return;
     const tag = entityTag(response.body);
     response.headers = { ...response.headers, ETag: tag };
     if (noneMatch(headerOf(request.event, 'if-none-match'), tag)) {
@@ -162,13 +166,21 @@ const responseHeaders = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, C
   return { after: addHeaders, onError: addHeaders };
 };
 
+/** A 304 for an answer the client holds, a 200 otherwise; with the operation's own tag when it made one. */
+function validatedResponse<T>(result: Validated<T>): APIGatewayProxyResult {
+  // A 304 carries the headers its 200 would (RFC 9110 asks for ETag; the rest keeps clients' caches simple).
+  const headers: Record<string, string> = { 'Content-Type': JSON_TYPE, ...(result.tag === undefined ? {} : { ETag: result.tag }) };
+  if (result.body === undefined) return { statusCode: HTTP.NOT_MODIFIED, headers, body: '' };
+  return { statusCode: HTTP.OK, headers, body: JSON.stringify(result.body) };
+}
+
 /**
  * Wraps a handler: `run` gets typed input and returns a body (200) or a Reply. Query parameters are parsed with
  * `parameters`; one not listed there is a 400. A `public` operation needs no key and sees no account.
  */
 export function httpHandler<P extends ParameterParsers, T>(
   parameters: P,
-  run: (input: Input<P>) => Promise<T | Reply<T>>,
+  run: (input: Input<P>) => Promise<T | Reply<T> | Validated<T>>,
   options: { public?: boolean } = {},
 ) {
   const composed = middy<Event, APIGatewayProxyResult, Error, Context>()
@@ -185,8 +197,10 @@ export function httpHandler<P extends ParameterParsers, T>(
         principal,
         requestId: requestIdOf(event, context),
         now: new Date(),
+        held: (tag) => noneMatch(headerOf(event, 'if-none-match'), tag),
       };
       const result = await run(input);
+      if (result instanceof Validated) return validatedResponse(result);
       const reply = result instanceof Reply ? result : new Reply(HTTP.OK, result);
       return {
         statusCode: reply.statusCode,

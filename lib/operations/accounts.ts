@@ -1,9 +1,12 @@
 import { listAccounts } from '../store/accounts-table';
 import type { AccountList, Principal } from '../types';
+import { accountsTag, type Held, Validated } from './fleet';
 import { store } from './store';
 
-/** The accounts the principal may see, sorted by id, and how many. */
-export async function readAccounts(principal: Principal): Promise<AccountList> {
+/** The accounts the principal may see, sorted by id, and how many; none when `held` says the client has them. */
+export async function readAccounts(principal: Principal, held: Held): Promise<Validated<AccountList>> {
+  const tag = await accountsTag(principal);
+  if (tag !== undefined && held(tag)) return new Validated(tag);
   const accounts = await listAccounts(store, principal);
-  return { accounts, count: accounts.length };
+  return new Validated(tag, { accounts, count: accounts.length });
 }

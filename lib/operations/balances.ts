@@ -1,6 +1,7 @@
 import { getBalance, listBalances, oldestUpdate, totalBalances } from '../store/balances-table';
 import { accountNotFound } from '../errors';
 import type { AllBalances, Balance, Principal } from '../types';
+import { type Held, stampedBalances, Validated } from './fleet';
 import { store } from './store';
 import { requireVisibleAccount } from './visible';
 
@@ -12,8 +13,13 @@ export async function readAccountBalance(accountId: string, principal: Principal
   return balance;
 }
 
-/** Every balance the principal may see, with exact per-currency totals and the age of the oldest figure. */
-export async function readAllBalances(principal: Principal): Promise<AllBalances> {
-  const accounts = await listBalances(store, principal);
-  return { accounts, totals: totalBalances(accounts), asOf: oldestUpdate(accounts) };
+/**
+ * Every balance the principal may see, with exact per-currency totals and the age of the oldest figure; none when
+ * `held` says the client has it already. Read through the fleet's stamps and the instance's cache (fleet.ts).
+ */
+export async function readAllBalances(principal: Principal, held: Held): Promise<Validated<AllBalances>> {
+  const stamped = await stampedBalances(principal, held);
+  if (stamped && !stamped.body) return new Validated(stamped.tag);
+  const accounts = stamped?.body ?? (await listBalances(store, principal));
+  return new Validated(stamped?.tag, { accounts, totals: totalBalances(accounts), asOf: oldestUpdate(accounts) });
 }

@@ -4,7 +4,7 @@ import { EVERYONE } from '../access';
 import { config } from '../config';
 import { invocationKeys, logger, SERVICE } from '../telemetry';
 import type { BotState, FleetStatus } from '../types';
-import { readFleetStatus } from './status';
+import { fleetStatusOf } from './status';
 
 /**
  * The scheduled probe (an EventBridge event every 5 minutes in AWS; every minute under `npm start`). It checks
@@ -36,7 +36,7 @@ export async function runProbe(now: Date): Promise<ProbeResult> {
   const started = performance.now();
   let fleet: FleetStatus | undefined;
   try {
-    fleet = await readFleetStatus(EVERYONE, now);
+    fleet = await fleetStatusOf(EVERYONE, now);
   } catch {
     fleet = undefined;
   }

@@ -4,7 +4,9 @@ import { accountNotFound } from '../errors';
 import { accountKey, readAccountScopedItems, toBotReport } from '../store/accounts-table';
 import { balanceKey, toBalanceRecord } from '../store/balances-table';
 import { batchGetItems, type Item } from '../store/dynamodb';
+import { parseBotStamp, readStamps, staleness } from '../store/fleet-table';
 import type { AccountStatus, BotReport, FleetStatus, FleetSummary, Principal } from '../types';
+import { type Held, idsWith, tagOf, Validated } from './fleet';
 import { store } from './store';
 import { requireVisibleAccount } from './visible';
 
@@ -68,11 +70,45 @@ export function summarize(statuses: readonly AccountStatus[]): FleetSummary {
 }
 
 /**
- * The status of every account the principal may see, sorted by account id, and their summary. Two items per
- * account: its accounts item (the bot's report) and its balances item (the trade figures), read whole for `*` and
- * by key for a scoped key, both tables at once.
+ * The tag of `/api/all/status`: each visible bot's state and report digest, its trade counts, and whether it is
+ * stale now. A bot's staleness is told from its stamp; only a bot inside the stamp's uncertainty window (its last
+ * heartbeat may be up to STAMP_SECONDS after the stamped one) has its account item read.
  */
-export async function readFleetStatus(principal: Principal, now: Date): Promise<FleetStatus> {
+async function statusTag(principal: Principal, now: Date): Promise<string | undefined> {
+  const stamps = await readStamps(store, 'status', principal.accounts);
+  if (!stamps) return undefined;
+  const ids = idsWith(stamps, 'bot');
+  const stale = new Map(ids.map((id) => [id, staleness(stamps.get(id)!.bot as string, now.getTime(), config.staleAfterSeconds)]));
+  const unknown = ids.filter((id) => stale.get(id) === 'unknown');
+  if (unknown.length) {
+    const items = (await batchGetItems(store, { [store.tables.accounts]: unknown.map(accountKey) }))[store.tables.accounts];
+    for (const item of items) stale.set(item.accountId as string, statusOfItems(item, undefined, now).stale);
+  }
+  return tagOf(
+    'status',
+    ids.map((id) => {
+      const { state, report } = parseBotStamp(stamps.get(id)!.bot as string);
+      return `${id} ${state} ${report} ${stamps.get(id)!.trades ?? ''} ${stale.get(id)}`;
+    }),
+  );
+}
+
+/**
+ * The status of every account the principal may see, sorted by account id, and their summary; none when `held`
+ * says the client has it already (decided from the fleet's stamps, before anything else is read).
+ */
+export async function readFleetStatus(principal: Principal, now: Date, held: Held): Promise<Validated<FleetStatus>> {
+  const tag = await statusTag(principal, now);
+  if (tag !== undefined && held(tag)) return new Validated(tag);
+  return new Validated(tag, await fleetStatusOf(principal, now));
+}
+
+/**
+ * The status of every account the principal may see, read from the tables: two items per account, its accounts
+ * item (the bot's report, whose heartbeat times the answer shows exactly) and its balances item (the trade
+ * figures), read whole for `*` and by key for a scoped key, both tables at once.
+ */
+export async function fleetStatusOf(principal: Principal, now: Date): Promise<FleetStatus> {
   const [accounts, balances] = await Promise.all([
     readAccountScopedItems(store, store.tables.accounts, principal),
     readAccountScopedItems(store, store.tables.balances, principal),

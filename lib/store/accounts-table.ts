@@ -1,6 +1,6 @@
 import { accountSet, compareIds } from '../access';
 import type { Account, BotReport, Principal } from '../types';
-import { batchGetItems, getItem, type Item, scanAll, type Store, type TransactItem } from './dynamodb';
+import { batchGetItems, getItem, type Item, scanAll, type Store, type TransactItem, updateItem } from './dynamodb';
 
 /**
  * The accounts table: one item per account, holding its profile and what the bot last reported about itself
@@ -99,7 +99,8 @@ export function updateProfile(store: Store, accountId: string, currency: string,
 }
 
 /**
- * Stores the bot's report (a heartbeat). Refused when the account is missing, or when a later heartbeat is already
+ * Stores the bot's report (a heartbeat) and marks it stamped (`botStampedAt`: the fleet stamp written in the same
+ * transaction carries this heartbeat). Refused when the account is missing, or when a later heartbeat is already
  * stored: reports that arrive out of order never turn the clock back.
  */
 export function reportBot(store: Store, accountId: string, report: BotReport): TransactItem {
@@ -107,9 +108,38 @@ export function reportBot(store: Store, accountId: string, report: BotReport): T
     Update: {
       TableName: store.tables.accounts,
       Key: accountKey(accountId),
-      UpdateExpression: 'SET bot = :bot',
+      UpdateExpression: 'SET bot = :bot, botStampedAt = :at',
       ConditionExpression: 'attribute_exists(accountId) AND (attribute_not_exists(bot.lastHeartbeatAt) OR bot.lastHeartbeatAt <= :at)',
       ExpressionAttributeValues: { ':bot': storedReport(report), ':at': report.lastHeartbeatAt },
     },
   };
+}
+
+/**
+ * A heartbeat that changes nothing the fleet shows but its time: moves the heartbeat time alone, on condition that
+ * the stored report has the same state, strategy and message, an earlier heartbeat, and a fleet stamp newer than
+ * `stampedAfter`. False (nothing written) otherwise: the caller then stores the report with its stamp (reportBot).
+ */
+export async function touchHeartbeat(store: Store, accountId: string, report: BotReport, stampedAfter: string): Promise<boolean> {
+  const same = (name: 'strategy' | 'message') => (report[name] === null ? `attribute_not_exists(bot.#${name})` : `bot.#${name} = :${name}`);
+  return updateItem(store, {
+    TableName: store.tables.accounts,
+    Key: accountKey(accountId),
+    UpdateExpression: 'SET bot.lastHeartbeatAt = :at, bot.updatedAt = :at',
+    ConditionExpression: [
+      'bot.lastHeartbeatAt <= :at',
+      'botStampedAt > :stampedAfter',
+      'bot.#state = :state',
+      same('strategy'),
+      same('message'),
+    ].join(' AND '),
+    ExpressionAttributeNames: { '#state': 'state', '#strategy': 'strategy', '#message': 'message' },
+    ExpressionAttributeValues: {
+      ':at': report.lastHeartbeatAt,
+      ':stampedAfter': stampedAfter,
+      ':state': report.state,
+      ...(report.strategy === null ? {} : { ':strategy': report.strategy }),
+      ...(report.message === null ? {} : { ':message': report.message }),
+    },
+  });
 }

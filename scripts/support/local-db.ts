@@ -9,7 +9,9 @@ import {
   DynamoDBClient,
   paginateListTables,
 } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import tables from '../../resources/tables.js';
+import { markStamped } from '../../lib/store/fleet-table';
 
 /** Credentials and region for DynamoDB Local: it checks neither (with -sharedDb, every client sees one database). */
 export const LOCAL_AWS_ENV = {
@@ -29,7 +31,11 @@ export function adminClient(endpoint: string): DynamoDBClient {
   });
 }
 
-/** Creates every table of `stage` that does not exist yet; returns the names it created. */
+/**
+ * Creates every table of `stage` that does not exist yet; returns the names it created. A stage created here from
+ * nothing has no data older than the fleet's stamps, so they are marked complete at once (a stage whose accounts
+ * predate them is marked by `npm run backfill`).
+ */
 export async function ensureTables(client: DynamoDBClient, stage: string): Promise<string[]> {
   const existing = new Set<string>();
   for await (const page of paginateListTables({ client }, {})) for (const name of page.TableNames ?? []) existing.add(name);
@@ -39,6 +45,9 @@ export async function ensureTables(client: DynamoDBClient, stage: string): Promi
     if (existing.has(definition.TableName)) continue;
     await client.send(new CreateTableCommand(definition as CreateTableCommandInput));
     created.push(definition.TableName);
+  }
+  if (created.includes(tables.tableName(stage, 'accounts'))) {
+    await markStamped({ client: DynamoDBDocumentClient.from(client), tables: tables.tableNames(stage) }, new Date().toISOString());
   }
   return created;
 }

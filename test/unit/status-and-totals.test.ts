@@ -83,6 +83,7 @@ describe('readConfig', () => {
     TRADES_TABLE: 't',
     API_KEYS_TABLE: 'k',
     LEDGER_TABLE: 'l',
+    FLEET_TABLE: 'f',
     AWS_REGION: 'eu-west-1',
     CURSOR_SECRET: 'x'.repeat(32),
     STAGE: 'test',

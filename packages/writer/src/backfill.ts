@@ -1,13 +1,27 @@
 /**
- * The one-off backfill of the performance statistics (API 1.2) for histories written before the writer kept them:
- * per account, the figures of every day and instrument recomputed from its closed trades, and written where they
- * are missing or differ. Running it again changes nothing.
+ * The one-off backfill of what the writer keeps beside the data, for data written before it kept them: the
+ * performance statistics (API 1.2), per account the figures of every day and instrument recomputed from its closed
+ * trades, and the fleet's stamps (fleet-table.ts) recomputed from its account and balances items; each written where
+ * missing or different. Running it again changes nothing. Once every account is done the stamps are marked complete
+ * (`markStamped`), and the fleet polls use them from then on.
  *
  * A bot may write while it runs. The stored statistics are read first and the trades after, and each write is
  * conditioned on the version read: a close the writer counted in between changes that version, the write is
  * refused, and the account is done again from the start. A close it counted before is in both reads.
  */
+import { getAccountItem, toAccount, toBotReport } from '../../../lib/store/accounts-table';
+import { balanceKey, getBalanceRecord } from '../../../lib/store/balances-table';
 import { type Store, scanAll, TransactionCancelled, transactWrite } from '../../../lib/store/dynamodb';
+import {
+  botStamp,
+  parseBotStamp,
+  profileStamp,
+  readAccountStamps,
+  STAMP_SECONDS,
+  type Stamps,
+  stampWrites,
+  tradesStamp,
+} from '../../../lib/store/fleet-table';
 import { putStats, readStatsEntries, type StatsEntry } from '../../../lib/store/ledger-table';
 import { readTrades, tradeListing } from '../../../lib/store/trades-table';
 import type { Trade } from '../../../lib/types';
@@ -21,6 +35,8 @@ export interface BackfillResult {
   entries: number;
   written: number;
   unchanged: number;
+  /** Whether the account's fleet stamps were missing or wrong, and written. */
+  stamped: boolean;
   attempts: number;
 }
 
@@ -69,7 +85,77 @@ async function backfillOnce(store: Store, accountId: string): Promise<Omit<Backf
     entries: computed.length,
     written: changed.length,
     unchanged: computed.length - changed.length,
+    stamped: await backfillStamps(store, accountId),
   };
+}
+
+/**
+ * Whether a stored bot stamp still says what the report does: the same state and report, and a heartbeat time
+ * at most STAMP_SECONDS behind (the writer refreshes it no less often).
+ */
+function botStampHolds(stored: string | number | undefined, expected: string, lastHeartbeatAt: string | null): boolean {
+  if (typeof stored !== 'string') return false;
+  const [have, want] = [parseBotStamp(stored), parseBotStamp(expected)];
+  if (have.state !== want.state || have.report !== want.report) return false;
+  if (lastHeartbeatAt === null || have.heartbeatAt === null) return lastHeartbeatAt === null && have.heartbeatAt === null;
+  const behind = Date.parse(lastHeartbeatAt) - have.heartbeatAt;
+  return behind >= 0 && behind < STAMP_SECONDS * 1000;
+}
+
+/**
+ * Writes the account's fleet stamps when one is missing or wrong, conditioned on the account and balances items
+ * being as read (a heartbeat, profile change or balance write in between cancels it, and the account is redone).
+ */
+async function backfillStamps(store: Store, accountId: string): Promise<boolean> {
+  const [item, balance, stored] = await Promise.all([
+    getAccountItem(store, accountId, true),
+    getBalanceRecord(store, accountId),
+    readAccountStamps(store, accountId),
+  ]);
+  if (!item || !balance) return false;
+  const account = toAccount(item);
+  const report = toBotReport(item);
+  const expected: Stamps = {
+    profile: profileStamp(account),
+    bot: botStamp(report),
+    trades: tradesStamp(balance),
+    balance: balance.version,
+  };
+  const holds =
+    stored.profile === expected.profile &&
+    stored.trades === expected.trades &&
+    stored.balance === expected.balance &&
+    botStampHolds(stored.bot, expected.bot as string, report.lastHeartbeatAt);
+  if (holds) return false;
+  await transactWrite(store, [
+    {
+      Update: {
+        TableName: store.tables.accounts,
+        Key: { accountId },
+        // The stamp now carries the stored heartbeat: the writer's cheap path may skip stamping from here.
+        UpdateExpression: report.lastHeartbeatAt === null ? 'REMOVE botStampedAt' : 'SET botStampedAt = :at',
+        ConditionExpression: 'bot.updatedAt = :updated AND #name = :name AND broker = :broker AND environment = :environment',
+        ExpressionAttributeNames: { '#name': 'name' },
+        ExpressionAttributeValues: {
+          ...(report.lastHeartbeatAt === null ? {} : { ':at': report.lastHeartbeatAt }),
+          ':updated': report.updatedAt,
+          ':name': account.name,
+          ':broker': account.broker,
+          ':environment': account.environment,
+        },
+      },
+    },
+    {
+      ConditionCheck: {
+        TableName: store.tables.balances,
+        Key: balanceKey(accountId),
+        ConditionExpression: 'version = :version',
+        ExpressionAttributeValues: { ':version': balance.version },
+      },
+    },
+    ...stampWrites(store, accountId, expected),
+  ]);
+  return true;
 }
 
 /** Backfills one account, again from the start whenever a writer got in the way. */

@@ -20,6 +20,7 @@ import { WriterError } from './errors';
 import { attempts, Retry } from './retry';
 import { pnlId, pnlPeriodsOf, statsId, statsKeyOf } from './rules';
 import {
+  BALANCE_ITEMS,
   CLOSING,
   createTrades,
   differing,
@@ -201,7 +202,7 @@ function groupsForTransactions<T extends { trade: Trade }>(entries: readonly T[]
     const closed = entry.trade.status === 'closed';
     const added = closed ? [...pnlPeriodsOf(entry.trade.closeTime!).map(pnlId), `stats#${statsId(statsKeyOf(entry.trade))}`] : [];
     const nextPeriods = new Set([...periods, ...added]);
-    if (group.length && 2 * (group.length + 1) + nextPeriods.size + 1 > MAX_TRANSACTION_ITEMS) {
+    if (group.length && 2 * (group.length + 1) + nextPeriods.size + BALANCE_ITEMS > MAX_TRANSACTION_ITEMS) {
       groups.push(group);
       group = [];
       periods = new Set(added);

@@ -18,16 +18,28 @@
  * racing on the same trade: one wins, the other gets TRADE_CLOSED or TRADE_CONFLICT, and no counter drifts.
  */
 import tables from '../../../resources/tables.js';
-import { createAccount, getAccountItem, reportBot, toAccount, updateProfile } from '../../../lib/store/accounts-table';
-import { newBalanceRecord, putBalance } from '../../../lib/store/balances-table';
+import { createAccount, getAccountItem, reportBot, toAccount, touchHeartbeat, updateProfile } from '../../../lib/store/accounts-table';
+import { newBalanceRecord } from '../../../lib/store/balances-table';
 import { createStore, type Store, type Tables, TransactionCancelled, transactWrite } from '../../../lib/store/dynamodb';
+import { botStamp, profileStamp, STAMP_SECONDS, stampWrites } from '../../../lib/store/fleet-table';
 import { putEquity } from '../../../lib/store/ledger-table';
-import type { Trade } from '../../../lib/types';
+import type { BotReport, Trade } from '../../../lib/types';
 import * as errors from './errors';
 import { recordTrades, type TradeResult } from './history';
 import { attempts, commit, Retry } from './retry';
 import { balanceAfterSnapshot, equityEntriesOf } from './rules';
-import { balanceOf, CLOSING, createTrades, differing, MARKS, POSITION, storedTrade, writeClose, writeUpdate } from './trades';
+import {
+  balanceOf,
+  balanceWrites,
+  CLOSING,
+  createTrades,
+  differing,
+  MARKS,
+  POSITION,
+  storedTrade,
+  writeClose,
+  writeUpdate,
+} from './trades';
 import * as check from './validate';
 
 export { WriterError } from './errors';
@@ -156,16 +168,14 @@ export function createWriter(options: WriterOptions): Writer {
         // refused create.
         const item = await getAccountItem(store, account.id, true);
         if (!item) {
+          const bot: BotReport = { state: 'stopped', lastHeartbeatAt: null, strategy: null, message: null, updatedAt: account.createdAt };
           try {
             await transactWrite(store, [
-              createAccount(store, account, {
-                state: 'stopped',
-                lastHeartbeatAt: null,
-                strategy: null,
-                message: null,
-                updatedAt: account.createdAt,
+              createAccount(store, account, bot),
+              ...balanceWrites(store, newBalanceRecord(account.id, account.currency, account.createdAt), undefined, {
+                profile: profileStamp(account),
+                bot: botStamp(bot),
               }),
-              putBalance(store, newBalanceRecord(account.id, account.currency, account.createdAt), undefined),
             ]);
             return 'created';
           } catch (error) {
@@ -178,7 +188,10 @@ export function createWriter(options: WriterOptions): Writer {
         if (stored.currency !== account.currency) throw errors.currencyMismatch(account.id, stored.currency, account.currency);
         if (stored.name === account.name && stored.broker === account.broker && stored.environment === account.environment)
           return 'unchanged';
-        await commit(store, [updateProfile(store, account.id, account.currency, account)]);
+        await commit(store, [
+          updateProfile(store, account.id, account.currency, account),
+          ...stampWrites(store, account.id, { profile: profileStamp({ ...stored, ...account, createdAt: stored.createdAt }) }),
+        ]);
         return 'updated';
       });
     },
@@ -242,7 +255,7 @@ export function createWriter(options: WriterOptions): Writer {
         // stand (trades closed since then have moved them, so writing the snapshot again would undo that).
         if (balance.snapshotAt !== null && snapshot.time <= balance.snapshotAt) return 'stale';
         await commit(store, [
-          putBalance(store, balanceAfterSnapshot(balance, snapshot), balance),
+          ...balanceWrites(store, balanceAfterSnapshot(balance, snapshot), balance),
           ...equityEntriesOf(accountId, snapshot).map((entry) => putEquity(store, entry)),
         ]);
         return 'recorded';
@@ -252,17 +265,20 @@ export function createWriter(options: WriterOptions): Writer {
     async heartbeat(accountId, input) {
       check.accountId(accountId);
       const beat = check.heartbeatInput(input, now());
+      const report: BotReport = {
+        state: beat.state,
+        lastHeartbeatAt: beat.time,
+        strategy: beat.strategy,
+        message: beat.message,
+        updatedAt: beat.time,
+      };
       return attempts(`recording a heartbeat of ${accountId}`, async () => {
+        // Most heartbeats only move the time: they touch the account item alone while the fleet's stamp of the bot is
+        // recent (fleet-table.ts), and store the report with a new stamp when it is not or the report changed.
+        const stampedAfter = new Date(Date.parse(beat.time) - STAMP_SECONDS * 1000).toISOString();
+        if (await touchHeartbeat(store, accountId, report, stampedAfter)) return 'recorded';
         try {
-          await transactWrite(store, [
-            reportBot(store, accountId, {
-              state: beat.state,
-              lastHeartbeatAt: beat.time,
-              strategy: beat.strategy,
-              message: beat.message,
-              updatedAt: beat.time,
-            }),
-          ]);
+          await transactWrite(store, [reportBot(store, accountId, report), ...stampWrites(store, accountId, { bot: botStamp(report) })]);
           return 'recorded';
         } catch (error) {
           if (!(error instanceof TransactionCancelled)) throw error;

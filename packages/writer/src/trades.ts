@@ -6,6 +6,7 @@
  */
 import { type BalanceRecord, getBalanceRecord, putBalance } from '../../../lib/store/balances-table';
 import { type Store, TransactionCancelled, type TransactItem, transactWrite } from '../../../lib/store/dynamodb';
+import { type Stamps, stampWrites, tradesStamp } from '../../../lib/store/fleet-table';
 import {
   getAggregates,
   getRegisteredOpenTime,
@@ -49,6 +50,26 @@ export async function balanceOf(store: Store, accountId: string): Promise<Balanc
   if (!record) throw errors.accountNotFound(accountId);
   return record;
 }
+
+/**
+ * Writes `next` in place of the balance record `read` (undefined: a new account), with the fleet's stamps of it: its
+ * version always, its trade counts when they changed (the status's stamp, written only then), and any other
+ * `stamps` of the same write (a transaction may touch each stamp item once, so they go together).
+ */
+export function balanceWrites(store: Store, next: BalanceRecord, read: BalanceRecord | undefined, stamps: Stamps = {}): TransactItem[] {
+  const trades = tradesStamp(next);
+  return [
+    putBalance(store, next, read),
+    ...stampWrites(store, next.accountId, {
+      ...stamps,
+      balance: next.version,
+      ...(read && tradesStamp(read) === trades ? {} : { trades }),
+    }),
+  ];
+}
+
+/** At most this many items of a transaction are the balance and its fleet stamps (see balanceWrites). */
+export const BALANCE_ITEMS = 3;
 
 /** The stored trade with `tradeId`, found through the ledger's register of ids. */
 export async function storedTrade(store: Store, accountId: string, tradeId: string): Promise<StoredTrade | undefined> {
@@ -111,7 +132,7 @@ export async function createTrades(store: Store, accountId: string, trades: read
   const stats = statsAfter(accountId, storedStats, closed);
   const items: TransactItem[] = [
     ...trades.flatMap((trade) => [registerTradeId(store, accountId, trade.id, trade.openTime), putTrade(store, trade, undefined)]),
-    putBalance(store, nextBalance, balance),
+    ...balanceWrites(store, nextBalance, balance),
     ...aggregates.map((entry) => putPnl(store, entry, findEntry(stored, entry))),
     ...stats.map((entry) => putStats(store, entry, findStats(storedStats, entry))),
   ];
@@ -150,7 +171,7 @@ export async function writeClose(store: Store, accountId: string, read: StoredTr
   const stats = statsAfter(accountId, storedStats, [closed]);
   await commit(store, [
     putTrade(store, closed, read),
-    putBalance(store, balanceAfter(balance, [{ kind: 'closed', trade: closed }]), balance),
+    ...balanceWrites(store, balanceAfter(balance, [{ kind: 'closed', trade: closed }]), balance),
     ...aggregates.map((entry) => putPnl(store, entry, findEntry(stored, entry))),
     ...stats.map((entry) => putStats(store, entry, findStats(storedStats, entry))),
   ]);
