@@ -12,7 +12,10 @@
  *  4. Peak RSS of a node process serving 100 pages of limit=500 through the bundled all-trades function.
  *  5. autocannon against the local API (`npm start`'s gateway and serverless offline) on a trade listing and on the
  *     health check, then 50 connections on the listing while the memory of serverless offline is sampled.
- *  6. Prints the tables and the targets, writes the JSON results.
+ *  6. The writer's opens and closes, and the importer.
+ *  7. The fleet polls (/api/accounts, /api/all/status, /api/all/balance) at 5 bots and at 1,000, loaded through the
+ *     event-line ingester: unchanged, changed, and as they were before the fleet's stamps (bench/fleet.ts).
+ *  8. Prints the tables and the targets, writes the JSON results.
  *
  * Exit status is non-zero only when something could not be measured; missed targets are reported, not thrown.
  */
@@ -31,6 +34,7 @@ import type { LocalApi } from '../scripts/support/local-stack';
 import { buildBundles, measureImports } from './bundles';
 import { startChild } from './child-rpc';
 import { measureDashboard } from './dashboard-size';
+import { measureFleet } from './fleet';
 import { type HttpResults, measureHttp } from './http-load';
 import { pool, type QueryPass } from './measurement';
 import { type BenchOptions, parseOptions, ROOT, SEED, SMALL_STAGE, STAGE, WRITE_STAGE } from './options';
@@ -277,13 +281,23 @@ async function main(options: BenchOptions): Promise<void> {
     }),
   );
 
-  // 7. Report.
+  // 7. The fleet polls at 5 bots and at 1,000, loaded through the event-line ingester.
+  const fleet = await phase('fleet', () =>
+    measureFleet({
+      endpoint: db.endpoint,
+      ...options.fleet,
+      env: (stage) => functionEnv(db.endpoint, stage),
+      onStarted: (close) => cleanups.push(close),
+    }),
+  );
+
+  // 8. Report.
   const rows = measured.map(({ full: fullRow, small: smallRow }) => queryRow(fullRow, smallRow));
   const floor = perOperation(rows, (row) => row.floorRatio);
   const scale = perOperation(rows, (row) => (row.scaleComparable ? row.scaleRatio : undefined));
   const rawScale = perOperation(rows, (row) => (row.scaleComparable ? row.rawScaleRatio : undefined));
   await db.close();
-  const targets = judge({ rows, floor, scale, bundles: bundleRows, peakRssMb: rss.peakRssMb, http, writes, dashboard });
+  const targets = judge({ rows, floor, scale, bundles: bundleRows, peakRssMb: rss.peakRssMb, http, writes, dashboard, fleet });
   const durationSeconds = round((Date.now() - started) / 1000, 1);
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB`;
   const meta = {
@@ -328,13 +342,14 @@ async function main(options: BenchOptions): Promise<void> {
     peakRss: rss,
     dashboard,
     writes,
+    fleet,
     ...(http ? { http } : {}),
     targets,
   };
   const out = resolve(options.out);
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
-  printReport({ meta, rows, floor, scale, rawScale, bundles: bundleRows, peakRss: rss, dashboard, http, writes, targets, out });
+  printReport({ meta, rows, floor, scale, rawScale, bundles: bundleRows, peakRss: rss, dashboard, http, writes, fleet, targets, out });
 }
 
 let interrupted = false;

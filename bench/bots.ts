@@ -138,8 +138,9 @@ export async function measureBridge(options: {
     for (let i = 0; i < options.polls; i++) await bridge.poll();
     const unchangedPollMs = (performance.now() - started) / options.polls;
     const perPoll = Object.fromEntries(Object.entries(written).map(([table, items]) => [table, round(items / options.polls, 2)]));
-    // The heartbeat writes the account item; the balance its item and its hour's and day's equity points (ledger).
-    const expected: Record<string, number> = { accounts: 1, balances: 1, ledger: 2 };
+    // The heartbeat writes the account item; the balance its item, the fleet's stamp of its version, and its hour's
+    // and day's equity points (ledger).
+    const expected: Record<string, number> = { accounts: 1, balances: 1, fleet: 1, ledger: 2 };
     const other = Object.entries(perPoll).reduce((sum, [table, items]) => sum + Math.max(0, items - (expected[table] ?? 0)), 0);
     return {
       openTrades: options.open,

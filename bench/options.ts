@@ -45,6 +45,8 @@ export interface BenchOptions {
   };
   /** Trades opened then closed through the writer, and rows imported by `npm run import`. */
   writes: { trades: number; importRows: number };
+  /** The fleet phase: bots in the small and the large fleet, and polls timed per kind and fleet. */
+  fleet: { sizes: number[]; samples: number };
 }
 
 const USAGE = `Usage: npm run bench -- [options]
@@ -53,6 +55,7 @@ const USAGE = `Usage: npm run bench -- [options]
   --quick          tiny dataset, few repetitions, short HTTP runs (the smoke test uses it)
   --out PATH       where to write the JSON results (default bench/results.json)
   --skip-http      leave out the serverless offline + autocannon phase
+  --fleet N        bots in the large fleet of the fleet phase (default 1000; quick 200), beside a fleet of 5
   --help           this text`;
 
 function positiveInteger(name: string, raw: string | undefined, fallback: number): number {
@@ -71,6 +74,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       quick: { type: 'boolean', default: false },
       out: { type: 'string' },
       'skip-http': { type: 'boolean', default: false },
+      fleet: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -95,6 +99,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     importSamples: quick ? 2 : 10,
     rssPages: quick ? 10 : 100,
     writes: quick ? { trades: 80, importRows: 2000 } : { trades: 2000, importRows: 100_000 },
+    fleet: { sizes: [5, positiveInteger('fleet', values.fleet, quick ? 200 : 1000)], samples: quick ? 20 : 200 },
     http: quick
       ? { durationS: 1, connections: 10, warmupRequests: 20, breakdownSamples: 30, concurrent: { connections: 50, durationS: 2 } }
       : { durationS: 10, connections: 10, warmupRequests: 300, breakdownSamples: 300, concurrent: { connections: 50, durationS: 30 } },

@@ -27,6 +27,7 @@ import { parseTimeParameter } from '../lib/http/params';
 import { seriesWindow } from '../lib/operations/series';
 import { timestamp } from '../lib/time';
 import { accountKey } from '../lib/store/accounts-table';
+import { SHARDS } from '../lib/store/fleet-table';
 import { config } from '../lib/config';
 import { HEALTH_PROBE_KEY } from '../lib/operations/health';
 import { store } from '../lib/operations/store';
@@ -306,10 +307,13 @@ function returnedIds(operation: Operation, body: any, fetched: Item[]): string[]
 
 /**
  * The most items a request may read (the issue's cost rules): a page or a single item, what it returns plus one;
- * the fleet status, two per account; a series, one per point and account plus the account itself.
+ * the fleet status, two per account, and the fleet's stamps; a series, one per point and account plus the account itself.
  */
 function readBudget(operation: Operation, body: any, returned: number): number {
-  if (operation === 'all-status') return 2 * returned;
+  // The fleet answers read the fleet's stamps first (at most SHARDS + 1 items; a 304 reads nothing else).
+  const stamps = SHARDS + 1;
+  if (operation === 'all-status') return 2 * returned + stamps;
+  if (operation === 'accounts' || operation === 'all-balance') return returned + stamps;
   if (operation === 'all-pnl') {
     const accounts = body.series.reduce((n: number, series: { accountCount: number }) => n + series.accountCount, 0);
     return returned + accounts;

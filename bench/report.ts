@@ -6,6 +6,7 @@ import { BASELINE, type BundleRow } from './bundles';
 import type { HttpResults } from './http-load';
 import type { DashboardSize } from './dashboard-size';
 import type { WriteResults } from './writes';
+import type { FleetResults } from './fleet';
 import type { MeasuredQuery } from './measurement';
 import { OPERATIONS, type Operation } from './queries';
 import { median, ratio, round } from './stats';
@@ -169,14 +170,15 @@ export function judge(input: {
   http?: HttpResults;
   writes: WriteResults;
   dashboard: DashboardSize;
+  fleet: FleetResults;
 }): Target[] {
-  const { rows, floor, scale, bundles, peakRssMb, http, writes, dashboard } = input;
+  const { rows, floor, scale, bundles, peakRssMb, http, writes, dashboard, fleet } = input;
   const targets: Target[] = [];
 
   const readMisses = rows.filter((row) => !row.readsWithinTarget || !row.small.readsWithinTarget);
   targets.push({
     target:
-      'items read ≤ budget for every query (a page: returned + 1; the fleet: 2 per account; a series: points + 1 per account; performance: 1 per day and instrument traded + 1 per account)',
+      'items read ≤ budget for every query (a page: returned + 1; the fleet: 1 or 2 per account + the 9 stamp items; a series: points + 1 per account; performance: 1 per day and instrument traded + 1 per account)',
     pass: readMisses.length === 0,
     detail: readMisses.length
       ? readMisses
@@ -300,6 +302,18 @@ export function judge(input: {
       .map(([table, items]) => `${table} ${items}`)
       .join(', ')}; first poll ${writes.bridge.firstPollMs} ms, unchanged poll ${writes.bridge.unchangedPollMs} ms`,
   });
+  const [few, many] = [fleet.sizes[0], fleet.sizes.at(-1)!];
+  const fleetPolls = Object.entries(many.polls).map(([operation, polls]) => ({
+    operation,
+    items: polls.unchanged.itemsRead,
+    status: polls.unchanged.status,
+    growth: ratio(polls.unchanged.p50Ms, few.polls[operation as keyof typeof few.polls].unchanged.p50Ms),
+  }));
+  targets.push({
+    target: `an unchanged fleet poll at ${many.accounts} bots is a 304 that reads ≤ 10 items, its p50 ≤ 2 × the ${few.accounts}-bot p50`,
+    pass: fleetPolls.every((poll) => poll.status === 304 && poll.items >= 1 && poll.items <= 10 && poll.growth <= 2),
+    detail: fleetPolls.map((poll) => `${poll.operation}: ${poll.status}, ${poll.items} items, p50 × ${poll.growth}`).join('; '),
+  });
   return targets;
 }
 
@@ -338,6 +352,7 @@ export function printReport(results: {
   dashboard: DashboardSize;
   http?: HttpResults;
   writes: WriteResults;
+  fleet: FleetResults;
   targets: Target[];
   out: string;
 }): void {
@@ -465,10 +480,35 @@ export function printReport(results: {
   );
   print(`Import: ${writes.import.summary}; importer RSS ${writes.import.startRssMb} → peak ${writes.import.peakRssMb} MB`);
   print();
+  printFleet(print, results.fleet);
+  print();
   print('Targets');
   for (const target of targets) {
     print(`  ${target.pass === null ? 'SKIP' : target.pass ? 'PASS' : 'MISS'}  ${target.target} — ${target.detail}`);
   }
   print();
   print(`Results written to ${results.out}`);
+}
+
+/** The fleet polls per fleet size, and what one open dashboard's polls cost a month. */
+function printFleet(print: (text?: string) => void, fleet: FleetResults): void {
+  print(`Fleet polls (in-process handler on DynamoDB Local; bots loaded through the event-line ingester; items = most read by one poll)`);
+  const rows = fleet.sizes.flatMap((size) =>
+    Object.entries(size.polls).map(([operation, polls]) => [
+      size.accounts,
+      operation,
+      `${polls.unchanged.status}: ${polls.unchanged.itemsRead} items, ${fmt(polls.unchanged.rcu, 1)} RCU, p50 ${fmt(polls.unchanged.p50Ms)} ms`,
+      `${polls.changed.status}: ${polls.changed.itemsRead} items, ${fmt(polls.changed.rcu, 1)} RCU, p50 ${fmt(polls.changed.p50Ms)} ms`,
+      `${polls.withoutStamps.itemsRead} items, ${fmt(polls.withoutStamps.rcu, 1)} RCU, p50 ${fmt(polls.withoutStamps.p50Ms)} ms`,
+    ]),
+  );
+  print(
+    table(['bots', 'poll', 'unchanged (If-None-Match)', 'changed (one bot changed)', 'without the stamps (before)'], rows, [1, 2, 3, 4]),
+  );
+  for (const size of fleet.sizes) {
+    const month = size.dashboardMonth;
+    print(
+      `${size.accounts} bots (loaded in ${size.loadSeconds} s; largest stamp item ${kb(size.stampItemBytes.max)} of ${size.stampItemBytes.items}): one open dashboard polling status and balance every ${fleet.pollSeconds} s, unchanged, reads ${month.readUnits.toLocaleString('en-US')} read units a month = $${month.usd.toFixed(2)} at $${fleet.pricePerMillionReads} per million on demand (before the stamps: ${month.withoutStampsReadUnits.toLocaleString('en-US')} = $${month.withoutStampsUsd.toFixed(2)})`,
+    );
+  }
 }

@@ -47,27 +47,40 @@ function shardKey(aspect: Aspect, shard: number): Item {
 /** Attribute names within a shard item: a prefix no account id can start with, then the id. */
 const ATTRIBUTE = { profile: 'p@', bot: 'b@', trades: 't@', balance: 'v@' } as const;
 type Field = keyof typeof ATTRIBUTE;
+const FIELD_OF = Object.fromEntries(Object.entries(ATTRIBUTE).map(([field, prefix]) => [prefix, field])) as Record<string, Field>;
 const ASPECT_OF: Record<Field, Aspect> = { profile: 'profile', bot: 'status', trades: 'status', balance: 'balance' };
 
 /** What a write changed, as stamps (each computed by the functions below). */
 export type Stamps = Partial<Record<Field, string | number>>;
 
 function digest(value: unknown): string {
-  return createHash('sha256').update(JSON.stringify(value)).digest('base64url').slice(0, 10);
+  return createHash('sha256').update(JSON.stringify(value)).digest('base64url').slice(0, 8);
 }
 
 export function profileStamp(account: Account): string {
   return digest([account.name, account.currency, account.broker, account.environment, account.createdAt]);
 }
 
-/** The bot's state, a digest of what else the fleet shows of its report, and the heartbeat time being stamped. */
-export function botStamp(report: BotReport): string {
-  const heartbeat = report.lastHeartbeatAt === null ? '' : String(Date.parse(report.lastHeartbeatAt));
-  return `${report.state}|${digest([report.strategy, report.message])}|${heartbeat}`;
+const STATE_LETTERS: Record<BotReport['state'], string> = { running: 'r', paused: 'p', stopped: 's', error: 'e' };
+const STATE_OF: Record<string, BotReport['state']> = { r: 'running', p: 'paused', s: 'stopped', e: 'error' };
+
+/** A time as few characters as it can be exactly (epoch milliseconds in base 36); '' for none. */
+function compactTime(time: string | null): string {
+  return time === null ? '' : Date.parse(time).toString(36);
 }
 
+/**
+ * The bot's state (a letter), an 8-character digest of what else the fleet shows of its report (strategy, message:
+ * a change escapes it with a chance of 2^-48), and the heartbeat time being stamped. Short, because every stamped
+ * write rewrites the whole shard item and a poll reads eight of them.
+ */
+export function botStamp(report: BotReport): string {
+  return `${STATE_LETTERS[report.state]}${digest([report.strategy, report.message])}${compactTime(report.lastHeartbeatAt)}`;
+}
+
+/** The open trade count and the latest trade time, exactly. */
 export function tradesStamp(record: { openTradeCount: number; lastTradeAt: string | null }): string {
-  return `${record.openTradeCount}|${record.lastTradeAt ?? ''}`;
+  return `${record.openTradeCount.toString(36)}|${compactTime(record.lastTradeAt)}`;
 }
 
 /**
@@ -108,13 +121,15 @@ export async function readStamps(store: Store, aspect: Aspect, accounts: '*' | r
   const stamps: FleetStamps = new Map();
   for (const item of items) {
     if (item.shard === META.shard) continue;
-    for (const [name, value] of Object.entries(item)) {
-      const field = (Object.keys(ATTRIBUTE) as Field[]).find((candidate) => name.startsWith(ATTRIBUTE[candidate]));
+    for (const name in item) {
+      const field = FIELD_OF[name.slice(0, 2)];
       if (!field) continue;
-      const accountId = name.slice(ATTRIBUTE[field].length);
+      const accountId = name.slice(2);
       // Only the accounts asked for: a scoped key never sees its shard-mates' stamps, nor that they exist.
       if (wanted && !wanted.has(accountId)) continue;
-      stamps.set(accountId, { ...stamps.get(accountId), [field]: value as string | number });
+      let stamp = stamps.get(accountId);
+      if (!stamp) stamps.set(accountId, (stamp = {}));
+      stamp[field] = item[name] as string | number;
     }
   }
   return stamps;
@@ -122,8 +137,8 @@ export async function readStamps(store: Store, aspect: Aspect, accounts: '*' | r
 
 /** A bot stamp read back: its state, the digest of the rest of the report, and the stamped heartbeat (epoch ms). */
 export function parseBotStamp(stamp: string): { state: BotReport['state']; report: string; heartbeatAt: number | null } {
-  const [state, report, heartbeat] = stamp.split('|');
-  return { state: state as BotReport['state'], report, heartbeatAt: heartbeat ? Number(heartbeat) : null };
+  const heartbeat = stamp.slice(9);
+  return { state: STATE_OF[stamp[0]], report: stamp.slice(1, 9), heartbeatAt: heartbeat ? Number.parseInt(heartbeat, 36) : null };
 }
 
 /**

@@ -139,14 +139,15 @@ describe('a bot mirrored poll by poll', () => {
   });
 
   it('an unchanged poll writes the balance and the heartbeat, nothing else', async () => {
-    expect(await writesOf(() => bridge.poll())).toEqual(['accounts', 'balances', 'ledger', 'ledger']);
+    // The snapshot moves the balance's version, and the fleet's stamp of it; the heartbeat touches the account alone.
+    expect(await writesOf(() => bridge.poll())).toEqual(['accounts', 'balances', 'fleet', 'ledger', 'ledger']);
   });
 
   it('a restarted bridge gives everything to the writer again, which writes no trade twice', async () => {
     const restarted = new FreqtradeBridge({ client: freqtradeClient(bot), writer, account });
     const written = await writesOf(() => restarted.poll());
     expect(written.filter((table) => table === 'trades')).toEqual([]);
-    expect(written).toEqual(['accounts', 'balances', 'ledger', 'ledger']);
+    expect(written).toEqual(['accounts', 'balances', 'fleet', 'ledger', 'ledger']);
   });
 
   it('follows an added entry and a partial exit (units change), and a close between polls', async () => {
@@ -282,7 +283,7 @@ describe('npm run bridge', () => {
     expect(first.stdout).toBe(`bridge ft-cli: mirroring freqtrade at ${bot.url}: 1 open trades, bot running\n`);
     expect((await trades('ft-cli')).length).toBe(2);
     const second = await writesOf(() => bridgeCommand(args, { FREQTRADE_PASSWORD: bot.password }));
-    expect(second).toEqual(['accounts', 'balances', 'ledger', 'ledger']);
+    expect(second).toEqual(['accounts', 'balances', 'fleet', 'ledger', 'ledger']);
     expect(first.stdout + second).not.toContain(bot.password);
   });
 

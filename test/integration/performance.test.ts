@@ -214,5 +214,7 @@ it('npm run backfill writes the statistics of histories written before them, and
 
   const second = await backfill();
   expect(second.code).toBe(0);
-  expect(second.stdout).toMatch(/accounts, \d+ closed trades, \d+ days × instruments: 0 written, \d+ unchanged, 0 failed/);
+  expect(second.stdout).toMatch(
+    /accounts, \d+ closed trades, \d+ days × instruments: 0 written, \d+ unchanged, fleet stamps written for 0 and marked complete, 0 failed/,
+  );
 });

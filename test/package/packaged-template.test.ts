@@ -98,6 +98,7 @@ it('gives each concern its own least-privilege role', () => {
     { 'Fn::GetAtt': ['TradesTable', 'Arn'] },
     ...indexes.map((name: string) => ({ 'Fn::Join': ['/', [{ 'Fn::GetAtt': ['TradesTable', 'Arn'] }, 'index', name]] })),
     { 'Fn::GetAtt': ['LedgerTable', 'Arn'] },
+    { 'Fn::GetAtt': ['FleetTable', 'Arn'] },
   ]);
   // /api/accounts and /api/all/balance read the two small tables whole for a key that sees every account (lib's
   // scanAll); without Scan they would fail in AWS while passing locally. The trades table is never scanned.
@@ -128,7 +129,9 @@ it('offers bots a least-privilege managed policy for the writer, and nothing of 
     {
       Effect: 'Allow',
       Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-      Resource: ['AccountsTable', 'BalancesTable', 'TradesTable', 'LedgerTable'].map((table) => ({ 'Fn::GetAtt': [table, 'Arn'] })),
+      Resource: ['AccountsTable', 'BalancesTable', 'TradesTable', 'LedgerTable', 'FleetTable'].map((table) => ({
+        'Fn::GetAtt': [table, 'Arn'],
+      })),
     },
   ]);
   expect(JSON.stringify(policy)).not.toContain('ApiKeysTable');

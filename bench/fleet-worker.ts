@@ -1,0 +1,121 @@
+/**
+ * Child process that measures the fleet polls against one stage's tables (endpoint and tables in the environment,
+ * read by lib/config at load): for /api/accounts, /api/all/status and /api/all/balance, the p50 latency, items read
+ * and read capacity of an unchanged poll (If-None-Match with the current tag: a 304) and of a changed one (one
+ * account changed through the writer just before: a 200); then the same first poll with the stamps marked
+ * incomplete, which is what every poll cost before them; and the size of the stamp items.
+ */
+import type { APIGatewayProxyResult, Context } from 'aws-lambda';
+import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { handler as accounts } from '../functions/accounts';
+import { handler as allBalance } from '../functions/all-balance';
+import { handler as allStatus } from '../functions/all-status';
+import { config } from '../lib/config';
+import { store } from '../lib/operations/store';
+import { markStamped } from '../lib/store/fleet-table';
+import { eventFor } from '../test/support/api-harness';
+import { createWriter } from '../packages/writer/src';
+import { serveParent } from './child-rpc';
+import { ReadMeter, type ReadTally } from './read-meter';
+import { percentile } from './stats';
+
+const HANDLERS = { accounts, 'all-status': allStatus, 'all-balance': allBalance } as const;
+export type FleetOperation = keyof typeof HANDLERS;
+
+const meter = new ReadMeter();
+meter.attach(store.client);
+const writer = createWriter({ tables: config.tables, endpoint: config.dynamodbEndpoint });
+const context = { awsRequestId: 'bench', functionName: 'bench', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
+
+async function call(operation: FleetOperation, tag?: string): Promise<{ result: APIGatewayProxyResult; ms: number; reads: ReadTally }> {
+  const event = eventFor(operation, { headers: tag ? { 'If-None-Match': tag } : {} });
+  meter.reset();
+  const started = performance.now();
+  const result = (await HANDLERS[operation](event, context)) as APIGatewayProxyResult;
+  const ms = performance.now() - started;
+  return { result, ms, reads: meter.take() };
+}
+
+export interface PollFigures {
+  samples: number;
+  status: number;
+  p50Ms: number;
+  p90Ms: number;
+  itemsRead: number;
+  rcu: number;
+}
+
+function figures(runs: { result: APIGatewayProxyResult; ms: number; reads: ReadTally }[]): PollFigures {
+  const times = runs.map((run) => run.ms).sort((a, b) => a - b);
+  const statuses = new Set(runs.map((run) => run.result.statusCode));
+  if (statuses.size !== 1) throw new Error(`polls answered ${[...statuses].join(' and ')}`);
+  return {
+    samples: runs.length,
+    status: runs[0].result.statusCode,
+    p50Ms: Math.round(percentile(times, 50) * 100) / 100,
+    p90Ms: Math.round(percentile(times, 90) * 100) / 100,
+    // The largest, so one slow replica read does not hide in an average.
+    itemsRead: Math.max(...runs.map((run) => run.reads.itemsRead)),
+    rcu: Math.max(...runs.map((run) => run.reads.consumedRcu)),
+  };
+}
+
+/** One account changed as the operation shows it: a balance snapshot, a bot message, a renamed profile. */
+async function change(operation: FleetOperation, accountId: string, n: number): Promise<void> {
+  if (operation === 'all-balance') {
+    const time = new Date(Date.now() + n).toISOString();
+    await writer.recordBalance(accountId, {
+      balance: `${1000 + n}.5`,
+      unrealizedPL: '0',
+      nav: `${1000 + n}.5`,
+      marginUsed: '0',
+      marginAvailable: `${1000 + n}.5`,
+      time,
+    });
+  } else if (operation === 'all-status') {
+    await writer.heartbeat(accountId, { state: 'running', strategy: 'bench', message: `change ${n}` });
+  } else {
+    await writer.upsertAccount({ id: accountId, name: `Renamed ${n}`, currency: 'USD', broker: 'bench', environment: 'paper' });
+  }
+}
+
+async function measure(request: { samples: number; changedAccounts: string[] }) {
+  const result: Record<string, { unchanged: PollFigures; changed: PollFigures; withoutStamps: PollFigures }> = {};
+  for (const operation of Object.keys(HANDLERS) as FleetOperation[]) {
+    // Warm: the instance's first poll reads everything (and fills the balances it keeps).
+    let tag = (await call(operation)).result.headers!.ETag as string;
+    await call(operation);
+    const unchanged = [];
+    for (let i = 0; i < request.samples; i++) unchanged.push(await call(operation, tag));
+    const changed = [];
+    for (let i = 0; i < Math.min(request.samples, request.changedAccounts.length); i++) {
+      await change(operation, request.changedAccounts[i], i);
+      const run = await call(operation, tag);
+      tag = run.result.headers!.ETag as string;
+      changed.push(run);
+    }
+    result[operation] = { unchanged: figures(unchanged), changed: figures(changed), withoutStamps: undefined as unknown as PollFigures };
+  }
+  // What a poll cost before the stamps (and costs on a stage not yet backfilled): the tables read whole.
+  await store.client.send(new DeleteCommand({ TableName: config.tables.fleet, Key: { shard: 'meta' } }));
+  for (const operation of Object.keys(HANDLERS) as FleetOperation[]) {
+    const runs = [];
+    for (let i = 0; i < Math.max(3, Math.floor(request.samples / 4)); i++) runs.push(await call(operation));
+    result[operation].withoutStamps = figures(runs);
+  }
+  await markStamped(store, new Date().toISOString());
+  // The stamp items' sizes: what each stamped write rewrites (DynamoDB bills a write by the item's size, 1 KB units).
+  const scanned = await store.client.send(new ScanCommand({ TableName: config.tables.fleet }));
+  const sizes = (scanned.Items ?? [])
+    .filter((item) => item.shard !== 'meta')
+    .map((item) => Object.entries(item).reduce((bytes, [name, value]) => bytes + name.length + String(value).length, 0));
+  return { polls: result, stampItemBytes: { max: Math.max(...sizes), items: sizes.length } };
+}
+
+serveParent(
+  { ready: true },
+  async (request: { type: 'measure'; samples: number; changedAccounts: string[] }) => measure(request),
+  async () => {
+    writer.close();
+  },
+);

@@ -1,0 +1,139 @@
+/**
+ * The fleet phase of `npm run bench`: a fleet of 5 bots and one of 1,000 (by default), each written through the
+ * event-line ingester (lib/ingest: an account, a balance snapshot and a heartbeat per bot, as a bot's own lines
+ * would be), then the fleet polls measured in a worker (fleet-worker.ts): unchanged (a 304), changed (one account
+ * changed just before) and without the stamps (what every poll cost before them). Also what one open dashboard's
+ * fleet polls cost a month at on-demand prices.
+ */
+import { Readable } from 'node:stream';
+import { join } from 'node:path';
+import { ingest } from '../lib/ingest/ingest';
+import { streamLines } from '../lib/ingest/source';
+import { localWriter } from '../scripts/support/load-data';
+import { adminClient, ensureTables } from '../scripts/support/local-db';
+import { startChild } from './child-rpc';
+import type { FleetOperation, PollFigures } from './fleet-worker';
+import { ROOT } from './options';
+import { note } from './progress';
+import { round } from './stats';
+
+/** On-demand price of read request units, us-east-1 (USD per million; AWS's price since 1 November 2024). */
+export const PRICE_PER_MILLION_READS = 0.125;
+/** The dashboard's fleet view polls /api/all/status and /api/all/balance every 5 s (dashboard/src/views/fleet.ts). */
+export const DASHBOARD_POLL_SECONDS = 5;
+const SECONDS_PER_MONTH = 30 * 24 * 3600;
+
+export interface FleetSize {
+  accounts: number;
+  loadSeconds: number;
+  polls: Record<FleetOperation, { unchanged: PollFigures; changed: PollFigures; withoutStamps: PollFigures }>;
+  stampItemBytes: { max: number; items: number };
+  /** One open dashboard's fleet polls (status and balance every 5 s, all unchanged), per month. */
+  dashboardMonth: { readUnits: number; usd: number; withoutStampsReadUnits: number; withoutStampsUsd: number };
+}
+
+export interface FleetResults {
+  sizes: FleetSize[];
+  pricePerMillionReads: number;
+  pollSeconds: number;
+}
+
+const STATES = ['running', 'running', 'running', 'running', 'running', 'running', 'paused', 'stopped', 'error'] as const;
+
+/** The event lines of `count` bots: each an account, a balance snapshot and a heartbeat. */
+function fleetLines(count: number, now: Date): string {
+  const lines: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const account = `bot-${String(i).padStart(4, '0')}`;
+    const currency = i % 5 === 4 ? 'EUR' : 'USD';
+    const balance = `${10_000 + ((i * 7919) % 5000)}.${String(i % 100).padStart(2, '0')}`;
+    const state = STATES[i % STATES.length];
+    lines.push(
+      JSON.stringify({ type: 'account', account, name: `Bot ${i}`, currency, broker: 'bench', environment: 'paper' }),
+      JSON.stringify({
+        type: 'balance',
+        account,
+        balance,
+        unrealizedPL: '0',
+        nav: balance,
+        marginUsed: '0',
+        marginAvailable: balance,
+        time: now.toISOString(),
+      }),
+      JSON.stringify({
+        type: 'heartbeat',
+        account,
+        state,
+        strategy: 'bench',
+        ...(state === 'error' ? { message: 'broker refused the order' } : {}),
+        time: now.toISOString(),
+      }),
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export async function measureFleet(options: {
+  endpoint: string;
+  sizes: number[];
+  samples: number;
+  env: (stage: string) => NodeJS.ProcessEnv;
+  onStarted: (close: () => Promise<void>) => void;
+}): Promise<FleetResults> {
+  const sizes: FleetSize[] = [];
+  for (const count of options.sizes) {
+    const stage = `benchfleet${count}`;
+    const client = adminClient(options.endpoint);
+    await ensureTables(client, stage);
+    client.destroy();
+    const writer = localWriter(options.endpoint, { stage });
+    const started = Date.now();
+    note(`fleet: ${count} bots through the event-line ingester`);
+    try {
+      const result = await ingest({
+        writer,
+        source: streamLines(Readable.from([fleetLines(count, new Date())])),
+        report: (line) => note(`fleet: ${line}`),
+        giveUpAfterMs: 60_000,
+      });
+      if (result.rejected || result.gaveUp || result.written !== 3 * count) {
+        throw new Error(`fleet: the ingester wrote ${result.written} of ${3 * count} lines (${result.rejected} refused)`);
+      }
+    } finally {
+      writer.close();
+    }
+    const loadSeconds = round((Date.now() - started) / 1000, 1);
+    // Heartbeats at load time and the deployed stale threshold (300 s): no bot turns stale while it is measured.
+    const worker = startChild(join(ROOT, 'bench', 'fleet-worker.ts'), { ...options.env(stage), STALE_AFTER_SECONDS: '300' }, [], {
+      quiet: true,
+    });
+    options.onStarted(() => worker.close());
+    await worker.ready;
+    note(`fleet: measuring the polls of ${count} bots`);
+    // USD accounts only: the accounts poll's change renames a profile, and the currency never changes.
+    const changedAccounts = Array.from({ length: count }, (_, i) => i)
+      .filter((i) => i % 5 !== 4)
+      .map((i) => `bot-${String(i).padStart(4, '0')}`);
+    const measured = await worker.call<Pick<FleetSize, 'polls' | 'stampItemBytes'>>({
+      type: 'measure',
+      samples: options.samples,
+      changedAccounts,
+    });
+    await worker.close();
+    const pollsPerMonth = SECONDS_PER_MONTH / DASHBOARD_POLL_SECONDS;
+    const month = (figure: 'unchanged' | 'withoutStamps') =>
+      (['all-status', 'all-balance'] as const).reduce((sum, operation) => sum + measured.polls[operation][figure].rcu, 0) * pollsPerMonth;
+    sizes.push({
+      accounts: count,
+      loadSeconds,
+      ...measured,
+      dashboardMonth: {
+        readUnits: Math.round(month('unchanged')),
+        usd: round((month('unchanged') / 1e6) * PRICE_PER_MILLION_READS, 2),
+        withoutStampsReadUnits: Math.round(month('withoutStamps')),
+        withoutStampsUsd: round((month('withoutStamps') / 1e6) * PRICE_PER_MILLION_READS, 2),
+      },
+    });
+  }
+  return { sizes, pricePerMillionReads: PRICE_PER_MILLION_READS, pollSeconds: DASHBOARD_POLL_SECONDS };
+}
