@@ -10,6 +10,9 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { Readable } from 'node:stream';
+import { ingest } from '../../lib/ingest/ingest';
+import { streamLines } from '../../lib/ingest/source';
 import { localWriter } from '../../scripts/support/load-data';
 import { chromiumPath } from '../../scripts/support/browser';
 import { npmStart, type Started } from '../support/npm-start';
@@ -513,6 +516,92 @@ describe('with API keys on', () => {
     expectingErrors = false;
     await other.close();
     await session.close();
+  });
+});
+
+describe('a fleet of 1,000 bots', () => {
+  const BOTS = 1000;
+  /** Every ninth bot in error, every seventh silent for ten minutes while running (stale), every eleventh stopped. */
+  const kind = (i: number) => (i % 9 === 0 ? 'error' : i % 7 === 0 ? 'stale' : i % 11 === 0 ? 'stopped' : 'running');
+
+  beforeAll(async () => {
+    // Through the event-line ingester, as a fleet of bots writing their own lines would.
+    const writer = localWriter(`http://127.0.0.1:${stack.ports.DB_PORT}`, { stage: 'local' });
+    const now = Date.now();
+    const lines = Array.from({ length: BOTS - DEMO_ACCOUNTS.length - 1 }, (_, i) => {
+      const account = `fleet-${String(i).padStart(4, '0')}`;
+      const time = new Date(kind(i) === 'stale' ? now - 600_000 : now).toISOString();
+      const state = kind(i) === 'stale' ? 'running' : kind(i);
+      return [
+        { type: 'account', account, name: `Fleet bot ${i}`, currency: 'USD', broker: 'paper', environment: 'paper' },
+        {
+          type: 'balance',
+          account,
+          balance: `${1000 + i}.5`,
+          unrealizedPL: '0',
+          nav: `${1000 + i}.5`,
+          marginUsed: '0',
+          marginAvailable: '0',
+          time,
+        },
+        {
+          type: 'heartbeat',
+          account,
+          state,
+          strategy: 'grid',
+          ...(state === 'error' ? { message: 'broker refused the order' } : {}),
+          time,
+        },
+      ]
+        .map((line) => JSON.stringify(line))
+        .join('\n');
+    });
+    try {
+      const result = await ingest({ writer, source: streamLines(Readable.from([`${lines.join('\n')}\n`])), report: () => undefined });
+      expect(result.rejected).toBe(0);
+    } finally {
+      writer.close();
+    }
+  });
+
+  it('draws its first page within 2 s, problems first, and filters, searches and pages', async () => {
+    await page.goto(`${base}/`);
+    // When the page's own clock saw the first page of cards drawn, counted from the navigation's start.
+    const drawnAt = await page.evaluate(
+      () =>
+        new Promise<number>((resolve) => {
+          const check = () => {
+            const summary = document.querySelector('[data-testid=summary]')?.textContent ?? '';
+            if (summary.startsWith('1000 bots') && document.querySelectorAll('[data-testid=fleet] article').length > 0)
+              resolve(performance.now());
+            else requestAnimationFrame(check);
+          };
+          check();
+        }),
+    );
+    expect(drawnAt).toBeLessThan(2000);
+    const shownCards = () => cards().evaluateAll((nodes) => nodes.map((node) => ({ ...(node as HTMLElement).dataset })));
+    const first = await shownCards();
+    expect(first).toHaveLength(24);
+    // Problems first: every bot in error, then the stale ones.
+    expect(first.every((card) => card.state === 'error')).toBe(true);
+    await expect(page.locator('[data-testid=shown]').textContent()).resolves.toBe('Showing 1–24 of 1000, problems first.');
+
+    await page.selectOption('#fleet-state', 'stale');
+    const stale = await shownCards();
+    expect(stale.length).toBeGreaterThan(0);
+    expect(stale.every((card) => card.stale === 'true')).toBe(true);
+    await page.locator('[data-testid=next]').click();
+    await expect(page.locator('[data-testid=shown]').textContent()).resolves.toMatch(/^Showing 25–\d+ of \d+ \(of 1000 bots\)/);
+    const secondPage = await shownCards();
+    expect(secondPage.some((card) => stale.some((seen) => seen.account === card.account))).toBe(false);
+
+    await page.selectOption('#fleet-state', 'all');
+    await page.fill('#fleet-search', 'fleet bot 990');
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=fleet] article').length === 1);
+    expect((await shownCards()).map((card) => card.account)).toEqual(['fleet-0990']);
+    await shot(page, 'fleet-1000');
+    await page.fill('#fleet-search', '');
   });
 });
 

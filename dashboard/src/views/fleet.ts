@@ -1,8 +1,12 @@
 /**
  * The fleet: one card per bot (state, stale and error called out, heartbeat age counting up, open trades, balance,
  * NAV, today's realized P&L), the counts per state, and totals per currency, never converted, with the win rate and
- * profit factor of the last 90 days (one request for the fleet, every 60 s). Status and balances
- * refresh every 5 s with If-None-Match; today's P&L every 30 s (one small request per account).
+ * profit factor of the last 90 days (one request for the fleet, every 60 s). Status and balances refresh every 5 s
+ * with If-None-Match (an unchanged fleet costs the API a few reads, whatever its size).
+ *
+ * Built for a thousand bots: problems first (error, then stale, then stopped), a filter by state and a search by
+ * name or id, and PAGE_SIZE cards a page, so the page draws the same few cards at any fleet size. Today's P&L is
+ * asked for the cards shown only (one small request each, every 30 s).
  */
 import type { AccountStatus, Balance, components } from '../../../client';
 import { api, unwrap } from '../api';
@@ -13,14 +17,71 @@ import type { View } from './view';
 type Total = components['schemas']['Total'];
 type Account = components['schemas']['Account'];
 
+const PAGE_SIZE = 24;
+
+/** Problems first: an error, then a stale bot, then a stopped one; then paused, then running. */
+function rank(status: AccountStatus): number {
+  if (status.state === 'error') return 0;
+  if (status.stale) return 1;
+  return { stopped: 2, paused: 3, running: 4, error: 0 }[status.state];
+}
+
+const FILTERS = {
+  all: { label: 'All bots', keep: () => true },
+  problems: { label: 'Needing attention', keep: (s: AccountStatus) => rank(s) <= 2 },
+  error: { label: 'In error', keep: (s: AccountStatus) => s.state === 'error' },
+  stale: { label: 'Stale', keep: (s: AccountStatus) => s.stale },
+  stopped: { label: 'Stopped', keep: (s: AccountStatus) => s.state === 'stopped' },
+  paused: { label: 'Paused', keep: (s: AccountStatus) => s.state === 'paused' },
+  running: { label: 'Running', keep: (s: AccountStatus) => s.state === 'running' },
+} as const;
+type Filter = keyof typeof FILTERS;
+
 export function fleetView(main: HTMLElement): View {
   const summary = h('p', { class: 'summary', 'data-testid': 'summary' }, 'Loading…');
   const cards = h('div', { class: 'cards', 'data-testid': 'fleet' });
+  const stateSelect = h(
+    'select',
+    { id: 'fleet-state', name: 'state' },
+    ...Object.entries(FILTERS).map(([value, { label }]) => h('option', { value }, label)),
+  );
+  const search = h('input', { id: 'fleet-search', name: 'search', type: 'search', placeholder: 'Name or id', autocomplete: 'off' });
+  const shown = h('p', { class: 'note', 'data-testid': 'shown', 'aria-live': 'polite' });
+  const previous = h('button', { type: 'button', 'data-testid': 'previous' }, 'Previous');
+  const next = h('button', { type: 'button', 'data-testid': 'next' }, 'Next');
+  const controls = h(
+    'div',
+    { class: 'filters fleet-filters' },
+    h('p', {}, h('label', { for: 'fleet-state' }, 'Show'), stateSelect),
+    h('p', {}, h('label', { for: 'fleet-search' }, 'Search'), search),
+    h('p', { class: 'actions' }, previous, next),
+  );
+  let filter: Filter = 'all';
+  let query = '';
+  let page = 0;
+  stateSelect.addEventListener('change', () => {
+    filter = stateSelect.value as Filter;
+    page = 0;
+    showPage();
+  });
+  search.addEventListener('input', () => {
+    query = search.value.trim().toLowerCase();
+    page = 0;
+    showPage();
+  });
+  previous.addEventListener('click', () => {
+    page = Math.max(0, page - 1);
+    showPage();
+  });
+  next.addEventListener('click', () => {
+    page += 1;
+    showPage();
+  });
   const totals = h('div', { class: 'table-wrap' });
   const problem = h('p', { class: 'problem', role: 'alert' });
   fill(
     main,
-    h('section', { 'aria-labelledby': 'fleet-title' }, h('h2', { id: 'fleet-title' }, 'Fleet'), summary, problem, cards),
+    h('section', { 'aria-labelledby': 'fleet-title' }, h('h2', { id: 'fleet-title' }, 'Fleet'), summary, problem, controls, shown, cards),
     h(
       'section',
       { 'aria-labelledby': 'totals-title' },
@@ -31,7 +92,7 @@ export function fleetView(main: HTMLElement): View {
   );
 
   let names = new Map<string, string>();
-  let today = new Map<string, string>();
+  const today = new Map<string, string>();
   /** When each status was read, to count heartbeat ages up from what the server computed (no client clock skew). */
   let statusAt = performance.now();
   let statuses: AccountStatus[] = [];
@@ -50,15 +111,16 @@ export function fleetView(main: HTMLElement): View {
     names = new Map(accounts.map((account: Account) => [account.id, account.name]));
   }
 
+  /** Today's realized P&L of the cards on the page (not of the whole fleet: one request per card). */
   async function loadToday() {
     const from = startOfTodayUtc();
     const entries = await Promise.all(
-      statuses.map(async (status) => {
+      visible().map(async (status) => {
         const { data } = await api().GET('/api/{account}/pnl', { params: { path: { account: status.accountId }, query: { from } } });
         return [status.accountId, data?.points.at(-1)?.realizedPL ?? ''] as const;
       }),
     );
-    today = new Map(entries.filter(([, value]) => value !== ''));
+    for (const [id, value] of entries) if (value !== '') today.set(id, value);
   }
 
   async function refresh() {
@@ -81,8 +143,41 @@ export function fleetView(main: HTMLElement): View {
     renderTotals(all.totals);
   }
 
+  /** The statuses the filter and the search keep, problems first, then by name. */
+  function kept(): AccountStatus[] {
+    const name = (status: AccountStatus) => names.get(status.accountId) ?? status.accountId;
+    return statuses
+      .filter(FILTERS[filter].keep)
+      .filter((status) => !query || name(status).toLowerCase().includes(query) || status.accountId.toLowerCase().includes(query))
+      .sort((a, b) => rank(a) - rank(b) || name(a).localeCompare(name(b)) || (a.accountId < b.accountId ? -1 : 1));
+  }
+
+  /** The cards of the current page. */
+  function visible(): AccountStatus[] {
+    const all = kept();
+    page = Math.min(page, Math.max(0, Math.ceil(all.length / PAGE_SIZE) - 1));
+    return all.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE);
+  }
+
   function render() {
-    fill(cards, ...statuses.map(card));
+    const total = kept().length;
+    const cardsShown = visible();
+    const first = page * PAGE_SIZE;
+    fill(
+      shown,
+      total === 0
+        ? 'No bot matches.'
+        : `Showing ${first + 1}–${first + cardsShown.length} of ${total}${total === statuses.length ? '' : ` (of ${statuses.length} bots)`}, problems first.`,
+    );
+    previous.disabled = page === 0;
+    next.disabled = first + cardsShown.length >= total;
+    fill(cards, ...cardsShown.map(card));
+  }
+
+  /** A new page, filter or search: draw it, then fetch today's P&L of its cards. */
+  function showPage() {
+    render();
+    void loadToday().then(render, () => undefined);
   }
 
   function card(status: AccountStatus): HTMLElement {
