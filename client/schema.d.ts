@@ -111,13 +111,14 @@ export interface paths {
          * Get the status of every account's bot (the fleet)
          * @description The status of every account the API key may see, sorted by `accountId`, each exactly the object
          *     `GET /api/{account}/status` answers, and a `summary` counting them by `state`, plus how many are `stale`
-         *     (a stale bot is also counted under its state, `running`). Reads two items per account. Takes no query
+         *     (a stale bot is also counted under its state, `running`). Reads two items per account (none when answered
+         *     `304`). Takes no query
          *     parameters (any is a `400`).
          *
-         *     Polling: the body holds ages computed from the clock (`heartbeatAgeSeconds`, `stale`), so it changes
-         *     every second even when no bot reported anything, and `If-None-Match` rarely saves a transfer here. Poll
-         *     it at the pace you need (every 5 to 15 seconds is plenty against a 300-second stale threshold); it is
-         *     small, about 300 bytes per account.
+         *     Polling: the tag is weak and comes from the fleet's stamps (see Caching and polling): a poll whose
+         *     `If-None-Match` matches reads at most 9 items and answers `304` while no bot's state, strategy, message or
+         *     trade counts changed and none turned stale; heartbeats that only move the time do not change it. The body
+         *     of a `200` is about 300 bytes per account, with every heartbeat time exact as of the request.
          */
         get: operations["allStatus"];
         put?: never;
@@ -1133,8 +1134,9 @@ export interface components {
     requestBodies: never;
     headers: {
         /**
-         * @description A strong entity tag of the body (its SHA-256): equal bodies have equal tags. Send it back in
-         *     `If-None-Match` to be answered `304` while the body is unchanged.
+         * @description An entity tag. Strong for most answers (the body's SHA-256: equal bodies have equal tags); weak for the
+         *     fleet answers (from the fleet's change stamps: see Caching and polling). Send it back in `If-None-Match`
+         *     to be answered `304` while the answer is unchanged.
          * @example "x0bJ2X9QyVd8G5kXn1m0bZpXo0yq8S3m2nW4l1t9Ckc"
          */
         ETag: string;
