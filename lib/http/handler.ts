@@ -5,7 +5,7 @@ import { config } from '../config';
 import contract from '../../resources/http-contract.js';
 import { corsHeaders } from './cors';
 import { entityTag, noneMatch } from './etag';
-import { Validated } from '../operations/fleet';
+import { Validated } from '../operations/validated';
 import { HTTP, HttpProblem, serviceUnavailable, unauthorized } from '../errors';
 import { DatabaseError } from '../store/errors';
 import { type ParameterParsers, type ParsedQuery, parseQuery } from './params';

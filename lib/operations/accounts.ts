@@ -1,6 +1,7 @@
 import { listAccounts } from '../store/accounts-table';
 import type { AccountList, Principal } from '../types';
-import { accountsTag, type Held, Validated } from './fleet';
+import { accountsTag } from './fleet';
+import { type Held, Validated } from './validated';
 import { store } from './store';
 
 /** The accounts the principal may see, sorted by id, and how many; none when `held` says the client has them. */

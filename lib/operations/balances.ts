@@ -1,7 +1,8 @@
 import { getBalance, listBalances, oldestUpdate, totalBalances } from '../store/balances-table';
 import { accountNotFound } from '../errors';
 import type { AllBalances, Balance, Principal } from '../types';
-import { type Held, stampedBalances, Validated } from './fleet';
+import { stampedBalances } from './fleet';
+import { type Held, Validated } from './validated';
 import { store } from './store';
 import { requireVisibleAccount } from './visible';
 

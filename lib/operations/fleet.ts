@@ -4,6 +4,7 @@ import { balanceKey, toBalanceRecord } from '../store/balances-table';
 import { batchGetItems } from '../store/dynamodb';
 import { type Aspect, type FleetStamps, readStamps } from '../store/fleet-table';
 import type { Balance, Principal } from '../types';
+import { type Held, Validated } from './validated';
 import { store } from './store';
 
 /**
@@ -12,18 +13,6 @@ import { store } from './store';
  * those. The tag is weak (RFC 9110): equal tags mean equal answers except for what time alone moves (heartbeat
  * times and ages of bots that stay fresh), which is all a stamp leaves out.
  */
-
-/** An answer with its entity tag; no body when the tag is one the client holds (the caller answers 304). */
-export class Validated<T> {
-  constructor(
-    /** Undefined when the stage's stamps are not complete: the HTTP layer then tags the body itself. */
-    readonly tag: string | undefined,
-    readonly body?: T,
-  ) {}
-}
-
-/** Whether the client already holds the answer with this tag (If-None-Match, read by the HTTP layer). */
-export type Held = (tag: string) => boolean;
 
 /** A weak tag over what the stamps say, per aspect, of exactly the accounts listed. */
 export function tagOf(aspect: Aspect, lines: readonly string[]): string {

@@ -6,7 +6,8 @@ import { balanceKey, toBalanceRecord } from '../store/balances-table';
 import { batchGetItems, type Item } from '../store/dynamodb';
 import { parseBotStamp, readStamps, staleness } from '../store/fleet-table';
 import type { AccountStatus, BotReport, FleetStatus, FleetSummary, Principal } from '../types';
-import { type Held, idsWith, tagOf, Validated } from './fleet';
+import { idsWith, tagOf } from './fleet';
+import { type Held, Validated } from './validated';
 import { store } from './store';
 import { requireVisibleAccount } from './visible';
 

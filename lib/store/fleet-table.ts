@@ -127,9 +127,9 @@ export async function readStamps(store: Store, aspect: Aspect, accounts: '*' | r
       const accountId = name.slice(2);
       // Only the accounts asked for: a scoped key never sees its shard-mates' stamps, nor that they exist.
       if (wanted && !wanted.has(accountId)) continue;
-      let stamp = stamps.get(accountId);
-      if (!stamp) stamps.set(accountId, (stamp = {}));
+      const stamp = stamps.get(accountId) ?? {};
       stamp[field] = item[name] as string | number;
+      stamps.set(accountId, stamp);
     }
   }
   return stamps;

@@ -1,0 +1,16 @@
+/**
+ * An answer tagged before it is read (the fleet's, lib/operations/fleet.ts). A leaf module: the HTTP layer maps it to
+ * a 200 or a 304 without loading an operation.
+ */
+
+/** An answer with its entity tag; no body when the tag is one the client holds (the caller answers 304). */
+export class Validated<T> {
+  constructor(
+    /** Undefined when the stage's stamps are not complete: the HTTP layer then tags the body itself. */
+    readonly tag: string | undefined,
+    readonly body?: T,
+  ) {}
+}
+
+/** Whether the client already holds the answer with this tag (If-None-Match, read by the HTTP layer). */
+export type Held = (tag: string) => boolean;
