@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serviceDefinition } from '../../scripts/support/service-definition';
+import { SHARDS } from '../../lib/store/fleet-table';
 
 // Generous: under the full suite the two cores are shared with other test files.
 jest.setTimeout(300_000);
@@ -82,16 +83,19 @@ it('measures every query of every operation, each within its read budget', () =>
     expect(
       notPositive({ itemsRead: row.itemsRead, itemsReturned: row.itemsReturned, readAmplification: row.readAmplification }, true),
     ).toEqual({});
-    // The cost rules: a page reads what it returns plus one; the fleet two items per account; a series one
-    // per point and account, plus the account; a performance summary one per day and instrument traded (what it is
-    // built from), plus the account or each account.
+    // The cost rules: a page reads what it returns plus one; the fleet answers their stamps (SHARDS + 1
+    // items) and one item per account, two for the status; a series one per point and account, plus the account; a
+    // performance summary one per day and instrument traded (what it is built from), plus the account or each account.
     const accounts = results.meta.accounts;
+    const stamps = SHARDS + 1;
     const budget =
       row.operation === 'all-status'
-        ? 2 * row.itemsReturned
-        : row.operation === 'all-pnl' || row.operation === 'all-performance'
-          ? row.itemsReturned + accounts
-          : row.itemsReturned + 1;
+        ? 2 * row.itemsReturned + stamps
+        : row.operation === 'accounts' || row.operation === 'all-balance'
+          ? row.itemsReturned + stamps
+          : row.operation === 'all-pnl' || row.operation === 'all-performance'
+            ? row.itemsReturned + accounts
+            : row.itemsReturned + 1;
     expect([row.query, row.readBudget]).toEqual([row.query, budget]);
     expect([row.query, row.itemsRead <= budget]).toEqual([row.query, true]);
     expect(row.readAmplification).toBeCloseTo(row.itemsRead / Math.max(1, row.itemsReturned), 2);
