@@ -6,8 +6,8 @@
  * does with no write at all; a key scoped to some accounts learns nothing of the others; the answers stay exactly
  * the per-account ones; a stage whose data predates the stamps answers from the tables until the backfill.
  */
-import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { markStamped, SHARDS, shardOf } from '../../lib/store/fleet-table';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { markStamped, markUnstamped, SHARDS, shardOf } from '../../lib/store/fleet-table';
 import { accountIds, backfillAccount } from '../../packages/writer/src/backfill';
 import { eventFor, type FunctionName, type Harness, invoke, startHarness } from '../support/api-harness';
 import { expectContract } from '../support/contract';
@@ -28,8 +28,9 @@ beforeAll(async () => {
   for (const [i, id] of [...IDS, ...MATES].entries()) {
     await harness.writer.upsertAccount({ id, name: `Bot ${id}`, currency: i % 3 ? 'USD' : 'EUR', broker: 'paper', environment: 'paper' });
     await harness.writer.recordBalance(id, snapshot(`${1000 + i}.25`, new Date(Date.now() - 60_000)));
-    // Paused: no bot turns stale while a test compares two polls, but the one that means to.
-    await harness.writer.heartbeat(id, { state: 'paused', strategy: 'grid' });
+    // Paused: no bot turns stale while a test compares two polls, but the one that means to. A minute ago: a later
+    // test's heartbeats dated a few seconds back are newer, so none is refused as arriving out of order.
+    await harness.writer.heartbeat(id, { state: 'paused', strategy: 'grid', time: new Date(Date.now() - 60_000).toISOString() });
   }
 });
 afterAll(() => harness.close());
@@ -113,8 +114,9 @@ it('a heartbeat that only moves the time keeps the status tag; a message, a stat
 it('a bot turning stale changes the status answer with no write; inside the stamp window the account item decides', async () => {
   const id = IDS[5];
   // The first heartbeat is stamped; the second, 9 s later, only touches the account item (the stamp is recent).
-  await harness.writer.heartbeat(id, { state: 'running', time: new Date(Date.now() - 10_000).toISOString() });
-  await harness.writer.heartbeat(id, { state: 'running', time: new Date(Date.now() - 1_000).toISOString() });
+  const beat = (secondsAgo: number) =>
+    harness.writer.heartbeat(id, { state: 'running', time: new Date(Date.now() - secondsAgo * 1000).toISOString() });
+  expect([await beat(10), await beat(1)]).toEqual(['recorded', 'recorded']);
   const fresh = await poll('all-status');
   const entry = (body: any) => body.accounts.find((s: { accountId: string }) => s.accountId === id);
   // The stamp says 10 s old (over the threshold of 3 s), the account item 1 s: the item wins.
@@ -152,7 +154,7 @@ it('a stage whose data predates the stamps answers from the tables until the bac
   const { store } = harness.writer;
   const tagged = Object.fromEntries(await Promise.all(FLEET.map(async (name) => [name, await poll(name)])));
   // As an older stage: no completion mark, one account's stamps gone, another's balance stamp wrong.
-  await store.client.send(new DeleteCommand({ TableName: store.tables.fleet, Key: { shard: 'meta' } }));
+  await markUnstamped(store);
   await store.client.send(
     new UpdateCommand({
       TableName: store.tables.fleet,
