@@ -1,13 +1,13 @@
 import { listAccounts } from '../store/accounts-table';
 import type { AccountList, Principal } from '../types';
 import { accountsTag } from './fleet';
-import { type Held, Validated } from './validated';
+import { type Held, unlessHeld, type Validated } from './validated';
 import { store } from './store';
 
 /** The accounts the principal may see, sorted by id, and how many; none when `held` says the client has them. */
 export async function readAccounts(principal: Principal, held: Held): Promise<Validated<AccountList>> {
-  const tag = await accountsTag(principal);
-  if (tag !== undefined && held(tag)) return new Validated(tag);
-  const accounts = await listAccounts(store, principal);
-  return new Validated(tag, { accounts, count: accounts.length });
+  return unlessHeld(await accountsTag(principal), held, async () => {
+    const accounts = await listAccounts(store, principal);
+    return { accounts, count: accounts.length };
+  });
 }

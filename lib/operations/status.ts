@@ -7,7 +7,7 @@ import { batchGetItems, type Item } from '../store/dynamodb';
 import { parseBotStamp, readStamps, staleness } from '../store/fleet-table';
 import type { AccountStatus, BotReport, FleetStatus, FleetSummary, Principal } from '../types';
 import { idsWith, tagOf } from './fleet';
-import { type Held, Validated } from './validated';
+import { type Held, unlessHeld, type Validated } from './validated';
 import { store } from './store';
 import { requireVisibleAccount } from './visible';
 
@@ -99,9 +99,7 @@ async function statusTag(principal: Principal, now: Date): Promise<string | unde
  * says the client has it already (decided from the fleet's stamps, before anything else is read).
  */
 export async function readFleetStatus(principal: Principal, now: Date, held: Held): Promise<Validated<FleetStatus>> {
-  const tag = await statusTag(principal, now);
-  if (tag !== undefined && held(tag)) return new Validated(tag);
-  return new Validated(tag, await fleetStatusOf(principal, now));
+  return unlessHeld(await statusTag(principal, now), held, () => fleetStatusOf(principal, now));
 }
 
 /**

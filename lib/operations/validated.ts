@@ -14,3 +14,12 @@ export class Validated<T> {
 
 /** Whether the client already holds the answer with this tag (If-None-Match, read by the HTTP layer). */
 export type Held = (tag: string) => boolean;
+
+/**
+ * The answer tagged `tag` (undefined: not tagged yet), read by `read` only when the client does not hold it
+ * already: the tag is settled before anything else is read.
+ */
+export async function unlessHeld<T>(tag: string | undefined, held: Held, read: () => Promise<T>): Promise<Validated<T>> {
+  if (tag !== undefined && held(tag)) return new Validated(tag);
+  return new Validated(tag, await read());
+}

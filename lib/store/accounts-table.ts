@@ -116,6 +116,29 @@ export function reportBot(store: Store, accountId: string, report: BotReport): T
 }
 
 /**
+ * Records that the fleet's stamp now carries the stored heartbeat (the backfill's stamps), so the writer's cheap path
+ * may skip stamping from here; refused when the report or the profile changed since they were read.
+ */
+export function markBotStamped(store: Store, account: Account, report: BotReport): TransactItem {
+  return {
+    Update: {
+      TableName: store.tables.accounts,
+      Key: accountKey(account.id),
+      UpdateExpression: report.lastHeartbeatAt === null ? 'REMOVE botStampedAt' : 'SET botStampedAt = :at',
+      ConditionExpression: 'bot.updatedAt = :updated AND #name = :name AND broker = :broker AND environment = :environment',
+      ExpressionAttributeNames: { '#name': 'name' },
+      ExpressionAttributeValues: {
+        ...(report.lastHeartbeatAt === null ? {} : { ':at': report.lastHeartbeatAt }),
+        ':updated': report.updatedAt,
+        ':name': account.name,
+        ':broker': account.broker,
+        ':environment': account.environment,
+      },
+    },
+  };
+}
+
+/**
  * A heartbeat that changes nothing the fleet shows but its time: moves the heartbeat time alone, on condition that
  * the stored report has the same state, strategy and message, an earlier heartbeat, and a fleet stamp newer than
  * `stampedAfter`. False (nothing written) otherwise: the caller then stores the report with its stamp (reportBot).

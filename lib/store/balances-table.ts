@@ -58,6 +58,18 @@ export function putBalance(store: Store, record: BalanceRecord, read: BalanceRec
   return versionedPut(store.tables.balances, balanceItem(record), read);
 }
 
+/** A transaction's check that the balance is still the version read (it writes nothing to it). */
+export function balanceUnchanged(store: Store, accountId: string, version: number): TransactItem {
+  return {
+    ConditionCheck: {
+      TableName: store.tables.balances,
+      Key: balanceKey(accountId),
+      ConditionExpression: 'version = :version',
+      ExpressionAttributeValues: { ':version': version },
+    },
+  };
+}
+
 /** The API shape of a stored balance. */
 export function toBalance(item: Item): Balance {
   const amounts = stringsOf(item, [

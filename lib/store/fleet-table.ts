@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Account, BotReport } from '../types';
-import { batchGetItems, getItem, type Item, type Store, type TransactItem, updateItem } from './dynamodb';
+import { batchGetItems, type Item, type Store, type TransactItem, updateItem } from './dynamodb';
 
 /**
  * The fleet table: the fleet's change stamps, so a fleet poll costs the same at 5 accounts or 1,000. Each account
@@ -27,7 +27,7 @@ export const STAMP_SECONDS = 30;
 
 export type Aspect = 'profile' | 'status' | 'balance';
 
-/** The item holding the stamps of `aspect` named `complete` once every account has them (see fleetIsStamped). */
+/** The item that says the stamps are complete: every account has them (markStamped, readStamps). */
 const META = { shard: 'meta' };
 
 /** FNV-1a: a stable spread of ids over the shards (not a secret; the same in every process). */
@@ -165,9 +165,9 @@ export async function markStamped(store: Store, at: string): Promise<void> {
   });
 }
 
-/** Whether the stamps are marked complete. */
-export async function fleetIsStamped(store: Store): Promise<boolean> {
-  return (await getItem(store, store.tables.fleet, META, true))?.complete === true;
+/** Takes the mark away: the fleet answers read the tables again, as on a stage older than the stamps (bench, tests). */
+export async function markUnstamped(store: Store): Promise<void> {
+  await updateItem(store, { TableName: store.tables.fleet, Key: META, UpdateExpression: 'REMOVE complete, completedAt' });
 }
 
 /** One account's stamps as stored, to compare with what its items say (the backfill). */

@@ -3,7 +3,7 @@
  * does) and DynamoDB Local: what an operator then reads from the API, what each poll costs in writes, and what the
  * command says when the bot cannot be reached or refuses the password.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +16,7 @@ import { localWriter } from '../../scripts/support/load-data';
 import { eventFor, type Harness, invoke, startHarness } from '../support/api-harness';
 import { FakeFreqtrade } from '../support/fake-freqtrade';
 import { FaultProxy } from '../support/fault-proxy';
+import { startScript } from '../support/scripts';
 
 jest.setTimeout(120_000);
 
@@ -330,13 +331,9 @@ describe('npm run bridge', () => {
   });
 
   it('running, logs once when the bot stops answering and once when it answers again', async () => {
-    // Node itself, not the tsx wrapper, which can turn a slow SIGTERM acknowledgement into SIGKILL (see ingest.test.ts).
-    const child = spawn(
-      process.execPath,
+    const { child, output: printed } = startScript(
+      'bridge',
       [
-        '--import',
-        'tsx',
-        join(ROOT, 'scripts', 'bridge.ts'),
         'freqtrade',
         '--url',
         bot.url,
@@ -351,18 +348,12 @@ describe('npm run bridge', () => {
         '--endpoint',
         proxy.endpoint,
       ],
-      {
-        cwd: ROOT,
-        env: { ...process.env, FREQTRADE_PASSWORD: bot.password },
-      },
+      { ...process.env, FREQTRADE_PASSWORD: bot.password },
     );
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
     const until = async (pattern: RegExp) => {
       const deadline = Date.now() + 20_000;
-      while (!pattern.test(output)) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern} in:\n${output}`);
+      while (!pattern.test(printed())) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern} in:\n${printed()}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     };
@@ -374,7 +365,7 @@ describe('npm run bridge', () => {
     await until(/answers again/);
     child.kill('SIGTERM');
     expect(await new Promise((resolve) => child.on('exit', resolve))).toBe(0);
-    expect(output).toBe(
+    expect(printed()).toBe(
       [
         `bridge ft-cli: mirroring freqtrade at ${bot.url}: 1 open trades, bot running`,
         `bridge ft-cli: freqtrade at ${bot.url}: cannot be reached (ECONNREFUSED); trying again, backing off up to 300 s`,

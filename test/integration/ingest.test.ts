@@ -15,6 +15,7 @@ import type { Writer } from '../../packages/writer/src';
 import { random } from '../../scripts/support/dataset';
 import { localWriter } from '../../scripts/support/load-data';
 import { adminClient, deleteTables, ensureTables } from '../../scripts/support/local-db';
+import { startScript } from '../support/scripts';
 import { eventFor, type Harness, invoke, startHarness, uniqueStage } from '../support/api-harness';
 import { FaultProxy } from '../support/fault-proxy';
 
@@ -292,28 +293,9 @@ describe('--follow', () => {
     line({ type: 'open', id, instrument: 'EUR_USD', side: 'buy', units: '1000', openPrice: '1.1', openTime: time(minute) });
 
   function follow(file: string) {
-    // Node itself, not the tsx wrapper: the wrapper relays SIGTERM and, when the child's acknowledgement takes over
-    // 30 ms (a busy CI machine), kills it with SIGKILL and exits 143 instead of letting it stop cleanly.
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        join(ROOT, 'scripts', 'ingest.ts'),
-        '--follow',
-        file,
-        '--stage',
-        harness.stage,
-        '--endpoint',
-        harness.db.endpoint,
-      ],
-      { cwd: ROOT },
-    );
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
+    const { child, output } = startScript('ingest', ['--follow', file, '--stage', harness.stage, '--endpoint', harness.db.endpoint]);
     return {
-      output: () => output,
+      output,
       stop: async () => {
         child.kill('SIGTERM');
         return new Promise<number | null>((resolve) => child.on('exit', resolve));

@@ -123,27 +123,19 @@ it('repeating any call has no second effect', async () => {
   await harness.writer.openTrade(id, { id: 't-1', ...OPEN });
   const close = { closePrice: '1.08610', closeTime: '2026-11-20T11:30:00.000Z', realizedPL: '19.0000' };
   await harness.writer.closeTrade(id, 't-1', close);
-  await harness.writer.recordBalance(id, {
+  const snapshot = {
     balance: '1',
     unrealizedPL: '0',
     nav: '1',
     marginUsed: '0',
     marginAvailable: '1',
     time: '2026-11-20T12:00:00.000Z',
-  });
+  };
+  await harness.writer.recordBalance(id, snapshot);
   const before = await snapshotOf(id);
   expect(await harness.writer.openTrade(id, { id: 't-1', ...OPEN })).toBe('unchanged');
   expect(await harness.writer.closeTrade(id, 't-1', close)).toBe('unchanged');
-  expect(
-    await harness.writer.recordBalance(id, {
-      balance: '1',
-      unrealizedPL: '0',
-      nav: '1',
-      marginUsed: '0',
-      marginAvailable: '1',
-      time: '2026-11-20T12:00:00.000Z',
-    }),
-  ).toBe('stale');
+  expect(await harness.writer.recordBalance(id, snapshot)).toBe('stale');
   const results = await harness.writer.recordTrades(id, (await api('account-trades', id)).trades);
   expect(results.map((result) => ('outcome' in result ? result.outcome : result.error.code))).toEqual(['unchanged']);
   expect(await snapshotOf(id)).toEqual(before);

@@ -9,8 +9,8 @@
  * conditioned on the version read: a close the writer counted in between changes that version, the write is
  * refused, and the account is done again from the start. A close it counted before is in both reads.
  */
-import { getAccountItem, toAccount, toBotReport } from '../../../lib/store/accounts-table';
-import { balanceKey, getBalanceRecord } from '../../../lib/store/balances-table';
+import { getAccountItem, markBotStamped, toAccount, toBotReport } from '../../../lib/store/accounts-table';
+import { balanceUnchanged, getBalanceRecord } from '../../../lib/store/balances-table';
 import { type Store, scanAll, TransactionCancelled, transactWrite } from '../../../lib/store/dynamodb';
 import {
   botStamp,
@@ -128,31 +128,8 @@ async function backfillStamps(store: Store, accountId: string): Promise<boolean>
     botStampHolds(stored.bot, expected.bot as string, report.lastHeartbeatAt);
   if (holds) return false;
   await transactWrite(store, [
-    {
-      Update: {
-        TableName: store.tables.accounts,
-        Key: { accountId },
-        // The stamp now carries the stored heartbeat: the writer's cheap path may skip stamping from here.
-        UpdateExpression: report.lastHeartbeatAt === null ? 'REMOVE botStampedAt' : 'SET botStampedAt = :at',
-        ConditionExpression: 'bot.updatedAt = :updated AND #name = :name AND broker = :broker AND environment = :environment',
-        ExpressionAttributeNames: { '#name': 'name' },
-        ExpressionAttributeValues: {
-          ...(report.lastHeartbeatAt === null ? {} : { ':at': report.lastHeartbeatAt }),
-          ':updated': report.updatedAt,
-          ':name': account.name,
-          ':broker': account.broker,
-          ':environment': account.environment,
-        },
-      },
-    },
-    {
-      ConditionCheck: {
-        TableName: store.tables.balances,
-        Key: balanceKey(accountId),
-        ConditionExpression: 'version = :version',
-        ExpressionAttributeValues: { ':version': balance.version },
-      },
-    },
+    markBotStamped(store, account, report),
+    balanceUnchanged(store, accountId, balance.version),
     ...stampWrites(store, accountId, expected),
   ]);
   return true;

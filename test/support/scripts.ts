@@ -1,0 +1,22 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..');
+
+/**
+ * Starts `scripts/<name>.ts` as `npm run <name>` would, for a test that stops it with SIGTERM, and gathers what it
+ * prints (stdout and stderr). Under Node itself with tsx loaded, not the tsx wrapper: the wrapper relays SIGTERM and,
+ * when the child's acknowledgement takes over 30 ms (a busy CI machine), kills it with SIGKILL and exits 143
+ * instead of letting it stop cleanly.
+ */
+export function startScript(
+  name: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): { child: ChildProcessWithoutNullStreams; output: () => string } {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', `${name}.ts`), ...args], { cwd: ROOT, env });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  return { child, output: () => output };
+}
