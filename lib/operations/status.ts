@@ -79,18 +79,19 @@ async function statusTag(principal: Principal, now: Date): Promise<string | unde
   const stamps = await readStamps(store, 'status', principal.accounts);
   if (!stamps) return undefined;
   const ids = idsWith(stamps, 'bot');
-  const stale = new Map(ids.map((id) => [id, staleness(stamps.get(id)!.bot as string, now.getTime(), config.staleAfterSeconds)]));
-  const unknown = ids.filter((id) => stale.get(id) === 'unknown');
+  const bots = ids.map((id) => parseBotStamp(stamps.get(id)!.bot!));
+  const stale = bots.map((bot) => staleness(bot, now.getTime(), config.staleAfterSeconds));
+  const unknown = ids.filter((_, i) => stale[i] === 'unknown');
   if (unknown.length) {
     const items = (await batchGetItems(store, { [store.tables.accounts]: unknown.map(accountKey) }))[store.tables.accounts];
-    for (const item of items) stale.set(item.accountId as string, statusOfItems(item, undefined, now).stale);
+    const known = new Map(items.map((item) => [item.accountId as string, statusOfItems(item, undefined, now).stale]));
+    ids.forEach((id, i) => {
+      if (known.has(id)) stale[i] = known.get(id)!;
+    });
   }
   return tagOf(
     'status',
-    ids.map((id) => {
-      const { state, report } = parseBotStamp(stamps.get(id)!.bot as string);
-      return `${id} ${state} ${report} ${stamps.get(id)!.trades ?? ''} ${stale.get(id)}`;
-    }),
+    ids.map((id, i) => `${id} ${bots[i].state} ${bots[i].report} ${stamps.get(id)!.trades ?? ''} ${stale[i]}`),
   );
 }
 

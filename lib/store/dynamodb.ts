@@ -99,9 +99,24 @@ async function send<T>(run: () => Promise<T>, passThrough: readonly string[] = [
   }
 }
 
-/** Reads one item by key; `undefined` when there is none. `consistent` for a writer's read-modify-write. */
-export async function getItem(store: Store, table: string, key: Item, consistent = false): Promise<Item | undefined> {
-  const output = await send(() => store.client.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: consistent })));
+/**
+ * Reads one item by key; `undefined` when there is none. `consistent` for a writer's read-modify-write; `attributes`
+ * to return only those (the read is billed by the whole item all the same, but less is sent and parsed).
+ */
+export async function getItem(
+  store: Store,
+  table: string,
+  key: Item,
+  consistent = false,
+  attributes?: string[],
+): Promise<Item | undefined> {
+  const projection = attributes && {
+    ProjectionExpression: attributes.map((_, i) => `#p${i}`).join(', '),
+    ExpressionAttributeNames: Object.fromEntries(attributes.map((name, i) => [`#p${i}`, name])),
+  };
+  const output = await send(() =>
+    store.client.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: consistent, ...projection })),
+  );
   return output.Item;
 }
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Account, BotReport } from '../types';
-import { batchGetItems, type Item, type Store, type TransactItem, updateItem } from './dynamodb';
+import { batchGetItems, getItem, type Item, type Store, type TransactItem, updateItem } from './dynamodb';
 
 /**
  * The fleet table: the fleet's change stamps, so a fleet poll costs the same at 5 accounts or 1,000. Each account
@@ -14,6 +14,12 @@ import { batchGetItems, type Item, type Store, type TransactItem, updateItem } f
  * The stamps of an aspect are spread over SHARDS items (`<aspect>#<n>`, n from a hash of the account id), one
  * attribute per account, so an aspect of the whole fleet is SHARDS items and a key that sees some accounts reads
  * only their shards and looks only at their attributes: what it learns is exactly what its own accounts did.
+ *
+ * One attribute, not one per stamp: a read's time grows with the number of attribute values it returns (DynamoDB
+ * Local took twice as long for 2,000 short strings as for 1,000 of the same total length), so the status's two
+ * stamps share one attribute, `<bot>|<trades>`. A write that changes one half reads the attribute first
+ * (readStatusStamp) and is conditioned on it being as read, so concurrent heartbeats and trades never lose each
+ * other's half: one of them is cancelled and retried.
  *
  * A heartbeat that changes nothing but the time refreshes the bot stamp only once it is STAMP_SECONDS old (the
  * writer's cheap path in between touches the account item alone). So the stamp's heartbeat time is at most
@@ -44,14 +50,53 @@ function shardKey(aspect: Aspect, shard: number): Item {
   return { shard: `${aspect}#${shard}` };
 }
 
-/** Attribute names within a shard item: a prefix no account id can start with, then the id. */
-const ATTRIBUTE = { profile: 'p@', bot: 'b@', trades: 't@', balance: 'v@' } as const;
-type Field = keyof typeof ATTRIBUTE;
-const FIELD_OF = Object.fromEntries(Object.entries(ATTRIBUTE).map(([field, prefix]) => [prefix, field])) as Record<string, Field>;
-const ASPECT_OF: Record<Field, Aspect> = { profile: 'profile', bot: 'status', trades: 'status', balance: 'balance' };
+/** Attribute names within a shard item: a prefix no account id can start with, then the id. One per aspect. */
+const ATTRIBUTE: Record<Aspect, string> = { profile: 'p@', status: 's@', balance: 'v@' };
+const ASPECT_OF = Object.fromEntries(Object.entries(ATTRIBUTE).map(([aspect, prefix]) => [prefix, aspect])) as Record<string, Aspect>;
 
-/** What a write changed, as stamps (each computed by the functions below). */
-export type Stamps = Partial<Record<Field, string | number>>;
+/** What a write changed, as stamps (each computed by the functions below); `bot` and `trades` are the status's halves. */
+export interface Stamps {
+  profile?: string;
+  bot?: string;
+  trades?: string;
+  balance?: number;
+}
+
+/** The status stamp of an account as stored, read before a write that changes one half of it (readStatusStamp). */
+export interface StoredStatus {
+  stamp: string | undefined;
+}
+
+/** The two halves of a status stamp as stored ('' for a half never written: a stage older than the stamps). */
+function splitStatus(stamp: string): Pick<Stamps, 'bot' | 'trades'> {
+  // Plain assignments: a fleet poll splits a thousand of these.
+  const at = stamp.indexOf('|');
+  const halves: Pick<Stamps, 'bot' | 'trades'> = {};
+  if (at > 0) halves.bot = stamp.slice(0, at);
+  if (at + 1 < stamp.length) halves.trades = stamp.slice(at + 1);
+  return halves;
+}
+
+/** The stamps an attribute of a shard item holds. */
+function stampsOf(aspect: Aspect, value: unknown): Stamps {
+  if (aspect === 'profile') return { profile: value as string };
+  if (aspect === 'balance') return { balance: Number(value) };
+  return splitStatus(value as string);
+}
+
+/**
+ * The status stamp a write of `stamps` leaves, given the one stored (needed when only one half changes); undefined
+ * when the write changes neither half. A bot stamp holds no '|' (a letter, base64url and base36), so the first '|'
+ * ends it.
+ */
+export function statusAfter(stamps: Stamps, stored: StoredStatus | undefined): string | undefined {
+  if (stamps.bot === undefined && stamps.trades === undefined) return undefined;
+  if (stamps.bot === undefined || stamps.trades === undefined) {
+    if (!stored) throw new Error('statusAfter: a write of one half of a status stamp needs the stored stamp (readStatusStamp)');
+  }
+  const had = stored?.stamp === undefined ? {} : splitStatus(stored.stamp);
+  return `${stamps.bot ?? had.bot ?? ''}|${stamps.trades ?? had.trades ?? ''}`;
+}
 
 function digest(value: unknown): string {
   return createHash('sha256').update(JSON.stringify(value)).digest('base64url').slice(0, 8);
@@ -85,27 +130,44 @@ export function tradesStamp(record: { openTradeCount: number; lastTradeAt: strin
 
 /**
  * The updates that store `stamps` of one account: one per shard item touched (a transaction may touch an item
- * once). No condition: the transaction's other items carry the conditions, and a stamp only follows them.
+ * once). A write of both status halves, or of none, has no condition of its own: the transaction's other items
+ * carry the conditions, and a stamp only follows them. A write of one half is conditioned on the attribute being
+ * as `stored` says, since the other half is copied from it.
  */
-export function stampWrites(store: Store, accountId: string, stamps: Stamps): TransactItem[] {
-  const byAspect = new Map<Aspect, [Field, string | number][]>();
-  for (const [field, value] of Object.entries(stamps) as [Field, string | number][]) {
-    if (value === undefined) continue;
-    byAspect.set(ASPECT_OF[field], [...(byAspect.get(ASPECT_OF[field]) ?? []), [field, value]]);
-  }
-  return [...byAspect.entries()].map(([aspect, fields]) => ({
-    Update: {
-      TableName: store.tables.fleet,
-      Key: shardKey(aspect, shardOf(accountId)),
-      UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :f${i}`).join(', ')}`,
-      ExpressionAttributeNames: Object.fromEntries(fields.map(([field], i) => [`#f${i}`, ATTRIBUTE[field] + accountId])),
-      ExpressionAttributeValues: Object.fromEntries(fields.map(([, value], i) => [`:f${i}`, value])),
-    },
-  }));
+export function stampWrites(store: Store, accountId: string, stamps: Stamps, stored?: StoredStatus): TransactItem[] {
+  const status = statusAfter(stamps, stored);
+  const values: [Aspect, string | number | undefined][] = [
+    ['profile', stamps.profile],
+    ['status', status],
+    ['balance', stamps.balance],
+  ];
+  const halfOnly = status !== undefined && (stamps.bot === undefined || stamps.trades === undefined);
+  return values
+    .filter(([, value]) => value !== undefined)
+    .map(([aspect, value]) => {
+      const conditioned = aspect === 'status' && halfOnly;
+      const was = stored?.stamp;
+      return {
+        Update: {
+          TableName: store.tables.fleet,
+          Key: shardKey(aspect, shardOf(accountId)),
+          UpdateExpression: 'SET #a = :a',
+          ...(conditioned ? { ConditionExpression: was === undefined ? 'attribute_not_exists(#a)' : '#a = :was' } : {}),
+          ExpressionAttributeNames: { '#a': ATTRIBUTE[aspect] + accountId },
+          ExpressionAttributeValues: { ':a': value, ...(conditioned && was !== undefined ? { ':was': was } : {}) },
+        },
+      };
+    });
 }
 
-/** The stamps of one aspect for some accounts (or every account, `*`), as stored: field → account id → stamp. */
-export type FleetStamps = Map<string, Partial<Record<Field, string | number>>>;
+/** The status stamp of one account as stored, read consistently: what a write of one half is conditioned on. */
+export async function readStatusStamp(store: Store, accountId: string): Promise<StoredStatus> {
+  const item = await getItem(store, store.tables.fleet, shardKey('status', shardOf(accountId)), true, [ATTRIBUTE.status + accountId]);
+  return { stamp: item?.[ATTRIBUTE.status + accountId] as string | undefined };
+}
+
+/** The stamps of some accounts (or every account, `*`), as stored: account id → stamps. */
+export type FleetStamps = Map<string, Stamps>;
 
 /**
  * Reads the shards of `aspect` that hold `accounts` (all SHARDS for `*`) and the meta item, in one BatchGetItem
@@ -122,21 +184,24 @@ export async function readStamps(store: Store, aspect: Aspect, accounts: '*' | r
   for (const item of items) {
     if (item.shard === META.shard) continue;
     for (const name in item) {
-      const field = FIELD_OF[name.slice(0, 2)];
-      if (!field) continue;
+      if (ASPECT_OF[name.slice(0, 2)] !== aspect) continue;
       const accountId = name.slice(2);
       // Only the accounts asked for: a scoped key never sees its shard-mates' stamps, nor that they exist.
       if (wanted && !wanted.has(accountId)) continue;
-      const stamp = stamps.get(accountId) ?? {};
-      stamp[field] = item[name] as string | number;
-      stamps.set(accountId, stamp);
+      stamps.set(accountId, stampsOf(aspect, item[name]));
     }
   }
   return stamps;
 }
 
 /** A bot stamp read back: its state, the digest of the rest of the report, and the stamped heartbeat (epoch ms). */
-export function parseBotStamp(stamp: string): { state: BotReport['state']; report: string; heartbeatAt: number | null } {
+export interface BotStamp {
+  state: BotReport['state'];
+  report: string;
+  heartbeatAt: number | null;
+}
+
+export function parseBotStamp(stamp: string): BotStamp {
   const heartbeat = stamp.slice(9);
   return { state: STATE_OF[stamp[0]], report: stamp.slice(1, 9), heartbeatAt: heartbeat ? Number.parseInt(heartbeat, 36) : null };
 }
@@ -146,8 +211,8 @@ export function parseBotStamp(stamp: string): { state: BotReport['state']; repor
  * one and less than STAMP_SECONDS after it. `unknown` inside that window, where only the account item can tell.
  * The rule is the status's own: running, and no heartbeat for more than `staleAfterSeconds` whole seconds, or never.
  */
-export function staleness(stamp: string, now: number, staleAfterSeconds: number): boolean | 'unknown' {
-  const { state, heartbeatAt } = parseBotStamp(stamp);
+export function staleness(stamp: BotStamp, now: number, staleAfterSeconds: number): boolean | 'unknown' {
+  const { state, heartbeatAt } = stamp;
   if (state !== 'running') return false;
   if (heartbeatAt === null) return true;
   if (Math.floor((now - heartbeatAt) / 1000) <= staleAfterSeconds) return false;
@@ -180,10 +245,9 @@ export async function readAccountStamps(store: Store, accountId: string): Promis
   );
   const stamps: Stamps = {};
   for (const item of result[store.tables.fleet]) {
-    for (const field of Object.keys(ATTRIBUTE) as Field[]) {
-      const value = item[ATTRIBUTE[field] + accountId];
-      if (value !== undefined) stamps[field] = value as string | number;
-    }
+    const aspect = (item.shard as string).split('#')[0] as Aspect;
+    const value = item[ATTRIBUTE[aspect] + accountId];
+    if (value !== undefined) Object.assign(stamps, stampsOf(aspect, value));
   }
   return stamps;
 }

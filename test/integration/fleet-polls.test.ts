@@ -7,7 +7,9 @@
  * the per-account ones; a stage whose data predates the stamps answers from the tables until the backfill.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { markStamped, markUnstamped, SHARDS, shardOf } from '../../lib/store/fleet-table';
+import { getAccountItem, toBotReport } from '../../lib/store/accounts-table';
+import { getBalanceRecord } from '../../lib/store/balances-table';
+import { botStamp, markStamped, markUnstamped, readAccountStamps, SHARDS, shardOf, tradesStamp } from '../../lib/store/fleet-table';
 import { accountIds, backfillAccount } from '../../packages/writer/src/backfill';
 import { eventFor, type FunctionName, type Harness, invoke, startHarness } from '../support/api-harness';
 import { expectContract } from '../support/contract';
@@ -111,6 +113,43 @@ it('a heartbeat that only moves the time keeps the status tag; a message, a stat
   }
 });
 
+it("a bot's heartbeats and trades racing each other both stay in its status stamp (they share one attribute)", async () => {
+  const id = IDS[9];
+  const tag = (await poll('all-status')).headers.ETag;
+  const opens = [...Array(6).keys()].map((i) =>
+    harness.writer.openTrade(id, {
+      id: `race-${i}`,
+      instrument: 'EUR_USD',
+      side: 'buy',
+      units: '100',
+      openPrice: '1.08000',
+      openTime: new Date(Date.now() - 30_000 + i).toISOString(),
+    }),
+  );
+  // Each a new message: every one is a stamped heartbeat, not the cheap path.
+  const beats = [...Array(6).keys()].map((i) =>
+    harness.writer.heartbeat(id, {
+      state: 'paused',
+      strategy: 'grid',
+      message: `race ${i}`,
+      time: new Date(Date.now() - 20_000 + i * 1000).toISOString(),
+    }),
+  );
+  expect(await Promise.all(opens)).toEqual(Array(6).fill('opened'));
+  expect(await Promise.all(beats)).toEqual(expect.arrayContaining(['recorded']));
+  const stamped = await poll('all-status', { tag });
+  expect(stamped.statusCode).toBe(200);
+  const own = (await poll('account-status', { account: id })).body;
+  expect(own.openTradeCount).toBe(6);
+  expect(stamped.body.accounts.find((s: { accountId: string }) => s.accountId === id)).toEqual(own);
+  // Neither half lost the race: the stamp is exactly what the account's items say (every heartbeat here was stamped).
+  const stored = await readAccountStamps(harness.writer.store, id);
+  const item = await getAccountItem(harness.writer.store, id, true);
+  const balance = await getBalanceRecord(harness.writer.store, id);
+  expect([stored.bot, stored.trades]).toEqual([botStamp(toBotReport(item!)), tradesStamp(balance!)]);
+  expect((await poll('all-status', { tag: stamped.headers.ETag })).statusCode).toBe(304);
+});
+
 it('a bot turning stale changes the status answer with no write; inside the stamp window the account item decides', async () => {
   const id = IDS[5];
   // The first heartbeat is stamped; the second, 9 s later, only touches the account item (the stamp is recent).
@@ -153,7 +192,7 @@ it("a key scoped to some accounts learns nothing of the others' changes, not eve
 it('a stage whose data predates the stamps answers from the tables until the backfill stamps it; a second backfill writes none', async () => {
   const { store } = harness.writer;
   const tagged = Object.fromEntries(await Promise.all(FLEET.map(async (name) => [name, await poll(name)])));
-  // As an older stage: no completion mark, one account's stamps gone, another's balance stamp wrong.
+  // As an older stage: no completion mark, one account's balance stamp gone, another's status stamp wrong.
   await markUnstamped(store);
   await store.client.send(
     new UpdateCommand({
@@ -168,7 +207,7 @@ it('a stage whose data predates the stamps answers from the tables until the bac
       TableName: store.tables.fleet,
       Key: { shard: `status#${shardOf(IDS[8])}` },
       UpdateExpression: 'SET #a = :wrong',
-      ExpressionAttributeNames: { '#a': `b@${IDS[8]}` },
+      ExpressionAttributeNames: { '#a': `s@${IDS[8]}` },
       ExpressionAttributeValues: { ':wrong': 'stopped|x|' },
     }),
   );

@@ -21,7 +21,7 @@ import tables from '../../../resources/tables.js';
 import { createAccount, getAccountItem, reportBot, toAccount, touchHeartbeat, updateProfile } from '../../../lib/store/accounts-table';
 import { newBalanceRecord } from '../../../lib/store/balances-table';
 import { createStore, type Store, type Tables, TransactionCancelled, transactWrite } from '../../../lib/store/dynamodb';
-import { botStamp, profileStamp, STAMP_SECONDS, stampWrites } from '../../../lib/store/fleet-table';
+import { botStamp, profileStamp, readStatusStamp, STAMP_SECONDS, stampWrites } from '../../../lib/store/fleet-table';
 import { putEquity } from '../../../lib/store/ledger-table';
 import type { BotReport, Trade } from '../../../lib/types';
 import * as errors from './errors';
@@ -277,13 +277,19 @@ export function createWriter(options: WriterOptions): Writer {
         // recent (fleet-table.ts), and store the report with a new stamp when it is not or the report changed.
         const stampedAfter = new Date(Date.parse(beat.time) - STAMP_SECONDS * 1000).toISOString();
         if (await touchHeartbeat(store, accountId, report, stampedAfter)) return 'recorded';
+        // The bot's stamp shares an attribute with the trade counts: it is written over the stamp as read.
+        const status = await readStatusStamp(store, accountId);
         try {
-          await transactWrite(store, [reportBot(store, accountId, report), ...stampWrites(store, accountId, { bot: botStamp(report) })]);
+          await transactWrite(store, [
+            reportBot(store, accountId, report),
+            ...stampWrites(store, accountId, { bot: botStamp(report) }, status),
+          ]);
           return 'recorded';
         } catch (error) {
           if (!(error instanceof TransactionCancelled)) throw error;
           if (!(await getAccountItem(store, accountId, true))) throw errors.accountNotFound(accountId);
-          if (error.conflict) throw new Retry();
+          // A trade moved the stamp's other half meanwhile, or another writer got in the way: read again.
+          if (error.conflict || error.conditionFailed(1)) throw new Retry();
           return 'stale';
         }
       });

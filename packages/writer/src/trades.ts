@@ -6,7 +6,7 @@
  */
 import { type BalanceRecord, getBalanceRecord, putBalance } from '../../../lib/store/balances-table';
 import { type Store, TransactionCancelled, type TransactItem, transactWrite } from '../../../lib/store/dynamodb';
-import { type Stamps, stampWrites, tradesStamp } from '../../../lib/store/fleet-table';
+import { readStatusStamp, type Stamps, type StoredStatus, statusAfter, stampWrites, tradesStamp } from '../../../lib/store/fleet-table';
 import {
   getAggregates,
   getRegisteredOpenTime,
@@ -51,20 +51,28 @@ export async function balanceOf(store: Store, accountId: string): Promise<Balanc
   return record;
 }
 
+/** The trade counts `next` stamps, when they differ from those of `read` (undefined: a new account). */
+function tradesChange(next: BalanceRecord, read: BalanceRecord | undefined): Stamps {
+  const trades = tradesStamp(next);
+  return read && tradesStamp(read) === trades ? {} : { trades };
+}
+
 /**
  * Writes `next` in place of the balance record `read` (undefined: a new account), with the fleet's stamps of it: its
- * version always, its trade counts when they changed (the status's stamp, written only then), and any other
- * `stamps` of the same write (a transaction may touch each stamp item once, so they go together).
+ * version always, its trade counts when they changed (half of the status's stamp, written only then: `status` is
+ * that stamp as read), and any other `stamps` of the same write (a transaction may touch each stamp item once, so
+ * they go together).
  */
-export function balanceWrites(store: Store, next: BalanceRecord, read: BalanceRecord | undefined, stamps: Stamps = {}): TransactItem[] {
-  const trades = tradesStamp(next);
+export function balanceWrites(
+  store: Store,
+  next: BalanceRecord,
+  read: BalanceRecord | undefined,
+  stamps: Stamps = {},
+  status?: StoredStatus,
+): TransactItem[] {
   return [
     putBalance(store, next, read),
-    ...stampWrites(store, next.accountId, {
-      ...stamps,
-      balance: next.version,
-      ...(read && tradesStamp(read) === trades ? {} : { trades }),
-    }),
+    ...stampWrites(store, next.accountId, { ...stamps, balance: next.version, ...tradesChange(next, read) }, status),
   ];
 }
 
@@ -78,15 +86,17 @@ export async function storedTrade(store: Store, accountId: string, tradeId: stri
   return getTradeRecord(store, { accountId, id: tradeId, openTime });
 }
 
-/** The balance and aggregates as a run of createTrades calls last stored them (see createTrades). */
+/** The balance, its status stamp and the aggregates as a run of createTrades calls last stored them (see createTrades). */
 export interface Written {
   balance?: BalanceRecord;
+  status?: StoredStatus;
   pnl: Map<string, PnlEntry>;
   stats: Map<string, StatsEntry>;
 }
 
 export function forget(written: Written): void {
   written.balance = undefined;
+  written.status = undefined;
   written.pnl.clear();
   written.stats.clear();
 }
@@ -114,9 +124,10 @@ export async function createTrades(store: Store, accountId: string, trades: read
   const closed = trades.filter((trade) => trade.status === 'closed');
   const periods = uniquePeriods(closed);
   const days = uniqueStatsKeys(closed);
-  const carried = written?.balance ? written : undefined;
-  const [balance, read] = await Promise.all([
+  const carried = written?.balance && written.status ? written : undefined;
+  const [balance, status, read] = await Promise.all([
     carried?.balance ?? balanceOf(store, accountId),
+    carried?.status ?? readStatusStamp(store, accountId),
     getAggregates(
       store,
       accountId,
@@ -132,7 +143,7 @@ export async function createTrades(store: Store, accountId: string, trades: read
   const stats = statsAfter(accountId, storedStats, closed);
   const items: TransactItem[] = [
     ...trades.flatMap((trade) => [registerTradeId(store, accountId, trade.id, trade.openTime), putTrade(store, trade, undefined)]),
-    ...balanceWrites(store, nextBalance, balance),
+    ...balanceWrites(store, nextBalance, balance, {}, status),
     ...aggregates.map((entry) => putPnl(store, entry, findEntry(stored, entry))),
     ...stats.map((entry) => putStats(store, entry, findStats(storedStats, entry))),
   ];
@@ -147,6 +158,7 @@ export async function createTrades(store: Store, accountId: string, trades: read
   }
   if (written) {
     written.balance = nextBalance;
+    written.status = { stamp: statusAfter(tradesChange(nextBalance, balance), status) ?? status.stamp };
     for (const entry of aggregates) written.pnl.set(pnlId(entry), entry);
     for (const entry of stats) written.stats.set(statsId(entry), entry);
   }
@@ -163,15 +175,16 @@ function findStats(entries: readonly StatsEntry[], key: { start: string; instrum
 
 /** Stores `closed` (the stored open trade `read`, closed), counting it in the balance, the aggregates and the statistics. */
 export async function writeClose(store: Store, accountId: string, read: StoredTrade, closed: Trade): Promise<void> {
-  const [balance, { pnl: stored, stats: storedStats }] = await Promise.all([
+  const [balance, status, { pnl: stored, stats: storedStats }] = await Promise.all([
     balanceOf(store, accountId),
+    readStatusStamp(store, accountId),
     getAggregates(store, accountId, pnlPeriodsOf(closed.closeTime!), [statsKeyOf(closed)]),
   ]);
   const aggregates = aggregatesAfter(accountId, stored, [closed]);
   const stats = statsAfter(accountId, storedStats, [closed]);
   await commit(store, [
     putTrade(store, closed, read),
-    ...balanceWrites(store, balanceAfter(balance, [{ kind: 'closed', trade: closed }]), balance),
+    ...balanceWrites(store, balanceAfter(balance, [{ kind: 'closed', trade: closed }]), balance, {}, status),
     ...aggregates.map((entry) => putPnl(store, entry, findEntry(stored, entry))),
     ...stats.map((entry) => putStats(store, entry, findStats(storedStats, entry))),
   ]);
