@@ -12,6 +12,8 @@ import { handler as allBalance } from '../functions/all-balance';
 import { handler as allStatus } from '../functions/all-status';
 import { config } from '../lib/config';
 import { store } from '../lib/operations/store';
+import { accountKey } from '../lib/store/accounts-table';
+import { getItem } from '../lib/store/dynamodb';
 import { markStamped, markUnstamped } from '../lib/store/fleet-table';
 import { eventFor } from '../test/support/api-harness';
 import { createWriter } from '../packages/writer/src';
@@ -25,6 +27,8 @@ export type FleetOperation = keyof typeof HANDLERS;
 const meter = new ReadMeter();
 meter.attach(store.client);
 const writer = createWriter({ tables: config.tables, endpoint: config.dynamodbEndpoint });
+const writerMeter = new ReadMeter();
+writerMeter.attach(writer.store.client);
 const context = { awsRequestId: 'bench', functionName: 'bench', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
 
 async function call(operation: FleetOperation, tag?: string): Promise<{ result: APIGatewayProxyResult; ms: number; reads: ReadTally }> {
@@ -34,6 +38,12 @@ async function call(operation: FleetOperation, tag?: string): Promise<{ result: 
   const result = (await HANDLERS[operation](event, context)) as APIGatewayProxyResult;
   const ms = performance.now() - started;
   return { result, ms, reads: meter.take() };
+}
+
+/** What one heartbeat cost the writer, as DynamoDB Local reports it: write units, and read units of its reads. */
+export interface HeartbeatCost {
+  wcu: number;
+  rcu: number;
 }
 
 export interface PollFigures {
@@ -79,6 +89,26 @@ async function change(operation: FleetOperation, accountId: string, n: number): 
   }
 }
 
+/**
+ * A heartbeat that only moves the time (the account item alone), and one that refreshes the bot's stamp (a new
+ * message here; a time-only heartbeat does the same once its stamp is STAMP_SECONDS old): the stamp's read and the
+ * transaction of the account item and the stamp's shard item.
+ */
+async function heartbeatCosts(accountId: string): Promise<{ timeOnly: HeartbeatCost; stamped: HeartbeatCost }> {
+  const cost = async (message: string): Promise<HeartbeatCost> => {
+    writerMeter.reset();
+    const outcome = await writer.heartbeat(accountId, { state: 'running', strategy: 'bench', message });
+    if (outcome !== 'recorded') throw new Error(`heartbeat of ${accountId}: ${outcome}`);
+    const { consumedRcu, consumedWcu } = writerMeter.take();
+    return { wcu: consumedWcu, rcu: consumedRcu };
+  };
+  const stamped = await cost('heartbeat cost');
+  const timeOnly = await cost('heartbeat cost');
+  // The stamped one first tried the time-only update, refused by its condition: DynamoDB bills a refused write like
+  // an accepted one, and the meter does not see it (a refusal is an error, with no capacity in it).
+  return { timeOnly, stamped: { wcu: stamped.wcu + timeOnly.wcu, rcu: stamped.rcu } };
+}
+
 async function measure(request: { samples: number; changedAccounts: string[] }) {
   const result: Record<string, { unchanged: PollFigures; changed: PollFigures; withoutStamps: PollFigures }> = {};
   for (const operation of Object.keys(HANDLERS) as FleetOperation[]) {
@@ -105,11 +135,38 @@ async function measure(request: { samples: number; changedAccounts: string[] }) 
   }
   await markStamped(store, new Date().toISOString());
   // The stamp items' sizes: what each stamped write rewrites (DynamoDB bills a write by the item's size, 1 KB units).
-  const scanned = await store.client.send(new ScanCommand({ TableName: config.tables.fleet }));
-  const sizes = (scanned.Items ?? [])
-    .filter((item) => item.shard !== 'meta')
-    .map((item) => Object.entries(item).reduce((bytes, [name, value]) => bytes + name.length + String(value).length, 0));
-  return { polls: result, stampItemBytes: { max: Math.max(...sizes), items: sizes.length } };
+  const stampSizes = (await scanSizes(config.tables.fleet, (item) => item.shard !== 'meta')).sort((a, b) => a - b);
+  const statusAccount = request.changedAccounts[request.changedAccounts.length - 1];
+  const heartbeat = await heartbeatCosts(statusAccount);
+  const accountBytes = sizeOf((await getItem(store, config.tables.accounts, accountKey(statusAccount)))!);
+  // By AWS's rules: 1 write unit per KB of an item (a refused conditional write too), 2 in a transaction; a
+  // consistent read 1 unit per 4 KB. The stamp item is the largest shard's, as a refresh of any bot may write it.
+  const kb = (bytes: number) => Math.ceil(bytes / 1024);
+  const stampBytes = stampSizes[stampSizes.length - 1];
+  const billed = {
+    timeOnly: { wcu: kb(accountBytes), rcu: 0 },
+    stamped: { wcu: kb(accountBytes) + 2 * kb(accountBytes) + 2 * kb(stampBytes), rcu: Math.ceil(stampBytes / 4096) },
+  };
+  return {
+    polls: result,
+    stampItemBytes: { max: stampBytes, items: stampSizes.length },
+    accountItemBytes: accountBytes,
+    heartbeat: { reported: heartbeat, billed },
+  };
+}
+
+/** An item's size about as DynamoDB counts it: its names and values, in bytes (a map's as JSON, a little over). */
+function sizeOf(item: Record<string, unknown>): number {
+  return Object.entries(item).reduce(
+    (bytes, [name, value]) => bytes + name.length + (typeof value === 'object' ? JSON.stringify(value) : String(value)).length,
+    0,
+  );
+}
+
+/** The sizes of a table's items that `keep` selects. */
+async function scanSizes(table: string, keep: (item: Record<string, unknown>) => boolean): Promise<number[]> {
+  const scanned = await store.client.send(new ScanCommand({ TableName: table }));
+  return (scanned.Items ?? []).filter(keep).map(sizeOf);
 }
 
 serveParent(

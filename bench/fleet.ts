@@ -12,13 +12,15 @@ import { streamLines } from '../lib/ingest/source';
 import { localWriter } from '../scripts/support/load-data';
 import { adminClient, ensureTables } from '../scripts/support/local-db';
 import { startChild } from './child-rpc';
-import type { FleetOperation, PollFigures } from './fleet-worker';
+import { STAMP_SECONDS } from '../lib/store/fleet-table';
+import type { FleetOperation, HeartbeatCost, PollFigures } from './fleet-worker';
 import { ROOT } from './options';
 import { note } from './progress';
 import { round } from './stats';
 
-/** On-demand price of read request units, us-east-1 (USD per million; AWS's price since 1 November 2024). */
+/** On-demand prices of read and write request units, us-east-1 (USD per million; AWS's prices since 1 November 2024). */
 export const PRICE_PER_MILLION_READS = 0.125;
+export const PRICE_PER_MILLION_WRITES = 0.625;
 /** The dashboard's fleet view polls /api/all/status and /api/all/balance every 5 s (dashboard/src/views/fleet.ts). */
 export const DASHBOARD_POLL_SECONDS = 5;
 const SECONDS_PER_MONTH = 30 * 24 * 3600;
@@ -30,12 +32,23 @@ export interface FleetSize {
   stampItemBytes: { max: number; items: number };
   /** One open dashboard's fleet polls (status and balance every 5 s, all unchanged), per month. */
   dashboardMonth: { readUnits: number; usd: number; withoutStampsReadUnits: number; withoutStampsUsd: number };
+  accountItemBytes: number;
+  /**
+   * A time-only heartbeat, and one that refreshes the bot's stamp (as each bot's does once per STAMP_SECONDS): as
+   * DynamoDB Local reports them, and as AWS bills them by the items' sizes (DynamoDB Local counts a transaction's
+   * items twice over).
+   */
+  heartbeat: Record<'reported' | 'billed', { timeOnly: HeartbeatCost; stamped: HeartbeatCost }>;
+  /** What refreshing every bot's stamp once per STAMP_SECONDS adds to its heartbeats, per month, billed on demand. */
+  stampMonth: { writeUnits: number; readUnits: number; usd: number };
 }
 
 export interface FleetResults {
   sizes: FleetSize[];
   pricePerMillionReads: number;
+  pricePerMillionWrites: number;
   pollSeconds: number;
+  stampSeconds: number;
 }
 
 const STATES = ['running', 'running', 'running', 'running', 'running', 'running', 'paused', 'stopped', 'error'] as const;
@@ -114,13 +127,17 @@ export async function measureFleet(options: {
     const changedAccounts = Array.from({ length: count }, (_, i) => i)
       .filter((i) => i % 5 !== 4)
       .map((i) => `bot-${String(i).padStart(4, '0')}`);
-    const measured = await worker.call<Pick<FleetSize, 'polls' | 'stampItemBytes'>>({
+    const measured = await worker.call<Pick<FleetSize, 'polls' | 'stampItemBytes' | 'accountItemBytes' | 'heartbeat'>>({
       type: 'measure',
       samples: options.samples,
       changedAccounts,
     });
     await worker.close();
     const pollsPerMonth = SECONDS_PER_MONTH / DASHBOARD_POLL_SECONDS;
+    const refreshesPerMonth = (count * SECONDS_PER_MONTH) / STAMP_SECONDS;
+    const { billed } = measured.heartbeat;
+    const stampWrites = (billed.stamped.wcu - billed.timeOnly.wcu) * refreshesPerMonth;
+    const stampReads = (billed.stamped.rcu - billed.timeOnly.rcu) * refreshesPerMonth;
     const month = (figure: 'unchanged' | 'withoutStamps') =>
       (['all-status', 'all-balance'] as const).reduce((sum, operation) => sum + measured.polls[operation][figure].rcu, 0) * pollsPerMonth;
     sizes.push({
@@ -133,7 +150,18 @@ export async function measureFleet(options: {
         withoutStampsReadUnits: Math.round(month('withoutStamps')),
         withoutStampsUsd: round((month('withoutStamps') / 1e6) * PRICE_PER_MILLION_READS, 2),
       },
+      stampMonth: {
+        writeUnits: Math.round(stampWrites),
+        readUnits: Math.round(stampReads),
+        usd: round((stampWrites / 1e6) * PRICE_PER_MILLION_WRITES + (stampReads / 1e6) * PRICE_PER_MILLION_READS, 2),
+      },
     });
   }
-  return { sizes, pricePerMillionReads: PRICE_PER_MILLION_READS, pollSeconds: DASHBOARD_POLL_SECONDS };
+  return {
+    sizes,
+    pricePerMillionReads: PRICE_PER_MILLION_READS,
+    pricePerMillionWrites: PRICE_PER_MILLION_WRITES,
+    pollSeconds: DASHBOARD_POLL_SECONDS,
+    stampSeconds: STAMP_SECONDS,
+  };
 }

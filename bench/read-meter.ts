@@ -10,8 +10,10 @@ export interface ReadTally {
   calls: number;
   /** Items DynamoDB had to read: ScannedCount for Query/Scan, 1 per item found for GetItem/BatchGetItem. */
   itemsRead: number;
-  /** ConsumedCapacity.CapacityUnits summed over the calls (reads are the only operations the API makes). */
+  /** ConsumedCapacity.CapacityUnits summed over the reading calls (the only ones the API makes). */
   consumedRcu: number;
+  /** The same over the writing calls (a writer's, when one is metered: the fleet phase's heartbeats). */
+  consumedWcu: number;
 }
 
 interface Capacity {
@@ -22,7 +24,9 @@ interface ReadOutput {
   ConsumedCapacity?: Capacity | Capacity[];
 }
 
-const zero = (): ReadTally => ({ calls: 0, itemsRead: 0, consumedRcu: 0 });
+const zero = (): ReadTally => ({ calls: 0, itemsRead: 0, consumedRcu: 0, consumedWcu: 0 });
+
+const WRITES = /^(Put|Update|Delete|BatchWrite|TransactWrite)/;
 
 function capacityOf(consumed: ReadOutput['ConsumedCapacity']): number {
   const list = Array.isArray(consumed) ? consumed : consumed ? [consumed] : [];
@@ -43,13 +47,14 @@ export class ReadMeter {
    */
   attach(client: DynamoDBDocumentClient): void {
     client.middlewareStack.add(
-      (next) => async (args) => {
+      (next, context) => async (args) => {
         (args.input as Record<string, unknown>).ReturnConsumedCapacity = 'TOTAL';
         const result = await next(args);
         const output = result.output as ReadOutput;
         this.tally.calls += 1;
         this.tally.itemsRead += itemsReadBy(result.output);
-        this.tally.consumedRcu += capacityOf(output.ConsumedCapacity);
+        if (WRITES.test(context.commandName ?? '')) this.tally.consumedWcu += capacityOf(output.ConsumedCapacity);
+        else this.tally.consumedRcu += capacityOf(output.ConsumedCapacity);
         return result;
       },
       { step: 'initialize', name: 'benchReadMeter', override: true },

@@ -510,5 +510,9 @@ function printFleet(print: (text?: string) => void, fleet: FleetResults): void {
     print(
       `${size.accounts} bots (loaded in ${size.loadSeconds} s; largest stamp item ${kb(size.stampItemBytes.max)} of ${size.stampItemBytes.items}): one open dashboard polling status and balance every ${fleet.pollSeconds} s, unchanged, reads ${month.readUnits.toLocaleString('en-US')} read units a month = $${month.usd.toFixed(2)} at $${fleet.pricePerMillionReads} per million on demand (before the stamps: ${month.withoutStampsReadUnits.toLocaleString('en-US')} = $${month.withoutStampsUsd.toFixed(2)})`,
     );
+    const { reported, billed } = size.heartbeat;
+    print(
+      `${size.accounts} bots: a time-only heartbeat ${billed.timeOnly.wcu} write unit; one that refreshes the bot's stamp ${billed.stamped.wcu} write + ${billed.stamped.rcu} read units as AWS bills them (account item ${kb(size.accountItemBytes)}, stamp item ${kb(size.stampItemBytes.max)}; DynamoDB Local reports ${fmt(reported.timeOnly.wcu, 1)} and ${fmt(reported.stamped.wcu, 1)} + ${fmt(reported.stamped.rcu, 1)}); refreshing every bot's stamp once per ${fleet.stampSeconds} s adds ${size.stampMonth.writeUnits.toLocaleString('en-US')} write and ${size.stampMonth.readUnits.toLocaleString('en-US')} read units a month = $${size.stampMonth.usd.toFixed(2)} at $${fleet.pricePerMillionWrites} per million writes`,
+    );
   }
 }

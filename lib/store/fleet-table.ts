@@ -28,8 +28,14 @@ import { batchGetItems, getItem, type Item, type Store, type TransactItem, updat
  */
 export const SHARDS = 8;
 
-/** How far behind the last heartbeat the stamped heartbeat time may be. */
-export const STAMP_SECONDS = 30;
+/**
+ * How far behind the last heartbeat the stamped heartbeat time may be. Each refresh rewrites a whole shard item
+ * (about 5 KB at 1,000 bots, twice that in units within a transaction), so this sets what the fleet's heartbeats cost
+ * in writes (docs/performance.md): 120 s costs a quarter of 30 s. In exchange a bot that falls silent is, for up to
+ * this long after its threshold, one the status reads the account item of; and the stamps alone tell a healthy bot
+ * is fresh only while the threshold exceeds this plus its heartbeat interval (the deployed 300 s leaves 3 minutes).
+ */
+export const STAMP_SECONDS = 120;
 
 export type Aspect = 'profile' | 'status' | 'balance';
 
