@@ -91,7 +91,7 @@ async function change(operation: FleetOperation, accountId: string, n: number): 
 
 /**
  * A heartbeat that only moves the time (the account item alone), and one that refreshes the bot's stamp (a new
- * message here; a time-only heartbeat does the same once its stamp is STAMP_SECONDS old): the stamp's read and the
+ * message here; a time-only heartbeat does the same once its stamp's window has passed): the stamp's read and the
  * transaction of the account item and the stamp's shard item.
  */
 async function heartbeatCosts(accountId: string): Promise<{ timeOnly: HeartbeatCost; stamped: HeartbeatCost }> {

@@ -12,7 +12,7 @@ import { streamLines } from '../lib/ingest/source';
 import { localWriter } from '../scripts/support/load-data';
 import { adminClient, ensureTables } from '../scripts/support/local-db';
 import { startChild } from './child-rpc';
-import { STAMP_SECONDS } from '../lib/store/fleet-table';
+import { DEFAULT_STAMP_SECONDS } from '../lib/store/fleet-table';
 import type { FleetOperation, HeartbeatCost, PollFigures } from './fleet-worker';
 import { ROOT } from './options';
 import { note } from './progress';
@@ -34,12 +34,13 @@ export interface FleetSize {
   dashboardMonth: { readUnits: number; usd: number; withoutStampsReadUnits: number; withoutStampsUsd: number };
   accountItemBytes: number;
   /**
-   * A time-only heartbeat, and one that refreshes the bot's stamp (as each bot's does once per STAMP_SECONDS): as
+   * A time-only heartbeat, and one that refreshes the bot's stamp (as each bot's does once per the writer's default
+   * DEFAULT_STAMP_SECONDS): as
    * DynamoDB Local reports them, and as AWS bills them by the items' sizes (DynamoDB Local counts a transaction's
    * items twice over).
    */
   heartbeat: Record<'reported' | 'billed', { timeOnly: HeartbeatCost; stamped: HeartbeatCost }>;
-  /** What refreshing every bot's stamp once per STAMP_SECONDS adds to its heartbeats, per month, billed on demand. */
+  /** What refreshing every bot's stamp once per DEFAULT_STAMP_SECONDS adds to its heartbeats, per month, billed on demand. */
   stampMonth: { writeUnits: number; readUnits: number; usd: number };
 }
 
@@ -134,7 +135,7 @@ export async function measureFleet(options: {
     });
     await worker.close();
     const pollsPerMonth = SECONDS_PER_MONTH / DASHBOARD_POLL_SECONDS;
-    const refreshesPerMonth = (count * SECONDS_PER_MONTH) / STAMP_SECONDS;
+    const refreshesPerMonth = (count * SECONDS_PER_MONTH) / DEFAULT_STAMP_SECONDS;
     const { billed } = measured.heartbeat;
     const stampWrites = (billed.stamped.wcu - billed.timeOnly.wcu) * refreshesPerMonth;
     const stampReads = (billed.stamped.rcu - billed.timeOnly.rcu) * refreshesPerMonth;
@@ -162,6 +163,6 @@ export async function measureFleet(options: {
     pricePerMillionReads: PRICE_PER_MILLION_READS,
     pricePerMillionWrites: PRICE_PER_MILLION_WRITES,
     pollSeconds: DASHBOARD_POLL_SECONDS,
-    stampSeconds: STAMP_SECONDS,
+    stampSeconds: DEFAULT_STAMP_SECONDS,
   };
 }

@@ -27,7 +27,7 @@ async function main() {
     const ids = values.account ? [values.account] : await accountIds(writer.store);
     for (const [i, accountId] of ids.entries()) {
       try {
-        const result = await backfillAccount(writer.store, accountId);
+        const result = await backfillAccount(writer.store, accountId, writer.stampSeconds);
         totals.trades += result.closedTrades;
         totals.entries += result.entries;
         totals.written += result.written;

@@ -73,7 +73,7 @@ export function summarize(statuses: readonly AccountStatus[]): FleetSummary {
 /**
  * The tag of `/api/all/status`: each visible bot's state and report digest, its trade counts, and whether it is
  * stale now. A bot's staleness is told from its stamp; only a bot inside the stamp's uncertainty window (its last
- * heartbeat may be up to STAMP_SECONDS after the stamped one) has its account item read.
+ * heartbeat may be up to the stamp's window after the stamped one) has its account item read.
  */
 async function statusTag(principal: Principal, now: Date): Promise<string | undefined> {
   const stamps = await readStamps(store, 'status', principal.accounts);

@@ -99,36 +99,38 @@ export function updateProfile(store: Store, accountId: string, currency: string,
 }
 
 /**
- * Stores the bot's report (a heartbeat) and marks it stamped (`botStampedAt`: the fleet stamp written in the same
- * transaction carries this heartbeat). Refused when the account is missing, or when a later heartbeat is already
- * stored: reports that arrive out of order never turn the clock back.
+ * Stores the bot's report (a heartbeat) with the time until which its fleet stamp, written in the same transaction,
+ * vouches for later heartbeats (`botRestampBy`: the heartbeat plus the stamp's window; fleet-table.ts). Refused when
+ * the account is missing, or when a later heartbeat is already stored: reports that arrive out of order never turn
+ * the clock back. (`botStampedAt` was format 1's mark: removed.)
  */
-export function reportBot(store: Store, accountId: string, report: BotReport): TransactItem {
+export function reportBot(store: Store, accountId: string, report: BotReport, restampBy: string): TransactItem {
   return {
     Update: {
       TableName: store.tables.accounts,
       Key: accountKey(accountId),
-      UpdateExpression: 'SET bot = :bot, botStampedAt = :at',
+      UpdateExpression: 'SET bot = :bot, botRestampBy = :by REMOVE botStampedAt',
       ConditionExpression: 'attribute_exists(accountId) AND (attribute_not_exists(bot.lastHeartbeatAt) OR bot.lastHeartbeatAt <= :at)',
-      ExpressionAttributeValues: { ':bot': storedReport(report), ':at': report.lastHeartbeatAt },
+      ExpressionAttributeValues: { ':bot': storedReport(report), ':at': report.lastHeartbeatAt, ':by': restampBy },
     },
   };
 }
 
 /**
- * Records that the fleet's stamp now carries the stored heartbeat (the backfill's stamps), so the writer's cheap path
- * may skip stamping from here; refused when the report or the profile changed since they were read.
+ * Records that the fleet's stamp now carries the stored heartbeat (the backfill's stamps), vouching for later ones
+ * until `restampBy`, so the writer's cheap path may skip stamping until then; refused when the report or the
+ * profile changed since they were read.
  */
-export function markBotStamped(store: Store, account: Account, report: BotReport): TransactItem {
+export function markBotStamped(store: Store, account: Account, report: BotReport, restampBy: string | null): TransactItem {
   return {
     Update: {
       TableName: store.tables.accounts,
       Key: accountKey(account.id),
-      UpdateExpression: report.lastHeartbeatAt === null ? 'REMOVE botStampedAt' : 'SET botStampedAt = :at',
+      UpdateExpression: restampBy === null ? 'REMOVE botRestampBy, botStampedAt' : 'SET botRestampBy = :by REMOVE botStampedAt',
       ConditionExpression: 'bot.updatedAt = :updated AND #name = :name AND broker = :broker AND environment = :environment',
       ExpressionAttributeNames: { '#name': 'name' },
       ExpressionAttributeValues: {
-        ...(report.lastHeartbeatAt === null ? {} : { ':at': report.lastHeartbeatAt }),
+        ...(restampBy === null ? {} : { ':by': restampBy }),
         ':updated': report.updatedAt,
         ':name': account.name,
         ':broker': account.broker,
@@ -140,10 +142,11 @@ export function markBotStamped(store: Store, account: Account, report: BotReport
 
 /**
  * A heartbeat that changes nothing the fleet shows but its time: moves the heartbeat time alone, on condition that
- * the stored report has the same state, strategy and message, an earlier heartbeat, and a fleet stamp newer than
- * `stampedAfter`. False (nothing written) otherwise: the caller then stores the report with its stamp (reportBot).
+ * the stored report has the same state, strategy and message, an earlier heartbeat, and a fleet stamp that still
+ * vouches for this heartbeat's time (`botRestampBy` after it). False (nothing written) otherwise: the caller then
+ * stores the report with a new stamp (reportBot).
  */
-export async function touchHeartbeat(store: Store, accountId: string, report: BotReport, stampedAfter: string): Promise<boolean> {
+export async function touchHeartbeat(store: Store, accountId: string, report: BotReport): Promise<boolean> {
   const same = (name: 'strategy' | 'message') => (report[name] === null ? `attribute_not_exists(bot.#${name})` : `bot.#${name} = :${name}`);
   return updateItem(store, {
     TableName: store.tables.accounts,
@@ -151,7 +154,7 @@ export async function touchHeartbeat(store: Store, accountId: string, report: Bo
     UpdateExpression: 'SET bot.lastHeartbeatAt = :at, bot.updatedAt = :at',
     ConditionExpression: [
       'bot.lastHeartbeatAt <= :at',
-      'botStampedAt > :stampedAfter',
+      'botRestampBy > :at',
       'bot.#state = :state',
       same('strategy'),
       same('message'),
@@ -159,7 +162,6 @@ export async function touchHeartbeat(store: Store, accountId: string, report: Bo
     ExpressionAttributeNames: { '#state': 'state', '#strategy': 'strategy', '#message': 'message' },
     ExpressionAttributeValues: {
       ':at': report.lastHeartbeatAt,
-      ':stampedAfter': stampedAfter,
       ':state': report.state,
       ...(report.strategy === null ? {} : { ':strategy': report.strategy }),
       ...(report.message === null ? {} : { ':message': report.message }),

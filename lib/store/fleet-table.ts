@@ -21,21 +21,39 @@ import { batchGetItems, getItem, type Item, type Store, type TransactItem, updat
  * (readStatusStamp) and is conditioned on it being as read, so concurrent heartbeats and trades never lose each
  * other's half: one of them is cancelled and retried.
  *
- * A heartbeat that changes nothing but the time refreshes the bot stamp only once it is STAMP_SECONDS old (the
- * writer's cheap path in between touches the account item alone). So the stamp's heartbeat time is at most
- * STAMP_SECONDS behind the bot's last heartbeat, and staleness can be told from the stamps alone except within
- * that window (see `staleness`).
+ * A heartbeat that changes nothing but the time refreshes the bot stamp only once its window has passed: the
+ * stamp says how many seconds that is, and the writer's cheap path in between touches the account item alone. So
+ * the stamp's heartbeat time is less than its window behind the bot's last heartbeat, and staleness can be told
+ * from the stamps alone except within that window past the threshold (see `staleness`).
  */
 export const SHARDS = 8;
 
 /**
- * How far behind the last heartbeat the stamped heartbeat time may be. Each refresh rewrites a whole shard item
- * (about 5 KB at 1,000 bots, twice that in units within a transaction), so this sets what the fleet's heartbeats cost
- * in writes (docs/performance.md): 120 s costs a quarter of 30 s. In exchange a bot that falls silent is, for up to
- * this long after its threshold, one the status reads the account item of; and the stamps alone tell a healthy bot
- * is fresh only while the threshold exceeds this plus its heartbeat interval (the deployed 300 s leaves 3 minutes).
+ * What the stamps and the meta item's `format` mean. 1: a bot stamp and a trades stamp in two attributes, no window
+ * in the bot stamp. 2: one status attribute, the window in the bot stamp. The fleet answers trust the stamps only
+ * when the meta item says they are complete in this format; the backfill rewrites older ones.
  */
-export const STAMP_SECONDS = 120;
+export const STAMP_FORMAT = 2;
+
+/**
+ * The refresh window of a bot stamp for a stale threshold: a minute short of the threshold, so a bot heartbeating
+ * at least once a minute is always vouched fresh by its stamp alone; or half the threshold when that is longer.
+ * Each refresh rewrites a whole shard item (3.8 KB at 1,000 bots, twice that in units within a transaction), so
+ * the window sets what the fleet's heartbeats cost in writes (docs/performance.md): the longer the cheaper. In
+ * exchange a bot that falls silent is, for up to the window past its threshold, one whose account item the status
+ * reads.
+ */
+export function stampSecondsFor(staleAfterSeconds: number): number {
+  const window = Math.max(staleAfterSeconds - 60, Math.ceil(staleAfterSeconds / 2));
+  return Math.min(MAX_STAMP_SECONDS, Math.max(MIN_STAMP_SECONDS, window));
+}
+
+/** The shortest window a writer takes (a refresh at every heartbeat costs the most), and the longest a stamp can say (two base-36 digits). */
+export const MIN_STAMP_SECONDS = 10;
+export const MAX_STAMP_SECONDS = 1200;
+
+/** The window for the deployed stale threshold of 300 s (resources/stages.js; a unit test keeps them together). */
+export const DEFAULT_STAMP_SECONDS = stampSecondsFor(300);
 
 export type Aspect = 'profile' | 'status' | 'balance';
 
@@ -122,11 +140,18 @@ function compactTime(time: string | null): string {
 
 /**
  * The bot's state (a letter), an 8-character digest of what else the fleet shows of its report (strategy, message:
- * a change escapes it with a chance of 2^-48), and the heartbeat time being stamped. Short, because every stamped
+ * a change escapes it with a chance of 2^-48), the stamp's window in seconds (two base-36 digits: the writer
+ * refreshes the stamp for a heartbeat that much later), and the heartbeat time being stamped. Short, because every stamped
  * write rewrites the whole shard item and a poll reads eight of them.
  */
-export function botStamp(report: BotReport): string {
-  return `${STATE_LETTERS[report.state]}${digest([report.strategy, report.message])}${compactTime(report.lastHeartbeatAt)}`;
+export function botStamp(report: BotReport, windowSeconds: number): string {
+  const window = windowSeconds.toString(36).padStart(2, '0');
+  return `${STATE_LETTERS[report.state]}${digest([report.strategy, report.message])}${window}${compactTime(report.lastHeartbeatAt)}`;
+}
+
+/** Until when a bot stamp of the heartbeat at `heartbeatAt` with this window vouches for later heartbeats. */
+export function restampBy(heartbeatAt: string, windowSeconds: number): string {
+  return new Date(Date.parse(heartbeatAt) + windowSeconds * 1000).toISOString();
 }
 
 /** The open trade count and the latest trade time, exactly. */
@@ -184,7 +209,7 @@ export async function readStamps(store: Store, aspect: Aspect, accounts: '*' | r
   const shards = accounts === '*' ? [...Array(SHARDS).keys()] : [...new Set(accounts.map(shardOf))];
   const result = await batchGetItems(store, { [store.tables.fleet]: [META, ...shards.map((shard) => shardKey(aspect, shard))] });
   const items = result[store.tables.fleet];
-  if (!items.some((item) => item.shard === META.shard && item.complete === true)) return undefined;
+  if (!items.some((item) => item.shard === META.shard && item.complete === true && item.format === STAMP_FORMAT)) return undefined;
   const wanted = accounts === '*' ? undefined : new Set(accounts);
   const stamps: FleetStamps = new Map();
   for (const item of items) {
@@ -200,29 +225,36 @@ export async function readStamps(store: Store, aspect: Aspect, accounts: '*' | r
   return stamps;
 }
 
-/** A bot stamp read back: its state, the digest of the rest of the report, and the stamped heartbeat (epoch ms). */
+/** A bot stamp read back: its state, the digest of the rest of the report, its window, and the stamped heartbeat (epoch ms). */
 export interface BotStamp {
   state: BotReport['state'];
   report: string;
+  windowSeconds: number;
   heartbeatAt: number | null;
 }
 
 export function parseBotStamp(stamp: string): BotStamp {
-  const heartbeat = stamp.slice(9);
-  return { state: STATE_OF[stamp[0]], report: stamp.slice(1, 9), heartbeatAt: heartbeat ? Number.parseInt(heartbeat, 36) : null };
+  const heartbeat = stamp.slice(11);
+  return {
+    state: STATE_OF[stamp[0]],
+    report: stamp.slice(1, 9),
+    windowSeconds: Number.parseInt(stamp.slice(9, 11), 36),
+    heartbeatAt: heartbeat ? Number.parseInt(heartbeat, 36) : null,
+  };
 }
 
 /**
  * Whether a bot is stale at `now` as far as its stamp tells: the bot's last heartbeat is at or after the stamped
- * one and less than STAMP_SECONDS after it. `unknown` inside that window, where only the account item can tell.
- * The rule is the status's own: running, and no heartbeat for more than `staleAfterSeconds` whole seconds, or never.
+ * one and less than the stamp's window after it. `unknown` inside that window past the threshold, where only the
+ * account item can tell. The rule is the status's own: running, and no heartbeat for more than
+ * `staleAfterSeconds` whole seconds, or never.
  */
 export function staleness(stamp: BotStamp, now: number, staleAfterSeconds: number): boolean | 'unknown' {
-  const { state, heartbeatAt } = stamp;
+  const { state, heartbeatAt, windowSeconds } = stamp;
   if (state !== 'running') return false;
   if (heartbeatAt === null) return true;
   if (Math.floor((now - heartbeatAt) / 1000) <= staleAfterSeconds) return false;
-  if (Math.floor((now - heartbeatAt - STAMP_SECONDS * 1000) / 1000) > staleAfterSeconds) return true;
+  if (Math.floor((now - heartbeatAt - windowSeconds * 1000) / 1000) > staleAfterSeconds) return true;
   return 'unknown';
 }
 
@@ -231,18 +263,44 @@ export async function markStamped(store: Store, at: string): Promise<void> {
   await updateItem(store, {
     TableName: store.tables.fleet,
     Key: META,
-    UpdateExpression: 'SET complete = :true, completedAt = if_not_exists(completedAt, :at)',
-    ExpressionAttributeValues: { ':true': true, ':at': at },
+    UpdateExpression: 'SET complete = :true, #format = :format, completedAt = if_not_exists(completedAt, :at)',
+    ExpressionAttributeNames: { '#format': 'format' },
+    ExpressionAttributeValues: { ':true': true, ':format': STAMP_FORMAT, ':at': at },
   });
 }
 
 /** Takes the mark away: the fleet answers read the tables again, as on a stage older than the stamps (bench, tests). */
 export async function markUnstamped(store: Store): Promise<void> {
-  await updateItem(store, { TableName: store.tables.fleet, Key: META, UpdateExpression: 'REMOVE complete, completedAt' });
+  await updateItem(store, {
+    TableName: store.tables.fleet,
+    Key: META,
+    UpdateExpression: 'REMOVE complete, #format, completedAt',
+    ExpressionAttributeNames: { '#format': 'format' },
+  });
 }
 
-/** One account's stamps as stored, to compare with what its items say (the backfill). */
-export async function readAccountStamps(store: Store, accountId: string): Promise<Stamps> {
+/** The attributes of an account in format 1 (its bot and trades stamps, in the status shard). */
+const FORMAT_1 = ['b@', 't@'];
+
+/**
+ * Removes an account's stamps of format 1 (the backfill, once it wrote the current ones): nothing reads them, and
+ * every stamped write of the shard would pay for their bytes. True when there were some.
+ */
+export async function removeFormat1Stamps(store: Store, accountId: string): Promise<boolean> {
+  return updateItem(store, {
+    TableName: store.tables.fleet,
+    Key: shardKey('status', shardOf(accountId)),
+    UpdateExpression: `REMOVE ${FORMAT_1.map((_, i) => `#old${i}`).join(', ')}`,
+    ConditionExpression: FORMAT_1.map((_, i) => `attribute_exists(#old${i})`).join(' OR '),
+    ExpressionAttributeNames: Object.fromEntries(FORMAT_1.map((prefix, i) => [`#old${i}`, prefix + accountId])),
+  });
+}
+
+/**
+ * One account's stamps as stored, to compare with what its items say (the backfill), and whether stamps of format
+ * 1 are left of it (removeFormat1Stamps).
+ */
+export async function readAccountStamps(store: Store, accountId: string): Promise<{ stamps: Stamps; format1: boolean }> {
   const shard = shardOf(accountId);
   const result = await batchGetItems(
     store,
@@ -250,10 +308,12 @@ export async function readAccountStamps(store: Store, accountId: string): Promis
     true,
   );
   const stamps: Stamps = {};
+  let format1 = false;
   for (const item of result[store.tables.fleet]) {
     const aspect = (item.shard as string).split('#')[0] as Aspect;
     const value = item[ATTRIBUTE[aspect] + accountId];
     if (value !== undefined) Object.assign(stamps, stampsOf(aspect, value));
+    if (FORMAT_1.some((prefix) => item[prefix + accountId] !== undefined)) format1 = true;
   }
-  return stamps;
+  return { stamps, format1 };
 }

@@ -3,6 +3,8 @@
  * balance snapshots (the history, then the last) and a heartbeat each. The demo, the tests and the benchmark all load their data this way, so every key,
  * counter and aggregate they read was made by the writer.
  */
+import stages from '../../resources/stages.js';
+import { stampSecondsFor } from '../../lib/store/fleet-table';
 import { createWriter, type Writer, type WriterOptions } from '../../packages/writer/src';
 import type { Dataset } from './dataset';
 import { localDatabaseEndpoint } from './local-db';
@@ -59,7 +61,12 @@ export function targetWriter(options: { stage?: string; endpoint?: string }): Wr
   return endpoint ? localWriter(endpoint, { stage }) : createWriter({ stage });
 }
 
-/** A writer for a local DynamoDB (DynamoDB Local takes any credentials; the writer signs with placeholders). */
+/**
+ * A writer for a local DynamoDB (DynamoDB Local takes any credentials; the writer signs with placeholders), whose
+ * bot stamps suit the stage's stale threshold (the local stage's 60 s: a 30 s window).
+ */
 export function localWriter(endpoint: string, options: Omit<WriterOptions, 'endpoint' | 'credentials'>): Writer {
-  return createWriter({ ...options, endpoint, region: 'us-east-1' });
+  const stampSeconds =
+    options.stampSeconds ?? (options.stage ? stampSecondsFor(stages.stageSettings(options.stage).staleAfterSeconds) : undefined);
+  return createWriter({ ...options, stampSeconds, endpoint, region: 'us-east-1' });
 }

@@ -9,7 +9,16 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getAccountItem, toBotReport } from '../../lib/store/accounts-table';
 import { getBalanceRecord } from '../../lib/store/balances-table';
-import { botStamp, markStamped, markUnstamped, readAccountStamps, SHARDS, shardOf, tradesStamp } from '../../lib/store/fleet-table';
+import {
+  botStamp,
+  markStamped,
+  markUnstamped,
+  parseBotStamp,
+  readAccountStamps,
+  SHARDS,
+  shardOf,
+  tradesStamp,
+} from '../../lib/store/fleet-table';
 import { accountIds, backfillAccount } from '../../packages/writer/src/backfill';
 import { eventFor, type FunctionName, type Harness, invoke, startHarness } from '../support/api-harness';
 import { expectContract } from '../support/contract';
@@ -85,6 +94,15 @@ it('a heartbeat that only moves the time keeps the status tag; a message, a stat
   let tag = (await poll('all-status')).headers.ETag;
   await harness.writer.heartbeat(id, { state: 'paused', strategy: 'grid' });
   expect((await poll('all-status', { tag })).statusCode).toBe(304);
+  // Within the stamp's window the next one touches the account item alone: the stamp stays, the heartbeat moves.
+  const stampOf = async () => (await readAccountStamps(harness.writer.store, id)).stamps.bot;
+  const stamped = await stampOf();
+  await harness.writer.heartbeat(id, { state: 'paused', strategy: 'grid' });
+  expect(await stampOf()).toBe(stamped);
+  expect(Date.parse(toBotReport((await getAccountItem(harness.writer.store, id, true))!).lastHeartbeatAt!)).toBeGreaterThan(
+    parseBotStamp(stamped!).heartbeatAt!,
+  );
+  expect((await poll('all-status', { tag })).statusCode).toBe(304);
   const changes: [string, () => Promise<unknown>, (status: Record<string, any>) => unknown][] = [
     ['message', () => harness.writer.heartbeat(id, { state: 'paused', strategy: 'grid', message: 'hello' }), (s) => s.message],
     ['state', () => harness.writer.heartbeat(id, { state: 'error', strategy: 'grid', message: 'hello' }), (s) => s.state],
@@ -146,10 +164,10 @@ it("a bot's heartbeats and trades racing each other both stay in its status stam
   expect({ ...fleetEntry, heartbeatAgeSeconds: own.heartbeatAgeSeconds }).toEqual(own);
   expect(own.heartbeatAgeSeconds - heartbeatAgeSeconds).toBeLessThanOrEqual(1);
   // Neither half lost the race: the stamp is exactly what the account's items say (every heartbeat here was stamped).
-  const stored = await readAccountStamps(harness.writer.store, id);
+  const { stamps: stored } = await readAccountStamps(harness.writer.store, id);
   const item = await getAccountItem(harness.writer.store, id, true);
   const balance = await getBalanceRecord(harness.writer.store, id);
-  expect([stored.bot, stored.trades]).toEqual([botStamp(toBotReport(item!)), tradesStamp(balance!)]);
+  expect([stored.bot, stored.trades]).toEqual([botStamp(toBotReport(item!), harness.writer.stampSeconds), tradesStamp(balance!)]);
   expect((await poll('all-status', { tag: stamped.headers.ETag })).statusCode).toBe(304);
 });
 
@@ -195,8 +213,26 @@ it("a key scoped to some accounts learns nothing of the others' changes, not eve
 it('a stage whose data predates the stamps answers from the tables until the backfill stamps it; a second backfill writes none', async () => {
   const { store } = harness.writer;
   const tagged = Object.fromEntries(await Promise.all(FLEET.map(async (name) => [name, await poll(name)])));
-  // As an older stage: no completion mark, one account's balance stamp gone, another's status stamp wrong.
+  // As an older stage: complete in format 1 only (no `format`), one account's balance stamp gone, another's status
+  // stamp wrong, a third with its format-1 stamps still beside the current ones.
   await markUnstamped(store);
+  await store.client.send(
+    new UpdateCommand({
+      TableName: store.tables.fleet,
+      Key: { shard: 'meta' },
+      UpdateExpression: 'SET complete = :t',
+      ExpressionAttributeValues: { ':t': true },
+    }),
+  );
+  await store.client.send(
+    new UpdateCommand({
+      TableName: store.tables.fleet,
+      Key: { shard: `status#${shardOf(IDS[10])}` },
+      UpdateExpression: 'SET #b = :b, #t = :t',
+      ExpressionAttributeNames: { '#b': `b@${IDS[10]}`, '#t': `t@${IDS[10]}` },
+      ExpressionAttributeValues: { ':b': 'pAAAAAAAA1', ':t': '0|' },
+    }),
+  );
   await store.client.send(
     new UpdateCommand({
       TableName: store.tables.fleet,
@@ -220,7 +256,8 @@ it('a stage whose data predates the stamps answers from the tables until the bac
     if (name !== 'all-status') expect([name, legacy.body]).toEqual([name, tagged[name].body]);
   }
   const first = await Promise.all((await accountIds(store)).map((id) => backfillAccount(store, id)));
-  expect(first.filter((result) => result.stamped).map((result) => result.accountId)).toEqual([IDS[7], IDS[8]]);
+  expect(first.filter((result) => result.stamped).map((result) => result.accountId)).toEqual([IDS[7], IDS[8], IDS[10]]);
+  expect((await readAccountStamps(store, IDS[10])).format1).toBe(false);
   await markStamped(store, new Date().toISOString());
   for (const name of FLEET) {
     const stamped = await poll(name);

@@ -14,10 +14,12 @@ import { balanceUnchanged, getBalanceRecord } from '../../../lib/store/balances-
 import { type Store, scanAll, TransactionCancelled, transactWrite } from '../../../lib/store/dynamodb';
 import {
   botStamp,
+  DEFAULT_STAMP_SECONDS,
   parseBotStamp,
   profileStamp,
   readAccountStamps,
-  STAMP_SECONDS,
+  removeFormat1Stamps,
+  restampBy,
   type Stamps,
   stampWrites,
   tradesStamp,
@@ -63,7 +65,7 @@ function figures({ version: _version, ...entry }: StatsEntry): string {
   return canonical(entry);
 }
 
-async function backfillOnce(store: Store, accountId: string): Promise<Omit<BackfillResult, 'attempts'>> {
+async function backfillOnce(store: Store, accountId: string, stampSeconds: number): Promise<Omit<BackfillResult, 'attempts'>> {
   // First what is stored (with its versions), then the trades: see the module's comment.
   const stored = await readStatsEntries(store, accountId, '0000-01-01T00:00:00.000Z', '9999-12-31T00:00:00.000Z');
   const trades = await closedTrades(store, accountId);
@@ -85,29 +87,30 @@ async function backfillOnce(store: Store, accountId: string): Promise<Omit<Backf
     entries: computed.length,
     written: changed.length,
     unchanged: computed.length - changed.length,
-    stamped: await backfillStamps(store, accountId),
+    stamped: await backfillStamps(store, accountId, stampSeconds),
   };
 }
 
 /**
  * Whether a stored bot stamp still says what the report does: the same state and report, and a heartbeat time
- * at most STAMP_SECONDS behind (the writer refreshes it no less often).
+ * less than its own window behind (the writer refreshes it no less often).
  */
-function botStampHolds(stored: string | number | undefined, expected: string, lastHeartbeatAt: string | null): boolean {
-  if (typeof stored !== 'string') return false;
+function botStampHolds(stored: string | undefined, expected: string, lastHeartbeatAt: string | null): boolean {
+  if (stored === undefined) return false;
   const [have, want] = [parseBotStamp(stored), parseBotStamp(expected)];
   if (have.state !== want.state || have.report !== want.report) return false;
   if (lastHeartbeatAt === null || have.heartbeatAt === null) return lastHeartbeatAt === null && have.heartbeatAt === null;
   const behind = Date.parse(lastHeartbeatAt) - have.heartbeatAt;
-  return behind >= 0 && behind < STAMP_SECONDS * 1000;
+  return behind >= 0 && behind < have.windowSeconds * 1000;
 }
 
 /**
  * Writes the account's fleet stamps when one is missing or wrong, conditioned on the account and balances items
- * being as read (a heartbeat, profile change or balance write in between cancels it, and the account is redone).
+ * being as read (a heartbeat, profile change or balance write in between cancels it, and the account is redone);
+ * a bot stamp with a window of `stampSeconds`. Then removes its stamps of an older format, if any.
  */
-async function backfillStamps(store: Store, accountId: string): Promise<boolean> {
-  const [item, balance, stored] = await Promise.all([
+async function backfillStamps(store: Store, accountId: string, stampSeconds: number): Promise<boolean> {
+  const [item, balance, { stamps: stored, format1 }] = await Promise.all([
     getAccountItem(store, accountId, true),
     getBalanceRecord(store, accountId),
     readAccountStamps(store, accountId),
@@ -117,7 +120,7 @@ async function backfillStamps(store: Store, accountId: string): Promise<boolean>
   const report = toBotReport(item);
   const expected: Stamps = {
     profile: profileStamp(account),
-    bot: botStamp(report),
+    bot: botStamp(report, stampSeconds),
     trades: tradesStamp(balance),
     balance: balance.version,
   };
@@ -126,20 +129,26 @@ async function backfillStamps(store: Store, accountId: string): Promise<boolean>
     stored.trades === expected.trades &&
     stored.balance === expected.balance &&
     botStampHolds(stored.bot, expected.bot as string, report.lastHeartbeatAt);
-  if (holds) return false;
-  await transactWrite(store, [
-    markBotStamped(store, account, report),
-    balanceUnchanged(store, accountId, balance.version),
-    ...stampWrites(store, accountId, expected),
-  ]);
-  return true;
+  if (!holds) {
+    const restamp = report.lastHeartbeatAt === null ? null : restampBy(report.lastHeartbeatAt, stampSeconds);
+    await transactWrite(store, [
+      markBotStamped(store, account, report, restamp),
+      balanceUnchanged(store, accountId, balance.version),
+      ...stampWrites(store, accountId, expected),
+    ]);
+  }
+  const cleaned = format1 && (await removeFormat1Stamps(store, accountId));
+  return !holds || cleaned;
 }
 
-/** Backfills one account, again from the start whenever a writer got in the way. */
-export async function backfillAccount(store: Store, accountId: string): Promise<BackfillResult> {
+/**
+ * Backfills one account, again from the start whenever a writer got in the way; its bot stamp with a window of
+ * `stampSeconds` (the writer's, WriterOptions.stampSeconds).
+ */
+export async function backfillAccount(store: Store, accountId: string, stampSeconds = DEFAULT_STAMP_SECONDS): Promise<BackfillResult> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return { ...(await backfillOnce(store, accountId)), attempts: attempt };
+      return { ...(await backfillOnce(store, accountId, stampSeconds)), attempts: attempt };
     } catch (error) {
       if (!(error instanceof TransactionCancelled) || attempt >= MAX_ATTEMPTS) throw error;
     }

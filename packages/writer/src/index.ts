@@ -21,7 +21,16 @@ import tables from '../../../resources/tables.js';
 import { createAccount, getAccountItem, reportBot, toAccount, touchHeartbeat, updateProfile } from '../../../lib/store/accounts-table';
 import { newBalanceRecord } from '../../../lib/store/balances-table';
 import { createStore, type Store, type Tables, TransactionCancelled, transactWrite } from '../../../lib/store/dynamodb';
-import { botStamp, profileStamp, readStatusStamp, STAMP_SECONDS, stampWrites } from '../../../lib/store/fleet-table';
+import {
+  botStamp,
+  DEFAULT_STAMP_SECONDS,
+  MAX_STAMP_SECONDS,
+  MIN_STAMP_SECONDS,
+  profileStamp,
+  readStatusStamp,
+  restampBy,
+  stampWrites,
+} from '../../../lib/store/fleet-table';
 import { putEquity } from '../../../lib/store/ledger-table';
 import type { BotReport, Trade } from '../../../lib/types';
 import * as errors from './errors';
@@ -64,6 +73,14 @@ export interface WriterOptions {
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
   /** The clock for defaults (`createdAt`, a heartbeat's `time`). */
   now?: () => Date;
+  /**
+   * How often, at most, a heartbeat that only moves the time refreshes the bot's stamp in the fleet's change stamps,
+   * in seconds (10 to 1,200). Default 240: a minute short of the API's default stale threshold of 300 s, so a bot
+   * heartbeating at least once a minute is always vouched fresh by its stamp. For a lower threshold use about the
+   * threshold minus the bot's heartbeat interval; each refresh costs write units that grow with the fleet
+   * (docs/performance.md), so a longer window is cheaper.
+   */
+  stampSeconds?: number;
 }
 
 export type AccountOutcome = 'created' | 'updated' | 'unchanged';
@@ -127,6 +144,8 @@ export interface Writer {
   recordTrades(accountId: string, trades: readonly unknown[]): Promise<TradeResult[]>;
   /** The store the writer writes (its client and table names), for reading back what it wrote. */
   readonly store: Store;
+  /** The window of the bot stamps it writes (WriterOptions.stampSeconds). */
+  readonly stampSeconds: number;
   /** Releases the client's connections. */
   close(): void;
 }
@@ -157,9 +176,16 @@ export function createWriter(options: WriterOptions): Writer {
     maxAttempts: 4,
   });
   const now = options.now ?? (() => new Date());
+  const stampSeconds = options.stampSeconds ?? DEFAULT_STAMP_SECONDS;
+  if (!Number.isInteger(stampSeconds) || stampSeconds < MIN_STAMP_SECONDS || stampSeconds > MAX_STAMP_SECONDS) {
+    throw new Error(
+      `createWriter: stampSeconds must be a whole number from ${MIN_STAMP_SECONDS} to ${MAX_STAMP_SECONDS}, got ${stampSeconds}`,
+    );
+  }
 
   return {
     store,
+    stampSeconds,
 
     async upsertAccount(input) {
       const account = check.accountInput(input, now());
@@ -174,7 +200,7 @@ export function createWriter(options: WriterOptions): Writer {
               createAccount(store, account, bot),
               ...balanceWrites(store, newBalanceRecord(account.id, account.currency, account.createdAt), undefined, {
                 profile: profileStamp(account),
-                bot: botStamp(bot),
+                bot: botStamp(bot, stampSeconds),
               }),
             ]);
             return 'created';
@@ -273,16 +299,16 @@ export function createWriter(options: WriterOptions): Writer {
         updatedAt: beat.time,
       };
       return attempts(`recording a heartbeat of ${accountId}`, async () => {
-        // Most heartbeats only move the time: they touch the account item alone while the fleet's stamp of the bot is
-        // recent (fleet-table.ts), and store the report with a new stamp when it is not or the report changed.
-        const stampedAfter = new Date(Date.parse(beat.time) - STAMP_SECONDS * 1000).toISOString();
-        if (await touchHeartbeat(store, accountId, report, stampedAfter)) return 'recorded';
+        // Most heartbeats only move the time: they touch the account item alone while the fleet's stamp of the bot
+        // vouches for them (fleet-table.ts), and store the report with a new stamp when it does not or the report
+        // changed.
+        if (await touchHeartbeat(store, accountId, report)) return 'recorded';
         // The bot's stamp shares an attribute with the trade counts: it is written over the stamp as read.
         const status = await readStatusStamp(store, accountId);
         try {
           await transactWrite(store, [
-            reportBot(store, accountId, report),
-            ...stampWrites(store, accountId, { bot: botStamp(report) }, status),
+            reportBot(store, accountId, report, restampBy(beat.time, stampSeconds)),
+            ...stampWrites(store, accountId, { bot: botStamp(report, stampSeconds) }, status),
           ]);
           return 'recorded';
         } catch (error) {
