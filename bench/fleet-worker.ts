@@ -135,21 +135,35 @@ async function measure(request: { samples: number; changedAccounts: string[] }) 
   }
   await markStamped(store, new Date().toISOString());
   // The stamp items' sizes: what each stamped write rewrites (DynamoDB bills a write by the item's size, 1 KB units).
-  const stampSizes = (await scanSizes(config.tables.fleet, (item) => item.shard !== 'meta')).sort((a, b) => a - b);
+  const stampItems = await scanItems(config.tables.fleet, (item) => item.shard !== 'meta');
+  const stampSizes = stampItems.map(sizeOf).sort((a, b) => a - b);
+  // Per answer, its largest shard item: what a write of one of its stamps may rewrite.
+  const largest = Object.fromEntries(
+    (['profile', 'status', 'balance'] as const).map((aspect) => [
+      aspect,
+      Math.max(...stampItems.filter((item) => String(item.shard).startsWith(`${aspect}#`)).map(sizeOf)),
+    ]),
+  ) as Record<'profile' | 'status' | 'balance', number>;
   const statusAccount = request.changedAccounts[request.changedAccounts.length - 1];
   const heartbeat = await heartbeatCosts(statusAccount);
   const accountBytes = sizeOf((await getItem(store, config.tables.accounts, accountKey(statusAccount)))!);
   // By AWS's rules: 1 write unit per KB of an item (a refused conditional write too), 2 in a transaction; a
   // consistent read 1 unit per 4 KB. The stamp item is the largest shard's, as a refresh of any bot may write it.
   const kb = (bytes: number) => Math.ceil(bytes / 1024);
-  const stampBytes = stampSizes[stampSizes.length - 1];
   const billed = {
     timeOnly: { wcu: kb(accountBytes), rcu: 0 },
-    stamped: { wcu: kb(accountBytes) + 2 * kb(accountBytes) + 2 * kb(stampBytes), rcu: Math.ceil(stampBytes / 4096) },
+    stamped: { wcu: kb(accountBytes) + 2 * kb(accountBytes) + 2 * kb(largest.status), rcu: Math.ceil(largest.status / 4096) },
+  };
+  // What the stamps add to the writes that carry them, in the same transaction: 2 units per KB of the shard item.
+  const stampWriteUnits = {
+    balanceSnapshot: 2 * kb(largest.balance),
+    tradeOpenOrClose: 2 * kb(largest.status) + 2 * kb(largest.balance),
+    profileChange: 2 * kb(largest.profile),
   };
   return {
     polls: result,
-    stampItemBytes: { max: stampBytes, items: stampSizes.length },
+    stampItemBytes: { max: stampSizes[stampSizes.length - 1], items: stampSizes.length, largest },
+    stampWriteUnits,
     accountItemBytes: accountBytes,
     heartbeat: { reported: heartbeat, billed },
   };
@@ -163,10 +177,10 @@ function sizeOf(item: Record<string, unknown>): number {
   );
 }
 
-/** The sizes of a table's items that `keep` selects. */
-async function scanSizes(table: string, keep: (item: Record<string, unknown>) => boolean): Promise<number[]> {
+/** A table's items that `keep` selects (one scan page: the fleet table is 25 small items). */
+async function scanItems(table: string, keep: (item: Record<string, unknown>) => boolean): Promise<Record<string, unknown>[]> {
   const scanned = await store.client.send(new ScanCommand({ TableName: table }));
-  return (scanned.Items ?? []).filter(keep).map(sizeOf);
+  return (scanned.Items ?? []).filter(keep);
 }
 
 serveParent(

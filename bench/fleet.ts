@@ -29,7 +29,9 @@ export interface FleetSize {
   accounts: number;
   loadSeconds: number;
   polls: Record<FleetOperation, { unchanged: PollFigures; changed: PollFigures; withoutStamps: PollFigures }>;
-  stampItemBytes: { max: number; items: number };
+  stampItemBytes: { max: number; items: number; largest: Record<'profile' | 'status' | 'balance', number> };
+  /** Write units the stamps add to the writes that carry them, as AWS bills them (2 per KB of the shard item). */
+  stampWriteUnits: { balanceSnapshot: number; tradeOpenOrClose: number; profileChange: number };
   /** One open dashboard's fleet polls (status and balance every 5 s, all unchanged), per month. */
   dashboardMonth: { readUnits: number; usd: number; withoutStampsReadUnits: number; withoutStampsUsd: number };
   accountItemBytes: number;
@@ -128,7 +130,7 @@ export async function measureFleet(options: {
     const changedAccounts = Array.from({ length: count }, (_, i) => i)
       .filter((i) => i % 5 !== 4)
       .map((i) => `bot-${String(i).padStart(4, '0')}`);
-    const measured = await worker.call<Pick<FleetSize, 'polls' | 'stampItemBytes' | 'accountItemBytes' | 'heartbeat'>>({
+    const measured = await worker.call<Pick<FleetSize, 'polls' | 'stampItemBytes' | 'stampWriteUnits' | 'accountItemBytes' | 'heartbeat'>>({
       type: 'measure',
       samples: options.samples,
       changedAccounts,

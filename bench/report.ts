@@ -512,7 +512,11 @@ function printFleet(print: (text?: string) => void, fleet: FleetResults): void {
     );
     const { reported, billed } = size.heartbeat;
     print(
-      `${size.accounts} bots: a time-only heartbeat ${billed.timeOnly.wcu} write unit; one that refreshes the bot's stamp ${billed.stamped.wcu} write + ${billed.stamped.rcu} read units as AWS bills them (account item ${kb(size.accountItemBytes)}, stamp item ${kb(size.stampItemBytes.max)}; DynamoDB Local reports ${fmt(reported.timeOnly.wcu, 1)} and ${fmt(reported.stamped.wcu, 1)} + ${fmt(reported.stamped.rcu, 1)}); refreshing every bot's stamp once per ${fleet.stampSeconds} s adds ${size.stampMonth.writeUnits.toLocaleString('en-US')} write and ${size.stampMonth.readUnits.toLocaleString('en-US')} read units a month = $${size.stampMonth.usd.toFixed(2)} at $${fleet.pricePerMillionWrites} per million writes`,
+      `${size.accounts} bots: a time-only heartbeat ${billed.timeOnly.wcu} write unit; one that refreshes the bot's stamp ${billed.stamped.wcu} write + ${billed.stamped.rcu} read units as AWS bills them (account item ${kb(size.accountItemBytes)}, status stamp item ${kb(size.stampItemBytes.largest.status)}; DynamoDB Local reports ${fmt(reported.timeOnly.wcu, 1)} and ${fmt(reported.stamped.wcu, 1)} + ${fmt(reported.stamped.rcu, 1)}); refreshing every bot's stamp once per ${fleet.stampSeconds} s adds ${size.stampMonth.writeUnits.toLocaleString('en-US')} write and ${size.stampMonth.readUnits.toLocaleString('en-US')} read units a month = $${size.stampMonth.usd.toFixed(2)} at $${fleet.pricePerMillionWrites} per million writes`,
+    );
+    const adds = size.stampWriteUnits;
+    print(
+      `${size.accounts} bots: the stamps add, in the same transaction, ${adds.balanceSnapshot} write units to a balance snapshot, ${adds.tradeOpenOrClose} to a trade's open or close, ${adds.profileChange} to a profile change`,
     );
   }
 }
