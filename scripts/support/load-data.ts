@@ -53,12 +53,17 @@ export async function loadDataset(
 /**
  * The writer a command of the project writes with: `npm start`'s database (DB_PORT, stage `local`) unless `stage`
  * names another stage, which is written in AWS (credentials and region from the environment); `endpoint` names
- * another DynamoDB (Local) outright.
+ * another DynamoDB (Local) outright. Its bot stamps suit the stage's stale threshold (stampSecondsFor).
  */
 export function targetWriter(options: { stage?: string; endpoint?: string }): Writer {
   const stage = options.stage ?? 'local';
   const endpoint = options.endpoint ?? (stage === 'local' ? localDatabaseEndpoint() : undefined);
-  return endpoint ? localWriter(endpoint, { stage }) : createWriter({ stage });
+  return endpoint ? localWriter(endpoint, { stage }) : createWriter({ stage, stampSeconds: stageStampSeconds(stage) });
+}
+
+/** The bot stamps' window for a stage's stale threshold (its setting, or STALE_AFTER_SECONDS as deployed with). */
+function stageStampSeconds(stage: string): number {
+  return stampSecondsFor(stages.stageSettings(stage).staleAfterSeconds);
 }
 
 /**
@@ -66,7 +71,6 @@ export function targetWriter(options: { stage?: string; endpoint?: string }): Wr
  * bot stamps suit the stage's stale threshold (the local stage's 60 s: a 30 s window).
  */
 export function localWriter(endpoint: string, options: Omit<WriterOptions, 'endpoint' | 'credentials'>): Writer {
-  const stampSeconds =
-    options.stampSeconds ?? (options.stage ? stampSecondsFor(stages.stageSettings(options.stage).staleAfterSeconds) : undefined);
+  const stampSeconds = options.stampSeconds ?? (options.stage ? stageStampSeconds(options.stage) : undefined);
   return createWriter({ ...options, stampSeconds, endpoint, region: 'us-east-1' });
 }
