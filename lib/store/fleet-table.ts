@@ -7,8 +7,8 @@ import { batchGetItems, getItem, type Item, type Store, type TransactItem, updat
  * has a short stamp per aspect the fleet answers show, kept by the writer in the same transaction as the change:
  *
  * - `profile`: a digest of the profile (`/api/accounts`);
- * - `bot`: the bot's state, a digest of its strategy and message, and the time of a recent heartbeat; `trades`: the
- *   open trade count and the latest trade time (`/api/all/status`);
+ * - `bot`: the bot's state, a digest of its strategy and message, the stamp's window and the time of a recent
+ *   heartbeat; `trades`: the open trade count and the latest trade time (`/api/all/status`);
  * - `balance`: the balances item's version (`/api/all/balance`).
  *
  * The stamps of an aspect are spread over SHARDS items (`<aspect>#<n>`, n from a hash of the account id), one
@@ -38,7 +38,7 @@ export const STAMP_FORMAT = 2;
 /**
  * The refresh window of a bot stamp for a stale threshold: a minute short of the threshold, so a bot heartbeating
  * at least once a minute is always vouched fresh by its stamp alone; or half the threshold when that is longer.
- * Each refresh rewrites a whole shard item (3.8 KB at 1,000 bots, twice that in units within a transaction), so
+ * Each refresh rewrites a whole shard item (4 KB at 1,000 bots, twice that in units within a transaction), so
  * the window sets what the fleet's heartbeats cost in writes (docs/performance.md): the longer the cheaper. In
  * exchange a bot that falls silent is, for up to the window past its threshold, one whose account item the status
  * reads.
