@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { compareIds } from '../access';
 import { balanceKey, toBalanceRecord } from '../store/balances-table';
-import { batchGetItems } from '../store/dynamodb';
-import { type Aspect, type FleetStamps, readStamps } from '../store/fleet-table';
-import type { Balance, Principal } from '../types';
+import { accountKey, toAccount } from '../store/accounts-table';
+import { batchGetItems, type Item } from '../store/dynamodb';
+import { type Aspect, type FleetStamps, profileStamp, readStamps } from '../store/fleet-table';
+import type { Account, Balance, Principal } from '../types';
 import { type Held, Validated } from './validated';
 import { store } from './store';
 
@@ -27,21 +28,87 @@ export function idsWith(stamps: FleetStamps, field: 'profile' | 'bot' | 'balance
     .sort(compareIds);
 }
 
-/** The tag of `/api/accounts`: the profiles of the accounts the principal may see. */
-export async function accountsTag(principal: Principal): Promise<string | undefined> {
-  const stamps = await readStamps(store, 'profile', principal.accounts);
-  if (!stamps) return undefined;
-  return tagOf(
-    'profile',
-    idsWith(stamps, 'profile').map((id) => `${id} ${stamps.get(id)!.profile}`),
-  );
+/**
+ * Items this instance has read for a fleet answer, by account, each with the stamp it matches. A changed poll reads
+ * only the accounts whose stamp differs from the one held, so its cost follows what changed, not the fleet.
+ */
+class StampedCache<T> {
+  private readonly held = new Map<string, { stamp: string | number; value: T }>();
+
+  constructor(
+    private readonly table: () => string,
+    private readonly key: (id: string) => Item,
+    /** The entry an item holds: its account, the stamp it matches, the value the answer shows. */
+    private readonly entry: (item: Item) => { id: string; stamp: string | number; value: T },
+    /** Whether `held` is older than `stamp` (read it again). */
+    private readonly behind: (held: string | number, stamp: string | number) => boolean,
+    /** Whether an item read with stamp `read` replaces the one held with `held`. */
+    private readonly replaces: (read: string | number, held: string | number) => boolean,
+  ) {}
+
+  /**
+   * The values of `ids` as their `stamps` say, read where the instance holds none or an older one. Eventually
+   * consistent first; an item read older than its stamp (a replica behind the write) is read again consistently,
+   * so the body is never older than the tag says.
+   */
+  async values(ids: readonly string[], stamp: (id: string) => string | number): Promise<T[]> {
+    const stale = (id: string) => {
+      const held = this.held.get(id);
+      return held === undefined || this.behind(held.stamp, stamp(id));
+    };
+    for (const consistent of [false, true]) {
+      const missing = ids.filter(stale);
+      if (!missing.length) break;
+      const items = (await batchGetItems(store, { [this.table()]: missing.map(this.key) }, consistent))[this.table()];
+      for (const read of items.map(this.entry)) {
+        const held = this.held.get(read.id);
+        if (held === undefined || this.replaces(read.stamp, held.stamp)) this.held.set(read.id, read);
+      }
+    }
+    return ids.flatMap((id) => this.held.get(id)?.value ?? []);
+  }
 }
 
+const profiles = new StampedCache<Account>(
+  () => store.tables.accounts,
+  accountKey,
+  (item) => {
+    const account = toAccount(item);
+    return { id: account.id, stamp: profileStamp(account), value: account };
+  },
+  (held, stamp) => held !== stamp,
+  // A digest has no order: the last read wins (it is at least as new as the stamps read before it).
+  () => true,
+);
+
+const balances = new StampedCache<Balance>(
+  () => store.tables.balances,
+  balanceKey,
+  (item) => {
+    const { lastTradeAt, snapshotAt, version, ...balance } = toBalanceRecord(item);
+    return { id: balance.accountId, stamp: version, value: balance };
+  },
+  (held, stamp) => Number(held) < Number(stamp),
+  // Never back to an older item: a replica behind may serve one.
+  (read, held) => Number(read) >= Number(held),
+);
+
 /**
- * The balances items this instance has read, by account, each with its version. A changed poll reads only the
- * accounts whose stamped version differs from the one held, so its cost follows what changed, not the fleet.
+ * The accounts the principal may see, sorted by id, through the instance's cache, with the tag of `/api/accounts`
+ * (their profiles). Undefined when the stamps are not complete.
  */
-const balances = new Map<string, { version: number; balance: Balance }>();
+export async function stampedAccounts(principal: Principal, held: Held): Promise<Validated<Account[]> | undefined> {
+  const stamps = await readStamps(store, 'profile', principal.accounts);
+  if (!stamps) return undefined;
+  const ids = idsWith(stamps, 'profile');
+  const profile = (id: string) => stamps.get(id)!.profile!;
+  const tag = tagOf(
+    'profile',
+    ids.map((id) => `${id} ${profile(id)}`),
+  );
+  if (held(tag)) return new Validated(tag);
+  return new Validated(tag, await profiles.values(ids, profile));
+}
 
 /**
  * The balances of the accounts the principal may see, sorted by id, through the instance's cache, with
@@ -51,25 +118,11 @@ export async function stampedBalances(principal: Principal, held: Held): Promise
   const stamps = await readStamps(store, 'balance', principal.accounts);
   if (!stamps) return undefined;
   const ids = idsWith(stamps, 'balance');
-  const version = (id: string) => Number(stamps.get(id)!.balance);
+  const version = (id: string) => stamps.get(id)!.balance!;
   const tag = tagOf(
     'balance',
     ids.map((id) => `${id} ${version(id)}`),
   );
   if (held(tag)) return new Validated(tag);
-  const behind = (id: string) => (balances.get(id)?.version ?? -1) < version(id);
-  // Eventually consistent first; an item read older than its stamp (a replica behind the write) is read again
-  // consistently, so the body is never older than the tag says.
-  for (const consistent of [false, true]) {
-    const missing = ids.filter(behind);
-    if (!missing.length) break;
-    const items = (await batchGetItems(store, { [store.tables.balances]: missing.map(balanceKey) }, consistent))[store.tables.balances];
-    for (const { lastTradeAt, snapshotAt, version, ...balance } of items.map(toBalanceRecord)) {
-      if ((balances.get(balance.accountId)?.version ?? -1) < version) balances.set(balance.accountId, { version, balance });
-    }
-  }
-  return new Validated(
-    tag,
-    ids.flatMap((id) => balances.get(id)?.balance ?? []),
-  );
+  return new Validated(tag, await balances.values(ids, version));
 }

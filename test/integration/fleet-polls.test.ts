@@ -7,7 +7,7 @@
  * the per-account ones; a stage whose data predates the stamps answers from the tables until the backfill.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { getAccountItem, toBotReport } from '../../lib/store/accounts-table';
+import { getAccountItem, listAccounts, toBotReport } from '../../lib/store/accounts-table';
 import { getBalanceRecord } from '../../lib/store/balances-table';
 import {
   botStamp,
@@ -20,6 +20,7 @@ import {
   tradesStamp,
 } from '../../lib/store/fleet-table';
 import { accountIds, backfillAccount } from '../../packages/writer/src/backfill';
+import type { Principal } from '../../lib/types';
 import { eventFor, type FunctionName, type Harness, invoke, startHarness } from '../support/api-harness';
 import { expectContract } from '../support/contract';
 import { printedWhile } from '../support/printed';
@@ -87,6 +88,18 @@ it('a changed balance poll reads the stamps and the changed account only, and an
     expect(account).toEqual(own.body);
   }
   expect(after.body.accounts.find((a: { accountId: string }) => a.accountId === IDS[3]).balance).toBe('7777.777');
+});
+
+it('a changed accounts poll reads the stamps and the renamed account only, and answers what the table holds', async () => {
+  const before = await poll('accounts');
+  await poll('accounts'); // this instance now holds every profile
+  await harness.writer.upsertAccount({ id: IDS[4], name: 'Renamed bot', currency: 'USD', broker: 'paper', environment: 'live' });
+  const after = await poll('accounts', { tag: before.headers.ETag });
+  expect(after.statusCode).toBe(200);
+  expect(after.itemsRead).toBeLessThanOrEqual(SHARDS + 1 + 1);
+  expect(after.body.accounts).toEqual(await listAccounts(harness.writer.store, { accounts: '*' } as Principal));
+  expect(after.body.accounts.find((a: { id: string }) => a.id === IDS[4])).toMatchObject({ name: 'Renamed bot', environment: 'live' });
+  expect((await poll('accounts', { tag: after.headers.ETag })).statusCode).toBe(304);
 });
 
 it('a heartbeat that only moves the time keeps the status tag; a message, a state or a trade moves it', async () => {
