@@ -1,9 +1,10 @@
 /**
  * Child process that measures the fleet polls against one stage's tables (endpoint and tables in the environment,
- * read by lib/config at load): for /api/accounts, /api/all/status and /api/all/balance, the p50 latency, items read
- * and read capacity of an unchanged poll (If-None-Match with the current tag: a 304) and of a changed one (one
- * account changed through the writer just before: a 200); then the same first poll with the stamps marked
- * incomplete, which is what every poll cost before them; and the size of the stamp items.
+ * read by lib/config at load), for /api/accounts, /api/all/status and /api/all/balance, on the parent's requests
+ * (fleet-figures.ts): `warm` takes each answer's tag; `unchanged` times polls with it (If-None-Match: a 304), in
+ * rounds the parent alternates with another fleet's; `rest` times changed polls (one account changed through the
+ * writer just before: a 200), then the first poll with the stamps marked incomplete, which is what every poll cost
+ * before them, and measures the stamp items and what the stamps add to the writes.
  */
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
@@ -18,11 +19,18 @@ import { markStamped, markUnstamped } from '../lib/store/fleet-table';
 import { eventFor } from '../test/support/api-harness';
 import { createWriter } from '../packages/writer/src';
 import { serveParent } from './child-rpc';
+import {
+  FLEET_OPERATIONS,
+  type FleetOperation,
+  type FleetRequest,
+  figures,
+  type HeartbeatCost,
+  type PollFigures,
+  type PollRuns,
+} from './fleet-figures';
 import { ReadMeter, type ReadTally } from './read-meter';
-import { percentile, round } from './stats';
 
-const HANDLERS = { accounts, 'all-status': allStatus, 'all-balance': allBalance } as const;
-export type FleetOperation = keyof typeof HANDLERS;
+const HANDLERS: Record<FleetOperation, typeof accounts> = { accounts, 'all-status': allStatus, 'all-balance': allBalance };
 
 const meter = new ReadMeter();
 meter.attach(store.client);
@@ -40,33 +48,12 @@ async function call(operation: FleetOperation, tag?: string): Promise<{ result: 
   return { result, ms, reads: meter.take() };
 }
 
-/** What one heartbeat cost the writer, as DynamoDB Local reports it: write units, and read units of its reads. */
-export interface HeartbeatCost {
-  wcu: number;
-  rcu: number;
-}
-
-export interface PollFigures {
-  samples: number;
-  status: number;
-  p50Ms: number;
-  p90Ms: number;
-  itemsRead: number;
-  rcu: number;
-}
-
-function figures(runs: { result: APIGatewayProxyResult; ms: number; reads: ReadTally }[]): PollFigures {
-  const times = runs.map((run) => run.ms).sort((a, b) => a - b);
-  const statuses = new Set(runs.map((run) => run.result.statusCode));
-  if (statuses.size !== 1) throw new Error(`polls answered ${[...statuses].join(' and ')}`);
+function runsOf(runs: { result: APIGatewayProxyResult; ms: number; reads: ReadTally }[]): PollRuns {
   return {
-    samples: runs.length,
-    status: runs[0].result.statusCode,
-    p50Ms: round(percentile(times, 50), 2),
-    p90Ms: round(percentile(times, 90), 2),
-    // The largest, so one slow replica read does not hide in an average.
-    itemsRead: Math.max(...runs.map((run) => run.reads.itemsRead)),
-    rcu: Math.max(...runs.map((run) => run.reads.consumedRcu)),
+    ms: runs.map((run) => run.ms),
+    statuses: runs.map((run) => run.result.statusCode),
+    itemsRead: runs.map((run) => run.reads.itemsRead),
+    rcu: runs.map((run) => run.reads.consumedRcu),
   };
 }
 
@@ -109,14 +96,32 @@ async function heartbeatCosts(accountId: string): Promise<{ timeOnly: HeartbeatC
   return { timeOnly, stamped: { wcu: stamped.wcu + timeOnly.wcu, rcu: stamped.rcu } };
 }
 
-async function measure(request: { samples: number; changedAccounts: string[] }) {
-  const result: Record<string, { unchanged: PollFigures; changed: PollFigures; withoutStamps: PollFigures }> = {};
-  for (const operation of Object.keys(HANDLERS) as FleetOperation[]) {
-    // Warm: the instance's first poll reads everything (and fills the balances it keeps).
-    let tag = (await call(operation)).result.headers!.ETag as string;
+/** The current tag of each answer: an unchanged poll sends it. */
+const tags = new Map<FleetOperation, string>();
+
+/** Warms each answer (the instance's first poll reads everything, and fills what it keeps) and takes its tag. */
+async function warm(): Promise<void> {
+  for (const operation of FLEET_OPERATIONS) {
     await call(operation);
-    const unchanged = [];
-    for (let i = 0; i < request.samples; i++) unchanged.push(await call(operation, tag));
+    tags.set(operation, (await call(operation)).result.headers!.ETag as string);
+  }
+}
+
+/** `samples` unchanged polls of `operation`: the parent alternates rounds of these between fleets (fleet.ts). */
+async function unchanged(operation: FleetOperation, samples: number): Promise<PollRuns> {
+  const runs = [];
+  for (let i = 0; i < samples; i++) runs.push(await call(operation, tags.get(operation)));
+  return runsOf(runs);
+}
+
+/**
+ * The rest, once the unchanged polls are measured: the changed polls (one account changed just before each), the
+ * polls without the stamps, the stamp items' sizes and what the stamps add to the writes.
+ */
+async function measureRest(request: { samples: number; changedAccounts: string[] }) {
+  const result: Record<string, { changed: PollFigures; withoutStamps: PollFigures }> = {};
+  for (const operation of FLEET_OPERATIONS) {
+    let tag = tags.get(operation)!;
     const changed = [];
     for (let i = 0; i < Math.min(request.samples, request.changedAccounts.length); i++) {
       await change(operation, request.changedAccounts[i], i);
@@ -124,14 +129,14 @@ async function measure(request: { samples: number; changedAccounts: string[] }) 
       tag = run.result.headers!.ETag as string;
       changed.push(run);
     }
-    result[operation] = { unchanged: figures(unchanged), changed: figures(changed), withoutStamps: undefined as unknown as PollFigures };
+    result[operation] = { changed: figures(runsOf(changed)), withoutStamps: undefined as unknown as PollFigures };
   }
   // What a poll cost before the stamps (and costs on a stage not yet backfilled): the tables read whole.
   await markUnstamped(store);
-  for (const operation of Object.keys(HANDLERS) as FleetOperation[]) {
+  for (const operation of FLEET_OPERATIONS) {
     const runs = [];
     for (let i = 0; i < Math.max(3, Math.floor(request.samples / 4)); i++) runs.push(await call(operation));
-    result[operation].withoutStamps = figures(runs);
+    result[operation].withoutStamps = figures(runsOf(runs));
   }
   await markStamped(store, new Date().toISOString());
   // The stamp items' sizes: what each stamped write rewrites (DynamoDB bills a write by the item's size, 1 KB units).
@@ -185,7 +190,11 @@ async function scanItems(table: string, keep: (item: Record<string, unknown>) =>
 
 serveParent(
   { ready: true },
-  async (request: { type: 'measure'; samples: number; changedAccounts: string[] }) => measure(request),
+  async (request: FleetRequest) => {
+    if (request.type === 'warm') return warm();
+    if (request.type === 'unchanged') return unchanged(request.operation, request.samples);
+    return measureRest(request);
+  },
   async () => {
     writer.close();
   },

@@ -11,9 +11,17 @@ import { ingest } from '../lib/ingest/ingest';
 import { streamLines } from '../lib/ingest/source';
 import { localWriter } from '../scripts/support/load-data';
 import { adminClient, ensureTables } from '../scripts/support/local-db';
-import { startChild } from './child-rpc';
+import { type Child, startChild } from './child-rpc';
 import { DEFAULT_STAMP_SECONDS } from '../lib/store/fleet-table';
-import type { FleetOperation, HeartbeatCost, PollFigures } from './fleet-worker';
+import {
+  FLEET_OPERATIONS,
+  type FleetOperation,
+  type FleetRequest,
+  figures,
+  type HeartbeatCost,
+  type PollFigures,
+  type PollRuns,
+} from './fleet-figures';
 import { ROOT } from './options';
 import { note } from './progress';
 import { round } from './stats';
@@ -89,6 +97,50 @@ function fleetLines(count: number, now: Date): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** Unchanged polls are timed in this many rounds, alternating between the fleets (see measureFleet). */
+const ROUNDS = 10;
+
+/** One fleet's stage loaded through the ingester, and the worker that polls it. */
+async function loadFleet(
+  count: number,
+  options: { endpoint: string; env: (stage: string) => NodeJS.ProcessEnv; onStarted: (close: () => Promise<void>) => void },
+): Promise<{ count: number; loadSeconds: number; worker: Child }> {
+  const stage = `benchfleet${count}`;
+  const client = adminClient(options.endpoint);
+  await ensureTables(client, stage);
+  client.destroy();
+  const writer = localWriter(options.endpoint, { stage });
+  const started = Date.now();
+  note(`fleet: ${count} bots through the event-line ingester`);
+  try {
+    const result = await ingest({
+      writer,
+      source: streamLines(Readable.from([fleetLines(count, new Date())])),
+      report: (line) => note(`fleet: ${line}`),
+      giveUpAfterMs: 60_000,
+    });
+    if (result.rejected || result.gaveUp || result.written !== 3 * count) {
+      throw new Error(`fleet: the ingester wrote ${result.written} of ${3 * count} lines (${result.rejected} refused)`);
+    }
+  } finally {
+    writer.close();
+  }
+  const loadSeconds = round((Date.now() - started) / 1000, 1);
+  // Heartbeats at load time and the deployed stale threshold (300 s): no bot turns stale while it is measured.
+  const worker = startChild(join(ROOT, 'bench', 'fleet-worker.ts'), { ...options.env(stage), STALE_AFTER_SECONDS: '300' }, [], {
+    quiet: true,
+  });
+  options.onStarted(() => worker.close());
+  await worker.ready;
+  await worker.call<void>({ type: 'warm' } satisfies FleetRequest);
+  return { count, loadSeconds, worker };
+}
+
+/**
+ * Loads every fleet, then times their unchanged polls in alternating rounds (5 bots, 1,000 bots, 5 bots, …) so
+ * that whatever the machine or DynamoDB Local does meanwhile weighs on both alike: the ratio of their p50s is the
+ * target. Then, fleet by fleet, the changed polls, the polls without the stamps and the write figures.
+ */
 export async function measureFleet(options: {
   endpoint: string;
   sizes: number[];
@@ -96,46 +148,42 @@ export async function measureFleet(options: {
   env: (stage: string) => NodeJS.ProcessEnv;
   onStarted: (close: () => Promise<void>) => void;
 }): Promise<FleetResults> {
-  const sizes: FleetSize[] = [];
-  for (const count of options.sizes) {
-    const stage = `benchfleet${count}`;
-    const client = adminClient(options.endpoint);
-    await ensureTables(client, stage);
-    client.destroy();
-    const writer = localWriter(options.endpoint, { stage });
-    const started = Date.now();
-    note(`fleet: ${count} bots through the event-line ingester`);
-    try {
-      const result = await ingest({
-        writer,
-        source: streamLines(Readable.from([fleetLines(count, new Date())])),
-        report: (line) => note(`fleet: ${line}`),
-        giveUpAfterMs: 60_000,
-      });
-      if (result.rejected || result.gaveUp || result.written !== 3 * count) {
-        throw new Error(`fleet: the ingester wrote ${result.written} of ${3 * count} lines (${result.rejected} refused)`);
+  const fleets = [];
+  for (const count of options.sizes) fleets.push(await loadFleet(count, options));
+  note(`fleet: timing the unchanged polls of ${options.sizes.join(' and ')} bots, alternating`);
+  const empty = (): PollRuns => ({ ms: [], statuses: [], itemsRead: [], rcu: [] });
+  const unchanged = fleets.map(() => Object.fromEntries(FLEET_OPERATIONS.map((operation) => [operation, empty()])));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const operation of FLEET_OPERATIONS) {
+      for (const [f, fleet] of fleets.entries()) {
+        const runs = await fleet.worker.call<PollRuns>({
+          type: 'unchanged',
+          operation,
+          samples: Math.ceil(options.samples / ROUNDS),
+        } satisfies FleetRequest);
+        for (const key of ['ms', 'statuses', 'itemsRead', 'rcu'] as const) unchanged[f][operation][key].push(...runs[key]);
       }
-    } finally {
-      writer.close();
     }
-    const loadSeconds = round((Date.now() - started) / 1000, 1);
-    // Heartbeats at load time and the deployed stale threshold (300 s): no bot turns stale while it is measured.
-    const worker = startChild(join(ROOT, 'bench', 'fleet-worker.ts'), { ...options.env(stage), STALE_AFTER_SECONDS: '300' }, [], {
-      quiet: true,
-    });
-    options.onStarted(() => worker.close());
-    await worker.ready;
-    note(`fleet: measuring the polls of ${count} bots`);
+  }
+  const sizes: FleetSize[] = [];
+  for (const [f, { count, loadSeconds, worker }] of fleets.entries()) {
+    note(`fleet: measuring the changed polls of ${count} bots`);
     // USD accounts only: the accounts poll's change renames a profile, and the currency never changes.
     const changedAccounts = Array.from({ length: count }, (_, i) => i)
       .filter((i) => i % 5 !== 4)
       .map((i) => `bot-${String(i).padStart(4, '0')}`);
-    const measured = await worker.call<Pick<FleetSize, 'polls' | 'stampItemBytes' | 'stampWriteUnits' | 'accountItemBytes' | 'heartbeat'>>({
-      type: 'measure',
-      samples: options.samples,
-      changedAccounts,
-    });
+    const rest = await worker.call<
+      Pick<FleetSize, 'stampItemBytes' | 'stampWriteUnits' | 'accountItemBytes' | 'heartbeat'> & {
+        polls: Record<FleetOperation, { changed: PollFigures; withoutStamps: PollFigures }>;
+      }
+    >({ type: 'rest', samples: options.samples, changedAccounts } satisfies FleetRequest);
     await worker.close();
+    const measured = {
+      ...rest,
+      polls: Object.fromEntries(
+        FLEET_OPERATIONS.map((operation) => [operation, { unchanged: figures(unchanged[f][operation]), ...rest.polls[operation] }]),
+      ) as FleetSize['polls'],
+    };
     const pollsPerMonth = SECONDS_PER_MONTH / DASHBOARD_POLL_SECONDS;
     const refreshesPerMonth = (count * SECONDS_PER_MONTH) / DEFAULT_STAMP_SECONDS;
     const { billed } = measured.heartbeat;

@@ -9,7 +9,8 @@ import { batchGetItems, getItem, type Item, type Store, type TransactItem, updat
  * - `profile`: a digest of the profile (`/api/accounts`);
  * - `bot`: the bot's state, a digest of its strategy and message, the stamp's window and the time of a recent
  *   heartbeat; `trades`: the open trade count and the latest trade time (`/api/all/status`);
- * - `balance`: the balances item's version (`/api/all/balance`).
+ * - `balance`: the balances item's version, in base 36 (`/api/all/balance`): strings, as DynamoDB Local returned
+ *   1,000 short strings in two thirds of the time it took for 1,000 numbers.
  *
  * The stamps of an aspect are spread over SHARDS items (`<aspect>#<n>`, n from a hash of the account id), one
  * attribute per account, so an aspect of the whole fleet is SHARDS items and a key that sees some accounts reads
@@ -30,7 +31,8 @@ export const SHARDS = 8;
 
 /**
  * What the stamps and the meta item's `format` mean. 1: a bot stamp and a trades stamp in two attributes, no window
- * in the bot stamp. 2: one status attribute, the window in the bot stamp. The fleet answers trust the stamps only
+ * in the bot stamp, balance versions as numbers. 2: one status attribute, the window in the bot stamp, versions in
+ * base 36. The fleet answers trust the stamps only
  * when the meta item says they are complete in this format; the backfill rewrites older ones.
  */
 export const STAMP_FORMAT = 2;
@@ -104,7 +106,7 @@ function splitStatus(stamp: string): Pick<Stamps, 'bot' | 'trades'> {
 /** The stamps an attribute of a shard item holds. */
 function stampsOf(aspect: Aspect, value: unknown): Stamps {
   if (aspect === 'profile') return { profile: value as string };
-  if (aspect === 'balance') return { balance: Number(value) };
+  if (aspect === 'balance') return { balance: Number.parseInt(value as string, 36) };
   return splitStatus(value as string);
 }
 
@@ -167,10 +169,10 @@ export function tradesStamp(record: { openTradeCount: number; lastTradeAt: strin
  */
 export function stampWrites(store: Store, accountId: string, stamps: Stamps, stored?: StoredStatus): TransactItem[] {
   const status = statusAfter(stamps, stored);
-  const values: [Aspect, string | number | undefined][] = [
+  const values: [Aspect, string | undefined][] = [
     ['profile', stamps.profile],
     ['status', status],
-    ['balance', stamps.balance],
+    ['balance', stamps.balance?.toString(36)],
   ];
   const halfOnly = status !== undefined && (stamps.bot === undefined || stamps.trades === undefined);
   return values

@@ -10,9 +10,11 @@ import {
   parseBotStamp,
   staleness,
   stampSecondsFor,
+  stampWrites,
   statusAfter,
   tradesStamp,
 } from '../../lib/store/fleet-table';
+import type { Store } from '../../lib/store/dynamodb';
 import type { BotReport } from '../../lib/types';
 
 const AT = '2026-11-23T12:00:00.000Z';
@@ -67,4 +69,15 @@ it("a status stamp's halves: one written over the stamp as read keeps the other;
   expect(statusAfter({ trades: more }, { stamp: undefined })).toBe(`|${more}`);
   expect(() => statusAfter({ trades: more }, undefined)).toThrow('readStatusStamp');
   expect(statusAfter({ balance: 3 }, undefined)).toBeUndefined();
+});
+
+it('a balance stamp is the version in base 36 (a string: DynamoDB Local returns strings faster than numbers)', () => {
+  const [write] = stampWrites({ tables: { fleet: 'fleet' } } as Store, 'acct', { balance: 1295 });
+  expect(write.Update).toMatchObject({
+    Key: { shard: expect.stringMatching(/^balance#[0-7]$/) },
+    UpdateExpression: 'SET #a = :a',
+    ExpressionAttributeNames: { '#a': 'v@acct' },
+    ExpressionAttributeValues: { ':a': 'zz' },
+  });
+  expect(write.Update!.ConditionExpression).toBeUndefined();
 });
