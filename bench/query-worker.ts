@@ -27,7 +27,7 @@ import { parseTimeParameter } from '../lib/http/params';
 import { seriesWindow } from '../lib/operations/series';
 import { timestamp } from '../lib/time';
 import { accountKey } from '../lib/store/accounts-table';
-import { SHARDS } from '../lib/store/fleet-table';
+import { MOST_STAMP_ITEMS } from '../lib/store/fleet-table';
 import { config } from '../lib/config';
 import { HEALTH_PROBE_KEY } from '../lib/operations/health';
 import { store } from '../lib/operations/store';
@@ -310,8 +310,8 @@ function returnedIds(operation: Operation, body: any, fetched: Item[]): string[]
  * the fleet status, two per account, and the fleet's stamps; a series, one per point and account plus the account itself.
  */
 function readBudget(operation: Operation, body: any, returned: number): number {
-  // The fleet answers read the fleet's stamps first (at most SHARDS + 1 items; a 304 reads nothing else).
-  const stamps = SHARDS + 1;
+  // The fleet answers read the fleet's stamps first (at most MOST_STAMP_ITEMS; a 304 reads nothing else).
+  const stamps = MOST_STAMP_ITEMS;
   if (operation === 'all-status') return 2 * returned + stamps;
   if (operation === 'accounts' || operation === 'all-balance') return returned + stamps;
   if (operation === 'all-pnl') {

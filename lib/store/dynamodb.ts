@@ -99,6 +99,16 @@ async function send<T>(run: () => Promise<T>, passThrough: readonly string[] = [
   }
 }
 
+/** The read parameters that return only `attributes` (every name aliased: any may be a reserved word). */
+function projectionOf(attributes: string[] | undefined) {
+  return (
+    attributes && {
+      ProjectionExpression: attributes.map((_, i) => `#p${i}`).join(', '),
+      ExpressionAttributeNames: Object.fromEntries(attributes.map((name, i) => [`#p${i}`, name])),
+    }
+  );
+}
+
 /**
  * Reads one item by key; `undefined` when there is none. `consistent` for a writer's read-modify-write; `attributes`
  * to return only those (the read is billed by the whole item all the same, but less is sent and parsed).
@@ -110,10 +120,7 @@ export async function getItem(
   consistent = false,
   attributes?: string[],
 ): Promise<Item | undefined> {
-  const projection = attributes && {
-    ProjectionExpression: attributes.map((_, i) => `#p${i}`).join(', '),
-    ExpressionAttributeNames: Object.fromEntries(attributes.map((name, i) => [`#p${i}`, name])),
-  };
+  const projection = projectionOf(attributes);
   const output = await send(() =>
     store.client.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: consistent, ...projection })),
   );
@@ -181,15 +188,21 @@ const UNPROCESSED_RETRIES = 4;
 /**
  * Reads many items by key from one or more tables. Keys DynamoDB leaves unprocessed (throttling, 16 MB) are asked
  * for again a bounded number of times; if some still remain the call fails (DatabaseError `throttled`) rather than
- * returning a list with holes.
+ * returning a list with holes. `attributes`: only those, of every item (billed the same, but less sent and parsed).
  */
-export async function batchGetItems(store: Store, requests: Record<string, Item[]>, consistent = false): Promise<Record<string, Item[]>> {
+export async function batchGetItems(
+  store: Store,
+  requests: Record<string, Item[]>,
+  consistent = false,
+  attributes?: string[],
+): Promise<Record<string, Item[]>> {
+  const projection = projectionOf(attributes);
   const results: Record<string, Item[]> = Object.fromEntries(Object.keys(requests).map((table) => [table, []]));
   const pending = Object.entries(requests).flatMap(([table, keys]) => keys.map((key) => ({ table, key })));
   for (let start = 0; start < pending.length; start += BATCH_GET_MAX_KEYS) {
     let batch: BatchGetCommandInput['RequestItems'] = {};
     for (const { table, key } of pending.slice(start, start + BATCH_GET_MAX_KEYS)) {
-      batch[table] ??= { Keys: [], ConsistentRead: consistent };
+      batch[table] ??= { Keys: [], ConsistentRead: consistent, ...projection };
       batch[table].Keys!.push(key);
     }
     for (let attempt = 0; batch && Object.keys(batch).length > 0; attempt++) {

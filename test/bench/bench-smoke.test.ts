@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serviceDefinition } from '../../scripts/support/service-definition';
-import { SHARDS } from '../../lib/store/fleet-table';
+import { MOST_STAMP_ITEMS } from '../../lib/store/fleet-table';
 
 // Generous: under the full suite the two cores are shared with other test files.
 jest.setTimeout(300_000);
@@ -83,11 +83,11 @@ it('measures every query of every operation, each within its read budget', () =>
     expect(
       notPositive({ itemsRead: row.itemsRead, itemsReturned: row.itemsReturned, readAmplification: row.readAmplification }, true),
     ).toEqual({});
-    // The cost rules: a page reads what it returns plus one; the fleet answers their stamps (SHARDS + 1
-    // items) and one item per account, two for the status; a series one per point and account, plus the account; a
+    // The cost rules: a page reads what it returns plus one; the fleet answers their stamps (at most
+    // MOST_STAMP_ITEMS) and one item per account, two for the status; a series one per point and account, plus the account; a
     // performance summary one per day and instrument traded (what it is built from), plus the account or each account.
     const accounts = results.meta.accounts;
-    const stamps = SHARDS + 1;
+    const stamps = MOST_STAMP_ITEMS;
     const budget =
       row.operation === 'all-status'
         ? 2 * row.itemsReturned + stamps

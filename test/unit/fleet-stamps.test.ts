@@ -75,9 +75,10 @@ it('a balance stamp is the version in base 36 (a string: DynamoDB Local returns 
   const [write] = stampWrites({ tables: { fleet: 'fleet' } } as Store, 'acct', { balance: 1295 });
   expect(write.Update).toMatchObject({
     Key: { shard: expect.stringMatching(/^balance#[0-7]$/) },
-    UpdateExpression: 'SET #a = :a',
-    ExpressionAttributeNames: { '#a': 'v@acct' },
-    ExpressionAttributeValues: { ':a': 'zz' },
+    // The stamp, and one more on the shard's change count.
+    UpdateExpression: 'SET #a = :a ADD #n :one',
+    ExpressionAttributeNames: { '#a': 'v@acct', '#n': 'n' },
+    ExpressionAttributeValues: { ':a': 'zz', ':one': 1 },
   });
   expect(write.Update!.ConditionExpression).toBeUndefined();
 });
