@@ -6,7 +6,7 @@ import { balanceKey, toBalanceRecord } from '../store/balances-table';
 import { batchGetItems, type Item } from '../store/dynamodb';
 import { parseBotStamp, readStamps, staleness } from '../store/fleet-table';
 import type { AccountStatus, BotReport, FleetStatus, FleetSummary, Principal } from '../types';
-import { idsWith, tagOf } from './fleet';
+import { derivedOnce, idsWith, tagOf } from './fleet';
 import { type Held, unlessHeld, type Validated } from './validated';
 import { store } from './store';
 import { requireVisibleAccount } from './visible';
@@ -78,8 +78,7 @@ export function summarize(statuses: readonly AccountStatus[]): FleetSummary {
 async function statusTag(principal: Principal, now: Date): Promise<string | undefined> {
   const stamps = await readStamps(store, 'status', principal.accounts);
   if (!stamps) return undefined;
-  const ids = idsWith(stamps, 'bot');
-  const bots = ids.map((id) => parseBotStamp(stamps.get(id)!.bot!));
+  const { ids, bots, digest } = statusStamps(stamps);
   const stale = bots.map((bot) => staleness(bot, now.getTime(), config.staleAfterSeconds));
   const unknown = ids.filter((_, i) => stale[i] === 'unknown');
   if (unknown.length) {
@@ -89,11 +88,17 @@ async function statusTag(principal: Principal, now: Date): Promise<string | unde
       if (known.has(id)) stale[i] = known.get(id)!;
     });
   }
-  return tagOf(
-    'status',
-    ids.map((id, i) => `${id} ${bots[i].state} ${bots[i].report} ${stamps.get(id)!.trades ?? ''} ${stale[i]}`),
-  );
+  // What the stamps say (their digest), and which bots are stale now ('unknown': an account item not found).
+  return tagOf('status', [digest, ...ids.flatMap((id, i) => (stale[i] === false ? [] : [`${id} ${stale[i]}`]))]);
 }
+
+/** The status stamps' bots parsed, and a digest of all they say but the heartbeat times (per stamps object). */
+const statusStamps = derivedOnce((stamps) => {
+  const ids = idsWith(stamps, 'bot');
+  const bots = ids.map((id) => parseBotStamp(stamps.get(id)!.bot!));
+  const lines = ids.map((id, i) => `${id} ${bots[i].state} ${bots[i].report} ${stamps.get(id)!.trades ?? ''}`);
+  return { ids, bots, digest: tagOf('status', lines) };
+});
 
 /**
  * The status of every account the principal may see, sorted by account id, and their summary; none when `held`

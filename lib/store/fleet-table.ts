@@ -201,7 +201,7 @@ export async function readStatusStamp(store: Store, accountId: string): Promise<
 }
 
 /** The stamps of some accounts (or every account, `*`), as stored: account id → stamps. */
-export type FleetStamps = Map<string, Stamps>;
+export type FleetStamps = ReadonlyMap<string, Stamps>;
 
 /**
  * The most stamp items a fleet answer reads: the meta item and the shards' change counts, then whole the shards
@@ -262,8 +262,14 @@ export async function readStamps(store: Store, aspect: Aspect, accounts: '*' | r
       if (read.count > (shardsRead.get(held(item))?.count ?? -1)) shardsRead.set(held(item), read);
     }
   }
+  // The same shards as held last time for the same accounts: the same stamps, the same object (callers key what
+  // they derive from them on it, so an unchanged poll derives nothing again).
+  const scope = `${store.tables.fleet}/${aspect}/${accounts === '*' ? '*' : [...accounts].sort().join(',')}`;
+  const version = keys.map((key) => (counts.has(key.shard as string) ? (shardsRead.get(held(key))?.count ?? -1) : 'none')).join(',');
+  const last = lastStamps.get(scope);
+  if (last?.version === version) return last.stamps;
   const wanted = accounts === '*' ? undefined : new Set(accounts);
-  const stamps: FleetStamps = new Map();
+  const stamps = new Map<string, Stamps>();
   for (const key of keys) {
     if (!counts.has(key.shard as string)) continue;
     for (const [accountId, stamp] of shardsRead.get(held(key))?.stamps ?? []) {
@@ -271,8 +277,12 @@ export async function readStamps(store: Store, aspect: Aspect, accounts: '*' | r
       if (!wanted || wanted.has(accountId)) stamps.set(accountId, stamp);
     }
   }
+  lastStamps.set(scope, { version, stamps });
   return stamps;
 }
+
+/** The stamps readStamps last answered, per table, aspect and accounts asked for, with the shard counts they came from. */
+const lastStamps = new Map<string, { version: string; stamps: FleetStamps }>();
 
 /** A bot stamp read back: its state, the digest of the rest of the report, its window, and the stamped heartbeat (epoch ms). */
 export interface BotStamp {

@@ -72,7 +72,10 @@ describe.each(REQUESTS)('%s', (name, options) => {
       expect(comparable(notModified.headers)).toEqual(comparable(again.headers));
     }
     const other = await get(name, options, { 'if-none-match': '"not-this-one"' });
-    expect([other.statusCode, other.body]).toEqual([200, first.body]);
+    // The fleet's status counts heartbeat ages in whole seconds: the two requests may straddle one.
+    const ageless = (body: unknown) =>
+      name === 'all-status' ? JSON.stringify(body).replace(/"heartbeatAgeSeconds":\d+/g, '"heartbeatAgeSeconds":0') : body;
+    expect([other.statusCode, ageless(other.body)]).toEqual([200, ageless(first.body)]);
   });
 });
 
