@@ -106,47 +106,32 @@ const balances = new StampedCache<Balance>(
 );
 
 /**
- * The accounts the principal may see, sorted by id, through the instance's cache, with the tag of `/api/accounts`
- * (their profiles). Undefined when the stamps are not complete.
+ * A fleet answer read through the stamps of `aspect` and the instance's `cache`: the visible accounts' values,
+ * sorted by id, with the answer's tag (their stamps); none when `held` says the client has them; undefined when the
+ * stamps are not complete.
  */
-export async function stampedAccounts(principal: Principal, held: Held): Promise<Validated<Account[]> | undefined> {
-  const stamps = await readStamps(store, 'profile', principal.accounts);
-  if (!stamps) return undefined;
-  const { ids, tag } = profileTag(stamps);
-  if (held(tag)) return new Validated(tag);
-  return new Validated(tag, await profiles.values(ids, (id) => stamps.get(id)!.profile!));
+function stampedFleet<T>(aspect: 'profile' | 'balance', cache: StampedCache<T>) {
+  const tagged = derivedOnce((stamps) => {
+    const ids = idsWith(stamps, aspect);
+    return {
+      ids,
+      tag: tagOf(
+        aspect,
+        ids.map((id) => `${id} ${stamps.get(id)![aspect]}`),
+      ),
+    };
+  });
+  return async (principal: Principal, held: Held): Promise<Validated<T[]> | undefined> => {
+    const stamps = await readStamps(store, aspect, principal.accounts);
+    if (!stamps) return undefined;
+    const { ids, tag } = tagged(stamps);
+    if (held(tag)) return new Validated(tag);
+    return new Validated(tag, await cache.values(ids, (id) => stamps.get(id)![aspect]!));
+  };
 }
 
-const profileTag = derivedOnce((stamps) => {
-  const ids = idsWith(stamps, 'profile');
-  return {
-    ids,
-    tag: tagOf(
-      'profile',
-      ids.map((id) => `${id} ${stamps.get(id)!.profile}`),
-    ),
-  };
-});
+/** The accounts of `/api/accounts`, tagged by their profiles' digests. */
+export const stampedAccounts = stampedFleet('profile', profiles);
 
-/**
- * The balances of the accounts the principal may see, sorted by id, through the instance's cache, with
- * the tag of `/api/all/balance` (their versions). Undefined when the stamps are not complete.
- */
-export async function stampedBalances(principal: Principal, held: Held): Promise<Validated<Balance[]> | undefined> {
-  const stamps = await readStamps(store, 'balance', principal.accounts);
-  if (!stamps) return undefined;
-  const { ids, tag } = balanceTag(stamps);
-  if (held(tag)) return new Validated(tag);
-  return new Validated(tag, await balances.values(ids, (id) => stamps.get(id)!.balance!));
-}
-
-const balanceTag = derivedOnce((stamps) => {
-  const ids = idsWith(stamps, 'balance');
-  return {
-    ids,
-    tag: tagOf(
-      'balance',
-      ids.map((id) => `${id} ${stamps.get(id)!.balance}`),
-    ),
-  };
-});
+/** The balances of `/api/all/balance`, tagged by their versions. */
+export const stampedBalances = stampedFleet('balance', balances);
