@@ -219,9 +219,9 @@ interface ReadShard {
 }
 
 /**
- * The shards this instance has read whole, by table and key. An unchanged poll then reads only the shards' change counts:
- * at 1,000 bots, 9 small answers rather than 9 of 4 KB with a thousand values to parse (which took DynamoDB Local
- * and the SDK twice as long as a 5-bot poll). The read is billed the same: by the items' size.
+ * The shards this instance has read whole, by table and key. An unchanged poll then reads only the shards' change
+ * counts: at 1,000 bots, 9 small answers rather than 9 of 4 KB with a thousand values to parse (which took
+ * DynamoDB Local and the SDK twice as long as a 5-bot poll). The read is billed the same: by the items' size.
  */
 const shardsRead = new Map<string, ReadShard>();
 
