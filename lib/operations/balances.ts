@@ -1,8 +1,8 @@
-import { getBalance, listBalances, oldestUpdate, totalBalances } from '../store/balances-table';
+import { getBalance, oldestUpdate, totalBalances } from '../store/balances-table';
 import { accountNotFound } from '../errors';
 import type { AllBalances, Balance, Principal } from '../types';
 import { stampedBalances } from './fleet';
-import { type Held, Validated } from './validated';
+import type { Held, Validated } from './validated';
 import { store } from './store';
 import { requireVisibleAccount } from './visible';
 
@@ -16,11 +16,13 @@ export async function readAccountBalance(accountId: string, principal: Principal
 
 /**
  * Every balance the principal may see, with exact per-currency totals and the age of the oldest figure; none when
- * `held` says the client has it already. Read through the fleet's stamps and the instance's cache (fleet.ts).
+ * `held` says the client has it already. Read through the fleet's stamps and the instance's cache (fleet.ts), or
+ * whole while the stamps are not complete.
  */
 export async function readAllBalances(principal: Principal, held: Held): Promise<Validated<AllBalances>> {
-  const stamped = await stampedBalances(principal, held);
-  if (stamped && !stamped.body) return new Validated(stamped.tag);
-  const accounts = stamped?.body ?? (await listBalances(store, principal));
-  return new Validated(stamped?.tag, { accounts, totals: totalBalances(accounts), asOf: oldestUpdate(accounts) });
+  return (await stampedBalances(principal, held)).map((accounts) => ({
+    accounts,
+    totals: totalBalances(accounts),
+    asOf: oldestUpdate(accounts),
+  }));
 }

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { compareIds } from '../access';
-import { balanceKey, toBalanceRecord } from '../store/balances-table';
-import { accountKey, toAccount } from '../store/accounts-table';
+import { balanceKey, listBalances, toBalanceRecord } from '../store/balances-table';
+import { accountKey, listAccounts, toAccount } from '../store/accounts-table';
 import { batchGetItems, type Item } from '../store/dynamodb';
 import { type Aspect, type FleetStamps, profileStamp, readStamps } from '../store/fleet-table';
 import type { Account, Balance, Principal } from '../types';
-import { type Held, Validated } from './validated';
+import { type Held, unlessHeld, type Validated } from './validated';
 import { store } from './store';
 
 /**
@@ -48,7 +48,7 @@ class StampedCache<T> {
   private readonly held = new Map<string, { stamp: string | number; value: T }>();
 
   constructor(
-    private readonly table: () => string,
+    private readonly table: string,
     private readonly key: (id: string) => Item,
     /** The entry an item holds: its account, the stamp it matches, the value the answer shows. */
     private readonly entry: (item: Item) => { id: string; stamp: string | number; value: T },
@@ -71,7 +71,7 @@ class StampedCache<T> {
     for (const consistent of [false, true]) {
       const missing = ids.filter(stale);
       if (!missing.length) break;
-      const items = (await batchGetItems(store, { [this.table()]: missing.map(this.key) }, consistent))[this.table()];
+      const items = (await batchGetItems(store, { [this.table]: missing.map(this.key) }, consistent))[this.table];
       for (const read of items.map(this.entry)) {
         const held = this.held.get(read.id);
         if (held === undefined || this.replaces(read.stamp, held.stamp)) this.held.set(read.id, read);
@@ -82,7 +82,7 @@ class StampedCache<T> {
 }
 
 const profiles = new StampedCache<Account>(
-  () => store.tables.accounts,
+  store.tables.accounts,
   accountKey,
   (item) => {
     const account = toAccount(item);
@@ -94,7 +94,7 @@ const profiles = new StampedCache<Account>(
 );
 
 const balances = new StampedCache<Balance>(
-  () => store.tables.balances,
+  store.tables.balances,
   balanceKey,
   (item) => {
     const { lastTradeAt, snapshotAt, version, ...balance } = toBalanceRecord(item);
@@ -107,10 +107,10 @@ const balances = new StampedCache<Balance>(
 
 /**
  * A fleet answer read through the stamps of `aspect` and the instance's `cache`: the visible accounts' values,
- * sorted by id, with the answer's tag (their stamps); none when `held` says the client has them; undefined when the
- * stamps are not complete.
+ * sorted by id, with the answer's tag (their stamps); none when `held` says the client has them. While the stamps
+ * are not complete, `whole` reads the table and the HTTP layer tags the body itself.
  */
-function stampedFleet<T>(aspect: 'profile' | 'balance', cache: StampedCache<T>) {
+function stampedFleet<T>(aspect: 'profile' | 'balance', cache: StampedCache<T>, whole: (principal: Principal) => Promise<T[]>) {
   const tagged = derivedOnce((stamps) => {
     const ids = idsWith(stamps, aspect);
     return {
@@ -121,17 +121,16 @@ function stampedFleet<T>(aspect: 'profile' | 'balance', cache: StampedCache<T>) 
       ),
     };
   });
-  return async (principal: Principal, held: Held): Promise<Validated<T[]> | undefined> => {
+  return async (principal: Principal, held: Held): Promise<Validated<T[]>> => {
     const stamps = await readStamps(store, aspect, principal.accounts);
-    if (!stamps) return undefined;
+    if (!stamps) return unlessHeld(undefined, held, () => whole(principal));
     const { ids, tag } = tagged(stamps);
-    if (held(tag)) return new Validated(tag);
-    return new Validated(tag, await cache.values(ids, (id) => stamps.get(id)![aspect]!));
+    return unlessHeld(tag, held, () => cache.values(ids, (id) => stamps.get(id)![aspect]!));
   };
 }
 
 /** The accounts of `/api/accounts`, tagged by their profiles' digests. */
-export const stampedAccounts = stampedFleet('profile', profiles);
+export const stampedAccounts = stampedFleet('profile', profiles, (principal) => listAccounts(store, principal));
 
 /** The balances of `/api/all/balance`, tagged by their versions. */
-export const stampedBalances = stampedFleet('balance', balances);
+export const stampedBalances = stampedFleet('balance', balances, (principal) => listBalances(store, principal));

@@ -10,6 +10,11 @@ export class Validated<T> {
     readonly tag: string | undefined,
     readonly body?: T,
   ) {}
+
+  /** The same answer with its body shaped by `shape` (none stays none: a 304). */
+  map<U>(shape: (body: T) => U): Validated<U> {
+    return new Validated(this.tag, this.body === undefined ? undefined : shape(this.body));
+  }
 }
 
 /** Whether the client already holds the answer with this tag (If-None-Match, read by the HTTP layer). */

@@ -117,8 +117,8 @@ function stampsOf(aspect: Aspect, value: unknown): Stamps {
  */
 export function statusAfter(stamps: Stamps, stored: StoredStatus | undefined): string | undefined {
   if (stamps.bot === undefined && stamps.trades === undefined) return undefined;
-  if (stamps.bot === undefined || stamps.trades === undefined) {
-    if (!stored) throw new Error('statusAfter: a write of one half of a status stamp needs the stored stamp (readStatusStamp)');
+  if ((stamps.bot === undefined || stamps.trades === undefined) && !stored) {
+    throw new Error('statusAfter: a write of one half of a status stamp needs the stored stamp (readStatusStamp)');
   }
   const had = stored?.stamp === undefined ? {} : splitStatus(stored.stamp);
   return `${stamps.bot ?? had.bot ?? ''}|${stamps.trades ?? had.trades ?? ''}`;
@@ -143,8 +143,8 @@ function compactTime(time: string | null): string {
 /**
  * The bot's state (a letter), an 8-character digest of what else the fleet shows of its report (strategy, message:
  * a change escapes it with a chance of 2^-48), the stamp's window in seconds (two base-36 digits: the writer
- * refreshes the stamp for a heartbeat that much later), and the heartbeat time being stamped. Short, because every stamped
- * write rewrites the whole shard item and a poll reads eight of them.
+ * refreshes the stamp for a heartbeat that much later), and the heartbeat time being stamped. Short, because every
+ * stamped write rewrites the whole shard item.
  */
 export function botStamp(report: BotReport, windowSeconds: number): string {
   const window = windowSeconds.toString(36).padStart(2, '0');
