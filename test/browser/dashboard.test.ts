@@ -379,14 +379,23 @@ it('a first load is at most 200 KB compressed, and an unchanged poll costs only 
   const tab = await fresh.newPage();
   watch(tab);
   const sizes: { url: string; bytes: number; status: number }[] = [];
+  // The fleet polls its balances every 5 s once its first round is done: wait for the second poll's size itself,
+  // not for a fixed time, since a slow machine may spend seconds on the first round.
+  let secondBalancePoll: () => void = () => undefined;
+  const polledTwice = new Promise<void>((resolve) => {
+    secondBalancePoll = resolve;
+  });
   tab.on('requestfinished', async (request) => {
     const response = await request.response();
     const { responseBodySize, responseHeadersSize } = await request.sizes();
     sizes.push({ url: request.url(), bytes: responseBodySize + responseHeadersSize, status: response?.status() ?? 0 });
+    if (sizes.filter((entry) => entry.url.endsWith('/api/all/balance')).length >= 2) secondBalancePoll();
   });
   await tab.goto(`${base}/`);
   await tab.waitForSelector('[data-testid=fleet] article');
-  await tab.waitForTimeout(6_000);
+  let giveUp: NodeJS.Timeout | undefined;
+  await Promise.race([polledTwice, new Promise((resolve) => (giveUp = setTimeout(resolve, 60_000)))]);
+  clearTimeout(giveUp);
   await fresh.close();
   const assets = sizes.filter((entry) => !entry.url.includes('/api/'));
   const total = assets.reduce((sum, entry) => sum + entry.bytes, 0);
