@@ -318,7 +318,9 @@ function readBudget(operation: Operation, body: any, returned: number): number {
     const accounts = body.series.reduce((n: number, series: { accountCount: number }) => n + series.accountCount, 0);
     return returned + accounts;
   }
-  if (operation === 'all-performance') return returned + body.accounts.length;
+  // The account list, and the fleet's meta item that says whether the fleet's sums may be read instead of every
+  // account's days (they hold at most as many items as the accounts' days they add up).
+  if (operation === 'all-performance') return returned + body.accounts.length + 1;
   return returned + 1;
 }
 

@@ -2,13 +2,14 @@
  * `npm run backfill -- [--stage NAME] [--endpoint URL] [--account ID]`
  *
  * Writes the performance statistics of API 1.2 for trade histories written before the writer kept them (see
- * packages/writer/src/backfill.ts): every account, or one. Idempotent: a second run writes nothing. Safe while bots
+ * packages/writer/src/backfill.ts): every account, or one; then, on a whole run, the fleet's sums of them per
+ * currency and shard. Idempotent: a second run writes nothing. Safe while bots
  * write. Locally into `npm start`'s database (DB_PORT); with --stage into that deployed stage (AWS credentials and
  * region from the environment). Prints one line per account and a total; exits 1 when an account failed.
  */
 import './support/quiet-sdk';
 import { markStamped } from '../lib/store/fleet-table';
-import { accountIds, backfillAccount } from '../packages/writer/src/backfill';
+import { accountIds, backfillAccount, backfillFleetSums, fleetSumGroups } from '../packages/writer/src/backfill';
 import { commandLine, usageFailure } from './support/command-line';
 import { targetWriter } from './support/load-data';
 
@@ -42,12 +43,28 @@ async function main() {
         console.error(`[${i + 1}/${ids.length}] ${accountId}: failed: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
-    // Only a whole run that failed nowhere makes the stamps complete: the fleet polls trust them from then on.
+    // The fleet's sums add up the accounts' statistics, so they come after every account's.
+    let sums = 0;
+    if (!values.account && !failed) {
+      for (const group of await fleetSumGroups(writer.store)) {
+        const name = `fleet ${group.currency} shard ${group.shard}`;
+        try {
+          const result = await backfillFleetSums(writer.store, group.currency, group.shard, group.accountIds);
+          sums += result.written;
+          const retried = result.attempts > 1 ? `, ${result.attempts} attempts (a bot wrote meanwhile)` : '';
+          console.log(`${name}: ${result.accounts} accounts, ${result.entries} days × instruments, ${result.written} written${retried}`);
+        } catch (error) {
+          failed += 1;
+          console.error(`${name}: failed: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
+    }
+    // Only a whole run that failed nowhere makes the stamps and sums complete: the fleet's answers trust them from then on.
     const complete = !values.account && !failed;
     if (complete) await markStamped(writer.store, new Date().toISOString());
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     console.log(
-      `${ids.length} accounts, ${totals.trades} closed trades, ${totals.entries} days × instruments: ${totals.written} written, ${totals.unchanged} unchanged, fleet stamps written for ${totals.stamped}${complete ? ' and marked complete' : ''}, ${failed} failed, in ${seconds} s`,
+      `${ids.length} accounts, ${totals.trades} closed trades, ${totals.entries} days × instruments: ${totals.written} written, ${totals.unchanged} unchanged, fleet stamps written for ${totals.stamped}, fleet sums ${sums} written${complete ? ', marked complete' : ''}, ${failed} failed, in ${seconds} s`,
     );
   } finally {
     writer.close();

@@ -2,7 +2,8 @@ import { compareIds } from '../access';
 import { accountNotFound } from '../errors';
 import { type DayFigures, windowPerformance } from '../performance';
 import { getAccountItem, readAccountScopedItems } from '../store/accounts-table';
-import { readStatsEntries } from '../store/ledger-table';
+import { fleetComplete, SHARDS } from '../store/fleet-table';
+import { fleetStatsOwner, readStatsEntries } from '../store/ledger-table';
 import { type TimeWindow, timestamp } from '../time';
 import type { AccountPerformance, AllPerformance, CurrencyPerformance, Principal } from '../types';
 import { CONCURRENT_READS, mapLimited, type SeriesWindow, seriesWindow } from './series';
@@ -25,11 +26,11 @@ export interface PerformanceRequest extends TimeWindow {
 const DEFAULT_DAYS = 90;
 const MAX_DAYS = 366;
 
-/** The days of an account's statistics in the window, of one instrument when asked. */
-async function daysOf(accountId: string, window: SeriesWindow, instrument: string | undefined): Promise<DayFigures[]> {
+/** The days of the statistics of `owner` (an account, or a fleet sum) in the window, of one instrument when asked. */
+async function daysOf(owner: string, window: SeriesWindow, instrument: string | undefined): Promise<DayFigures[]> {
   const first = timestamp(window.starts[0]);
   const last = timestamp(window.starts[window.starts.length - 1]);
-  const entries = await readStatsEntries(store, accountId, first, last);
+  const entries = await readStatsEntries(store, owner, first, last);
   return instrument === undefined ? entries : entries.filter((entry) => entry.instrument === instrument);
 }
 
@@ -63,11 +64,22 @@ export async function readAccountPerformance(
 export async function readAllPerformance(request: PerformanceRequest, principal: Principal, now: Date): Promise<AllPerformance> {
   const window = seriesWindow('day', request, now, DEFAULT_DAYS, MAX_DAYS);
   const accounts = await readAccountScopedItems(store, store.tables.accounts, principal);
-  const perAccount = await mapLimited(accounts, CONCURRENT_READS, async (account) => ({
-    currency: account.currency as string,
-    days: await daysOf(account.accountId as string, window, request.instrument),
+  const currencies = [...new Set(accounts.map((account) => account.currency as string))].sort(compareIds);
+  const ids = (currency: string) =>
+    accounts.filter((account) => account.currency === currency).map((account) => account.accountId as string);
+  // A currency with more accounts than shards reads its SHARDS sums instead, once the fleet's meta item says they
+  // are complete; the sums hold every account's trades, so only for a key that sees every account.
+  const summed = principal.accounts === '*' && currencies.some((currency) => ids(currency).length > SHARDS) && (await fleetComplete(store));
+  const owners = currencies.flatMap((currency) =>
+    (summed && ids(currency).length > SHARDS
+      ? [...Array(SHARDS).keys()].map((shard) => fleetStatsOwner(currency, shard))
+      : ids(currency)
+    ).map((owner) => ({ currency, owner })),
+  );
+  const perOwner = await mapLimited(owners, CONCURRENT_READS, async ({ currency, owner }) => ({
+    currency,
+    days: await daysOf(owner, window, request.instrument),
   }));
-  const currencies = [...new Set(perAccount.map((entry) => entry.currency))].sort(compareIds);
   return {
     accounts: accounts.map((account) => account.accountId as string).sort(compareIds),
     from: timestamp(window.from),
@@ -76,7 +88,7 @@ export async function readAllPerformance(request: PerformanceRequest, principal:
       summaryOf(
         currency,
         window.from,
-        perAccount.filter((entry) => entry.currency === currency).flatMap((entry) => entry.days),
+        perOwner.filter((entry) => entry.currency === currency).flatMap((entry) => entry.days),
       ),
     ),
   };

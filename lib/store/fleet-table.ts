@@ -30,12 +30,13 @@ import { batchGetItems, getItem, type Item, type Store, type TransactItem, updat
 export const SHARDS = 8;
 
 /**
- * What the stamps and the meta item's `format` mean. 1: a bot stamp and a trades stamp in two attributes, no window
+ * What the meta item's `format` says the writer keeps. 1: a bot stamp and a trades stamp in two attributes, no window
  * in the bot stamp, balance versions as numbers. 2: one status attribute, the window in the bot stamp, versions in
- * base 36. The fleet answers trust the stamps only
- * when the meta item says they are complete in this format; the backfill rewrites older ones.
+ * base 36. 3: format 2, and the fleet's statistics per currency and shard (ledger-table's fleetStatsOwner). The
+ * fleet answers trust the stamps and sums only when the meta item says they are complete in this format; the
+ * backfill rewrites older ones.
  */
-export const STAMP_FORMAT = 2;
+export const STAMP_FORMAT = 3;
 
 /**
  * The refresh window of a bot stamp for a stale threshold: a minute short of the threshold, so a bot heartbeating
@@ -315,6 +316,15 @@ export function staleness(stamp: BotStamp, now: number, staleAfterSeconds: numbe
   if (Math.floor((now - heartbeatAt) / 1000) <= staleAfterSeconds) return false;
   if (Math.floor((now - heartbeatAt - windowSeconds * 1000) / 1000) > staleAfterSeconds) return true;
   return 'unknown';
+}
+
+/**
+ * Whether the stamps and the fleet's statistics are complete in this format (the meta item, eventually consistent):
+ * until then the fleet's performance is read account by account.
+ */
+export async function fleetComplete(store: Store): Promise<boolean> {
+  const meta = await getItem(store, store.tables.fleet, META, false, ['complete', 'format']);
+  return meta?.complete === true && meta.format === STAMP_FORMAT;
 }
 
 /** Marks the stamps complete: every account has them (a new stage, or after the backfill wrote the missing ones). */

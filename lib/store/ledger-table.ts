@@ -22,6 +22,9 @@ import {
  *
  * Starts are stored times (`YYYY-MM-DDTHH:mm:ss.sssZ`), so each kind sorts by time and a series of N points is one
  * key-range Query reading about N items, however many trades or snapshots went into them.
+ *
+ * Beside the accounts' partitions, the fleet's statistics (`fleetStatsOwner`): per currency and fleet shard, the
+ * `stats#...` entries of its accounts summed, so the fleet's performance reads a few partitions, not one per account.
  */
 
 /** The aggregate of the trades closed in one period. */
@@ -60,6 +63,17 @@ export interface StatsEntry extends StatsFigures {
 }
 
 const KEY = 'entryKey';
+
+/**
+ * The partition holding the fleet's statistics of one currency and shard (fleet-table's `shardOf` of the account):
+ * per day and instrument, the figures of every account of that currency in that shard merged, under the same sort
+ * keys as an account's own (`statsKey`). `@` is in no account id. The writer updates the shard's entry in the same
+ * transaction as the account's; the shard is the one whose status stamp that transaction writes anyway, so the
+ * sums make no two writers conflict that did not already.
+ */
+export function fleetStatsOwner(currency: string, shard: number): string {
+  return `@fleet#${currency}#${shard}`;
+}
 
 /** The aggregates the ledger keeps, by kind, and the units each is kept in. */
 export interface LedgerUnits {
@@ -160,6 +174,17 @@ export async function getAggregates(
   };
 }
 
+/** The stored statistics of `owner` (an account, or a fleetStatsOwner) among `days`, read consistently; missing ones are absent. */
+export async function getStatsEntries(
+  store: Store,
+  owner: string,
+  days: readonly { start: string; instrument: string }[],
+): Promise<StatsEntry[]> {
+  if (!days.length) return [];
+  const keys = days.map((key) => statsKey(owner, key.start, key.instrument));
+  return (await batchGetItems(store, { [store.tables.ledger]: keys }, true))[store.tables.ledger].map(toStatsEntry);
+}
+
 /** Writes an aggregate in place of the version read (or as new when `read` is undefined); refused if it changed. */
 export function putPnl(store: Store, entry: PnlEntry, read: PnlEntry | undefined): TransactItem {
   return versionedPut(store.tables.ledger, { ...pnlKey(entry.accountId, entry.period, entry.start), ...entry }, read);
@@ -242,6 +267,18 @@ function toStatsEntry(item: Item): StatsEntry {
 /** Writes the statistics of a day and instrument in place of the version read (or as new); refused if it changed. */
 export function putStats(store: Store, entry: StatsEntry, read: StatsEntry | undefined): TransactItem {
   return versionedPut(store.tables.ledger, { ...statsKey(entry.accountId, entry.start, entry.instrument), ...entry }, read);
+}
+
+/** Removes the statistics of a day and instrument at the version read (the backfill's sum no account has any more). */
+export function deleteStats(store: Store, read: StatsEntry): TransactItem {
+  return {
+    Delete: {
+      TableName: store.tables.ledger,
+      Key: statsKey(read.accountId, read.start, read.instrument),
+      ConditionExpression: 'version = :version',
+      ExpressionAttributeValues: { ':version': read.version },
+    },
+  };
 }
 
 /** The sort keys that bound the statistics of the days [`firstDay`, `lastDay`] (day starts), every instrument. */

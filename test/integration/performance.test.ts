@@ -7,7 +7,9 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { entryPrefix } from '../../lib/store/ledger-table';
+import { SHARDS, shardOf } from '../../lib/store/fleet-table';
+import { entryPrefix, fleetStatsOwner, readStatsEntries } from '../../lib/store/ledger-table';
+import { mergeStats } from '../../lib/performance';
 import type { Trade } from '../../lib/types';
 import { generateDataset } from '../../scripts/support/dataset';
 import { eventFor, type FunctionName, type Harness, ROUTES, startHarness } from '../support/api-harness';
@@ -15,16 +17,19 @@ import { expectContract } from '../support/contract';
 import { expectedPerformance } from '../support/expected';
 import { throughGateway } from '../support/gateway';
 
+// perf-usd2 to perf-usd10 trade in USD too: the fleet's USD summary covers ten accounts, more than the fleet's
+// shards, so a key that sees every account reads USD from the fleet's sums (and EUR, one account, from its own).
 const dataset = generateDataset({
-  tradeCounts: [240, 150, 90],
-  accountId: (i) => ['perf-usd', 'perf-eur', 'perf-usd2'][i],
+  tradeCounts: [240, 150, 90, ...Array(8).fill(15)],
+  accountId: (i) => ['perf-usd', 'perf-eur', ...Array.from({ length: 9 }, (_, n) => `perf-usd${n + 2}`)][i],
   anchor: new Date('2026-03-02T06:00:00.000Z'),
   seed: 77,
 });
-// perf-usd2 trades in USD too: the fleet's USD summary covers two accounts.
-dataset.accounts[2].account.currency = 'USD';
-dataset.accounts[2].balance.currency = 'USD';
-for (const trade of dataset.trades) if (trade.accountId === 'perf-usd2') trade.id = `u2-${trade.id}`;
+for (const entry of dataset.accounts.slice(2)) {
+  entry.account.currency = 'USD';
+  entry.balance.currency = 'USD';
+}
+for (const trade of dataset.trades) if (/^perf-usd\d+$/.test(trade.accountId)) trade.id = `${trade.accountId.slice(5)}-${trade.id}`;
 // Closes on both sides of a midnight, a break-even, and a tie with the best trade (an earlier close wins it).
 const model = dataset.trades.find((t) => t.accountId === 'perf-usd' && t.status === 'closed')!;
 for (const [id, closeTime, realizedPL] of [
@@ -78,6 +83,19 @@ async function closedIn(account: string, window: { from: string; to: string }): 
   return trades.filter((t) => t.closeTime! >= window.from.replace('Z', '.000Z') && t.closeTime! < window.to.replace('Z', '.000Z'));
 }
 
+/** The fleet's summary of one currency over every account, from the listings; of one instrument when given. */
+async function expectedFleet(currency: string, instrument?: string) {
+  const accounts = dataset.accounts.filter((a) => a.account.currency === currency).map((a) => a.account.id);
+  const trades = (await Promise.all(accounts.map((a) => closedIn(a, WINDOW)))).flat();
+  return {
+    currency,
+    ...expectedPerformance(
+      '2026-01-15T00:00:00.000Z',
+      trades.filter((t) => instrument === undefined || t.instrument === instrument),
+    ),
+  };
+}
+
 it("one account's figures equal a recomputation from its listed trades, overall and per instrument", async () => {
   for (const account of ['perf-usd', 'perf-eur']) {
     const { statusCode, body } = await call('account-performance', WINDOW, { account });
@@ -113,17 +131,17 @@ it('one instrument, and a window widened to whole UTC days', async () => {
 
 it('the fleet: one summary per currency over the accounts the key may see', async () => {
   const perAccount = Object.fromEntries(
-    await Promise.all(['perf-usd', 'perf-eur', 'perf-usd2'].map(async (a) => [a, await closedIn(a, WINDOW)] as const)),
+    await Promise.all(['perf-eur', 'perf-usd2'].map(async (a) => [a, await closedIn(a, WINDOW)] as const)),
   );
   const from = '2026-01-15T00:00:00.000Z';
   const all = await call('all-performance', WINDOW);
-  expect(all.body.accounts).toEqual(expect.arrayContaining(['perf-eur', 'perf-usd', 'perf-usd2']));
-  const byCurrency = Object.fromEntries(all.body.currencies.map((c: { currency: string }) => [c.currency, c]));
-  expect(byCurrency.EUR).toEqual({ currency: 'EUR', ...expectedPerformance(from, perAccount['perf-eur']) });
-  expect(byCurrency.USD).toEqual({
-    currency: 'USD',
-    ...expectedPerformance(from, [...perAccount['perf-usd'], ...perAccount['perf-usd2']]),
-  });
+  expect(all.body.accounts).toEqual(expect.arrayContaining(dataset.accounts.map((a) => a.account.id)));
+  expect(all.body.currencies).toEqual([await expectedFleet('EUR'), await expectedFleet('USD')]);
+
+  // One instrument, over the fleet's sums (USD) and an account's own days (EUR), against its trades in the listings.
+  const instrument = (await closedIn('perf-usd', WINDOW))[0].instrument;
+  const one = await call('all-performance', { ...WINDOW, instrument });
+  expect(one.body.currencies).toEqual([await expectedFleet('EUR', instrument), await expectedFleet('USD', instrument)]);
 
   const some = await call('all-performance', WINDOW, { key: keys.some });
   expect(some.body.accounts).toEqual(['perf-eur', 'perf-usd2']);
@@ -131,6 +149,54 @@ it('the fleet: one summary per currency over the accounts the key may see', asyn
     { currency: 'EUR', ...expectedPerformance(from, perAccount['perf-eur']) },
     { currency: 'USD', ...expectedPerformance(from, perAccount['perf-usd2']) },
   ]);
+});
+
+it("concurrent closes of two accounts of one currency and shard: the fleet's sum counts each exactly once", async () => {
+  // Twenty ids over eight shards: two of them share one.
+  const ids = Array.from({ length: 20 }, (_, i) => `chf-${i}`);
+  const a = ids.find((id) => ids.some((other) => other !== id && shardOf(other) === shardOf(id)))!;
+  const b = ids.find((id) => id !== a && shardOf(id) === shardOf(a))!;
+  for (const id of [a, b]) await harness.writer.upsertAccount({ id, name: id, currency: 'CHF', broker: 'paper', environment: 'paper' });
+  const closes = [a, b].flatMap((account) =>
+    Array.from({ length: 6 }, (_, i) => ({ account, id: `c-${i}`, realizedPL: `${i % 2 ? '-' : ''}${i + 1}.25` })),
+  );
+  for (const c of closes)
+    await harness.writer.openTrade(c.account, {
+      id: c.id,
+      instrument: 'USD_CHF',
+      side: 'buy',
+      units: '100',
+      openPrice: '0.9',
+      openTime: '2026-06-01T08:00:00.000Z',
+    });
+  // Every close at once, all on one day and instrument: both accounts' closes update the same sum entry.
+  await Promise.all(
+    closes.map((c, i) =>
+      harness.writer.closeTrade(c.account, c.id, {
+        closePrice: '0.91',
+        closeTime: `2026-06-01T10:00:0${i % 10}.000Z`,
+        realizedPL: c.realizedPL,
+      }),
+    ),
+  );
+  const window = { from: '2026-06-01T00:00:00Z', to: '2026-06-02T00:00:00Z' };
+  const trades = [...(await closedIn(a, window)), ...(await closedIn(b, window))];
+  expect(trades).toHaveLength(12);
+  // Two accounts read their own days; the sum entry (which a currency of more than SHARDS accounts is read from)
+  // must equal both of theirs merged, every figure, the best and worst trade included.
+  const day = '2026-06-01T00:00:00.000Z';
+  const { store } = harness.writer;
+  const [[ofA], [ofB], [sum]] = await Promise.all(
+    [a, b, fleetStatsOwner('CHF', shardOf(a))].map((owner) => readStatsEntries(store, owner, day, day)),
+  );
+  const { accountId: _a, version: _v, start: _s, instrument: _i, ...figures } = sum;
+  expect(figures).toEqual(mergeStats(ofA, ofB));
+  expect(figures.closedTrades).toBe(12);
+  const { body } = await call('all-performance', window);
+  expect(body.currencies.find((c: { currency: string }) => c.currency === 'CHF')).toEqual({
+    currency: 'CHF',
+    ...expectedPerformance(day, trades),
+  });
 });
 
 it('no trade in the window: zero counts and null ratios; unknown accounts and bad windows are problems', async () => {
@@ -170,9 +236,30 @@ async function statsItems(account: string) {
   return output.Items ?? [];
 }
 
+/** The fleet's sums of USD: every shard's entries. */
+async function usdSums() {
+  return (await Promise.all([...Array(SHARDS).keys()].map((shard) => statsItems(fleetStatsOwner('USD', shard))))).flat();
+}
+
 it('npm run backfill writes the statistics of histories written before them, and a second run writes nothing', async () => {
   const before = (await call('account-performance', WINDOW, { account: 'perf-usd' })).body;
   const { client, tables } = harness.writer.store;
+  // The fleet's sums, which a key that sees every account reads: one entry lost and one wrong, so the fleet's
+  // answer is off until the backfill adds them up again.
+  const sums = await usdSums();
+  expect(sums.length).toBeGreaterThan(10);
+  await client.send(new DeleteCommand({ TableName: tables.ledger, Key: { accountId: sums[0].accountId, entryKey: sums[0].entryKey } }));
+  await client.send(
+    new UpdateCommand({
+      TableName: tables.ledger,
+      Key: { accountId: sums[1].accountId, entryKey: sums[1].entryKey },
+      UpdateExpression: 'SET closedTrades = :n',
+      ExpressionAttributeValues: { ':n': 999 },
+    }),
+  );
+  const usd = await expectedFleet('USD');
+  const summed = (await call('all-performance', WINDOW)).body.currencies.find((c: { currency: string }) => c.currency === 'USD');
+  expect(summed).not.toEqual(usd);
   // A history from before API 1.2: no statistics at all for perf-usd, and one wrong entry for perf-eur.
   const kept = await statsItems('perf-usd');
   expect(kept.length).toBeGreaterThan(10);
@@ -211,10 +298,15 @@ it('npm run backfill writes the statistics of histories written before them, and
     currency: 'EUR',
     ...expectedPerformance('2026-01-15T00:00:00.000Z', eur),
   });
+  // The fleet's sums are whole again (perf-eur's two repaired entries moved the EUR sums too).
+  expect(first.stdout).toMatch(/fleet USD shard \d: \d accounts, \d+ days × instruments, \d+ written/);
+  expect(first.stdout).toMatch(/fleet sums [1-9]\d* written, marked complete/);
+  const fleet = (await call('all-performance', WINDOW)).body.currencies;
+  expect(fleet.filter((c: { currency: string }) => c.currency !== 'CHF')).toEqual([await expectedFleet('EUR'), usd]);
 
   const second = await backfill();
   expect(second.code).toBe(0);
   expect(second.stdout).toMatch(
-    /accounts, \d+ closed trades, \d+ days × instruments: 0 written, \d+ unchanged, fleet stamps written for 0 and marked complete, 0 failed/,
+    /accounts, \d+ closed trades, \d+ days × instruments: 0 written, \d+ unchanged, fleet stamps written for 0, fleet sums 0 written, marked complete, 0 failed/,
   );
 });

@@ -20,14 +20,16 @@ import {
   readAccountStamps,
   removeFormat1Stamps,
   restampBy,
+  shardOf,
   type Stamps,
   stampWrites,
   tradesStamp,
 } from '../../../lib/store/fleet-table';
-import { putStats, readStatsEntries, type StatsEntry } from '../../../lib/store/ledger-table';
+import { deleteStats, fleetStatsOwner, putStats, readStatsEntries, type StatsEntry } from '../../../lib/store/ledger-table';
+import { mergeStats } from '../../../lib/performance';
 import { readTrades, tradeListing } from '../../../lib/store/trades-table';
 import type { Trade } from '../../../lib/types';
-import { statsAfter } from './rules';
+import { statsAfter, statsId } from './rules';
 
 /** What the backfill did to one account. */
 export interface BackfillResult {
@@ -65,28 +67,50 @@ function figures({ version: _version, ...entry }: StatsEntry): string {
   return canonical(entry);
 }
 
+/** Every day's statistics of `owner` (an account, or a fleet sum). */
+function allStats(store: Store, owner: string): Promise<StatsEntry[]> {
+  return readStatsEntries(store, owner, '0000-01-01T00:00:00.000Z', '9999-12-31T00:00:00.000Z');
+}
+
+/**
+ * Stores the statistics `computed` of one owner in place of those `stored`, where missing or different, each
+ * conditioned on the version read; a stored entry nothing computed any more is removed. Returns how many entries
+ * it wrote (`put`) and removed.
+ */
+async function rewriteStats(
+  store: Store,
+  stored: readonly StatsEntry[],
+  computed: readonly StatsEntry[],
+): Promise<{ put: number; removed: number }> {
+  const storedBy = new Map(stored.map((entry) => [statsId(entry), entry]));
+  const computedIds = new Set(computed.map((entry) => statsId(entry)));
+  // Each entry's version is the stored one plus one, or 1 for a new entry.
+  const puts = computed
+    .map((entry) => ({
+      entry: { ...entry, version: (storedBy.get(statsId(entry))?.version ?? 0) + 1 },
+      read: storedBy.get(statsId(entry)),
+    }))
+    .filter(({ entry, read }) => !read || figures(read) !== figures(entry))
+    .map(({ entry, read }) => putStats(store, entry, read));
+  const removals = stored.filter((entry) => !computedIds.has(statsId(entry))).map((entry) => deleteStats(store, entry));
+  const writes = [...puts, ...removals];
+  for (let at = 0; at < writes.length; at += MAX_TRANSACTION_ITEMS)
+    await transactWrite(store, writes.slice(at, at + MAX_TRANSACTION_ITEMS));
+  return { put: puts.length, removed: removals.length };
+}
+
 async function backfillOnce(store: Store, accountId: string, stampSeconds: number): Promise<Omit<BackfillResult, 'attempts'>> {
   // First what is stored (with its versions), then the trades: see the module's comment.
-  const stored = await readStatsEntries(store, accountId, '0000-01-01T00:00:00.000Z', '9999-12-31T00:00:00.000Z');
+  const stored = await allStats(store, accountId);
   const trades = await closedTrades(store, accountId);
-  // From nothing: each entry's version is the stored one plus one, or 1 for a new entry.
-  const computed = statsAfter(accountId, [], trades).map((entry) => {
-    const read = stored.find((s) => s.start === entry.start && s.instrument === entry.instrument);
-    return { entry: { ...entry, version: (read?.version ?? 0) + 1 }, read };
-  });
-  const changed = computed.filter(({ entry, read }) => !read || figures(read) !== figures(entry));
-  for (let at = 0; at < changed.length; at += MAX_TRANSACTION_ITEMS) {
-    await transactWrite(
-      store,
-      changed.slice(at, at + MAX_TRANSACTION_ITEMS).map(({ entry, read }) => putStats(store, entry, read)),
-    );
-  }
+  const computed = statsAfter(accountId, [], trades);
+  const { put, removed } = await rewriteStats(store, stored, computed);
   return {
     accountId,
     closedTrades: trades.length,
     entries: computed.length,
-    written: changed.length,
-    unchanged: computed.length - changed.length,
+    written: put + removed,
+    unchanged: computed.length - put,
     stamped: await backfillStamps(store, accountId, stampSeconds),
   };
 }
@@ -153,6 +177,59 @@ export async function backfillAccount(store: Store, accountId: string, stampSeco
       if (!(error instanceof TransactionCancelled) || attempt >= MAX_ATTEMPTS) throw error;
     }
   }
+}
+
+/** What the backfill did to the fleet's statistics of one currency and shard. */
+export interface FleetSumsResult {
+  currency: string;
+  shard: number;
+  accounts: number;
+  /** Days × instruments the shard's accounts traded. */
+  entries: number;
+  written: number;
+  attempts: number;
+}
+
+/**
+ * The fleet's statistics of one currency and shard (ledger-table's fleetStatsOwner) recomputed from its accounts'
+ * statistics (backfilled first), written where missing or different. The sums are read before the accounts'
+ * entries, and a close counted in between changes both, so the write conditioned on the sum's version is refused
+ * and the shard is done again; one counted before is in both reads.
+ */
+export async function backfillFleetSums(
+  store: Store,
+  currency: string,
+  shard: number,
+  accountIds: readonly string[],
+): Promise<FleetSumsResult> {
+  const owner = fleetStatsOwner(currency, shard);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const stored = await allStats(store, owner);
+      const sums = new Map<string, StatsEntry>();
+      for (const entry of (await Promise.all(accountIds.map((id) => allStats(store, id)))).flat()) {
+        const sum = sums.get(statsId(entry));
+        sums.set(statsId(entry), sum ? { ...sum, ...mergeStats(sum, entry) } : { ...entry, accountId: owner });
+      }
+      const { put, removed } = await rewriteStats(store, stored, [...sums.values()]);
+      return { currency, shard, accounts: accountIds.length, entries: sums.size, written: put + removed, attempts: attempt };
+    } catch (error) {
+      if (!(error instanceof TransactionCancelled) || attempt >= MAX_ATTEMPTS) throw error;
+    }
+  }
+}
+
+/** The fleet's sums to backfill: the ids of the accounts of each currency and shard, among every account of the store. */
+export async function fleetSumGroups(store: Store): Promise<{ currency: string; shard: number; accountIds: string[] }[]> {
+  const groups = new Map<string, { currency: string; shard: number; accountIds: string[] }>();
+  for (const item of await scanAll(store, store.tables.accounts)) {
+    const [accountId, currency] = [String(item.accountId), String(item.currency)];
+    const shard = shardOf(accountId);
+    const group = groups.get(`${currency}#${shard}`) ?? { currency, shard, accountIds: [] };
+    group.accountIds.push(accountId);
+    groups.set(`${currency}#${shard}`, group);
+  }
+  return [...groups.values()].sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : a.shard - b.shard));
 }
 
 /** The ids of every account of the store, sorted. */

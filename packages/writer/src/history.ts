@@ -24,6 +24,7 @@ import {
   CLOSING,
   createTrades,
   differing,
+  carrying,
   forget,
   IDENTITY,
   MARKS,
@@ -149,7 +150,7 @@ export async function recordTrades(store: Store, accountId: string, inputs: read
     const fresh = once.filter(({ trade }) => !registered.has(trade.id));
     const known = once.filter(({ trade }) => registered.has(trade.id));
     // Fast path: new trades in groups, one transaction each.
-    const written: Written = { pnl: new Map(), stats: new Map() };
+    const written: Written = carrying();
     for (const group of groupsForTransactions(fresh)) {
       const created = await attempt(group, () =>
         attempts(`writing trades of ${accountId}`, () =>
@@ -192,7 +193,8 @@ export async function recordTrades(store: Store, accountId: string, inputs: read
 
 /**
  * Splits new trades into groups that fit one transaction: two items per trade (the trade and its id), one per P&L
- * period and one per day's statistics of an instrument its close touches, and the balance.
+ * period, one per day's statistics of an instrument its close touches and one for the fleet's sum of those, and the
+ * balance.
  */
 function groupsForTransactions<T extends { trade: Trade }>(entries: readonly T[]): T[][] {
   const groups: T[][] = [];
@@ -200,7 +202,8 @@ function groupsForTransactions<T extends { trade: Trade }>(entries: readonly T[]
   let periods = new Set<string>();
   for (const entry of entries) {
     const closed = entry.trade.status === 'closed';
-    const added = closed ? [...pnlPeriodsOf(entry.trade.closeTime!).map(pnlId), `stats#${statsId(statsKeyOf(entry.trade))}`] : [];
+    const day = closed ? statsId(statsKeyOf(entry.trade)) : '';
+    const added = closed ? [...pnlPeriodsOf(entry.trade.closeTime!).map(pnlId), `stats#${day}`, `fleet#${day}`] : [];
     const nextPeriods = new Set([...periods, ...added]);
     if (group.length && 2 * (group.length + 1) + nextPeriods.size + BALANCE_ITEMS > MAX_TRANSACTION_ITEMS) {
       groups.push(group);

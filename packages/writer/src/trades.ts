@@ -6,10 +6,20 @@
  */
 import { type BalanceRecord, getBalanceRecord, putBalance } from '../../../lib/store/balances-table';
 import { type Store, TransactionCancelled, type TransactItem, transactWrite } from '../../../lib/store/dynamodb';
-import { readStatusStamp, type Stamps, type StoredStatus, statusAfter, stampWrites, tradesStamp } from '../../../lib/store/fleet-table';
 import {
+  readStatusStamp,
+  type Stamps,
+  type StoredStatus,
+  shardOf,
+  statusAfter,
+  stampWrites,
+  tradesStamp,
+} from '../../../lib/store/fleet-table';
+import {
+  fleetStatsOwner,
   getAggregates,
   getRegisteredOpenTime,
+  getStatsEntries,
   type PnlEntry,
   putPnl,
   putStats,
@@ -92,6 +102,12 @@ export interface Written {
   status?: StoredStatus;
   pnl: Map<string, PnlEntry>;
   stats: Map<string, StatsEntry>;
+  /** The fleet's sums of the account's currency and shard (ledger-table's fleetStatsOwner), as last stored. */
+  fleet: Map<string, StatsEntry>;
+}
+
+export function carrying(): Written {
+  return { pnl: new Map(), stats: new Map(), fleet: new Map() };
 }
 
 export function forget(written: Written): void {
@@ -99,6 +115,20 @@ export function forget(written: Written): void {
   written.status = undefined;
   written.pnl.clear();
   written.stats.clear();
+  written.fleet.clear();
+}
+
+/** The fleet's statistics `closed` touch, as stored: those carried by `written`, and the rest read once `balance` gives the currency. */
+async function storedFleetStats(
+  store: Store,
+  balance: Promise<BalanceRecord>,
+  days: readonly { start: string; instrument: string }[],
+  carried?: Written,
+): Promise<{ owner: string; stored: StatsEntry[] }> {
+  const { accountId, currency } = await balance;
+  const owner = fleetStatsOwner(currency, shardOf(accountId));
+  const read = await getStatsEntries(store, owner, carried ? days.filter((key) => !carried.fleet.has(statsId(key))) : days);
+  return { owner, stored: [...read, ...(carried ? days.flatMap((key) => carried.fleet.get(statsId(key)) ?? []) : [])] };
 }
 
 /** The days and instruments whose statistics `closed` touch, each once. */
@@ -125,8 +155,9 @@ export async function createTrades(store: Store, accountId: string, trades: read
   const periods = uniquePeriods(closed);
   const days = uniqueStatsKeys(closed);
   const carried = written?.balance && written.status ? written : undefined;
-  const [balance, status, read] = await Promise.all([
-    carried?.balance ?? balanceOf(store, accountId),
+  const balanceRead = carried?.balance ? Promise.resolve(carried.balance) : balanceOf(store, accountId);
+  const [balance, status, read, fleetRead] = await Promise.all([
+    balanceRead,
     carried?.status ?? readStatusStamp(store, accountId),
     getAggregates(
       store,
@@ -134,6 +165,7 @@ export async function createTrades(store: Store, accountId: string, trades: read
       carried ? periods.filter((key) => !carried.pnl.has(pnlId(key))) : periods,
       carried ? days.filter((key) => !carried.stats.has(statsId(key))) : days,
     ),
+    storedFleetStats(store, balanceRead, days, carried),
   ]);
   const stored = [...read.pnl, ...(carried ? periods.flatMap((key) => carried.pnl.get(pnlId(key)) ?? []) : [])];
   const storedStats = [...read.stats, ...(carried ? days.flatMap((key) => carried.stats.get(statsId(key)) ?? []) : [])];
@@ -141,11 +173,13 @@ export async function createTrades(store: Store, accountId: string, trades: read
   const nextBalance = balanceAfter(balance, events);
   const aggregates = aggregatesAfter(accountId, stored, closed);
   const stats = statsAfter(accountId, storedStats, closed);
+  const fleet = statsAfter(fleetRead.owner, fleetRead.stored, closed);
   const items: TransactItem[] = [
     ...trades.flatMap((trade) => [registerTradeId(store, accountId, trade.id, trade.openTime), putTrade(store, trade, undefined)]),
     ...balanceWrites(store, nextBalance, balance, {}, status),
     ...aggregates.map((entry) => putPnl(store, entry, findEntry(stored, entry))),
     ...stats.map((entry) => putStats(store, entry, findStats(storedStats, entry))),
+    ...fleet.map((entry) => putStats(store, entry, findStats(fleetRead.stored, entry))),
   ];
   try {
     await transactWrite(store, items);
@@ -161,6 +195,7 @@ export async function createTrades(store: Store, accountId: string, trades: read
     written.status = { stamp: statusAfter(tradesChange(nextBalance, balance), status) ?? status.stamp };
     for (const entry of aggregates) written.pnl.set(pnlId(entry), entry);
     for (const entry of stats) written.stats.set(statsId(entry), entry);
+    for (const entry of fleet) written.fleet.set(statsId(entry), entry);
   }
   return true;
 }
@@ -175,18 +210,22 @@ function findStats(entries: readonly StatsEntry[], key: { start: string; instrum
 
 /** Stores `closed` (the stored open trade `read`, closed), counting it in the balance, the aggregates and the statistics. */
 export async function writeClose(store: Store, accountId: string, read: StoredTrade, closed: Trade): Promise<void> {
-  const [balance, status, { pnl: stored, stats: storedStats }] = await Promise.all([
-    balanceOf(store, accountId),
+  const balanceRead = balanceOf(store, accountId);
+  const [balance, status, { pnl: stored, stats: storedStats }, fleetRead] = await Promise.all([
+    balanceRead,
     readStatusStamp(store, accountId),
     getAggregates(store, accountId, pnlPeriodsOf(closed.closeTime!), [statsKeyOf(closed)]),
+    storedFleetStats(store, balanceRead, [statsKeyOf(closed)]),
   ]);
   const aggregates = aggregatesAfter(accountId, stored, [closed]);
   const stats = statsAfter(accountId, storedStats, [closed]);
+  const fleet = statsAfter(fleetRead.owner, fleetRead.stored, [closed]);
   await commit(store, [
     putTrade(store, closed, read),
     ...balanceWrites(store, balanceAfter(balance, [{ kind: 'closed', trade: closed }]), balance, {}, status),
     ...aggregates.map((entry) => putPnl(store, entry, findEntry(stored, entry))),
     ...stats.map((entry) => putStats(store, entry, findStats(storedStats, entry))),
+    ...fleet.map((entry) => putStats(store, entry, findStats(fleetRead.stored, entry))),
   ]);
 }
 
