@@ -171,11 +171,12 @@ export interface paths {
          *     than 366 days is a `400`. `instrument` keeps only that instrument's trades.
          *
          *     Every figure is defined in `PerformanceFigures`; every amount is exact, and equals, to the last digit, the
-         *     figure recomputed from the trades as the trade listings show them. For a key that sees every account, the
-         *     figures come from the sums the writer keeps per currency, fleet shard (8), day and instrument, in the same
-         *     transaction as each account's: at most 8 items per currency, day and instrument traded, however many
-         *     accounts and trades. For a key that sees some accounts, at most one item per account, day and instrument
-         *     traded. Plus the account list either way. The figures are the same both ways.
+         *     figure recomputed from the trades as the trade listings show them. Reads, per currency, at most one item
+         *     per account, day and instrument traded; for a key that sees every account, a currency of more than 8
+         *     accounts is read instead from the sums the writer keeps per currency, fleet shard (8), day and instrument
+         *     in the same transaction as each account's: at most 8 items per day and instrument traded, however many
+         *     accounts and trades. Plus the account list (and, for those sums, the fleet's meta item). The figures are
+         *     the same either way.
          */
         get: operations["allPerformance"];
         put?: never;
