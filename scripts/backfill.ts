@@ -49,7 +49,7 @@ async function main() {
       for (const group of await fleetSumGroups(writer.store)) {
         const name = `fleet ${group.currency} shard ${group.shard}`;
         try {
-          const result = await backfillFleetSums(writer.store, group.currency, group.shard, group.accountIds);
+          const result = await backfillFleetSums(writer.store, group.currency, group.shard);
           sums += result.written;
           const retried = result.attempts > 1 ? `, ${result.attempts} attempts (a bot wrote meanwhile)` : '';
           console.log(`${name}: ${result.accounts} accounts, ${result.entries} days × instruments, ${result.written} written${retried}`);

@@ -192,20 +192,18 @@ export interface FleetSumsResult {
 
 /**
  * The fleet's statistics of one currency and shard (ledger-table's fleetStatsOwner) recomputed from its accounts'
- * statistics (backfilled first), written where missing or different. The sums are read before the accounts'
- * entries, and a close counted in between changes both, so the write conditioned on the sum's version is refused
- * and the shard is done again; one counted before is in both reads.
+ * statistics (backfilled first), written where missing or different. The sums are read first, then the shard's
+ * accounts are listed and their entries read: a close counted in between (even an account's created meanwhile)
+ * changes the sum too, so the write conditioned on the sum's version is refused and the shard is done again; one
+ * counted before is in both reads.
  */
-export async function backfillFleetSums(
-  store: Store,
-  currency: string,
-  shard: number,
-  accountIds: readonly string[],
-): Promise<FleetSumsResult> {
+export async function backfillFleetSums(store: Store, currency: string, shard: number): Promise<FleetSumsResult> {
   const owner = fleetStatsOwner(currency, shard);
   for (let attempt = 1; ; attempt++) {
     try {
       const stored = await allStats(store, owner);
+      const accountIds =
+        (await fleetSumGroups(store)).find((group) => group.currency === currency && group.shard === shard)?.accountIds ?? [];
       const sums = new Map<string, StatsEntry>();
       for (const entry of (await Promise.all(accountIds.map((id) => allStats(store, id)))).flat()) {
         const sum = sums.get(statsId(entry));
@@ -219,7 +217,7 @@ export async function backfillFleetSums(
   }
 }
 
-/** The fleet's sums to backfill: the ids of the accounts of each currency and shard, among every account of the store. */
+/** The accounts of the store by currency and fleet shard: the fleet's sums there are to backfill. */
 export async function fleetSumGroups(store: Store): Promise<{ currency: string; shard: number; accountIds: string[] }[]> {
   const groups = new Map<string, { currency: string; shard: number; accountIds: string[] }>();
   for (const item of await scanAll(store, store.tables.accounts)) {
