@@ -64,17 +64,21 @@ export async function readAccountPerformance(
 export async function readAllPerformance(request: PerformanceRequest, principal: Principal, now: Date): Promise<AllPerformance> {
   const window = seriesWindow('day', request, now, DEFAULT_DAYS, MAX_DAYS);
   const accounts = await readAccountScopedItems(store, store.tables.accounts, principal);
-  const currencies = [...new Set(accounts.map((account) => account.currency as string))].sort(compareIds);
-  const ids = (currency: string) =>
-    accounts.filter((account) => account.currency === currency).map((account) => account.accountId as string);
+  const idsBy = new Map<string, string[]>();
+  for (const account of accounts) {
+    const ids = idsBy.get(account.currency as string) ?? [];
+    ids.push(account.accountId as string);
+    idsBy.set(account.currency as string, ids);
+  }
+  const currencies = [...idsBy.keys()].sort(compareIds);
   // A currency with more accounts than shards reads its SHARDS sums instead, once the fleet's meta item says they
   // are complete; the sums hold every account's trades, so only for a key that sees every account.
-  const summed = principal.accounts === '*' && currencies.some((currency) => ids(currency).length > SHARDS) && (await fleetComplete(store));
+  const large = (currency: string) => idsBy.get(currency)!.length > SHARDS;
+  const summed = principal.accounts === '*' && currencies.some(large) && (await fleetComplete(store));
   const owners = currencies.flatMap((currency) =>
-    (summed && ids(currency).length > SHARDS
-      ? [...Array(SHARDS).keys()].map((shard) => fleetStatsOwner(currency, shard))
-      : ids(currency)
-    ).map((owner) => ({ currency, owner })),
+    (summed && large(currency) ? [...Array(SHARDS).keys()].map((shard) => fleetStatsOwner(currency, shard)) : idsBy.get(currency)!).map(
+      (owner) => ({ currency, owner }),
+    ),
   );
   const perOwner = await mapLimited(owners, CONCURRENT_READS, async ({ currency, owner }) => ({
     currency,

@@ -247,7 +247,7 @@ export async function readStamps(store: Store, aspect: Aspect, accounts: '*' | r
   const counted = (await batchGetItems(store, { [store.tables.fleet]: [META, ...keys] }, false, ['shard', COUNT, 'complete', 'format']))[
     store.tables.fleet
   ];
-  if (!counted.some((item) => item.shard === META.shard && item.complete === true && item.format === STAMP_FORMAT)) return undefined;
+  if (!isComplete(counted.find((item) => item.shard === META.shard))) return undefined;
   const held = (key: Item) => `${store.tables.fleet}/${key.shard}`;
   const counts = new Map(counted.map((item) => [item.shard as string, Number(item[COUNT] ?? 0)]));
   // A shard no write reached yet has no item: nothing to read. A replica behind may answer an older count than
@@ -323,7 +323,11 @@ export function staleness(stamp: BotStamp, now: number, staleAfterSeconds: numbe
  * until then the fleet's performance is read account by account.
  */
 export async function fleetComplete(store: Store): Promise<boolean> {
-  const meta = await getItem(store, store.tables.fleet, META, false, ['complete', 'format']);
+  return isComplete(await getItem(store, store.tables.fleet, META, false, ['complete', 'format']));
+}
+
+/** Whether the meta item as read says the stamps and sums are complete in this format (markStamped). */
+function isComplete(meta: Item | undefined): boolean {
   return meta?.complete === true && meta.format === STAMP_FORMAT;
 }
 

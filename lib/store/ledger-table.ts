@@ -174,17 +174,6 @@ export async function getAggregates(
   };
 }
 
-/** The stored statistics of `owner` (an account, or a fleetStatsOwner) among `days`, read consistently; missing ones are absent. */
-export async function getStatsEntries(
-  store: Store,
-  owner: string,
-  days: readonly { start: string; instrument: string }[],
-): Promise<StatsEntry[]> {
-  if (!days.length) return [];
-  const keys = days.map((key) => statsKey(owner, key.start, key.instrument));
-  return (await batchGetItems(store, { [store.tables.ledger]: keys }, true))[store.tables.ledger].map(toStatsEntry);
-}
-
 /** Writes an aggregate in place of the version read (or as new when `read` is undefined); refused if it changed. */
 export function putPnl(store: Store, entry: PnlEntry, read: PnlEntry | undefined): TransactItem {
   return versionedPut(store.tables.ledger, { ...pnlKey(entry.accountId, entry.period, entry.start), ...entry }, read);

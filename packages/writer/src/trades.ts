@@ -19,7 +19,6 @@ import {
   fleetStatsOwner,
   getAggregates,
   getRegisteredOpenTime,
-  getStatsEntries,
   type PnlEntry,
   putPnl,
   putStats,
@@ -127,7 +126,7 @@ async function storedFleetStats(
 ): Promise<{ owner: string; stored: StatsEntry[] }> {
   const { accountId, currency } = await balance;
   const owner = fleetStatsOwner(currency, shardOf(accountId));
-  const read = await getStatsEntries(store, owner, carried ? days.filter((key) => !carried.fleet.has(statsId(key))) : days);
+  const { stats: read } = await getAggregates(store, owner, [], carried ? days.filter((key) => !carried.fleet.has(statsId(key))) : days);
   return { owner, stored: [...read, ...(carried ? days.flatMap((key) => carried.fleet.get(statsId(key)) ?? []) : [])] };
 }
 
