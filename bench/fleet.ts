@@ -45,9 +45,8 @@ export interface FleetSize {
   accountItemBytes: number;
   /**
    * A time-only heartbeat, and one that refreshes the bot's stamp (as each bot's does once per the writer's default
-   * DEFAULT_STAMP_SECONDS): as
-   * DynamoDB Local reports them, and as AWS bills them by the items' sizes (DynamoDB Local counts a transaction's
-   * items twice over).
+   * DEFAULT_STAMP_SECONDS): as DynamoDB Local reports them, and as AWS bills them by the items' sizes (DynamoDB
+   * Local counts a transaction's items twice over).
    */
   heartbeat: Record<'reported' | 'billed', { timeOnly: HeartbeatCost; stamped: HeartbeatCost }>;
   /** What refreshing every bot's stamp once per DEFAULT_STAMP_SECONDS adds to its heartbeats, per month, billed on demand. */
