@@ -3,6 +3,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -66,8 +67,37 @@ export function portIsFree(port: number): Promise<boolean> {
   });
 }
 
-/** A free loopback port chosen by the OS. */
-export function freePort(): Promise<number> {
+/**
+ * A free loopback port, drawn at random from below the kernel's ephemeral range. A port the OS hands out for
+ * `listen(0)` comes from that range, which outgoing connections draw from too: in the seconds between choosing a port
+ * and listening on it (npm start loads its demo data first), a client socket to DynamoDB Local could take it and the
+ * listen fail with EADDRINUSE (seen in CI). Below the range only listeners compete, and a random draw keeps
+ * concurrent callers (jest's workers) apart.
+ */
+export async function freePort(): Promise<number> {
+  const low = ephemeralLow();
+  const from = 10_000;
+  if (low - from < 1_000) return osPort();
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = from + Math.floor(Math.random() * (low - from));
+    if (await portIsFree(port)) return port;
+  }
+  return osPort();
+}
+
+/** The first port of the kernel's range for outgoing connections (Linux); the common default elsewhere. */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (Number.isInteger(low)) return low;
+  } catch {
+    // Not Linux: fall through.
+  }
+  return 32_768;
+}
+
+/** A port chosen by the OS: the fallback when no range below the ephemeral one is left. */
+function osPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', reject);
