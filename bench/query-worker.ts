@@ -33,7 +33,7 @@ import { HEALTH_PROBE_KEY } from '../lib/operations/health';
 import { store } from '../lib/operations/store';
 import { type Item, queryItems, scanAll, type Store } from '../lib/store/dynamodb';
 import { keyBefore, orderKey, tradeListing } from '../lib/store/trades-table';
-import { entryKeyOf, isEntryOf, type LedgerUnits, readKeyRange, statsRangeKeys } from '../lib/store/ledger-table';
+import { entryKeyOf, isEntryOf, type LedgerUnits, readKeyRange, STATS_PAGE_ITEMS, statsRangeKeys } from '../lib/store/ledger-table';
 import type { Trade } from '../lib/types';
 import { eventFor } from '../test/support/api-harness';
 import { serveParent } from './child-rpc';
@@ -180,7 +180,7 @@ function ledgerRange<K extends keyof LedgerUnits>(accountId: string, kind: K, un
 function statsRange(accountId: string, spec: QuerySpec): Promise<Item[]> {
   const { starts } = windowOf('day', spec);
   const { first, last } = statsRangeKeys(timestamp(starts[0]), timestamp(starts[starts.length - 1]));
-  return readKeyRange(rawStore, accountId, first, last);
+  return readKeyRange(rawStore, accountId, first, last, undefined, STATS_PAGE_ITEMS);
 }
 
 /** The key condition of a listing's page: partition, window and position, as one range. */

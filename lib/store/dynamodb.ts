@@ -142,15 +142,18 @@ export async function scanAll(store: Store, table: string): Promise<Item[]> {
 /**
  * Runs a Query until it has `wanted` items or the key range is exhausted (without `wanted`, the whole range).
  * DynamoDB may end a page early (1 MB of data) with a `LastEvaluatedKey`; following it keeps pages full instead of
- * silently short.
+ * silently short. `pageSize` bounds each page of a whole range, so each request's work (and so its time against the
+ * per-attempt timeout) stays bounded however long the range.
  */
 export async function queryItems(
   store: Store,
   input: Omit<QueryCommandInput, 'Limit' | 'ExclusiveStartKey'>,
   wanted = Number.POSITIVE_INFINITY,
+  pageSize?: number,
 ): Promise<Item[]> {
   const items: Item[] = [];
-  const request: QueryCommandInput = { ...input, ...(Number.isFinite(wanted) ? { Limit: wanted } : {}) };
+  const limit = Number.isFinite(wanted) ? wanted : pageSize;
+  const request: QueryCommandInput = { ...input, ...(limit !== undefined ? { Limit: limit } : {}) };
   await send(async () => {
     for await (const page of paginateQuery({ client: store.client }, request)) {
       items.push(...(page.Items ?? []));

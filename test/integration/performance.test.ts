@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { SHARDS, shardOf } from '../../lib/store/fleet-table';
-import { entryPrefix, fleetStatsOwner, readStatsEntries } from '../../lib/store/ledger-table';
+import { entryPrefix, fleetStatsOwner, readKeyRange, readStatsEntries, statsRangeKeys } from '../../lib/store/ledger-table';
 import { mergeStats } from '../../lib/performance';
 import type { Trade } from '../../lib/types';
 import { generateDataset } from '../../scripts/support/dataset';
@@ -197,6 +197,16 @@ it("concurrent closes of two accounts of one currency and shard: the fleet's sum
     currency: 'CHF',
     ...expectedPerformance(day, trades),
   });
+});
+
+it('a statistics range longer than a page is read whole: in pages of a few items, the same entries as in one', async () => {
+  const { store } = harness.writer;
+  const { first, last } = statsRangeKeys('2025-01-01T00:00:00.000Z', '2026-12-31T00:00:00.000Z');
+  const whole = await readKeyRange(store, 'perf-usd', first, last);
+  expect(whole.length).toBeGreaterThan(3 * 7);
+  expect(await readKeyRange(store, 'perf-usd', first, last, undefined, 7)).toEqual(whole);
+  // What the summaries read goes through the same pages (STATS_PAGE_ITEMS): every day of the account is there.
+  expect(await readStatsEntries(store, 'perf-usd', '2025-01-01T00:00:00.000Z', '2026-12-31T00:00:00.000Z')).toHaveLength(whole.length);
 });
 
 it('no trade in the window: zero counts and null ratios; unknown accounts and bad windows are problems', async () => {
