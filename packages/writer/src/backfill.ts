@@ -9,6 +9,7 @@
  * conditioned on the version read: a close the writer counted in between changes that version, the write is
  * refused, and the account is done again from the start. A close it counted before is in both reads.
  */
+import { compareIds } from '../../../lib/access';
 import { getAccountItem, markBotStamped, toAccount, toBotReport } from '../../../lib/store/accounts-table';
 import { balanceUnchanged, getBalanceRecord } from '../../../lib/store/balances-table';
 import { type Store, scanAll, TransactionCancelled, transactWrite } from '../../../lib/store/dynamodb';
@@ -227,7 +228,7 @@ export async function fleetSumGroups(store: Store): Promise<{ currency: string; 
     group.accountIds.push(accountId);
     groups.set(`${currency}#${shard}`, group);
   }
-  return [...groups.values()].sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : a.shard - b.shard));
+  return [...groups.values()].sort((a, b) => compareIds(a.currency, b.currency) || a.shard - b.shard);
 }
 
 /** The ids of every account of the store, sorted. */

@@ -126,8 +126,15 @@ async function storedFleetStats(
 ): Promise<{ owner: string; stored: StatsEntry[] }> {
   const { accountId, currency } = await balance;
   const owner = fleetStatsOwner(currency, shardOf(accountId));
-  const { stats: read } = await getAggregates(store, owner, [], carried ? days.filter((key) => !carried.fleet.has(statsId(key))) : days);
-  return { owner, stored: [...read, ...(carried ? days.flatMap((key) => carried.fleet.get(statsId(key)) ?? []) : [])] };
+  const wanted = byCarried(days, carried?.fleet, statsId);
+  const { stats: read } = await getAggregates(store, owner, [], wanted.unread);
+  return { owner, stored: [...read, ...wanted.held] };
+}
+
+/** `keys` split by what a run carried (`held`, entries by id): the keys to read, and the carried entries of the rest. */
+function byCarried<K, E>(keys: readonly K[], held: ReadonlyMap<string, E> | undefined, id: (key: K) => string): { unread: K[]; held: E[] } {
+  if (!held) return { unread: [...keys], held: [] };
+  return { unread: keys.filter((key) => !held.has(id(key))), held: keys.flatMap((key) => held.get(id(key)) ?? []) };
 }
 
 /** The days and instruments whose statistics `closed` touch, each once. */
@@ -155,19 +162,16 @@ export async function createTrades(store: Store, accountId: string, trades: read
   const days = uniqueStatsKeys(closed);
   const carried = written?.balance && written.status ? written : undefined;
   const balanceRead = carried?.balance ? Promise.resolve(carried.balance) : balanceOf(store, accountId);
+  const pnlWanted = byCarried(periods, carried?.pnl, pnlId);
+  const statsWanted = byCarried(days, carried?.stats, statsId);
   const [balance, status, read, fleetRead] = await Promise.all([
     balanceRead,
     carried?.status ?? readStatusStamp(store, accountId),
-    getAggregates(
-      store,
-      accountId,
-      carried ? periods.filter((key) => !carried.pnl.has(pnlId(key))) : periods,
-      carried ? days.filter((key) => !carried.stats.has(statsId(key))) : days,
-    ),
+    getAggregates(store, accountId, pnlWanted.unread, statsWanted.unread),
     storedFleetStats(store, balanceRead, days, carried),
   ]);
-  const stored = [...read.pnl, ...(carried ? periods.flatMap((key) => carried.pnl.get(pnlId(key)) ?? []) : [])];
-  const storedStats = [...read.stats, ...(carried ? days.flatMap((key) => carried.stats.get(statsId(key)) ?? []) : [])];
+  const stored = [...read.pnl, ...pnlWanted.held];
+  const storedStats = [...read.stats, ...statsWanted.held];
   const events: TradeEvent[] = trades.map((trade) => ({ kind: trade.status === 'open' ? 'opened' : 'recordedClosed', trade }));
   const nextBalance = balanceAfter(balance, events);
   const aggregates = aggregatesAfter(accountId, stored, closed);
