@@ -50,22 +50,74 @@ export function negateDecimal(value: string): string {
 }
 
 /**
- * The shortest decimal string that reads back as the same double, never with an exponent: `1e-05` is `"0.00001"`,
- * `0.30000000000000004` keeps its 17 digits, `1e21` is `"1000000000000000000000"`. For numbers that arrive as JSON
- * floats (a bridge's source): JavaScript's own shortest round-trip digits, with the decimal point moved by hand.
+ * The significant digits every double carries (C's DBL_DIG): any decimal of up to 15 significant digits goes through
+ * a double and back unchanged, while the 16th and 17th digits of a double's shortest form are where arithmetic leaves
+ * its noise (`0.1 + 0.2` is `0.30000000000000004`, a sum of profits `9.689999999999998`).
  */
-export function decimalOfFloat(value: number): string {
+export const FLOAT_DIGITS = 15;
+
+/** `text` (a plain decimal) without trailing zeros after the point, nor the point itself when nothing follows it. */
+export function trimDecimal(text: string): string {
+  const trimmed = text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text;
+  return /^-0$/.test(trimmed) ? '0' : trimmed;
+}
+
+/**
+ * A float as the decimal it stands for: rounded to `significant` digits (FLOAT_DIGITS by default, the precision a
+ * double carries), trailing zeros dropped, never with an exponent. `0.30000000000000004` is `"0.3"`,
+ * `9.689999999999998` is `"9.69"`, `1e-05` is `"0.00001"`, `1e21` is `"1000000000000000000000"`. For numbers that
+ * arrive as JSON floats (a bridge's source), read once, at the edge. With `significant` 17, the shortest digits that
+ * read back as the same double (noise included).
+ */
+export function decimalOfFloat(value: number, significant = FLOAT_DIGITS): string {
   if (!Number.isFinite(value)) throw new TypeError(`not a finite number: ${value}`);
-  const text = String(value === 0 ? 0 : value);
-  const match = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
-  if (!match) return text;
+  if (value === 0) return '0';
+  // toPrecision rounds the double's exact value to `significant` digits (ECMA-262); String() gives the shortest form.
+  const text = significant >= 17 ? String(value) : value.toPrecision(significant);
+  const match = /^(-?)(\d)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(text);
+  if (!match) {
+    // A plain decimal already (toPrecision writes one for exponents from -6 to significant - 1).
+    return trimDecimal(text);
+  }
   const [, sign, first, rest = '', exponentText] = match;
+  if (exponentText === undefined) return trimDecimal(text);
   const digits = first + rest;
   // The point sits after the first digit, moved by the exponent.
   const point = 1 + Number(exponentText);
-  if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`;
+  if (point <= 0) return trimDecimal(`${sign}0.${'0'.repeat(-point)}${digits}`);
   if (point >= digits.length) return `${sign}${digits}${'0'.repeat(point - digits.length)}`;
-  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+  return trimDecimal(`${sign}${digits.slice(0, point)}.${digits.slice(point)}`);
+}
+
+/**
+ * `value` rounded half-even to at most `places` digits after the point (a value with fewer keeps its own; see
+ * `padDecimal` for more): `roundDecimal("2.345", 2)` is `"2.34"`, `roundDecimal("2.355", 2)` is `"2.36"`. Exact: on
+ * the digits, never through a float.
+ */
+export function roundDecimal(value: string, places: number): string {
+  if (!Number.isInteger(places) || places < 0) throw new RangeError(`places must be a whole number ≥ 0, got ${places}`);
+  const { units, scale } = parse(value);
+  if (scale <= places) return value;
+  return formatDecimal(divideHalfEven(units, 10n ** BigInt(scale - places)), places);
+}
+
+/** `value` with at least `places` digits after the point (zeros added; never fewer than it has): the same amount. */
+export function padDecimal(value: string, places: number): string {
+  const { units, scale } = parse(value);
+  return scale >= places ? value : formatDecimal(units * 10n ** BigInt(places - scale), places);
+}
+
+/**
+ * The places after the point that keep `digits` significant digits of `value`: 4 significant digits of `"0.00012345"`
+ * are 7 places (`0.0001235`), of `"61250.5"` none (`61250`, and no fewer than 0). Zero has no significant digit: 0.
+ */
+export function placesForSignificant(value: string, digits: number): number {
+  const { units, scale } = parse(value);
+  const magnitude = (units < 0n ? -units : units).toString();
+  if (magnitude === '0') return 0;
+  // The value is magnitude × 10^-scale: its leading digit is at 10^(length - 1 - scale).
+  const leading = magnitude.length - 1 - scale;
+  return Math.max(0, digits - 1 - leading);
 }
 
 /** The number of digits after the point: 2 for `"10.00"`, 0 for `"7"`. */

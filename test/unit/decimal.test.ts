@@ -1,5 +1,17 @@
 import fc from 'fast-check';
-import { compareDecimals, decimalScale, divideDecimals, formatDecimal, isDecimal, sumDecimals } from '../../lib/decimal';
+import {
+  compareDecimals,
+  decimalScale,
+  divideDecimals,
+  formatDecimal,
+  isDecimal,
+  negateDecimal,
+  padDecimal,
+  placesForSignificant,
+  roundDecimal,
+  sumDecimals,
+  trimDecimal,
+} from '../../lib/decimal';
 
 describe('sumDecimals', () => {
   it('keeps the largest scale of its inputs', () => {
@@ -75,5 +87,55 @@ describe('divideDecimals and compareDecimals', () => {
     expect(compareDecimals('-0.01', '0')).toBe(-1);
     expect(compareDecimals('10', '9.999')).toBe(1);
     expect(decimalScale('10.00')).toBe(2);
+  });
+});
+
+describe('roundDecimal, padDecimal, trimDecimal, placesForSignificant', () => {
+  it.each([
+    ['2.345', 2, '2.34'],
+    ['2.355', 2, '2.36'],
+    ['-2.345', 2, '-2.34'],
+    ['-0.004', 2, '0.00'],
+    ['1.5', 0, '2'],
+    ['2.5', 0, '2'],
+    ['10', 3, '10'],
+    ['0.123456789', 8, '0.12345679'],
+  ])('roundDecimal(%p, %p) is %p (half-even, on the digits)', (value, places, text) => expect(roundDecimal(value, places)).toBe(text));
+
+  it('pads and trims without changing the amount', () => {
+    expect(padDecimal('61250.5', 2)).toBe('61250.50');
+    expect(padDecimal('1.234', 2)).toBe('1.234');
+    expect(padDecimal('7', 3)).toBe('7.000');
+    expect(trimDecimal('1.2300')).toBe('1.23');
+    expect(trimDecimal('5.000')).toBe('5');
+    expect(trimDecimal('-0.000')).toBe('0');
+    expect(trimDecimal('100')).toBe('100');
+  });
+
+  it.each([
+    ['0.00012345', 4, 7],
+    ['61250.5', 5, 0],
+    ['61250.5', 7, 2],
+    ['1', 3, 2],
+    ['0', 3, 0],
+    ['-0.5', 2, 2],
+  ])('%p keeps %p significant digits with %p places', (value, digits, places) => expect(placesForSignificant(value, digits)).toBe(places));
+
+  it('rounding agrees with exact arithmetic', () => {
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }),
+        fc.integer({ min: 0, max: 12 }),
+        fc.integer({ min: 0, max: 12 }),
+        (units, scale, places) => {
+          const value = formatDecimal(units, scale);
+          const rounded = roundDecimal(value, places);
+          // Within half a unit of the last place kept, and never more places than asked for (or than it had).
+          expect(decimalScale(rounded)).toBe(Math.min(scale, places));
+          const difference = sumDecimals([rounded, negateDecimal(value)]).replace(/^-/, '');
+          expect(compareDecimals(difference, formatDecimal(5n, places + 1))).toBeLessThanOrEqual(0);
+        },
+      ),
+    );
   });
 });
