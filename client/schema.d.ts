@@ -509,6 +509,12 @@ export interface components {
          * @description One trade. While it is `open`, `closePrice` and `closeTime` are `null` and `realizedPL` is typically zero;
          *     once `closed`, both are set and `unrealizedPL` is typically zero. `stopLoss` and `takeProfit` are `null`
          *     when not set.
+         *
+         *     `gone` (API 1.3): the bot no longer has the trade (its database was reset, or the trade was deleted there),
+         *     so its outcome is unknown. `closeTime` is when that was found, `closeReason` says why, `closePrice` is
+         *     `null`, and `realizedPL` and `unrealizedPL` are zero: a gone trade counts in no open count, no P&L and no
+         *     performance figure. Gone is final: it never counts as open again (it can still be closed, if the bot reports
+         *     its close after all: then its realized P&L counts). `closeReason` is `null` for every other trade.
          * @example {
          *       "id": "primary-usd-0001200",
          *       "accountId": "primary-usd",
@@ -523,7 +529,8 @@ export interface components {
          *       "realizedPL": "0.0000",
          *       "unrealizedPL": "-31.0666",
          *       "stopLoss": "152.634",
-         *       "takeProfit": null
+         *       "takeProfit": null,
+         *       "closeReason": null
          *     }
          */
         Trade: {
@@ -535,7 +542,7 @@ export interface components {
             side: "buy" | "sell";
             units: components["schemas"]["Decimal"];
             /** @enum {string} */
-            status: "open" | "closed";
+            status: "open" | "closed" | "gone";
             openPrice: components["schemas"]["Decimal"];
             openTime: components["schemas"]["Timestamp"];
             closePrice: components["schemas"]["Decimal"] | null;
@@ -544,7 +551,9 @@ export interface components {
             unrealizedPL: components["schemas"]["Decimal"];
             stopLoss: components["schemas"]["Decimal"] | null;
             takeProfit: components["schemas"]["Decimal"] | null;
-        };
+            /** @description Why a `gone` trade is gone (the bot's writer says it); `null` for every other trade. */
+            closeReason: string | null;
+        } & (unknown & unknown & unknown);
         /**
          * @description One page of trades, newest `openTime` first (ties: `id` descending, then `accountId` descending).
          *     `count` is the number of trades on the page, at most `limit`. `nextCursor` is `null` on the last page;
@@ -1053,8 +1062,8 @@ export interface components {
          */
         Account: string;
         /**
-         * @description Only trades with this status: `open`, `closed`, or `all` (no filter, the default). Case-insensitive
-         *     (`OPEN` is `open`). Anything else is a `400`.
+         * @description Only trades with this status: `open`, `closed`, `gone` (1.3: trades the bot no longer has), or `all` (no
+         *     filter, the default). Case-insensitive (`OPEN` is `open`). Anything else is a `400`.
          * @example open
          */
         Status: string;
@@ -1454,8 +1463,8 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Only trades with this status: `open`, `closed`, or `all` (no filter, the default). Case-insensitive
-                 *     (`OPEN` is `open`). Anything else is a `400`.
+                 * @description Only trades with this status: `open`, `closed`, `gone` (1.3: trades the bot no longer has), or `all` (no
+                 *     filter, the default). Case-insensitive (`OPEN` is `open`). Anything else is a `400`.
                  * @example open
                  */
                 status?: components["parameters"]["Status"];
@@ -1537,7 +1546,8 @@ export interface operations {
                      *           "realizedPL": "0.0000",
                      *           "unrealizedPL": "-31.0666",
                      *           "stopLoss": "152.634",
-                     *           "takeProfit": null
+                     *           "takeProfit": null,
+                     *           "closeReason": null
                      *         },
                      *         {
                      *           "id": "euro-swing-0000240",
@@ -1553,7 +1563,8 @@ export interface operations {
                      *           "realizedPL": "0.0000",
                      *           "unrealizedPL": "-12.3200",
                      *           "stopLoss": "139.412",
-                     *           "takeProfit": "143.636"
+                     *           "takeProfit": "143.636",
+                     *           "closeReason": null
                      *         }
                      *       ],
                      *       "count": 2,
@@ -1889,8 +1900,8 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Only trades with this status: `open`, `closed`, or `all` (no filter, the default). Case-insensitive
-                 *     (`OPEN` is `open`). Anything else is a `400`.
+                 * @description Only trades with this status: `open`, `closed`, `gone` (1.3: trades the bot no longer has), or `all` (no
+                 *     filter, the default). Case-insensitive (`OPEN` is `open`). Anything else is a `400`.
                  * @example open
                  */
                 status?: components["parameters"]["Status"];
@@ -1979,7 +1990,8 @@ export interface operations {
                      *           "realizedPL": "5.0800",
                      *           "unrealizedPL": "0.0000",
                      *           "stopLoss": "0.65984",
-                     *           "takeProfit": null
+                     *           "takeProfit": null,
+                     *           "closeReason": null
                      *         }
                      *       ],
                      *       "count": 1,

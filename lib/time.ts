@@ -11,6 +11,15 @@ export const PERIODS: readonly Period[] = ['day', 'week', 'month'];
 export const INTERVALS: readonly Interval[] = ['hour', 'day'];
 
 const HOUR = 3_600_000;
+
+/**
+ * How far ahead of the server's clock a time from a bot may be: a few minutes of drift are forgiven; more is refused
+ * by the writer, and a heartbeat stored that far ahead (before the writer refused such times) is not believed. A time
+ * from the future would hide later, true reports behind it: a heartbeat dated tomorrow makes the next one, saying the
+ * bot crashed, look older, and a bot that died look fresh for a day. Bots do it by accident (a VPS's drifting clock,
+ * a local time sent as UTC).
+ */
+export const MAX_CLOCK_AHEAD_MS = 5 * 60_000;
 const DAY = 24 * HOUR;
 
 /** The stored form of a time: `YYYY-MM-DDTHH:mm:ss.sssZ`. */

@@ -66,11 +66,11 @@ export const MAX_LIMIT = 500;
 /** A listing's page size when `limit` is not given. */
 export const DEFAULT_LIMIT = 50;
 
-/** `open`, `closed` or `all` in any case; `all` means no status filter. */
+/** `open`, `closed`, `gone` or `all` in any case; `all` means no status filter. */
 export function parseStatus(value: string): TradeStatus | 'all' {
   const status = value.toLowerCase();
-  if (status === 'open' || status === 'closed' || status === 'all') return status;
-  return reject('must be one of open, closed, all');
+  if (status === 'open' || status === 'closed' || status === 'gone' || status === 'all') return status;
+  return reject('must be one of open, closed, gone, all');
 }
 
 /** An instrument `BASE_QUOTE` (`/` or `-` also accepted), returned in canonical upper case with `_`. */

@@ -5,6 +5,7 @@ import { accountKey, readAccountScopedItems, toBotReport } from '../store/accoun
 import { balanceKey, toBalanceRecord } from '../store/balances-table';
 import { batchGetItems, type Item } from '../store/dynamodb';
 import { parseBotStamp, readStamps, staleness } from '../store/fleet-table';
+import { MAX_CLOCK_AHEAD_MS } from '../time';
 import type { AccountStatus, BotReport, FleetStatus, FleetSummary, Principal } from '../types';
 import { derivedOnce, idsWith, tagOf } from './fleet';
 import { type Held, unlessHeld, type Validated } from './validated';
@@ -23,9 +24,11 @@ export function toAccountStatus(
   now: Date,
   staleAfterSeconds: number,
 ): AccountStatus {
-  const heartbeatAgeSeconds =
-    bot.lastHeartbeatAt === null ? null : Math.max(0, Math.floor((now.getTime() - Date.parse(bot.lastHeartbeatAt)) / 1000));
-  const stale = bot.state === 'running' && (heartbeatAgeSeconds === null || heartbeatAgeSeconds > staleAfterSeconds);
+  const sinceMs = bot.lastHeartbeatAt === null ? null : now.getTime() - Date.parse(bot.lastHeartbeatAt);
+  const heartbeatAgeSeconds = sinceMs === null ? null : Math.max(0, Math.floor(sinceMs / 1000));
+  // A heartbeat dated further ahead than a clock may drift is not believed (lib/time.ts): it vouches for nothing.
+  const unbelievable = sinceMs !== null && -sinceMs > MAX_CLOCK_AHEAD_MS;
+  const stale = bot.state === 'running' && (heartbeatAgeSeconds === null || heartbeatAgeSeconds > staleAfterSeconds || unbelievable);
   return {
     accountId,
     state: bot.state,

@@ -102,16 +102,19 @@ export function updateProfile(store: Store, accountId: string, currency: string,
  * Stores the bot's report (a heartbeat) with the time until which its fleet stamp, written in the same transaction,
  * vouches for later heartbeats (`botRestampBy`: the heartbeat plus the stamp's window; fleet-table.ts). Refused when
  * the account is missing, or when a later heartbeat is already stored: reports that arrive out of order never turn
- * the clock back. (`botStampedAt` was format 1's mark: removed.)
+ * the clock back. A stored heartbeat dated after `future` (the latest time the writer accepts now) came from a clock
+ * ahead, before the writer refused such times: it does not hold back the true ones. (`botStampedAt` was format 1's
+ * mark: removed.)
  */
-export function reportBot(store: Store, accountId: string, report: BotReport, restampBy: string): TransactItem {
+export function reportBot(store: Store, accountId: string, report: BotReport, restampBy: string, future: string): TransactItem {
   return {
     Update: {
       TableName: store.tables.accounts,
       Key: accountKey(accountId),
       UpdateExpression: 'SET bot = :bot, botRestampBy = :by REMOVE botStampedAt',
-      ConditionExpression: 'attribute_exists(accountId) AND (attribute_not_exists(bot.lastHeartbeatAt) OR bot.lastHeartbeatAt <= :at)',
-      ExpressionAttributeValues: { ':bot': storedReport(report), ':at': report.lastHeartbeatAt, ':by': restampBy },
+      ConditionExpression:
+        'attribute_exists(accountId) AND (attribute_not_exists(bot.lastHeartbeatAt) OR bot.lastHeartbeatAt <= :at OR bot.lastHeartbeatAt > :future)',
+      ExpressionAttributeValues: { ':bot': storedReport(report), ':at': report.lastHeartbeatAt, ':by': restampBy, ':future': future },
     },
   };
 }

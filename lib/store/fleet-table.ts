@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { MAX_CLOCK_AHEAD_MS } from '../time';
 import type { Account, BotReport } from '../types';
 import { batchGetItems, getItem, type Item, type Store, type TransactItem, updateItem } from './dynamodb';
 
@@ -313,6 +314,9 @@ export function staleness(stamp: BotStamp, now: number, staleAfterSeconds: numbe
   const { state, heartbeatAt, windowSeconds } = stamp;
   if (state !== 'running') return false;
   if (heartbeatAt === null) return true;
+  // Stamped further ahead than a clock may drift: the account item may hold a true, later report (the writer no
+  // longer lets such a time hold them back), so only it can tell.
+  if (heartbeatAt - now > MAX_CLOCK_AHEAD_MS) return 'unknown';
   if (Math.floor((now - heartbeatAt) / 1000) <= staleAfterSeconds) return false;
   if (Math.floor((now - heartbeatAt - windowSeconds * 1000) / 1000) > staleAfterSeconds) return true;
   return 'unknown';

@@ -174,20 +174,34 @@ export async function getAggregates(
   };
 }
 
+/** The stored statistics of `keys` (days and instruments) of each of `owners`, read consistently; missing ones are absent. */
+export async function getStatsOfOwners(
+  store: Store,
+  owners: readonly string[],
+  keys: readonly { start: string; instrument: string }[],
+): Promise<StatsEntry[]> {
+  const wanted = owners.flatMap((owner) => keys.map((key) => statsKey(owner, key.start, key.instrument)));
+  if (!wanted.length) return [];
+  return (await batchGetItems(store, { [store.tables.ledger]: wanted }, true))[store.tables.ledger].map(toStatsEntry);
+}
+
 /** Writes an aggregate in place of the version read (or as new when `read` is undefined); refused if it changed. */
 export function putPnl(store: Store, entry: PnlEntry, read: PnlEntry | undefined): TransactItem {
   return versionedPut(store.tables.ledger, { ...pnlKey(entry.accountId, entry.period, entry.start), ...entry }, read);
 }
 
-/** Stores a bucket's snapshot unless a later one of that bucket is stored already. */
-export function putEquity(store: Store, entry: EquityEntry): TransactItem {
+/**
+ * Stores a bucket's snapshot unless a later one of that bucket is stored already; a stored one dated after `future`
+ * (the latest time a writer accepts now: it came from a clock ahead) does not count as later.
+ */
+export function putEquity(store: Store, entry: EquityEntry, future: string): TransactItem {
   return {
     Put: {
       TableName: store.tables.ledger,
       Item: { ...equityKey(entry.accountId, entry.interval, entry.start), ...entry },
-      ConditionExpression: 'attribute_not_exists(accountId) OR #time <= :time',
+      ConditionExpression: 'attribute_not_exists(accountId) OR #time <= :time OR #time > :future',
       ExpressionAttributeNames: { '#time': 'time' },
-      ExpressionAttributeValues: { ':time': entry.time },
+      ExpressionAttributeValues: { ':time': entry.time, ':future': future },
     },
   };
 }

@@ -65,7 +65,7 @@ export function tradeItem(trade: Trade, version = 1): Item {
     statusInstrument: compose(trade.status, trade.instrument),
   };
   // Absent attributes rather than NULLs: nothing to index, and they read back as null.
-  for (const key of ['closePrice', 'closeTime', 'stopLoss', 'takeProfit'] as const) {
+  for (const key of ['closePrice', 'closeTime', 'stopLoss', 'takeProfit', 'closeReason'] as const) {
     if (trade[key] === null) delete item[key];
   }
   return item;
@@ -141,6 +141,7 @@ export function toTrade(item: Item): Trade {
     unrealizedPL: item.unrealizedPL as string,
     stopLoss: (item.stopLoss as string | undefined) ?? null,
     takeProfit: (item.takeProfit as string | undefined) ?? null,
+    closeReason: (item.closeReason as string | undefined) ?? null,
   };
 }
 

@@ -200,6 +200,7 @@ export function generateDataset(options: DatasetOptions): Dataset {
         unrealizedPL: open ? pl : '0.0000',
         stopLoss: next() < 0.7 ? decimal(stop, instrument.scale) : null,
         takeProfit: next() < 0.5 ? decimal(target, instrument.scale) : null,
+        closeReason: null,
       });
       // Several trades may open in the same millisecond: the order then falls back to the id.
       time -= next() < 0.05 ? 0 : 60_000 + Math.floor(next() * 4 * 3_600_000);

@@ -268,6 +268,7 @@ export class DemoBot {
       closeTime: null,
       realizedPL: '0',
       unrealizedPL: '0',
+      closeReason: null,
     };
     account.positions.set(trade.id, { trade: stored, openedAt: now.getTime(), holdSeconds: this.holdSeconds() });
     this.counts.opened += 1;

@@ -29,6 +29,7 @@ export const TRADE_FIELDS = [
   'unrealizedPL',
   'stopLoss',
   'takeProfit',
+  'closeReason',
 ] as const;
 
 export type TradeRow = { line: number; value: Record<string, unknown> } | { line: number; error: string };

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { freqtradeClient } from '../../lib/bridges/freqtrade/api';
 import { FreqtradeBridge } from '../../lib/bridges/freqtrade/bridge';
 import type { Writer } from '../../packages/writer/src';
+import { compareDecimals, isDecimal, sumDecimals } from '../../lib/decimal';
 import { localWriter } from '../../scripts/support/load-data';
 import { eventFor, type Harness, invoke, startHarness } from '../support/api-harness';
 import { FakeFreqtrade } from '../support/fake-freqtrade';
@@ -46,6 +47,40 @@ const trades = async (account: string) => (await api('account-trades', account, 
 const accountOf = async (id: string) =>
   ((await invoke('accounts', eventFor('accounts', {}))).body.accounts as { id: string }[]).find((account) => account.id === id);
 const tradeOf = async (account: string, id: string) => (await trades(account)).find((trade) => trade.id === id);
+/**
+ * The mirror equals the bot: the account's open trades are freqtrade's (those whose entry filled), its open count is
+ * theirs, and the balance's unrealized P&L is the sum of theirs.
+ */
+async function expectMirrorEqualsBot(bot: FakeFreqtrade, account: string): Promise<void> {
+  const botOpen = (
+    bot as unknown as { trades: { trade_id: number; open_timestamp: number; is_open: boolean; open_fill_timestamp: number | null }[] }
+  ).trades
+    .filter((trade) => trade.is_open && trade.open_fill_timestamp !== null)
+    .map((trade) => `ft-${trade.trade_id}-${trade.open_timestamp}`)
+    .sort();
+  const open = (await api('account-trades', account, { status: 'open', limit: '500' })).trades as { id: string; unrealizedPL: string }[];
+  expect(open.map((trade) => trade.id).sort()).toEqual(botOpen);
+  expect((await api('account-status', account)).openTradeCount).toBe(botOpen.length);
+  const balance = await api('account-balance', account);
+  expect(balance.openTradeCount).toBe(botOpen.length);
+  expect(compareDecimals(balance.unrealizedPL, sumDecimals(['0', ...open.map((trade) => trade.unrealizedPL)]))).toBe(0);
+}
+
+/** Float noise: among a decimal's significant digits, a run of six 0s or 9s and then another digit. */
+const ARTEFACT = /[1-9]\d*(0{6,}|9{6,})\d/;
+
+/** Every decimal string in `value` (an API answer) that carries float noise or more than 8 places. */
+function noisy(value: unknown, path = ''): string[] {
+  if (typeof value === 'string')
+    return isDecimal(value) &&
+      (ARTEFACT.test(value.replace(/^-/, '').replace('.', '').replace(/^0+/, '')) || (value.split('.')[1] ?? '').length > 8)
+      ? [`${path}: ${value}`]
+      : [];
+  if (Array.isArray(value)) return value.flatMap((item, i) => noisy(item, `${path}[${i}]`));
+  if (value && typeof value === 'object') return Object.entries(value).flatMap(([key, item]) => noisy(item, `${path}.${key}`));
+  return [];
+}
+
 const HOUR = 3_600_000;
 const NOW = Math.floor(Date.now() / 1000) * 1000;
 const at = (hoursAgo: number) => NOW - Math.round(hoursAgo * HOUR);
@@ -98,43 +133,48 @@ describe('a bot mirrored poll by poll', () => {
     });
     const listed = await trades(account);
     expect(listed.map((trade) => trade.id).sort()).toEqual([ids.closedWin, ids.closedLoss, ids.long, ids.short].map(ours).sort());
+    // Amounts and prices at the exchange's precision (a tick of 0.00001 and of 0.01): float noise gone.
     expect(await tradeOf(account, ours(ids.long))).toMatchObject({
       instrument: 'SOL_USDT',
       side: 'buy',
       status: 'open',
-      units: '2.5',
-      openPrice: '0.30000000000000004',
+      units: '2.50000',
+      openPrice: '0.30',
       unrealizedPL: '0.00001',
+      stopLoss: '0.27',
     });
     expect(await tradeOf(account, ours(ids.short))).toMatchObject({
       instrument: 'ETH_USDT',
       side: 'sell',
-      units: '0.2',
-      openPrice: '3100.5',
+      units: '0.20000',
+      openPrice: '3100.50',
       unrealizedPL: '-2.25',
       stopLoss: '3410.55',
     });
+    // Money at freqtrade's 8 places.
     expect(await tradeOf(account, ours(ids.closedLoss))).toMatchObject({
       instrument: 'ETH_USDT',
       side: 'sell',
       status: 'closed',
-      closePrice: '3030',
-      realizedPL: '-15.0300000000001',
+      closePrice: '3030.00',
+      realizedPL: '-15.03',
     });
     expect(await tradeOf(account, ours(ids.closedWin))).toMatchObject({
       status: 'closed',
       realizedPL: '9.87878',
       closeTime: new Date(at(49)).toISOString(),
     });
-    // NAV is what the bot manages; the balance is NAV without the open trades' unrealized P&L; the stake in them
-    // (the unfilled entry's too: freqtrade has set it aside) is the margin used.
+    // NAV is what the bot manages; the balance is NAV without the open trades' unrealized P&L; the margin used and
+    // available are what freqtrade reports of USDT: its free (1000 + 9.87878 - 15.0300000000001 - 670.85 as Python
+    // sums it, 323.9987799999999) and its used (the unfilled entry's stake).
     expect(await api('account-balance', account)).toMatchObject({
       currency: 'USDT',
       nav: '1000',
       unrealizedPL: '-2.24999',
       balance: '1002.24999',
-      marginUsed: '670.85',
-      marginAvailable: '329.15',
+      realizedPL: '-5.15122',
+      marginUsed: '50',
+      marginAvailable: '323.99878',
     });
     expect(await api('account-status', account)).toMatchObject({ state: 'running', strategy: 'SampleStrategy', stale: false });
   });
@@ -155,13 +195,14 @@ describe('a bot mirrored poll by poll', () => {
     bot.update(ids.long, { amount: 5, open_rate: 0.31, stake_amount: 1.55, profit_abs: 0.05 });
     bot.update(ids.short, { amount: 0.1, realized_profit: 3.1, profit_abs: -1 });
     await bridge.poll();
-    expect(await tradeOf(account, ours(ids.long))).toMatchObject({ units: '5', openPrice: '0.31', unrealizedPL: '0.05' });
-    expect(await tradeOf(account, ours(ids.short))).toMatchObject({ units: '0.1', unrealizedPL: '-1' });
+    expect(await tradeOf(account, ours(ids.long))).toMatchObject({ units: '5.00000', openPrice: '0.31', unrealizedPL: '0.05' });
+    expect(await tradeOf(account, ours(ids.short))).toMatchObject({ units: '0.10000', unrealizedPL: '-1' });
 
     bot.close(ids.short, { rate: 3050.25, at: at(0.5), profit: 8.125 });
     const summary = await bridge.poll();
     expect(summary.written).toEqual({ closed: 1 });
     expect(await tradeOf(account, ours(ids.short))).toMatchObject({ status: 'closed', closePrice: '3050.25', realizedPL: '8.125' });
+    expect(await api('account-status', account)).toMatchObject({ openTradeCount: 1 });
   });
 
   it('a trade opened and closed between two polls still appears; one deleted before it filled never does', async () => {
@@ -171,8 +212,8 @@ describe('a bot mirrored poll by poll', () => {
     expect((await bridge.poll()).written).toEqual({ created: 1 });
     expect(await tradeOf(account, ours(quick))).toMatchObject({
       status: 'closed',
-      openPrice: '61000',
-      closePrice: '61100',
+      openPrice: '61000.00',
+      closePrice: '61100.00',
       realizedPL: '0.0999',
     });
     expect((await trades(account)).some((trade) => String(trade.id).startsWith(`ft-${ids.unfilled}-`))).toBe(false);
@@ -218,21 +259,51 @@ describe('a bot mirrored poll by poll', () => {
     expect(await api('account-status', account)).toMatchObject({ state: 'running', stale: false });
   });
 
-  it('after freqtrade database is reset, its reused ids are new trades beside the old ones', async () => {
-    const before = (await trades(account)).map((trade) => trade.id);
+  it('a trade deleted in freqtrade is gone here: said once, out of the open count, never open again', async () => {
+    const deleted = bot.open({ pair: 'DOT/USDT', amount: 3, rate: 4.1, at: at(0.15) });
+    bot.update(deleted, { profit_abs: -0.12 });
+    await bridge.poll();
+    expect(await tradeOf(account, ours(deleted))).toMatchObject({ status: 'open', unrealizedPL: '-0.12' });
+    const id = ours(deleted);
+    bot.remove(deleted);
+    const summary = await bridge.poll();
+    expect(summary.written).toEqual({ gone: 1 });
+    expect(summary.refused).toEqual([
+      `trade ${id}: gone from the bot: freqtrade no longer has trade ${deleted} (its database was reset, or the trade was deleted)`,
+    ]);
+    expect(await tradeOf(account, id)).toMatchObject({
+      status: 'gone',
+      closePrice: null,
+      realizedPL: '0',
+      unrealizedPL: '0',
+      closeReason: `gone from the bot: freqtrade no longer has trade ${deleted} (its database was reset, or the trade was deleted)`,
+    });
+    expect((await api('account-trades', account, { status: 'gone' })).trades.map((trade: { id: string }) => trade.id)).toEqual([id]);
+    // Said once: the next poll has nothing to say of it.
+    expect(await bridge.poll()).toMatchObject({ written: {}, refused: [] });
+    await expectMirrorEqualsBot(bot, account);
+  });
+
+  it('after freqtrade database is reset, its reused ids are new trades beside the old ones, and the old open ones are gone', async () => {
+    const before = await trades(account);
     const oldFirst = ours(ids.closedWin);
+    const wasOpen = before.filter((trade) => trade.status === 'open').map((trade) => trade.id as string);
+    expect(wasOpen.length).toBeGreaterThan(0);
     bot.resetDatabase();
     const reused = bot.open({ pair: 'BTC/USDT', amount: 0.002, rate: 62000, at: at(0.1) });
     expect(reused).toBe(1);
-    expect((await bridge.poll()).written).toEqual({ created: 1 });
-    const after = (await trades(account)).map((trade) => trade.id);
-    expect(after.sort()).toEqual([...before, ours(reused)].sort());
+    const summary = await bridge.poll();
+    expect(summary.written).toEqual({ created: 1, gone: wasOpen.length });
+    const after = await trades(account);
+    expect(after.map((trade) => trade.id).sort()).toEqual([...before.map((trade) => trade.id), ours(reused)].sort());
     expect(ours(reused)).not.toBe(oldFirst /* also freqtrade's id 1 */);
-    expect(await tradeOf(account, ours(reused))).toMatchObject({ status: 'open', units: '0.002' });
+    expect(await tradeOf(account, ours(reused))).toMatchObject({ status: 'open', units: '0.00200' });
+    for (const id of wasOpen) expect(await tradeOf(account, id)).toMatchObject({ status: 'gone' });
     // The old trade 1 stays as it closed.
     expect((await trades(account)).find((trade) => String(trade.id).startsWith('ft-1-') && trade.status === 'closed')).toMatchObject({
       realizedPL: '9.87878',
     });
+    await expectMirrorEqualsBot(bot, account);
   });
 
   it('a trade whose pair has no instrument here is reported once and the others are still mirrored', async () => {
@@ -243,6 +314,124 @@ describe('a bot mirrored poll by poll', () => {
     expect(first.written).toEqual({ created: 1 });
     expect(await tradeOf(account, ours(fine))).toMatchObject({ instrument: 'ADA_USDT', status: 'open' });
     expect((await bridge.poll()).refused).toEqual([]);
+  });
+});
+
+describe('numbers and clocks as a real bot sends them', () => {
+  const bot = new FakeFreqtrade();
+  const account = 'ft-floats';
+  const ours = (id: number, openMs: number) => `ft-${id}-${openMs}`;
+
+  beforeAll(() => bot.start());
+  afterAll(() => bot.stop());
+
+  it('what an earlier bridge stored with float noise, a restarted bridge corrects, with every figure that counts it', async () => {
+    // The bot's history, as freqtrade sends it: profits summed as floats, amounts and prices with noise.
+    bot.totalBot = 1014.4662374999999;
+    const win = bot.open({ pair: 'BTC/USDT', amount: 0.30000000000000004, rate: 61250.50000000001, at: at(30) });
+    bot.close(win, { rate: 61300.1, at: at(29), profit: 9.689999999999998 });
+    const loss = bot.open({ pair: 'BTC/USDT', amount: 0.1, rate: 61000, at: at(28.5) });
+    bot.close(loss, { rate: 60900, at: at(28.2), profit: -3.8249999999999997 });
+    const open = bot.open({
+      pair: 'ETH/USDT',
+      amount: 1.1,
+      rate: 3000.3,
+      at: at(2),
+      precision: { amount_precision: 4, price_precision: 2, precision_mode: 2 },
+    });
+    bot.update(open, { profit_abs: 0.30000000000000004 });
+    // An earlier bridge wrote them as the shortest form of each float (decimalOfFloat with 17 digits).
+    const [winOpen, lossOpen] = [at(30), at(28.5)];
+    await writer.upsertAccount({ id: account, name: 'ft-test', currency: 'USDT', broker: 'binance', environment: 'paper' });
+    const earlier = (
+      id: string,
+      openMs: number,
+      closeMs: number,
+      units: string,
+      openPrice: string,
+      closePrice: string,
+      realizedPL: string,
+    ) => ({
+      id,
+      instrument: 'BTC_USDT',
+      side: 'buy',
+      units,
+      status: 'closed',
+      openPrice,
+      openTime: new Date(openMs).toISOString(),
+      closePrice,
+      closeTime: new Date(closeMs).toISOString(),
+      realizedPL,
+    });
+    await writer.recordTrades(account, [
+      earlier(ours(win, winOpen), winOpen, at(29), '0.30000000000000004', '61250.50000000001', '61300.1', '9.689999999999998'),
+      earlier(ours(loss, lossOpen), lossOpen, at(28.2), '0.1', '61000', '60900', '-3.8249999999999997'),
+    ]);
+    const window = { from: new Date(at(31)).toISOString() };
+    const noise = await api('account-performance', account, window);
+    expect(noise.currencies[0].netRealizedPL).toBe('5.8649999999999983');
+    expect(noisy(noise).length).toBeGreaterThan(0);
+
+    const bridge = new FreqtradeBridge({ client: freqtradeClient(bot), writer, account });
+    const summary = await bridge.poll();
+    expect(summary).toMatchObject({ refused: [] });
+    expect(summary.written).toEqual({ corrected: 2, created: 1 });
+    expect(await tradeOf(account, ours(win, winOpen))).toMatchObject({
+      units: '0.30000',
+      openPrice: '61250.50',
+      closePrice: '61300.10',
+      realizedPL: '9.69',
+    });
+    expect(await tradeOf(account, ours(loss, lossOpen))).toMatchObject({ realizedPL: '-3.825' });
+    // DECIMAL_PLACES precision: 4 places of amount, 2 of price.
+    expect(await tradeOf(account, ours(open, at(2)))).toMatchObject({ units: '1.1000', openPrice: '3000.30', unrealizedPL: '0.3' });
+    expect(await api('account-balance', account)).toMatchObject({ nav: '1014.4662375', unrealizedPL: '0.3', realizedPL: '5.865' });
+    const performance = await api('account-performance', account, window);
+    expect(performance.currencies[0]).toMatchObject({
+      netRealizedPL: '5.865',
+      grossProfit: '9.690',
+      grossLoss: '-3.825',
+      // 5.865 / 2 = 2.9325, half-even to the trades' 3 places.
+      expectancy: '2.932',
+      bestTrade: { realizedPL: '9.69' },
+      worstTrade: { realizedPL: '-3.825' },
+    });
+    const pnl = await api('account-pnl', account, { ...window, period: 'day' });
+    expect(sumDecimals(pnl.points.map((point: { realizedPL: string }) => point.realizedPL))).toBe('5.865');
+    // A second restart finds nothing to correct.
+    const again = new FreqtradeBridge({ client: freqtradeClient(bot), writer, account });
+    expect((await again.poll()).written).toEqual({});
+    // Nothing the API says of the account carries float noise or more than 8 places.
+    for (const name of [
+      'account-balance',
+      'account-trades',
+      'account-pnl',
+      'account-performance',
+      'account-equity',
+      'account-status',
+    ] as const)
+      expect(noisy(await api(name, account, name === 'account-pnl' || name === 'account-performance' ? window : {}))).toEqual([]);
+    await expectMirrorEqualsBot(bot, account);
+  });
+
+  it("a bot clock ahead is said once; its heartbeats carry this machine's time; trades it dates in the future wait", async () => {
+    const bridge = new FreqtradeBridge({ client: freqtradeClient(bot), writer, account });
+    await bridge.poll();
+    bot.clockAheadMs = 10 * 60_000;
+    const early = bot.open({ pair: 'ADA/USDT', amount: 10, rate: 0.4, at: Date.now() + bot.clockAheadMs });
+    const first = await bridge.poll();
+    expect(first.refused).toEqual([
+      "freqtrade's clock is 10 min ahead of this machine's (its Date header): heartbeats and balances carry this machine's time; trades it dates more than 5 min ahead wait until they are not",
+      expect.stringMatching(new RegExp(`^trade ft-${early}-\\d+: dated .*, ahead of this machine's clock; waiting until it is not$`)),
+    ]);
+    expect((await trades(account)).some((trade) => String(trade.id).startsWith(`ft-${early}-`))).toBe(false);
+    // The heartbeat is this machine's: the bot is fresh, not ten minutes ahead.
+    const status = await api('account-status', account);
+    expect(Math.abs(Date.parse(status.lastHeartbeatAt) - Date.now())).toBeLessThan(30_000);
+    expect((await bridge.poll()).refused).toEqual([]);
+    bot.clockAheadMs = 0;
+    bot.remove(early);
+    expect((await bridge.poll()).refused).toEqual(["freqtrade's clock agrees with this machine's again"]);
   });
 });
 

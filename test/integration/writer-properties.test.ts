@@ -39,14 +39,14 @@ const OPENINGS = [
   { instrument: 'EUR_USD', side: 'buy', units: '1000', openPrice: '1.08420' },
   { instrument: 'XAU_USD', side: 'sell', units: '2', openPrice: '2341.50' },
 ] as const;
-// Around a month's, a year's and an ISO week's end: 2026-12-31 is a Thursday, 2027-01-04 a Monday.
+// Around a month's, a year's and an ISO week's end: 2020-12-31 is a Thursday, 2021-01-04 a Monday (in the past: the writer refuses times ahead of its clock).
 const CLOSES = [
-  { closePrice: '1.08610', closeTime: '2026-12-31T23:30:00.000Z', realizedPL: '12.3456' },
-  { closePrice: '1.08000', closeTime: '2027-01-01T00:30:00.000Z', realizedPL: '-0.0001' },
-  { closePrice: '1.20000', closeTime: '2027-01-04T10:00:00.000Z', realizedPL: '98765432109876543210.12345' },
-  { closePrice: '1.08420', closeTime: '2027-01-04T11:00:00.000Z', realizedPL: '0' },
+  { closePrice: '1.08610', closeTime: '2020-12-31T23:30:00.000Z', realizedPL: '12.3456' },
+  { closePrice: '1.08000', closeTime: '2021-01-01T00:30:00.000Z', realizedPL: '-0.0001' },
+  { closePrice: '1.20000', closeTime: '2021-01-04T10:00:00.000Z', realizedPL: '98765432109876543210.12345' },
+  { closePrice: '1.08420', closeTime: '2021-01-04T11:00:00.000Z', realizedPL: '0' },
 ];
-const openTimeOf = (id: string) => `2026-12-30T10:0${IDS.indexOf(id)}:00.000Z`;
+const openTimeOf = (id: string) => `2020-12-30T10:0${IDS.indexOf(id)}:00.000Z`;
 
 type Command =
   | { op: 'open'; account: number; id: string; variant: number }
@@ -91,7 +91,7 @@ const command: fc.Arbitrary<Command> = fc.oneof(
 /** Three lanes of calls run side by side; each call may be repeated (a retry after a timeout). */
 const lanes = fc.array(fc.array(fc.record({ command, repeat: fc.boolean() }), { maxLength: 12 }), { minLength: 3, maxLength: 3 });
 
-const at = (minute: number) => new Date(Date.parse('2027-01-04T09:00:00.000Z') + minute * 60_000).toISOString();
+const at = (minute: number) => new Date(Date.parse('2021-01-04T09:00:00.000Z') + minute * 60_000).toISOString();
 
 async function perform(writer: Writer, accountId: string, command: Command): Promise<string> {
   // A bot retries a call the database could not take: retrying is safe, so the test does it until it is taken.
@@ -168,7 +168,7 @@ it('after any interleaving of calls, retries and failures, every rule holds as t
           currency: 'USD',
           broker: 'Test',
           environment: 'paper',
-          createdAt: '2026-12-01T00:00:00.000Z',
+          createdAt: '2020-12-01T00:00:00.000Z',
         });
       }
       await proxy.inject({ kind: 'chaos', throttle: 0.08, dropAnswer: 0.08, seed });
@@ -239,6 +239,7 @@ it('after any interleaving of calls, retries and failures, every rule holds as t
             unrealizedPL: '0',
             stopLoss: null,
             takeProfit: null,
+            closeReason: null,
           });
           marks.set(
             tradeId,

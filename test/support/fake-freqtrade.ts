@@ -28,7 +28,14 @@ export interface FakeTrade {
   close_rate: number | null;
   close_timestamp: number | null;
   close_profit_abs: number | null;
+  /** The exchange's precision, as ccxt gives it (null: a trade from before freqtrade kept it). */
+  amount_precision: number | null;
+  price_precision: number | null;
+  precision_mode: number | null;
 }
+
+/** Binance spot's precision of BTC/USDT as ccxt 4 reports it (TICK_SIZE mode): 0.00001 BTC, 0.01 USDT. */
+export const TICK_PRECISION = { amount_precision: 1e-5, price_precision: 0.01, precision_mode: 4 } as const;
 
 /** Python's repr of a float: the shortest round-trip digits, with an exponent below 1e-4 and from 1e16 on. */
 export function pythonFloat(value: number): string {
@@ -128,6 +135,10 @@ export class FakeFreqtrade {
   /** When the bot's loop last ran (ms); `undefined`: just now, at every request. */
   lastProcessMs: number | undefined;
   totalBot = 1000;
+  /** The dry-run wallet's starting capital (`dry_run_wallet`): what the stake currency's free and used derive from. */
+  startingCapital = 1000;
+  /** How far the bot's clock is ahead of the machine's (its `Date` header, and what a test dates its trades with). */
+  clockAheadMs = 0;
   dryRun = true;
   botName = 'ft-test';
   readonly requests: string[] = [];
@@ -149,7 +160,13 @@ export class FakeFreqtrade {
     const server = createServer((req, res) => {
       this.requests.push(`${req.method} ${req.url}`);
       const { status, body } = this.answer(req.url ?? '/', req.headers.authorization);
-      res.writeHead(status, { 'content-type': 'application/json', ...(status === 401 ? { 'www-authenticate': 'Basic' } : {}) });
+      // uvicorn dates every answer with the bot's own clock.
+      res.sendDate = false;
+      res.writeHead(status, {
+        'content-type': 'application/json',
+        date: new Date(Date.now() + this.clockAheadMs).toUTCString(),
+        ...(status === 401 ? { 'www-authenticate': 'Basic' } : {}),
+      });
       res.end(body);
     });
     await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
@@ -168,8 +185,20 @@ export class FakeFreqtrade {
     }
   }
 
-  /** A trade entered: filled at once unless `filled` is false (its entry order still open). */
-  open(trade: { pair: string; short?: boolean; amount: number; rate: number; stake?: number; at: number; filled?: boolean }): number {
+  /**
+   * A trade entered: filled at once unless `filled` is false (its entry order still open); with Binance's tick
+   * precision unless `precision` says otherwise (null fields: a trade older than freqtrade's precision columns).
+   */
+  open(trade: {
+    pair: string;
+    short?: boolean;
+    amount: number;
+    rate: number;
+    stake?: number;
+    at: number;
+    filled?: boolean;
+    precision?: Pick<FakeTrade, 'amount_precision' | 'price_precision' | 'precision_mode'>;
+  }): number {
     const id = this.nextId++;
     this.trades.push({
       trade_id: id,
@@ -188,6 +217,7 @@ export class FakeFreqtrade {
       close_rate: null,
       close_timestamp: null,
       close_profit_abs: null,
+      ...(trade.precision ?? TICK_PRECISION),
     });
     return id;
   }
@@ -325,24 +355,37 @@ export class FakeFreqtrade {
     };
   }
 
+  /**
+   * As freqtrade's dry-run wallet keeps spot balances (wallets.py, `_update_dry`): the stake currency's free is the
+   * starting capital with the closed trades' profits, less the stake of the open trades; its used is the stake of
+   * entry orders not filled yet; each open position's base currency is a balance of its own. Sums are float sums, as
+   * Python makes them (with their noise).
+   */
   private balance(open: FakeTrade[]) {
+    const closedProfit = this.trades.filter((trade) => !trade.is_open).reduce((sum, trade) => sum + (trade.close_profit_abs ?? 0), 0);
     const inTrades = open.reduce((sum, trade) => sum + trade.stake_amount, 0);
+    const unfilled = open.filter((trade) => trade.open_fill_timestamp === null).reduce((sum, trade) => sum + trade.stake_amount, 0);
+    const free = this.startingCapital + closedProfit - inTrades;
+    const entry = (currency: string, amount: number, used: number, estimate: number) => ({
+      currency,
+      free: amount - used,
+      balance: amount,
+      used,
+      bot_owned: amount,
+      est_stake: estimate,
+      est_stake_bot: estimate,
+      stake: 'USDT',
+      side: 'long',
+      is_position: false,
+      position: 0.0,
+      is_bot_managed: true,
+    });
     return {
       currencies: [
-        {
-          currency: 'USDT',
-          free: this.totalBot - inTrades,
-          balance: this.totalBot,
-          used: inTrades,
-          bot_owned: this.totalBot,
-          est_stake: this.totalBot,
-          est_stake_bot: this.totalBot,
-          stake: 'USDT',
-          side: 'long',
-          is_position: false,
-          position: 0.0,
-          is_bot_managed: true,
-        },
+        entry('USDT', free + unfilled, unfilled, free + unfilled),
+        ...open
+          .filter((trade) => trade.open_fill_timestamp !== null)
+          .map((trade) => entry(trade.pair.split('/')[0], trade.amount, 0, trade.amount * trade.current_rate)),
       ],
       total: this.totalBot,
       total_bot: this.totalBot,
@@ -424,9 +467,10 @@ export class FakeFreqtrade {
       liquidation_price: null,
       funding_fees: 0.0,
       trading_mode: 'spot',
-      amount_precision: 1e-5,
-      price_precision: 0.01,
-      precision_mode: 4,
+      amount_precision: trade.amount_precision,
+      price_precision: trade.price_precision,
+      precision_mode: trade.precision_mode,
+      precision_mode_price: trade.precision_mode,
     };
   }
 

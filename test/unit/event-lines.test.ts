@@ -138,6 +138,7 @@ describe('folding a trade’s lines', () => {
       unrealizedPL: '0',
       stopLoss: null,
       takeProfit: null,
+      closeReason: null,
     });
   });
 

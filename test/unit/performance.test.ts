@@ -44,6 +44,7 @@ const trades = fc
         unrealizedPL: '0',
         stopLoss: null,
         takeProfit: null,
+        closeReason: null,
       }),
     ),
   );

@@ -19,6 +19,7 @@ const trade = (accountId: string, id: string, openTime: string): Trade => ({
   unrealizedPL: '1.2000',
   stopLoss: null,
   takeProfit: null,
+  closeReason: null,
 });
 
 describe('order keys', () => {

@@ -26,6 +26,7 @@ const trade = (overrides: Partial<Trade> = {}): Trade => ({
   unrealizedPL: '0',
   stopLoss: null,
   takeProfit: null,
+  closeReason: null,
   ...overrides,
 });
 

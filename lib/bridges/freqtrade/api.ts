@@ -48,6 +48,15 @@ export interface FreqtradeTrade {
   realized_profit: number;
   stop_loss_abs?: number | null;
   has_open_orders: boolean;
+  /**
+   * The exchange's precision of the pair's amounts and prices, as ccxt gives them: with `precision_mode` 2
+   * (DECIMAL_PLACES) a number of places, 3 (SIGNIFICANT_DIGITS) a number of digits, 4 (TICK_SIZE) the step itself
+   * (0.01). Newer releases give the prices' mode apart (`precision_mode_price`). Absent or null on old trades.
+   */
+  amount_precision?: number | null;
+  price_precision?: number | null;
+  precision_mode?: number | null;
+  precision_mode_price?: number | null;
 }
 
 /** `GET /api/v1/trades?limit=&offset=`: closed trades by id, paged. */
@@ -58,8 +67,19 @@ export interface TradeResponse {
   total_trades: number;
 }
 
+/** One currency of `/balance` (Balance): what the exchange (or the dry-run wallet) holds of it. */
+export interface BalanceEntry {
+  currency: string;
+  /** Free to trade with. */
+  free: number;
+  /** Tied up: in open orders (spot), as collateral of positions (futures). */
+  used: number;
+  balance: number;
+}
+
 /** `GET /api/v1/balance` (Balances): the fields the bridge reads. */
 export interface Balances {
+  currencies: BalanceEntry[];
   /** The whole account's value in the stake currency. */
   total: number;
   /** The part of it the bot manages: its stake currency and its positions, valued now. */
@@ -93,6 +113,11 @@ export const TRADES_PAGE = 500;
 
 export interface FreqtradeClient {
   readonly url: string;
+  /**
+   * How far the bot's clock was ahead of this machine's (negative: behind) at its last answer, in milliseconds, from
+   * the answer's `Date` header (whole seconds, so ±1 s); undefined before an answer with one.
+   */
+  readonly clockAheadMs: number | undefined;
   showConfig(): Promise<ShowConfig>;
   health(): Promise<Health>;
   /** Open trades. */
@@ -110,6 +135,7 @@ export function freqtradeClient(options: FreqtradeOptions): FreqtradeClient {
   const authorization = `Basic ${Buffer.from(`${options.username}:${options.password}`).toString('base64')}`;
   const timeoutMs = options.timeoutMs ?? 10_000;
   const url = options.url;
+  let clockAheadMs: number | undefined;
 
   async function get<T>(path: string, missing?: 'undefined-on-404'): Promise<T> {
     let response: Response;
@@ -121,6 +147,9 @@ export function freqtradeClient(options: FreqtradeOptions): FreqtradeClient {
     } catch (error) {
       throw new FreqtradeError('unreachable', url, `cannot be reached (${networkCause(error, timeoutMs)})`);
     }
+    const date = Date.parse(response.headers.get('date') ?? '');
+    // The header has whole seconds: the bot's clock read somewhere in the second it names.
+    if (Number.isFinite(date)) clockAheadMs = date + 500 - Date.now();
     if (response.status === 401) {
       await response.body?.cancel();
       throw new FreqtradeError('unauthorized', url, 'refused the username or password (HTTP 401)');
@@ -142,6 +171,9 @@ export function freqtradeClient(options: FreqtradeOptions): FreqtradeClient {
 
   return {
     url,
+    get clockAheadMs() {
+      return clockAheadMs;
+    },
     showConfig: () => get('/show_config'),
     health: () => get('/health'),
     status: () => get('/status'),

@@ -6,7 +6,10 @@
  * - a stored open trade that comes closed is closed; one that comes with other marks or another position (units,
  *   open price: the bot added to it or exited part of it) is updated; one that comes identical is unchanged;
  * - a stored trade that comes with another instrument, side or open time is another trade with the same id
- *   (TRADE_CONFLICT); a stored closed trade that comes with anything different is refused (TRADE_CLOSED).
+ *   (TRADE_CONFLICT); a stored closed trade that comes with anything different is refused (TRADE_CLOSED), unless
+ *   the history is the source's own record (`correct`): then it is corrected, and every figure that counted it moves;
+ * - a stored gone trade (markGone) that comes closed is closed (the bot knew its outcome after all); gone is final
+ *   otherwise: one that comes open is TRADE_CLOSED.
  *
  * Which trades are stored is read in batches (the ids' registers, then the trades), so a history given again, as a
  * bridge does when it starts, costs reads and no writes.
@@ -32,12 +35,27 @@ import {
   POSITION,
   storedTrade,
   writeClose,
+  writeCorrection,
+  writeGone,
   writeUpdate,
+  type Corrections,
   type Written,
 } from './trades';
 import * as check from './validate';
 
-export type TradeOutcome = 'opened' | 'created' | 'closed' | 'updated' | 'unchanged';
+export type TradeOutcome = 'opened' | 'created' | 'closed' | 'updated' | 'corrected' | 'gone' | 'unchanged';
+
+/** How recordTrades takes its history. */
+export interface RecordOptions {
+  /**
+   * The history is the source's own record of its trades (a bridge mirroring a bot): a stored closed trade given
+   * with other figures is corrected to them (the source corrected its record: freqtrade reloading a trade from the
+   * exchange, or an earlier bridge's float noise), instead of refused as TRADE_CLOSED.
+   */
+  correct?: boolean;
+  /** The writer's clock: a time more than a few minutes after it is refused (validate.ts). */
+  now?: Date;
+}
 
 /**
  * What became of one trade of a batch: written, or refused with the reason. A trade refused with UNAVAILABLE was
@@ -51,26 +69,39 @@ export type TradeResult =
 /** Items in one transaction (DynamoDB's limit). */
 const MAX_TRANSACTION_ITEMS = 100;
 
-type Decision = 'create' | 'unchanged' | 'close' | 'update' | WriterError;
+type Decision = 'create' | 'unchanged' | 'close' | 'update' | 'correct' | 'gone' | WriterError;
 
 /** What must happen for `given` when `stored` is what is stored under its id (undefined: nothing). */
-export function decide(stored: Trade | undefined, given: Trade): Decision {
+export function decide(stored: Trade | undefined, given: Trade, correct = false): Decision {
   if (!stored) return 'create';
   const other = differing(stored, given, IDENTITY);
   if (other.length) return errors.tradeConflict(given.id, `stored with other ${other.join(', ')}`);
+  if (stored.status === 'gone') {
+    if (given.status === 'closed') return 'close';
+    if (given.status === 'gone') return 'unchanged';
+    return errors.tradeClosed(given.id, `it is gone from the bot (${stored.closeReason}), and gone is final`);
+  }
+  if (given.status === 'gone') return stored.status === 'open' ? 'gone' : errors.tradeClosed(given.id, 'a closed trade cannot be gone');
   if (stored.status === 'closed') {
     const changed = differing(stored, given, ['status', ...POSITION, ...CLOSING, ...MARKS]);
-    return changed.length ? errors.tradeClosed(given.id, `stored closed, given other ${changed.join(', ')}`) : 'unchanged';
+    if (!changed.length) return 'unchanged';
+    if (correct && given.status === 'closed') return 'correct';
+    return errors.tradeClosed(given.id, `stored closed, given other ${changed.join(', ')}`);
   }
   if (given.status === 'closed') return 'close';
   return differing(stored, given, [...POSITION, ...MARKS]).length ? 'update' : 'unchanged';
 }
 
 /** One trade against what is stored, as one call (read, decide, write, retried as a whole). */
-export async function recordOne(store: Store, accountId: string, trade: Trade): Promise<TradeOutcome> {
+export async function recordOne(
+  store: Store,
+  accountId: string,
+  trade: Trade,
+  options: { correct?: boolean; corrections?: Corrections } = {},
+): Promise<TradeOutcome> {
   return attempts(`recording trade ${trade.id}`, async () => {
     const read = await storedTrade(store, accountId, trade.id);
-    const decision = decide(read?.trade, trade);
+    const decision = decide(read?.trade, trade, options.correct);
     if (decision instanceof WriterError) throw decision;
     if (decision === 'create') {
       if (await createTrades(store, accountId, [trade])) return 'created';
@@ -78,8 +109,21 @@ export async function recordOne(store: Store, accountId: string, trade: Trade): 
       throw new Retry();
     }
     if (decision === 'close') {
-      await writeClose(store, accountId, read!, { ...read!.trade, ...pick(trade, [...POSITION, ...CLOSING, ...MARKS]), status: 'closed' });
+      const closed: Trade = { ...read!.trade, ...pick(trade, [...POSITION, ...CLOSING, ...MARKS]), status: 'closed', closeReason: null };
+      await writeClose(store, accountId, read!, closed);
       return 'closed';
+    }
+    if (decision === 'gone') {
+      await writeGone(store, accountId, read!, {
+        ...read!.trade,
+        ...pick(trade, ['status', 'closePrice', 'closeTime', 'realizedPL', 'unrealizedPL', 'closeReason']),
+      });
+      return 'gone';
+    }
+    if (decision === 'correct') {
+      const corrected: Trade = { ...read!.trade, ...pick(trade, [...POSITION, ...CLOSING, ...MARKS]) };
+      await writeCorrection(store, accountId, read!, corrected, options.corrections ?? {});
+      return 'corrected';
     }
     if (decision === 'update') {
       await writeUpdate(store, read!, { ...read!.trade, ...pick(trade, [...POSITION, ...MARKS]) });
@@ -90,13 +134,20 @@ export async function recordOne(store: Store, accountId: string, trade: Trade): 
 }
 
 /** Writes a history of trades of one account; see the module's comment. Each trade gets a result, in input order. */
-export async function recordTrades(store: Store, accountId: string, inputs: readonly unknown[]): Promise<TradeResult[]> {
+export async function recordTrades(
+  store: Store,
+  accountId: string,
+  inputs: readonly unknown[],
+  options: RecordOptions = {},
+): Promise<TradeResult[]> {
   check.accountId(accountId);
+  const now = options.now ?? new Date();
+  const correct = { correct: options.correct, corrections: {} as Corrections };
   const results: TradeResult[] = [];
   const valid: { trade: Trade; index: number }[] = [];
   inputs.forEach((input, index) => {
     try {
-      valid.push({ trade: check.tradeInput(input, accountId), index });
+      valid.push({ trade: check.tradeInput(input, accountId, '', now), index });
     } catch (error) {
       if (!(error instanceof WriterError)) throw error;
       const id = (input as { id?: unknown } | null)?.id;
@@ -129,7 +180,7 @@ export async function recordTrades(store: Store, accountId: string, inputs: read
   const settle = async (entry: { trade: Trade; index: number }) => {
     try {
       await attempt([entry], async () =>
-        results.push({ id: entry.trade.id, index: entry.index, outcome: await recordOne(store, accountId, entry.trade) }),
+        results.push({ id: entry.trade.id, index: entry.index, outcome: await recordOne(store, accountId, entry.trade, correct) }),
       );
     } catch (error) {
       if (!(error instanceof WriterError)) throw error;
@@ -180,7 +231,7 @@ export async function recordTrades(store: Store, accountId: string, inputs: read
     );
     if (stored) {
       for (const entry of known) {
-        const decision = decide(stored.get(entry.trade.id)?.trade, entry.trade);
+        const decision = decide(stored.get(entry.trade.id)?.trade, entry.trade, options.correct);
         if (decision === 'unchanged') results.push({ id: entry.trade.id, index: entry.index, outcome: 'unchanged' });
         else if (decision instanceof WriterError) results.push({ id: entry.trade.id, index: entry.index, error: decision });
         else await settle(entry);

@@ -32,9 +32,10 @@ import {
   stampWrites,
 } from '../../../lib/store/fleet-table';
 import { putEquity } from '../../../lib/store/ledger-table';
+import { readTrades, tradeListing } from '../../../lib/store/trades-table';
 import type { BotReport, Trade } from '../../../lib/types';
 import * as errors from './errors';
-import { recordTrades, type TradeResult } from './history';
+import { type RecordOptions, recordTrades, type TradeResult } from './history';
 import { attempts, commit, Retry } from './retry';
 import { balanceAfterSnapshot, equityEntriesOf } from './rules';
 import {
@@ -47,13 +48,15 @@ import {
   POSITION,
   storedTrade,
   writeClose,
+  writeGone,
   writeUpdate,
 } from './trades';
 import * as check from './validate';
 
 export { WriterError } from './errors';
 export type { WriterErrorCode } from './errors';
-export type { TradeOutcome, TradeResult } from './history';
+export type { RecordOptions, TradeOutcome, TradeResult } from './history';
+export { MAX_CLOCK_AHEAD_MS } from '../../../lib/time';
 export type { Account, BotState, Trade } from '../../../lib/types';
 export type { Store, Tables } from '../../../lib/store/dynamodb';
 
@@ -129,6 +132,15 @@ export interface Writer {
     accountId: string,
     snapshot: { balance: string; unrealizedPL: string; nav: string; marginUsed: string; marginAvailable: string; time: string },
   ): Promise<RecordOutcome>;
+  /**
+   * Ends an open trade the bot no longer has (its database was reset, the trade deleted there): it becomes `gone`,
+   * with `reason` and the `time` it was found gone (default now), leaves the open count and moves no figure, since its
+   * outcome is unknown. Gone is final: it never counts as open again (a later close of it, should the bot report one
+   * after all, still closes it). A trade gone already is `unchanged`; a closed one is TRADE_CLOSED.
+   */
+  markGone(accountId: string, tradeId: string, gone: { reason: string; time?: string }): Promise<'gone' | 'unchanged'>;
+  /** The account's open trades as stored, newest first: what a bridge compares with the bot's own. */
+  openTrades(accountId: string): Promise<Trade[]>;
   /** Reports the bot's state (a heartbeat); `time` defaults to now. */
   heartbeat(
     accountId: string,
@@ -139,9 +151,11 @@ export interface Writer {
    * created; a stored open trade that comes closed is closed, one that comes with other marks or another position is
    * updated, an identical one is unchanged; a stored trade given with another instrument, side or open time is
    * TRADE_CONFLICT, a closed one given with anything different TRADE_CLOSED. Each trade gets its own result, in input
-   * order; UNAVAILABLE marks the trades that were not written because the database stopped answering.
+   * order; UNAVAILABLE marks the trades that were not written because the database stopped answering. With
+   * `correct`, the history is the source's own record: a stored closed trade given with other figures is corrected
+   * (`corrected`), and every figure that counted it moves with it.
    */
-  recordTrades(accountId: string, trades: readonly unknown[]): Promise<TradeResult[]>;
+  recordTrades(accountId: string, trades: readonly unknown[], options?: Pick<RecordOptions, 'correct'>): Promise<TradeResult[]>;
   /** The store the writer writes (its client and table names), for reading back what it wrote. */
   readonly store: Store;
   /** The window of the bot stamps it writes (WriterOptions.stampSeconds). */
@@ -152,7 +166,7 @@ export interface Writer {
 
 export type OpenTrade = Omit<
   Trade,
-  'accountId' | 'status' | 'closePrice' | 'closeTime' | 'realizedPL' | 'unrealizedPL' | 'stopLoss' | 'takeProfit'
+  'accountId' | 'status' | 'closePrice' | 'closeTime' | 'realizedPL' | 'unrealizedPL' | 'stopLoss' | 'takeProfit' | 'closeReason'
 > & {
   unrealizedPL?: string;
   stopLoss?: string | null;
@@ -223,7 +237,7 @@ export function createWriter(options: WriterOptions): Writer {
     },
 
     async openTrade(accountId, input) {
-      const trade = check.tradeInput({ ...input, status: 'open' }, check.accountId(accountId));
+      const trade = check.tradeInput({ ...input, status: 'open' }, check.accountId(accountId), '', now());
       return attempts(`opening ${trade.id}`, async () => {
         if (await createTrades(store, accountId, [trade])) return 'opened';
         const read = await storedTrade(store, accountId, trade.id);
@@ -231,8 +245,8 @@ export function createWriter(options: WriterOptions): Writer {
         // The same opening is a repeat of this call: it took effect already, whatever happened to the trade since.
         const changed = differing(read.trade, trade, OPENING);
         if (!changed.length) return 'unchanged';
-        throw read.trade.status === 'closed'
-          ? errors.tradeClosed(trade.id, `it was opened with other ${changed.join(', ')} and has closed`)
+        throw read.trade.status !== 'open'
+          ? errors.tradeClosed(trade.id, `it was opened with other ${changed.join(', ')} and is ${read.trade.status}`)
           : errors.tradeConflict(trade.id, `stored with other ${changed.join(', ')}`);
       });
     },
@@ -241,11 +255,17 @@ export function createWriter(options: WriterOptions): Writer {
       check.accountId(accountId);
       check.tradeId(tradeId);
       // Validated against the stored open time once it is read; the input is checked on its own first.
-      check.closeInput(input, '0000-01-01T00:00:00.000Z');
+      check.closeInput(input, '0000-01-01T00:00:00.000Z', now());
       return attempts(`closing ${tradeId}`, async () => {
         const read = await storedTrade(store, accountId, tradeId);
         if (!read) throw errors.tradeNotFound(accountId, tradeId);
-        const closed: Trade = { ...read.trade, ...check.closeInput(input, read.trade.openTime), status: 'closed' };
+        // A gone trade closes too: the bot knew its outcome after all.
+        const closed: Trade = {
+          ...read.trade,
+          ...check.closeInput(input, read.trade.openTime, now()),
+          status: 'closed',
+          closeReason: null,
+        };
         if (read.trade.status === 'closed') {
           const changed = differing(read.trade, closed, CLOSING);
           if (!changed.length) return 'unchanged';
@@ -266,7 +286,8 @@ export function createWriter(options: WriterOptions): Writer {
         const marked = { ...read.trade, ...marks };
         const changed = differing(read.trade, marked, [...POSITION, ...MARKS]);
         if (!changed.length) return 'unchanged';
-        if (read.trade.status === 'closed') throw errors.tradeClosed(tradeId, `its ${changed.join(', ')} cannot change`);
+        if (read.trade.status !== 'open')
+          throw errors.tradeClosed(tradeId, `it is ${read.trade.status}: its ${changed.join(', ')} cannot change`);
         await writeUpdate(store, read, marked);
         return 'updated';
       });
@@ -274,15 +295,19 @@ export function createWriter(options: WriterOptions): Writer {
 
     async recordBalance(accountId, input) {
       check.accountId(accountId);
-      const snapshot = check.snapshotInput(input);
+      const at = now();
+      const snapshot = check.snapshotInput(input, at);
+      // A stored time further ahead than any the writer accepts now was written by a bot with a clock ahead (before
+      // the writer refused such times): it does not hold back the true ones.
+      const future = check.latestAcceptable(at);
       return attempts(`recording the balance of ${accountId}`, async () => {
         const balance = await balanceOf(store, accountId);
         // A snapshot older than the one stored arrived late, and one of the same time is a repeat: the stored figures
         // stand (trades closed since then have moved them, so writing the snapshot again would undo that).
-        if (balance.snapshotAt !== null && snapshot.time <= balance.snapshotAt) return 'stale';
+        if (balance.snapshotAt !== null && snapshot.time <= balance.snapshotAt && balance.snapshotAt <= future) return 'stale';
         await commit(store, [
-          ...balanceWrites(store, balanceAfterSnapshot(balance, snapshot), balance),
-          ...equityEntriesOf(accountId, snapshot).map((entry) => putEquity(store, entry)),
+          ...balanceWrites(store, balanceAfterSnapshot(balance, snapshot, future), balance),
+          ...equityEntriesOf(accountId, snapshot).map((entry) => putEquity(store, entry, future)),
         ]);
         return 'recorded';
       });
@@ -307,7 +332,7 @@ export function createWriter(options: WriterOptions): Writer {
         const status = await readStatusStamp(store, accountId);
         try {
           await transactWrite(store, [
-            reportBot(store, accountId, report, restampBy(beat.time, stampSeconds)),
+            reportBot(store, accountId, report, restampBy(beat.time, stampSeconds), check.latestAcceptable(now())),
             ...stampWrites(store, accountId, { bot: botStamp(report, stampSeconds) }, status),
           ]);
           return 'recorded';
@@ -321,7 +346,36 @@ export function createWriter(options: WriterOptions): Writer {
       });
     },
 
-    recordTrades: (accountId, inputs) => recordTrades(store, accountId, inputs),
+    recordTrades: (accountId, inputs, options = {}) => recordTrades(store, accountId, inputs, { ...options, now: now() }),
+
+    async markGone(accountId, tradeId, input) {
+      check.accountId(accountId);
+      check.tradeId(tradeId);
+      const gone = check.goneInput(input, now());
+      return attempts(`marking ${tradeId} gone`, async () => {
+        const read = await storedTrade(store, accountId, tradeId);
+        if (!read) throw errors.tradeNotFound(accountId, tradeId);
+        if (read.trade.status === 'gone') return 'unchanged';
+        if (read.trade.status === 'closed') throw errors.tradeClosed(tradeId, 'a closed trade cannot be gone');
+        if (gone.time < read.trade.openTime)
+          throw errors.invalidInput('time', `must not be before the trade's openTime (${read.trade.openTime})`);
+        await writeGone(store, accountId, read, {
+          ...read.trade,
+          status: 'gone',
+          closePrice: null,
+          closeTime: gone.time,
+          realizedPL: '0',
+          unrealizedPL: '0',
+          closeReason: gone.reason,
+        });
+        return 'gone';
+      });
+    },
+
+    async openTrades(accountId) {
+      check.accountId(accountId);
+      return attempts(`reading the open trades of ${accountId}`, () => readTrades(store, tradeListing(accountId, { status: 'open' }), {}));
+    },
 
     close() {
       store.client.destroy();

@@ -7,7 +7,7 @@
  * - `lastTradeAt` is the latest time a trade opened or closed; `updatedAt` the latest change to the figures.
  * Amounts are summed as decimal strings (BigInt), never as JS numbers.
  */
-import { decimalSign, sumDecimals } from '../../../lib/decimal';
+import { decimalSign, negateDecimal, sumDecimals } from '../../../lib/decimal';
 import type { BalanceRecord } from '../../../lib/store/balances-table';
 import { mergeStats, NO_TRADES, tradeStats } from '../../../lib/performance';
 import type { EquityEntry, PnlEntry, StatsEntry } from '../../../lib/store/ledger-table';
@@ -15,8 +15,12 @@ import { type Interval, INTERVALS, type Period, PERIODS, periodStart, timestamp 
 import type { Trade } from '../../../lib/types';
 import type { Snapshot } from './validate';
 
-/** What happens to a trade: it opens, closes (having been open), or is recorded closed from the start (a history). */
-export type TradeEvent = { kind: 'opened' | 'closed' | 'recordedClosed'; trade: Trade };
+/**
+ * What happens to a trade: it opens, closes (having been open), is recorded closed from the start (a history) or
+ * closes after it was gone (neither counted open), or is gone from the bot (it leaves the open count and moves no
+ * figure: its outcome is unknown).
+ */
+export type TradeEvent = { kind: 'opened' | 'closed' | 'recordedClosed' | 'gone'; trade: Trade };
 
 function later(a: string | null, b: string): string {
   return a === null || b > a ? b : a;
@@ -27,6 +31,11 @@ export function balanceAfter(record: BalanceRecord, events: readonly TradeEvent[
   let { openTradeCount, lastTradeAt, updatedAt } = record;
   const realized: string[] = [];
   for (const { kind, trade } of events) {
+    if (kind === 'gone') {
+      // Not a trade of the bot's: the open count moves, nothing else (lastTradeAt is when the bot last traded).
+      openTradeCount -= 1;
+      continue;
+    }
     if (kind === 'opened') {
       openTradeCount += 1;
       lastTradeAt = later(lastTradeAt, trade.openTime);
@@ -48,8 +57,30 @@ export function balanceAfter(record: BalanceRecord, events: readonly TradeEvent[
   };
 }
 
+/**
+ * The balance record after a closed trade was corrected from `was` to `now` (its source corrected its record), given
+ * the account's closed trades as they now are: the realized P&L is their sum again (exact, with their places, as
+ * the closes made it); the balance moves by the difference only when the trade closed after the latest snapshot,
+ * which then could not count it (a later snapshot holds the broker's true balance already).
+ */
+export function balanceAfterCorrection(record: BalanceRecord, was: Trade, now: Trade, closed: readonly Trade[]): BalanceRecord {
+  const difference = sumDecimals([now.realizedPL, negateDecimal(was.realizedPL)]);
+  const countedByClose = record.snapshotAt === null || was.closeTime! > record.snapshotAt;
+  const lastTradeAt = later(record.lastTradeAt, now.closeTime!);
+  return {
+    ...record,
+    realizedPL: sumDecimals(['0', ...closed.filter((trade) => trade.status === 'closed').map((trade) => trade.realizedPL)]),
+    balance: countedByClose ? sumDecimals([record.balance, difference]) : record.balance,
+    lastTradeAt,
+    updatedAt: later(record.updatedAt, lastTradeAt),
+    version: record.version + 1,
+  };
+}
+
 /** The balance record after a broker snapshot: the broker's figures; the trade figures the writer keeps stay. */
-export function balanceAfterSnapshot(record: BalanceRecord, snapshot: Snapshot): BalanceRecord {
+export function balanceAfterSnapshot(record: BalanceRecord, snapshot: Snapshot, future?: string): BalanceRecord {
+  // A stored time after `future` came from a clock ahead: it is not kept as the latest.
+  const updatedAt = future !== undefined && record.updatedAt > future ? snapshot.time : later(record.updatedAt, snapshot.time);
   return {
     ...record,
     balance: snapshot.balance,
@@ -58,7 +89,7 @@ export function balanceAfterSnapshot(record: BalanceRecord, snapshot: Snapshot):
     marginUsed: snapshot.marginUsed,
     marginAvailable: snapshot.marginAvailable,
     snapshotAt: snapshot.time,
-    updatedAt: later(record.updatedAt, snapshot.time),
+    updatedAt,
     version: record.version + 1,
   };
 }
@@ -100,6 +131,26 @@ export function aggregatesAfter(accountId: string, stored: readonly PnlEntry[], 
   return [...entries.values()];
 }
 
+/**
+ * The P&L aggregate of one period recomputed from `trades` (the account's closed trades, any periods), in place of
+ * `stored` (its version incremented): what aggregatesAfter would have made of them from nothing. For a corrected
+ * trade, whose former figures a sum cannot take out without keeping their places.
+ */
+export function pnlRecomputed(
+  accountId: string,
+  key: { period: Period; start: string },
+  trades: readonly Trade[],
+  stored: PnlEntry | undefined,
+): PnlEntry {
+  const id = pnlId(key);
+  const counted = trades.filter(
+    (trade) => trade.status === 'closed' && pnlPeriodsOf(trade.closeTime!).some((period) => pnlId(period) === id),
+  );
+  const entry = aggregatesAfter(accountId, [], counted).find((candidate) => pnlId(candidate) === id);
+  const empty = { accountId, ...key, realizedPL: '0', tradesClosed: 0, wins: 0, losses: 0 };
+  return { ...(entry ?? empty), version: (stored?.version ?? 0) + 1 };
+}
+
 /** The key of a day's statistics of an instrument among others of the same account. */
 export function statsId(key: { start: string; instrument: string }): string {
   return `${key.start}#${key.instrument}`;
@@ -131,6 +182,26 @@ export function statsAfter(accountId: string, stored: readonly StatsEntry[], clo
     entries.set(key, { ...touched, ...mergeStats(touched, tradeStats({ ...trade, closeTime: trade.closeTime! })) });
   }
   return [...entries.values()];
+}
+
+/**
+ * The statistics of one day and instrument recomputed from `trades` (the closed trades of their owner, any days),
+ * in place of `stored` (its version incremented); undefined when no trade counts there any more. For a change
+ * that a merge cannot undo (a corrected trade: its best, worst and places may have been another's).
+ */
+export function statsRecomputed(
+  owner: string,
+  key: { start: string; instrument: string },
+  trades: readonly Trade[],
+  stored: StatsEntry | undefined,
+): StatsEntry | undefined {
+  const id = statsId(key);
+  const [entry] = statsAfter(
+    owner,
+    [],
+    trades.filter((trade) => trade.status === 'closed' && statsId(statsKeyOf(trade)) === id),
+  );
+  return entry && { ...entry, version: (stored?.version ?? 0) + 1 };
 }
 
 /** The equity buckets (hour, day) a snapshot is the latest of, as entries. */

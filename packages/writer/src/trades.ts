@@ -5,7 +5,7 @@
  * (retry.ts), which reads again and retries.
  */
 import { type BalanceRecord, getBalanceRecord, putBalance } from '../../../lib/store/balances-table';
-import { type Store, TransactionCancelled, type TransactItem, transactWrite } from '../../../lib/store/dynamodb';
+import { type Store, scanAll, TransactionCancelled, type TransactItem, transactWrite } from '../../../lib/store/dynamodb';
 import {
   readStatusStamp,
   type Stamps,
@@ -16,20 +16,36 @@ import {
   tradesStamp,
 } from '../../../lib/store/fleet-table';
 import {
+  deleteStats,
   fleetStatsOwner,
   getAggregates,
   getRegisteredOpenTime,
+  getStatsOfOwners,
   type PnlEntry,
   putPnl,
   putStats,
   registerTradeId,
   type StatsEntry,
 } from '../../../lib/store/ledger-table';
-import { getTradeRecord, putTrade } from '../../../lib/store/trades-table';
+import { mergeStats, type StatsFigures } from '../../../lib/performance';
+import { getTradeRecord, putTrade, readTrades, tradeListing } from '../../../lib/store/trades-table';
+import type { Period } from '../../../lib/time';
 import type { Trade } from '../../../lib/types';
 import * as errors from './errors';
 import { commit, Retry } from './retry';
-import { aggregatesAfter, balanceAfter, pnlId, pnlPeriodsOf, statsAfter, statsId, statsKeyOf, type TradeEvent } from './rules';
+import {
+  aggregatesAfter,
+  balanceAfter,
+  balanceAfterCorrection,
+  pnlId,
+  pnlPeriodsOf,
+  pnlRecomputed,
+  statsAfter,
+  statsId,
+  statsKeyOf,
+  statsRecomputed,
+  type TradeEvent,
+} from './rules';
 
 /** What makes a trade that trade: a stored trade given again with another of these is another trade (a conflict). */
 export const IDENTITY = ['instrument', 'side', 'openTime'] as const;
@@ -142,7 +158,7 @@ export function uniqueStatsKeys(closed: readonly Trade[]): { start: string; inst
   return [...new Map(closed.map((trade) => statsKeyOf(trade)).map((key) => [statsId(key), key])).values()];
 }
 
-function uniquePeriods(closed: readonly Trade[]) {
+function uniquePeriods(closed: readonly Trade[]): { period: Period; start: string }[] {
   const keys = new Map(closed.flatMap((trade) => pnlPeriodsOf(trade.closeTime!)).map((key) => [pnlId(key), key]));
   return [...keys.values()];
 }
@@ -172,7 +188,10 @@ export async function createTrades(store: Store, accountId: string, trades: read
   ]);
   const stored = [...read.pnl, ...pnlWanted.held];
   const storedStats = [...read.stats, ...statsWanted.held];
-  const events: TradeEvent[] = trades.map((trade) => ({ kind: trade.status === 'open' ? 'opened' : 'recordedClosed', trade }));
+  // A gone trade of a history counts nowhere: neither open, nor in any figure.
+  const events: TradeEvent[] = trades
+    .filter((trade) => trade.status !== 'gone')
+    .map((trade) => ({ kind: trade.status === 'open' ? 'opened' : 'recordedClosed', trade }));
   const nextBalance = balanceAfter(balance, events);
   const aggregates = aggregatesAfter(accountId, stored, closed);
   const stats = statsAfter(accountId, storedStats, closed);
@@ -211,7 +230,10 @@ function findStats(entries: readonly StatsEntry[], key: { start: string; instrum
   return entries.find((entry) => entry.start === key.start && entry.instrument === key.instrument);
 }
 
-/** Stores `closed` (the stored open trade `read`, closed), counting it in the balance, the aggregates and the statistics. */
+/**
+ * Stores `closed` (the stored trade `read`, open or gone, closed), counting it in the balance, the aggregates and the
+ * statistics; a gone trade was out of the open count already.
+ */
 export async function writeClose(store: Store, accountId: string, read: StoredTrade, closed: Trade): Promise<void> {
   const balanceRead = balanceOf(store, accountId);
   const [balance, status, { pnl: stored, stats: storedStats }, fleetRead] = await Promise.all([
@@ -225,7 +247,13 @@ export async function writeClose(store: Store, accountId: string, read: StoredTr
   const fleet = statsAfter(fleetRead.owner, fleetRead.stored, [closed]);
   await commit(store, [
     putTrade(store, closed, read),
-    ...balanceWrites(store, balanceAfter(balance, [{ kind: 'closed', trade: closed }]), balance, {}, status),
+    ...balanceWrites(
+      store,
+      balanceAfter(balance, [{ kind: read.trade.status === 'gone' ? 'recordedClosed' : 'closed', trade: closed }]),
+      balance,
+      {},
+      status,
+    ),
     ...aggregates.map((entry) => putPnl(store, entry, findEntry(stored, entry))),
     ...stats.map((entry) => putStats(store, entry, findStats(storedStats, entry))),
     ...fleet.map((entry) => putStats(store, entry, findStats(fleetRead.stored, entry))),
@@ -235,4 +263,102 @@ export async function writeClose(store: Store, accountId: string, read: StoredTr
 /** Stores `updated` in place of the open trade `read` (its marks or position changed; no figure of the account does). */
 export async function writeUpdate(store: Store, read: StoredTrade, updated: Trade): Promise<void> {
   await commit(store, [putTrade(store, updated, read)]);
+}
+
+/** Stores `gone` (the stored open trade `read`, gone from the bot) and takes it out of the open count. */
+export async function writeGone(store: Store, accountId: string, read: StoredTrade, gone: Trade): Promise<void> {
+  const [balance, status] = await Promise.all([balanceOf(store, accountId), readStatusStamp(store, accountId)]);
+  await commit(store, [
+    putTrade(store, gone, read),
+    ...balanceWrites(store, balanceAfter(balance, [{ kind: 'gone', trade: gone }]), balance, {}, status),
+  ]);
+}
+
+/**
+ * What a run of corrections of one account reads once and keeps while nobody else writes: the account's closed trades
+ * as stored (by id), and the accounts of its currency and fleet shard (whose statistics the fleet's sum adds up).
+ * Cleared when a write is refused (someone else wrote): the next attempt reads afresh.
+ */
+export interface Corrections {
+  closed?: Map<string, Trade>;
+  shardMates?: string[];
+}
+
+/** Every closed trade of an account, by id (one Query, followed to the end). */
+async function closedTradesOf(store: Store, accountId: string): Promise<Map<string, Trade>> {
+  const trades = await readTrades(store, tradeListing(accountId, { status: 'closed' }), {});
+  return new Map(trades.map((trade) => [trade.id, trade]));
+}
+
+/**
+ * Stores `corrected` in place of the closed trade `read` (its source corrected its record: a P&L, a price, a time),
+ * and moves every figure that counted it: the realized P&L, the P&L aggregates of its periods and the statistics of
+ * its day and instrument (before and after) are recomputed from the account's closed trades, as the closes would have
+ * made them (a sum cannot take out a noisy figure without keeping its places, nor a merge undo a best or worst
+ * trade); the balance moves by the difference when the close counted in it (balanceAfterCorrection). The fleet's sums
+ * of those days are recomputed from the accounts of the shard likewise. One transaction: all of it or none.
+ */
+export async function writeCorrection(
+  store: Store,
+  accountId: string,
+  read: StoredTrade,
+  corrected: Trade,
+  corrections: Corrections,
+): Promise<void> {
+  const was = read.trade;
+  const days = uniqueStatsKeys([was, corrected]);
+  const balanceRead = balanceOf(store, accountId);
+  // The fleet's sums are read before the shard's accounts' statistics: a close counted in between moves the sum's
+  // version, and the transaction is refused.
+  const [balance, status, stored, fleetRead] = await Promise.all([
+    balanceRead,
+    readStatusStamp(store, accountId),
+    getAggregates(store, accountId, uniquePeriods([was, corrected]), days),
+    storedFleetStats(store, balanceRead, days),
+  ]);
+  corrections.closed ??= await closedTradesOf(store, accountId);
+  corrections.shardMates ??= await shardMates(store, balance.currency, accountId);
+  const trades = [...corrections.closed.values()].map((trade) => (trade.id === corrected.id ? corrected : trade));
+  const mates = await getStatsOfOwners(store, corrections.shardMates, days);
+  const items: TransactItem[] = [
+    putTrade(store, corrected, read),
+    ...balanceWrites(store, balanceAfterCorrection(balance, was, corrected, trades), balance, {}, status),
+    ...uniquePeriods([was, corrected]).map((period) => {
+      const storedPnl = findEntry(stored.pnl, period);
+      return putPnl(store, pnlRecomputed(accountId, period, trades, storedPnl), storedPnl);
+    }),
+  ];
+  for (const day of days) {
+    const storedStats = findStats(stored.stats, day);
+    const stats = statsRecomputed(accountId, day, trades, storedStats);
+    if (stats) items.push(putStats(store, stats, storedStats));
+    else if (storedStats) items.push(deleteStats(store, storedStats));
+    const storedSum = findStats(fleetRead.stored, day);
+    const parts = [...mates.filter((entry) => statsId(entry) === statsId(day)), ...(stats ? [stats] : [])];
+    if (parts.length) {
+      let figures = parts[0] as StatsFigures;
+      for (const part of parts.slice(1)) figures = mergeStats(figures, part);
+      const sum: StatsEntry = { ...day, ...figures, accountId: fleetRead.owner, version: (storedSum?.version ?? 0) + 1 };
+      items.push(putStats(store, sum, storedSum));
+    } else if (storedSum) items.push(deleteStats(store, storedSum));
+  }
+  try {
+    await commit(store, items);
+  } catch (error) {
+    if (error instanceof Retry) {
+      corrections.closed = undefined;
+      corrections.shardMates = undefined;
+    }
+    throw error;
+  }
+  corrections.closed.set(corrected.id, corrected);
+}
+
+/** The other accounts of `currency` in the fleet shard of `accountId`: the fleet's sums there add up their statistics too. */
+async function shardMates(store: Store, currency: string, accountId: string): Promise<string[]> {
+  const shard = shardOf(accountId);
+  const items = await scanAll(store, store.tables.accounts);
+  return items
+    .filter((item) => item.currency === currency && item.accountId !== accountId && shardOf(String(item.accountId)) === shard)
+    .map((item) => String(item.accountId));
 }

@@ -7,7 +7,7 @@
 import { isAccountId } from '../../../lib/access';
 import { decimalSign, isDecimal } from '../../../lib/decimal';
 import { canonicalInstrument } from '../../../lib/instruments';
-import { parseUtcTimestamp } from '../../../lib/time';
+import { MAX_CLOCK_AHEAD_MS, parseUtcTimestamp } from '../../../lib/time';
 import type { Account, BotState, Trade } from '../../../lib/types';
 import { invalidInput } from './errors';
 
@@ -56,12 +56,36 @@ function optionalDecimal(value: unknown, field: string, sign: 'any' | 'positive'
   return value === undefined || value === null ? null : decimal(value, field, sign);
 }
 
-export function time(value: unknown, field: string): string {
+/** The latest time the writer accepts from a bot at `now` (stored form): see MAX_CLOCK_AHEAD_MS (lib/time.ts). */
+export function latestAcceptable(now: Date): string {
+  return new Date(now.getTime() + MAX_CLOCK_AHEAD_MS).toISOString();
+}
+
+/** A duration in words, for messages: `4 min 10 s`, `2 h 5 min`, `3 d 4 h`. */
+function ahead(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
+  if (s < 86_400) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+  return `${Math.floor(s / 86_400)} d ${Math.floor((s % 86_400) / 3600)} h`;
+}
+
+/**
+ * A time as stored (`YYYY-MM-DDTHH:mm:ss.sssZ`); with `now`, one more than MAX_CLOCK_AHEAD_MS ahead of it is refused
+ * too, naming how far ahead it is.
+ */
+export function time(value: unknown, field: string, now?: Date): string {
   const stored = parseUtcTimestamp(value);
   if (stored === undefined) {
     throw invalidInput(
       field,
       `must be an RFC 3339 time in UTC such as "2026-11-01T12:00:00.000Z" (Z, at most milliseconds), got ${JSON.stringify(value)}`,
+    );
+  }
+  if (now !== undefined && stored > latestAcceptable(now)) {
+    throw invalidInput(
+      field,
+      `is ${stored}, ${ahead(Date.parse(stored) - now.getTime())} ahead of the writer's clock (${now.toISOString()}); more than ` +
+        `${MAX_CLOCK_AHEAD_MS / 60_000} min ahead is refused: check the bot's clock (a drifting clock, a local time sent as UTC)`,
     );
   }
   return stored;
@@ -97,7 +121,7 @@ export function accountInput(value: unknown, now: Date): Account {
     currency,
     broker: text(input.broker, 'broker'),
     environment: oneOf(input.environment, 'environment', ['live', 'paper'] as const),
-    createdAt: input.createdAt === undefined ? now.toISOString() : time(input.createdAt, 'createdAt'),
+    createdAt: input.createdAt === undefined ? now.toISOString() : time(input.createdAt, 'createdAt', now),
   };
 }
 
@@ -105,7 +129,7 @@ export function accountInput(value: unknown, now: Date): Account {
  * A whole trade of `account` (opened, or as a history records it, open or closed): every field of the API's Trade
  * (`accountId` may be left out), consistent with its status. Fields are named with `prefix` (such as `trades[3].`).
  */
-export function tradeInput(value: unknown, account: string, prefix = ''): Trade {
+export function tradeInput(value: unknown, account: string, prefix = '', now: Date = new Date()): Trade {
   const input = object(value, prefix ? prefix.slice(0, -1) : 'trade');
   const field = (name: string) => `${prefix}${name}`;
   if (input.accountId !== undefined && input.accountId !== account) {
@@ -114,11 +138,11 @@ export function tradeInput(value: unknown, account: string, prefix = ''): Trade 
       `is ${JSON.stringify(input.accountId)}, but the trade is written to account ${JSON.stringify(account)}`,
     );
   }
-  const status = oneOf(input.status ?? 'open', field('status'), ['open', 'closed'] as const);
+  const status = oneOf(input.status ?? 'open', field('status'), ['open', 'closed', 'gone'] as const);
   const instrument = typeof input.instrument === 'string' ? canonicalInstrument(input.instrument) : undefined;
   if (!instrument)
     throw invalidInput(field('instrument'), `must be an instrument such as "EUR_USD", got ${JSON.stringify(input.instrument)}`);
-  const openTime = time(input.openTime, field('openTime'));
+  const openTime = time(input.openTime, field('openTime'), now);
   const trade: Trade = {
     id: tradeId(input.id, field('id')),
     accountId: account,
@@ -129,18 +153,29 @@ export function tradeInput(value: unknown, account: string, prefix = ''): Trade 
     openPrice: decimal(input.openPrice, field('openPrice'), 'positive'),
     openTime,
     closePrice: optionalDecimal(input.closePrice, field('closePrice'), 'positive'),
-    closeTime: input.closeTime === undefined || input.closeTime === null ? null : time(input.closeTime, field('closeTime')),
+    closeTime: input.closeTime === undefined || input.closeTime === null ? null : time(input.closeTime, field('closeTime'), now),
     // Absent or empty (null), the P&L figures are 0: an open trade has realized nothing, a closed one holds nothing.
     realizedPL: input.realizedPL === undefined || input.realizedPL === null ? '0' : decimal(input.realizedPL, field('realizedPL')),
     unrealizedPL:
       input.unrealizedPL === undefined || input.unrealizedPL === null ? '0' : decimal(input.unrealizedPL, field('unrealizedPL')),
     stopLoss: optionalDecimal(input.stopLoss, field('stopLoss'), 'positive'),
     takeProfit: optionalDecimal(input.takeProfit, field('takeProfit'), 'positive'),
+    closeReason: text(input.closeReason, field('closeReason'), { optional: true }),
   };
+  if (status !== 'gone' && trade.closeReason !== null)
+    throw invalidInput(field('closeReason'), 'is for a gone trade only (null otherwise)');
   if (status === 'open') {
     if (trade.closePrice !== null) throw invalidInput(field('closePrice'), 'must be null while the trade is open');
     if (trade.closeTime !== null) throw invalidInput(field('closeTime'), 'must be null while the trade is open');
     if (decimalSign(trade.realizedPL) !== 0) throw invalidInput(field('realizedPL'), 'must be 0 while the trade is open');
+  } else if (status === 'gone') {
+    // A trade the bot no longer has (markGone, or a history that had one): no close, no P&L.
+    if (trade.closeReason === null) throw invalidInput(field('closeReason'), 'is required for a gone trade (why it is gone)');
+    if (trade.closePrice !== null) throw invalidInput(field('closePrice'), 'must be null for a gone trade');
+    if (trade.closeTime === null) throw invalidInput(field('closeTime'), 'is required for a gone trade (when it was found gone)');
+    if (trade.closeTime < trade.openTime) throw invalidInput(field('closeTime'), `must not be before openTime (${trade.openTime})`);
+    if (decimalSign(trade.realizedPL) !== 0 || decimalSign(trade.unrealizedPL) !== 0)
+      throw invalidInput(field('realizedPL'), 'a gone trade has no P&L: realizedPL and unrealizedPL must be 0');
   } else {
     if (trade.closePrice === null) throw invalidInput(field('closePrice'), 'is required for a closed trade');
     if (trade.closeTime === null) throw invalidInput(field('closeTime'), 'is required for a closed trade');
@@ -157,11 +192,11 @@ export interface Close {
   unrealizedPL: string;
 }
 
-export function closeInput(value: unknown, openTime: string): Close {
+export function closeInput(value: unknown, openTime: string, now: Date = new Date()): Close {
   const input = object(value, 'close');
   const close: Close = {
     closePrice: decimal(input.closePrice, 'closePrice', 'positive'),
-    closeTime: time(input.closeTime, 'closeTime'),
+    closeTime: time(input.closeTime, 'closeTime', now),
     realizedPL: decimal(input.realizedPL, 'realizedPL'),
     unrealizedPL: input.unrealizedPL === undefined ? '0' : decimal(input.unrealizedPL, 'unrealizedPL'),
   };
@@ -202,7 +237,7 @@ export interface Snapshot {
   time: string;
 }
 
-export function snapshotInput(value: unknown): Snapshot {
+export function snapshotInput(value: unknown, now: Date = new Date()): Snapshot {
   const input = object(value, 'snapshot');
   return {
     balance: decimal(input.balance, 'balance'),
@@ -210,7 +245,7 @@ export function snapshotInput(value: unknown): Snapshot {
     nav: decimal(input.nav, 'nav'),
     marginUsed: decimal(input.marginUsed, 'marginUsed'),
     marginAvailable: decimal(input.marginAvailable, 'marginAvailable'),
-    time: time(input.time, 'time'),
+    time: time(input.time, 'time', now),
   };
 }
 
@@ -228,6 +263,20 @@ export function heartbeatInput(value: unknown, now: Date): Heartbeat {
     state: oneOf(input.state, 'state', ['running', 'paused', 'stopped', 'error'] as const),
     strategy: text(input.strategy, 'strategy', { optional: true }),
     message: text(input.message, 'message', { optional: true }),
-    time: input.time === undefined ? now.toISOString() : time(input.time, 'time'),
+    time: input.time === undefined ? now.toISOString() : time(input.time, 'time', now),
+  };
+}
+
+/** Why a trade is gone from the bot, and when that was found (default `now`). */
+export interface Gone {
+  reason: string;
+  time: string;
+}
+
+export function goneInput(value: unknown, now: Date): Gone {
+  const input = object(value, 'gone');
+  return {
+    reason: text(input.reason, 'reason'),
+    time: input.time === undefined ? now.toISOString() : time(input.time, 'time', now),
   };
 }
