@@ -1146,10 +1146,12 @@ export interface components {
     requestBodies: never;
     headers: {
         /**
-         * @description An entity tag. Strong for most answers (the body's SHA-256: equal bodies have equal tags); weak for the
-         *     fleet answers (from the fleet's change stamps: see Caching and polling). Send it back in `If-None-Match`
-         *     to be answered `304` while the answer is unchanged.
-         * @example "x0bJ2X9QyVd8G5kXn1m0bZpXo0yq8S3m2nW4l1t9Ckc"
+         * @description An entity tag, strong or weak. Strong for most answers: `"…"` around the body's SHA-256 in base64url
+         *     (43 characters; equal bodies have equal tags). Weak for the fleet answers (`GET /api/accounts`,
+         *     `GET /api/all/status`, `GET /api/all/balance`): `W/"profile-…"`, `W/"status-…"` or `W/"balance-…"`, the
+         *     aspect then 32 base64url characters derived from the fleet's change stamps (see Caching and polling); while
+         *     a stage's stamps are incomplete (an upgraded stage before `npm run backfill`) they carry a strong tag. Send
+         *     it back in `If-None-Match` to be answered `304` while the answer is unchanged.
          */
         ETag: string;
         /**

@@ -1,6 +1,7 @@
 /**
- * A small bot feeding Trading Bot API through the writer package: it creates its account, opens a trade, follows its
- * price, closes it, records the balance and heartbeats. Run against `npm start` (which prints its DB_PORT):
+ * A small bot feeding Trading Bot API through the writer package: it creates its account, writes a history of its
+ * earlier trades, opens a trade, follows its price, closes it, records the balance and heartbeats. Run against
+ * `npm start` (which prints its DB_PORT):
  *
  *   npx tsx examples/typescript-bot/bot.ts            # in this repository, after `npm run build -w packages/writer`
  *
@@ -9,17 +10,30 @@
  */
 import { createWriter, WriterError } from '@trading-bot-api/writer';
 
+// --- account
 const account = process.env.BOT_ACCOUNT ?? 'example-ts';
+// Against npm start: its DynamoDB Local, on the DB_PORT it prints. Deployed (STAGE set): no endpoint, AWS credentials
+// and region from the environment, e.g. createWriter({ stage: 'prod' }).
 const writer = createWriter({
   stage: process.env.STAGE ?? 'local',
-  // npm start's DynamoDB Local; unset for AWS.
   endpoint: process.env.STAGE ? undefined : `http://127.0.0.1:${process.env.DB_PORT ?? 8000}`,
   // The local stage calls a bot stale after 60 s: refresh its fleet stamp every 30 s (deployed, 300 s: the default 240).
   stampSeconds: process.env.STAGE ? undefined : 30,
 });
-
-// --- account
 await writer.upsertAccount({ id: account, name: 'Example TS bot', currency: 'USD', broker: 'OANDA', environment: 'paper' });
+
+// --- history: the trades the bot made before it wrote here, in the API's Trade shape, written in as few
+// transactions as fit; given again (a bot restarting), the same trades write nothing
+const history = [
+  {
+    id: 'ex-history-1', instrument: 'EUR_USD', side: 'sell', units: '5000', status: 'closed',
+    openPrice: '1.08900', openTime: '2026-01-05T09:00:00.000Z',
+    closePrice: '1.08700', closeTime: '2026-01-05T15:30:00.000Z', realizedPL: '10.00',
+  },
+];
+for (const result of await writer.recordTrades(account, history)) { // one result per trade, in order
+  if ('error' in result) console.log(`history trade ${result.index} refused: ${result.error.code}`);
+}
 
 // --- trade
 const tradeId = `ex-${Date.now()}`;
@@ -37,7 +51,6 @@ await writer.recordBalance(account, {
   time: new Date().toISOString(),
 });
 await writer.heartbeat(account, { state: 'running', strategy: 'example' }); // every few seconds while it runs
-// --- end
 
 // A refusal names the field; UNAVAILABLE means the database did not answer: the call is safe to repeat.
 try {
@@ -46,5 +59,6 @@ try {
   if (!(error instanceof WriterError)) throw error;
   console.log(`refused as expected: ${error.code}`);
 }
+// --- end
 writer.close();
 console.log(`wrote account ${account} and trade ${tradeId}`);

@@ -1,6 +1,8 @@
 /**
  * Checks responses against openapi.yaml: the status must be declared for the operation, the body must validate
- * against the declared schema for its media type (ajv, JSON Schema 2020-12), and required headers must be there.
+ * against the declared schema for its media type (ajv, JSON Schema 2020-12), required headers must be there, and
+ * every declared header that is there must validate against its schema (a pattern, const or enum checked only in
+ * the document is how the fleet's weak ETags went out against a strong-only pattern unnoticed).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -42,9 +44,22 @@ export function contractViolations(pathTemplate: string, response: CheckedRespon
   const declared = resolve(`${operationPointer.slice(1)}/responses/${key}`);
   const headers = Object.fromEntries(Object.entries(response.headers).map(([name, value]) => [name.toLowerCase(), value]));
   const problems: string[] = [];
-  for (const [name, spec] of Object.entries<any>(declared.value.headers ?? {})) {
-    const header = spec.$ref ? resolve(spec.$ref.slice(1)).value : spec;
-    if (header.required && !(name.toLowerCase() in headers)) problems.push(`header ${name} is missing`);
+  for (const name of Object.keys(declared.value.headers ?? {})) {
+    const header = resolve(`${declared.pointer}/headers/${escapePointer(name)}`);
+    const value = headers[name.toLowerCase()];
+    if (value === undefined) {
+      if (header.value.required) problems.push(`header ${name} is missing`);
+      continue;
+    }
+    const validate = ajv.getSchema(`openapi#${header.pointer}/schema`);
+    if (!validate) problems.push(`header ${name}: no schema`);
+    else if (!validate(value)) {
+      problems.push(
+        ...(validate.errors ?? []).map(
+          (error) => `header ${name} ${JSON.stringify(value)} ${error.message} ${JSON.stringify(error.params)}`,
+        ),
+      );
+    }
   }
   if (!declared.value.content) {
     // A response without content (304): nothing may be sent.
