@@ -29,17 +29,9 @@ describe('decimalOfFloat: the decimal a float stands for (15 significant digits)
   it('gives back every decimal of up to 15 significant digits that went through a float, at any magnitude', () => {
     fc.assert(
       fc.property(fc.bigInt({ min: -(10n ** 15n) + 1n, max: 10n ** 15n - 1n }), fc.integer({ min: -20, max: 20 }), (digits, exponent) => {
-        const text =
-          exponent >= 0
-            ? `${digits}${'0'.repeat(exponent)}`
-            : (() => {
-                const negative = digits < 0n;
-                const plain = (negative ? -digits : digits).toString().padStart(-exponent + 1, '0');
-                const cut = plain.length + exponent;
-                return `${negative ? '-' : ''}${plain.slice(0, cut)}.${plain.slice(cut)}`;
-              })();
-        const expected = text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text;
-        expect(decimalOfFloat(Number(text))).toBe(expected === '-0' ? '0' : expected.replace(/^-0$/, '0'));
+        // digits × 10^exponent, written out exactly: at most 15 significant digits.
+        const text = exponent >= 0 ? (digits * 10n ** BigInt(exponent)).toString() : trimDecimal(formatDecimal(digits, -exponent));
+        expect(decimalOfFloat(Number(text))).toBe(text);
       }),
       { numRuns: Number(process.env.PROPERTY_RUNS ?? 500) },
     );
