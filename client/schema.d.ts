@@ -37,7 +37,10 @@ export interface paths {
         /**
          * List the accounts
          * @description The accounts the API key may see (every account when keys are off), sorted by `id` (by UTF-16 code unit).
-         *     `count` is the number of accounts listed. Takes no query parameters (any is a `400`).
+         *     `count` is the number of accounts listed. Retired accounts (1.3: `npm run accounts -- retire ID`, the
+         *     writer's `retireAccount`) are left out, as from the fleet's status and balances; their history stays
+         *     readable by id, and in the fleet's history (`/api/all/trades`, `/pnl`, `/performance`). Takes no query
+         *     parameters (any is a `400`).
          */
         get: operations["accounts"];
         put?: never;
@@ -62,7 +65,8 @@ export interface paths {
          *     the largest number of decimal places among its terms); amounts in different currencies are never converted
          *     or added together. `openTradeCount` and `accountCount` are summed and counted per currency. `asOf` is the
          *     oldest `updatedAt` among the balances, so every figure is at least that recent; it is `null`, and
-         *     `accounts` and `totals` are empty, when there are no accounts. Takes no query parameters (any is a `400`).
+         *     `accounts` and `totals` are empty, when there are no accounts. Retired accounts (1.3) are left out of the
+         *     balances and the totals. Takes no query parameters (any is a `400`).
          */
         get: operations["allBalance"];
         put?: never;
@@ -111,9 +115,9 @@ export interface paths {
          * Get the status of every account's bot (the fleet)
          * @description The status of every account the API key may see, sorted by `accountId`, each exactly the object
          *     `GET /api/{account}/status` answers, and a `summary` counting them by `state`, plus how many are `stale`
-         *     (a stale bot is also counted under its state, `running`). Reads two items per account (none when answered
-         *     `304`). Takes no query
-         *     parameters (any is a `400`).
+         *     (a stale bot is also counted under its state, `running`). Retired accounts (1.3) are left out of both, and
+         *     out of the scheduled probe and its alarms. Reads two items per account (none when answered `304`). Takes no
+         *     query parameters (any is a `400`).
          *
          *     Polling: the tag is weak and comes from the fleet's stamps (see Caching and polling): a poll whose
          *     `If-None-Match` matches reads at most 9 items and answers `304` while no bot's state, strategy, message or
@@ -175,8 +179,9 @@ export interface paths {
          *     per account, day and instrument traded; for a key that sees every account, a currency of more than 8
          *     accounts is read instead from the sums the writer keeps per currency, fleet shard (8), day and instrument
          *     in the same transaction as each account's: at most 8 items per day and instrument traded, however many
-         *     accounts and trades. Plus the account list (and, for those sums, the fleet's meta item). The figures are
-         *     the same either way.
+         *     accounts and trades. Plus the account list (and, for those sums, the fleet's meta item), and each account's
+         *     balance at the window's start for the drawdown ratio (one item each: its daily balance of the day before
+         *     `from`, or its last or first one when it has none that day). The figures are the same either way.
          */
         get: operations["allPerformance"];
         put?: never;
@@ -248,8 +253,10 @@ export interface paths {
          * Get the bot's status for one account
          * @description What the bot last reported about itself for one account, with the account's open trade count. `stale` is
          *     `true` when the bot is `running` but its last heartbeat is older than the threshold (`STALE_AFTER_SECONDS`,
-         *     default 300 s) or there has been none; it is always `false` in the other states. `heartbeatAgeSeconds` is
-         *     the whole number of seconds since `lastHeartbeatAt` (never negative), `null` when there is no heartbeat.
+         *     default 300 s), there has been none, or it is dated more than 5 minutes after the server's clock (a bot's
+         *     clock ahead: such a time vouches for nothing; writers refuse it since 1.3); it is always `false` in the
+         *     other states. `heartbeatAgeSeconds` is the whole number of seconds since `lastHeartbeatAt` (never negative),
+         *     `null` when there is no heartbeat. A retired account (1.3) still answers, with `retiredAt` set.
          *
          *     `GET /api/all/status` gives every account's status at once. An account that does not exist or that the API
          *     key may not see answers `404 ACCOUNT_NOT_FOUND`. Takes no query parameters (any is a `400`).
@@ -311,8 +318,8 @@ export interface paths {
          *
          *     Every figure is defined in `PerformanceFigures`; every amount is exact, and equals, to the last digit, the
          *     figure recomputed from the trades as the trade listings show them. Reads at most one item per day and
-         *     instrument traded (the writer keeps the figures per account, day and instrument), plus the account list or
-         *     item, however many trades closed.
+         *     instrument traded (the writer keeps the figures per account, day and instrument), plus the account item and
+         *     its balance at the window's start (one item, for the drawdown ratio), however many trades closed.
          */
         get: operations["accountPerformance"];
         put?: never;
@@ -569,8 +576,9 @@ export interface components {
         };
         /**
          * @description What the bot last reported about itself for one account. `stale` is `true` exactly when `state` is
-         *     `running` and the last heartbeat is older than the threshold (default 300 s) or there is none.
-         *     `heartbeatAgeSeconds` is `null` exactly when `lastHeartbeatAt` is.
+         *     `running` and the last heartbeat is older than the threshold (default 300 s), there is none, or it is
+         *     dated more than 5 minutes after the server's clock. `heartbeatAgeSeconds` is `null` exactly when
+         *     `lastHeartbeatAt` is.
          * @example {
          *       "accountId": "euro-swing",
          *       "state": "paused",
@@ -581,7 +589,8 @@ export interface components {
          *       "lastTradeAt": "2026-11-01T11:08:24.202Z",
          *       "strategy": "mean-reversion-m15",
          *       "message": "Paused by operator for the weekly review",
-         *       "updatedAt": "2026-11-01T11:59:59.000Z"
+         *       "updatedAt": "2026-11-01T11:59:59.000Z",
+         *       "retiredAt": null
          *     }
          */
         AccountStatus: {
@@ -600,6 +609,11 @@ export interface components {
             message: string | null;
             /** @description When the bot last updated its status. */
             updatedAt: components["schemas"]["Timestamp"];
+            /**
+             * @description When the account was retired (1.3): out of the fleet's answers, the probe and the alarms, its history
+             *     kept. `null` for an account in the fleet.
+             */
+            retiredAt: components["schemas"]["Timestamp"] | null;
         } & (unknown & unknown);
         /**
          * @description How many of the listed accounts' bots are in each state (`running + paused + stopped + error = total`), and
@@ -663,11 +677,17 @@ export interface components {
             realizedPL: components["schemas"]["Decimal"];
         };
         /**
-         * @description The largest fall of realized equity in the window. Realized equity starts at zero at `from` and moves by each
+         * @description The largest fall of realized equity in the window. Realized P&L counts from zero at `from` and moves by each
          *     UTC day's net realized P&L, at the day's end. `amount` is the largest fall from a peak to a later low (exact;
-         *     `0` when it never fell). `ratio` is `amount` divided by the peak it fell from, rounded half-even to 4 places
-         *     (null when that peak was not above zero). `start` is the end of the peak's day (`from` when the peak is the
-         *     starting zero) and `end` the end of the low's day; both null when it never fell. Ties go to the earliest.
+         *     `0` when it never fell). `ratio` (1.3) is `amount` divided by the account's equity at that peak: its balance
+         *     at the window's start plus the realized P&L to the peak, rounded half-even to 4 places; so it is at most 1
+         *     while the account never went below zero. The balance at the window's start is that of the account's last
+         *     daily balance snapshot before `from` (the daily equity series' point), or, for an account with none before,
+         *     of its first one in the window; across accounts (a currency of `GET /api/all/performance`), the sum of those
+         *     the accounts have. `ratio` is null when there is none, or when the equity at the peak is not above zero.
+         *     (Before 1.3 the ratio was against the peak of realized P&L alone, which read a small dip of a large account
+         *     as ruin.) `start` is the end of the peak's day (`from` when the peak is the start) and `end` the end of the
+         *     low's day; both null when it never fell. Ties go to the earliest.
          */
         Drawdown: {
             amount: components["schemas"]["Decimal"];
@@ -1628,7 +1648,8 @@ export interface operations {
                      *           "lastTradeAt": "2026-11-22T08:41:07.220Z",
                      *           "strategy": "mean-reversion-m15",
                      *           "message": "Paused by operator for the weekly review",
-                     *           "updatedAt": "2026-11-22T09:00:00.000Z"
+                     *           "updatedAt": "2026-11-22T09:00:00.000Z",
+                     *           "retiredAt": null
                      *         },
                      *         {
                      *           "accountId": "paper-sandbox",
@@ -1640,7 +1661,8 @@ export interface operations {
                      *           "lastTradeAt": "2026-11-22T08:57:44.913Z",
                      *           "strategy": null,
                      *           "message": null,
-                     *           "updatedAt": "2026-11-22T08:58:05.000Z"
+                     *           "updatedAt": "2026-11-22T08:58:05.000Z",
+                     *           "retiredAt": null
                      *         }
                      *       ],
                      *       "summary": {
@@ -2061,7 +2083,8 @@ export interface operations {
                      *       "lastTradeAt": "2026-11-01T11:18:30.974Z",
                      *       "strategy": "trend-following-h4",
                      *       "message": null,
-                     *       "updatedAt": "2026-11-01T12:00:00.000Z"
+                     *       "updatedAt": "2026-11-01T12:00:00.000Z",
+                     *       "retiredAt": null
                      *     }
                      */
                     "application/json": components["schemas"]["AccountStatus"];

@@ -127,12 +127,15 @@ export function mergeStats(a: StatsFigures, b: StatsFigures): StatsFigures {
   };
 }
 
-/** The largest drawdown of realized equity: how much, as a share of the peak, from when to when. */
+/** The largest drawdown of realized equity: how much, as a share of the equity at its peak, from when to when. */
 export interface Drawdown {
   amount: string;
-  /** amount ÷ the peak it fell from; null when that peak is not above zero. */
+  /**
+   * amount ÷ the equity at the peak it fell from (the balance at the window's start plus the realized P&L to the
+   * peak); null when that balance is unknown or the equity at the peak is not above zero.
+   */
   ratio: string | null;
-  /** The end of the peak's day (the window's start when the peak is the starting zero); null without a drawdown. */
+  /** The end of the peak's day (the window's start when the peak is the start); null without a drawdown. */
   start: string | null;
   /** The end of the lowest day. */
   end: string | null;
@@ -145,10 +148,12 @@ export interface DailyNet {
 }
 
 /**
- * The largest fall of realized equity over a window: equity starts at zero at `from` and moves by each day's net,
- * in order. The amount is exact; nothing fell: amount 0, no ratio, start or end.
+ * The largest fall of realized equity over a window: realized P&L counts from zero at `from` and moves by each day's
+ * net, in order; the amount is exact; nothing fell: amount 0, no ratio, start or end. The ratio is against the
+ * equity at the peak: `startBalance` (the account's balance at the window's start; null when unknown) plus the
+ * realized P&L to the peak, so it is at most 1 while the account never went below zero.
  */
-export function maxDrawdown(from: string, days: readonly DailyNet[]): Drawdown {
+export function maxDrawdown(from: string, days: readonly DailyNet[], startBalance: string | null = null): Drawdown {
   let equity = '0';
   let peak = '0';
   let peakAt = from;
@@ -164,7 +169,12 @@ export function maxDrawdown(from: string, days: readonly DailyNet[]): Drawdown {
     if (compareDecimals(fall, worst.amount) > 0) worst = { amount: fall, ratio: null, start: peakAt, end: day.end, peak };
   }
   const { peak: fellFrom, ...drawdown } = worst;
-  return { ...drawdown, ratio: decimalSign(fellFrom) > 0 ? divideDecimals(drawdown.amount, fellFrom, RATIO_PLACES) : null };
+  const equityAtPeak = startBalance === null ? null : sumDecimals([startBalance, fellFrom]);
+  const ratio =
+    drawdown.start !== null && equityAtPeak !== null && decimalSign(equityAtPeak) > 0
+      ? divideDecimals(drawdown.amount, equityAtPeak, RATIO_PLACES)
+      : null;
+  return { ...drawdown, ratio };
 }
 
 /** The API's figures of a set of trades (null where a figure has nothing to be computed from). */
@@ -233,7 +243,7 @@ export interface DayFigures extends StatsFigures {
 export type InstrumentPerformance = PerformanceFigures & { instrument: string };
 
 /** The figures of days, and their drawdown from `from`: one instrument's or several's, summed day by day. */
-function figuresOf(from: string, days: readonly DayFigures[]): PerformanceFigures {
+function figuresOf(from: string, days: readonly DayFigures[], startBalance: string | null): PerformanceFigures {
   const byDay = new Map<string, string[]>();
   for (const day of days) {
     const nets = byDay.get(day.start) ?? [];
@@ -243,24 +253,28 @@ function figuresOf(from: string, days: readonly DayFigures[]): PerformanceFigure
   const nets = [...byDay]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([start, amounts]) => ({ end: timestamp(shiftPeriodStart(Date.parse(start), 'day', 1)), net: sumDecimals(amounts) }));
-  return performanceOf(days.reduce<StatsFigures>(mergeStats, NO_TRADES), maxDrawdown(from, nets));
+  return performanceOf(days.reduce<StatsFigures>(mergeStats, NO_TRADES), maxDrawdown(from, nets, startBalance));
 }
 
 /**
  * The performance of a window that starts at `from`, from its days' figures (any instruments, any order): the
- * whole, and each instrument's, sorted by net realized P&L (highest first; ties by instrument).
+ * whole, and each instrument's, sorted by net realized P&L (highest first; ties by instrument). `startBalance` is the
+ * balance at `from` that drawdown ratios are measured against (an instrument's: that balance plus its own realized
+ * P&L to its peak); null when unknown.
  */
 export function windowPerformance(
   from: string,
   days: readonly DayFigures[],
+  startBalance: string | null = null,
 ): PerformanceFigures & { instruments: InstrumentPerformance[] } {
   const instruments = [...new Set(days.map((day) => day.instrument))].map((instrument) => ({
     instrument,
     ...figuresOf(
       from,
       days.filter((day) => day.instrument === instrument),
+      startBalance,
     ),
   }));
   instruments.sort((a, b) => compareDecimals(b.netRealizedPL, a.netRealizedPL) || (a.instrument < b.instrument ? -1 : 1));
-  return { ...figuresOf(from, days), instruments };
+  return { ...figuresOf(from, days, startBalance), instruments };
 }

@@ -97,7 +97,7 @@ const balances = new StampedCache<Balance>(
   store.tables.balances,
   balanceKey,
   (item) => {
-    const { lastTradeAt, snapshotAt, version, ...balance } = toBalanceRecord(item);
+    const { lastTradeAt, snapshotAt, retiredAt, version, ...balance } = toBalanceRecord(item);
     return { id: balance.accountId, stamp: version, value: balance };
   },
   (held, stamp) => Number(held) < Number(stamp),

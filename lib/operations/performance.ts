@@ -1,9 +1,10 @@
 import { compareIds } from '../access';
+import { sumDecimals } from '../decimal';
 import { accountNotFound } from '../errors';
 import { type DayFigures, windowPerformance } from '../performance';
 import { getAccountItem, readAccountScopedItems } from '../store/accounts-table';
 import { fleetComplete, SHARDS } from '../store/fleet-table';
-import { fleetStatsOwner, readStatsEntries } from '../store/ledger-table';
+import { fleetStatsOwner, readStartBalances, readStatsEntries } from '../store/ledger-table';
 import { type TimeWindow, timestamp } from '../time';
 import type { AccountPerformance, AllPerformance, CurrencyPerformance, Principal } from '../types';
 import { CONCURRENT_READS, mapLimited, type SeriesWindow, seriesWindow } from './series';
@@ -34,8 +35,30 @@ async function daysOf(owner: string, window: SeriesWindow, instrument: string | 
   return instrument === undefined ? entries : entries.filter((entry) => entry.instrument === instrument);
 }
 
-function summaryOf(currency: string, from: number, days: readonly DayFigures[]): CurrencyPerformance {
-  return { currency, ...windowPerformance(timestamp(from), days) };
+function summaryOf(currency: string, from: number, days: readonly DayFigures[], startBalance: string | null): CurrencyPerformance {
+  return { currency, ...windowPerformance(timestamp(from), days, startBalance) };
+}
+
+/**
+ * The balance the accounts had together at the window's start (what drawdown ratios are measured against: the
+ * equity at a peak is it plus the realized P&L to the peak), from their daily equity points; null when none of them
+ * has one (readStartBalances).
+ */
+async function startBalance(accountIds: readonly string[], window: SeriesWindow): Promise<Map<string, string>> {
+  const found = await readStartBalances(
+    store,
+    accountIds,
+    timestamp(window.starts[0]),
+    timestamp(window.starts[window.starts.length - 1]),
+    CONCURRENT_READS,
+  );
+  return new Map([...found].map(([id, entry]) => [id, entry.balance]));
+}
+
+/** The sum of the balances of `ids` that are known; null when none is. */
+function balanceOf(balances: ReadonlyMap<string, string>, ids: readonly string[]): string | null {
+  const known = ids.flatMap((id) => balances.get(id) ?? []);
+  return known.length ? sumDecimals(known) : null;
 }
 
 /** One account's performance over the window, in its currency. */
@@ -47,13 +70,17 @@ export async function readAccountPerformance(
 ): Promise<AccountPerformance> {
   const window = seriesWindow('day', request, now, DEFAULT_DAYS, MAX_DAYS);
   requireVisibleAccount(principal, accountId);
-  const [account, days] = await Promise.all([getAccountItem(store, accountId), daysOf(accountId, window, request.instrument)]);
+  const [account, days, balances] = await Promise.all([
+    getAccountItem(store, accountId),
+    daysOf(accountId, window, request.instrument),
+    startBalance([accountId], window),
+  ]);
   if (!account) throw accountNotFound(accountId);
   return {
     accountId,
     from: timestamp(window.from),
     to: timestamp(window.to),
-    currencies: [summaryOf(account.currency as string, window.from, days)],
+    currencies: [summaryOf(account.currency as string, window.from, days, balanceOf(balances, [accountId]))],
   };
 }
 
@@ -80,10 +107,16 @@ export async function readAllPerformance(request: PerformanceRequest, principal:
       (owner) => ({ currency, owner }),
     ),
   );
-  const perOwner = await mapLimited(owners, CONCURRENT_READS, async ({ currency, owner }) => ({
-    currency,
-    days: await daysOf(owner, window, request.instrument),
-  }));
+  const [perOwner, balances] = await Promise.all([
+    mapLimited(owners, CONCURRENT_READS, async ({ currency, owner }) => ({
+      currency,
+      days: await daysOf(owner, window, request.instrument),
+    })),
+    startBalance(
+      accounts.map((account) => account.accountId as string),
+      window,
+    ),
+  ]);
   return {
     accounts: accounts.map((account) => account.accountId as string).sort(compareIds),
     from: timestamp(window.from),
@@ -93,6 +126,7 @@ export async function readAllPerformance(request: PerformanceRequest, principal:
         currency,
         window.from,
         perOwner.filter((entry) => entry.currency === currency).flatMap((entry) => entry.days),
+        balanceOf(balances, idsBy.get(currency)!),
       ),
     ),
   };

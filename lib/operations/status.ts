@@ -1,7 +1,7 @@
 import { compareIds } from '../access';
 import { config } from '../config';
 import { accountNotFound } from '../errors';
-import { accountKey, readAccountScopedItems, toBotReport } from '../store/accounts-table';
+import { accountKey, readAccountScopedItems, retiredAtOf, toBotReport } from '../store/accounts-table';
 import { balanceKey, toBalanceRecord } from '../store/balances-table';
 import { batchGetItems, type Item } from '../store/dynamodb';
 import { parseBotStamp, readStamps, staleness } from '../store/fleet-table';
@@ -23,6 +23,7 @@ export function toAccountStatus(
   trades: { openTradeCount: number; lastTradeAt: string | null },
   now: Date,
   staleAfterSeconds: number,
+  retiredAt: string | null = null,
 ): AccountStatus {
   const sinceMs = bot.lastHeartbeatAt === null ? null : now.getTime() - Date.parse(bot.lastHeartbeatAt);
   const heartbeatAgeSeconds = sinceMs === null ? null : Math.max(0, Math.floor(sinceMs / 1000));
@@ -40,13 +41,14 @@ export function toAccountStatus(
     strategy: bot.strategy,
     message: bot.message,
     updatedAt: bot.updatedAt,
+    retiredAt,
   };
 }
 
 /** The status of an account from its two items (the balances item may be missing: no trades, no figures yet). */
 export function statusOfItems(account: Item, balance: Item | undefined, now: Date): AccountStatus {
   const trades = balance ? toBalanceRecord(balance) : { openTradeCount: 0, lastTradeAt: null };
-  return toAccountStatus(account.accountId as string, toBotReport(account), trades, now, config.staleAfterSeconds);
+  return toAccountStatus(account.accountId as string, toBotReport(account), trades, now, config.staleAfterSeconds, retiredAtOf(account));
 }
 
 /** The bot status of one account the principal may see. */
@@ -114,7 +116,8 @@ export async function readFleetStatus(principal: Principal, now: Date, held: Hel
 /**
  * The status of every account the principal may see, read from the tables: two items per account, its accounts
  * item (the bot's report, whose heartbeat times the answer shows exactly) and its balances item (the trade
- * figures), read whole for `*` and by key for a scoped key, both tables at once.
+ * figures), read whole for `*` and by key for a scoped key, both tables at once. Retired accounts are left out (the
+ * probe reads this too).
  */
 export async function fleetStatusOf(principal: Principal, now: Date): Promise<FleetStatus> {
   const [accounts, balances] = await Promise.all([
@@ -123,6 +126,7 @@ export async function fleetStatusOf(principal: Principal, now: Date): Promise<Fl
   ]);
   const balanceOf = new Map(balances.map((item) => [item.accountId as string, item]));
   const statuses = accounts
+    .filter((account) => retiredAtOf(account) === null)
     .map((account) => statusOfItems(account, balanceOf.get(account.accountId as string), now))
     .sort((a, b) => compareIds(a.accountId, b.accountId));
   return { accounts: statuses, summary: summarize(statuses) };

@@ -66,10 +66,63 @@ export async function readAccountScopedItems(store: Store, table: string, princi
   return results[table];
 }
 
-/** Accounts `principal` may see, sorted by id. */
+/** When the account was retired (`retiredAt`): out of the fleet's answers, its history kept; null when it is not. */
+export function retiredAtOf(item: Item): string | null {
+  return (item.retiredAt as string | undefined) ?? null;
+}
+
+/** Accounts `principal` may see, sorted by id; retired ones left out. */
 export async function listAccounts(store: Store, principal: Principal): Promise<Account[]> {
   const items = await readAccountScopedItems(store, store.tables.accounts, principal);
-  return items.map(toAccount).sort((a, b) => compareIds(a.id, b.id));
+  return items
+    .filter((item) => retiredAtOf(item) === null)
+    .map(toAccount)
+    .sort((a, b) => compareIds(a.id, b.id));
+}
+
+/** A `botRestampBy` no heartbeat reaches: a retired account's heartbeats take the cheap path and stamp nothing. */
+export const NEVER_RESTAMP = '9999-12-31T23:59:59.999Z';
+
+/**
+ * Retires the account at `at`: refused when the account is missing or retired already. Its heartbeats stamp nothing
+ * from then on (`botRestampBy` never comes). The balances item says the same in the same transaction
+ * (balances-table), and the fleet's stamps of it go (fleet-table): a retired account is in no fleet answer.
+ */
+export function retire(store: Store, accountId: string, at: string): TransactItem {
+  return {
+    Update: {
+      TableName: store.tables.accounts,
+      Key: accountKey(accountId),
+      UpdateExpression: 'SET retiredAt = :at, botRestampBy = :never',
+      ConditionExpression: 'attribute_exists(accountId) AND attribute_not_exists(retiredAt)',
+      ExpressionAttributeValues: { ':at': at, ':never': NEVER_RESTAMP },
+    },
+  };
+}
+
+/**
+ * Brings a retired account back, its fleet stamps written in the same transaction from the profile and report as
+ * read (`account`, `report`), vouching for heartbeats until `restampBy`; refused when it is not retired or its
+ * profile or report changed since they were read.
+ */
+export function restore(store: Store, account: Account, report: BotReport, restampBy: string | null): TransactItem {
+  return {
+    Update: {
+      TableName: store.tables.accounts,
+      Key: accountKey(account.id),
+      UpdateExpression: restampBy === null ? 'REMOVE retiredAt, botRestampBy' : 'REMOVE retiredAt SET botRestampBy = :by',
+      ConditionExpression:
+        'attribute_exists(retiredAt) AND bot.updatedAt = :updated AND #name = :name AND broker = :broker AND environment = :environment',
+      ExpressionAttributeNames: { '#name': 'name' },
+      ExpressionAttributeValues: {
+        ...(restampBy === null ? {} : { ':by': restampBy }),
+        ':updated': report.updatedAt,
+        ':name': account.name,
+        ':broker': account.broker,
+        ':environment': account.environment,
+      },
+    },
+  };
 }
 
 /** Creates the account item; refused (its condition fails) when the account exists. */
@@ -79,14 +132,17 @@ export function createAccount(store: Store, account: Account, bot: BotReport): T
   };
 }
 
-/** Changes an existing account's profile; refused when the account is missing or has another currency. */
-export function updateProfile(store: Store, accountId: string, currency: string, profile: Profile): TransactItem {
+/**
+ * Changes an existing account's profile; refused when the account is missing, has another currency, or has been
+ * retired or restored since it was read (`retired`: as read; its fleet stamps follow from that).
+ */
+export function updateProfile(store: Store, accountId: string, currency: string, profile: Profile, retired: boolean): TransactItem {
   return {
     Update: {
       TableName: store.tables.accounts,
       Key: accountKey(accountId),
       UpdateExpression: 'SET #name = :name, broker = :broker, environment = :environment',
-      ConditionExpression: 'attribute_exists(accountId) AND currency = :currency',
+      ConditionExpression: `attribute_exists(accountId) AND currency = :currency AND ${retired ? 'attribute_exists' : 'attribute_not_exists'}(retiredAt)`,
       ExpressionAttributeNames: { '#name': 'name' },
       ExpressionAttributeValues: {
         ':name': profile.name,
@@ -106,14 +162,23 @@ export function updateProfile(store: Store, accountId: string, currency: string,
  * ahead, before the writer refused such times: it does not hold back the true ones. (`botStampedAt` was format 1's
  * mark: removed.)
  */
-export function reportBot(store: Store, accountId: string, report: BotReport, restampBy: string, future: string): TransactItem {
+export function reportBot(
+  store: Store,
+  accountId: string,
+  report: BotReport,
+  restampBy: string,
+  future: string,
+  /** Whether the account is retired as the writer read it (no fleet stamp goes with the report then). */
+  retired: boolean,
+): TransactItem {
   return {
     Update: {
       TableName: store.tables.accounts,
       Key: accountKey(accountId),
       UpdateExpression: 'SET bot = :bot, botRestampBy = :by REMOVE botStampedAt',
       ConditionExpression:
-        'attribute_exists(accountId) AND (attribute_not_exists(bot.lastHeartbeatAt) OR bot.lastHeartbeatAt <= :at OR bot.lastHeartbeatAt > :future)',
+        `attribute_exists(accountId) AND ${retired ? 'attribute_exists' : 'attribute_not_exists'}(retiredAt) AND ` +
+        '(attribute_not_exists(bot.lastHeartbeatAt) OR bot.lastHeartbeatAt <= :at OR bot.lastHeartbeatAt > :future)',
       ExpressionAttributeValues: { ':bot': storedReport(report), ':at': report.lastHeartbeatAt, ':by': restampBy, ':future': future },
     },
   };

@@ -19,6 +19,11 @@ export interface BalanceRecord extends Balance {
   lastTradeAt: string | null;
   /** The time of the broker's latest balance snapshot. */
   snapshotAt: string | null;
+  /**
+   * When the account was retired (as on its accounts item): writers keep its fleet stamps away while it is set, and
+   * the fleet's balances leave it out. Null for an account in the fleet.
+   */
+  retiredAt: string | null;
   /** Incremented by every write. */
   version: number;
 }
@@ -34,6 +39,7 @@ export function toBalanceRecord(item: Item): BalanceRecord {
     ...toBalance(item),
     lastTradeAt: (item.lastTradeAt as string | undefined) ?? null,
     snapshotAt: (item.snapshotAt as string | undefined) ?? null,
+    retiredAt: (item.retiredAt as string | undefined) ?? null,
     version: Number(item.version ?? 0),
   };
 }
@@ -41,7 +47,17 @@ export function toBalanceRecord(item: Item): BalanceRecord {
 /** The balance of a new account: every figure zero, no trade, no snapshot. */
 export function newBalanceRecord(accountId: string, currency: string, at: string): BalanceRecord {
   const zero = Object.fromEntries(AMOUNTS.map((name) => [name, '0'])) as Record<(typeof AMOUNTS)[number], string>;
-  return { accountId, currency, ...zero, openTradeCount: 0, updatedAt: at, lastTradeAt: null, snapshotAt: null, version: 0 };
+  return {
+    accountId,
+    currency,
+    ...zero,
+    openTradeCount: 0,
+    updatedAt: at,
+    lastTradeAt: null,
+    snapshotAt: null,
+    retiredAt: null,
+    version: 0,
+  };
 }
 
 /** Reads one balance record for a read-modify-write; `undefined` when the account does not exist. */
@@ -91,10 +107,13 @@ export async function getBalance(store: Store, accountId: string): Promise<Balan
   return item && toBalance(item);
 }
 
-/** Balances `principal` may see, sorted by account id. */
+/** Balances `principal` may see, sorted by account id; retired accounts' left out. */
 export async function listBalances(store: Store, principal: Principal): Promise<Balance[]> {
   const items = await readAccountScopedItems(store, store.tables.balances, principal);
-  return items.map(toBalance).sort((a, b) => compareIds(a.accountId, b.accountId));
+  return items
+    .filter((item) => item.retiredAt === undefined)
+    .map(toBalance)
+    .sort((a, b) => compareIds(a.accountId, b.accountId));
 }
 
 /**

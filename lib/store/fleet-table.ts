@@ -196,6 +196,22 @@ export function stampWrites(store: Store, accountId: string, stamps: Stamps, sto
     });
 }
 
+/**
+ * The updates that take every stamp of one account out of its shards (a retired account: no fleet answer lists it),
+ * each moving the shard's change count so polls see it go.
+ */
+export function removeStamps(store: Store, accountId: string): TransactItem[] {
+  return (['profile', 'status', 'balance'] as const).map((aspect) => ({
+    Update: {
+      TableName: store.tables.fleet,
+      Key: shardKey(aspect, shardOf(accountId)),
+      UpdateExpression: 'REMOVE #a ADD #n :one',
+      ExpressionAttributeNames: { '#a': ATTRIBUTE[aspect] + accountId, '#n': COUNT },
+      ExpressionAttributeValues: { ':one': 1 },
+    },
+  }));
+}
+
 /** The status stamp of one account as stored, read consistently: what a write of one half is conditioned on. */
 export async function readStatusStamp(store: Store, accountId: string): Promise<StoredStatus> {
   const item = await getItem(store, store.tables.fleet, shardKey('status', shardOf(accountId)), true, [ATTRIBUTE.status + accountId]);

@@ -262,10 +262,59 @@ export async function readEquityEntries(
   points: number,
 ): Promise<EquityEntry[]> {
   const items = await readEntries(store, accountId, entryPrefix('equity', interval), first, last, points);
-  return items.map((item) => ({
-    ...stringsOf(item, ['accountId', 'start', 'time', 'balance', 'nav', 'unrealizedPL']),
-    interval: item.interval as Interval,
-  }));
+  return items.map(toEquityEntry);
+}
+
+function toEquityEntry(item: Item): EquityEntry {
+  return { ...stringsOf(item, ['accountId', 'start', 'time', 'balance', 'nav', 'unrealizedPL']), interval: item.interval as Interval };
+}
+
+/**
+ * Each account's balance at the start of the day `firstDay` (a day start), read from its daily equity points: the
+ * last one before that day (one BatchGetItem for the day before, which a bot that snapshots daily has, then one
+ * Query per account that lacks it), or, for an account with none before, its first one up to `lastDay`. Accounts
+ * without any are absent.
+ */
+export async function readStartBalances(
+  store: Store,
+  accountIds: readonly string[],
+  firstDay: string,
+  lastDay: string,
+  concurrency: number,
+): Promise<Map<string, EquityEntry>> {
+  const dayBefore = new Date(Date.parse(firstDay) - 86_400_000).toISOString();
+  const found = new Map<string, EquityEntry>();
+  if (!accountIds.length) return found;
+  const keys = accountIds.map((id) => equityKey(id, 'day', dayBefore));
+  for (const item of (await batchGetItems(store, { [store.tables.ledger]: keys }))[store.tables.ledger])
+    found.set(item.accountId as string, toEquityEntry(item));
+  const one = async (accountId: string, condition: string, values: Record<string, string>, forward: boolean) => {
+    const [item] = await queryItems(
+      store,
+      {
+        TableName: store.tables.ledger,
+        KeyConditionExpression: `accountId = :accountId AND ${condition}`,
+        ExpressionAttributeNames: { '#entry': KEY },
+        ExpressionAttributeValues: { ':accountId': accountId, ...values },
+        ScanIndexForward: forward,
+      },
+      1,
+    );
+    if (item) found.set(accountId, toEquityEntry(item));
+  };
+  const prefix = entryPrefix('equity', 'day');
+  const each = async (ids: readonly string[], read: (id: string) => Promise<void>) => {
+    for (let at = 0; at < ids.length; at += concurrency) await Promise.all(ids.slice(at, at + concurrency).map(read));
+  };
+  await each(
+    accountIds.filter((id) => !found.has(id)),
+    (id) => one(id, '#entry BETWEEN :low AND :high', { ':low': prefix, ':high': `${prefix}${dayBefore}` }, false),
+  );
+  await each(
+    accountIds.filter((id) => !found.has(id)),
+    (id) => one(id, '#entry BETWEEN :low AND :high', { ':low': `${prefix}${firstDay}`, ':high': `${prefix}${lastDay}` }, true),
+  );
+  return found;
 }
 
 function toStatsEntry(item: Item): StatsEntry {

@@ -14,7 +14,8 @@ import type { Trade } from '../../lib/types';
 import { generateDataset } from '../../scripts/support/dataset';
 import { eventFor, type FunctionName, type Harness, ROUTES, startHarness } from '../support/api-harness';
 import { expectContract } from '../support/contract';
-import { expectedPerformance } from '../support/expected';
+import { sumDecimals } from '../../lib/decimal';
+import { expectedPerformance, expectedStartBalance } from '../support/expected';
 import { throughGateway } from '../support/gateway';
 
 // perf-usd2 to perf-usd10 trade in USD too: the fleet's USD summary covers ten accounts, more than the fleet's
@@ -83,6 +84,23 @@ async function closedIn(account: string, window: { from: string; to: string }): 
   return trades.filter((t) => t.closeTime! >= window.from.replace('Z', '.000Z') && t.closeTime! < window.to.replace('Z', '.000Z'));
 }
 
+/**
+ * The balance the accounts had together at the start of `window` (what drawdown ratios are measured against), from
+ * their daily equity series as the API lists them; null when none has a point.
+ */
+async function startBalance(accounts: readonly string[], window: { from: string; to: string }): Promise<string | null> {
+  const from = window.from.replace('Z', '.000Z');
+  const known = (
+    await Promise.all(
+      accounts.map(async (account) => {
+        const { body } = await call('account-equity', { interval: 'day', from: '2025-06-01T00:00:00Z', to: window.to }, { account });
+        return expectedStartBalance(body.points, from, window.to.replace('Z', '.000Z'));
+      }),
+    )
+  ).flatMap((balance) => balance ?? []);
+  return known.length ? sumDecimals(known) : null;
+}
+
 /** The fleet's summary of one currency over every account, from the listings; of one instrument when given. */
 async function expectedFleet(currency: string, instrument?: string) {
   const accounts = dataset.accounts.filter((a) => a.account.currency === currency).map((a) => a.account.id);
@@ -92,6 +110,7 @@ async function expectedFleet(currency: string, instrument?: string) {
     ...expectedPerformance(
       '2026-01-15T00:00:00.000Z',
       trades.filter((t) => instrument === undefined || t.instrument === instrument),
+      await startBalance(accounts, WINDOW),
     ),
   };
 }
@@ -107,7 +126,7 @@ it("one account's figures equal a recomputation from its listed trades, overall 
       accountId: account,
       from: '2026-01-15T00:00:00.000Z',
       to: '2026-03-03T00:00:00.000Z',
-      currencies: [{ currency, ...expectedPerformance('2026-01-15T00:00:00.000Z', trades) }],
+      currencies: [{ currency, ...expectedPerformance('2026-01-15T00:00:00.000Z', trades, await startBalance([account], WINDOW)) }],
     });
   }
 });
@@ -124,6 +143,7 @@ it('one instrument, and a window widened to whole UTC days', async () => {
   const expected = expectedPerformance(
     body.from,
     trades.filter((t) => t.instrument === instrument),
+    await startBalance(['perf-usd'], { from: '2026-02-20T00:00:00Z', to: '2026-02-22T00:00:00Z' }),
   );
   expect(body.currencies).toEqual([{ currency: 'USD', ...expected }]);
   expect(body.currencies[0].instruments.map((i: { instrument: string }) => i.instrument)).toEqual([instrument]);
@@ -146,8 +166,8 @@ it('the fleet: one summary per currency over the accounts the key may see', asyn
   const some = await call('all-performance', WINDOW, { key: keys.some });
   expect(some.body.accounts).toEqual(['perf-eur', 'perf-usd2']);
   expect(some.body.currencies).toEqual([
-    { currency: 'EUR', ...expectedPerformance(from, perAccount['perf-eur']) },
-    { currency: 'USD', ...expectedPerformance(from, perAccount['perf-usd2']) },
+    { currency: 'EUR', ...expectedPerformance(from, perAccount['perf-eur'], await startBalance(['perf-eur'], WINDOW)) },
+    { currency: 'USD', ...expectedPerformance(from, perAccount['perf-usd2'], await startBalance(['perf-usd2'], WINDOW)) },
   ]);
 });
 
@@ -195,7 +215,8 @@ it("concurrent closes of two accounts of one currency and shard: the fleet's sum
   const { body } = await call('all-performance', window);
   expect(body.currencies.find((c: { currency: string }) => c.currency === 'CHF')).toEqual({
     currency: 'CHF',
-    ...expectedPerformance(day, trades),
+    // Neither account recorded a balance: the drawdown's ratio has nothing to be measured against.
+    ...expectedPerformance(day, trades, null),
   });
 });
 
@@ -306,7 +327,7 @@ it('npm run backfill writes the statistics of histories written before them, and
   const eur = await closedIn('perf-eur', WINDOW);
   expect((await call('account-performance', WINDOW, { account: 'perf-eur' })).body.currencies[0]).toEqual({
     currency: 'EUR',
-    ...expectedPerformance('2026-01-15T00:00:00.000Z', eur),
+    ...expectedPerformance('2026-01-15T00:00:00.000Z', eur, await startBalance(['perf-eur'], WINDOW)),
   });
   // The fleet's sums are whole again (perf-eur's two repaired entries moved the EUR sums too).
   expect(first.stdout).toMatch(/fleet USD shard \d: \d accounts, \d+ days × instruments, \d+ written/);

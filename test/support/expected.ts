@@ -64,7 +64,7 @@ function tieOrder(a: Trade, b: Trade): number {
 }
 
 /** The figures of `group`, recomputed one trade at a time with no aggregate in between. */
-function expectedFigures(from: string, group: readonly Trade[]): PerformanceFigures {
+function expectedFigures(from: string, group: readonly Trade[], startBalance: string | null): PerformanceFigures {
   const wins = group.filter((t) => decimalSign(t.realizedPL) > 0);
   const losses = group.filter((t) => decimalSign(t.realizedPL) < 0);
   // Every amount with the most places of any trade's P&L: sums of zero-padded values have exactly those places.
@@ -94,12 +94,20 @@ function expectedFigures(from: string, group: readonly Trade[]): PerformanceFigu
     worstTrade: n ? { accountId: lowest[0].accountId, id: lowest[0].id, realizedPL: lowest[0].realizedPL } : null,
     averageHoldingSeconds: n ? Number(divideDecimals(String(held.reduce((a, b) => a + b, 0n)), String(n * 1000), 0)) : null,
     longestHoldingSeconds: n ? Number(divideDecimals(String(held.reduce((a, b) => (b > a ? b : a), 0n)), '1000', 0)) : null,
-    maxDrawdown: expectedDrawdown(from, group, zero),
+    maxDrawdown: expectedDrawdown(from, group, zero, startBalance),
   };
 }
 
-/** The largest fall of realized equity, end of day to end of day, found by trying every pair of days. */
-function expectedDrawdown(from: string, group: readonly Trade[], zero: string): PerformanceFigures['maxDrawdown'] {
+/**
+ * The largest fall of realized equity, end of day to end of day, found by trying every pair of days; its ratio
+ * against the equity at the peak (the balance at `from` plus the realized P&L to the peak).
+ */
+function expectedDrawdown(
+  from: string,
+  group: readonly Trade[],
+  zero: string,
+  startBalance: string | null,
+): PerformanceFigures['maxDrawdown'] {
   const ends = [...new Set(group.map((t) => Math.floor(Date.parse(t.closeTime!) / DAY_MS) * DAY_MS + DAY_MS))].sort((a, b) => a - b);
   const equityAt = (end: number) => sumDecimals(['0', ...group.filter((t) => Date.parse(t.closeTime!) < end).map((t) => t.realizedPL)]);
   const points = [{ at: Date.parse(from), equity: '0' }, ...ends.map((end) => ({ at: end, equity: equityAt(end) }))];
@@ -111,7 +119,10 @@ function expectedDrawdown(from: string, group: readonly Trade[], zero: string): 
     if (compareDecimals(fall, best.amount) > 0) {
       best = {
         amount: fall,
-        ratio: decimalSign(peak.equity) > 0 ? divideDecimals(fall, peak.equity, 4) : null,
+        ratio:
+          startBalance !== null && decimalSign(sumDecimals([startBalance, peak.equity])) > 0
+            ? divideDecimals(fall, sumDecimals([startBalance, peak.equity]), 4)
+            : null,
         start: new Date(peak.at).toISOString(),
         end: new Date(points[j].at).toISOString(),
       };
@@ -127,6 +138,8 @@ function expectedDrawdown(from: string, group: readonly Trade[], zero: string): 
 export function expectedPerformance(
   from: string,
   trades: readonly Trade[],
+  /** The balance at `from` that drawdown ratios are measured against (expectedStartBalance); null when unknown. */
+  startBalance: string | null = null,
 ): PerformanceFigures & { instruments: (PerformanceFigures & { instrument: string })[] } {
   const instruments = [...new Set(trades.map((t) => t.instrument))]
     .map((instrument) => ({
@@ -134,8 +147,18 @@ export function expectedPerformance(
       ...expectedFigures(
         from,
         trades.filter((t) => t.instrument === instrument),
+        startBalance,
       ),
     }))
     .sort((a, b) => compareDecimals(b.netRealizedPL, a.netRealizedPL) || (a.instrument < b.instrument ? -1 : 1));
-  return { ...expectedFigures(from, trades), instruments };
+  return { ...expectedFigures(from, trades, startBalance), instruments };
+}
+
+/**
+ * An account's balance at the start of a window, from its daily equity series as the API lists it (`points`, oldest
+ * first): the last point before `from`, or else the first before `to`; null when there is none.
+ */
+export function expectedStartBalance(points: readonly { time: string; balance: string }[], from: string, to: string): string | null {
+  const before = points.filter((point) => point.time < from).at(-1);
+  return (before ?? points.find((point) => point.time < to))?.balance ?? null;
 }

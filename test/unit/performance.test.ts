@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { formatDecimal } from '../../lib/decimal';
+import { compareDecimals } from '../../lib/decimal';
 import { maxDrawdown, windowPerformance } from '../../lib/performance';
 import type { StatsEntry } from '../../lib/store/ledger-table';
 import type { Trade } from '../../lib/types';
@@ -71,26 +72,50 @@ it('every figure, overall and per instrument, equals a recomputation from the tr
   );
 });
 
-it('measures a drawdown from the starting zero, and gives no ratio when the peak was not above zero', () => {
+it('measures a drawdown of realized P&L from the start, as a share of the equity at its peak', () => {
   const day = (n: number) => new Date(Date.parse(FROM) + n * DAY).toISOString();
+  const falls = [
+    { end: day(1), net: '10' },
+    { end: day(2), net: '-2.5' },
+    { end: day(3), net: '-2.5' },
+    { end: day(4), net: '9' },
+  ];
+  // 5 fell from a peak of 24,700 + 10: a small share of the account, not half of its realized P&L.
+  expect(maxDrawdown(FROM, falls, '24700')).toEqual({ amount: '5.0', ratio: '0.0002', start: day(1), end: day(3) });
+  expect(maxDrawdown(FROM, falls, '0')).toEqual({ amount: '5.0', ratio: '0.5000', start: day(1), end: day(3) });
+  // The balance at the start unknown: no ratio (nothing to measure against), the amount all the same.
+  expect(maxDrawdown(FROM, falls, null)).toEqual({ amount: '5.0', ratio: null, start: day(1), end: day(3) });
+  // A fall from the start itself: against the starting balance.
   expect(
-    maxDrawdown(FROM, [
-      { end: day(1), net: '-5.00' },
-      { end: day(2), net: '2' },
-    ]),
-  ).toEqual({ amount: '5.00', ratio: null, start: FROM, end: day(1) });
-  expect(
-    maxDrawdown(FROM, [
-      { end: day(1), net: '10' },
-      { end: day(2), net: '-2.5' },
-      { end: day(3), net: '-2.5' },
-      { end: day(4), net: '9' },
-    ]),
-  ).toEqual({
-    amount: '5.0',
-    ratio: '0.5000',
-    start: day(1),
-    end: day(3),
-  });
-  expect(maxDrawdown(FROM, [{ end: day(1), net: '3' }])).toEqual({ amount: '0', ratio: null, start: null, end: null });
+    maxDrawdown(
+      FROM,
+      [
+        { end: day(1), net: '-5.00' },
+        { end: day(2), net: '2' },
+      ],
+      '1000',
+    ),
+  ).toEqual({ amount: '5.00', ratio: '0.0050', start: FROM, end: day(1) });
+  // Equity at the peak not above zero: no ratio.
+  expect(maxDrawdown(FROM, [{ end: day(1), net: '-5' }], '-10')).toMatchObject({ amount: '5', ratio: null });
+  expect(maxDrawdown(FROM, [{ end: day(1), net: '3' }], '100')).toEqual({ amount: '0', ratio: null, start: null, end: null });
+});
+
+it('the ratio is at most 1 whenever the account never went below zero', () => {
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 0, max: 1_000_000 }),
+      fc.array(fc.integer({ min: -100_000, max: 100_000 }), { minLength: 1, maxLength: 30 }),
+      (start, nets) => {
+        let equity = start;
+        for (const net of nets) {
+          equity += net;
+          if (equity < 0) return;
+        }
+        const days = nets.map((net, i) => ({ end: new Date(Date.parse(FROM) + (i + 1) * DAY).toISOString(), net: String(net) }));
+        const { ratio } = maxDrawdown(FROM, days, String(start));
+        if (ratio !== null) expect(compareDecimals(ratio, '1')).toBeLessThanOrEqual(0);
+      },
+    ),
+  );
 });

@@ -20,6 +20,7 @@ import {
   profileStamp,
   readAccountStamps,
   removeFormat1Stamps,
+  removeStamps,
   restampBy,
   shardOf,
   type Stamps,
@@ -141,6 +142,13 @@ async function backfillStamps(store: Store, accountId: string, stampSeconds: num
     readAccountStamps(store, accountId),
   ]);
   if (!item || !balance) return false;
+  if (balance.retiredAt !== null) {
+    // A retired account has no stamps (no fleet answer lists it): take away any left, on condition that it is still
+    // retired at the version read.
+    const any = Object.values(stored).some((stamp) => stamp !== undefined);
+    if (any) await transactWrite(store, [balanceUnchanged(store, accountId, balance.version), ...removeStamps(store, accountId)]);
+    return (format1 && (await removeFormat1Stamps(store, accountId))) || any;
+  }
   const account = toAccount(item);
   const report = toBotReport(item);
   const expected: Stamps = {

@@ -18,8 +18,20 @@
  * racing on the same trade: one wins, the other gets TRADE_CLOSED or TRADE_CONFLICT, and no counter drifts.
  */
 import tables from '../../../resources/tables.js';
-import { createAccount, getAccountItem, reportBot, toAccount, touchHeartbeat, updateProfile } from '../../../lib/store/accounts-table';
-import { newBalanceRecord } from '../../../lib/store/balances-table';
+import {
+  createAccount,
+  getAccountItem,
+  NEVER_RESTAMP,
+  reportBot,
+  restore,
+  retire,
+  retiredAtOf,
+  toAccount,
+  toBotReport,
+  touchHeartbeat,
+  updateProfile,
+} from '../../../lib/store/accounts-table';
+import { type BalanceRecord, getBalanceRecord, newBalanceRecord, putBalance } from '../../../lib/store/balances-table';
 import { createStore, type Store, type Tables, TransactionCancelled, transactWrite } from '../../../lib/store/dynamodb';
 import {
   botStamp,
@@ -28,8 +40,10 @@ import {
   MIN_STAMP_SECONDS,
   profileStamp,
   readStatusStamp,
+  removeStamps,
   restampBy,
   stampWrites,
+  tradesStamp,
 } from '../../../lib/store/fleet-table';
 import { putEquity } from '../../../lib/store/ledger-table';
 import { readTrades, tradeListing } from '../../../lib/store/trades-table';
@@ -139,6 +153,14 @@ export interface Writer {
    * after all, still closes it). A trade gone already is `unchanged`; a closed one is TRADE_CLOSED.
    */
   markGone(accountId: string, tradeId: string, gone: { reason: string; time?: string }): Promise<'gone' | 'unchanged'>;
+  /**
+   * Takes the account out of the fleet: out of `/api/accounts`, the fleet's status and balances, the probe and its
+   * alarms, while its history stays readable by id. Its bot may go on writing (nothing is lost); it stays retired
+   * until restoreAccount. `unchanged` when it is retired already.
+   */
+  retireAccount(accountId: string): Promise<'retired' | 'unchanged'>;
+  /** Brings a retired account back into the fleet. `unchanged` when it is not retired. */
+  restoreAccount(accountId: string): Promise<'restored' | 'unchanged'>;
   /** The account's open trades as stored, newest first: what a bridge compares with the bot's own. */
   openTrades(accountId: string): Promise<Trade[]>;
   /** Reports the bot's state (a heartbeat); `time` defaults to now. */
@@ -228,9 +250,12 @@ export function createWriter(options: WriterOptions): Writer {
         if (stored.currency !== account.currency) throw errors.currencyMismatch(account.id, stored.currency, account.currency);
         if (stored.name === account.name && stored.broker === account.broker && stored.environment === account.environment)
           return 'unchanged';
+        const retired = retiredAtOf(item) !== null;
         await commit(store, [
-          updateProfile(store, account.id, account.currency, account),
-          ...stampWrites(store, account.id, { profile: profileStamp({ ...stored, ...account, createdAt: stored.createdAt }) }),
+          updateProfile(store, account.id, account.currency, account, retired),
+          ...(retired
+            ? []
+            : stampWrites(store, account.id, { profile: profileStamp({ ...stored, ...account, createdAt: stored.createdAt }) })),
         ]);
         return 'updated';
       });
@@ -328,19 +353,31 @@ export function createWriter(options: WriterOptions): Writer {
         // vouches for them (fleet-table.ts), and store the report with a new stamp when it does not or the report
         // changed.
         if (await touchHeartbeat(store, accountId, report)) return 'recorded';
-        // The bot's stamp shares an attribute with the trade counts: it is written over the stamp as read.
-        const status = await readStatusStamp(store, accountId);
+        // The bot's stamp shares an attribute with the trade counts: it is written over the stamp as read. A retired
+        // account gets no stamp (and never needs a restamp).
+        const [item, status] = await Promise.all([getAccountItem(store, accountId, true), readStatusStamp(store, accountId)]);
+        if (!item) throw errors.accountNotFound(accountId);
+        const retired = retiredAtOf(item) !== null;
         try {
           await transactWrite(store, [
-            reportBot(store, accountId, report, restampBy(beat.time, stampSeconds), check.latestAcceptable(now())),
-            ...stampWrites(store, accountId, { bot: botStamp(report, stampSeconds) }, status),
+            reportBot(
+              store,
+              accountId,
+              report,
+              retired ? NEVER_RESTAMP : restampBy(beat.time, stampSeconds),
+              check.latestAcceptable(now()),
+              retired,
+            ),
+            ...(retired ? [] : stampWrites(store, accountId, { bot: botStamp(report, stampSeconds) }, status)),
           ]);
           return 'recorded';
         } catch (error) {
           if (!(error instanceof TransactionCancelled)) throw error;
-          if (!(await getAccountItem(store, accountId, true))) throw errors.accountNotFound(accountId);
-          // A trade moved the stamp's other half meanwhile, or another writer got in the way: read again.
-          if (error.conflict || error.conditionFailed(1)) throw new Retry();
+          const again = await getAccountItem(store, accountId, true);
+          if (!again) throw errors.accountNotFound(accountId);
+          // A trade moved the stamp's other half meanwhile, the account was retired or restored, or another writer
+          // got in the way: read again.
+          if (error.conflict || error.conditionFailed(1) || (retiredAtOf(again) !== null) !== retired) throw new Retry();
           return 'stale';
         }
       });
@@ -369,6 +406,45 @@ export function createWriter(options: WriterOptions): Writer {
           closeReason: gone.reason,
         });
         return 'gone';
+      });
+    },
+
+    async retireAccount(accountId) {
+      check.accountId(accountId);
+      const at = now().toISOString();
+      return attempts(`retiring ${accountId}`, async () => {
+        const [item, balance] = await Promise.all([getAccountItem(store, accountId, true), getBalanceRecord(store, accountId)]);
+        if (!item || !balance) throw errors.accountNotFound(accountId);
+        if (retiredAtOf(item) !== null) return 'unchanged';
+        await commit(store, [
+          retire(store, accountId, at),
+          putBalance(store, { ...balance, retiredAt: at, version: balance.version + 1 }, balance),
+          ...removeStamps(store, accountId),
+        ]);
+        return 'retired';
+      });
+    },
+
+    async restoreAccount(accountId) {
+      check.accountId(accountId);
+      return attempts(`restoring ${accountId}`, async () => {
+        const [item, balance] = await Promise.all([getAccountItem(store, accountId, true), getBalanceRecord(store, accountId)]);
+        if (!item || !balance) throw errors.accountNotFound(accountId);
+        if (retiredAtOf(item) === null) return 'unchanged';
+        const account = toAccount(item);
+        const report = toBotReport(item);
+        const next: BalanceRecord = { ...balance, retiredAt: null, version: balance.version + 1 };
+        await commit(store, [
+          restore(store, account, report, report.lastHeartbeatAt === null ? null : restampBy(report.lastHeartbeatAt, stampSeconds)),
+          putBalance(store, next, balance),
+          ...stampWrites(store, accountId, {
+            profile: profileStamp(account),
+            bot: botStamp(report, stampSeconds),
+            trades: tradesStamp(next),
+            balance: next.version,
+          }),
+        ]);
+        return 'restored';
       });
     },
 

@@ -95,6 +95,8 @@ export function balanceWrites(
   stamps: Stamps = {},
   status?: StoredStatus,
 ): TransactItem[] {
+  // A retired account has no stamps: no fleet answer lists it (its balance version guards the retirement).
+  if (next.retiredAt !== null) return [putBalance(store, next, read)];
   return [
     putBalance(store, next, read),
     ...stampWrites(store, next.accountId, { ...stamps, balance: next.version, ...tradesChange(next, read) }, status),
