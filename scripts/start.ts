@@ -16,7 +16,7 @@ import { demoDataset } from './support/dataset';
 import { DemoBot } from './support/demo-bot';
 import { loadDataset, localWriter } from './support/load-data';
 import { PrerequisiteError, startDynamoDbLocal } from './support/dynamodb-local';
-import { adminClient, ensureTables, localFunctionEnv, portFromEnv } from './support/local-db';
+import { adminClient, ensureTables, LOCAL_PORTS, localFunctionEnv, portFromEnv } from './support/local-db';
 import { startDatabaseDoor } from './support/local-gateway';
 import { watchProbe } from './support/local-probe';
 import { startLocalApi } from './support/local-stack';
@@ -172,13 +172,23 @@ async function main() {
     });
   }
   const base = `http://localhost:${ports.PORT}`;
+  const trades = `'${base}/api/primary-usd/trades?status=open&limit=5'`;
+  // Commands that work as pasted into another shell in this folder, which has none of this one's variables.
+  const dbPort = ports.DB_PORT === LOCAL_PORTS.DB_PORT ? '' : `DB_PORT=${ports.DB_PORT} `;
+  const tryIt = auth
+    ? [
+        '  Try it in another shell, in this folder (this makes a key for every account and keeps it in $KEY):',
+        `       KEY=$(${dbPort}npm run --silent keys -- create --accounts '*' --label me --quiet)`,
+        `       curl -H "x-api-key: $KEY" ${trades}`,
+      ]
+    : [`  Try: curl ${base}/api/health`, `       curl ${trades}`];
   console.log(
     [
       '',
       `Trading Bot API is running at ${base}/api (loopback only)`,
       `  Dashboard: ${base}/`,
       auth
-        ? '  API keys: ON (x-api-key header). Create one with: npm run keys -- create --accounts primary-usd --label me'
+        ? '  API keys: ON, as on a deployed stage: every request but /api/health needs one in the x-api-key header'
         : '  API keys: OFF. Every account is visible to programs on this machine (AUTH=on npm start to require keys).',
       `  Database: DynamoDB Local ${inMemory ? 'in memory' : `with data in ${dataDir}`}; tools reach it on http://127.0.0.1:${ports.DB_PORT}`,
       `  Lambda Invoke API (functions no route serves): http://127.0.0.1:${ports.LAMBDA_PORT}`,
@@ -191,8 +201,7 @@ async function main() {
       probeSeconds
         ? `  Probe: every ${probeSeconds} s; a line below when a bot turns stale, errors or recovers (PROBE=off to stop it)`
         : '  Probe: off',
-      `  Try: curl ${base}/api/health`,
-      `       curl '${base}/api/primary-usd/trades?status=open&limit=5'`,
+      ...tryIt,
       'Press Ctrl-C to stop.',
       '',
     ].join('\n'),

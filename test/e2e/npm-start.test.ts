@@ -190,6 +190,24 @@ describe('with AUTH=on', () => {
     expect(JSON.parse(result.body)).toMatchObject({ accountId: 'primary-usd', currency: 'USD' });
   });
 
+  it('prints commands that, pasted into another shell, make a key and get a 200 with it', async () => {
+    const banner = started.output().split('\n');
+    const header = banner.findIndex((line) => line.startsWith('  Try it in another shell'));
+    const commands = banner.slice(header + 1, banner.indexOf('Press Ctrl-C to stop.')).map((line) => line.trim());
+    expect(header).toBeGreaterThan(0);
+    expect(commands).toEqual([
+      `KEY=$(DB_PORT=${started.ports.DB_PORT} npm run --silent keys -- create --accounts '*' --label me --quiet)`,
+      expect.stringMatching(/^curl -H "x-api-key: \$KEY" '/),
+    ]);
+    // Another shell in the project's folder: none of npm start's variables, its ports among them.
+    const shell = await run('/bin/sh', ['-c', commands.join('\n')], { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+    const body = JSON.parse(shell.stdout);
+    // A trade listing, not a problem: a 200.
+    expect(body.type).toBeUndefined();
+    expect(body.trades.length).toBeGreaterThan(0);
+    expect(body.trades.filter((trade: { accountId: string; status: string }) => trade.status !== 'open')).toEqual([]);
+  });
+
   it('its database door serves local programs only, not web pages', async () => {
     const db = `http://127.0.0.1:${started.ports.DB_PORT}/`;
     const request = {
