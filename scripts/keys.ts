@@ -1,6 +1,7 @@
 /**
  * API key management.
  *   npm run keys -- create --accounts acc-1,acc-2 --label NAME [--force]   (or --accounts '*'); prints the key last, once
+ *                                                                          (--quiet: only the key, for KEY=$(…))
  *   npm run keys -- list
  *   npm run keys -- revoke KEY_ID|KEY                                      (disables it: 403 from then on)
  * Targets the database of `npm start` by default (stage "local", http://127.0.0.1:$DB_PORT, DB_PORT defaulting to
@@ -17,7 +18,7 @@ import { LOCAL_AWS_ENV, localDatabaseEndpoint } from './support/local-db';
 function usage(message?: string): never {
   if (message) console.error(`keys: ${message}`);
   console.error(
-    'usage: npm run keys -- create --accounts ID[,ID...]|* --label NAME [--force] | list | revoke KEY_ID|KEY  [--stage S] [--endpoint URL]',
+    'usage: npm run keys -- create --accounts ID[,ID...]|* --label NAME [--force] [--quiet] | list | revoke KEY_ID|KEY  [--stage S] [--endpoint URL]',
   );
   process.exit(2);
 }
@@ -45,6 +46,7 @@ async function main() {
   const accountsOption = option(args, 'accounts');
   const label = option(args, 'label');
   const force = flag(args, 'force');
+  const quiet = flag(args, 'quiet');
   const [command, ...rest] = args;
   const store = createStore({
     tables: tables.tableNames(stage),
@@ -60,6 +62,7 @@ async function main() {
   });
   const table = store.tables.apiKeys;
 
+  if (quiet && command !== 'create') usage('--quiet is for create only');
   if (command === 'create') {
     if (!accountsOption) usage('create needs --accounts');
     if (!label) usage('create needs --label');
@@ -85,6 +88,11 @@ async function main() {
       }
     }
     const { key, record } = await createApiKey(store, accounts, label);
+    // Only the key on standard output, so that a shell can keep it: KEY=$(npm run --silent keys -- create … --quiet).
+    if (quiet) {
+      console.log(key);
+      return;
+    }
     console.log(`Created key ${record.keyId} (${label}) for ${accounts === '*' ? 'all accounts' : accounts.join(', ')} in ${table}.`);
     console.log('This is the only time the key is shown; store it now:');
     console.log(key);

@@ -6,8 +6,8 @@
  */
 import './support/quiet-sdk';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { ensureDashboardBuilt } from '../resources/dashboard-build.js';
 import tables from '../resources/tables.js';
@@ -16,7 +16,7 @@ import { demoDataset } from './support/dataset';
 import { DemoBot } from './support/demo-bot';
 import { loadDataset, localWriter } from './support/load-data';
 import { PrerequisiteError, startDynamoDbLocal } from './support/dynamodb-local';
-import { adminClient, ensureTables, localFunctionEnv, portFromEnv } from './support/local-db';
+import { adminClient, ensureTables, LOCAL_PORTS, localFunctionEnv, portFromEnv } from './support/local-db';
 import { startDatabaseDoor } from './support/local-gateway';
 import { watchProbe } from './support/local-probe';
 import { startLocalApi } from './support/local-stack';
@@ -40,17 +40,46 @@ function localCursorSecret(inMemory: boolean): string {
 }
 
 /**
- * What serverless offline prints, passed on but for its own chatter: the start-up banner (it names the private
- * sockets behind the local gateway, which nobody can use) and its two lines per request (the functions' access line
- * says more). The probe's metrics and log line are left out too: the probe watch prints what changes, not every
- * run. Everything else (the functions' log lines, errors) is passed on.
+ * What serverless offline prints but nobody needs: its start-up banner (it names the private sockets behind the local
+ * gateway, which nobody can use), its two lines per request (the functions' access line says more), and the
+ * functions' metric lines (EMF, which CloudWatch reads in AWS).
  */
 const OFFLINE_CHATTER =
-  /[│┌└─]|^Starting Offline|^Offline \[|^Function names exposed|^ {3}\* |^Scheduling \[|^Server ready|^\s*$|^(GET|HEAD|OPTIONS) \S+ \(λ: [\w-]+\)$|^\(λ: [\w-]+\) RequestId: /;
-function printOfflineLine(line: string): void {
-  if (OFFLINE_CHATTER.test(line)) return;
-  if (line.startsWith('{"_aws":') || /"function_name":"[\w-]+-probe"/.test(line)) return;
-  console.log(line);
+  /[│┌└─]|^Starting Offline|^Offline \[|^Function names exposed|^ {3}\* |^Scheduling \[|^Server ready|^\s*$|^(GET|HEAD|OPTIONS) \S+ \(λ: [\w-]+\)$|^\(λ: [\w-]+\) RequestId: |^\{"_aws":/;
+
+/** Levels of the functions' log lines that an operator must see as they happen. */
+const ALARMING = new Set(['WARN', 'ERROR', 'CRITICAL']);
+
+/** The level of one of the functions' log lines (Powertools writes one JSON object per line), or undefined. */
+function functionLogLevel(line: string): string | undefined {
+  if (!line.startsWith('{')) return undefined;
+  try {
+    const level = (JSON.parse(line) as { level?: unknown }).level;
+    return typeof level === 'string' ? level : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Where each line serverless offline prints goes. The functions log as deployed (every request's access line at
+ * INFO, which CloudWatch keeps in AWS); here those lines go to `file`, so the terminal keeps what needs a person: the
+ * banner, the probe watch's findings, warnings and errors (a 5xx's access line, an unexpected error with its stack),
+ * and anything serverless offline says that is not a function's log line. `verbose` (LOG_LEVEL=DEBUG) prints every
+ * line of the functions as well. The probe's own lines go to the file only: the probe watch prints what changes.
+ */
+function offlineLineRouter(file: number, verbose: boolean): (line: string) => void {
+  return (line) => {
+    if (OFFLINE_CHATTER.test(line)) return;
+    const level = functionLogLevel(line);
+    if (level === undefined) {
+      console.log(line);
+      return;
+    }
+    // One write per line on a file opened for appending: lines of several npm starts never split each other.
+    writeSync(file, `${line}\n`);
+    if ((verbose || ALARMING.has(level)) && !/"function_name":"[\w-]+-probe"/.test(line)) console.log(line);
+  };
 }
 
 /** Things to stop on the way out, newest first. */
@@ -104,6 +133,13 @@ async function main() {
   }
   client.destroy();
 
+  // The functions' log lines, appended across runs (DB=memory too: the folder is git-ignored all the same).
+  const logFile = join(DATA_DIR, 'logs', 'functions.log');
+  mkdirSync(dirname(logFile), { recursive: true });
+  const logs = openSync(logFile, 'a');
+  cleanups.push(async () => closeSync(logs));
+  const verbose = (process.env.LOG_LEVEL ?? '').toUpperCase() === 'DEBUG';
+
   const api = await startLocalApi({
     stage: STAGE,
     dbEndpoint: db.endpoint,
@@ -111,7 +147,7 @@ async function main() {
     port: ports.PORT,
     lambdaPort: ports.LAMBDA_PORT,
     auth,
-    onLine: printOfflineLine,
+    onLine: offlineLineRouter(logs, verbose),
   });
   cleanups.push(() => api.stop());
 
@@ -136,24 +172,36 @@ async function main() {
     });
   }
   const base = `http://localhost:${ports.PORT}`;
+  const trades = `'${base}/api/primary-usd/trades?status=open&limit=5'`;
+  // Commands that work as pasted into another shell in this folder, which has none of this one's variables.
+  const dbPort = ports.DB_PORT === LOCAL_PORTS.DB_PORT ? '' : `DB_PORT=${ports.DB_PORT} `;
+  const tryIt = auth
+    ? [
+        '  Try it in another shell, in this folder (this makes a key for every account and keeps it in $KEY):',
+        `       KEY=$(${dbPort}npm run --silent keys -- create --accounts '*' --label me --quiet)`,
+        `       curl -H "x-api-key: $KEY" ${trades}`,
+      ]
+    : [`  Try: curl ${base}/api/health`, `       curl ${trades}`];
   console.log(
     [
       '',
       `Trading Bot API is running at ${base}/api (loopback only)`,
       `  Dashboard: ${base}/`,
       auth
-        ? '  API keys: ON (x-api-key header). Create one with: npm run keys -- create --accounts primary-usd --label me'
+        ? '  API keys: ON, as on a deployed stage: every request but /api/health needs one in the x-api-key header'
         : '  API keys: OFF. Every account is visible to programs on this machine (AUTH=on npm start to require keys).',
       `  Database: DynamoDB Local ${inMemory ? 'in memory' : `with data in ${dataDir}`}; tools reach it on http://127.0.0.1:${ports.DB_PORT}`,
       `  Lambda Invoke API (functions no route serves): http://127.0.0.1:${ports.LAMBDA_PORT}`,
+      verbose
+        ? `  Function logs: here and in ${logFile}`
+        : `  Function logs: ${logFile} (a line per request; warnings and errors show here too, every line with LOG_LEVEL=DEBUG)`,
       demoBot
         ? '  Demo bot: trading the demo accounts live (DEMO_BOT=off npm start to run without it)'
         : '  Demo bot: off (npm run demo-bot runs it against this server)',
       probeSeconds
         ? `  Probe: every ${probeSeconds} s; a line below when a bot turns stale, errors or recovers (PROBE=off to stop it)`
         : '  Probe: off',
-      `  Try: curl ${base}/api/health`,
-      `       curl '${base}/api/primary-usd/trades?status=open&limit=5'`,
+      ...tryIt,
       'Press Ctrl-C to stop.',
       '',
     ].join('\n'),

@@ -59,6 +59,22 @@ async function open() {
   timers = opened.schedules.map((schedule) => window.setInterval(() => void runGuarded(schedule.run, schedule.quiet), schedule.every));
 }
 
+/**
+ * The whole command that makes a key for this page, as an operator runs it in the project's folder: against npm
+ * start's database when the page is on loopback, else against the stage that serves it (the first folder of an
+ * execute-api URL; a custom domain does not say which).
+ */
+function keyCommand(): string {
+  const { hostname, href } = window.location;
+  const stage = /\.execute-api\.[\w-]+\.amazonaws\.com$/.test(hostname)
+    ? new URL('.', href).pathname.split('/').filter(Boolean)[0]
+    : ['localhost', '127.0.0.1', '[::1]'].includes(hostname)
+      ? null
+      : undefined;
+  const target = stage === null ? '' : `--stage ${stage ?? '<stage>'} `;
+  return `npm run keys -- create ${target}--accounts '*' --label dashboard`;
+}
+
 function askForKey(detail: string) {
   if (asking) return;
   asking = true;
@@ -72,9 +88,9 @@ function askForKey(detail: string) {
       'p',
       {},
       detail,
-      ' Paste a key made with ',
-      h('code', {}, 'npm run keys -- create'),
-      '. It is kept for this browser session only (sessionStorage) and sent in the x-api-key header.',
+      ' Make one in the project’s folder with ',
+      h('code', { 'data-testid': 'key-command' }, keyCommand()),
+      ' (it prints the key on its last line) and paste it here. It is kept for this browser session only (sessionStorage) and sent in the x-api-key header.',
     ),
     h('p', {}, h('label', { for: 'api-key' }, 'Key'), input),
     h('p', {}, h('button', { type: 'submit' }, 'Use this key')),

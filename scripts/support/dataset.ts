@@ -3,6 +3,11 @@
  * accounts, trades and balances. It is written through the writer (load-data.ts), and `balance` is what the API then
  * shows: the broker's figures of the snapshot, with the open trade count and the exact sum of the closed trades'
  * realized P/L that the writer keeps.
+ *
+ * It tells one story per account: a bot that is not running (paused, stopped, in error) opened nothing after its last
+ * report, and a stopped one closed its positions and recorded nothing since; the account was opened a day before its
+ * first trade, and its balance history starts then, with no unrealized P&L or margin while no trade is open; every
+ * amount has its currency's places.
  */
 import { formatDecimal as decimal, sumDecimals } from '../../lib/decimal';
 import type { Account, Balance, BotReport, BotState, Trade } from '../../lib/types';
@@ -34,11 +39,12 @@ export interface DatasetOptions {
   /** Account id of the i-th account. */
   accountId?: (index: number) => string;
   /**
-   * Earlier balance snapshots per account (of the first `accounts` accounts, or all): one every `everyMinutes` over
-   * the `days` before its last snapshot. Each balance is the deposit plus the P&L of the trades closed by then; the
-   * unrealized P&L wanders. None by default.
+   * Earlier balance snapshots per account (of the first `accounts` accounts, or all): one every `everyMinutes` from
+   * the account's opening (or only over the last `days`) to its last snapshot. Each is what the broker would have
+   * reported then: the deposit plus the P&L of the trades closed by then, and the open trades' unrealized P&L and
+   * margin at that hour's prices. None by default.
    */
-  history?: { everyMinutes: number; days: number; accounts?: number };
+  history?: { everyMinutes: number; days?: number; accounts?: number };
 }
 
 export interface Instrument {
@@ -115,7 +121,8 @@ export class PricePaths {
 const CURRENCIES = ['USD', 'EUR', 'GBP', 'USD', 'EUR'];
 const BROKERS = ['OANDA', 'Interactive Brokers', 'Saxo'];
 const STATES: BotState[] = ['running', 'paused', 'running', 'stopped', 'error'];
-const STRATEGIES = ['trend-following-h4', 'mean-reversion-m15', 'breakout-d1', null];
+// The demo bot (demo-bot.ts) reports the same strategy for the same demo account.
+const STRATEGIES = ['trend-following-h4', 'mean-reversion-m15', 'breakout-d1', null, 'grid-m5'];
 const MESSAGES: Record<BotState, string | null> = {
   running: null,
   paused: 'Paused by operator for the weekly review',
@@ -136,13 +143,36 @@ export function random(seed: number): () => number {
   };
 }
 
-export const MONEY_SCALE = 4;
+/** Digits after the point of a currency's amounts, as its brokers write them (ISO 4217's minor units). */
+const CURRENCY_PLACES: Record<string, number> = { USD: 2, EUR: 2, GBP: 2, CHF: 2, AUD: 2, JPY: 0 };
 
-/** Profit of a position, exactly: (exit - entry) × units, in 10^-MONEY_SCALE units of the account currency. */
-export function profit(side: 'buy' | 'sell', entry: bigint, exit: bigint, units: bigint, scale: number, perQuote: bigint): bigint {
-  const move = side === 'buy' ? exit - entry : entry - exit;
-  return (move * units * 10n ** BigInt(MONEY_SCALE)) / (10n ** BigInt(scale) * perQuote);
+/** The places of `currency`'s amounts: 2 unless it has none (JPY). */
+export function placesOf(currency: string): number {
+  return CURRENCY_PLACES[currency] ?? 2;
 }
+
+/**
+ * Profit of a position, exactly: (exit - entry) × units, in 10^-`places` units of the account currency (cut towards
+ * zero). `exit` is a price of the instrument's scale.
+ */
+export function profit(
+  side: 'buy' | 'sell',
+  entry: bigint,
+  exit: bigint,
+  units: bigint,
+  instrument: Pick<Instrument, 'scale' | 'perQuote'>,
+  places: number,
+): bigint {
+  const move = side === 'buy' ? exit - entry : entry - exit;
+  return (move * units * 10n ** BigInt(places)) / (10n ** BigInt(instrument.scale) * instrument.perQuote);
+}
+
+/** The margin a position takes at `price`: a flat 2.5 % of its value, in 10^-`places` units of the account currency. */
+export function positionMargin(price: bigint, units: bigint, instrument: Pick<Instrument, 'scale' | 'perQuote'>, places: number): bigint {
+  return (price * units * 10n ** BigInt(places)) / (40n * 10n ** BigInt(instrument.scale) * instrument.perQuote);
+}
+
+const DAY = 86_400_000;
 
 /** Where a dataset's history ends unless told otherwise. */
 export const DEFAULT_ANCHOR = new Date('2026-11-01T12:00:00.000Z');
@@ -162,10 +192,17 @@ export function generateDataset(options: DatasetOptions): Dataset {
   options.tradeCounts.forEach((tradeCount, a) => {
     const accountId = idOf(a);
     const currency = CURRENCIES[a % CURRENCIES.length];
-    const createdAt = new Date(anchor - (400 + a * 17) * 86_400_000).toISOString();
+    const places = placesOf(currency);
+    const amount = (units: bigint) => decimal(units, places);
+    const state = STATES[a % STATES.length];
+    // Every bot has reported (through the writer's heartbeat); the ones not running, a while ago, and they have opened
+    // nothing since. A stopped bot closed its positions and recorded its balance when it stopped, and nothing after.
+    const reportedAt = heartbeatAt.getTime() - (state === 'running' ? 0 : 3_600_000 * (a + 1));
+    const lastOpen = state === 'running' ? anchor : Math.min(anchor, reportedAt);
+    const lastRecord = state === 'stopped' ? Math.min(anchor, reportedAt) : anchor - a * 1000;
     const accountTrades: Trade[] = [];
-    // Walk back in time from the anchor: the most recent trades are the ones still open.
-    let time = anchor - Math.floor(next() * 3_600_000);
+    // Walk back in time from the last opening: the most recent trades are the ones still open.
+    let time = lastOpen - Math.floor(next() * 3_600_000);
     for (let t = 0; t < tradeCount; t++) {
       const instrument = INSTRUMENTS[Math.floor(next() * INSTRUMENTS.length)];
       // The strategy's edge: 55 % of closed trades are on the side the market then moved to.
@@ -173,10 +210,10 @@ export function generateDataset(options: DatasetOptions): Dataset {
       const units = BigInt(instrument.lot * (1 + Math.floor(next() * 20)));
       const entryNoise = next();
       const exitNoise = next();
-      const open = t < Math.min(5, tradeCount) && next() < 0.8;
+      const open = t < Math.min(5, tradeCount) && next() < 0.8 && state !== 'stopped';
       const openTime = new Date(time).toISOString();
-      // Closed a while later, but never after the snapshot at the anchor: the dataset describes a past.
-      const closeAt = open ? anchor : Math.max(time, Math.min(time + Math.floor(next() * 6 * 3_600_000) + 60_000, anchor - 60_000));
+      // Closed a while later, but before the last snapshot: the dataset describes a past.
+      const closeAt = open ? anchor : Math.max(time, Math.min(time + Math.floor(next() * 6 * 3_600_000) + 60_000, lastRecord - 60_000));
       const closeTime = open ? null : new Date(closeAt).toISOString();
       const entry = onPath(instrument, time, entryNoise);
       // An open trade is marked at the anchor's price, where the demo bot's prices start.
@@ -184,7 +221,7 @@ export function generateDataset(options: DatasetOptions): Dataset {
       const side = open ? (right ? 'buy' : 'sell') : exit >= entry === right ? 'buy' : 'sell';
       const stop = side === 'buy' ? entry - entry / 100n : entry + entry / 100n;
       const target = side === 'buy' ? entry + entry / 50n : entry - entry / 50n;
-      const pl = decimal(profit(side, entry, exit, units, instrument.scale, instrument.perQuote), MONEY_SCALE);
+      const pl = amount(profit(side, entry, exit, units, instrument, places));
       accountTrades.push({
         id: `${accountId}-${String(tradeCount - t).padStart(7, '0')}`,
         accountId,
@@ -196,8 +233,9 @@ export function generateDataset(options: DatasetOptions): Dataset {
         openTime,
         closePrice: open ? null : decimal(exit, instrument.scale),
         closeTime,
-        realizedPL: open ? '0.0000' : pl,
-        unrealizedPL: open ? pl : '0.0000',
+        // What a bot leaves out is "0", as the writer stores it: an open trade has realized nothing, a closed one holds nothing.
+        realizedPL: open ? '0' : pl,
+        unrealizedPL: open ? pl : '0',
         stopLoss: next() < 0.7 ? decimal(stop, instrument.scale) : null,
         takeProfit: next() < 0.5 ? decimal(target, instrument.scale) : null,
         closeReason: null,
@@ -207,23 +245,25 @@ export function generateDataset(options: DatasetOptions): Dataset {
     }
     trades.push(...accountTrades);
 
-    const openTrades = accountTrades.filter((trade) => trade.status === 'open');
-    const deposit = decimal(BigInt(10_000 + Math.floor(next() * 90_000)) * 10n ** BigInt(MONEY_SCALE), MONEY_SCALE);
-    // As the writer sums it: from "0", over the closed trades.
-    const realizedPL = sumDecimals(['0', ...accountTrades.filter((trade) => trade.status === 'closed').map((trade) => trade.realizedPL)]);
-    const unrealizedPL = sumDecimals(['0.0000', ...openTrades.map((trade) => trade.unrealizedPL)]);
-    const balance = sumDecimals([deposit, realizedPL]);
-    const nav = sumDecimals([balance, unrealizedPL]);
-    const marginUsed = decimal(BigInt(openTrades.length) * (250_0000n + BigInt(Math.floor(next() * 100_000)) * 100n), MONEY_SCALE);
-    const marginAvailable = sumDecimals([nav, `-${marginUsed}`]);
-    const state = STATES[a % STATES.length];
-    const updatedAt = new Date(anchor - a * 1000).toISOString();
-    const history =
-      options.history && a < (options.history.accounts ?? Infinity)
-        ? balanceHistory(accountTrades, deposit, marginUsed, Date.parse(updatedAt), options.history, (options.seed ?? 0) + a)
-        : [];
-    // Every bot has reported (through the writer's heartbeat); the ones not running, a while ago.
-    const lastHeartbeatAt = new Date(heartbeatAt.getTime() - (state === 'running' ? 0 : 3_600_000 * (a + 1))).toISOString();
+    // Opened (and funded) a day before its first trade; one that never traded, a day before its bot last reported.
+    const firstOpen = accountTrades.length ? Date.parse(accountTrades.at(-1)!.openTime) : lastOpen;
+    const createdAt = firstOpen - DAY;
+    const deposit = amount(BigInt(10_000 + Math.floor(next() * 90_000)) * 10n ** BigInt(places));
+    const priceAt = (name: string, at: number) => {
+      const instrument = INSTRUMENTS.find((candidate) => candidate.name === name)!;
+      return { instrument, price: onPath(instrument, at, 0.5) };
+    };
+    const snapshots = brokerSnapshots(accountTrades, deposit, places, priceAt);
+    // The last snapshot marks the open trades where they are marked: at the anchor's prices.
+    const last = snapshots(lastRecord, anchor);
+    const wanted = options.history && a < (options.history.accounts ?? Infinity) ? options.history : undefined;
+    const history: Snapshot[] = [];
+    if (wanted) {
+      const step = wanted.everyMinutes * 60_000;
+      const from = wanted.days === undefined ? createdAt : Math.max(createdAt, lastRecord - wanted.days * DAY);
+      for (let at = Math.ceil(from / step) * step; at < lastRecord; at += step) history.push(snapshots(at));
+    }
+    const lastHeartbeatAt = new Date(reportedAt).toISOString();
     accounts.push({
       account: {
         id: accountId,
@@ -232,7 +272,7 @@ export function generateDataset(options: DatasetOptions): Dataset {
         broker: BROKERS[a % BROKERS.length],
         // Every fourth account trades on paper; the demo's "Paper Sandbox" does too, as its name says.
         environment: a % 4 === 3 || DEMO_NAMES[a] === 'Paper Sandbox' ? 'paper' : 'live',
-        createdAt,
+        createdAt: new Date(createdAt).toISOString(),
       },
       bot: {
         state,
@@ -244,14 +284,15 @@ export function generateDataset(options: DatasetOptions): Dataset {
       balance: {
         accountId,
         currency,
-        balance,
-        unrealizedPL,
-        nav,
-        realizedPL,
-        marginUsed,
-        marginAvailable,
-        openTradeCount: openTrades.length,
-        updatedAt,
+        balance: last.balance,
+        unrealizedPL: last.unrealizedPL,
+        nav: last.nav,
+        // As the writer sums it: from "0", over the closed trades.
+        realizedPL: sumDecimals(['0', ...accountTrades.filter((trade) => trade.status === 'closed').map((trade) => trade.realizedPL)]),
+        marginUsed: last.marginUsed,
+        marginAvailable: last.marginAvailable,
+        openTradeCount: accountTrades.filter((trade) => trade.status === 'open').length,
+        updatedAt: last.time,
       },
       history,
     });
@@ -260,48 +301,53 @@ export function generateDataset(options: DatasetOptions): Dataset {
 }
 
 /**
- * Snapshots every `everyMinutes` over the `days` before `last` (exclusive): the deposit plus what the trades closed
- * by then realized, an unrealized P&L that wanders within ±100, the margin of the last snapshot. Its own random
- * sequence, so asking for a history leaves the trades and balances of a seed as they were.
+ * What the broker reports at any time of an account's history: its balance (the deposit plus what the trades closed
+ * by then realized), and the trades open then as unrealized P&L and margin, at the prices of `markedAt` (that time
+ * unless given; `priceAt` gives them).
  */
-function balanceHistory(
+function brokerSnapshots(
   trades: readonly Trade[],
   deposit: string,
-  marginUsed: string,
-  last: number,
-  options: { everyMinutes: number; days: number },
-  seed: number,
-): Snapshot[] {
-  const wander = random(seed * 7919 + 17);
-  const step = options.everyMinutes * 60_000;
-  const closes = trades
-    .filter((trade) => trade.closeTime !== null)
-    .map((trade) => ({ at: Date.parse(trade.closeTime!), realizedPL: trade.realizedPL }))
-    .sort((x, y) => x.at - y.at);
-  const snapshots: Snapshot[] = [];
-  let balance = deposit;
-  let next = 0;
-  for (let at = Math.ceil((last - options.days * 86_400_000) / step) * step; at < last; at += step) {
-    for (; next < closes.length && closes[next].at <= at; next++) balance = sumDecimals([balance, closes[next].realizedPL]);
-    const unrealizedPL = decimal(BigInt(Math.round((wander() - 0.5) * 2_000_000)), MONEY_SCALE);
-    const nav = sumDecimals([balance, unrealizedPL]);
-    snapshots.push({
+  places: number,
+  priceAt: (instrument: string, at: number) => { instrument: Instrument; price: bigint },
+): (at: number, markedAt?: number) => Snapshot {
+  const timed = trades.map((trade) => ({
+    trade,
+    opened: Date.parse(trade.openTime),
+    closed: trade.closeTime === null ? Infinity : Date.parse(trade.closeTime),
+  }));
+  // Decimals as integers of their last place: every realized P&L has the account's places, a price its instrument's.
+  const units = (value: string) => BigInt(value.replace('.', ''));
+  return (at, markedAt = at) => {
+    let realized = 0n;
+    let unrealized = 0n;
+    let margin = 0n;
+    for (const { trade, opened, closed } of timed) {
+      if (closed <= at) realized += units(trade.realizedPL);
+      else if (opened <= at) {
+        const { instrument, price } = priceAt(trade.instrument, markedAt);
+        unrealized += profit(trade.side, units(trade.openPrice), price, BigInt(trade.units), instrument, places);
+        margin += positionMargin(price, BigInt(trade.units), instrument, places);
+      }
+    }
+    const balance = sumDecimals([deposit, decimal(realized, places)]);
+    const nav = sumDecimals([balance, decimal(unrealized, places)]);
+    return {
       time: new Date(at).toISOString(),
       balance,
-      unrealizedPL,
+      unrealizedPL: decimal(unrealized, places),
       nav,
-      marginUsed,
-      marginAvailable: sumDecimals([nav, `-${marginUsed}`]),
-    });
-  }
-  return snapshots;
+      marginUsed: decimal(margin, places),
+      marginAvailable: sumDecimals([nav, decimal(-margin, places)]),
+    };
+  };
 }
 
 /**
- * The dataset `npm start` loads: five accounts in three currencies, one with 1,200 trades, one with none, and a
- * snapshot every 6 hours over the last 30 days of each (the equity series; the demo bot adds live ones). Its history
- * ends at `now`, the moment `npm start` first loads it, so the charts run into the live demo without a gap; everything
- * else comes from the seed (tests pass a fixed `now`).
+ * The dataset `npm start` loads: five accounts in three currencies, one with 1,200 trades (some 14 weeks of them),
+ * one with none, and a snapshot every 6 hours of each from its opening (the equity series; the demo bot adds live
+ * ones). Its history ends at `now`, the moment `npm start` first loads it, so the charts run into the live demo
+ * without a gap; everything else comes from the seed (tests pass a fixed `now`).
  */
 export function demoDataset(now: Date): Dataset {
   const ids = ['primary-usd', 'euro-swing', 'sterling-carry', 'gold-desk', 'paper-sandbox'];
@@ -310,6 +356,6 @@ export function demoDataset(now: Date): Dataset {
     accountId: (i) => ids[i],
     anchor: now,
     heartbeatAt: now,
-    history: { everyMinutes: 360, days: 30 },
+    history: { everyMinutes: 360 },
   });
 }

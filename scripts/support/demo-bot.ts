@@ -17,7 +17,7 @@ import { getBalanceRecord } from '../../lib/store/balances-table';
 import { readTrades, tradeListing } from '../../lib/store/trades-table';
 import type { BotState, Trade } from '../../lib/types';
 import type { Writer } from '../../packages/writer/src';
-import { type Instrument, INSTRUMENTS, MONEY_SCALE, nearNormal, profit, random } from './dataset';
+import { type Instrument, INSTRUMENTS, nearNormal, placesOf, positionMargin, profit, random } from './dataset';
 
 export type Role = 'trading' | 'paused' | 'flaky' | 'stopped' | 'lapsing';
 
@@ -98,6 +98,8 @@ interface Position {
 interface AccountState {
   id: string;
   role: Role;
+  /** The places of its currency's amounts: every P&L and balance it writes has them. */
+  places: number;
   balance: string;
   positions: Map<string, Position>;
 }
@@ -137,7 +139,7 @@ export class DemoBot {
       if (!record) continue;
       const open = await readTrades(store, tradeListing(id, { status: 'open' }), {}, 500);
       const positions = new Map(open.map((trade) => [trade.id, { trade, openedAt: Date.now(), holdSeconds: this.holdSeconds() }]));
-      this.accounts.push({ id, role, balance: record.balance, positions });
+      this.accounts.push({ id, role, places: placesOf(record.currency), balance: record.balance, positions });
     }
     if (!this.accounts.length) throw new Error('no demo accounts: start the API with its demo data (npm start) first');
   }
@@ -179,7 +181,7 @@ export class DemoBot {
         const price = this.priceOf(position.trade);
         const exitAt = this.exitPrice(position, price, now);
         if (exitAt !== undefined) await this.close(account, position, exitAt, now);
-        else await this.mark(position, price);
+        else await this.mark(position, price, account.places);
       }
       const trades = report?.state === 'running' && account.role !== 'paused';
       if (trades && account.positions.size < 6 && this.next() < 0.09) await this.open(account, now);
@@ -237,10 +239,10 @@ export class DemoBot {
     return undefined;
   }
 
-  private plOf(trade: Trade, price: bigint): string {
+  private plOf(trade: Trade, price: bigint, places: number): string {
     const instrument = this.instrumentOf(trade);
     const entry = this.asUnits(trade.openPrice, instrument.scale);
-    return formatDecimal(profit(trade.side, entry, price, BigInt(trade.units), instrument.scale, instrument.perQuote), MONEY_SCALE);
+    return formatDecimal(profit(trade.side, entry, price, BigInt(trade.units), instrument, places), places);
   }
 
   private async open(account: AccountState, now: Date): Promise<void> {
@@ -278,7 +280,7 @@ export class DemoBot {
 
   private async close(account: AccountState, position: Position, price: bigint, now: Date): Promise<void> {
     const { trade } = position;
-    const realizedPL = this.plOf(trade, price);
+    const realizedPL = this.plOf(trade, price, account.places);
     const closeTime = now.toISOString() < trade.openTime ? trade.openTime : now.toISOString();
     await this.options.writer.closeTrade(account.id, trade.id, {
       closePrice: formatDecimal(price, this.instrumentOf(trade).scale),
@@ -294,8 +296,8 @@ export class DemoBot {
       );
   }
 
-  private async mark(position: Position, price: bigint): Promise<void> {
-    const unrealizedPL = this.plOf(position.trade, price);
+  private async mark(position: Position, price: bigint, places: number): Promise<void> {
+    const unrealizedPL = this.plOf(position.trade, price, places);
     if (unrealizedPL === position.trade.unrealizedPL) return;
     await this.options.writer.updateTradeMarks(position.trade.accountId, position.trade.id, { unrealizedPL });
     position.trade = { ...position.trade, unrealizedPL };
@@ -304,18 +306,15 @@ export class DemoBot {
 
   private async snapshot(account: AccountState, now: Date): Promise<void> {
     const open = [...account.positions.values()].map((position) => position.trade);
-    const unrealizedPL = sumDecimals(['0.0000', ...open.map((trade) => trade.unrealizedPL)]);
+    const unrealizedPL = sumDecimals([formatDecimal(0n, account.places), ...open.map((trade) => trade.unrealizedPL)]);
     const nav = sumDecimals([account.balance, unrealizedPL]);
-    // A flat 2.5 % margin on each position's value, in the account's currency (as rough as the rest of the demo).
+    // The margin the demo data's history shows too (a flat 2.5 % of each position's value), at the current prices.
     const marginUsed = formatDecimal(
       open.reduce(
-        (sum, trade) =>
-          sum +
-          (this.priceOf(trade) * BigInt(trade.units) * 10n ** BigInt(MONEY_SCALE)) /
-            (40n * 10n ** BigInt(this.instrumentOf(trade).scale) * this.instrumentOf(trade).perQuote),
+        (sum, trade) => sum + positionMargin(this.priceOf(trade), BigInt(trade.units), this.instrumentOf(trade), account.places),
         0n,
       ),
-      MONEY_SCALE,
+      account.places,
     );
     await this.options.writer.recordBalance(account.id, {
       balance: account.balance,

@@ -122,7 +122,7 @@ describe('the fleet', () => {
       /^6 bots: \d+ running · \d+ paused · \d+ stopped · \d+ in error · \d+ stale$/,
     );
     const primary = page.locator('article[data-account=primary-usd]');
-    await expect(primary.textContent()).resolves.toMatch(/Balance-?\d{1,3}(,\d{3})*\.\d{4} USDNAV-?\d{1,3}(,\d{3})*\.\d{4} USD/);
+    await expect(primary.textContent()).resolves.toMatch(/Balance-?\d{1,3}(,\d{3})*\.\d{2} USDNAV-?\d{1,3}(,\d{3})*\.\d{2} USD/);
     await page.waitForFunction(() => document.querySelector('article[data-account=primary-usd] dd:nth-of-type(5)')?.textContent !== '…');
     const currencies = await page.locator('[data-testid=totals] tbody th').allTextContents();
     expect(currencies).toEqual(['CHF', 'EUR', 'GBP', 'USD']);
@@ -206,7 +206,7 @@ describe('an account', () => {
       });
       expect([chart, painted > 2_000]).toEqual([chart, true]);
     }
-    await expect(page.locator('[data-testid=figures]').textContent()).resolves.toMatch(/Balance-?\d{1,3}(,\d{3})*\.\d{4} USD/);
+    await expect(page.locator('[data-testid=figures]').textContent()).resolves.toMatch(/Balance-?\d{1,3}(,\d{3})*\.\d{2} USD/);
     // The heading names the account, and says its broker and environment.
     await expect(page.locator('#account-title').textContent()).resolves.toBe('Primary USD');
     await expect(page.locator('[data-testid=account-identity]').textContent()).resolves.toBe('primary-usd · OANDA · live · USD');

@@ -1,12 +1,14 @@
 /**
  * `npm start` itself (scripts/start.ts, as the README runs it): it stops with one line when Java is missing; the
- * project's tools reach its database through DB_PORT; `serverless package` beside it leaves it answering; and nothing
- * it starts outlives it, however it ends: SIGKILL, SIGHUP (its terminal closing) or a crash.
+ * project's tools reach its database through DB_PORT; its terminal shows warnings and errors but not every request,
+ * whose lines go to the log file its banner names (and to the terminal too with LOG_LEVEL=DEBUG); `serverless package`
+ * beside it leaves it answering; and nothing it starts outlives it, however it ends: SIGKILL, SIGHUP (its terminal
+ * closing) or a crash.
  */
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { LOCAL_AWS_ENV } from '../../scripts/support/local-db';
 import { freePort, portIsFree } from '../../scripts/support/processes';
@@ -40,6 +42,42 @@ function descendants(pid: number): number[] {
   };
   visit(pid);
   return found;
+}
+
+/** The process below npm start whose program is `name` (DynamoDB Local's java, not the supervisor that started it). */
+function descendantRunning(started: Started, name: string): number {
+  const found = descendants(started.child.pid!).filter((pid) => {
+    try {
+      return basename(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]) === name;
+    } catch {
+      return false;
+    }
+  });
+  expect(found).toHaveLength(1);
+  return found[0];
+}
+
+/** What `find` finds within 15 s (a line crosses two pipes before npm start writes it out). */
+async function eventually<T>(find: () => T | undefined, what: string): Promise<T> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const found = find();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`not found within 15 s: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** The lines of `text` that carry the request id `id`. */
+function linesWith(text: string, id: string): string[] {
+  return text.split('\n').filter((line) => line.includes(id));
+}
+
+/** The log file npm start's banner names. */
+function logFileOf(started: Started): string {
+  const file = /Function logs: (?:here and in )?(\S+)/.exec(started.output())?.[1];
+  expect(file).toBe(join(ROOT, '.data', 'logs', 'functions.log'));
+  return file!;
 }
 
 function alive(pid: number): boolean {
@@ -152,6 +190,24 @@ describe('with AUTH=on', () => {
     expect(JSON.parse(result.body)).toMatchObject({ accountId: 'primary-usd', currency: 'USD' });
   });
 
+  it('prints commands that, pasted into another shell, make a key and get a 200 with it', async () => {
+    const banner = started.output().split('\n');
+    const header = banner.findIndex((line) => line.startsWith('  Try it in another shell'));
+    const commands = banner.slice(header + 1, banner.indexOf('Press Ctrl-C to stop.')).map((line) => line.trim());
+    expect(header).toBeGreaterThan(0);
+    expect(commands).toEqual([
+      `KEY=$(DB_PORT=${started.ports.DB_PORT} npm run --silent keys -- create --accounts '*' --label me --quiet)`,
+      expect.stringMatching(/^curl -H "x-api-key: \$KEY" '/),
+    ]);
+    // Another shell in the project's folder: none of npm start's variables, its ports among them.
+    const shell = await run('/bin/sh', ['-c', commands.join('\n')], { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+    const body = JSON.parse(shell.stdout);
+    // A trade listing, not a problem: a 200.
+    expect(body.type).toBeUndefined();
+    expect(body.trades.length).toBeGreaterThan(0);
+    expect(body.trades.filter((trade: { accountId: string; status: string }) => trade.status !== 'open')).toEqual([]);
+  });
+
   it('its database door serves local programs only, not web pages', async () => {
     const db = `http://127.0.0.1:${started.ports.DB_PORT}/`;
     const request = {
@@ -169,6 +225,39 @@ describe('with AUTH=on', () => {
       expect(answer.status).toBe(403);
       expect(answer.text).not.toContain('trading-bot-api');
     }
+  });
+
+  it('writes each request’s access line to the log file its banner names, not to the terminal; a warning reaches the terminal', async () => {
+    const base = `http://127.0.0.1:${started.ports.PORT}`;
+    const file = logFileOf(started);
+    const answer = await http(`${base}/api/health`);
+    expect(answer.status).toBe(200);
+    const id = answer.headers['x-request-id'];
+    const [logged] = await eventually(() => {
+      const lines = linesWith(readFileSync(file, 'utf8'), id);
+      return lines.length ? lines : undefined;
+    }, `request ${id} in ${file}`);
+    expect(JSON.parse(logged)).toMatchObject({ level: 'INFO', message: 'request', route: '/api/health', status: 200, request_id: id });
+    // No access line reached the terminal: not this one, nor start-up's health checks, nor the other tests' requests.
+    expect(started.output()).not.toContain('"message":"request"');
+
+    // The database stops answering (DynamoDB Local paused): /api/health is a 503, whose access line is a warning.
+    const java = descendantRunning(started, 'java');
+    process.kill(java, 'SIGSTOP');
+    let down: Awaited<ReturnType<typeof http>>;
+    try {
+      down = await http(`${base}/api/health`);
+    } finally {
+      process.kill(java, 'SIGCONT');
+    }
+    expect(down.status).toBe(503);
+    const [warning] = await eventually(() => {
+      const lines = linesWith(started.output(), down.headers['x-request-id']);
+      return lines.length ? lines : undefined;
+    }, 'the 503 on the terminal');
+    expect(JSON.parse(warning)).toMatchObject({ level: 'WARN', message: 'request', route: '/api/health', status: 503 });
+    expect(linesWith(readFileSync(file, 'utf8'), down.headers['x-request-id'])).toEqual([warning]);
+    expect((await http(`${base}/api/health`)).status).toBe(200);
   });
 
   it('leaves nothing behind when killed with SIGKILL', async () => {
@@ -221,6 +310,29 @@ it('shows a living system: the demo bot’s trades and heartbeats appear within 
   await expectNothingOutlives(started, 'SIGHUP');
 });
 
-it('leaves nothing behind when it crashes (SIGABRT)', async () => {
-  await expectNothingOutlives(await npmStart(), 'SIGABRT');
+describe('with LOG_LEVEL=DEBUG', () => {
+  let started: Started;
+  beforeAll(async () => {
+    started = await npmStart({ LOG_LEVEL: 'DEBUG' });
+  });
+  afterAll(() => {
+    if (started?.child.exitCode === null) started.child.kill('SIGKILL');
+  });
+
+  it('prints each request’s access line on the terminal as well as in the log file', async () => {
+    const file = logFileOf(started);
+    const answer = await http(`http://127.0.0.1:${started.ports.PORT}/api/primary-usd/balance`);
+    expect(answer.status).toBe(200);
+    const id = answer.headers['x-request-id'];
+    const [shown] = await eventually(() => {
+      const lines = linesWith(started.output(), id);
+      return lines.length ? lines : undefined;
+    }, `request ${id} on the terminal`);
+    expect(JSON.parse(shown)).toMatchObject({ level: 'INFO', message: 'request', route: '/api/{account}/balance', status: 200 });
+    await eventually(() => (linesWith(readFileSync(file, 'utf8'), id).length ? true : undefined), `request ${id} in ${file}`);
+  });
+
+  it('leaves nothing behind when it crashes (SIGABRT)', async () => {
+    await expectNothingOutlives(started, 'SIGABRT');
+  });
 });

@@ -3,8 +3,9 @@
  * and closes trades, records balances and heartbeats through the writer, and leaves every figure the API shows
  * consistent. Which state each account reports over time is checked as a pure schedule.
  */
-import { sumDecimals } from '../../lib/decimal';
-import { demoDataset } from '../../scripts/support/dataset';
+import { decimalScale, decimalSign, sumDecimals } from '../../lib/decimal';
+import type { Trade } from '../../lib/types';
+import { demoDataset, placesOf } from '../../scripts/support/dataset';
 import { DemoBot, reportFor } from '../../scripts/support/demo-bot';
 import { eventFor, type Harness, invoke, startHarness } from '../support/api-harness';
 
@@ -76,9 +77,10 @@ it('trades live through the writer, and every figure stays consistent', async ()
   expect(newest.some((trade: { id: string }) => trade.id.includes('-live-'))).toBe(true);
   expect(newest[0]).not.toEqual(before.trades[0]);
 
+  let liveCloses = 0;
   for (const account of ['primary-usd', 'euro-swing', 'sterling-carry', 'gold-desk', 'paper-sandbox']) {
-    const open = (await api('account-trades', account, { status: 'open', limit: '500' })).trades;
-    const closed: { realizedPL: string }[] = [];
+    const open: Trade[] = (await api('account-trades', account, { status: 'open', limit: '500' })).trades;
+    const closed: Trade[] = [];
     let cursor: string | undefined;
     do {
       const page = await api('account-trades', account, { status: 'closed', limit: '500', ...(cursor ? { cursor } : {}) });
@@ -88,13 +90,27 @@ it('trades live through the writer, and every figure stays consistent', async ()
     const balance = await api('account-balance', account);
     expect(balance.openTradeCount).toBe(open.length);
     expect(balance.realizedPL).toBe(sumDecimals(['0', ...closed.map((trade) => trade.realizedPL)]));
+    // Every amount the bot wrote has the account currency's places, as the demo data's do: each close's realized
+    // P&L, each mark (a trade opened but not marked yet holds "0", as the writer stores it), each balance figure.
+    const places = placesOf(balance.currency);
+    expect(closed.filter((trade) => decimalScale(trade.realizedPL) !== places)).toEqual([]);
+    liveCloses += closed.filter((trade) => trade.id.includes('-live-')).length;
+    expect(open.filter((trade) => trade.unrealizedPL !== '0' && decimalScale(trade.unrealizedPL) !== places)).toEqual([]);
+    const figures = [balance.balance, balance.unrealizedPL, balance.nav, balance.marginUsed, balance.marginAvailable];
+    expect(figures.filter((figure) => decimalScale(figure) !== places)).toEqual([]);
+    // No unrealized P&L or margin without an open trade.
+    if (!open.length) expect([balance.unrealizedPL, balance.marginUsed].map(decimalSign)).toEqual([0, 0]);
   }
+  // The checks above saw the bot's own closes, not only the demo data's.
+  expect(liveCloses).toBeGreaterThan(0);
   const running = await api('account-status', 'primary-usd');
   expect(running).toMatchObject({ state: 'running', stale: false });
   expect(running.heartbeatAgeSeconds).toBeLessThanOrEqual(3);
   expect((await api('account-status', 'euro-swing')).state).toBe('paused');
-  // The stopped bot stays silent: its last report is the demo data's.
+  // The stopped bot stays silent: its last report is the demo data's, and it opened nothing since, nor holds anything.
   const stopped = await api('account-status', 'gold-desk');
   expect(stopped.state).toBe('stopped');
   expect(Date.parse(stopped.lastHeartbeatAt)).toBeLessThan(started.getTime());
+  expect(stopped.openTradeCount).toBe(0);
+  expect(Date.parse(stopped.lastTradeAt)).toBeLessThanOrEqual(Date.parse(stopped.lastHeartbeatAt));
 });

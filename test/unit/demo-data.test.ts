@@ -1,22 +1,124 @@
 /**
- * The demo's data tells one believable story: its history ends when `npm start` loads it, every trade of an
- * instrument lies on that instrument's one price path with a plausible daily range, and the demo bot's prices carry
- * on from the last seeded price.
+ * The demo's data tells one believable story: its history ends when `npm start` loads it; a bot that is not running
+ * opened nothing since it last reported, and a stopped one is flat and silent since; each account's balance history
+ * runs over its trades, with unrealized P&L and margin only while a trade is open; every amount has its currency's
+ * places; every trade of an instrument lies on that instrument's one price path with a plausible daily range; and
+ * the demo bot's prices carry on from the last seeded price.
  */
-import { demoDataset, INSTRUMENTS, PricePaths, random } from '../../scripts/support/dataset';
+import { decimalScale, decimalSign, sumDecimals } from '../../lib/decimal';
+import { demoDataset, INSTRUMENTS, PricePaths, placesOf, random } from '../../scripts/support/dataset';
 import { nextPrice } from '../../scripts/support/demo-bot';
 
 const NOW = new Date('2026-11-23T10:00:00.000Z');
+const HOUR = 3_600_000;
 const dataset = demoDataset(NOW);
 const volatilityOf = (name: string) => INSTRUMENTS.find((instrument) => instrument.name === name)!.dailyVolatility;
+const tradesOf = (accountId: string) => dataset.trades.filter((trade) => trade.accountId === accountId);
+/** The account's snapshots, oldest first: its history, then its last balance. */
+const snapshotsOf = ({ balance, history }: (typeof dataset.accounts)[number]) => [...history, { ...balance, time: balance.updatedAt }];
+const at = (time: string | null) => (time === null ? Infinity : Date.parse(time));
 
 it('ends its history at the moment it is loaded: the newest trade, the last balance and the equity series reach now', () => {
   const newestOpen = Math.max(...dataset.trades.map((trade) => Date.parse(trade.openTime)));
-  expect(NOW.getTime() - newestOpen).toBeLessThan(3_600_000);
-  for (const { balance, history } of dataset.accounts) {
-    expect(NOW.getTime() - Date.parse(balance.updatedAt)).toBeLessThan(60_000);
-    // A snapshot every 6 hours: the last is at most 6 hours old, so the equity chart has no gap before the live demo.
-    expect(NOW.getTime() - Date.parse(history.at(-1)!.time)).toBeLessThanOrEqual(6 * 3_600_000);
+  expect(NOW.getTime() - newestOpen).toBeLessThan(HOUR);
+  for (const { bot, balance, history } of dataset.accounts) {
+    // A stopped bot's last balance is the one it recorded when it stopped (below); every other reaches now.
+    const end = bot.state === 'stopped' ? Date.parse(bot.lastHeartbeatAt!) : NOW.getTime();
+    expect(end - Date.parse(balance.updatedAt)).toBeLessThan(60_000);
+    // A snapshot every 6 hours: the last is at most 6 hours older, so the equity chart has no gap before the live demo.
+    expect(Date.parse(balance.updatedAt) - Date.parse(history.at(-1)!.time)).toBeLessThanOrEqual(6 * HOUR);
+  }
+});
+
+it('has a bot that is not running open nothing after it last reported, and a stopped one flat and silent since', () => {
+  const states = Object.fromEntries(dataset.accounts.map(({ account, bot }) => [account.id, bot.state]));
+  // The demo shows each state, and the ones not running reported hours ago.
+  expect(states).toEqual({
+    'primary-usd': 'running',
+    'euro-swing': 'paused',
+    'sterling-carry': 'running',
+    'gold-desk': 'stopped',
+    'paper-sandbox': 'error',
+  });
+  for (const { account, bot, balance, history } of dataset.accounts) {
+    if (bot.state === 'running') continue;
+    const reported = Date.parse(bot.lastHeartbeatAt!);
+    expect(NOW.getTime() - reported).toBeGreaterThanOrEqual(2 * HOUR);
+    expect(tradesOf(account.id).filter((trade) => Date.parse(trade.openTime) > reported)).toEqual([]);
+    if (bot.state !== 'stopped') continue;
+    expect(NOW.getTime() - reported).toBe(4 * HOUR);
+    expect(tradesOf(account.id).length).toBeGreaterThan(0);
+    expect(tradesOf(account.id).filter((trade) => trade.status === 'open' || at(trade.closeTime) > reported)).toEqual([]);
+    expect(balance).toMatchObject({ openTradeCount: 0, unrealizedPL: '0.00', marginUsed: '0.00' });
+    expect([...history.map((snapshot) => snapshot.time), balance.updatedAt].filter((time) => Date.parse(time) > reported)).toEqual([]);
+  }
+});
+
+it('shows no unrealized P&L or margin before an account’s first trade opened, nor while none is open', () => {
+  for (const entry of dataset.accounts) {
+    const trades = tradesOf(entry.account.id);
+    const firstOpen = Math.min(...trades.map((trade) => at(trade.openTime)));
+    const snapshots = snapshotsOf(entry);
+    // The history starts before the first trade, at the deposit: flat until then.
+    expect(Date.parse(snapshots[0].time)).toBeLessThan(firstOpen);
+    const idle = snapshots.filter(
+      (snapshot) =>
+        !trades.some((trade) => at(trade.openTime) <= Date.parse(snapshot.time) && at(trade.closeTime) > Date.parse(snapshot.time)),
+    );
+    expect(idle.length).toBeGreaterThan(0);
+    expect(idle.filter((snapshot) => decimalSign(snapshot.unrealizedPL) !== 0 || decimalSign(snapshot.marginUsed) !== 0)).toEqual([]);
+    // While trades are open, the account shows them: most of the time an open position moves the NAV.
+    const busy = snapshots.filter((snapshot) => !idle.includes(snapshot));
+    if (trades.length) expect(busy.filter((snapshot) => decimalSign(snapshot.unrealizedPL) !== 0).length).toBeGreaterThan(busy.length / 2);
+  }
+});
+
+it('spans each account’s equity history over its trades: from a day before the first opened to its last balance', () => {
+  for (const entry of dataset.accounts) {
+    const trades = tradesOf(entry.account.id);
+    const snapshots = snapshotsOf(entry);
+    const first = Date.parse(snapshots[0].time);
+    // An account opened a day before its first trade (one that never traded, a day before its bot last reported).
+    const firstActivity = trades.length ? Math.min(...trades.map((trade) => at(trade.openTime))) : Date.parse(entry.bot.lastHeartbeatAt!);
+    expect(Date.parse(entry.account.createdAt)).toBe(firstActivity - 24 * HOUR);
+    expect(first - Date.parse(entry.account.createdAt)).toBeGreaterThanOrEqual(0);
+    expect(first - Date.parse(entry.account.createdAt)).toBeLessThan(6 * HOUR);
+    // A snapshot every 6 hours from then on, to the last balance: nothing weeks before the trades, nothing missing.
+    const gaps = snapshots.slice(1).map((snapshot, i) => Date.parse(snapshot.time) - Date.parse(snapshots[i].time));
+    expect(gaps.filter((gap) => gap <= 0 || gap > 6 * HOUR)).toEqual([]);
+    const lastEvent = Math.max(...trades.map((trade) => Math.max(at(trade.openTime), trade.closeTime === null ? 0 : at(trade.closeTime))));
+    expect(Date.parse(entry.balance.updatedAt)).toBeGreaterThanOrEqual(trades.length ? lastEvent : 0);
+  }
+  // The account with the most trades has weeks of them, and its history covers all of them.
+  const primary = dataset.accounts[0];
+  expect(Date.parse(primary.history[0].time)).toBeLessThan(NOW.getTime() - 60 * 24 * HOUR);
+});
+
+it('writes each account’s amounts with its currency’s places: every close’s realized P&L, the marks, the balances', () => {
+  for (const entry of dataset.accounts) {
+    const places = placesOf(entry.account.currency);
+    expect(places).toBe(2);
+    const trades = tradesOf(entry.account.id);
+    const closed = trades.filter((trade) => trade.status === 'closed');
+    const open = trades.filter((trade) => trade.status === 'open');
+    expect(closed.filter((trade) => decimalScale(trade.realizedPL) !== places)).toEqual([]);
+    expect(open.filter((trade) => decimalScale(trade.unrealizedPL) !== places)).toEqual([]);
+    // What nobody realized or holds is "0", as the writer stores a figure a bot leaves out (the demo bot's opens).
+    expect(open.filter((trade) => trade.realizedPL !== '0')).toEqual([]);
+    expect(closed.filter((trade) => trade.unrealizedPL !== '0')).toEqual([]);
+    const amounts = snapshotsOf(entry).flatMap(({ balance, unrealizedPL, nav, marginUsed, marginAvailable }) => [
+      balance,
+      unrealizedPL,
+      nav,
+      marginUsed,
+      marginAvailable,
+    ]);
+    expect(amounts.filter((amount) => decimalScale(amount) !== places)).toEqual([]);
+    // The account's realized P&L is the writer's sum of its closes ("0" for none), so it has the same places.
+    expect(entry.balance.realizedPL).toBe(sumDecimals(['0', ...closed.map((trade) => trade.realizedPL)]));
+    expect(decimalScale(entry.balance.realizedPL)).toBe(closed.length ? places : 0);
+    // The last balance's unrealized P&L is its open trades' marks.
+    expect(entry.balance.unrealizedPL).toBe(sumDecimals(['0.00', ...open.map((trade) => trade.unrealizedPL)]));
   }
 });
 
