@@ -45,14 +45,22 @@ function describe(summary: PollSummary): string | undefined {
   return parts.length ? `trades ${parts.join(', ')}` : undefined;
 }
 
-/** Runs one bridge; resolves to false when (with `once`) its poll failed. */
-async function runOne({ bridge, intervalMs, source }: Scheduled, options: RunOptions): Promise<boolean> {
+/** What one bridge did: whether its last poll (with `once`, its only one) succeeded, and whether any did. */
+interface Ran {
+  account: string;
+  ok: boolean;
+  wrote: boolean;
+}
+
+/** Runs one bridge; `ok` is false when (with `once`) its poll failed. */
+async function runOne({ bridge, intervalMs, source }: Scheduled, options: RunOptions): Promise<Ran> {
   const say = (line: string) => options.report(`${bridge.account}: ${line}`);
   const backoffCapMs = Math.max(options.maxBackoffMs ?? 300_000, intervalMs);
   let failing: ReturnType<typeof failureOf> | undefined;
   let failures = 0;
   // The bot's state at the last successful poll; undefined before the first.
   let state: string | undefined;
+  const ran = (ok: boolean): Ran => ({ account: bridge.account, ok, wrote: state !== undefined });
   while (!options.signal?.aborted) {
     let delay = intervalMs;
     try {
@@ -67,25 +75,33 @@ async function runOne({ bridge, intervalMs, source }: Scheduled, options: RunOpt
       failing = undefined;
       failures = 0;
       state = summary.state;
-      if (options.once) return true;
+      if (options.once) return ran(true);
     } catch (error) {
       const why = failureOf(error);
       failures += 1;
       delay = Math.min(intervalMs * 2 ** Math.min(failures, 16), backoffCapMs);
       if (options.once) {
         say(why.text);
-        return false;
+        return ran(false);
       }
       if (why.text !== failing?.text) say(`${why.text}; trying again, backing off up to ${Math.round(backoffCapMs / 1000)} s`);
       failing = why;
     }
     await pause(delay, options.signal);
   }
-  return true;
+  return ran(true);
 }
 
-/** Runs every bridge side by side until `signal` aborts (or once each); true when none failed. */
+/**
+ * Runs every bridge side by side until `signal` aborts (or once each), then says which accounts they wrote (those of a
+ * bot polled at least once) and which they could not; true when none failed.
+ */
 export async function runBridges(bridges: readonly Scheduled[], options: RunOptions): Promise<boolean> {
   const results = await Promise.all(bridges.map((scheduled) => runOne(scheduled, options)));
-  return results.every(Boolean);
+  const wrote = results.filter((result) => result.wrote).map((result) => result.account);
+  const never = results.filter((result) => !result.wrote).map((result) => result.account);
+  options.report(
+    `${options.once ? 'polled once' : 'stopped'}: wrote ${wrote.length ? wrote.join(', ') : 'no account'}${never.length ? `; could not mirror ${never.join(', ')}` : ''}`,
+  );
+  return results.every((result) => result.ok);
 }

@@ -470,7 +470,9 @@ describe('npm run bridge', () => {
     const args = ['--url', bot.url, '--username', 'operator', '--account', 'ft-cli', '--once'];
     const first = await bridgeCommand(args, { FREQTRADE_PASSWORD: bot.password });
     expect(first).toMatchObject({ code: 0, stderr: '' });
-    expect(first.stdout).toBe(`bridge ft-cli: mirroring freqtrade at ${bot.url}: 1 open trades, bot running\n`);
+    expect(first.stdout).toBe(
+      `bridge ft-cli: mirroring freqtrade at ${bot.url}: 1 open trades, bot running\nbridge polled once: wrote ft-cli\n`,
+    );
     expect((await trades('ft-cli')).length).toBe(2);
     const second = await writesOf(() => bridgeCommand(args, { FREQTRADE_PASSWORD: bot.password }));
     expect(second).toEqual(['accounts', 'balances', 'fleet', 'ledger', 'ledger']);
@@ -507,13 +509,16 @@ describe('npm run bridge', () => {
     });
     expect(refused).toMatchObject({
       code: 1,
-      stdout: `bridge ft-cli: freqtrade at ${bot.url}: refused the username or password (HTTP 401)\n`,
+      stdout: `bridge ft-cli: freqtrade at ${bot.url}: refused the username or password (HTTP 401)\nbridge polled once: wrote no account; could not mirror ft-cli\n`,
     });
     const nowhere = await closedPort();
     const unreachable = await bridgeCommand(['--url', nowhere, '--username', 'operator', '--account', 'ft-cli', '--once'], {
       FREQTRADE_PASSWORD: 'x',
     });
-    expect(unreachable).toMatchObject({ code: 1, stdout: `bridge ft-cli: freqtrade at ${nowhere}: cannot be reached (ECONNREFUSED)\n` });
+    expect(unreachable).toMatchObject({
+      code: 1,
+      stdout: `bridge ft-cli: freqtrade at ${nowhere}: cannot be reached (ECONNREFUSED)\nbridge polled once: wrote no account; could not mirror ft-cli\n`,
+    });
     const usage = await bridgeCommand(['--url', bot.url, '--account', 'ft-cli', '--once']);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/^bridge: --username is required/);
@@ -559,6 +564,7 @@ describe('npm run bridge', () => {
         `bridge ft-cli: mirroring freqtrade at ${bot.url}: 1 open trades, bot running`,
         `bridge ft-cli: freqtrade at ${bot.url}: cannot be reached (ECONNREFUSED); trying again, backing off up to 300 s`,
         `bridge ft-cli: freqtrade at ${bot.url} answers again`,
+        'bridge stopped: wrote ft-cli',
         '',
       ].join('\n'),
     );
