@@ -39,6 +39,9 @@ def main(target, account="example-py"):
     # --- end
     if out is not sys.stdout:
         out.close()
+    # This example stops here, so its bot turns stale: say how to take its account out of the fleet.
+    print(f"{account}: written. Done trying it? npm run accounts -- retire {account} takes it out of the fleet "
+          f'(or a line {{"type": "retire", "account": "{account}"}}); its history stays.', file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -62,3 +62,5 @@ try {
 // --- end
 writer.close();
 console.log(`wrote account ${account} and trade ${tradeId}`);
+// This example stops here, so its bot turns stale: say how to take its account out of the fleet (writer.retireAccount).
+console.log(`Done trying it? npm run accounts -- retire ${account} takes it out of the fleet; its history stays.`);

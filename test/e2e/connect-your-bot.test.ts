@@ -52,7 +52,9 @@ function between(file: string, start: string, end: string): string {
 
 it('the TypeScript example runs as written and the API shows what it wrote', async () => {
   const { stdout } = await run(TSX, [join(ROOT, 'examples', 'typescript-bot', 'bot.ts')], { cwd: ROOT, env });
-  expect(stdout).toMatch(/^refused as expected: TRADE_CLOSED\nwrote account example-ts and trade ex-\d+\n$/);
+  expect(stdout).toMatch(
+    /^refused as expected: TRADE_CLOSED\nwrote account example-ts and trade ex-\d+\nDone trying it\? npm run accounts -- retire example-ts takes it out of the fleet; its history stays\.\n$/,
+  );
   const [trade] = (await get('/api/example-ts/trades')).trades;
   expect(trade).toMatchObject({ instrument: 'EUR_USD', status: 'closed', closePrice: '1.08610', realizedPL: '19.00' });
   expect(await get('/api/example-ts/balance')).toMatchObject({ nav: '10019.00', currency: 'USD' });
@@ -73,6 +75,17 @@ it('the Python example, piped into npm run ingest, shows up too', async () => {
   expect(await get('/api/example-py/balance')).toMatchObject({ nav: '1003.75', currency: 'USDT' });
 });
 
+it('a test bot retired as the examples say leaves the fleet, its history readable by id', async () => {
+  const fleet = async () => (await get('/api/all/status')).accounts.map((status: { accountId: string }) => status.accountId);
+  expect(await fleet()).toEqual(expect.arrayContaining(['example-py', 'example-ts']));
+  const { stdout } = await run(TSX, [join(ROOT, 'scripts', 'accounts.ts'), 'retire', 'example-py', 'example-ts'], { cwd: ROOT, env });
+  expect(stdout).toMatch(/^example-py: retired: .*\nexample-ts: retired: .*\n$/);
+  expect(await fleet()).not.toEqual(expect.arrayContaining(['example-py']));
+  expect(await fleet()).not.toEqual(expect.arrayContaining(['example-ts']));
+  expect((await get('/api/example-py/trades')).trades).toHaveLength(1);
+  expect(await get('/api/example-py/status')).toMatchObject({ retiredAt: expect.any(String) });
+});
+
 it('the freqtrade bridge mirrors a bot into the running stack', async () => {
   const bot = await new FakeFreqtrade().start();
   try {
@@ -86,7 +99,8 @@ it('the freqtrade bridge mirrors a bot into the running stack', async () => {
       },
     );
     expect((await get('/api/ft-e2e/trades')).trades).toMatchObject([
-      { instrument: 'BTC_USDT', units: '0.01', openPrice: '60000.5', status: 'open' },
+      // At the exchange's precision freqtrade reports (0.00001 BTC, 0.01 USDT).
+      { instrument: 'BTC_USDT', units: '0.01000', openPrice: '60000.50', status: 'open' },
     ]);
     expect(await get('/api/ft-e2e/status')).toMatchObject({ state: 'running', strategy: 'SampleStrategy', stale: false });
   } finally {
