@@ -184,6 +184,8 @@ export function accountView(main: HTMLElement, account: string): View {
       summary.expectancy,
       summary.averageWin,
       summary.averageLoss,
+      summary.bestTrade?.realizedPL,
+      summary.worstTrade?.realizedPL,
       summary.maxDrawdown.amount,
     ]);
     const trade = (mark: typeof summary.bestTrade) =>
