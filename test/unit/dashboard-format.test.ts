@@ -1,9 +1,10 @@
 /**
- * The dashboard's pure figures (dashboard/src/format.ts): how many places a column of amounts shows, and rounding on
- * the digits. The values are those a freqtrade bot's floats give (`0.30000000000000004`, `-3.8249999999999997`),
- * beside the API's own exact strings.
+ * The dashboard's pure figures and chart shaping (dashboard/src/format.ts, chart-data.ts): how many places a column
+ * of amounts shows, rounding on the digits, and the x window a chart spans. The values are those a freqtrade bot's
+ * floats give (`0.30000000000000004`, `-3.8249999999999997`), beside the API's own exact strings.
  */
 import fc from 'fast-check';
+import { chartWindow, isolated, withGaps } from '../../dashboard/src/chart-data';
 import { columnPlaces, grouped, MAX_PLACES, placesNeeded, pricePlaces, roundHalfEven } from '../../dashboard/src/format';
 import { divideDecimals } from '../../lib/decimal';
 
@@ -102,5 +103,40 @@ describe('an amount as shown', () => {
     expect(grouped('1014.4662374999999')).toBe('1,014.4662375');
     expect(grouped('0.30000000000000004')).toBe('0.3');
     expect(grouped('12')).toBe('12');
+  });
+});
+
+describe('a chart’s data', () => {
+  it('breaks a line where a bucket has no point, and names the points with nothing beside them', () => {
+    const day = 86_400;
+    const { data, gaps } = withGaps([0, day, 4 * day, 6 * day], [[1, 2, 3, 4]], day);
+    expect(data).toEqual([
+      [0, day, 2 * day, 4 * day, 5 * day, 6 * day],
+      [1, 2, null, 3, null, 4],
+    ]);
+    expect(gaps).toEqual([2.5 * day, 5 * day]);
+    expect(isolated(data[1] as (number | null)[])).toEqual([3, 5]);
+    expect(isolated([7])).toEqual([0]);
+    expect(isolated([])).toEqual([]);
+    expect(isolated([1, 2, null, 3])).toEqual([3]);
+  });
+
+  it('spans the API’s window from its start to now, not to the end of the current interval', () => {
+    const now = Date.parse('2026-11-23T10:15:00Z');
+    const window = { from: '2026-08-26T00:00:00.000Z', to: '2026-11-24T00:00:00.000Z' };
+    expect(chartWindow(window, '2026-11-23T10:00:00.000Z', now)).toEqual([Date.parse(window.from) / 1000, now / 1000]);
+    // No points, or one: the same window (uPlot, left to itself, spreads one point over years).
+    expect(chartWindow(window, undefined, now)).toEqual([Date.parse(window.from) / 1000, now / 1000]);
+  });
+
+  it('never ends before its newest point (a browser clock behind the bot’s), nor past the API’s end, nor at its start', () => {
+    const window = { from: '2026-11-16T11:00:00.000Z', to: '2026-11-23T11:00:00.000Z' };
+    const now = Date.parse('2026-11-23T10:15:00Z');
+    expect(chartWindow(window, '2026-11-23T10:20:00.000Z', now)[1]).toBe(Date.parse('2026-11-23T10:20:00Z') / 1000);
+    expect(chartWindow(window, undefined, Date.parse('2026-12-01T00:00:00Z'))[1]).toBe(Date.parse(window.to) / 1000);
+    expect(chartWindow(window, undefined, Date.parse('2026-11-01T00:00:00Z'))).toEqual([
+      Date.parse(window.from) / 1000,
+      Date.parse(window.to) / 1000,
+    ]);
   });
 });
