@@ -226,7 +226,7 @@ export function accountView(main: HTMLElement, account: string): View {
           'span',
           {},
           amount(summary.maxDrawdown.amount, ccy, { places }),
-          summary.maxDrawdown.ratio === null ? '' : ` (${percent(summary.maxDrawdown.ratio)} of the peak)`,
+          summary.maxDrawdown.ratio === null ? '' : ` (${percent(summary.maxDrawdown.ratio)} of equity)`,
         ),
       ],
     ];
