@@ -107,8 +107,10 @@ export function equityChart(
       axes: [x.axis, { stroke: axisStroke, grid, size: 80 }],
       series: [
         {},
-        { label: 'NAV', stroke: '#1f5fbf', width: 2, points: { size: 8, fill: '#1f5fbf', filter: lone } },
-        { label: 'Balance', stroke: '#7a4b00', width: 1.5, dash: [6, 4], points: { size: 6, filter: lone } },
+        { label: 'NAV', stroke: '#1f5fbf', width: 2, points: { size: 8, space: 16, fill: '#1f5fbf', filter: lone } },
+        // A smaller dot, so that where balance and NAV are equal (no open trade) both show; the same spacing, so
+        // both series show their points, or only their lone ones, together.
+        { label: 'Balance', stroke: '#7a4b00', width: 1.5, dash: [6, 4], points: { size: 5, space: 16, fill: '#7a4b00', filter: lone } },
       ],
     },
     data,
