@@ -19,6 +19,8 @@ interface Column {
   num?: boolean;
   /** Shown first in a phone's stacked row: what a glance needs. */
   key?: boolean;
+  /** A date and time, which may break between the two when the table is short of room (style.css). */
+  time?: boolean;
   cell(trade: Trade, places: Places): Node | string;
 }
 
@@ -34,7 +36,7 @@ const price = (value: string | null, trade: Trade, places: Places) =>
   value === null ? '—' : amount(value, undefined, { places: places.price.get(trade.instrument) });
 
 const COLUMNS: Column[] = [
-  { label: 'Opened (UTC)', cell: (trade) => utc(trade.openTime, { zone: false }) },
+  { label: 'Opened (UTC)', time: true, cell: (trade) => utc(trade.openTime, { zone: false }) },
   { label: 'Account', cell: (trade) => h('a', { href: `#/account/${encodeURIComponent(trade.accountId)}` }, trade.accountId) },
   { label: 'Instrument', key: true, cell: (trade) => trade.instrument },
   { label: 'Side', cell: (trade) => trade.side },
@@ -42,7 +44,7 @@ const COLUMNS: Column[] = [
   { label: 'Status', key: true, cell: (trade) => h('span', { class: `badge ${trade.status}` }, trade.status) },
   { label: 'Open price', num: true, cell: (trade, places) => price(trade.openPrice, trade, places) },
   { label: 'Close price', num: true, cell: (trade, places) => price(trade.closePrice, trade, places) },
-  { label: 'Closed (UTC)', cell: (trade) => utc(trade.closeTime, { zone: false }) },
+  { label: 'Closed (UTC)', time: true, cell: (trade) => utc(trade.closeTime, { zone: false }) },
   {
     label: 'Realized P&L',
     num: true,
@@ -86,7 +88,10 @@ export function tradesTable(trades: Trade[], options: { showAccount: boolean }):
           ...columns.map((column) =>
             h(
               'td',
-              { class: [column.num ? 'num' : '', column.key ? 'key' : ''].join(' ').trim() || null, 'data-label': column.label },
+              {
+                class: [column.num ? 'num' : '', column.key ? 'key' : '', column.time ? 'time' : ''].join(' ').trim() || null,
+                'data-label': column.label,
+              },
               column.cell(trade, places),
             ),
           ),
