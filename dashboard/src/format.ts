@@ -1,29 +1,85 @@
 /**
- * How figures are shown. Amounts come from the API as exact decimal strings and are only re-spelled here: thousands
- * grouped and the fraction padded with zeros to the column's number of places (never rounded, never through a float),
- * so a column of amounts lines up. Times are shown in UTC, the API's own zone, so every operator reads the same clock.
+ * How figures are shown. Amounts come from the API as exact decimal strings and are only re-spelled here, never
+ * through a float: thousands grouped, and the fraction written to its column's number of places, so a column of
+ * amounts lines up. A column shows the places its values need (trailing zeros none of them needs are left out), at
+ * most MAX_PLACES: a value with more is rounded half-even on its digits, and its exact string stays in the element's
+ * title and `data-amount`. Data from a bot's floats (`991.4000000000001`) would otherwise pad a whole column to 13
+ * places of noise and push the figures out of their cells. Times are shown in UTC, the API's own zone, so every
+ * operator reads the same clock.
  */
 import { h } from './dom';
 
-/** Places after the point of an exact decimal string. */
-export const placesOf = (value: string | null | undefined): number => (value ? (value.split('.')[1] ?? '').length : 0);
+/** The most places after the point an amount is shown with; past this, a figure's digits are a float's noise. */
+export const MAX_PLACES = 8;
 
-/** The places a column needs to show each of `values` whole: the most any of them has. */
+const DECIMAL = /^([-+]?)(\d*)(?:\.(\d*))?$/;
+
+function parts(value: string): { sign: string; whole: string; fraction: string } {
+  const match = DECIMAL.exec(value);
+  // Not a decimal (the API sends none, but a figure must still show): as it came, no places of its own.
+  if (!match) return { sign: '', whole: value, fraction: '' };
+  const [, sign, whole, fraction = ''] = match;
+  return { sign: sign === '-' ? '-' : '', whole: whole || '0', fraction };
+}
+
+/** Places after the point of an exact decimal string, as written: `"1.08420"` has 5. */
+export const placesOf = (value: string | null | undefined): number => (value ? parts(value).fraction.length : 0);
+
+/**
+ * Places a value needs: those it has, less trailing zeros (`"10.50"` needs 1, `"10.00"` none); of a value with more
+ * than MAX_PLACES, those it needs once rounded to MAX_PLACES (`"991.4000000000001"` needs 1, not 8 of noise).
+ */
+export function placesNeeded(value: string | null | undefined): number {
+  if (!value) return 0;
+  const shown = placesOf(value) > MAX_PLACES ? roundHalfEven(value, MAX_PLACES) : value;
+  return parts(shown).fraction.replace(/0+$/, '').length;
+}
+
+/** The places a column of amounts shows: the most any of `values` needs (at most MAX_PLACES, as each needs). */
 export const columnPlaces = (values: (string | null | undefined)[]): number =>
-  values.reduce((most, value) => Math.max(most, placesOf(value)), 0);
+  values.reduce((most, value) => Math.max(most, placesNeeded(value)), 0);
 
-/** `-107926.5631` → `-107,926.5631`; with `places` 6, `-107,926.563100`. Padded only: a value keeps all its own places. */
-export function grouped(value: string, places = 0): string {
-  const sign = value.startsWith('-') ? '-' : '';
-  const [whole, fraction = ''] = value.replace(/^[-+]/, '').split('.');
-  const width = Math.max(places, fraction.length);
-  return `${sign}${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${width ? `.${fraction.padEnd(width, '0')}` : ''}`;
+/**
+ * The places of one instrument's prices: each as quoted (a quote's trailing zeros are its precision: EUR_USD's
+ * `1.08420` keeps 5), at most MAX_PLACES; a price quoted with more (a float's `0.30000000000000004`) counts the places
+ * it needs once rounded to MAX_PLACES (1), not MAX_PLACES of noise.
+ */
+export const pricePlaces = (values: (string | null | undefined)[]): number =>
+  values.reduce((most, value) => Math.max(most, placesOf(value) <= MAX_PLACES ? placesOf(value) : placesNeeded(value)), 0);
+
+/**
+ * `value` written with exactly `places` places: padded with zeros, or rounded half-even on its digits (a tie goes to
+ * the even digit: `"0.125"` to 2 places is `"0.12"`, `"0.135"` is `"0.14"`). A value rounded to zero loses its minus
+ * (`"-0.000000001"` is `"0.00000000"`): the exact value, sign and all, is in the element's title.
+ */
+export function roundHalfEven(value: string, places: number): string {
+  if (!DECIMAL.test(value)) return value;
+  const { sign, whole, fraction } = parts(value);
+  let digits = `${whole}${fraction.padEnd(places, '0').slice(0, places)}`;
+  const rest = fraction.slice(places);
+  const first = rest.charAt(0);
+  const up = first > '5' || (first === '5' && (/[1-9]/.test(rest.slice(1)) || Number(digits.at(-1)) % 2 === 1));
+  if (up) digits = (BigInt(digits) + 1n).toString().padStart(digits.length, '0');
+  const point = digits.length - places;
+  const integer = digits.slice(0, point).replace(/^0+(?=\d)/, '') || '0';
+  const text = places ? `${integer}.${digits.slice(point)}` : integer;
+  return /[1-9]/.test(digits) ? `${sign}${text}` : text;
 }
 
 /**
- * An amount, grouped and padded to `places`; a profit or loss (`signed`) is coloured by its sign, and says it in words
- * too. The exact string stays in `data-amount` and, with the currency, in the title: a cell too narrow for a very long
- * amount cuts it with an ellipsis and the whole value shows on hover.
+ * `-107926.5631` → `-107,926.5631`; with `places` 6, `-107,926.563100`; with 2, `-107,926.56`. Without `places`, the
+ * places the value needs, at most MAX_PLACES.
+ */
+export function grouped(value: string, places = columnPlaces([value])): string {
+  const { sign, whole, fraction } = parts(roundHalfEven(value, places));
+  return `${sign}${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${fraction ? `.${fraction}` : ''}`;
+}
+
+/**
+ * An amount, grouped and written to `places` (by default the places it needs, at most MAX_PLACES); a profit or loss
+ * (`signed`) is coloured by its sign, and says it in words too. The exact string stays in `data-amount` and, with
+ * the currency, in the title: a figure rounded to MAX_PLACES, or one too long for its cell (cut with an ellipsis),
+ * shows whole on hover.
  */
 export function amount(
   value: string | null | undefined,

@@ -2,16 +2,27 @@
  * One account: its name, broker and environment, its balance figures and bot status, the equity chart (NAV and
  * balance, by day over 90 days or by hour over 7; the line breaks where an interval has no snapshot), daily realized
  * P&L as bars with the cumulative line (90 days), how it traded over 90 days (a summary and a row per instrument),
- * and its open trades. Refreshes every 30 s. An account the API does
- * not know gets a not-found message.
+ * and its open trades. Each chart spans the window its note states, up to now. Each group of amounts (the figures,
+ * the performance summary, a table's column) is written to the places its values need, at most 8 (format.ts).
+ * Refreshes every 30 s. An account the API does not know gets a not-found message.
  */
 import type { AccountPerformance, Trade } from '../../../client';
 import { api, unwrap } from '../api';
+import { chartWindow } from '../chart-data';
 import { type Chart, equityChart, pnlChart } from '../charts';
 import { fill, h } from '../dom';
 import { age, amount, columnPlaces, daysAgo, duration, grouped, percent, utc } from '../format';
 import { tradesTable } from './trades';
 import type { View } from './view';
+
+/**
+ * A chart's window in words, `2026-08-26 00:00:00 UTC to now (2026-11-23 10:15:03 UTC)`: "now" when chartWindow cut
+ * the API's window (`apiTo`, the end of the current interval) short.
+ */
+function spanned([from, to]: [number, number], apiTo: string): string {
+  const time = (value: number) => utc(new Date(value * 1000).toISOString());
+  return `${time(from)} to ${to < Date.parse(apiTo) / 1000 ? `now (${time(to)})` : time(to)}`;
+}
 
 export function accountView(main: HTMLElement, account: string): View {
   const title = h('h2', { id: 'account-title' }, account);
@@ -149,26 +160,32 @@ export function accountView(main: HTMLElement, account: string): View {
     for (const chart of charts.splice(0)) chart.destroy();
     fill(equityBox);
     fill(pnlBox);
-    if (equityData.points.length) charts.push(equityChart(equityBox, equityData.points, hourly ? 3_600 : 86_400));
     const last = equityData.points.at(-1);
+    const equityRange = chartWindow(equityData, last?.time);
+    charts.push(equityChart(equityBox, equityData.points, hourly ? 3_600 : 86_400, equityRange));
     equityBox.dataset.points = String(equityData.points.length);
     equityBox.setAttribute(
       'aria-label',
-      `Equity chart: ${equityData.points.length} points from ${utc(equityData.from)} to ${utc(equityData.to)}${last ? `; last NAV ${grouped(last.nav)} ${currency}` : ''}`,
+      `Equity chart, ${spanned(equityRange, equityData.to)}: ${equityData.points.length} points${last ? `; last NAV ${grouped(last.nav)} ${currency}` : ''}`,
     );
     fill(
       equityNote,
-      equityData.points.length
-        ? `NAV (solid) and balance (dashed); last snapshot ${utc(last?.time)}: NAV ${grouped(last?.nav ?? '')} ${currency}. Gaps are intervals without a snapshot.`
+      `${hourly ? 'Hourly' : 'Daily'}, ${spanned(equityRange, equityData.to)}. `,
+      last
+        ? `NAV (solid) and balance (dashed); last snapshot ${utc(last.time)}: NAV ${grouped(last.nav)} ${currency}. Gaps are intervals without a snapshot.`
         : 'No balance snapshots in this window.',
     );
-    charts.push(pnlChart(pnlBox, pnlData.points));
+    const pnlRange = chartWindow(pnlData, pnlData.points.at(-1)?.start);
+    charts.push(pnlChart(pnlBox, pnlData.points, pnlRange));
     const closed = pnlData.points.reduce((n, point) => n + point.tradesClosed, 0);
     pnlBox.dataset.points = String(pnlData.points.length);
-    pnlBox.setAttribute('aria-label', `Daily realized P&L chart: ${pnlData.points.length} days, ${closed} trades closed`);
+    pnlBox.setAttribute(
+      'aria-label',
+      `Daily realized P&L chart, ${spanned(pnlRange, pnlData.to)}: ${pnlData.points.length} days, ${closed} trades closed`,
+    );
     fill(
       pnlNote,
-      `${pnlData.points.length} days from ${utc(pnlData.from)}; ${closed} trades closed. Bars: each day's realized P&L; line: the running total.`,
+      `${pnlData.points.length} days, ${spanned(pnlRange, pnlData.to)}; ${closed} trades closed. Bars: each day's realized P&L; line: the running total.`,
     );
   }
 
@@ -184,6 +201,8 @@ export function accountView(main: HTMLElement, account: string): View {
       summary.expectancy,
       summary.averageWin,
       summary.averageLoss,
+      summary.bestTrade?.realizedPL,
+      summary.worstTrade?.realizedPL,
       summary.maxDrawdown.amount,
     ]);
     const trade = (mark: typeof summary.bestTrade) =>
@@ -207,7 +226,7 @@ export function accountView(main: HTMLElement, account: string): View {
           'span',
           {},
           amount(summary.maxDrawdown.amount, ccy, { places }),
-          summary.maxDrawdown.ratio === null ? '' : ` (${percent(summary.maxDrawdown.ratio)} of the peak)`,
+          summary.maxDrawdown.ratio === null ? '' : ` (${percent(summary.maxDrawdown.ratio)} of equity)`,
         ),
       ],
     ];

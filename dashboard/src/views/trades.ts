@@ -1,12 +1,13 @@
 /**
  * The trade history: filters (account, status, instrument, a time window in UTC) that live in the URL, so a view
- * can be shared; pages of 50 followed by cursor with "Load more"; amounts exactly as the API sends them. The first
- * page refreshes every 30 s while no further page is loaded (a loaded page is never reshuffled under the reader).
+ * can be shared; pages of 50 followed by cursor with "Load more"; amounts written to their column's places (at most
+ * 8, format.ts), each exact in its title. The first page refreshes every 30 s while no further page is loaded (a
+ * loaded page is never reshuffled under the reader).
  */
 import type { Trade, TradePage } from '../../../client';
 import { api, unwrap } from '../api';
 import { fill, h } from '../dom';
-import { amount, columnPlaces, grouped, utc } from '../format';
+import { amount, columnPlaces, pricePlaces, utc } from '../format';
 import { tradesHash } from '../router';
 import type { View } from './view';
 
@@ -18,6 +19,8 @@ interface Column {
   num?: boolean;
   /** Shown first in a phone's stacked row: what a glance needs. */
   key?: boolean;
+  /** A date and time, which may break between the two when the table is short of room (style.css). */
+  time?: boolean;
   cell(trade: Trade, places: Places): Node | string;
 }
 
@@ -30,18 +33,18 @@ interface Places {
 }
 
 const price = (value: string | null, trade: Trade, places: Places) =>
-  value === null ? '—' : grouped(value, places.price.get(trade.instrument));
+  value === null ? '—' : amount(value, undefined, { places: places.price.get(trade.instrument) });
 
 const COLUMNS: Column[] = [
-  { label: 'Opened (UTC)', cell: (trade) => utc(trade.openTime, { zone: false }) },
+  { label: 'Opened (UTC)', time: true, cell: (trade) => utc(trade.openTime, { zone: false }) },
   { label: 'Account', cell: (trade) => h('a', { href: `#/account/${encodeURIComponent(trade.accountId)}` }, trade.accountId) },
   { label: 'Instrument', key: true, cell: (trade) => trade.instrument },
   { label: 'Side', cell: (trade) => trade.side },
-  { label: 'Units', num: true, cell: (trade, places) => grouped(trade.units, places.units) },
+  { label: 'Units', num: true, cell: (trade, places) => amount(trade.units, undefined, { places: places.units }) },
   { label: 'Status', key: true, cell: (trade) => h('span', { class: `badge ${trade.status}` }, trade.status) },
   { label: 'Open price', num: true, cell: (trade, places) => price(trade.openPrice, trade, places) },
   { label: 'Close price', num: true, cell: (trade, places) => price(trade.closePrice, trade, places) },
-  { label: 'Closed (UTC)', cell: (trade) => utc(trade.closeTime, { zone: false }) },
+  { label: 'Closed (UTC)', time: true, cell: (trade) => utc(trade.closeTime, { zone: false }) },
   {
     label: 'Realized P&L',
     num: true,
@@ -69,10 +72,7 @@ export function tradesTable(trades: Trade[], options: { showAccount: boolean }):
     price: new Map(),
   };
   for (const trade of trades) {
-    places.price.set(
-      trade.instrument,
-      Math.max(places.price.get(trade.instrument) ?? 0, columnPlaces([trade.openPrice, trade.closePrice])),
-    );
+    places.price.set(trade.instrument, Math.max(places.price.get(trade.instrument) ?? 0, pricePlaces([trade.openPrice, trade.closePrice])));
   }
   return h(
     'table',
@@ -88,7 +88,10 @@ export function tradesTable(trades: Trade[], options: { showAccount: boolean }):
           ...columns.map((column) =>
             h(
               'td',
-              { class: [column.num ? 'num' : '', column.key ? 'key' : ''].join(' ').trim() || null, 'data-label': column.label },
+              {
+                class: [column.num ? 'num' : '', column.key ? 'key' : '', column.time ? 'time' : ''].join(' ').trim() || null,
+                'data-label': column.label,
+              },
               column.cell(trade, places),
             ),
           ),
