@@ -183,6 +183,17 @@ function statsRange(accountId: string, spec: QuerySpec): Promise<Item[]> {
   return readKeyRange(rawStore, accountId, first, last, undefined, STATS_PAGE_ITEMS);
 }
 
+/**
+ * An account's balance at a performance window's start (what the drawdown ratio is measured against): its last daily
+ * equity point before the window, or its first in it; one item at most, read with a plain Query each.
+ */
+async function startBalance(accountId: string, spec: QuerySpec): Promise<Item[]> {
+  const { starts } = windowOf('day', spec);
+  const [first, last] = [starts[0], starts[starts.length - 1]].map((start) => entryKeyOf('equity', 'day', timestamp(start)));
+  const before = await readKeyRange(rawStore, accountId, entryKeyOf('equity', 'day', ''), keyBefore(first), 1, undefined, false);
+  return before.length ? before : readKeyRange(rawStore, accountId, first, last, 1);
+}
+
 /** The key condition of a listing's page: partition, window and position, as one range. */
 function pageCondition(spec: QuerySpec, after: string | undefined): { condition: string; values: Record<string, string> } {
   const from = spec.from && timestamp(Math.ceil(parseTimeParameter(spec.from)));
@@ -211,15 +222,18 @@ async function floor({ spec, after }: Prepared): Promise<Item[]> {
       return [account.Item!, ...entries];
     }
     case 'account-performance': {
-      const [account, entries] = await Promise.all([
+      const [account, entries, start] = await Promise.all([
         raw.send(new GetCommand({ TableName: accountsTable, Key: accountKey(spec.account!) })),
         statsRange(spec.account!, spec),
+        startBalance(spec.account!, spec),
       ]);
-      return [account.Item!, ...entries];
+      return [account.Item!, ...entries, ...start];
     }
     case 'all-performance': {
       const accounts = await scan(accountsTable);
-      const entries = await Promise.all(accounts.map((item) => statsRange(String(item.accountId), spec)));
+      const entries = await Promise.all(
+        accounts.flatMap((item) => [statsRange(String(item.accountId), spec), startBalance(String(item.accountId), spec)]),
+      );
       return [...accounts, ...entries.flat()];
     }
     case 'all-pnl': {
@@ -319,8 +333,10 @@ function readBudget(operation: Operation, body: any, returned: number): number {
     return returned + accounts;
   }
   // The account list, and the fleet's meta item that says whether the fleet's sums may be read instead of every
-  // account's days (they hold at most as many items as the accounts' days they add up).
-  if (operation === 'all-performance') return returned + body.accounts.length + 1;
+  // account's days (they hold at most as many items as the accounts' days they add up); and each account's balance at
+  // the window's start (one item), for the drawdown ratio.
+  if (operation === 'all-performance') return returned + 2 * body.accounts.length + 1;
+  if (operation === 'account-performance') return returned + 2;
   return returned + 1;
 }
 

@@ -178,7 +178,7 @@ export function judge(input: {
   const readMisses = rows.filter((row) => !row.readsWithinTarget || !row.small.readsWithinTarget);
   targets.push({
     target:
-      'items read ≤ budget for every query (a page: returned + 1; the fleet: 1 or 2 per account + the 9 stamp items; a series: points + 1 per account; performance: 1 per day and instrument traded + 1 per account, + the fleet meta item)',
+      'items read ≤ budget for every query (a page: returned + 1; the fleet: 1 or 2 per account + the 9 stamp items; a series: points + 1 per account; performance: 1 per day and instrument traded + 2 per account (it and its starting balance), + the fleet meta item)',
     pass: readMisses.length === 0,
     detail: readMisses.length
       ? readMisses

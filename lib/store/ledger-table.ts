@@ -226,6 +226,8 @@ export function readKeyRange(
   last: string,
   wanted?: number,
   pageSize?: number,
+  /** False: from `last` back (the latest first). */
+  forward = true,
 ): Promise<Item[]> {
   return queryItems(
     store,
@@ -234,6 +236,7 @@ export function readKeyRange(
       KeyConditionExpression: 'accountId = :accountId AND #entry BETWEEN :first AND :last',
       ExpressionAttributeNames: { '#entry': KEY },
       ExpressionAttributeValues: { ':accountId': accountId, ':first': first, ':last': last },
+      ScanIndexForward: forward,
     },
     wanted,
     pageSize,
@@ -288,32 +291,17 @@ export async function readStartBalances(
   const keys = accountIds.map((id) => equityKey(id, 'day', dayBefore));
   for (const item of (await batchGetItems(store, { [store.tables.ledger]: keys }))[store.tables.ledger])
     found.set(item.accountId as string, toEquityEntry(item));
-  const one = async (accountId: string, condition: string, values: Record<string, string>, forward: boolean) => {
-    const [item] = await queryItems(
-      store,
-      {
-        TableName: store.tables.ledger,
-        KeyConditionExpression: `accountId = :accountId AND ${condition}`,
-        ExpressionAttributeNames: { '#entry': KEY },
-        ExpressionAttributeValues: { ':accountId': accountId, ...values },
-        ScanIndexForward: forward,
-      },
-      1,
-    );
-    if (item) found.set(accountId, toEquityEntry(item));
-  };
   const prefix = entryPrefix('equity', 'day');
-  const each = async (ids: readonly string[], read: (id: string) => Promise<void>) => {
-    for (let at = 0; at < ids.length; at += concurrency) await Promise.all(ids.slice(at, at + concurrency).map(read));
+  const each = async (read: (id: string) => Promise<Item[]>) => {
+    const missing = accountIds.filter((id) => !found.has(id));
+    for (let at = 0; at < missing.length; at += concurrency) {
+      const items = await Promise.all(missing.slice(at, at + concurrency).map(read));
+      for (const [item] of items) if (item) found.set(item.accountId as string, toEquityEntry(item));
+    }
   };
-  await each(
-    accountIds.filter((id) => !found.has(id)),
-    (id) => one(id, '#entry BETWEEN :low AND :high', { ':low': prefix, ':high': `${prefix}${dayBefore}` }, false),
-  );
-  await each(
-    accountIds.filter((id) => !found.has(id)),
-    (id) => one(id, '#entry BETWEEN :low AND :high', { ':low': `${prefix}${firstDay}`, ':high': `${prefix}${lastDay}` }, true),
-  );
+  // The last point before the window, then (none before) the first in it.
+  await each((id) => readKeyRange(store, id, prefix, `${prefix}${dayBefore}`, 1, undefined, false));
+  await each((id) => readKeyRange(store, id, `${prefix}${firstDay}`, `${prefix}${lastDay}`, 1));
   return found;
 }
 

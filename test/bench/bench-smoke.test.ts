@@ -87,7 +87,8 @@ it('measures every query of every operation, each within its read budget', () =>
     // The issue's cost rules: a page reads what it returns plus one; the fleet answers their stamps (at most
     // MOST_STAMP_ITEMS) and one item per account, two for the status; a series one per point and account, plus the account; a
     // performance summary one per day and instrument traded (what it is built from), plus the account or each account
-    // (and the fleet's meta item, which says whether the fleet's sums may be read instead of the accounts' days).
+    // and its balance at the window's start (the drawdown ratio's measure), and the fleet's meta item, which says
+    // whether the fleet's sums may be read instead of the accounts' days.
     const accounts = results.meta.accounts;
     const stamps = MOST_STAMP_ITEMS;
     const budget =
@@ -98,8 +99,10 @@ it('measures every query of every operation, each within its read budget', () =>
           : row.operation === 'all-pnl'
             ? row.itemsReturned + accounts
             : row.operation === 'all-performance'
-              ? row.itemsReturned + accounts + 1
-              : row.itemsReturned + 1;
+              ? row.itemsReturned + 2 * accounts + 1
+              : row.operation === 'account-performance'
+                ? row.itemsReturned + 2
+                : row.itemsReturned + 1;
     expect([row.query, row.readBudget]).toEqual([row.query, budget]);
     expect([row.query, row.itemsRead <= budget]).toEqual([row.query, true]);
     expect(row.readAmplification).toBeCloseTo(row.itemsRead / Math.max(1, row.itemsReturned), 2);

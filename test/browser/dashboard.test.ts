@@ -34,6 +34,9 @@ const LONG_BALANCE = '98765432109876543210987654.123456789';
 const FREQTRADE = 'ft-noisy';
 /** An account whose bot has not recorded a balance yet. */
 const NO_SNAPSHOT = 'new-bot';
+/** A test bot's account, retired. */
+const RETIRED = 'retired-bot';
+const GONE_REASON = 'gone from the bot: freqtrade no longer has trade 5 (its database was reset, or the trade was deleted)';
 /** The accounts the test adds to the demo's. */
 const TEST_ACCOUNTS = ['silent-bot', FREQTRADE, NO_SNAPSHOT];
 
@@ -107,6 +110,10 @@ beforeAll(async () => {
   await writer.heartbeat('silent-bot', { state: 'running', time: new Date(Date.now() - 600_000).toISOString() });
   await mirrorFreqtrade(writer);
   await writer.upsertAccount({ id: NO_SNAPSHOT, name: 'New Bot', currency: 'EUR', broker: 'OANDA', environment: 'paper' });
+  // A test bot retired once tried: in no fleet view, its page says so.
+  await writer.upsertAccount({ id: RETIRED, name: 'Retired Test Bot', currency: 'USD', broker: 'OANDA', environment: 'paper' });
+  await writer.heartbeat(RETIRED, { state: 'running', time: new Date(Date.now() - 3_600_000).toISOString() });
+  await writer.retireAccount(RETIRED);
   writer.close();
   page = await context.newPage();
   watch(page);
@@ -134,6 +141,10 @@ async function mirrorFreqtrade(writer: ReturnType<typeof localWriter>): Promise<
       bot.close(id, { rate: closeRate, at: hoursAgo(5.5 - i), profit });
     });
     const open = bot.open({ pair: 'SOL/USDT', amount: 0.7 + 0.1, rate: 145.60000000000002, stake: 69.00000000000001, at: hoursAgo(1) });
+    // A trade its database lost: mirrored once, then gone (the bridge's second poll would add a snapshot; the writer
+    // marks it as the bridge does).
+    const lostAt = hoursAgo(2);
+    const lost = bot.open({ pair: 'ADA/USDT', amount: 100, rate: 0.5, at: lostAt });
     bot.update(open, { current_rate: 146.46250000000001, profit_abs: 0.6899999999999995 });
     const bridge = new FreqtradeBridge({
       client: freqtradeClient({ url: bot.url, username: bot.username, password: bot.password }),
@@ -141,6 +152,7 @@ async function mirrorFreqtrade(writer: ReturnType<typeof localWriter>): Promise<
       account: FREQTRADE,
     });
     await bridge.poll();
+    await writer.markGone(FREQTRADE, `ft-${lost}-${lostAt}`, { reason: GONE_REASON });
   } finally {
     await bot.stop();
   }
@@ -377,7 +389,10 @@ describe('an account fed by freqtrade through the bridge', () => {
         return {
           group: table
             ? `${table.dataset.testid ?? table.className}: ${quoted ? `prices of ${instrument}` : label}`
-            : (list?.dataset.testid ?? list?.closest('article')?.dataset.account ?? '?'),
+            : list?.dataset.testid === 'figures'
+              ? // The balance figures stand side by side: each is a group of its own.
+                `figures: ${element.closest('div')?.querySelector('dt')?.textContent}`
+              : (list?.dataset.testid ?? list?.closest('article')?.dataset.account ?? '?'),
           quoted,
           // The figure itself, without the currency beside it.
           text: [...element.childNodes]
@@ -522,7 +537,7 @@ describe('an account fed by freqtrade through the bridge', () => {
 
       // Its trades (prices per instrument), and on the fleet its card and the totals.
       await page.goto(`${base}/#/trades?account=${FREQTRADE}`);
-      await page.waitForFunction(() => document.querySelectorAll('table.trades tbody tr').length === 4);
+      await page.waitForFunction(() => document.querySelectorAll('table.trades tbody tr').length === 5);
       const trades = await amountsIn(main);
       expect(trades.length).toBeGreaterThanOrEqual(4 * 4);
       expect(misread(trades, { uncut: true })).toEqual([]);
@@ -544,6 +559,24 @@ describe('an account fed by freqtrade through the bridge', () => {
       expect(misread(fleet, { uncut: false })).toEqual([]);
     },
   );
+
+  it('shows a trade its bot lost as gone, with why; a retired test bot is in no fleet view, and its page says so', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${base}/#/trades?account=${FREQTRADE}&status=gone`);
+    await page.waitForFunction(() => document.querySelectorAll('table.trades tbody tr').length === 1);
+    const badge = page.locator('table.trades tbody tr[data-status=gone] .badge.gone');
+    await expect(badge.textContent()).resolves.toBe('gone');
+    await expect(badge.getAttribute('title')).resolves.toBe(GONE_REASON);
+    await expect(page.locator('#f-status').inputValue()).resolves.toBe('gone');
+    await page.goto(`${base}/#/`);
+    await page.waitForSelector('[data-testid=fleet] article');
+    expect(await page.locator(`article[data-account=${RETIRED}]`).count()).toBe(0);
+    await page.goto(`${base}/#/account/${RETIRED}`);
+    await page.waitForSelector('[data-testid=account-status] .badge.retired');
+    await expect(page.locator('[data-testid=account-status] .badge.retired').getAttribute('title')).resolves.toMatch(
+      /^Retired \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC: not in the fleet$/,
+    );
+  });
 });
 
 describe('the trade history', () => {

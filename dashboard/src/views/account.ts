@@ -2,8 +2,9 @@
  * One account: its name, broker and environment, its balance figures and bot status, the equity chart (NAV and
  * balance, by day over 90 days or by hour over 7; the line breaks where an interval has no snapshot), daily realized
  * P&L as bars with the cumulative line (90 days), how it traded over 90 days (a summary and a row per instrument),
- * and its open trades. Each chart spans the window its note states, up to now. Each group of amounts (the figures,
- * the performance summary, a table's column) is written to the places its values need, at most 8 (format.ts).
+ * and its open trades. Each chart spans the window its note states, up to now. Each group of amounts (the
+ * performance summary, a table's column) is written to the places its values need, at most 8 (format.ts); the
+ * balance figures, side by side, each to its own.
  * Refreshes every 30 s. An account the API does not know gets a not-found message.
  */
 import type { AccountPerformance, Trade } from '../../../client';
@@ -123,24 +124,20 @@ export function accountView(main: HTMLElement, account: string): View {
       status,
       h('span', { class: `badge ${bot.state}` }, bot.state),
       bot.stale ? h('span', { class: 'badge stale' }, 'stale') : null,
+      // Out of the fleet's views, the probe and its alarms; its history is what this page shows.
+      bot.retiredAt ? h('span', { class: 'badge retired', title: `Retired ${utc(bot.retiredAt)}: not in the fleet` }, 'retired') : null,
       h('span', {}, bot.heartbeatAgeSeconds === null ? 'no heartbeat yet' : `heartbeat ${age(bot.heartbeatAgeSeconds)} ago`),
       bot.message ? h('span', { class: 'message' }, bot.message) : null,
     );
-    const places = columnPlaces([
-      balance.balance,
-      balance.nav,
-      balance.unrealizedPL,
-      balance.realizedPL,
-      balance.marginUsed,
-      balance.marginAvailable,
-    ]);
+    // Side by side, not in a column: each figure shows the places it needs (a NAV of 7 places does not pad a margin
+    // of 0 to 0.0000000).
     const rows: [string, HTMLElement | string][] = [
-      ['Balance', amount(balance.balance, currency, { places })],
-      ['NAV', amount(balance.nav, currency, { places })],
-      ['Unrealized P&L', amount(balance.unrealizedPL, currency, { signed: true, places })],
-      ['Realized P&L', amount(balance.realizedPL, currency, { signed: true, places })],
-      ['Margin used', amount(balance.marginUsed, currency, { places })],
-      ['Margin available', amount(balance.marginAvailable, currency, { places })],
+      ['Balance', amount(balance.balance, currency)],
+      ['NAV', amount(balance.nav, currency)],
+      ['Unrealized P&L', amount(balance.unrealizedPL, currency, { signed: true })],
+      ['Realized P&L', amount(balance.realizedPL, currency, { signed: true })],
+      ['Margin used', amount(balance.marginUsed, currency)],
+      ['Margin available', amount(balance.marginAvailable, currency)],
       ['Open trades', String(balance.openTradeCount)],
       ['As of', utc(balance.updatedAt)],
     ];

@@ -41,7 +41,12 @@ const COLUMNS: Column[] = [
   { label: 'Instrument', key: true, cell: (trade) => trade.instrument },
   { label: 'Side', cell: (trade) => trade.side },
   { label: 'Units', num: true, cell: (trade, places) => amount(trade.units, undefined, { places: places.units }) },
-  { label: 'Status', key: true, cell: (trade) => h('span', { class: `badge ${trade.status}` }, trade.status) },
+  {
+    label: 'Status',
+    key: true,
+    // A gone trade says why in its title: the bot no longer has it (its database reset, the trade deleted).
+    cell: (trade) => h('span', { class: `badge ${trade.status}`, title: trade.closeReason ?? null }, trade.status),
+  },
   { label: 'Open price', num: true, cell: (trade, places) => price(trade.openPrice, trade, places) },
   { label: 'Close price', num: true, cell: (trade, places) => price(trade.closePrice, trade, places) },
   { label: 'Closed (UTC)', time: true, cell: (trade) => utc(trade.closeTime, { zone: false }) },
@@ -122,6 +127,7 @@ export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: 
       ['', 'Any status'],
       ['open', 'Open'],
       ['closed', 'Closed'],
+      ['gone', 'Gone from the bot'],
     ].map(([value, label]) => h('option', { value, selected: value === filters.status }, label)),
   );
   const instrumentInput = h('input', {
