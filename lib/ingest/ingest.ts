@@ -4,7 +4,8 @@
  * database does not answer, the batch is applied again after a pause that grows (every writer call is idempotent, so
  * what was written the first time is not written twice); a change of reachability is reported once. Following a
  * file, it waits as long as it takes; reading one to its end, it gives up after `giveUpAfterMs`, and the checkpoint
- * still points at the batch it could not apply.
+ * still points at the batch it could not apply. A batch read again after a stop (its lines marked `replay`) counts
+ * the lines the store already shows as `unchanged` (apply.ts).
  */
 import type { Writer } from '../../packages/writer/src';
 import { applyEvents, changedSomething, DatabaseDown, type NumberedEvent } from './apply';
@@ -50,7 +51,7 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
       counts.read += 1;
       try {
         if ('error' in entry) throw new LineError(entry.error);
-        events.push({ line: entry.line, event: parseLine(entry.text) });
+        events.push({ line: entry.line, event: parseLine(entry.text), ...(entry.replay ? { replay: true } : {}) });
       } catch (error) {
         if (!(error instanceof LineError)) throw error;
         counts.rejected += 1;
