@@ -8,9 +8,10 @@
  * FILE is read from where the last run stopped (FILE.checkpoint beside it), first the rest of the file it was reading
  * if that was rotated away meanwhile. With --follow it keeps reading as FILE grows, across rotation and truncation,
  * until Ctrl-C or SIGTERM. `-` reads standard input to its end. A bad line is reported as `line N: reason` and
- * skipped. Without --follow: exit 1 when a line was rejected, 2 when the command is wrong, 3 when the database did not
- * answer for 30 s (run it again: it resumes where it stopped), 4 when lines may have been lost: the rest of the file
- * the checkpoint describes could not be found (an `ingest: warning:` line says which file and from where).
+ * skipped. The summary names the accounts whose lines changed something. Without --follow: exit 1 when a line was
+ * rejected, 2 when the command is wrong, 3 when the database did not answer for 30 s (run it again: it resumes where
+ * it stopped), 4 when lines may have been lost: the rest of the file the checkpoint describes could not be found (an
+ * `ingest: warning:` line says which file and from where).
  */
 import './support/quiet-sdk';
 import { ingest } from '../lib/ingest/ingest';

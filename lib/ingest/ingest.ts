@@ -18,6 +18,8 @@ export interface IngestCounts {
   written: number;
   unchanged: number;
   rejected: number;
+  /** The accounts whose lines changed something, in the order they first did. */
+  accounts: string[];
 }
 
 export interface IngestOptions {
@@ -40,7 +42,8 @@ export interface IngestResult extends IngestCounts {
 }
 
 export async function ingest(options: IngestOptions): Promise<IngestResult> {
-  const counts: IngestCounts = { read: 0, written: 0, unchanged: 0, rejected: 0 };
+  const counts: IngestCounts = { read: 0, written: 0, unchanged: 0, rejected: 0, accounts: [] };
+  const written = new Set<string>();
   const { initialMs, maxMs } = options.retry ?? { initialMs: 500, maxMs: 30_000 };
   let down = false;
   for await (const batch of options.source) {
@@ -58,6 +61,7 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
         options.report(`line ${entry.line}: ${error.message}`);
       }
     }
+    const accountOf = new Map(events.map(({ line, event }) => [line, event.account]));
     const since = Date.now();
     for (let wait = initialMs; ; wait = Math.min(maxMs, wait * 2)) {
       try {
@@ -68,8 +72,14 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
           if ('error' in result) {
             counts.rejected += 1;
             options.report(`line ${result.line}: ${result.error.message}`);
-          } else if (changedSomething(result.outcome)) counts.written += 1;
-          else counts.unchanged += 1;
+          } else if (changedSomething(result.outcome)) {
+            counts.written += 1;
+            const account = accountOf.get(result.line)!;
+            if (!written.has(account)) {
+              written.add(account);
+              counts.accounts.push(account);
+            }
+          } else counts.unchanged += 1;
         }
         break;
       } catch (error) {

@@ -1,8 +1,9 @@
 /**
  * `npm run ingest` against DynamoDB Local: a stream of event lines (good, bad and unusual, several accounts
  * interleaved) ends exactly as the same lines made one by one as writer calls, in far fewer transactions; bad lines
- * are reported by number and skipped; a second run resumes from the checkpoint; --follow keeps up with a growing
- * file across rotation and truncation; a database that stops answering is waited for, and nothing is written twice.
+ * are reported by number and skipped; the summary names the accounts written; a second run resumes from the
+ * checkpoint; --follow keeps up with a growing file across rotation and truncation; a database that stops answering
+ * is waited for, and nothing is written twice.
  */
 import { execFile, spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
@@ -230,7 +231,8 @@ describe('a file of event lines', () => {
       const tradeLines = lines.filter((line) => /"type":"(open|close|marks)"/.test(line)).length;
       expect(run.stdout).toMatch(
         new RegExp(
-          `^ingest: ${lines.length.toLocaleString('en-US')} lines read, [\\d,]+ written, 0 unchanged, ${refused.size} rejected, in`,
+          `^ingest: ${lines.length.toLocaleString('en-US')} lines read, [\\d,]+ written, 0 unchanged, ${refused.size} rejected, in .*; ` +
+            `accounts written: ${accounts.join(', ')}$`,
           'm',
         ),
       );
@@ -247,7 +249,7 @@ describe('a file of event lines', () => {
 
   it('run again, resumes at its checkpoint and reads nothing; read again in full, changes nothing', async () => {
     const again = await ingestFile([file()]);
-    expect(again.stdout).toMatch(/^ingest: 0 lines read, 0 written, 0 unchanged, 0 rejected/m);
+    expect(again.stdout).toMatch(/^ingest: 0 lines read, 0 written, 0 unchanged, 0 rejected, .*; accounts written: none$/m);
     expect(again.code).toBe(0);
     const before = await stateOf(harness.stage, accounts);
     const full = await ingestFile(['--no-checkpoint', file()]);
@@ -270,7 +272,7 @@ describe('a file of event lines', () => {
       `${JSON.stringify({ type: 'heartbeat', account: 'ev-0', state: 'paused', message: 'from stdin', time: time(5000) })}\n`,
     );
     expect(await new Promise((resolve) => child.on('exit', resolve))).toBe(0);
-    expect(stdout).toMatch(/^ingest: 1 lines read, 1 written/m);
+    expect(stdout).toMatch(/^ingest: 1 lines read, 1 written, .*; accounts written: ev-0$/m);
     const status = await invoke('account-status', eventFor('account-status', { account: 'ev-0', query: {} }));
     expect(status.body).toMatchObject({ state: 'paused', message: 'from stdin' });
   });
