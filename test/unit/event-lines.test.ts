@@ -156,8 +156,8 @@ describe('a trade’s lines read again after a stop', () => {
   const numbered = (...values: object[]): NumberedEvent[] =>
     values.map((value, i) => ({ line: i + 1, event: parseLine(JSON.stringify(value)) }));
   /** The trade those lines leave behind when they are the first ever of it (the writer's own outcome). */
-  const after = (...values: object[]) => foldTrade(numbered(...values))!;
-  const shown = (stored: ReturnType<typeof after>, ...values: object[]) =>
+  const storedAfter = (...values: object[]) => foldTrade(numbered(...values))!;
+  const shown = (stored: ReturnType<typeof storedAfter>, ...values: object[]) =>
     linesShown(
       stored,
       numbered(...values).map(({ event }) => event as TradeEvent),
@@ -165,34 +165,34 @@ describe('a trade’s lines read again after a stop', () => {
   const marks = (fields: object) => ({ type: 'marks', account: 'main', id: 't-1', ...fields });
 
   it('are all shown when the stored trade is what they lead to, closed or still open', () => {
-    expect(shown(after(GOOD.open, GOOD.marks, GOOD.close), GOOD.open, GOOD.marks, GOOD.close)).toBe(3);
-    expect(shown(after(GOOD.open, GOOD.marks), GOOD.open, GOOD.marks)).toBe(2);
+    expect(shown(storedAfter(GOOD.open, GOOD.marks, GOOD.close), GOOD.open, GOOD.marks, GOOD.close)).toBe(3);
+    expect(shown(storedAfter(GOOD.open, GOOD.marks), GOOD.open, GOOD.marks)).toBe(2);
   });
 
   it('are shown up to where the batch stopped being applied, and not after', () => {
-    expect(shown(after(GOOD.open, GOOD.marks), GOOD.open, GOOD.marks, GOOD.close)).toBe(2);
-    expect(shown(after(GOOD.open), GOOD.open, GOOD.marks, GOOD.close)).toBe(1);
+    expect(shown(storedAfter(GOOD.open, GOOD.marks), GOOD.open, GOOD.marks, GOOD.close)).toBe(2);
+    expect(shown(storedAfter(GOOD.open), GOOD.open, GOOD.marks, GOOD.close)).toBe(1);
     // The open is shown by any trade opened so: stored before the batch with other marks, it was a repeat.
-    expect(shown({ ...after(GOOD.open), stopLoss: '95000', unrealizedPL: '7' }, GOOD.open, GOOD.marks)).toBe(1);
+    expect(shown({ ...storedAfter(GOOD.open), stopLoss: '95000', unrealizedPL: '7' }, GOOD.open, GOOD.marks)).toBe(1);
   });
 
   it('of a trade that existed before the batch: an open repeated, then marks, shows whatever marks it had before', () => {
-    const before = { ...after(GOOD.open), stopLoss: '95000', unrealizedPL: '7' };
+    const before = { ...storedAfter(GOOD.open), stopLoss: '95000', unrealizedPL: '7' };
     expect(shown({ ...before, units: '0.01', unrealizedPL: '-1.2' }, GOOD.open, GOOD.marks)).toBe(2);
   });
 
   it('that set a field and set it back are shown by the value they end with', () => {
-    const stored = after(GOOD.open, marks({ units: '0.5' }));
+    const stored = storedAfter(GOOD.open, marks({ units: '0.5' }));
     expect(shown(stored, marks({ units: '0.5' }), marks({ units: '0.7' }), marks({ units: '0.5' }))).toBe(3);
     expect(shown(stored, marks({ units: '0.5' }), marks({ units: '0.7' }))).toBe(1);
   });
 
   it('refused for themselves are not shown: marks after the close, a close of other values, an open of another time, a close before the open', () => {
-    const closed = after(GOOD.open, GOOD.close);
+    const closed = storedAfter(GOOD.open, GOOD.close);
     expect(shown(closed, GOOD.open, GOOD.close, marks({ unrealizedPL: '5' }))).toBe(2);
     expect(shown(closed, { ...GOOD.close, realizedPL: '4' })).toBe(0);
     expect(shown(closed, { ...GOOD.open, openTime: '2026-11-22T08:00:00.000Z' }, GOOD.close)).toBe(0);
-    expect(shown(after(GOOD.open), { ...GOOD.close, closeTime: '2026-11-22T08:00:00.000Z' })).toBe(0);
+    expect(shown(storedAfter(GOOD.open), { ...GOOD.close, closeTime: '2026-11-22T08:00:00.000Z' })).toBe(0);
     // Marks of a closed trade that change nothing are accepted, and so shown.
     expect(shown(closed, GOOD.close, marks({ unrealizedPL: '0' }))).toBe(2);
   });
