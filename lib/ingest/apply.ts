@@ -223,14 +223,11 @@ async function settleReplayed(writer: Writer, account: string, entries: readonly
   for (const [id, lines] of byId) {
     const stored = trades.get(id)?.trade;
     if (!stored) continue;
-    for (const entry of lines.slice(
-      0,
-      linesShown(
-        stored,
-        lines.map((line) => line.event),
-      ),
-    ))
-      settled.add(entry);
+    const shown = linesShown(
+      stored,
+      lines.map((line) => line.event),
+    );
+    for (const entry of lines.slice(0, shown)) settled.add(entry);
   }
   if (report) for (const { entry, heartbeat } of heartbeats) if (heartbeatShown(report, heartbeat)) settled.add(entry);
   for (const entry of settled) results.push({ line: entry.line, outcome: 'unchanged' });
