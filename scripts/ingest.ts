@@ -5,10 +5,13 @@
  * any language feeds the API by appending lines to a file. Locally into `npm start`'s database (DB_PORT); with
  * --stage into that deployed stage (AWS credentials and region from the environment).
  *
- * FILE is read from where the last run stopped (FILE.checkpoint beside it). With --follow it keeps reading as FILE
- * grows, across rotation and truncation, until Ctrl-C or SIGTERM. `-` reads standard input to its end. A bad line is
- * reported as `line N: reason` and skipped. Without --follow: exit 1 when a line was rejected, 2 when the command is
- * wrong, 3 when the database did not answer for 30 s (run it again: it resumes where it stopped).
+ * FILE is read from where the last run stopped (FILE.checkpoint beside it), first the rest of the file it was reading
+ * if that was rotated away meanwhile. With --follow it keeps reading as FILE grows, across rotation and truncation,
+ * until Ctrl-C or SIGTERM. `-` reads standard input to its end. A bad line is reported as `line N: reason` and
+ * skipped. The summary names the accounts whose lines changed something. Without --follow: exit 1 when a line was
+ * rejected, 2 when the command is wrong, 3 when the database did not answer for 30 s (run it again: it resumes where
+ * it stopped), 4 when lines may have been lost: the rest of the file the checkpoint describes could not be found (an
+ * `ingest: warning:` line says which file and from where).
  */
 import './support/quiet-sdk';
 import { ingest } from '../lib/ingest/ingest';
@@ -40,9 +43,19 @@ async function main() {
   const writer = targetWriter({ stage: values.stage, endpoint: values.endpoint });
   const progress = progressReporter('ingest', 'lines');
   const note = (line: string) => console.error(`ingest: ${line}`);
+  let skipped = false;
   const source = stdin
     ? streamLines(process.stdin)
-    : fileLines(file, { follow: values.follow, checkpoint: !values['no-checkpoint'], signal: stop.signal, onRestart: note });
+    : fileLines(file, {
+        follow: values.follow,
+        checkpoint: !values['no-checkpoint'],
+        signal: stop.signal,
+        onRestart: note,
+        onSkipped: ({ message }) => {
+          skipped = true;
+          note(`warning: ${message}`);
+        },
+      });
   if (values.follow && !stdin) note(`following ${file} (checkpoint ${checkpointPath(file)}); Ctrl-C to stop`);
   try {
     const result = await ingest({
@@ -57,7 +70,8 @@ async function main() {
     if (result.gaveUp && !stop.signal.aborted) {
       note('the database did not answer for 30 s; run the same command again to resume where it stopped');
       process.exitCode = 3;
-    } else process.exitCode = result.rejected && !values.follow ? 1 : 0;
+    } else if (values.follow) process.exitCode = 0;
+    else process.exitCode = skipped ? 4 : result.rejected ? 1 : 0;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') fail(`no file ${file}`);
     throw error;

@@ -9,18 +9,26 @@
  *   writer call, in order, so it gets the writer's own answer (TRADE_NOT_FOUND, TRADE_CLOSED, ...).
  *
  * A database that does not answer stops the batch (DatabaseDown): nothing is reported for it, and applying the same
- * batch again has no second effect, since every writer call is idempotent.
+ * batch again has no second effect, since every writer call is idempotent. Lines read again after the ingester
+ * stopped mid-batch (`replay`) that the store already shows are `unchanged` and not applied again (replay.ts): applied
+ * again, some would be refused only because later lines of the batch were applied too.
  */
+import { getAccountItem, toBotReport } from '../store/accounts-table';
 import { getRegisteredOpenTimes } from '../store/ledger-table';
 import { DatabaseError } from '../store/errors';
+import { getTradeRecords } from '../store/trades-table';
 import type { Trade } from '../types';
 import { WriterError } from '../../packages/writer/src/errors';
 import type { Writer } from '../../packages/writer/src';
+import { heartbeatInput } from '../../packages/writer/src/validate';
 import type { Event } from './lines';
+import { heartbeatShown, linesShown, type TradeEvent } from './replay';
 
 export interface NumberedEvent {
   line: number;
   event: Event;
+  /** Read again after the ingester stopped mid-batch: it may have been applied (source.ts). */
+  replay?: boolean;
 }
 
 /** What became of a line: the writer's outcome (`opened`, `unchanged`, `recorded`, `stale`, ...) or its refusal. */
@@ -80,6 +88,16 @@ function unavailable(error: unknown): boolean {
   return (error instanceof WriterError && error.code === 'UNAVAILABLE') || error instanceof DatabaseError;
 }
 
+/** Reads from the store for the ingester's own decisions; a database that does not answer is DatabaseDown. */
+async function reading<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (unavailable(error)) throw new DatabaseDown();
+    throw error;
+  }
+}
+
 /** Applies lines one by one, in order. */
 async function oneByOne(writer: Writer, entries: readonly NumberedEvent[], results: LineResult[]): Promise<void> {
   for (const { line, event } of entries) {
@@ -117,13 +135,7 @@ async function applyTradeRun(writer: Writer, account: string, run: readonly Numb
     const trade = foldTrade(entries);
     if (trade) folded.set(id, trade);
   }
-  let stored: Map<string, string>;
-  try {
-    stored = await getRegisteredOpenTimes(writer.store, account, [...folded.keys()]);
-  } catch (error) {
-    if (unavailable(error)) throw new DatabaseDown();
-    throw error;
-  }
+  const stored = await reading(() => getRegisteredOpenTimes(writer.store, account, [...folded.keys()]));
   const fresh = [...folded.entries()].filter(([id]) => !stored.has(id));
   const single = new Set(byId.keys());
   if (fresh.length) {
@@ -180,6 +192,48 @@ async function applyAccount(writer: Writer, account: string, entries: readonly N
   await oneByOne(writer, heartbeats, results);
 }
 
+const isTradeLine = (entry: NumberedEvent): entry is NumberedEvent & { event: TradeEvent } =>
+  entry.event.type === 'open' || entry.event.type === 'close' || entry.event.type === 'marks';
+
+/**
+ * One account's replayed lines that the store already shows (replay.ts): a trade's first lines, when the stored trade
+ * is what they lead to, and a heartbeat that is the stored report. They are `unchanged`; the other lines are returned,
+ * to be applied.
+ */
+async function settleReplayed(writer: Writer, account: string, entries: readonly NumberedEvent[], results: LineResult[]) {
+  const replayed = entries.filter((entry) => entry.replay);
+  if (!replayed.length) return entries;
+  const byId = groupBy(replayed.filter(isTradeLine), (entry) => entry.event.id);
+  const heartbeats = replayed.flatMap((entry) =>
+    entry.event.type === 'heartbeat' && entry.event.fields.time !== undefined
+      ? [{ entry, heartbeat: heartbeatInput(entry.event.fields, new Date()) }]
+      : [],
+  );
+  const [trades, report] = await reading(async () => {
+    const openTimes = await getRegisteredOpenTimes(writer.store, account, [...byId.keys()]);
+    return Promise.all([
+      getTradeRecords(
+        writer.store,
+        [...openTimes].map(([id, openTime]) => ({ id, openTime, accountId: account })),
+      ),
+      heartbeats.length ? getAccountItem(writer.store, account, true).then((item) => item && toBotReport(item)) : undefined,
+    ]);
+  });
+  const settled = new Set<NumberedEvent>();
+  for (const [id, lines] of byId) {
+    const stored = trades.get(id)?.trade;
+    if (!stored) continue;
+    const shown = linesShown(
+      stored,
+      lines.map((line) => line.event),
+    );
+    for (const entry of lines.slice(0, shown)) settled.add(entry);
+  }
+  if (report) for (const { entry, heartbeat } of heartbeats) if (heartbeatShown(report, heartbeat)) settled.add(entry);
+  for (const entry of settled) results.push({ line: entry.line, outcome: 'unchanged' });
+  return entries.filter((entry) => !settled.has(entry));
+}
+
 /** Applies a batch of lines; a result per line, in line order. Throws DatabaseDown when the database stops answering. */
 export async function applyEvents(writer: Writer, entries: readonly NumberedEvent[]): Promise<LineResult[]> {
   const byAccount = groupBy(entries, (entry) => entry.event.account);
@@ -189,7 +243,7 @@ export async function applyEvents(writer: Writer, entries: readonly NumberedEven
   const worker = async () => {
     while (next < accounts.length) {
       const account = accounts[next++];
-      await applyAccount(writer, account, byAccount.get(account)!, results);
+      await applyAccount(writer, account, await settleReplayed(writer, account, byAccount.get(account)!, results), results);
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENT_ACCOUNTS, accounts.length) }, worker));

@@ -4,7 +4,8 @@
  * database does not answer, the batch is applied again after a pause that grows (every writer call is idempotent, so
  * what was written the first time is not written twice); a change of reachability is reported once. Following a
  * file, it waits as long as it takes; reading one to its end, it gives up after `giveUpAfterMs`, and the checkpoint
- * still points at the batch it could not apply.
+ * still points at the batch it could not apply. A batch read again after a stop (its lines marked `replay`) counts
+ * the lines the store already shows as `unchanged` (apply.ts).
  */
 import type { Writer } from '../../packages/writer/src';
 import { applyEvents, changedSomething, DatabaseDown, type NumberedEvent } from './apply';
@@ -17,6 +18,8 @@ export interface IngestCounts {
   written: number;
   unchanged: number;
   rejected: number;
+  /** The accounts whose lines changed something, in the order they first did. */
+  accounts: string[];
 }
 
 export interface IngestOptions {
@@ -39,7 +42,8 @@ export interface IngestResult extends IngestCounts {
 }
 
 export async function ingest(options: IngestOptions): Promise<IngestResult> {
-  const counts: IngestCounts = { read: 0, written: 0, unchanged: 0, rejected: 0 };
+  const counts: IngestCounts = { read: 0, written: 0, unchanged: 0, rejected: 0, accounts: [] };
+  const written = new Set<string>();
   const { initialMs, maxMs } = options.retry ?? { initialMs: 500, maxMs: 30_000 };
   let down = false;
   for await (const batch of options.source) {
@@ -50,13 +54,14 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
       counts.read += 1;
       try {
         if ('error' in entry) throw new LineError(entry.error);
-        events.push({ line: entry.line, event: parseLine(entry.text) });
+        events.push({ line: entry.line, event: parseLine(entry.text), ...(entry.replay ? { replay: true } : {}) });
       } catch (error) {
         if (!(error instanceof LineError)) throw error;
         counts.rejected += 1;
         options.report(`line ${entry.line}: ${error.message}`);
       }
     }
+    const accountOf = new Map(events.map(({ line, event }) => [line, event.account]));
     const since = Date.now();
     for (let wait = initialMs; ; wait = Math.min(maxMs, wait * 2)) {
       try {
@@ -67,8 +72,14 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
           if ('error' in result) {
             counts.rejected += 1;
             options.report(`line ${result.line}: ${result.error.message}`);
-          } else if (changedSomething(result.outcome)) counts.written += 1;
-          else counts.unchanged += 1;
+          } else if (changedSomething(result.outcome)) {
+            counts.written += 1;
+            const account = accountOf.get(result.line)!;
+            if (!written.has(account)) {
+              written.add(account);
+              counts.accounts.push(account);
+            }
+          } else counts.unchanged += 1;
         }
         break;
       } catch (error) {

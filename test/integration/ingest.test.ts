@@ -1,16 +1,29 @@
 /**
  * `npm run ingest` against DynamoDB Local: a stream of event lines (good, bad and unusual, several accounts
  * interleaved) ends exactly as the same lines made one by one as writer calls, in far fewer transactions; bad lines
- * are reported by number and skipped; a second run resumes from the checkpoint; --follow keeps up with a growing
- * file across rotation and truncation; a database that stops answering is waited for, and nothing is written twice.
+ * are reported by number and skipped; the summary names the accounts written; a second run resumes from the
+ * checkpoint; killed mid-batch and started again, it reports no line a clean run does not; a file rotated while it
+ * was stopped has its rest read, and one gone is a warning and exit 4; --follow keeps up with a growing file across
+ * rotation and truncation; a database that stops answering is waited for, and nothing is written twice.
  */
 import { execFile, spawn } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ingest } from '../../lib/ingest/ingest';
-import { fileLines } from '../../lib/ingest/source';
+import { checkpointPath, fileLines } from '../../lib/ingest/source';
 import type { Writer } from '../../packages/writer/src';
 import { random } from '../../scripts/support/dataset';
 import { localWriter } from '../../scripts/support/load-data';
@@ -230,7 +243,8 @@ describe('a file of event lines', () => {
       const tradeLines = lines.filter((line) => /"type":"(open|close|marks)"/.test(line)).length;
       expect(run.stdout).toMatch(
         new RegExp(
-          `^ingest: ${lines.length.toLocaleString('en-US')} lines read, [\\d,]+ written, 0 unchanged, ${refused.size} rejected, in`,
+          `^ingest: ${lines.length.toLocaleString('en-US')} lines read, [\\d,]+ written, 0 unchanged, ${refused.size} rejected, in .*; ` +
+            `accounts written: ${accounts.join(', ')}$`,
           'm',
         ),
       );
@@ -247,7 +261,7 @@ describe('a file of event lines', () => {
 
   it('run again, resumes at its checkpoint and reads nothing; read again in full, changes nothing', async () => {
     const again = await ingestFile([file()]);
-    expect(again.stdout).toMatch(/^ingest: 0 lines read, 0 written, 0 unchanged, 0 rejected/m);
+    expect(again.stdout).toMatch(/^ingest: 0 lines read, 0 written, 0 unchanged, 0 rejected, .*; accounts written: none$/m);
     expect(again.code).toBe(0);
     const before = await stateOf(harness.stage, accounts);
     const full = await ingestFile(['--no-checkpoint', file()]);
@@ -270,9 +284,123 @@ describe('a file of event lines', () => {
       `${JSON.stringify({ type: 'heartbeat', account: 'ev-0', state: 'paused', message: 'from stdin', time: time(5000) })}\n`,
     );
     expect(await new Promise((resolve) => child.on('exit', resolve))).toBe(0);
-    expect(stdout).toMatch(/^ingest: 1 lines read, 1 written/m);
+    expect(stdout).toMatch(/^ingest: 1 lines read, 1 written, .*; accounts written: ev-0$/m);
     const status = await invoke('account-status', eventFor('account-status', { account: 'ev-0', query: {} }));
     expect(status.body).toMatchObject({ state: 'paused', message: 'from stdin' });
+  });
+});
+
+describe('stopped and started again', () => {
+  it('killed while it applies a batch, reports no line a clean run does not report, and ends as the clean run', async () => {
+    const { lines, accounts } = botDay('kill', 11);
+    const text = `${lines.join('\n')}\n`;
+    const file = join(dir, 'killed.jsonl');
+    writeFileSync(file, text);
+    // The clean run, on tables of its own.
+    const stage = uniqueStage();
+    await ensureTables(adminClient(harness.db.endpoint), stage);
+    try {
+      writeFileSync(join(dir, 'clean.jsonl'), text);
+      const clean = await ingestFile([join(dir, 'clean.jsonl')], harness.db.endpoint, stage);
+      const reported = (output: string) => [...output.matchAll(/^line (\d+): (.*)$/gm)].map((match) => `${match[1]}: ${match[2]}`);
+      const cleanReports = new Set(reported(clean.stdout));
+      expect(cleanReports.size).toBeGreaterThan(5);
+
+      // Killed (SIGKILL: nothing runs after it) at a random moment while a batch is being applied, twice, then
+      // run to the end. Batches are 500 lines, so the second kill lands in the last batch or close to it.
+      const runs: string[] = [];
+      let killedInFlight = 0;
+      const next = random(5);
+      for (let kill = 0; kill < 2; kill++) {
+        const { child, output } = startScript('ingest', [file, '--stage', harness.stage, '--endpoint', harness.db.endpoint]);
+        const exited = new Promise((resolve) => child.on('exit', resolve));
+        const checkpoint = () => {
+          try {
+            return JSON.parse(readFileSync(checkpointPath(file), 'utf8'));
+          } catch {
+            return undefined;
+          }
+        };
+        const from = checkpoint()?.offset ?? 0;
+        const deadline = Date.now() + 60_000;
+        while (!(checkpoint()?.pending && checkpoint().offset >= from) && child.exitCode === null && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100 + 600 * next()));
+        child.kill('SIGKILL');
+        await exited;
+        runs.push(output());
+        if (checkpoint()?.pending) killedInFlight += 1;
+      }
+      // Without a batch in flight at a kill, nothing was read again: the test would prove nothing.
+      expect(killedInFlight).toBeGreaterThan(0);
+      const last = await ingestFile([file]);
+      runs.push(last.stdout);
+      const spurious = runs.flatMap(reported).filter((report) => !cleanReports.has(report));
+      expect(spurious).toEqual([]);
+      expect(await stateOf(harness.stage, accounts)).toEqual(await stateOf(stage, accounts));
+    } finally {
+      await deleteTables(adminClient(harness.db.endpoint), stage);
+    }
+  });
+
+  const line = (account: string, value: object) => `${JSON.stringify({ account, ...value })}\n`;
+  const openings = (account: string, from: number, to: number) =>
+    Array.from({ length: to - from + 1 }, (_, i) =>
+      line(account, {
+        type: 'open',
+        id: `r-${from + i}`,
+        instrument: 'EUR_USD',
+        side: 'buy',
+        units: '1000',
+        openPrice: '1.1',
+        openTime: time(from + i),
+      }),
+    ).join('');
+  const created = (account: string) =>
+    line(account, { type: 'account', name: account, currency: 'USD', broker: 'Test', environment: 'paper' });
+  const tradeIds = async (account: string) =>
+    ((await invoke('account-trades', eventFor('account-trades', { account, query: { limit: '500' } }))).body.trades ?? [])
+      .map((trade: { id: string }) => trade.id)
+      .sort();
+
+  it('with the file rotated meanwhile, reads the rest of the old file first, then the new one', async () => {
+    const file = join(dir, 'rotated.jsonl');
+    writeFileSync(file, created('rot') + openings('rot', 1, 2));
+    expect((await ingestFile([file])).code).toBe(0);
+    appendFileSync(file, openings('rot', 3, 4));
+    renameSync(file, `${file}.1`);
+    writeFileSync(file, openings('rot', 5, 6));
+    const run = await ingestFile([file]);
+    expect(run.stderr).toMatch(
+      /^ingest: rotated\.jsonl was rotated while the ingester was stopped: reading the rest of rotated\.jsonl\.1/m,
+    );
+    expect(run.stdout).toMatch(/^ingest: 4 lines read, 4 written, 0 unchanged, 0 rejected, .*; accounts written: rot$/m);
+    expect(run.code).toBe(0);
+    expect(await tradeIds('rot')).toEqual(['r-1', 'r-2', 'r-3', 'r-4', 'r-5', 'r-6']);
+  });
+
+  it('with the old file gone (compressed), warns what was not read, reads the new file, and exits 4', async () => {
+    const file = join(dir, 'gone.jsonl');
+    writeFileSync(file, created('gone') + openings('gone', 1, 2));
+    expect((await ingestFile([file])).code).toBe(0);
+    const { ino, size } = statSync(file);
+    appendFileSync(file, openings('gone', 3, 4));
+    renameSync(file, `${file}.1`);
+    writeFileSync(file, openings('gone', 5, 6));
+    writeFileSync(`${file}.1.gz`, 'compressed');
+    unlinkSync(`${file}.1`);
+    const run = await ingestFile([file]);
+    expect(run.stderr).toContain(
+      `ingest: warning: lines written to gone.jsonl (inode ${ino}) after line 3 (byte ${size}), if any, were not read: it is no longer in ${dir} ` +
+        '(deleted, compressed or moved elsewhere); compressed files are not read: gone.jsonl.1.gz. Reading gone.jsonl from its start.',
+    );
+    expect(run.stdout).toMatch(/^ingest: 2 lines read, 2 written, 0 unchanged, 0 rejected, .*; accounts written: gone$/m);
+    expect(run.code).toBe(4);
+    expect(await tradeIds('gone')).toEqual(['r-1', 'r-2', 'r-5', 'r-6']);
+    // Said once: the checkpoint is of the new file now.
+    const again = await ingestFile([file]);
+    expect([again.code, again.stderr]).toEqual([0, '']);
   });
 });
 

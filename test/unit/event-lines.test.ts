@@ -1,12 +1,14 @@
 /**
  * Event lines on their own: what a line may hold (the parser and the published JSON Schema agree, line for line and
- * field for field), how a trade's lines fold into one trade, and how bytes become numbered lines.
+ * field for field), how a trade's lines fold into one trade, which lines read again after a stop the stored trade
+ * already shows, and how bytes become numbered lines.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import { foldTrade, type NumberedEvent } from '../../lib/ingest/apply';
 import { EVENT_FIELDS, LineError, MAX_LINE_BYTES, parseLine } from '../../lib/ingest/lines';
+import { linesShown, type TradeEvent } from '../../lib/ingest/replay';
 import { streamLines } from '../../lib/ingest/source';
 
 const ROOT = join(__dirname, '..', '..');
@@ -148,6 +150,52 @@ describe('folding a trade’s lines', () => {
     expect(foldTrade(numbered(GOOD.open, GOOD.close, GOOD.marks))).toBeUndefined();
     expect(foldTrade(numbered(GOOD.open, GOOD.close, GOOD.close))).toBeUndefined();
     expect(foldTrade(numbered(GOOD.open, { ...GOOD.close, closeTime: '2026-11-22T08:00:00.000Z' }))).toBeUndefined();
+  });
+});
+
+describe('a trade’s lines read again after a stop', () => {
+  const numbered = (...values: object[]): NumberedEvent[] =>
+    values.map((value, i) => ({ line: i + 1, event: parseLine(JSON.stringify(value)) }));
+  /** The trade those lines leave behind when they are the first ever of it (the writer's own outcome). */
+  const storedAfter = (...values: object[]) => foldTrade(numbered(...values))!;
+  const shown = (stored: ReturnType<typeof storedAfter>, ...values: object[]) =>
+    linesShown(
+      stored,
+      numbered(...values).map(({ event }) => event as TradeEvent),
+    );
+  const marks = (fields: object) => ({ type: 'marks', account: 'main', id: 't-1', ...fields });
+
+  it('are all shown when the stored trade is what they lead to, closed or still open', () => {
+    expect(shown(storedAfter(GOOD.open, GOOD.marks, GOOD.close), GOOD.open, GOOD.marks, GOOD.close)).toBe(3);
+    expect(shown(storedAfter(GOOD.open, GOOD.marks), GOOD.open, GOOD.marks)).toBe(2);
+  });
+
+  it('are shown up to where the batch stopped being applied, and not after', () => {
+    expect(shown(storedAfter(GOOD.open, GOOD.marks), GOOD.open, GOOD.marks, GOOD.close)).toBe(2);
+    expect(shown(storedAfter(GOOD.open), GOOD.open, GOOD.marks, GOOD.close)).toBe(1);
+    // The open is shown by any trade opened so: stored before the batch with other marks, it was a repeat.
+    expect(shown({ ...storedAfter(GOOD.open), stopLoss: '95000', unrealizedPL: '7' }, GOOD.open, GOOD.marks)).toBe(1);
+  });
+
+  it('of a trade that existed before the batch: an open repeated, then marks, shows whatever marks it had before', () => {
+    const before = { ...storedAfter(GOOD.open), stopLoss: '95000', unrealizedPL: '7' };
+    expect(shown({ ...before, units: '0.01', unrealizedPL: '-1.2' }, GOOD.open, GOOD.marks)).toBe(2);
+  });
+
+  it('that set a field and set it back are shown by the value they end with', () => {
+    const stored = storedAfter(GOOD.open, marks({ units: '0.5' }));
+    expect(shown(stored, marks({ units: '0.5' }), marks({ units: '0.7' }), marks({ units: '0.5' }))).toBe(3);
+    expect(shown(stored, marks({ units: '0.5' }), marks({ units: '0.7' }))).toBe(1);
+  });
+
+  it('refused for themselves are not shown: marks after the close, a close of other values, an open of another time, a close before the open', () => {
+    const closed = storedAfter(GOOD.open, GOOD.close);
+    expect(shown(closed, GOOD.open, GOOD.close, marks({ unrealizedPL: '5' }))).toBe(2);
+    expect(shown(closed, { ...GOOD.close, realizedPL: '4' })).toBe(0);
+    expect(shown(closed, { ...GOOD.open, openTime: '2026-11-22T08:00:00.000Z' }, GOOD.close)).toBe(0);
+    expect(shown(storedAfter(GOOD.open), { ...GOOD.close, closeTime: '2026-11-22T08:00:00.000Z' })).toBe(0);
+    // Marks of a closed trade that change nothing are accepted, and so shown.
+    expect(shown(closed, GOOD.close, marks({ unrealizedPL: '0' }))).toBe(2);
   });
 });
 
