@@ -81,6 +81,14 @@ async function applyOne(writer: Writer, event: Event): Promise<string> {
       return writer.recordBalance(event.account, event.fields as never);
     case 'heartbeat':
       return writer.heartbeat(event.account, event.fields as never);
+    case 'gone': {
+      const { id: _id, ...gone } = event.fields;
+      return writer.markGone(event.account, event.id, gone as never);
+    }
+    case 'retire':
+      return writer.retireAccount(event.account);
+    case 'restore':
+      return writer.restoreAccount(event.account);
   }
 }
 
@@ -167,7 +175,8 @@ async function applyTradeRun(writer: Writer, account: string, run: readonly Numb
 }
 
 /**
- * One account's lines: runs of trade lines, and the account and balance lines one by one between them. Heartbeats
+ * One account's lines: runs of trade lines, and the account, balance, gone, retire and restore lines one by one
+ * between them (each is idempotent, so a replayed one answers `unchanged` by itself). Heartbeats
  * touch only the bot's report, which no other line touches, so they do not end a run: they are applied in their
  * own order once the run ends at an account line (which may create the account they report on) or at the batch's end.
  */

@@ -9,7 +9,7 @@ import type { Trade } from '../types';
 import { WriterError } from '../../packages/writer/src/errors';
 import * as check from '../../packages/writer/src/validate';
 
-export type EventType = 'account' | 'open' | 'close' | 'marks' | 'balance' | 'heartbeat';
+export type EventType = 'account' | 'open' | 'close' | 'marks' | 'gone' | 'balance' | 'heartbeat' | 'retire' | 'restore';
 
 /** The fields of each type of line besides `type` and `account`: the writer call's own. */
 export const EVENT_FIELDS: Record<EventType, { required: readonly string[]; optional: readonly string[] }> = {
@@ -19,6 +19,9 @@ export const EVENT_FIELDS: Record<EventType, { required: readonly string[]; opti
   marks: { required: ['id'], optional: ['unrealizedPL', 'stopLoss', 'takeProfit', 'units', 'openPrice'] },
   balance: { required: ['balance', 'unrealizedPL', 'nav', 'marginUsed', 'marginAvailable', 'time'], optional: [] },
   heartbeat: { required: ['state'], optional: ['strategy', 'message', 'time'] },
+  gone: { required: ['id', 'reason'], optional: ['time'] },
+  retire: { required: [], optional: [] },
+  restore: { required: [], optional: [] },
 };
 
 /** A checked line: the writer call it stands for. */
@@ -29,7 +32,11 @@ export type Event =
   | { type: 'close'; account: string; id: string; fields: Record<string, unknown>; close: check.Close }
   | { type: 'marks'; account: string; id: string; fields: Record<string, unknown>; marks: check.Marks }
   | { type: 'balance'; account: string; fields: Record<string, unknown> }
-  | { type: 'heartbeat'; account: string; fields: Record<string, unknown> };
+  | { type: 'heartbeat'; account: string; fields: Record<string, unknown> }
+  /** A trade the bot no longer has (markGone). */
+  | { type: 'gone'; account: string; id: string; fields: Record<string, unknown> }
+  /** The account out of the fleet, or back in (retireAccount, restoreAccount). */
+  | { type: 'retire' | 'restore'; account: string; fields: Record<string, unknown> };
 
 /** Why a line is refused; the message completes "line N: …". */
 export class LineError extends Error {}
@@ -87,6 +94,14 @@ function event(type: EventType, account: string, fields: Record<string, unknown>
       return { type, account, fields };
     case 'heartbeat':
       check.heartbeatInput(fields, now);
+      return { type, account, fields };
+    case 'gone': {
+      const { id, ...gone } = fields;
+      check.goneInput(gone, now);
+      return { type, account, id: check.tradeId(id), fields };
+    }
+    case 'retire':
+    case 'restore':
       return { type, account, fields };
   }
 }

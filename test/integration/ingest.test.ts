@@ -516,3 +516,47 @@ it('waits for a database that stops answering, says so once each way, and writes
   expect(reports).toEqual(['the database does not answer; trying again until it does', 'the database answers again']);
   expect(result).toMatchObject({ read: 2, written: 2, rejected: 0 });
 });
+
+it('gone, retire and restore lines: a trade the bot lost ends, the account leaves the fleet and comes back; again, unchanged', async () => {
+  const account = 'ingest-retiring';
+  const file = join(dir, 'retiring.jsonl');
+  const trade = (id: string, minute: number) =>
+    JSON.stringify({
+      type: 'open',
+      account,
+      id,
+      instrument: 'EUR_USD',
+      side: 'buy',
+      units: '1000',
+      openPrice: '1.1',
+      openTime: time(minute),
+    });
+  writeFileSync(
+    file,
+    `${[
+      JSON.stringify({ type: 'account', account, name: 'Retiring', currency: 'USD', broker: 'B', environment: 'paper' }),
+      trade('lost', 1),
+      trade('kept', 2),
+      JSON.stringify({ type: 'gone', account, id: 'lost', reason: 'gone from the bot: its database was reset', time: time(3) }),
+      JSON.stringify({ type: 'retire', account }),
+    ].join('\n')}\n`,
+  );
+  const first = await ingestFile(['--no-checkpoint', file]);
+  expect(first).toMatchObject({ code: 0 });
+  expect(first.stdout).toMatch(/5 lines read, 5 written, 0 unchanged, 0 rejected.*accounts written: ingest-retiring/);
+  const trades = (await invoke('account-trades', eventFor('account-trades', { account }))).body.trades;
+  expect(trades.map((t: { id: string; status: string }) => [t.id, t.status]).sort()).toEqual([
+    ['kept', 'open'],
+    ['lost', 'gone'],
+  ]);
+  const fleet = (await invoke('all-status', eventFor('all-status', {}))).body.accounts.map((s: { accountId: string }) => s.accountId);
+  expect(fleet).not.toContain(account);
+  expect((await invoke('account-status', eventFor('account-status', { account }))).body).toMatchObject({ openTradeCount: 1 });
+  // The same file again: every line already holds.
+  const again = await ingestFile(['--no-checkpoint', file]);
+  expect(again.stdout).toMatch(/5 lines read, 0 written, 5 unchanged, 0 rejected/);
+  appendFileSync(file, `${JSON.stringify({ type: 'restore', account })}\n`);
+  await ingestFile(['--no-checkpoint', file]);
+  const back = (await invoke('all-status', eventFor('all-status', {}))).body.accounts.map((s: { accountId: string }) => s.accountId);
+  expect(back).toContain(account);
+});

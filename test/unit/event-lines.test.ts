@@ -55,6 +55,9 @@ const GOOD: Record<string, object> = {
     time: '2026-11-22T10:00:00.000Z',
   },
   heartbeat: { type: 'heartbeat', account: 'main', state: 'running' },
+  gone: { type: 'gone', account: 'main', id: 't-1', reason: 'gone from the bot: its database was reset' },
+  retire: { type: 'retire', account: 'main' },
+  restore: { type: 'restore', account: 'main' },
 };
 
 describe('the documented lines', () => {
@@ -107,6 +110,8 @@ describe('a line', () => {
     ],
     ['a lower-case currency', JSON.stringify({ ...GOOD.account, currency: 'usdt' }), /^currency: must be a currency code/],
     ['a bad state', JSON.stringify({ ...GOOD.heartbeat, state: 'sleeping' }), /^state: must be one of running, paused, stopped, error/],
+    ['a gone trade without a reason', JSON.stringify({ ...GOOD.gone, reason: undefined }), /^reason: required for a gone line/],
+    ['fields on a retire line', JSON.stringify({ ...GOOD.retire, reason: 'done' }), /^unknown field reason for a retire line/],
   ])('with %s is refused by the parser, with the reason, and by the schema', (_, text, expected) => {
     expect(reason(text)).toMatch(expected);
     let value: unknown;
@@ -231,4 +236,16 @@ describe('lines from bytes', () => {
       { line: 2, text: '{"ok":1}' },
     ]);
   });
+});
+
+it('a time from a clock ahead is refused, naming how far: a heartbeat dated tomorrow would hide the true ones', () => {
+  const tomorrow = new Date(Date.now() + 86_400_000).toISOString();
+  expect(reason(JSON.stringify({ ...GOOD.heartbeat, time: tomorrow }))).toMatch(
+    /^time: is .*, (1 d 0 h|23 h 59 min) ahead of the writer's clock/,
+  );
+  expect(reason(JSON.stringify({ ...GOOD.open, openTime: tomorrow }))).toMatch(/^openTime: is .* ahead of the writer's clock/);
+  expect(reason(JSON.stringify({ ...GOOD.balance, time: tomorrow }))).toMatch(/^time: is .* ahead/);
+  expect(reason(JSON.stringify({ ...GOOD.gone, time: tomorrow }))).toMatch(/^time: is .* ahead/);
+  // A few minutes of drift are forgiven.
+  expect(reason(JSON.stringify({ ...GOOD.heartbeat, time: new Date(Date.now() + 60_000).toISOString() }))).toBeUndefined();
 });
