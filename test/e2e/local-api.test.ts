@@ -9,7 +9,7 @@ import { generateDataset } from '../../scripts/support/dataset';
 import { type LocalApi, startLocalApi } from '../../scripts/support/local-stack';
 import { type Harness, startHarness, TEST_CURSOR_SECRET } from '../support/api-harness';
 import { expectContract, schemaViolations } from '../support/contract';
-import { expectedPerformance, expectedTrades } from '../support/expected';
+import { expectedPerformance, expectedStartBalance, expectedTrades } from '../support/expected';
 import { http, type HttpAnswer } from '../support/http';
 import { createClient } from '../../client';
 import { connect } from 'node:net';
@@ -141,7 +141,17 @@ it('serves every operation, through the typed client', async () => {
     await typed.GET('/api/{account}/performance', { params: { path: { account: 'e2e-usd' }, query: window } }),
   );
   expect(closedIn('e2e-usd').length).toBeGreaterThan(5);
-  expect(performance.currencies).toEqual([{ currency: 'USD', ...expectedPerformance('2026-10-01T00:00:00.000Z', closedIn('e2e-usd')) }]);
+  // The drawdown's ratio is measured against the balance at the window's start, from the account's daily equity.
+  const daily = checked(
+    '/api/{account}/equity',
+    await typed.GET('/api/{account}/equity', {
+      params: { path: { account: 'e2e-usd' }, query: { interval: 'day', from: '2025-06-01T00:00:00Z', to: window.to } },
+    }),
+  );
+  const start = expectedStartBalance(daily.points, '2026-10-01T00:00:00.000Z', '2026-11-02T00:00:00.000Z');
+  expect(performance.currencies).toEqual([
+    { currency: 'USD', ...expectedPerformance('2026-10-01T00:00:00.000Z', closedIn('e2e-usd'), start) },
+  ]);
   const fleetPerformance = checked('/api/all/performance', await typed.GET('/api/all/performance', { params: { query: window } }));
   expect([fleetPerformance.accounts, fleetPerformance.currencies.map((c) => c.currency)]).toEqual([[...IDS].sort(), ['EUR', 'GBP', 'USD']]);
 });
