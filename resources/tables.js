@@ -34,6 +34,11 @@ const TABLES = {
   // written by the writer in the same transaction as the change. A fleet poll reads these few items, whatever the
   // fleet's size, to tell whether anything it shows changed.
   fleet: { logicalId: 'FleetTable', partitionKey: 'shard' },
+  // What the alerts last said of each bot (lib/store/alerts-table.ts): one small item per bot that is or was in
+  // trouble, written only by the probe, on condition that no other probe run changed it meanwhile, so that runs
+  // racing each other send one message per change. Its own table: the probe's role may write it and nothing else,
+  // and neither the bots' writer policy nor the API's role reaches it.
+  alerts: { logicalId: 'AlertsTable', partitionKey: 'subject' },
 };
 
 /** The tables the bot's writer writes and the API reads (every table but the API keys). */
@@ -70,6 +75,7 @@ function tableEnvironment(stage) {
     API_KEYS_TABLE: tableName(stage, 'apiKeys'),
     LEDGER_TABLE: tableName(stage, 'ledger'),
     FLEET_TABLE: tableName(stage, 'fleet'),
+    ALERTS_TABLE: tableName(stage, 'alerts'),
   };
 }
 
