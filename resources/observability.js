@@ -2,10 +2,13 @@
 // and the stage's settings (resources/stages.js), so every function and route is covered without listing them twice:
 //
 // - an SNS topic for alerts (with an email subscription when the stage names an address); every alarm notifies it
-//   when it fires and when it recovers;
-// - alarms on the probe's metrics (stale bots, bots in error: two probes in a row; the database unhealthy; the probe
-//   not running, where missing data counts as breaching), on the API's 5xx rate and p99 latency, and on each
-//   function's errors (but the authorizer's, below) and throttles;
+//   when it fires and when it recovers, and the probe publishes each bot's change there by name (docs/alerts.md),
+//   which is why no alarm counts stale or erroring bots any more ("StaleBots > 0" named no bot);
+// - alarms on the probe's metrics (the database unhealthy; the probe not running, where missing data counts as
+//   breaching), on the API's 5xx rate and p99 latency, on each function's errors (but the authorizer's, below) and
+//   throttles, and on the alerts themselves: messages a channel did not take, and events in the on-failure queue;
+// - the alerts' wiring that exists only in AWS: the topic's ARN in the probe's environment, and the stage's URL
+//   (for the alerts' links to the dashboard) where DASHBOARD_URL was not given at deploy;
 // - a CloudWatch dashboard: the probe's metrics, the API's requests and latency, and each function's invocations,
 //   errors and duration.
 'use strict';
@@ -48,6 +51,7 @@ class Observability {
       alarmResources(settings, stage, functions),
       dashboardResource(stage, functions),
     );
+    wireAlerts(template, stage, naming);
     template.Outputs = {
       ...template.Outputs,
       AlertsTopicArn: { Description: 'Subscribe to this topic for the alarms.', Value: { Ref: 'AlertsTopic' } },
@@ -110,16 +114,8 @@ function alarmResources(settings, stage, functions) {
     TreatMissingData: missing,
   });
   const resources = {
-    StaleBotsAlarm: alarm(
-      'A running bot has sent no heartbeat for longer than the stale threshold, on two probes in a row.',
-      probe('StaleBots', 'Maximum'),
-      anyAbove(0, 2, 'notBreaching'),
-    ),
-    BotsInErrorAlarm: alarm(
-      'A bot reports the error state, on two probes in a row.',
-      probe('BotsInError', 'Maximum'),
-      anyAbove(0, 2, 'notBreaching'),
-    ),
+    // Its changes are the alerts' database_down and database_up (lib/alerts/events.ts knows it by this name): the
+    // probe cannot record the database's state in the database, so this alarm keeps it.
     DatabaseUnhealthyAlarm: alarm('The probe could not read DynamoDB.', probe('DatabaseHealthy', 'Minimum'), {
       ComparisonOperator: 'LessThanThreshold',
       Threshold: 1,
@@ -142,6 +138,21 @@ function alarmResources(settings, stage, functions) {
       'More than 5 % of the API’s answers are 5xx.',
       { ...api('5XXError'), Statistic: 'Average' },
       anyAbove(0.05, 1, 'notBreaching'),
+    ),
+    AlertDeliveryFailuresAlarm: alarm(
+      'A channel (Telegram, Discord, Slack, webhook) did not take an alert after its retries; the notifier logged why once.',
+      probe('AlertDeliveryFailures', 'Sum'),
+      anyAbove(0, 1, 'notBreaching'),
+    ),
+    AlertsFailedQueueAlarm: alarm(
+      'Alert events wait in the on-failure queue (trading-bot-api-<stage>-alerts-failed): read them, then purge it.',
+      {
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': ['AlertsFailedQueue', 'QueueName'] } }],
+        Statistic: 'Maximum',
+      },
+      anyAbove(0, 1, 'notBreaching'),
     ),
     ApiLatencyP99Alarm: alarm(
       `The API’s p99 latency is above ${settings.latencyP99Ms} ms for 15 minutes.`,
@@ -173,6 +184,24 @@ function alarmResources(settings, stage, functions) {
     );
   }
   return resources;
+}
+
+/**
+ * What the alerts need that only the deployed stack has: the probe publishes to the alerts topic, and links point to
+ * the stage's URL (the dashboard's) unless DASHBOARD_URL named one, e.g. a custom domain. Set here, not in
+ * serverless.yml, because serverless offline would hand the functions these CloudFormation references unresolved.
+ */
+function wireAlerts(template, stage, naming) {
+  const environmentOf = (key) => template.Resources[naming.getLambdaLogicalId(key)]?.Properties.Environment.Variables;
+  const probe = environmentOf('probe');
+  if (probe) probe.ALERTS_TOPIC_ARN = { Ref: 'AlertsTopic' };
+  for (const key of ['probe', 'notifier']) {
+    const variables = environmentOf(key);
+    if (variables && !variables.DASHBOARD_URL)
+      variables.DASHBOARD_URL = {
+        'Fn::Sub': `https://\${ApiGatewayRestApi}.execute-api.\${AWS::Region}.\${AWS::URLSuffix}/${stage}/`,
+      };
+  }
 }
 
 function dashboardResource(stage, functions) {

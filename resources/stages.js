@@ -25,6 +25,8 @@ const STAGES = {
     alertEmail: '',
     // The API's p99 latency above which its alarm fires.
     latencyP99Ms: 2000,
+    // The hour (UTC) the daily digest is sent at (docs/alerts.md).
+    digestHourUtc: 7,
   },
   // `npm start`'s stage. `serverless invoke local --stage local` reaches the same database (DB_PORT) with the same
   // cursor secret, and with keys off as `npm start` has them unless AUTH=on.
@@ -55,6 +57,9 @@ function stageSettings(stage, env = process.env) {
     if (override !== undefined && override !== '') {
       settings[name] = typeof settings[name] === 'number' ? Number(override) : override;
     }
+  }
+  if (!Number.isInteger(settings.digestHourUtc) || settings.digestHourUtc < 0 || settings.digestHourUtc > 23) {
+    throw new Error(`stages: DIGEST_HOUR_UTC must be an hour from 0 to 23, got "${settings.digestHourUtc}"`);
   }
   if (stage === 'prod' && settings.corsAllowedOrigins.split(',').includes('*')) {
     throw new Error('stages: CORS_ALLOWED_ORIGINS must list origins in prod, never "*"');

@@ -33,6 +33,11 @@ export interface ProbeResult {
 
 /** Reads every account's bot, and says what an operator must know. */
 export async function runProbe(now: Date): Promise<ProbeResult> {
+  return (await probeFleet(now)).result;
+}
+
+/** What runProbe finds, with the fleet's statuses it found it in (none when the database did not answer): the alerts read them. */
+export async function probeFleet(now: Date): Promise<{ result: ProbeResult; fleet: FleetStatus | undefined }> {
   const started = performance.now();
   let fleet: FleetStatus | undefined;
   try {
@@ -64,7 +69,7 @@ export async function runProbe(now: Date): Promise<ProbeResult> {
         ? Math.max(...running.map((status) => status.heartbeatAgeSeconds!))
         : null;
   }
-  return result;
+  return { result, fleet };
 }
 
 /** Publishes a probe's findings as metrics (one EMF document) and one log line. */

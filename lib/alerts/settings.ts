@@ -1,0 +1,123 @@
+/**
+ * Which channels are configured, from the ALERT_* variables. Each variable is read, first found wins, from:
+ *
+ * 1. the environment (`ALERT_TELEGRAM_BOT_TOKEN=...`), for `npm start` and the commands;
+ * 2. a file named by `<NAME>_FILE` (its content, trimmed), so that a secret need not sit in a shell's history;
+ * 3. deployed, the Secrets Manager secret named by ALERT_SECRET_ID, a JSON object of the variables;
+ * 4. deployed, the SSM parameters under ALERT_PARAMETERS_PATH, one per variable, named by it (SecureString).
+ *
+ * The template holds only the secret's name and the parameters' path (serverless.yml); the values are read at run
+ * time (remote.ts), so a rotated token needs no deploy. Any subset of channels may be configured; one with a part
+ * missing (a Telegram token without its chat) is reported and left off, never half-used.
+ */
+import { readFileSync } from 'node:fs';
+import { type Channel, discordChannel, slackChannel, telegramChannel, webhookChannel } from './channels';
+
+export const ALERT_VARIABLES = [
+  'ALERT_TELEGRAM_BOT_TOKEN',
+  'ALERT_TELEGRAM_CHAT_ID',
+  'ALERT_TELEGRAM_API_URL',
+  'ALERT_DISCORD_WEBHOOK_URL',
+  'ALERT_SLACK_WEBHOOK_URL',
+  'ALERT_WEBHOOK_URL',
+] as const;
+
+export type AlertVariable = (typeof ALERT_VARIABLES)[number];
+
+export type AlertValues = Partial<Record<AlertVariable, string>>;
+
+export const TELEGRAM_API_URL = 'https://api.telegram.org';
+
+type Env = Record<string, string | undefined>;
+
+/** True when any ALERT_* variable (or its `_FILE`) is set: `npm start` then sends from its probe. */
+export function alertsRequested(env: Env): boolean {
+  return ALERT_VARIABLES.some((name) => name !== 'ALERT_TELEGRAM_API_URL' && (env[name] || env[`${name}_FILE`]));
+}
+
+/**
+ * The variables from the environment and from `_FILE`s; a named file that cannot be read is an error naming the
+ * variable and the file (never its content).
+ */
+export function localAlertValues(env: Env): AlertValues {
+  const values: AlertValues = {};
+  for (const name of ALERT_VARIABLES) {
+    const direct = env[name];
+    const file = env[`${name}_FILE`];
+    if (direct) values[name] = direct.trim();
+    else if (file) {
+      try {
+        values[name] = readFileSync(file, 'utf8').trim();
+      } catch (error) {
+        throw new Error(`alerts: ${name}_FILE names ${file}, which cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+      }
+    }
+  }
+  return values;
+}
+
+/** `first` where it has a value, `then` elsewhere. */
+export function mergeAlertValues(first: AlertValues, ...then: AlertValues[]): AlertValues {
+  const merged: AlertValues = {};
+  for (const name of ALERT_VARIABLES) {
+    const found = [first, ...then].map((values) => values[name]).find((value) => value !== undefined && value !== '');
+    if (found !== undefined) merged[name] = found;
+  }
+  return merged;
+}
+
+/** Only the known variables, as strings, from an object read elsewhere (a secret's JSON, SSM's parameters). */
+export function pickAlertValues(source: Record<string, unknown>): AlertValues {
+  const picked: AlertValues = {};
+  for (const name of ALERT_VARIABLES) {
+    const value = source[name];
+    if (typeof value === 'string' && value.trim()) picked[name] = value.trim();
+  }
+  return picked;
+}
+
+function httpUrl(name: string, value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`${name} is not a URL`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`${name} must be an http(s) URL`);
+  return value;
+}
+
+/**
+ * The channels the values configure, and a line for each that is configured wrong (named by variable, never with
+ * its value); those are left off.
+ */
+export function channelsOf(values: AlertValues): { channels: Channel[]; problems: string[] } {
+  const channels: Channel[] = [];
+  const problems: string[] = [];
+  const attempt = (build: () => Channel) => {
+    try {
+      channels.push(build());
+    } catch (error) {
+      problems.push(`alerts: ${(error as Error).message}`);
+    }
+  };
+  const token = values.ALERT_TELEGRAM_BOT_TOKEN;
+  const chatId = values.ALERT_TELEGRAM_CHAT_ID;
+  if (token || chatId) {
+    attempt(() => {
+      if (!token) throw new Error('telegram is off: ALERT_TELEGRAM_CHAT_ID is set but ALERT_TELEGRAM_BOT_TOKEN is not');
+      if (!chatId) throw new Error('telegram is off: ALERT_TELEGRAM_BOT_TOKEN is set but ALERT_TELEGRAM_CHAT_ID is not');
+      if (!/^\d+:[\w-]+$/.test(token))
+        throw new Error('telegram is off: ALERT_TELEGRAM_BOT_TOKEN is not a bot token (digits, a colon, then letters)');
+      const apiUrl = httpUrl('ALERT_TELEGRAM_API_URL', values.ALERT_TELEGRAM_API_URL ?? TELEGRAM_API_URL);
+      return telegramChannel({ token, chatId, apiUrl });
+    });
+  }
+  const discord = values.ALERT_DISCORD_WEBHOOK_URL;
+  if (discord) attempt(() => discordChannel({ webhookUrl: httpUrl('discord is off: ALERT_DISCORD_WEBHOOK_URL', discord) }));
+  const slack = values.ALERT_SLACK_WEBHOOK_URL;
+  if (slack) attempt(() => slackChannel({ webhookUrl: httpUrl('slack is off: ALERT_SLACK_WEBHOOK_URL', slack) }));
+  const webhook = values.ALERT_WEBHOOK_URL;
+  if (webhook) attempt(() => webhookChannel({ url: httpUrl('webhook is off: ALERT_WEBHOOK_URL', webhook) }));
+  return { channels, problems };
+}
