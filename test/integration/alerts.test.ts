@@ -328,11 +328,11 @@ describe('delivery', () => {
     // 3,000 (each fake refuses a longer one), and the webhook's one body.
     expect(webhook).toBe(1);
     expect([telegram, discord, slack].every((parts) => parts > 2)).toBe(true);
-    const unescape = (text: string) => text.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&');
+    const fromHtml = (text: string) => text.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&');
     const sent = {
-      telegram: fakes.telegram.texts.slice(-telegram).map(unescape),
+      telegram: fakes.telegram.texts.slice(-telegram).map(fromHtml),
       discord: fakes.discord.contents.slice(-discord).map((content) => content.replace(/\\(.)/g, '$1')),
-      slack: fakes.slack.texts.slice(-slack).map(unescape),
+      slack: fakes.slack.texts.slice(-slack).map(fromHtml),
     };
     for (const [channel, texts] of Object.entries(sent)) {
       const joined = texts.join('\n');
