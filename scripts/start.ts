@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { alertsRequested, channelsOf, localAlertValues } from '../lib/alerts/settings';
 import { ensureDashboardBuilt } from '../resources/dashboard-build.js';
 import tables from '../resources/tables.js';
 import stages from '../resources/stages.js';
@@ -140,6 +141,16 @@ async function main() {
   cleanups.push(async () => closeSync(logs));
   const verbose = (process.env.LOG_LEVEL ?? '').toUpperCase() === 'DEBUG';
 
+  // Alerts go out from the probe watch when any ALERT_* variable is set (docs/alerts.md); their links lead here.
+  let alertChannels: ReturnType<typeof channelsOf> | undefined;
+  if (alertsRequested(process.env)) {
+    try {
+      alertChannels = channelsOf(localAlertValues(process.env));
+    } catch (error) {
+      fail((error as Error).message);
+    }
+    for (const problem of alertChannels.problems) console.error(problem);
+  }
   const api = await startLocalApi({
     stage: STAGE,
     dbEndpoint: db.endpoint,
@@ -147,6 +158,7 @@ async function main() {
     port: ports.PORT,
     lambdaPort: ports.LAMBDA_PORT,
     auth,
+    env: { DASHBOARD_URL: `http://localhost:${ports.PORT}/` },
     onLine: offlineLineRouter(logs, verbose),
   });
   cleanups.push(() => api.stop());
@@ -155,7 +167,13 @@ async function main() {
   if (!Number.isInteger(probeSeconds) || probeSeconds < 0)
     fail(`PROBE_SECONDS must be a whole number of seconds, got "${process.env.PROBE_SECONDS}"`);
   if (probeSeconds) {
-    const watch = watchProbe({ offline: api.offline, stage: STAGE, seconds: probeSeconds, print: (line) => console.log(line) });
+    const watch = watchProbe({
+      offline: api.offline,
+      stage: STAGE,
+      seconds: probeSeconds,
+      print: (line) => console.log(line),
+      alerts: alertChannels?.channels.length ? { channels: alertChannels.channels } : undefined,
+    });
     cleanups.push(async () => watch.stop());
   }
 
@@ -201,6 +219,9 @@ async function main() {
       probeSeconds
         ? `  Probe: every ${probeSeconds} s; a line below when a bot turns stale, errors or recovers (PROBE=off to stop it)`
         : '  Probe: off',
+      alertChannels?.channels.length
+        ? `  Alerts: ${probeSeconds ? 'sent' : 'would be sent (the probe is off)'} to ${alertChannels.channels.map((channel) => channel.name).join(', ')} on each change (npm run alerts -- test tries them)`
+        : '  Alerts: none (set ALERT_TELEGRAM_BOT_TOKEN, ALERT_DISCORD_WEBHOOK_URL, ... to send them: docs/alerts.md)',
       ...tryIt,
       'Press Ctrl-C to stop.',
       '',
