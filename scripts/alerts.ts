@@ -1,0 +1,54 @@
+/**
+ * `npm run alerts -- test [--stage NAME]`
+ *
+ * Sends one test message to every configured channel (Telegram, Discord, Slack, webhook: docs/alerts.md) and says
+ * which answered. Channels come from the ALERT_* variables (or their `_FILE`s); with --stage, also from that
+ * deployed stage's secret and parameters (AWS credentials from the environment), as its notifier reads them.
+ * Exit: 0 when every configured channel answered; 1 when one did not, or none is configured; 2 when the command is wrong.
+ */
+import './support/quiet-sdk';
+import { deliverAlerts } from '../lib/alerts/delivery';
+import { testEvent } from '../lib/alerts/events';
+import { remoteAlertValues } from '../lib/alerts/remote';
+import { ALERT_VARIABLES, channelsOf, localAlertValues, mergeAlertValues } from '../lib/alerts/settings';
+import { commandLine, usageFailure } from './support/command-line';
+
+const USAGE = 'usage: npm run alerts -- test [--stage NAME]';
+
+async function main() {
+  const parsed = commandLine('alerts', USAGE, { stage: { type: 'string' } });
+  if (!parsed) return;
+  const { values, positionals } = parsed;
+  if (positionals.length !== 1 || positionals[0] !== 'test')
+    usageFailure('alerts', USAGE, positionals.length ? `unknown command ${positionals.join(' ')}` : 'say test');
+  const stage = values.stage ?? 'local';
+  const local = localAlertValues(process.env);
+  const settings = values.stage
+    ? mergeAlertValues(
+        local,
+        await remoteAlertValues({ secretId: `trading-bot-api/${stage}/alerts`, parametersPath: `/trading-bot-api/${stage}/alerts/` }),
+      )
+    : local;
+  const { channels, problems } = channelsOf(settings);
+  for (const problem of problems) console.error(problem);
+  if (!channels.length) {
+    console.error(
+      `alerts: no channel is configured: set ${ALERT_VARIABLES.filter((name) => name !== 'ALERT_TELEGRAM_API_URL').join(', ')} (docs/alerts.md)`,
+    );
+    process.exitCode = 1;
+    return;
+  }
+  const reports = await deliverAlerts([testEvent(stage, new Date().toISOString())], channels);
+  for (const report of reports) {
+    const [failure] = report.failed;
+    console.log(
+      failure ? `${report.channel}: did not answer: ${failure.reason}` : `${report.channel}: answered (the test message is there)`,
+    );
+  }
+  if (problems.length || reports.some((report) => report.failed.length)) process.exitCode = 1;
+}
+
+main().catch((error) => {
+  console.error(`alerts: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

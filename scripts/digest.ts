@@ -1,0 +1,74 @@
+/**
+ * `npm run digest -- [--send] [--stage NAME] [--endpoint URL]`
+ *
+ * The daily digest of yesterday (UTC), as the notifier sends it every day at DIGEST_HOUR_UTC: printed, and with
+ * --send also sent to every configured channel (ALERT_* variables; with --stage, also that stage's secret and
+ * parameters). Its figures are the API's own answers (lib/alerts/digest.ts). Locally it reads `npm start`'s database
+ * (DB_PORT); with --stage that deployed stage's tables (AWS credentials and region from the environment).
+ * Exit: 0; 1 when the database did not answer or a channel did not take the digest; 2 when the command is wrong.
+ */
+import './support/quiet-sdk';
+import { randomBytes } from 'node:crypto';
+import tables from '../resources/tables.js';
+import { commandLine, usageFailure } from './support/command-line';
+import { LOCAL_AWS_ENV, localDatabaseEndpoint } from './support/local-db';
+
+const USAGE = 'usage: npm run digest -- [--send] [--stage NAME] [--endpoint URL]';
+
+async function main() {
+  const parsed = commandLine('digest', USAGE, {
+    send: { type: 'boolean', default: false },
+    stage: { type: 'string' },
+    endpoint: { type: 'string' },
+  });
+  if (!parsed) return;
+  const { values, positionals } = parsed;
+  if (positionals.length) usageFailure('digest', USAGE, `unexpected ${positionals.join(' ')}`);
+  const stage = values.stage ?? 'local';
+  const endpoint = values.endpoint ?? (stage === 'local' ? localDatabaseEndpoint() : undefined);
+  // The API's operations read their configuration when they load: the stage's tables, and the database to reach.
+  // The digest signs no cursor, but the configuration asks for a secret: one that lives as long as this command.
+  Object.assign(process.env, {
+    ...tables.tableEnvironment(stage),
+    ...(endpoint ? { ...LOCAL_AWS_ENV, DYNAMODB_ENDPOINT: endpoint } : {}),
+    STAGE: stage,
+    AUTH_MODE: 'off',
+    CURSOR_SECRET: randomBytes(32).toString('hex'),
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'ERROR',
+  });
+  process.env.AWS_REGION ??= process.env.AWS_DEFAULT_REGION ?? 'us-east-1';
+  const { buildDigest, digestEvent } = await import('../lib/alerts/digest');
+  const now = new Date();
+  const event = digestEvent(await buildDigest(now), stage, now.toISOString(), undefined);
+  console.log(event.text);
+  if (!values.send) return;
+
+  const { deliverAlerts } = await import('../lib/alerts/delivery');
+  const { remoteAlertValues } = await import('../lib/alerts/remote');
+  const { channelsOf, localAlertValues, mergeAlertValues } = await import('../lib/alerts/settings');
+  const local = localAlertValues(process.env);
+  const settings = values.stage
+    ? mergeAlertValues(
+        local,
+        await remoteAlertValues({ secretId: `trading-bot-api/${stage}/alerts`, parametersPath: `/trading-bot-api/${stage}/alerts/` }),
+      )
+    : local;
+  const { channels, problems } = channelsOf(settings);
+  for (const problem of problems) console.error(problem);
+  if (!channels.length) {
+    console.error('digest: no channel is configured (docs/alerts.md): printed only');
+    process.exitCode = 1;
+    return;
+  }
+  console.log('');
+  for (const report of await deliverAlerts([event], channels)) {
+    const [failure] = report.failed;
+    console.log(failure ? `${report.channel}: not sent: ${failure.reason}` : `${report.channel}: sent`);
+    if (failure) process.exitCode = 1;
+  }
+}
+
+main().catch((error) => {
+  console.error(`digest: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
