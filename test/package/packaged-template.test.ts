@@ -14,8 +14,21 @@ const ROOT = join(__dirname, '..', '..');
 const SERVERLESS = join(ROOT, 'node_modules', 'serverless', 'bin', 'serverless.js');
 // What a deploy from a clean shell sees: none of the local-run variables.
 const CLEAN_ENV: NodeJS.ProcessEnv = { ...process.env, SLS_TELEMETRY_DISABLED: '1', ESBUILD_WORK_FOLDER: '.esbuild/package-test' };
-for (const name of ['CURSOR_SECRET', 'DYNAMODB_ENDPOINT', 'AUTH_MODE', 'CORS_ALLOWED_ORIGINS', 'PORT', 'LAMBDA_PORT'])
+for (const name of ['CURSOR_SECRET', 'DYNAMODB_ENDPOINT', 'AUTH_MODE', 'CORS_ALLOWED_ORIGINS', 'PORT', 'LAMBDA_PORT', 'DASHBOARD_URL'])
   delete CLEAN_ENV[name];
+/**
+ * The alerts' secrets as an operator's shell might hold them while deploying (after `npm start` with alerts, say):
+ * none may reach the template, which holds only where the notifier reads them at run time.
+ */
+const ALERT_SECRETS = {
+  ALERT_TELEGRAM_BOT_TOKEN: '123:SENTINEL-telegram-token',
+  ALERT_TELEGRAM_CHAT_ID: '-100SENTINEL',
+  ALERT_DISCORD_WEBHOOK_URL: 'https://discord.com/api/webhooks/1/SENTINEL-discord',
+  ALERT_SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T0/B0/SENTINEL-slack',
+  ALERT_WEBHOOK_URL: 'https://receiver.example/SENTINEL-webhook',
+};
+Object.assign(CLEAN_ENV, ALERT_SECRETS);
+let templateText: string;
 type Resource = { Type: string; Properties: any };
 let resources: Record<string, Resource>;
 let outputs: Record<string, any>;
@@ -44,7 +57,8 @@ beforeAll(() => {
       env: CLEAN_ENV,
       stdio: 'pipe',
     });
-    const template = JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8'));
+    templateText = readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8');
+    const template = JSON.parse(templateText);
     resources = template.Resources;
     outputs = template.Outputs;
     for (const name of ['dashboard', 'health']) packaged[name] = zipEntries(readFileSync(join(out, `${name}.zip`)));
@@ -76,7 +90,12 @@ it('puts the authorizer on every data method and not on health or the dashboard'
 
 it('gives each concern its own least-privilege role', () => {
   expect(resources).not.toHaveProperty('IamRoleLambdaExecution');
-  const roleOf: Record<string, string> = { AuthorizerLambdaFunction: 'AuthorizerRole', DashboardLambdaFunction: 'DashboardRole' };
+  const roleOf: Record<string, string> = {
+    AuthorizerLambdaFunction: 'AuthorizerRole',
+    DashboardLambdaFunction: 'DashboardRole',
+    ProbeLambdaFunction: 'ProbeRole',
+    NotifierLambdaFunction: 'NotifierRole',
+  };
   for (const [id, fn] of functions()) {
     expect(fn.Properties.Role).toEqual({ 'Fn::GetAtt': [roleOf[id] ?? 'DataFunctionsRole', 'Arn'] });
   }
@@ -186,12 +205,14 @@ it('shapes API Gateway’s own errors as problem+json with the security headers'
 it('throttles the stage and caps every function’s concurrency', () => {
   const [[, deployment]] = ofType('AWS::ApiGateway::Deployment');
   expect(deployment.Properties.StageDescription).toMatchObject({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 });
-  // Thirteen operations, the authorizer, the probe and the dashboard.
-  expect(functions()).toHaveLength(16);
-  for (const [, fn] of functions()) {
+  // Thirteen operations, the authorizer, the probe, the notifier and the dashboard.
+  expect(functions()).toHaveLength(17);
+  for (const [id, fn] of functions()) {
     expect(fn.Properties.ReservedConcurrentExecutions).toBe(20);
     expect(fn.Properties.Runtime).toBe('nodejs22.x');
-    expect(fn.Properties.Timeout).toBeLessThan(29);
+    // Under API Gateway's 29 s; the notifier has no route, and room to wait out a channel's rate limit.
+    if (id === 'NotifierLambdaFunction') expect(fn.Properties.Timeout).toBe(60);
+    else expect(fn.Properties.Timeout).toBeLessThan(29);
   }
 });
 
@@ -223,11 +244,14 @@ it('allows only the configured origins in prod, never *, never with credentials'
   ).toThrow();
 });
 
-it('runs the probe on its schedule in AWS; health stays an HTTP route', () => {
-  const rules = ofType('AWS::Events::Rule');
-  expect(rules).toHaveLength(1);
-  expect(rules[0][1].Properties).toMatchObject({ ScheduleExpression: 'rate(5 minutes)', State: 'ENABLED' });
-  expect(rules[0][1].Properties.Targets[0].Arn).toEqual({ 'Fn::GetAtt': ['ProbeLambdaFunction', 'Arn'] });
+it('runs the probe on its schedule in AWS, and the digest daily at DIGEST_HOUR_UTC; health stays an HTTP route', () => {
+  const rules = Object.fromEntries(
+    ofType('AWS::Events::Rule').map(([, rule]) => [rule.Properties.Targets[0].Arn['Fn::GetAtt'][0], rule.Properties]),
+  );
+  expect(Object.keys(rules).sort()).toEqual(['NotifierLambdaFunction', 'ProbeLambdaFunction']);
+  expect(rules.ProbeLambdaFunction).toMatchObject({ ScheduleExpression: 'rate(5 minutes)', State: 'ENABLED' });
+  expect(rules.NotifierLambdaFunction).toMatchObject({ ScheduleExpression: 'cron(0 7 * * ? *)', State: 'ENABLED' });
+  expect(JSON.parse(rules.NotifierLambdaFunction.Targets[0].Input)).toEqual({ digest: true });
 });
 
 it('traces the API stage and every function with X-Ray, with no tracing SDK in the bundles', () => {
@@ -260,28 +284,15 @@ describe('alerts', () => {
       expect(Properties.AlarmActions).toEqual([{ Ref: 'AlertsTopic' }]);
       expect(Properties.OKActions).toEqual([{ Ref: 'AlertsTopic' }]);
     }
-    // No address is configured for prod in resources/stages.js: no email subscription (see the ALERT_EMAIL test).
-    expect(ofType('AWS::SNS::Subscription')).toEqual([]);
+    // No address is configured for prod in resources/stages.js: no email subscription (see the ALERT_EMAIL test);
+    // the one subscriber is the notifier (below).
+    expect(ofType('AWS::SNS::Subscription').filter(([, r]) => r.Properties.Protocol !== 'lambda')).toEqual([]);
   });
 
-  it('watch the fleet through the probe’s metrics: stale and erroring bots on two probes in a row, the database, the probe itself', () => {
-    expect(alarm('StaleBotsAlarm')).toMatchObject({
-      ...probeMetric('StaleBots'),
-      Statistic: 'Maximum',
-      Period: 300,
-      ComparisonOperator: 'GreaterThanThreshold',
-      Threshold: 0,
-      EvaluationPeriods: 2,
-      DatapointsToAlarm: 2,
-      TreatMissingData: 'notBreaching',
-    });
-    expect(alarm('BotsInErrorAlarm')).toMatchObject({
-      ...probeMetric('BotsInError'),
-      Statistic: 'Maximum',
-      Threshold: 0,
-      EvaluationPeriods: 2,
-      DatapointsToAlarm: 2,
-    });
+  it('watch the fleet through the probe’s metrics: the database, the probe itself; stale and erroring bots by name instead', () => {
+    // Each bot's change reaches the topic by name from the probe (docs/alerts.md): no alarm counts them any more.
+    expect(alarm('StaleBotsAlarm')).toBeUndefined();
+    expect(alarm('BotsInErrorAlarm')).toBeUndefined();
     expect(alarm('DatabaseUnhealthyAlarm')).toMatchObject({
       ...probeMetric('DatabaseHealthy'),
       Statistic: 'Minimum',
@@ -382,7 +393,7 @@ describe('alerts', () => {
 
 it('keeps logs for a set time and secrets out of the package', () => {
   const logGroups = ofType('AWS::Logs::LogGroup');
-  expect(logGroups).toHaveLength(16);
+  expect(logGroups).toHaveLength(17);
   for (const [, group] of logGroups) expect(group.Properties.RetentionInDays).toBe(90);
   for (const [, fn] of functions()) {
     const env = fn.Properties.Environment.Variables;
@@ -403,4 +414,135 @@ it('packs the dashboard’s built files with the dashboard function only, and se
   expect(packaged.dashboard.filter((name) => /^dashboard\/dist\/assets\/index-[\w-]+\.(js|css)$/.test(name))).toHaveLength(2);
   expect(packaged.health.filter((name) => name.startsWith('dashboard/'))).toEqual([]);
   expect(resources.ApiGatewayRestApi.Properties.MinimumCompressionSize).toBe(1024);
+});
+
+describe('the notifier (docs/alerts.md)', () => {
+  const notifier = () => resources.NotifierLambdaFunction;
+
+  it('hears the alerts topic, and the probe publishes there', () => {
+    expect(ofType('AWS::SNS::Subscription')).toEqual([
+      [
+        expect.any(String),
+        expect.objectContaining({
+          Properties: {
+            TopicArn: { Ref: 'AlertsTopic' },
+            Protocol: 'lambda',
+            Endpoint: { 'Fn::GetAtt': ['NotifierLambdaFunction', 'Arn'] },
+          },
+        }),
+      ],
+    ]);
+    const permission = ofType('AWS::Lambda::Permission').find(([, p]) => p.Properties.Principal === 'sns.amazonaws.com')![1];
+    expect(permission.Properties).toMatchObject({
+      FunctionName: { 'Fn::GetAtt': ['NotifierLambdaFunction', 'Arn'] },
+      SourceArn: { Ref: 'AlertsTopic' },
+    });
+    const probe = resources.ProbeLambdaFunction.Properties.Environment.Variables;
+    expect(probe.ALERTS_TOPIC_ARN).toEqual({ Ref: 'AlertsTopic' });
+    expect(probe.ALERTS_TABLE).toBe('trading-bot-api-prod-alerts');
+    // Links lead to the stage's URL, the dashboard's, unless DASHBOARD_URL named one at deploy.
+    const url = { 'Fn::Sub': `https://\${ApiGatewayRestApi}.execute-api.\${AWS::Region}.\${AWS::URLSuffix}/prod/` };
+    expect(probe.DASHBOARD_URL).toEqual(url);
+    expect(notifier().Properties.Environment.Variables.DASHBOARD_URL).toEqual(url);
+  });
+
+  it('hands an event it could not deliver to its on-failure queue, without retrying, and that queue is alarmed on', () => {
+    const [[, config]] = ofType('AWS::Lambda::EventInvokeConfig');
+    expect(config.Properties).toEqual({
+      FunctionName: { Ref: 'NotifierLambdaFunction' },
+      Qualifier: '$LATEST',
+      // A retry would repeat the message on every channel that took it.
+      MaximumRetryAttempts: 0,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': ['AlertsFailedQueue', 'Arn'] } } },
+    });
+    expect(resources.AlertsFailedQueue).toMatchObject({
+      Type: 'AWS::SQS::Queue',
+      Properties: { QueueName: 'trading-bot-api-prod-alerts-failed', MessageRetentionPeriod: 1209600, SqsManagedSseEnabled: true },
+    });
+    expect(resources.AlertsFailedQueueAlarm.Properties).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': ['AlertsFailedQueue', 'QueueName'] } }],
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 0,
+      AlarmActions: [{ Ref: 'AlertsTopic' }],
+    });
+    expect(resources.AlertDeliveryFailuresAlarm.Properties).toMatchObject({
+      Namespace: 'TradingBotApi',
+      MetricName: 'AlertDeliveryFailures',
+      Dimensions: [
+        { Name: 'service', Value: 'trading-bot-api' },
+        { Name: 'stage', Value: 'prod' },
+      ],
+      Statistic: 'Sum',
+      Threshold: 0,
+      AlarmActions: [{ Ref: 'AlertsTopic' }],
+    });
+  });
+
+  it('holds only references to the channels’ secrets, never a value, whatever the deploying shell holds', () => {
+    const variables = notifier().Properties.Environment.Variables;
+    expect(variables).toMatchObject({
+      ALERT_PARAMETERS_PATH: '/trading-bot-api/prod/alerts/',
+      ALERT_SECRET_ID: 'trading-bot-api/prod/alerts',
+      DIGEST_HOUR_UTC: '7',
+    });
+    for (const [, fn] of functions())
+      for (const name of Object.keys(ALERT_SECRETS)) expect(fn.Properties.Environment.Variables).not.toHaveProperty(name);
+    for (const value of Object.values(ALERT_SECRETS)) expect(templateText).not.toContain(value);
+    expect(templateText).not.toContain('SENTINEL');
+  });
+
+  it('gives the probe and the notifier each only what its alerts need', () => {
+    const statementsOf = (role: string) => resources[role].Properties.Policies.flatMap((policy: any) => policy.PolicyDocument.Statement);
+    const beyondReading = (role: string) =>
+      statementsOf(role).filter(
+        (statement: any) =>
+          !statement.Action.every((action: string) =>
+            ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:Scan'].includes(action),
+          ) || JSON.stringify(statement.Resource).includes('AlertsTable'),
+      );
+    // CloudFormation's own placeholders (\${...}) in an ARN of this account and region.
+    const sub = (service: string, path: string) => ({
+      'Fn::Sub': `arn:\${AWS::Partition}:${service}:\${AWS::Region}:\${AWS::AccountId}:${path}`,
+    });
+    expect(beyondReading('ProbeRole')).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:Scan', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
+        Resource: { 'Fn::GetAtt': ['AlertsTable', 'Arn'] },
+      },
+      { Effect: 'Allow', Action: ['sns:Publish'], Resource: { Ref: 'AlertsTopic' } },
+      { Effect: 'Allow', Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Resource: '*' },
+      {
+        Effect: 'Allow',
+        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        Resource: sub('logs', 'log-group:/aws/lambda/trading-bot-api-prod-probe:*'),
+      },
+    ]);
+    expect(beyondReading('NotifierRole')).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['ssm:GetParametersByPath'],
+        Resource: sub('ssm', 'parameter/trading-bot-api/prod/alerts'),
+      },
+      {
+        Effect: 'Allow',
+        Action: ['secretsmanager:GetSecretValue'],
+        Resource: sub('secretsmanager', 'secret:trading-bot-api/prod/alerts-*'),
+      },
+      { Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: { 'Fn::GetAtt': ['AlertsFailedQueue', 'Arn'] } },
+      { Effect: 'Allow', Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Resource: '*' },
+      {
+        Effect: 'Allow',
+        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        Resource: sub('logs', 'log-group:/aws/lambda/trading-bot-api-prod-notifier:*'),
+      },
+    ]);
+    // Only the probe writes the alerts table; nothing else of the stack reaches it.
+    for (const [id, role] of ofType('AWS::IAM::Role'))
+      if (id !== 'ProbeRole') expect([id, JSON.stringify(role)]).toEqual([id, expect.not.stringContaining('AlertsTable')]);
+    expect(resources.AlertsTable.Properties.KeySchema).toEqual([{ AttributeName: 'subject', KeyType: 'HASH' }]);
+    expect(JSON.stringify(resources.BotWriterPolicy)).not.toContain('AlertsTable');
+  });
 });
