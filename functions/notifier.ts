@@ -6,7 +6,8 @@
  */
 import type { Context, SNSEvent } from 'aws-lambda';
 import { readAlertsConfig } from '../lib/alerts/config';
-import { buildDigest, digestEvent } from '../lib/alerts/digest';
+import { buildDigest } from '../lib/alerts/digest';
+import { digestEvent } from '../lib/alerts/digest-text';
 import { notify, stageChannels } from '../lib/alerts/notifier';
 import { eventOfSnsMessage } from '../lib/alerts/topic';
 import { config } from '../lib/config';

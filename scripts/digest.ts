@@ -37,7 +37,8 @@ async function main() {
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'ERROR',
   });
   process.env.AWS_REGION ??= process.env.AWS_DEFAULT_REGION ?? 'us-east-1';
-  const { buildDigest, digestEvent } = await import('../lib/alerts/digest');
+  const { buildDigest } = await import('../lib/alerts/digest');
+  const { digestEvent } = await import('../lib/alerts/digest-text');
   const now = new Date();
   const event = digestEvent(await buildDigest(now), stage, now.toISOString(), undefined);
   console.log(event.text);
