@@ -12,6 +12,7 @@ import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { LOCAL_AWS_ENV } from '../../scripts/support/local-db';
 import { freePort, portIsFree } from '../../scripts/support/processes';
+import { FakeWebhook } from '../support/fake-channels';
 import { http } from '../support/http';
 import { npmStart, type Started } from '../support/npm-start';
 
@@ -310,13 +311,33 @@ it('shows a living system: the demo bot’s trades and heartbeats appear within 
   await expectNothingOutlives(started, 'SIGHUP');
 });
 
-describe('with LOG_LEVEL=DEBUG', () => {
+describe('with LOG_LEVEL=DEBUG, and alerts to a webhook', () => {
   let started: Started;
+  let webhook: FakeWebhook;
   beforeAll(async () => {
-    started = await npmStart({ LOG_LEVEL: 'DEBUG' });
+    webhook = await new FakeWebhook().start();
+    // The probe's first run comes at once; the next not before the test ends.
+    started = await npmStart({ LOG_LEVEL: 'DEBUG', PROBE: 'on', PROBE_SECONDS: '3600', ALERT_WEBHOOK_URL: webhook.url });
   });
-  afterAll(() => {
+  afterAll(async () => {
     if (started?.child.exitCode === null) started.child.kill('SIGKILL');
+    await webhook?.close();
+  });
+
+  it('sends the demo fleet’s bots in error and stopped from its probe, with links to its dashboard', async () => {
+    expect(started.output()).toContain('  Alerts: sent to webhook on each change');
+    const bodies = await eventually(() => (webhook.bodies.length >= 2 ? webhook.bodies : undefined), 'two alerts at the webhook');
+    const byType = Object.fromEntries(bodies.map((body) => [body.type, body]));
+    expect(byType.bot_error).toMatchObject({
+      stage: 'local',
+      state: 'error',
+      url: expect.stringMatching(new RegExp(`^http://localhost:${started.ports.PORT}/#/account/`)),
+    });
+    expect(byType.bot_stopped).toMatchObject({ stage: 'local', accountId: 'gold-desk', state: 'stopped' });
+    await eventually(
+      () => (started.output().includes('alerts: bot_stopped gold-desk sent to webhook') ? true : undefined),
+      'the line saying so',
+    );
   });
 
   it('prints each request’s access line on the terminal as well as in the log file', async () => {
