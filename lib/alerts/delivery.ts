@@ -46,9 +46,14 @@ const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(reso
 
 /** Why a request got no answer, without its URL (which may hold a token): the system's error code. */
 function networkReason(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown; name?: unknown } })?.cause;
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } })?.cause;
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return 'no answer in time';
-  const code = typeof cause?.code === 'string' ? cause.code : typeof cause?.name === 'string' ? cause.name : undefined;
+  const code =
+    typeof cause?.code === 'string'
+      ? cause.code
+      : typeof cause?.message === 'string'
+        ? cause.message.replace(/\S*:\/\/\S*/g, '')
+        : undefined;
   return code ? `could not connect (${code})` : 'could not connect';
 }
 
