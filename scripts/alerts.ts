@@ -26,7 +26,7 @@ async function main() {
   const settings = values.stage
     ? mergeAlertValues(
         local,
-        await remoteAlertValues({ secretId: `trading-bot-api/${stage}/alerts`, parametersPath: `/trading-bot-api/${stage}/alerts/` }),
+        await remoteAlertValues({ secretId: `trading-bot-api/${stage}/alerts`, parametersPath: `/trading-bot-api/${stage}/alerts` }),
       )
     : local;
   const { channels, problems } = channelsOf(settings);

@@ -41,7 +41,7 @@ let parametersPath: string;
 beforeAll(async () => {
   aws = await new FakeAws().start();
   harness = await startHarness({ STALE_AFTER_SECONDS: '300', DASHBOARD_URL: DASHBOARD, ...aws.env });
-  parametersPath = `/trading-bot-api/${harness.stage}/alerts/`;
+  parametersPath = `/trading-bot-api/${harness.stage}/alerts`;
   Object.assign(process.env, {
     ALERTS_TOPIC_ARN: `arn:aws:sns:us-east-1:123456789012:trading-bot-api-${harness.stage}-alerts`,
     ALERT_PARAMETERS_PATH: parametersPath,
@@ -190,10 +190,10 @@ describe('deployed: the probe publishes to the topic, the notifier sends what SN
       new FakeWebhook().start(),
     ]);
     // Telegram's and Discord's settings as SSM parameters, Slack's and the webhook's in the Secrets Manager secret.
-    aws.parameters.set(`${parametersPath}ALERT_TELEGRAM_BOT_TOKEN`, telegram.token);
-    aws.parameters.set(`${parametersPath}ALERT_TELEGRAM_CHAT_ID`, telegram.chatId);
-    aws.parameters.set(`${parametersPath}ALERT_TELEGRAM_API_URL`, telegram.base);
-    aws.parameters.set(`${parametersPath}ALERT_DISCORD_WEBHOOK_URL`, discord.url);
+    aws.parameters.set(`${parametersPath}/ALERT_TELEGRAM_BOT_TOKEN`, telegram.token);
+    aws.parameters.set(`${parametersPath}/ALERT_TELEGRAM_CHAT_ID`, telegram.chatId);
+    aws.parameters.set(`${parametersPath}/ALERT_TELEGRAM_API_URL`, telegram.base);
+    aws.parameters.set(`${parametersPath}/ALERT_DISCORD_WEBHOOK_URL`, discord.url);
     aws.parameters.set(`/trading-bot-api/other-stage/alerts/ALERT_SLACK_WEBHOOK_URL`, 'https://hooks.slack.com/services/not/ours');
     aws.secrets.set(process.env.ALERT_SECRET_ID!, JSON.stringify({ ALERT_SLACK_WEBHOOK_URL: slack.url, ALERT_WEBHOOK_URL: webhook.url }));
   });

@@ -483,7 +483,7 @@ describe('the notifier (docs/alerts.md)', () => {
   it('holds only references to the channels’ secrets, never a value, whatever the deploying shell holds', () => {
     const variables = notifier().Properties.Environment.Variables;
     expect(variables).toMatchObject({
-      ALERT_PARAMETERS_PATH: '/trading-bot-api/prod/alerts/',
+      ALERT_PARAMETERS_PATH: '/trading-bot-api/prod/alerts',
       ALERT_SECRET_ID: 'trading-bot-api/prod/alerts',
       DIGEST_HOUR_UTC: '7',
     });
@@ -524,7 +524,7 @@ describe('the notifier (docs/alerts.md)', () => {
       {
         Effect: 'Allow',
         Action: ['ssm:GetParametersByPath'],
-        Resource: sub('ssm', 'parameter/trading-bot-api/prod/alerts'),
+        Resource: [sub('ssm', 'parameter/trading-bot-api/prod/alerts'), sub('ssm', 'parameter/trading-bot-api/prod/alerts/*')],
       },
       {
         Effect: 'Allow',
