@@ -709,4 +709,33 @@ describe("hummingbot's trades CSV, followed across its rotation", () => {
     expect(lines.some((line) => line.includes('was rotated'))).toBe(true);
     expect(lines.filter((line) => line.includes('said once'))).toEqual([]);
   });
+
+  it('npm run bridge -- hummingbot --csv FILE --account ID --once reads it to its end; a row it cannot read is said once', async () => {
+    const data = mkdtempSync(join(dir, 'cli-data-'));
+    const file = new FakeTradesFile(data, 'conf_cli.yml');
+    file.append({ pair: 'BTC-USDT', side: 'BUY', price: 0, amount: 0, decimals: { price: '61000.00', amount: '0.00200' }, at: t0 });
+    file.append({ pair: 'BTC-USDT', side: 'SELL', price: 0, amount: 0, decimals: { price: '61500.00', amount: '0.00200' }, at: t0 + 60 });
+    const args = ['hummingbot', '--csv', file.path, '--account', 'hb-csv-cli', '--once', '--state', join(dir, 'csv-cli-state.json')];
+    const run = startScript('bridge', [...args, '--stage', harness.stage, '--endpoint', proxy.endpoint]);
+    expect(await new Promise((resolve) => run.child.on('exit', resolve))).toBe(0);
+    expect(run.output()).toBe(
+      [
+        `bridge ${file.path}: following it into account hb-csv-cli (to its end)`,
+        'bridge hb-csv-cli: mirroring hummingbot instance hb-csv-cli (hbot/hb-csv-cli/…)',
+        'bridge read to the end: wrote hb-csv-cli',
+        '',
+      ].join('\n'),
+    );
+    expect(await trades('hb-csv-cli')).toEqual([
+      expect.objectContaining({ status: 'closed', units: '0.002', openPrice: '61000', closePrice: '61500', realizedPL: '1' }),
+    ]);
+    // Read again from its checkpoint: nothing new; a broken row is said once.
+    writeFileSync(file.path, 'not,a,row\n', { flag: 'a' });
+    const again = startScript('bridge', [...args, '--stage', harness.stage, '--endpoint', proxy.endpoint]);
+    expect(await new Promise((resolve) => again.child.on('exit', resolve))).toBe(0);
+    expect(again.output()).toContain(
+      `bridge hb-csv-cli: ${file.path} line 4: a row of 3 fields, and the header names 18; skipped (said once)`,
+    );
+    expect(again.output()).toContain('bridge read to the end: wrote no account');
+  });
 });
