@@ -70,6 +70,8 @@ interface Instance {
   marksAtMs?: number;
   /** hummingbot's clock skew last said, in minutes. */
   skewSaid?: number;
+  /** Heard over MQTT (and said so). */
+  heard?: boolean;
 }
 
 /** A writer call of a message's, repeated until the database answers; `Skip` drops the message's calls left. */
@@ -116,7 +118,10 @@ export class HummingbotBridge {
     for (const [account, state] of Object.entries(bridge.state.accounts)) {
       if (!state.unsynced.length) continue;
       const trades = state.unsynced;
-      bridge.push({ plan: async () => [bridge.recordCall(account, trades, state)] });
+      // The account may not be written yet either (stopped between saving a first fill and writing it).
+      const id = Object.entries(options.config.instances).find(([, profile]) => profile.account === account)?.[0] ?? account;
+      const instance = bridge.instanceOf(id);
+      if (instance) bridge.push({ plan: async () => [...bridge.profileCall(instance), bridge.recordCall(account, trades, state)] });
     }
     return bridge;
   }
@@ -135,7 +140,7 @@ export class HummingbotBridge {
       this.once(namespace, `topic ${where.unknown}`, `${topic}: a topic this bridge does not know; skipped`);
       return;
     }
-    const instance = this.instanceOf(where.instance);
+    const instance = this.instanceOf(where.instance, true);
     if (!instance) return;
     const { channel } = where;
     const read = <T>(parse: () => T): T | undefined => {
@@ -211,12 +216,10 @@ export class HummingbotBridge {
   private push(task: Task): void {
     if (this.stop.signal.aborted) return;
     if (task.fold) {
-      // A heartbeat or report waiting (not begun) says less than the newest: it is replaced.
+      // A heartbeat or report waiting (not begun) says less than the newest, which takes its turn after what came
+      // between them (a report counts the fills before it).
       const waiting = this.queue.findIndex((other, index) => other.fold === task.fold && !(index === 0 && this.working));
-      if (waiting !== -1) {
-        this.queue[waiting] = task;
-        return;
-      }
+      if (waiting !== -1) this.queue.splice(waiting, 1);
     }
     this.queue.push(task);
     this.kick();
@@ -279,9 +282,16 @@ export class HummingbotBridge {
     this.options.report(`bridge ${instance.profile.account}: ${text}`);
   }
 
-  /** The instance `id`, met for the first time or not; undefined when it is not mirrored (said once). */
-  private instanceOf(id: string): Instance | undefined {
+  /**
+   * The instance `id`, met for the first time or not; undefined when it is not mirrored (said once). Met in an MQTT
+   * message (`heard`), the bridge says it mirrors it.
+   */
+  private instanceOf(id: string, heard = false): Instance | undefined {
     let instance = this.instances.get(id);
+    if (instance && heard && !instance.heard && !instance.disabled) {
+      instance.heard = true;
+      this.say(instance, `mirroring hummingbot instance ${id} (${this.options.namespace}/${id.replaceAll('.', '/')}/…)`);
+    }
     if (!instance) {
       const profile = profileOf(this.options.config, id);
       instance = { id, profile, message: null, strategy: null };
@@ -292,7 +302,10 @@ export class HummingbotBridge {
       this.instances.set(id, instance);
       const scope = `${this.options.namespace}/${id.replaceAll('.', '/')}`;
       if (instance.disabled) this.options.report(`bridge ${scope}: not mirrored: ${instance.disabled}`);
-      else this.say(instance, `mirroring hummingbot instance ${id} (${scope}/…)`);
+      else if (heard) {
+        instance.heard = true;
+        this.say(instance, `mirroring hummingbot instance ${id} (${scope}/…)`);
+      }
     }
     return instance.disabled ? undefined : instance;
   }
@@ -386,7 +399,9 @@ export class HummingbotBridge {
 
   private async planError(instance: Instance, text: string): Promise<Call[]> {
     const was = instance.state;
-    this.setState(instance, 'error', clip(text.trim() || 'hummingbot logged an error'));
+    // A record logged with its exception carries the traceback after its first line: the message is that line.
+    const first = text.split('\n').find((line) => line.trim() !== '');
+    this.setState(instance, 'error', clip(first?.trim() || 'hummingbot logged an error'));
     instance.errorAtMs = this.now();
     // A bot in error that logs another error: its heartbeats carry the newest message (every 10 s), not each log.
     return was === 'error' ? [] : this.beatCalls(instance);

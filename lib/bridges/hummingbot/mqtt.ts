@@ -85,7 +85,14 @@ export async function listenToBroker(options: BrokerOptions): Promise<void> {
       first = false;
     });
   });
-  client.on('message', (received, payload) => options.onMessage(received, payload));
+  client.on('message', (received, payload) => {
+    try {
+      options.onMessage(received, payload);
+    } catch (error) {
+      // A fault of the bridge's own must not end the connection's other messages.
+      say(`a message of ${received} could not be handled and is skipped: ${(error as Error).stack ?? String(error)}`);
+    }
+  });
   client.on('error', (error) => {
     lastError = failureOf(error as Error & { code?: string | number });
   });
