@@ -302,6 +302,20 @@ export function judge(input: {
       .map(([table, items]) => `${table} ${items}`)
       .join(', ')}; first poll ${writes.bridge.firstPollMs} ms, unchanged poll ${writes.bridge.unchangedPollMs} ms`,
   });
+  const { hummingbot } = writes;
+  targets.push({
+    target:
+      'hummingbot bridge: at most 2 write requests per fill (a part closed and the position that goes on), none for a fill given again',
+    // Writes must have been seen: a meter that counted nothing would otherwise pass.
+    pass: hummingbot.writeRequestsPerFill > 0 && hummingbot.mostWriteRequestsPerFill <= 2 && hummingbot.writeRequestsForReplays === 0,
+    detail: `${hummingbot.fills} fills: ${hummingbot.writeRequestsPerFill} write requests per fill (at most ${hummingbot.mostWriteRequestsPerFill}), items per fill ${Object.entries(
+      hummingbot.itemsPerFill,
+    )
+      .map(([table, items]) => `${table} ${items}`)
+      .join(
+        ', ',
+      )}, ${hummingbot.readRequestsPerFill} reads per fill, ${hummingbot.fillsPerSecond} fills/s; the same fills again: ${hummingbot.writeRequestsForReplays} writes`,
+  });
   const [few, many] = [fleet.sizes[0], fleet.sizes.at(-1)!];
   const fleetPolls = Object.entries(many.polls).map(([operation, polls]) => ({
     operation,

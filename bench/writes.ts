@@ -11,6 +11,7 @@ import { generateDataset } from '../scripts/support/dataset';
 import { localWriter } from '../scripts/support/load-data';
 import { adminClient, ensureTables } from '../scripts/support/local-db';
 import { type BridgeResults, type IngestResults, measureBridge, measureIngest } from './bots';
+import { type HummingbotResults, measureHummingbot } from './hummingbot';
 import { startCommand } from './child-rpc';
 import { note } from './progress';
 import { round } from './stats';
@@ -28,6 +29,7 @@ export interface WriteResults {
   import: { rows: number; seconds: number; rowsPerSecond: number; peakRssMb: number; startRssMb: number; summary: string };
   ingest: IngestResults;
   bridge: BridgeResults;
+  hummingbot: HummingbotResults;
 }
 
 type Capacity = {
@@ -163,6 +165,7 @@ export async function measureWrites(options: {
     const imported = await measureImport({ ...options, endpoint, stage });
     const ingest = await measureIngest({ endpoint, stage, rows: options.importRows, workDir: options.workDir });
     const bridge = await measureBridge({ endpoint, stage, open: 20, closed: 1000, polls: 20 });
+    const hummingbot = await measureHummingbot({ endpoint, stage, fills: options.trades });
     return {
       trades: opens,
       accounts: options.accounts,
@@ -174,6 +177,7 @@ export async function measureWrites(options: {
       import: imported,
       ingest,
       bridge,
+      hummingbot,
     };
   } finally {
     for (const writer of writers) writer.close();

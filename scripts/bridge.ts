@@ -1,22 +1,33 @@
 /**
  * `npm run bridge -- freqtrade --url URL --username USER --account ID [--interval SECONDS] [--once]`
  * `npm run bridge -- freqtrade --config FILE [--once]`
+ * `npm run bridge -- hummingbot --mqtt mqtt://HOST:1883 [--namespace hbot] [--username U] [--config FILE]`
+ * `npm run bridge -- hummingbot --csv data/trades_<config>.csv --account ID [--config FILE] [--once]`
  *
- * Mirrors running freqtrade bots into the API (lib/bridges/freqtrade): each bot's profile, trades, balance and
- * state, one account per bot, through the writer. Locally into `npm start`'s database; with --stage into that
- * deployed stage (AWS credentials from the environment, limited to the stack's bot-writer policy).
+ * Mirrors running bots into the API, through the writer. freqtrade (lib/bridges/freqtrade): each bot's profile,
+ * trades, balance and state, one account per bot, polled. hummingbot (lib/bridges/hummingbot): every instance that
+ * publishes under the MQTT namespace, one account each, as its messages come; or, for a bot without a broker, its
+ * trades file followed. Locally into `npm start`'s database; with --stage into that deployed stage (AWS credentials
+ * from the environment, limited to the stack's bot-writer policy).
  *
- * The password comes from FREQTRADE_PASSWORD, --password-file FILE, or --password (which `ps` shows: prefer the
- * others). The config file is JSON: {"stage"?, "endpoint"?, "bots": [{"url", "username", "password" | "passwordFile"
- * | "passwordEnv", "account", "interval"?, "stallSeconds"?}]}.
+ * freqtrade's password comes from FREQTRADE_PASSWORD, --password-file FILE, or --password (which `ps` shows: prefer
+ * the others). Its config file is JSON: {"stage"?, "endpoint"?, "bots": [{"url", "username", "password" |
+ * "passwordFile" | "passwordEnv", "account", "interval"?, "stallSeconds"?}]}. hummingbot's MQTT password comes from
+ * HUMMINGBOT_MQTT_PASSWORD or --password-file FILE (or the config's "passwordFile" or "passwordEnv"), never from the
+ * command line; its config file is lib/bridges/hummingbot/config.ts's.
  *
  * Exit: 0; 1 when a poll failed with --once (one line says which bot and why); 2 when the command is wrong.
- * Without --once it runs until Ctrl-C or SIGTERM, retrying a failing bot with back-off.
+ * Without --once it runs until Ctrl-C or SIGTERM, retrying a failing bot, broker or database with back-off.
  */
 import './support/quiet-sdk';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { freqtradeClient } from '../lib/bridges/freqtrade/api';
 import { FreqtradeBridge } from '../lib/bridges/freqtrade/bridge';
+import { HummingbotBridge } from '../lib/bridges/hummingbot/bridge';
+import { configOf, type HummingbotConfig } from '../lib/bridges/hummingbot/config';
+import { followTradesFile } from '../lib/bridges/hummingbot/csv';
+import { listenToBroker } from '../lib/bridges/hummingbot/mqtt';
 import { runBridges, type Scheduled } from '../lib/bridges/run';
 import { commandLine, usageFailure } from './support/command-line';
 import { targetWriter } from './support/load-data';
@@ -26,6 +37,10 @@ const USAGE = [
   '                         [--password-file FILE] [--stall-after SECONDS] [--stage NAME] [--endpoint URL]',
   '       npm run bridge -- freqtrade --config FILE [--once] [--stage NAME] [--endpoint URL]',
   'The password: FREQTRADE_PASSWORD, --password-file FILE, or --password PASS (visible to ps).',
+  '       npm run bridge -- hummingbot --mqtt mqtt://HOST:1883 [--namespace hbot] [--username USER] [--password-file FILE]',
+  '                         [--client-id ID] [--config FILE] [--state FILE] [--stage NAME] [--endpoint URL]',
+  '       npm run bridge -- hummingbot --csv data/trades_CONFIG.csv --account ID [--config FILE] [--state FILE] [--once]',
+  "The MQTT password: HUMMINGBOT_MQTT_PASSWORD, --password-file FILE, or the config's passwordFile or passwordEnv.",
 ].join('\n');
 
 const fail: (message: string) => never = (message) => usageFailure('bridge', USAGE, message);
@@ -102,15 +117,23 @@ function parse() {
     once: { type: 'boolean', default: false },
     stage: { type: 'string' },
     endpoint: { type: 'string' },
+    mqtt: { type: 'string' },
+    namespace: { type: 'string' },
+    'client-id': { type: 'string' },
+    state: { type: 'string' },
+    csv: { type: 'string' },
   });
   if (!parsed) return undefined;
   const { values, positionals } = parsed;
-  if (positionals[0] !== 'freqtrade' || positionals.length !== 1)
+  if (!['freqtrade', 'hummingbot'].includes(positionals[0]) || positionals.length !== 1)
     fail(
       positionals.length
-        ? `unknown bot kind ${positionals.join(' ')}; this bridge speaks to freqtrade`
-        : 'say which kind of bot: freqtrade',
+        ? `unknown bot kind ${positionals.join(' ')}; this bridge speaks to freqtrade and hummingbot`
+        : 'say which kind of bot: freqtrade or hummingbot',
     );
+  if (positionals[0] === 'hummingbot') return { hummingbot: hummingbotOptions(values) };
+  for (const flag of ['mqtt', 'namespace', 'client-id', 'state', 'csv'] as const)
+    if (values[flag] !== undefined) fail(`--${flag} is for hummingbot`);
   if (values.config) {
     for (const flag of ['url', 'username', 'password', 'password-file', 'account', 'interval', 'stall-after'] as const)
       if (values[flag] !== undefined) fail(`--${flag} goes in the config file with --config`);
@@ -131,9 +154,119 @@ function parse() {
   return { bots: [bot], once: values.once, stage: values.stage, endpoint: values.endpoint };
 }
 
+/** The hummingbot bridge's settings: the command line over the config file. */
+function hummingbotOptions(values: Record<string, string | boolean | undefined>) {
+  const text = (flag: string) => values[flag] as string | undefined;
+  for (const flag of ['url', 'interval', 'stall-after'] as const) if (values[flag] !== undefined) fail(`--${flag} is for freqtrade`);
+  // On the command line a password is visible to anyone who lists the processes.
+  if (values.password !== undefined) fail('no --password for hummingbot: set HUMMINGBOT_MQTT_PASSWORD, or give --password-file FILE');
+  let config: HummingbotConfig = { discover: true, feeRates: {}, marksSeconds: 30, errorSeconds: 300, instances: {} };
+  if (text('config')) {
+    try {
+      config = configOf(JSON.parse(readFileSync(text('config')!, 'utf8')), text('config')!);
+    } catch (error) {
+      fail(`cannot read the config ${text('config')}: ${(error as Error).message}`);
+    }
+  }
+  const csv = text('csv');
+  const mqtt = text('mqtt') ?? (csv ? undefined : config.mqtt);
+  if (csv && text('mqtt')) fail('--csv and --mqtt are two ways in: give one');
+  if (!csv && !mqtt) fail('--mqtt mqtt://HOST:1883 is required (or "mqtt" in the config, or --csv FILE for a bot without a broker)');
+  if (csv && !text('account')) fail('--account ID is required with --csv: the account the trades file is mirrored into');
+  if (!csv && text('account')) fail('--account is for --csv; map MQTT instances to accounts in the config ("instances")');
+  if (!csv && values.once) fail('--once is for --csv: MQTT messages keep coming');
+  if (mqtt) {
+    let url: URL;
+    try {
+      url = new URL(mqtt);
+    } catch {
+      fail(`--mqtt ${JSON.stringify(mqtt)} is not a URL such as mqtt://127.0.0.1:1883`);
+    }
+    if (!['mqtt:', 'mqtts:', 'ws:', 'wss:', 'tcp:'].includes(url.protocol))
+      fail(`--mqtt must be an mqtt://, mqtts://, ws:// or wss:// URL`);
+    if (url.password) fail('no password in the URL: set HUMMINGBOT_MQTT_PASSWORD, or give --password-file FILE');
+  }
+  const username = text('username') ?? config.username;
+  const passwordFile = text('password-file') ?? config.passwordFile;
+  let password = passwordFile ? secretFile(passwordFile) : undefined;
+  if (password === undefined && config.passwordEnv) {
+    password = process.env[config.passwordEnv];
+    if (password === undefined) fail(`the config's passwordEnv names ${config.passwordEnv}, which is not set`);
+  }
+  password ??= process.env.HUMMINGBOT_MQTT_PASSWORD;
+  if (username && password === undefined && mqtt) fail('no password: set HUMMINGBOT_MQTT_PASSWORD, or give --password-file FILE');
+  const stage = text('stage') ?? config.stage ?? 'local';
+  const namespace = (text('namespace') ?? config.namespace ?? 'hbot').replace(/[/.]$/, '');
+  const account = text('account');
+  // The instance whose profile the config gives the account, or the account itself.
+  const instance = account
+    ? (Object.entries(config.instances).find(([, profile]) => profile.account === account)?.[0] ?? account)
+    : undefined;
+  const state =
+    text('state') ??
+    config.state ??
+    join('.data', 'hummingbot', csv ? `${stage}-csv-${account}.json` : `${stage}-${namespace.replaceAll('/', '_')}.json`);
+  return {
+    config,
+    mqtt,
+    csv,
+    instance,
+    namespace,
+    username,
+    password,
+    clientId: text('client-id'),
+    state,
+    once: values.once === true,
+    stage: text('stage') ?? config.stage,
+    endpoint: text('endpoint') ?? config.endpoint,
+  };
+}
+
+async function hummingbot(options: ReturnType<typeof hummingbotOptions>): Promise<void> {
+  const writer = targetWriter({ stage: options.stage, endpoint: options.endpoint });
+  const stop = new AbortController();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+  const report = (line: string) => console.log(line);
+  let bridge: HummingbotBridge | undefined;
+  try {
+    bridge = await HummingbotBridge.open({
+      writer,
+      namespace: options.namespace,
+      config: options.config,
+      stateFile: options.state,
+      report,
+    });
+    if (options.csv) {
+      report(`bridge ${options.csv}: following it into account ${options.instance}${options.once ? ' (to its end)' : ''}`);
+      await followTradesFile(options.csv, options.instance!, bridge, { follow: !options.once, signal: stop.signal, report });
+    } else {
+      const opened = bridge;
+      await listenToBroker({
+        url: options.mqtt!,
+        namespace: options.namespace,
+        username: options.username,
+        password: options.password,
+        clientId: options.clientId,
+        signal: stop.signal,
+        report,
+        onMessage: (topic, payload) => opened.receive(topic, payload),
+      });
+    }
+  } finally {
+    await bridge?.close();
+    writer.close();
+  }
+  const wrote = bridge?.accounts ?? [];
+  report(
+    `bridge ${options.once ? 'read to the end' : 'stopped'}: wrote ${wrote.length ? wrote.join(', ') : 'no account'}` +
+      `${bridge?.replayedFills ? `; ${bridge.replayedFills} fills given again, written once` : ''}`,
+  );
+}
+
 async function main() {
   const options = parse();
   if (!options) return;
+  if ('hummingbot' in options) return hummingbot(options.hummingbot!);
   const writer = targetWriter({ stage: options.stage, endpoint: options.endpoint });
   const stop = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());

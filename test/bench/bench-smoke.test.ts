@@ -163,3 +163,13 @@ it('reports the writer’s opens and closes per second, their capacity, and the 
   expect(writes.import.summary).toMatch(/2,000 rows read, 2,000 written, 0 unchanged, 0 rejected/);
   expect(notPositive({ rowsPerSecond: writes.import.rowsPerSecond, peakRssMb: writes.import.peakRssMb })).toEqual({});
 });
+
+it('reports the hummingbot bridge’s writes per fill, and none for fills given again', () => {
+  const { hummingbot } = results.writes;
+  expect(hummingbot.fills).toBe(80);
+  expect(notPositive({ writeRequestsPerFill: hummingbot.writeRequestsPerFill, fillsPerSecond: hummingbot.fillsPerSecond })).toEqual({});
+  expect(hummingbot.mostWriteRequestsPerFill).toBeLessThanOrEqual(2);
+  expect(hummingbot.writeRequestsForReplays).toBe(0);
+  expect(Object.keys(hummingbot.itemsPerFill)).toEqual(expect.arrayContaining(['trades', 'balances']));
+  expect(output).toMatch(/(PASS|MISS) +hummingbot bridge: at most 2 write requests per fill/);
+});

@@ -27,14 +27,11 @@ import {
 import { canonicalInstrument } from '../../instruments';
 import type { BotState, Trade } from '../../types';
 import type { Balances, FreqtradeTrade, Health, ShowConfig } from './api';
+import { MONEY_PLACES, moneyOf } from '../numbers';
 
-/** freqtrade's places for money: it rounds every profit to 8 (persistence/trade_model.py, calculate_profit). */
-export const MONEY_PLACES = 8;
-
-/** A money amount from a float: 8 places at most, half-even, trailing zeros dropped. */
-export function moneyOf(value: number): string {
-  return trimDecimal(roundDecimal(decimalOfFloat(value), MONEY_PLACES));
-}
+// freqtrade rounds every profit to 8 places (persistence/trade_model.py, calculate_profit): the bridges' money rule,
+// shared with hummingbot's (../numbers.ts).
+export { MONEY_PLACES, moneyOf };
 
 /** ccxt's precision modes, as freqtrade reports them (`precision_mode`). */
 export const PRECISION_MODES = { DECIMAL_PLACES: 2, SIGNIFICANT_DIGITS: 3, TICK_SIZE: 4 } as const;

@@ -1,0 +1,394 @@
+/**
+ * The hummingbot bridge's pure parts: numbers as hummingbot writes them, its topics and payloads, fills into
+ * positions and trades (every figure exact: a round trip's P&L is its proceeds less its costs and fees to the last
+ * digit, whatever the fills), its trades CSV, and its configuration.
+ */
+import fc from 'fast-check';
+import { compareDecimals, negateDecimal, sumDecimals, trimDecimal } from '../../lib/decimal';
+import { configOf, profileOf } from '../../lib/bridges/hummingbot/config';
+import { csvFields, csvFillOf, headerOf, pythonLiteral } from '../../lib/bridges/hummingbot/csv';
+import { eventOf, type Fill, jsonOf, Malformed, performanceOf, topicOf } from '../../lib/bridges/hummingbot/messages';
+import { applyFill, bookOf, feeInQuote, type Position, tradeIdOf } from '../../lib/bridges/hummingbot/positions';
+import { multiplyDecimals, proportionOf, pythonDecimal, quotientOf } from '../../lib/bridges/numbers';
+import { TRADES_CSV_COLUMNS, ujson } from '../support/fake-hummingbot';
+
+describe('numbers', () => {
+  it.each([
+    ['0.0612505', '0.0612505'],
+    ['-12', '-12'],
+    ['1E-7', '0.0000001'],
+    ['6.1E+3', '6100'],
+    ['6.1E3', '6100'],
+    ['0E-8', '0'],
+    ['0.00150000', '0.0015'],
+    ['-0.00', '0'],
+    ['1.2345E-12', '0.0000000000012345'],
+  ])("Python's str(Decimal) %p is %p", (text, decimal) => expect(pythonDecimal(text)).toBe(decimal));
+
+  it.each(['NaN', 'Infinity', '-Infinity', 'None', '', '1.2.3', '0x10', '1E+999'])('%p is no decimal', (text) =>
+    expect(pythonDecimal(text)).toBeUndefined(),
+  );
+
+  it('multiplies exactly, and shares a whole so that its shares add up to it', () => {
+    expect(multiplyDecimals('61250.5', '0.0015')).toBe('91.87575');
+    expect(multiplyDecimals('-0.5', '0.2')).toBe('-0.1');
+    // 1.83 of fees over 3 units: a third each at the fees' 8 places, the rest left with the position.
+    expect(proportionOf('1.83', '1', '3')).toBe('0.61');
+    expect(proportionOf('1', '1', '3')).toBe('0.33333333');
+    expect(sumDecimals([proportionOf('1', '1', '3'), '0.66666667'])).toBe('1.00000000');
+    // A position bought at one price: its share is exact.
+    expect(proportionOf(multiplyDecimals('61250.53', '0.0123'), '0.0041', '0.0123')).toBe(multiplyDecimals('61250.53', '0.0041'));
+    expect(quotientOf('1830', '0.03')).toBe('61000');
+    expect(quotientOf('100', '3')).toBe('33.3333333333333');
+    expect(quotientOf('0.00000123456789', '7')).toBe('0.000000176366841428571');
+  });
+});
+
+describe('topics and payloads', () => {
+  it('reads the instance and channel of hummingbot topics, ids with dots published under /', () => {
+    expect(topicOf('hbot/pmm-btc/hb', 'hbot')).toEqual({ instance: 'pmm-btc', channel: 'hb' });
+    expect(topicOf('hbot/desk/pmm/events', 'hbot')).toEqual({ instance: 'desk.pmm', channel: 'events' });
+    expect(topicOf('hbot/a.b/performance', 'hbot')).toEqual({ instance: 'a.b', channel: 'performance' });
+    expect(topicOf('prod/hbot/x/log', 'prod/hbot')).toEqual({ instance: 'x', channel: 'log' });
+    for (const quiet of ['hbot/x/notify', 'hbot/x/start', 'hbot/x/balance/limit', 'hbot/x/external/event/signal', 'hbot/x/history'])
+      expect(topicOf(quiet, 'hbot')).toEqual({ quiet: true });
+    expect(topicOf('hbot/x/weird', 'hbot')).toEqual({ unknown: 'x/weird' });
+    expect(topicOf('hbot/hb', 'hbot')).toEqual({ unknown: 'hb' });
+    expect(topicOf('other/x/hb', 'hbot')).toEqual({ unknown: 'other/x/hb' });
+  });
+
+  const fillPayload = (data: Record<string, unknown> = {}) =>
+    ujson({
+      timestamp: 1_785_000_000,
+      type: 'OrderFilled',
+      data: {
+        order_id: 'buy-BTC-USDT-1785000000000001',
+        trading_pair: 'BTC-USDT',
+        trade_type: 'TradeType.BUY',
+        order_type: 'OrderType.LIMIT',
+        price: 61250.50000000001,
+        amount: 0.30000000000000004,
+        trade_fee: { fee_type: 'AddedToCost', percent: '0', percent_token: null, flat_fees: [{ token: 'USDT', amount: '1.8375150' }] },
+        exchange_trade_id: '9000001',
+        exchange_order_id: 'x',
+        leverage: 1,
+        position: 'NIL',
+        ...data,
+      },
+    });
+
+  it("reads an OrderFilled event as hummingbot's MQTT bridge sends it: floats at the precision they carry, the fee's strings exact", () => {
+    expect(eventOf(jsonOf(fillPayload(), 'events'))).toEqual({
+      fill: {
+        orderId: 'buy-BTC-USDT-1785000000000001',
+        exchangeTradeId: '9000001',
+        pair: 'BTC-USDT',
+        base: 'BTC',
+        quote: 'USDT',
+        side: 'buy',
+        price: '61250.5',
+        amount: '0.3',
+        fee: { percent: '0', flat: [{ token: 'USDT', amount: '1.837515' }] },
+        position: 'NIL',
+        time: '2026-07-25T17:20:00.000Z',
+      },
+    });
+    // An exchange's numeric trade id; a fee as a float (older payloads).
+    const numeric = eventOf(jsonOf(fillPayload({ exchange_trade_id: 12345, trade_fee: { percent: 0.001, flat_fees: [] } }), 'events'));
+    expect(numeric).toMatchObject({ fill: { exchangeTradeId: '12345', fee: { percent: '0.001', flat: [] } } });
+  });
+
+  it.each([
+    [{ price: undefined }, 'OrderFilled without price', 'OrderFilled without "price"'],
+    [{ price: '61250.5' }, 'OrderFilled with price not a number', 'OrderFilled with "price" not a number: "61250.5"'],
+    [{ amount: 0 }, 'OrderFilled with amount not above 0', 'OrderFilled with "amount" not above 0: 0'],
+    [
+      { trade_type: 'TradeType.RANGE' },
+      'OrderFilled with trade_type TradeType.RANGE',
+      'OrderFilled with "trade_type" "TradeType.RANGE", neither BUY nor SELL',
+    ],
+    [
+      { trading_pair: 'BTCUSDT' },
+      'OrderFilled with trading_pair not BASE-QUOTE',
+      'OrderFilled with "trading_pair" not BASE-QUOTE: "BTCUSDT"',
+    ],
+    [
+      { trade_fee: { percent: 'NaN' } },
+      'OrderFilled with trade_fee.percent not a decimal',
+      'OrderFilled with "trade_fee.percent" not a decimal: "NaN"',
+    ],
+  ])('a fill with %p is Malformed (%p)', (data, kind, text) => {
+    const parse = () => eventOf(jsonOf(fillPayload(data), 'events'));
+    expect(parse).toThrow(Malformed);
+    expect(parse).toThrow(text);
+    try {
+      parse();
+    } catch (error) {
+      expect((error as Malformed).kind).toBe(kind);
+    }
+  });
+
+  it('knows the order events that carry nothing to mirror, and names the others', () => {
+    expect(eventOf({ type: 'BuyOrderCreated', timestamp: 1, data: {} })).toEqual({ quiet: 'BuyOrderCreated' });
+    expect(() => eventOf({ type: 'FundingPaymentCompleted', timestamp: 1, data: {} })).toThrow(
+      'event type "FundingPaymentCompleted" is not one this bridge mirrors (it mirrors OrderFilled)',
+    );
+    expect(() => jsonOf('{"type": "OrderFilled"', 'events')).toThrow('not JSON');
+    expect(() => jsonOf('[1]', 'events')).toThrow('not a JSON object');
+  });
+
+  it("reads a v2 strategy's performance reports, and the empty ones of its stop", () => {
+    const reports = performanceOf(
+      jsonOf(
+        '{"pmm_btc":{"performance":{"realized_pnl_quote":-3.65,"unrealized_pnl_quote":1.5e-05,"positions_summary":[]},"custom_info":{}},' +
+          '"idle":{"performance":{},"custom_info":{}}}',
+        'performance',
+      ),
+    );
+    expect([...reports]).toEqual([['pmm_btc', { realized: -3.65, unrealized: 1.5e-5 }]]);
+    expect([...performanceOf({ pmm_btc: {}, dman: {} })]).toEqual([
+      ['pmm_btc', { stopped: true }],
+      ['dman', { stopped: true }],
+    ]);
+    expect(() => performanceOf({ pmm_btc: { performance: { realized_pnl_quote: 1 } } })).toThrow(
+      'performance of pmm_btc without "unrealized_pnl_quote"',
+    );
+  });
+});
+
+const fill = (side: 'buy' | 'sell', price: string, amount: string, minute: number, extra: Partial<Fill> = {}): Fill => ({
+  orderId: `o-${minute}`,
+  exchangeTradeId: `t-${minute}`,
+  pair: 'BTC-USDT',
+  base: 'BTC',
+  quote: 'USDT',
+  side,
+  price,
+  amount,
+  fee: { percent: '0', flat: [] },
+  position: 'NIL',
+  time: new Date(Date.UTC(2026, 6, 1, 12, minute)).toISOString(),
+  ...extra,
+});
+
+describe('fills into trades', () => {
+  it('values fees in the quote: a percent of the value, flat fees in the quote, the base at the price, another token at its rate', () => {
+    const buy = fill('buy', '61500', '0.02', 1);
+    expect(feeInQuote(buy, { percent: '0.001', flat: [] })).toEqual({ fee: '1.23', unpriced: [] });
+    expect(feeInQuote(buy, { percent: '0', flat: [{ token: 'USDT', amount: '0.6' }] })).toEqual({ fee: '0.6', unpriced: [] });
+    expect(feeInQuote(buy, { percent: '0', flat: [{ token: 'BTC', amount: '0.00002' }] })).toEqual({ fee: '1.23', unpriced: [] });
+    expect(feeInQuote(buy, { percent: '0', flat: [{ token: 'BNB', amount: '0.002' }] }, { BNB: '600' })).toEqual({
+      fee: '1.2',
+      unpriced: [],
+    });
+    expect(feeInQuote(buy, { percent: '0', flat: [{ token: 'BNB', amount: '0.002' }] })).toEqual({ fee: '0', unpriced: ['BNB'] });
+    // hummingbot's 28 digits, at 8 places.
+    expect(feeInQuote(buy, { percent: '0', flat: [{ token: 'USDT', amount: '0.07553333333333333333333333' }] }).fee).toBe('0.07553333');
+    expect(feeInQuote({ ...buy, quote: 'USDC.E' }, { percent: '0', flat: [{ token: 'USDC', amount: '0.5' }] }).fee).toBe('0.5');
+  });
+
+  it('opens a position, grows it at its average price, closes part of it as a trade of its own, then the rest', () => {
+    const first = fill('buy', '60000', '0.01', 0);
+    const opened = applyFill(undefined, first, '0.6');
+    expect(opened.trades).toEqual([
+      expect.objectContaining({
+        id: tradeIdOf(first),
+        side: 'buy',
+        units: '0.01',
+        openPrice: '60000',
+        status: 'open',
+        openTime: first.time,
+      }),
+    ]);
+    const grown = applyFill(opened.position, fill('buy', '61500', '0.02', 1), '1.23');
+    expect(grown.position).toMatchObject({ units: '0.03', cost: '1830', fees: '1.83' });
+    expect(grown.trades[0]).toMatchObject({ id: tradeIdOf(first), units: '0.03', openPrice: '61000' });
+    const reduce = fill('sell', '62000', '0.01', 2);
+    const reduced = applyFill(grown.position, reduce, '0.62');
+    // (62000 − 61000) × 0.01 − a third of the fees carried (0.61) − the sell's fee (0.62).
+    expect(reduced.trades).toEqual([
+      expect.objectContaining({
+        id: tradeIdOf(reduce),
+        units: '0.01',
+        openPrice: '61000',
+        openTime: first.time,
+        status: 'closed',
+        closePrice: '62000',
+        closeTime: reduce.time,
+        realizedPL: '8.77',
+      }),
+      expect.objectContaining({ id: tradeIdOf(first), status: 'open', units: '0.02', openPrice: '61000' }),
+    ]);
+    const last = fill('sell', '60500', '0.02', 3);
+    const closed = applyFill(reduced.position, last, '1.2');
+    expect(closed.position).toBeUndefined();
+    expect(closed.trades).toEqual([
+      expect.objectContaining({ id: tradeIdOf(first), units: '0.02', status: 'closed', closePrice: '60500', realizedPL: '-12.42' }),
+    ]);
+  });
+
+  it('flips through flat: the fill closes the position and opens the other side with the rest, its fee shared by units', () => {
+    const long = applyFill(undefined, fill('buy', '100', '2', 0), '0').position;
+    const flip = fill('sell', '110', '3', 1);
+    const flipped = applyFill(long, flip, '0.3');
+    expect(flipped.trades).toEqual([
+      expect.objectContaining({ status: 'closed', units: '2', realizedPL: '19.8' }),
+      expect.objectContaining({ id: tradeIdOf(flip), side: 'sell', status: 'open', units: '1', openPrice: '110' }),
+    ]);
+    expect(flipped.position).toMatchObject({ side: 'sell', fees: '0.1', cost: '110' });
+    // Short: bought back lower is a gain.
+    const covered = applyFill(flipped.position, fill('buy', '105', '1', 2), '0.1');
+    expect(covered.trades).toEqual([expect.objectContaining({ side: 'sell', status: 'closed', realizedPL: '4.8' })]);
+  });
+
+  it("keeps a derivative's long and short apart (hedge mode); a CLOSE beyond what it knows is unmatched, never a new position", () => {
+    const openLong = fill('buy', '100', '1', 0, { position: 'OPEN' });
+    const openShort = fill('sell', '101', '1', 1, { position: 'OPEN' });
+    expect([bookOf(openLong), bookOf(openShort)]).toEqual(['BTC-USDT:long', 'BTC-USDT:short']);
+    const closeLong = fill('sell', '102', '1.5', 2, { position: 'CLOSE' });
+    expect(bookOf(closeLong)).toBe('BTC-USDT:long');
+    const long = applyFill(undefined, openLong, '0').position;
+    expect(applyFill(long, closeLong, '0')).toEqual({
+      position: undefined,
+      trades: [expect.objectContaining({ status: 'closed', units: '1', realizedPL: '2' })],
+      unmatched: '0.5',
+    });
+    expect(applyFill(undefined, closeLong, '0')).toEqual({ position: undefined, trades: [], unmatched: '1.5' });
+  });
+
+  const arbitraryFills = fc.array(
+    fc.record({
+      buy: fc.boolean(),
+      // Prices and amounts with the places exchanges give them, fees of up to 28 digits as hummingbot's Decimals.
+      price: fc
+        .integer({ min: 1, max: 10_000_000 })
+        .map((cents) => trimDecimal(`${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`)),
+      amount: fc.integer({ min: 1, max: 5_000_000 }).map((sats) => trimDecimal((sats / 1e6).toFixed(6))),
+      fee: fc.integer({ min: 0, max: 10_000 }).map((micro) => trimDecimal((micro / 1e6).toFixed(6))),
+    }),
+    { minLength: 1, maxLength: 25 },
+  );
+
+  it('a round trip realizes exactly its proceeds less its costs and fees, whatever its fills (property)', () => {
+    fc.assert(
+      fc.property(arbitraryFills, (fills) => {
+        let position: Position | undefined;
+        const realized: string[] = [];
+        const flows: string[] = [];
+        fills.forEach((input, minute) => {
+          const applied = applyFill(position, fill(input.buy ? 'buy' : 'sell', input.price, input.amount, minute), input.fee);
+          position = applied.position;
+          realized.push(...applied.trades.filter((trade) => trade.status === 'closed').map((trade) => trade.realizedPL));
+          const value = multiplyDecimals(input.price, input.amount);
+          flows.push(input.buy ? negateDecimal(value) : value, negateDecimal(input.fee));
+          for (const trade of applied.trades) {
+            expect(compareDecimals(trade.units, '0')).toBeGreaterThan(0);
+            expect(compareDecimals(trade.openPrice, '0')).toBeGreaterThan(0);
+          }
+        });
+        // Taken flat at the last price: the whole is realized.
+        if (position) {
+          const last = fills[fills.length - 1];
+          const close = fill(position.side === 'buy' ? 'sell' : 'buy', last.price, position.units, fills.length);
+          const applied = applyFill(position, close, '0');
+          expect(applied.position).toBeUndefined();
+          realized.push(...applied.trades.map((trade) => trade.realizedPL));
+          const value = multiplyDecimals(last.price, position.units);
+          flows.push(position.side === 'buy' ? value : negateDecimal(value));
+        }
+        expect(compareDecimals(sumDecimals(['0', ...realized]), sumDecimals(flows))).toBe(0);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe("hummingbot's trades CSV", () => {
+  const header = TRADES_CSV_COLUMNS.join(',');
+  const row =
+    '7000001,conf_pmm_1.yml,pure_market_making,binance_paper_trade,BTC-USDT,BTC,USDT,1785000000123,buy-BTC-USDT-1785000000001,BUY,LIMIT,' +
+    `61250.50,1E-3,1,"{'fee_type': 'AddedToCost', 'percent': '0', 'percent_token': None, 'flat_fees': [{'token': 'BTC', 'amount': '0.0000010'}]}",0.0612505,NIL,00:00:02`;
+
+  it('reads a row as pandas writes it: Decimals exact, the fee a Python literal, the time in ms', () => {
+    expect(csvFillOf(row, headerOf(header))).toEqual({
+      orderId: 'buy-BTC-USDT-1785000000001',
+      exchangeTradeId: '7000001',
+      pair: 'BTC-USDT',
+      base: 'BTC',
+      quote: 'USDT',
+      side: 'buy',
+      price: '61250.5',
+      amount: '0.001',
+      fee: { percent: '0', flat: [{ token: 'BTC', amount: '0.000001' }] },
+      position: 'NIL',
+      time: '2026-07-25T17:20:00.123Z',
+    });
+  });
+
+  it('splits quoted fields and reads Python literals', () => {
+    expect(csvFields('a,"b,c","d ""e""",')).toEqual(['a', 'b,c', 'd "e"', '']);
+    expect(csvFields('"open')).toBeUndefined();
+    expect(pythonLiteral("{'a': None, 'b': [True, False], 'c': 'it\\'s', \"d\": (1, 2.5,), 'e': {}}")).toEqual({
+      a: null,
+      b: [true, false],
+      c: "it's",
+      d: ['1', '2.5'],
+      e: {},
+    });
+    expect(() => pythonLiteral("{'a': }")).toThrow(SyntaxError);
+  });
+
+  it('names what a header or a row lacks', () => {
+    expect(() => headerOf('exchange_trade_id,symbol')).toThrow('missing timestamp, order_id, trade_type, price, amount, trade_fee');
+    expect(() => csvFillOf('1,2', headerOf(header))).toThrow('a row of 2 fields, and the header names 18');
+    expect(() => csvFillOf(row.replace('61250.50', 'NaN'), headerOf(header))).toThrow('a row with price not a decimal above 0: "NaN"');
+  });
+});
+
+describe('configuration', () => {
+  it('maps instances to accounts, with defaults for those it does not list', () => {
+    const config = configOf(
+      {
+        mqtt: 'mqtt://10.0.0.5:1883',
+        instances: {
+          'pmm-btc': { account: 'hb-pmm', currency: 'USDT', broker: 'binance', environment: 'paper', controllers: { c1: 'BTC-USDT' } },
+        },
+        feeRates: { bnb: '600' },
+      },
+      'hb.json',
+    );
+    expect(profileOf(config, 'pmm-btc')).toEqual({
+      account: 'hb-pmm',
+      name: 'hummingbot pmm-btc',
+      currency: 'USDT',
+      broker: 'binance',
+      environment: 'paper',
+      controllers: { c1: 'BTC-USDT' },
+    });
+    expect(profileOf(config, 'other')).toEqual({
+      account: 'other',
+      name: 'hummingbot other',
+      currency: undefined,
+      broker: 'hummingbot',
+      environment: 'live',
+      controllers: {},
+    });
+    expect(config.feeRates).toEqual({ BNB: '600' });
+  });
+
+  it.each([
+    [{ password: 'x' }, 'hb.json: give the password as "passwordFile" or "passwordEnv", not in the file itself'],
+    [{ mqttHost: 'x' }, 'hb.json: unknown key "mqttHost"'],
+    [{ instances: { 'a b': {} } }, 'hb.json: instances["a b"].account must be 1–64 letters'],
+    [
+      { instances: { a: { account: 'x' }, b: { account: 'x' } } },
+      'hb.json: instances["b"]: account x is given to instance a too; one account each',
+    ],
+    [{ instances: { a: { currency: 'usdt' } } }, 'hb.json: instances["a"].currency must be a currency code such as "USDT"'],
+    [
+      { instances: { a: { controllers: { c: 'BTCUSDT' } } } },
+      'hb.json: instances["a"].controllers.c must be a trading pair such as "BTC-USDT"',
+    ],
+    [{ feeRates: { BNB: 600 } }, 'hb.json: feeRates.BNB must be a decimal string such as "612.5"'],
+  ])('refuses %p', (input, message) => expect(() => configOf(input, 'hb.json')).toThrow(message));
+});
