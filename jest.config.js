@@ -1,16 +1,31 @@
 // Projects as in aws-samples' serverless-test-samples: unit (pure logic), integration (handlers against DynamoDB
 // Local through the real SDK) and e2e (serverless offline over HTTP), plus the packaged template and the bench.
-const transform = { '\\.[cm]?[jt]s$': '<rootDir>/test/support/esbuild-transform.js' };
+const transform = { '\\.[cm]?[jt]s$': '<rootDir>/test/kit/esbuild-transform.js' };
 // middy and aedes (the tests' MQTT broker) ship ES modules only; esbuild turns them into CommonJS for jest like our
 // own sources.
 const transformIgnorePatterns = ['/node_modules/(?!(@middy|aedes)/)'];
 // One DynamoDB Local for the run (and the dashboard's build), started by the first project that needs it; each test
 // file creates tables of its own in it. Unit tests need neither: `npm run test:unit` runs without Java.
 const withDatabase = {
-  globalSetup: '<rootDir>/test/support/global-setup.cjs',
-  globalTeardown: '<rootDir>/test/support/global-teardown.cjs',
+  globalSetup: '<rootDir>/test/kit/global-setup.cjs',
+  globalTeardown: '<rootDir>/test/kit/global-teardown.cjs',
 };
-const common = { transform, transformIgnorePatterns, testEnvironment: 'node', setupFiles: ['<rootDir>/test/support/quiet-sdk.js'] };
+// The workspace packages' names resolve to their TypeScript sources, as tsconfig.json's `paths` say (tsc, tsx and
+// esbuild read those themselves): `@trading-bot-api/core/decimal` is packages/core/src/decimal.ts.
+const { paths } = require('./tsconfig.json').compilerOptions;
+const moduleNameMapper = Object.fromEntries(
+  Object.entries(paths).map(([name, [target]]) => [
+    `^${name.replace('*', '(.*)')}$`,
+    `<rootDir>/${target.replace(/^\.\//, '').replace('*', '$1')}`,
+  ]),
+);
+const common = {
+  transform,
+  transformIgnorePatterns,
+  moduleNameMapper,
+  testEnvironment: 'node',
+  setupFiles: ['<rootDir>/scripts/support/quiet-sdk.ts'],
+};
 
 module.exports = {
   // Two test files at a time, whatever the machine: jest's default (cores − 1) runs one at a time on CI's two cores,
@@ -20,11 +35,12 @@ module.exports = {
   // as a failure (a table's creation took over 5 s once under two files). No test judges how long something took.
   testTimeout: 60_000,
   projects: [
+    // Pure logic: modules that build no client and read no configuration, so no environment is set up for them.
     {
       ...common,
       displayName: 'unit',
-      testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
-      setupFiles: [...common.setupFiles, '<rootDir>/test/support/unit-env.js'],
+      // A package's tests of its own modules live in it (packages/writer/test): only it may import its src/ past its entry.
+      testMatch: ['<rootDir>/test/unit/**/*.test.ts', '<rootDir>/packages/*/test/**/*.test.ts'],
     },
     { ...common, ...withDatabase, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'] },
     { ...common, ...withDatabase, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'] },

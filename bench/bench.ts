@@ -26,11 +26,11 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { type Dataset, DEFAULT_ANCHOR, generateDataset } from '../scripts/support/dataset';
-import { DYNAMODB_LOCAL, type LocalDb, startDynamoDbLocal } from '../scripts/support/dynamodb-local';
+import { type Dataset, DEFAULT_ANCHOR, generateDataset } from '../scripts/demo/dataset';
+import { DYNAMODB_LOCAL, type LocalDb, startDynamoDbLocal } from '../scripts/local-stack/dynamodb-local';
 import { loadDataset, localWriter } from '../scripts/support/load-data';
-import { adminClient, ensureTables, LOCAL_AWS_ENV, localFunctionEnv } from '../scripts/support/local-db';
-import type { LocalApi } from '../scripts/support/local-stack';
+import { adminClient, ensureTables, LOCAL_AWS_ENV, localFunctionEnv } from '../scripts/local-stack/local-db';
+import type { LocalApi } from '../scripts/local-stack/local-api';
 import { buildBundles, measureImports } from './bundles';
 import { startChild } from './child-rpc';
 import { measureDashboard } from './dashboard-size';
@@ -66,7 +66,7 @@ let cursorSecret = '';
  */
 const EQUITY_HISTORY = { everyMinutes: 5, days: 3, accounts: 1 };
 
-/** The environment of a process that runs the functions against `stage`'s tables (lib/config reads it at load). */
+/** The environment of a process that runs the functions against `stage`'s tables (api/config reads it at load). */
 function functionEnv(endpoint: string, stage: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, ...localFunctionEnv(stage, endpoint, cursorSecret), AUTH_MODE: 'off' };
   // Plain `node` children must not inherit a loader or flags from whoever started the bench.

@@ -5,13 +5,14 @@
  */
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
-import { freqtradeClient } from '../lib/bridges/freqtrade/api';
-import { FreqtradeBridge } from '../lib/bridges/freqtrade/bridge';
-import type { Trade } from '../lib/types';
-import { FakeFreqtrade } from '../test/support/fake-freqtrade';
-import { writtenTables } from '../test/support/fault-proxy';
-import { generateDataset } from '../scripts/support/dataset';
+import { freqtradeClient } from '@trading-bot-api/feeds/bridges/freqtrade/api';
+import { FreqtradeBridge } from '@trading-bot-api/feeds/bridges/freqtrade/bridge';
+import type { Trade } from '@trading-bot-api/core/types';
+import { FakeFreqtrade } from '../test/kit/fake-freqtrade';
+import { writtenTables } from '../test/kit/fault-proxy';
+import { generateDataset } from '../scripts/demo/dataset';
 import { localWriter } from '../scripts/support/load-data';
+import { localStore } from '../scripts/local-stack/local-db';
 import { startCommand } from './child-rpc';
 import { note } from './progress';
 import { round } from './stats';
@@ -103,9 +104,11 @@ export async function measureBridge(options: {
   polls: number;
 }): Promise<BridgeResults> {
   const bot = await new FakeFreqtrade().start();
-  const writer = localWriter(options.endpoint, { stage: options.stage });
+  // The bridge's writer writes through a client of the bench's own, which counts the items written per table.
+  const { client } = localStore(options.endpoint, options.stage);
+  const writer = localWriter(options.endpoint, { stage: options.stage, client });
   const written: Record<string, number> = {};
-  writer.store.client.middlewareStack.add(
+  client.middlewareStack.add(
     (next, context) => async (args) => {
       const operation = String(context.commandName ?? '').replace(/Command$/, '');
       for (const table of writtenTables(operation, args.input as Record<string, unknown>) ?? []) {
@@ -152,7 +155,7 @@ export async function measureBridge(options: {
       unchangedPollMs: round(unchangedPollMs, 1),
     };
   } finally {
-    writer.close();
+    client.destroy();
     await bot.stop();
   }
 }

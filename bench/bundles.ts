@@ -88,7 +88,11 @@ export function deployEsbuildOptions(): BuildOptions {
 function packageOf(input: string): string {
   const marker = 'node_modules/';
   const at = input.lastIndexOf(marker);
-  if (at === -1) return `${input.split('/')[0]}/ (this project)`;
+  if (at === -1) {
+    // A folder of this project; a workspace package by its own folder (packages/core), not all packages as one.
+    const [top, name] = input.split('/');
+    return `${top === 'packages' ? `${top}/${name}` : top}/ (this project)`;
+  }
   const parts = input.slice(at + marker.length).split('/');
   return parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
 }
@@ -146,7 +150,7 @@ async function importOnce(file: string, env: NodeJS.ProcessEnv): Promise<{ ms: n
 
 /**
  * Median import time (and RSS) of each bundle over `samples` fresh processes. `env` must hold the functions'
- * configuration: lib/config throws at module load without it.
+ * configuration: api/config throws at module load without it.
  */
 export async function measureImports(
   bundles: BuiltBundle[],

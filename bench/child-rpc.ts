@@ -1,7 +1,8 @@
 /**
  * Request/response over the IPC channel of a forked TypeScript child (run through tsx). The bench keeps the
- * database servers and the measured handlers in processes of their own: each measured process loads lib/ with its
- * own configuration (lib reads it at module load), and the database never shares an event loop with what it serves.
+ * database servers and the measured handlers in processes of their own: each measured process loads the API with its
+ * own configuration (api/config.ts reads it at module load), and the database never shares an event loop with what it
+ * serves.
  */
 import { type ChildProcess, execFile, fork } from 'node:child_process';
 import { once } from 'node:events';

@@ -1,6 +1,6 @@
 /**
  * Child process that measures the fleet polls against one stage's tables (endpoint and tables in the environment,
- * read by lib/config at load), for /api/accounts, /api/all/status and /api/all/balance, on the parent's requests
+ * read by api/config at load), for /api/accounts, /api/all/status and /api/all/balance, on the parent's requests
  * (fleet-figures.ts): `warm` takes each answer's tag; `unchanged` times polls with it (If-None-Match: a 304), in
  * rounds the parent alternates with another fleet's; `rest` times changed polls (one account changed through the
  * writer just before: a 200), then the first poll with the stamps marked incomplete, which is what every poll cost
@@ -11,13 +11,14 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as accounts } from '../functions/accounts';
 import { handler as allBalance } from '../functions/all-balance';
 import { handler as allStatus } from '../functions/all-status';
-import { config } from '../lib/config';
-import { store } from '../lib/operations/store';
-import { accountKey } from '../lib/store/accounts-table';
-import { getItem } from '../lib/store/dynamodb';
-import { markStamped, markUnstamped } from '../lib/store/fleet-table';
-import { eventFor } from '../test/support/api-harness';
-import { createWriter } from '../packages/writer/src';
+import { config } from '../api/config';
+import { store } from '../api/database';
+import { accountKey } from '@trading-bot-api/core/store/accounts-table';
+import { getItem } from '@trading-bot-api/core/store/dynamodb';
+import { markStamped, markUnstamped } from '@trading-bot-api/core/store/fleet-table';
+import { eventFor } from '../test/kit/api-harness';
+import { createWriter } from '@trading-bot-api/writer';
+import { localStore } from '../scripts/local-stack/local-db';
 import { serveParent } from './child-rpc';
 import {
   FLEET_OPERATIONS,
@@ -34,9 +35,11 @@ const HANDLERS: Record<FleetOperation, typeof accounts> = { accounts, 'all-statu
 
 const meter = new ReadMeter();
 meter.attach(store.client);
-const writer = createWriter({ tables: config.tables, endpoint: config.dynamodbEndpoint });
+// The writer writes through a client of the bench's own, metered apart from the API's.
+const { client: writerClient } = localStore(config.dynamodbEndpoint!, config.stage);
+const writer = createWriter({ tables: config.tables, client: writerClient });
 const writerMeter = new ReadMeter();
-writerMeter.attach(writer.store.client);
+writerMeter.attach(writerClient);
 const context = { awsRequestId: 'bench', functionName: 'bench', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
 
 async function call(operation: FleetOperation, tag?: string): Promise<{ result: APIGatewayProxyResult; ms: number; reads: ReadTally }> {
@@ -196,6 +199,6 @@ serveParent(
     return measureRest(request);
   },
   async () => {
-    writer.close();
+    writerClient.destroy();
   },
 );

@@ -1,18 +1,18 @@
 /**
  * The fleet phase of `npm run bench`: a fleet of 5 bots and one of 1,000 (by default), each written through the
- * event-line ingester (lib/ingest: an account, a balance snapshot and a heartbeat per bot, as a bot's own lines
- * would be), then the fleet polls measured in a worker (fleet-worker.ts): unchanged (a 304), changed (one account
- * changed just before) and without the stamps (what every poll cost before them). Also what one open dashboard's
- * fleet polls cost a month at on-demand prices.
+ * event-line ingester (packages/feeds/src/ingest: an account, a balance snapshot and a heartbeat per bot, as a bot's
+ * own lines would be), then the fleet polls measured in a worker (fleet-worker.ts): unchanged (a 304), changed (one
+ * account changed just before) and without the stamps (what every poll cost before them). Also what one open
+ * dashboard's fleet polls cost a month at on-demand prices.
  */
 import { Readable } from 'node:stream';
 import { join } from 'node:path';
-import { ingest } from '../lib/ingest/ingest';
-import { streamLines } from '../lib/ingest/source';
+import { ingest } from '@trading-bot-api/feeds/ingest/ingest';
+import { streamLines } from '@trading-bot-api/feeds/ingest/source';
 import { localWriter } from '../scripts/support/load-data';
-import { adminClient, ensureTables } from '../scripts/support/local-db';
+import { adminClient, ensureTables } from '../scripts/local-stack/local-db';
 import { type Child, startChild } from './child-rpc';
-import { DEFAULT_STAMP_SECONDS } from '../lib/store/fleet-table';
+import { DEFAULT_STAMP_SECONDS } from '@trading-bot-api/core/store/fleet-table';
 import {
   FLEET_OPERATIONS,
   type FleetOperation,

@@ -7,10 +7,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HummingbotBridge } from '../lib/bridges/hummingbot/bridge';
+import { HummingbotBridge } from '@trading-bot-api/feeds/bridges/hummingbot/bridge';
+import { localStore } from '../scripts/local-stack/local-db';
 import { localWriter } from '../scripts/support/load-data';
-import { type FillInput, orderFilledEvent } from '../test/support/fake-hummingbot';
-import { writtenTables } from '../test/support/fault-proxy';
+import { type FillInput, orderFilledEvent } from '../test/kit/fake-hummingbot';
+import { writtenTables } from '../test/kit/fault-proxy';
 import { note } from './progress';
 import { round } from './stats';
 
@@ -56,11 +57,13 @@ function fillsOf(count: number): FillInput[] {
 }
 
 export async function measureHummingbot(options: { endpoint: string; stage: string; fills: number }): Promise<HummingbotResults> {
-  const writer = localWriter(options.endpoint, { stage: options.stage });
+  // The bridge's writer writes through a client of the bench's own, which counts the requests per table.
+  const { client } = localStore(options.endpoint, options.stage);
+  const writer = localWriter(options.endpoint, { stage: options.stage, client });
   const dir = mkdtempSync(join(tmpdir(), 'bench-hummingbot-'));
   const writes: string[][] = [];
   let reads = 0;
-  writer.store.client.middlewareStack.add(
+  client.middlewareStack.add(
     (next, context) => async (args) => {
       const operation = String(context.commandName ?? '').replace(/Command$/, '');
       const tables = writtenTables(operation, args.input as Record<string, unknown>);

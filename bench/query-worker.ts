@@ -1,6 +1,6 @@
 /**
  * Child process that measures queries against one stage's tables in DynamoDB Local (endpoint and tables come in the environment,
- * which lib/config reads at module load — hence a process per dataset).
+ * which api/config reads at module load — hence a process per dataset).
  *
  * For each query it times the real handler, invoked in-process with an API Gateway event built from events/*.json,
  * and the floor: the same DynamoDB reads made with a plain DocumentClient, with nothing around them. Handler and
@@ -23,19 +23,26 @@ import { handler as allPerformance } from '../functions/all-performance';
 import { handler as allPnl } from '../functions/all-pnl';
 import { handler as accountPnl } from '../functions/account-pnl';
 import { handler as accountEquity } from '../functions/account-equity';
-import { parseTimeParameter } from '../lib/http/params';
-import { seriesWindow } from '../lib/operations/series';
-import { timestamp } from '../lib/time';
-import { accountKey } from '../lib/store/accounts-table';
-import { MOST_STAMP_ITEMS } from '../lib/store/fleet-table';
-import { config } from '../lib/config';
-import { HEALTH_PROBE_KEY } from '../lib/operations/health';
-import { store } from '../lib/operations/store';
-import { type Item, queryItems, scanAll, type Store } from '../lib/store/dynamodb';
-import { keyBefore, orderKey, tradeListing } from '../lib/store/trades-table';
-import { entryKeyOf, isEntryOf, type LedgerUnits, readKeyRange, STATS_PAGE_ITEMS, statsRangeKeys } from '../lib/store/ledger-table';
-import type { Trade } from '../lib/types';
-import { eventFor } from '../test/support/api-harness';
+import { parseTimeParameter } from '../api/http/params';
+import { seriesWindow } from '../api/operations/window';
+import { timestamp } from '@trading-bot-api/core/time';
+import { accountKey } from '@trading-bot-api/core/store/accounts-table';
+import { MOST_STAMP_ITEMS } from '../api/operations/fleet-stamps';
+import { config } from '../api/config';
+import { HEALTH_PROBE_KEY } from '../api/operations/health';
+import { store } from '../api/database';
+import { type Item, queryItems, scanAll, type Store } from '@trading-bot-api/core/store/dynamodb';
+import { keyBefore, orderKey, tradeListing } from '@trading-bot-api/core/store/trades-table';
+import {
+  entryKeyOf,
+  isEntryOf,
+  type LedgerUnits,
+  readKeyRange,
+  STATS_PAGE_ITEMS,
+  statsRangeKeys,
+} from '@trading-bot-api/core/store/ledger-table';
+import type { Trade } from '@trading-bot-api/core/types';
+import { eventFor } from '../test/kit/api-harness';
 import { serveParent } from './child-rpc';
 import type { QueryPass, RepetitionSettings, WorkerRequest } from './measurement';
 import { type Operation, type QuerySpec, queryParameters } from './queries';
@@ -63,8 +70,8 @@ const HANDLERS: Record<Operation, Handler> = {
 const meter = new ReadMeter();
 meter.attach(store.client);
 /**
- * The floor's client: SDK defaults (keep-alive agent, 50 sockets — the same as lib's client). No lib/ code runs on
- * its requests; lib/ only supplies the table names and the key values to ask for.
+ * The floor's client: SDK defaults (keep-alive agent, 50 sockets — the same as the store's client). No code of the
+ * API or the store runs on its requests; they only supply the table names and the key values to ask for.
  */
 const raw = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: config.dynamodbEndpoint, region: config.region }));
 meter.attach(raw);
@@ -261,7 +268,7 @@ async function floor({ spec, after }: Prepared): Promise<Item[]> {
     }
     case 'account-trades':
     case 'all-trades': {
-      // The same key condition, index and Limit (page + 1) as lib/trades-table, written out as a plain Query.
+      // The same key condition, index and Limit (page + 1) as core's trades-table, written out as a plain Query.
       const listing = tradeListing(spec.operation === 'all-trades' ? undefined : spec.account, {
         status: spec.status,
         instrument: spec.instrument,

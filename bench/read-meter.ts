@@ -1,10 +1,10 @@
 /**
- * Counts what a request costs DynamoDB: calls, items read and read capacity, summed over every call a request
- * makes. It is a middleware on a client's own stack, so the API's shared client is measured without any change to
- * lib/: whatever path a handler takes (GetItem, Scan pages, Query pages, BatchGetItem retries), each call passes here.
+ * Counts what a request costs DynamoDB: calls, items read and read capacity, summed over every call a request makes.
+ * It is a middleware on a client's own stack, so the API's shared client is measured without any change to the API:
+ * whatever path a handler takes (GetItem, Scan pages, Query pages, BatchGetItem retries), each call passes here.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { itemsReadBy } from '../lib/store/dynamodb';
+import { itemsReadBy } from '@trading-bot-api/core/store/dynamodb';
 
 export interface ReadTally {
   calls: number;

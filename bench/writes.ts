@@ -6,10 +6,10 @@
  */
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
-import type { Writer } from '../packages/writer/src';
-import { generateDataset } from '../scripts/support/dataset';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { generateDataset } from '../scripts/demo/dataset';
 import { localWriter } from '../scripts/support/load-data';
-import { adminClient, ensureTables } from '../scripts/support/local-db';
+import { adminClient, ensureTables, localStore } from '../scripts/local-stack/local-db';
 import { type BridgeResults, type IngestResults, measureBridge, measureIngest } from './bots';
 import { type HummingbotResults, measureHummingbot } from './hummingbot';
 import { startCommand } from './child-rpc';
@@ -39,10 +39,10 @@ type Capacity = {
   GlobalSecondaryIndexes?: Record<string, { CapacityUnits?: number }>;
 };
 
-/** Sums the consumed capacity of every transaction a writer makes, by table and index. */
-function meterWrites(writer: Writer) {
+/** Sums the consumed capacity of every transaction made through `client` (a writer's), by table and index. */
+function meterWrites(client: DynamoDBDocumentClient) {
   let byTarget: Record<string, number> = {};
-  writer.store.client.middlewareStack.add(
+  client.middlewareStack.add(
     (next) => async (args) => {
       const input = args.input as { TransactItems?: unknown; ReturnConsumedCapacity?: string };
       if (input.TransactItems) input.ReturnConsumedCapacity = 'INDEXES';
@@ -105,8 +105,10 @@ export async function measureWrites(options: {
   const admin = adminClient(endpoint);
   await ensureTables(admin, stage);
   admin.destroy();
-  const writers = Array.from({ length: options.accounts }, () => localWriter(endpoint, { stage }));
-  const meters = writers.map(meterWrites);
+  // Each writer writes through a client of the bench's own, metered.
+  const clients = Array.from({ length: options.accounts }, () => localStore(endpoint, stage).client);
+  const writers = clients.map((client) => localWriter(endpoint, { stage, client }));
+  const meters = clients.map(meterWrites);
   const accounts = Array.from({ length: options.accounts }, (_, i) => `w-${i + 1}`);
   try {
     await Promise.all(
@@ -180,7 +182,7 @@ export async function measureWrites(options: {
       hummingbot,
     };
   } finally {
-    for (const writer of writers) writer.close();
+    for (const client of clients) client.destroy();
   }
 }
 

@@ -15,8 +15,9 @@ import type { components, paths } from './schema';
 
 export type { components, paths } from './schema';
 export type Schemas = components['schemas'];
-// The API's shapes under their own names, as the service itself uses them (lib/types.ts names the generated ones).
-import type { TradePage } from '../lib/types';
+// The API's shapes under their own names, as the service itself uses them (packages/core/src/types.ts names the
+// generated ones). Imported by path, types only: the dashboard's build and type check resolve no package names.
+import type { TradePage } from '../packages/core/src/types';
 
 export type {
   AccountEquity,
@@ -29,7 +30,7 @@ export type {
   FleetStatus,
   Trade,
   TradePage,
-} from '../lib/types';
+} from '../packages/core/src/types';
 export type Problem = Schemas['Problem'];
 
 export interface ClientOptions {

@@ -4,9 +4,9 @@
  * the drawdown of realized equity, overall and per instrument.
  * 200 `AccountPerformance`; 404 ACCOUNT_NOT_FOUND; 400 INVALID_PARAMETER, 401, 403, 503.
  */
-import { httpHandler } from '../lib/http/handler';
-import { PERFORMANCE_QUERY } from '../lib/http/params';
-import { readAccountPerformance } from '../lib/operations/performance';
+import { httpHandler } from '../api/http/handler';
+import { PERFORMANCE_QUERY } from '../api/http/params';
+import { readAccountPerformance } from '../api/operations/performance';
 
 export const handler = httpHandler(PERFORMANCE_QUERY, ({ path, query, principal, now }) =>
   readAccountPerformance(path.account, query, principal, now),

@@ -3,8 +3,8 @@
  * summary per currency (never converted), each with its instruments.
  * 200 `AllPerformance`; 400 INVALID_PARAMETER, 401, 403, 503.
  */
-import { httpHandler } from '../lib/http/handler';
-import { PERFORMANCE_QUERY } from '../lib/http/params';
-import { readAllPerformance } from '../lib/operations/performance';
+import { httpHandler } from '../api/http/handler';
+import { PERFORMANCE_QUERY } from '../api/http/params';
+import { readAllPerformance } from '../api/operations/performance';
 
 export const handler = httpHandler(PERFORMANCE_QUERY, ({ query, principal, now }) => readAllPerformance(query, principal, now));

@@ -4,7 +4,7 @@
  * key, Allow with `{keyId, accounts}` context otherwise; a failed lookup is an error (AUTHORIZER_FAILURE, 503).
  */
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Callback, Context } from 'aws-lambda';
-import { authorize, UNAUTHORIZED } from '../lib/operations/authorizer';
+import { authorize, UNAUTHORIZED } from '../api/operations/authorizer';
 
 // The callback form: "Unauthorized" is how API Gateway is told to answer 401, an outcome rather than a failure of
 // this function, and it is passed as the callback's error instead of thrown (a throw is reported as a crash).

@@ -1,12 +1,12 @@
 /**
  * GET / and GET /assets/{file} — the dashboard (dashboard/, built by Vite), from the API's own origin.
  * Public: the page holds no data; it asks the API, with the key the operator gives it. 200, 304 or 404.
- * Files, not JSON: it does not go through the API's middleware composition (lib/http/handler.ts), but logs the
+ * Files, not JSON: it does not go through the API's middleware composition (api/http/handler.ts), but logs the
  * same access line.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { loadAssets, serveAsset } from '../lib/http/static-assets';
-import { invocationKeys, logger } from '../lib/telemetry';
+import { loadAssets, serveAsset } from '../api/http/static-assets';
+import { invocationKeys, logger } from '../api/telemetry';
 
 const assets = loadAssets();
 

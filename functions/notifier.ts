@@ -5,12 +5,12 @@
  * a channel did not take a message (after its retries), so the event lands in the on-failure queue.
  */
 import type { Context, SNSEvent } from 'aws-lambda';
-import { readAlertsConfig } from '../lib/alerts/config';
-import { buildDigest } from '../lib/alerts/digest';
-import { digestEvent } from '../lib/alerts/digest-text';
-import { notify, stageChannels } from '../lib/alerts/notifier';
-import { eventOfSnsMessage } from '../lib/alerts/topic';
-import { config } from '../lib/config';
+import { readAlertsConfig } from '../api/alerts/config';
+import { buildDigest } from '../api/alerts/digest';
+import { digestEvent } from '../api/alerts/digest-text';
+import { notify, stageChannels } from '../api/alerts/notifier';
+import { eventOfSnsMessage } from '../api/alerts/topic';
+import { config } from '../api/config';
 
 const alerts = readAlertsConfig(process.env);
 

@@ -5,12 +5,12 @@
  * findings with those changes as `alerts` (`npm start` prints what changed between two runs, and sends the alerts).
  */
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { readAlertsConfig } from '../lib/alerts/config';
-import { alertOnFleet } from '../lib/alerts/probe-alerts';
-import { publishAlerts } from '../lib/alerts/topic';
-import { config } from '../lib/config';
-import { probeFleet, reportProbe } from '../lib/operations/probe';
-import { store } from '../lib/operations/store';
+import { readAlertsConfig } from '../api/alerts/config';
+import { alertOnFleet } from '../api/alerts/probe-alerts';
+import { publishAlerts } from '../api/alerts/topic';
+import { config } from '../api/config';
+import { store } from '../api/database';
+import { probeFleet, reportProbe } from '../api/operations/probe';
 
 const alerts = readAlertsConfig(process.env);
 const topicArn = alerts.topicArn;

@@ -58,7 +58,7 @@ function stageHeaders(settings, status) {
     headers['Access-Control-Allow-Origin'] = origins[0];
     headers['Access-Control-Expose-Headers'] = EXPOSED_HEADERS.join(', ');
   }
-  // Where the functions' CORS headers depend on the origin, every answer says so (lib/http/cors.ts).
+  // Where the functions' CORS headers depend on the origin, every answer says so (api/http/cors.ts).
   if (!origins.includes('*')) headers.Vary = 'Origin';
   return { ...headers, ...retryAfterHeaders(status, settings.retryAfterSeconds) };
 }

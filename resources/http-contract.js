@@ -1,7 +1,7 @@
 // What every HTTP answer of the API shares, whoever gives it (a function, API Gateway's own responses, the dashboard's
 // files, the local gateway of `npm start`): the problem types and their shape, the security headers, the headers
 // browser code may read, and Retry-After. CommonJS, as serverless.yml reads it through gateway-responses.js and
-// stage-options.js; the functions import it through lib/http.
+// stage-options.js; the functions import it through api/http.
 'use strict';
 
 /** The problems the API answers with: a stable code, its HTTP status and title. `type` is derived from the code. */

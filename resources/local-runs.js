@@ -1,7 +1,7 @@
 // A local Serverless plugin for the commands that run the functions on this machine.
 //
 // `serverless invoke local`: every function reads its configuration when it loads and stops on a missing value
-// (lib/config.ts). Loaded by invoke local, such a stop left the command hanging after the stack trace
+// (api/config.ts). Loaded by invoke local, such a stop left the command hanging after the stack trace
 // (serverless-esbuild disposes its build context only after a successful invocation, and the build service keeps
 // the process alive). Outside AWS nothing resolves the CloudFormation reference that stands for CURSOR_SECRET, so
 // this checks it before anything is built, and stops with one line.

@@ -114,7 +114,7 @@ function alarmResources(settings, stage, functions) {
     TreatMissingData: missing,
   });
   const resources = {
-    // Its changes are the alerts' database_down and database_up (lib/alerts/events.ts knows it by this name): the
+    // Its changes are the alerts' database_down and database_up (api/alerts/events.ts knows it by this name): the
     // probe cannot record the database's state in the database, so this alarm keeps it.
     DatabaseUnhealthyAlarm: alarm('The probe could not read DynamoDB.', probe('DatabaseHealthy', 'Minimum'), {
       ComparisonOperator: 'LessThanThreshold',

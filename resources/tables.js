@@ -30,11 +30,11 @@ const TABLES = {
   // equity bucket (hour, day), and the register of trade ids (which keeps an id to one trade). Sorted by kind and
   // start time, so a series of N points is one Query that reads about N items.
   ledger: { logicalId: 'LedgerTable', partitionKey: 'accountId', sortKey: 'entryKey' },
-  // The fleet's change stamps: a few items (lib/store/fleet-table.ts), each holding one short stamp per account,
-  // written by the writer in the same transaction as the change. A fleet poll reads these few items, whatever the
-  // fleet's size, to tell whether anything it shows changed.
+  // The fleet's change stamps: a few items (packages/core/src/store/fleet-table.ts), each holding one short stamp per
+  // account, written by the writer in the same transaction as the change. A fleet poll reads these few items,
+  // whatever the fleet's size, to tell whether anything it shows changed.
   fleet: { logicalId: 'FleetTable', partitionKey: 'shard' },
-  // What the alerts last said of each bot (lib/store/alerts-table.ts): one small item per bot that is or was in
+  // What the alerts last said of each bot (packages/core/src/store/alerts-table.ts): one small item per bot that is or was in
   // trouble, written only by the probe, on condition that no other probe run changed it meanwhile, so that runs
   // racing each other send one message per change. Its own table: the probe's role may write it and nothing else,
   // and neither the bots' writer policy nor the API's role reaches it.
@@ -51,7 +51,7 @@ function tableName(stage, table) {
 }
 
 /**
- * The physical names of a stage's tables, by role (lib/tables.ts).
+ * The physical names of a stage's tables, by role (packages/core/src/tables.ts).
  * @param {string} stage
  * @returns {{ accounts: string, balances: string, trades: string, apiKeys: string, ledger: string, fleet: string }}
  */
@@ -185,7 +185,7 @@ function botWriterPolicy(stage) {
       Properties: {
         ManagedPolicyName: `${SERVICE}-${stage}-bot-writer`,
         Description:
-          'Attach to a trading bot role: lets it write its accounts, trades, balances and heartbeats through the writer (lib/writer).',
+          'Attach to a trading bot role: lets it write its accounts, trades, balances and heartbeats through the writer (packages/writer).',
         PolicyDocument: {
           Version: '2012-10-17',
           Statement: [

@@ -10,11 +10,7 @@
  * environment). Exit: 0; 1 when an account could not be changed (no such account); 2 when the command is wrong.
  */
 import './support/quiet-sdk';
-import { compareIds } from '../lib/access';
-import { retiredAtOf, toAccount, toBotReport } from '../lib/store/accounts-table';
-import { toBalanceRecord } from '../lib/store/balances-table';
-import { scanAll } from '../lib/store/dynamodb';
-import { WriterError } from '../packages/writer/src';
+import { WriterError } from '@trading-bot-api/writer';
 import { commandLine, usageFailure } from './support/command-line';
 import { targetWriter } from './support/load-data';
 
@@ -54,23 +50,16 @@ async function main() {
   const writer = targetWriter({ stage: values.stage, endpoint: values.endpoint });
   try {
     if (verb === 'list') {
-      const [accounts, balances] = await Promise.all([
-        scanAll(writer.store, writer.store.tables.accounts),
-        scanAll(writer.store, writer.store.tables.balances),
-      ]);
-      const openTrades = new Map(balances.map((item) => [item.accountId as string, toBalanceRecord(item).openTradeCount]));
-      const rows = accounts
-        .filter((item) => !values.retired || retiredAtOf(item) !== null)
-        .map((item) => ({ account: toAccount(item), bot: toBotReport(item), retiredAt: retiredAtOf(item) }))
-        .sort((a, b) => compareIds(a.account.id, b.account.id))
-        .map(({ account, bot, retiredAt }) => [
+      const rows = (await writer.listAccounts())
+        .filter(({ retiredAt }) => !values.retired || retiredAt !== null)
+        .map(({ account, bot, retiredAt, balance }) => [
           account.id,
           account.name,
           account.currency,
           account.environment,
           bot.state,
           bot.lastHeartbeatAt ?? 'never',
-          String(openTrades.get(account.id) ?? 0),
+          String(balance?.openTradeCount ?? 0),
           retiredAt === null ? '' : `retired ${retiredAt}`,
         ]);
       if (!rows.length) {

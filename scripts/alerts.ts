@@ -7,10 +7,10 @@
  * Exit: 0 when every configured channel answered; 1 when one did not, or none is configured; 2 when the command is wrong.
  */
 import './support/quiet-sdk';
-import { deliverAlerts } from '../lib/alerts/delivery';
-import { testEvent } from '../lib/alerts/events';
-import { remoteAlertValues } from '../lib/alerts/remote';
-import { ALERT_VARIABLES, channelsOf, localAlertValues, mergeAlertValues } from '../lib/alerts/settings';
+import { deliverAlerts } from '../api/alerts/delivery';
+import { testEvent } from '../api/alerts/events';
+import { remoteAlertValues } from '../api/alerts/remote';
+import { ALERT_VARIABLES, channelsOf, localAlertValues, mergeAlertValues } from '../api/alerts/settings';
 import { commandLine, usageFailure } from './support/command-line';
 
 const USAGE = 'usage: npm run alerts -- test [--stage NAME]';

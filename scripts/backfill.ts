@@ -2,14 +2,13 @@
  * `npm run backfill -- [--stage NAME] [--endpoint URL] [--account ID]`
  *
  * Writes the performance statistics of API 1.2 for trade histories written before the writer kept them (see
- * packages/writer/src/backfill.ts): every account, or one; then, on a whole run, the fleet's sums of them per
+ * the writer's backfill): every account, or one; then, on a whole run, the fleet's sums of them per
  * currency and shard. Idempotent: a second run writes nothing. Safe while bots
  * write. Locally into `npm start`'s database (DB_PORT); with --stage into that deployed stage (AWS credentials and
  * region from the environment). Prints one line per account and a total; exits 1 when an account failed.
  */
 import './support/quiet-sdk';
-import { markStamped } from '../lib/store/fleet-table';
-import { accountIds, backfillAccount, backfillFleetSums, fleetSumGroups } from '../packages/writer/src/backfill';
+import { backfillAccount, backfillFleetSums, fleetSumGroups, markBackfilled } from '@trading-bot-api/writer';
 import { commandLine, usageFailure } from './support/command-line';
 import { targetWriter } from './support/load-data';
 
@@ -25,10 +24,10 @@ async function main() {
   let failed = 0;
   const totals = { trades: 0, entries: 0, written: 0, unchanged: 0, stamped: 0 };
   try {
-    const ids = values.account ? [values.account] : await accountIds(writer.store);
+    const ids = values.account ? [values.account] : (await writer.listAccounts()).map(({ account }) => account.id);
     for (const [i, accountId] of ids.entries()) {
       try {
-        const result = await backfillAccount(writer.store, accountId, writer.stampSeconds);
+        const result = await backfillAccount(writer, accountId);
         totals.trades += result.closedTrades;
         totals.entries += result.entries;
         totals.written += result.written;
@@ -46,10 +45,10 @@ async function main() {
     // The fleet's sums add up the accounts' statistics, so they come after every account's.
     let sums = 0;
     if (!values.account && !failed) {
-      for (const group of await fleetSumGroups(writer.store)) {
+      for (const group of await fleetSumGroups(writer)) {
         const name = `fleet ${group.currency} shard ${group.shard}`;
         try {
-          const result = await backfillFleetSums(writer.store, group.currency, group.shard);
+          const result = await backfillFleetSums(writer, group.currency, group.shard);
           sums += result.written;
           const retried = result.attempts > 1 ? `, ${result.attempts} attempts (a bot wrote meanwhile)` : '';
           console.log(`${name}: ${result.accounts} accounts, ${result.entries} days × instruments, ${result.written} written${retried}`);
@@ -61,7 +60,7 @@ async function main() {
     }
     // Only a whole run that failed nowhere makes the stamps and sums complete: the fleet's answers trust them from then on.
     const complete = !values.account && !failed;
-    if (complete) await markStamped(writer.store, new Date().toISOString());
+    if (complete) await markBackfilled(writer);
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     console.log(
       `${ids.length} accounts, ${totals.trades} closed trades, ${totals.entries} days × instruments: ${totals.written} written, ${totals.unchanged} unchanged, fleet stamps written for ${totals.stamped}, fleet sums ${sums} written${complete ? ', marked complete' : ''}, ${failed} failed, in ${seconds} s`,

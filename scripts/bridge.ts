@@ -4,8 +4,8 @@
  * `npm run bridge -- hummingbot --mqtt mqtt://HOST:1883 [--namespace hbot] [--username U] [--config FILE]`
  * `npm run bridge -- hummingbot --csv data/trades_<config>.csv --account ID [--config FILE] [--once]`
  *
- * Mirrors running bots into the API, through the writer. freqtrade (lib/bridges/freqtrade): each bot's profile,
- * trades, balance and state, one account per bot, polled. hummingbot (lib/bridges/hummingbot): every instance that
+ * Mirrors running bots into the API, through the writer. freqtrade (packages/feeds/src/bridges/freqtrade): each bot's profile,
+ * trades, balance and state, one account per bot, polled. hummingbot (packages/feeds/src/bridges/hummingbot): every instance that
  * publishes under the MQTT namespace, one account each, as its messages come; or, for a bot without a broker, its
  * trades file followed. Locally into `npm start`'s database; with --stage into that deployed stage (AWS credentials
  * from the environment, limited to the stack's bot-writer policy).
@@ -14,7 +14,7 @@
  * the others). Its config file is JSON: {"stage"?, "endpoint"?, "bots": [{"url", "username", "password" |
  * "passwordFile" | "passwordEnv", "account", "interval"?, "stallSeconds"?}]}. hummingbot's MQTT password comes from
  * HUMMINGBOT_MQTT_PASSWORD or --password-file FILE (or the config's "passwordFile" or "passwordEnv"), never from the
- * command line; its config file is lib/bridges/hummingbot/config.ts's.
+ * command line; its config file is packages/feeds/src/bridges/hummingbot/config.ts's.
  *
  * Exit: 0; 1 when a poll failed with --once (one line says which bot and why); 2 when the command is wrong.
  * Without --once it runs until Ctrl-C or SIGTERM, retrying a failing bot, broker or database with back-off.
@@ -22,13 +22,13 @@
 import './support/quiet-sdk';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freqtradeClient } from '../lib/bridges/freqtrade/api';
-import { FreqtradeBridge } from '../lib/bridges/freqtrade/bridge';
-import { HummingbotBridge } from '../lib/bridges/hummingbot/bridge';
-import { configOf, type HummingbotConfig } from '../lib/bridges/hummingbot/config';
-import { followTradesFile } from '../lib/bridges/hummingbot/csv';
-import { listenToBroker } from '../lib/bridges/hummingbot/mqtt';
-import { runBridges, type Scheduled } from '../lib/bridges/run';
+import { freqtradeClient } from '@trading-bot-api/feeds/bridges/freqtrade/api';
+import { FreqtradeBridge } from '@trading-bot-api/feeds/bridges/freqtrade/bridge';
+import { HummingbotBridge } from '@trading-bot-api/feeds/bridges/hummingbot/bridge';
+import { configOf, type HummingbotConfig } from '@trading-bot-api/feeds/bridges/hummingbot/config';
+import { followTradesFile } from '@trading-bot-api/feeds/bridges/hummingbot/csv';
+import { listenToBroker } from '@trading-bot-api/feeds/bridges/hummingbot/mqtt';
+import { runBridges, type Scheduled } from '@trading-bot-api/feeds/bridges/run';
 import { commandLine, usageFailure } from './support/command-line';
 import { targetWriter } from './support/load-data';
 

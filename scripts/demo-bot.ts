@@ -1,14 +1,14 @@
 /**
  * `npm run demo-bot -- [--seconds N] [--seed N] [--quiet]`: the simulated bot of `npm start` (see
- * scripts/support/demo-bot.ts), run against an `npm start` that is already running (its database on DB_PORT), until
+ * scripts/demo/demo-bot.ts), run against an `npm start` that is already running (its database on DB_PORT), until
  * Ctrl-C or for N seconds. Prints each open and close. Run it with `DEMO_BOT=off npm start` to be the only bot.
  */
 import './support/quiet-sdk';
 import { parseArgs } from 'node:util';
 import stages from '../resources/stages.js';
-import { DemoBot } from './support/demo-bot';
+import { DemoBot } from './demo/demo-bot';
 import { localWriter } from './support/load-data';
-import { localDatabaseEndpoint } from './support/local-db';
+import { localDatabaseEndpoint } from './local-stack/local-db';
 
 function fail(message: string): never {
   console.error(`demo-bot: ${message}`);

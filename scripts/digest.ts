@@ -3,7 +3,7 @@
  *
  * The daily digest of yesterday (UTC), as the notifier sends it every day at DIGEST_HOUR_UTC: printed, and with
  * --send also sent to every configured channel (ALERT_* variables; with --stage, also that stage's secret and
- * parameters). Its figures are the API's own answers (lib/alerts/digest.ts). Locally it reads `npm start`'s database
+ * parameters). Its figures are the API's own answers (api/alerts/digest.ts). Locally it reads `npm start`'s database
  * (DB_PORT); with --stage that deployed stage's tables (AWS credentials and region from the environment).
  * Exit: 0; 1 when the database did not answer or a channel did not take the digest; 2 when the command is wrong.
  */
@@ -11,7 +11,7 @@ import './support/quiet-sdk';
 import { randomBytes } from 'node:crypto';
 import tables from '../resources/tables.js';
 import { commandLine, usageFailure } from './support/command-line';
-import { LOCAL_AWS_ENV, localDatabaseEndpoint } from './support/local-db';
+import { LOCAL_AWS_ENV, localDatabaseEndpoint } from './local-stack/local-db';
 
 const USAGE = 'usage: npm run digest -- [--send] [--stage NAME] [--endpoint URL]';
 
@@ -37,16 +37,16 @@ async function main() {
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'ERROR',
   });
   process.env.AWS_REGION ??= process.env.AWS_DEFAULT_REGION ?? 'us-east-1';
-  const { buildDigest } = await import('../lib/alerts/digest');
-  const { digestEvent } = await import('../lib/alerts/digest-text');
+  const { buildDigest } = await import('../api/alerts/digest');
+  const { digestEvent } = await import('../api/alerts/digest-text');
   const now = new Date();
   const event = digestEvent(await buildDigest(now), stage, now.toISOString(), undefined);
   console.log(event.text);
   if (!values.send) return;
 
-  const { deliverAlerts } = await import('../lib/alerts/delivery');
-  const { remoteAlertValues } = await import('../lib/alerts/remote');
-  const { channelsOf, localAlertValues, mergeAlertValues } = await import('../lib/alerts/settings');
+  const { deliverAlerts } = await import('../api/alerts/delivery');
+  const { remoteAlertValues } = await import('../api/alerts/remote');
+  const { channelsOf, localAlertValues, mergeAlertValues } = await import('../api/alerts/settings');
   const local = localAlertValues(process.env);
   const settings = values.stage
     ? mergeAlertValues(

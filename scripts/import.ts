@@ -16,9 +16,9 @@
  * account shows a NAV and an equity series instead of 0.
  */
 import './support/quiet-sdk';
-import { isDecimal } from '../lib/decimal';
-import type { Trade } from '../lib/types';
-import { type TradeResult, type Writer, WriterError } from '../packages/writer/src';
+import { isDecimal } from '@trading-bot-api/core/decimal';
+import type { Trade } from '@trading-bot-api/core/types';
+import { type TradeResult, type Writer, WriterError } from '@trading-bot-api/writer';
 import { commandLine, usageFailure } from './support/command-line';
 import { targetWriter } from './support/load-data';
 import { EquityHistory } from './support/opening-balance';

@@ -14,8 +14,8 @@
  * `ingest: warning:` line says which file and from where).
  */
 import './support/quiet-sdk';
-import { ingest } from '../lib/ingest/ingest';
-import { checkpointPath, fileLines, streamLines } from '../lib/ingest/source';
+import { ingest } from '@trading-bot-api/feeds/ingest/ingest';
+import { checkpointPath, fileLines, streamLines } from '@trading-bot-api/feeds/ingest/source';
 import { commandLine, usageFailure } from './support/command-line';
 import { targetWriter } from './support/load-data';
 import { progressReporter } from './support/progress';

@@ -8,12 +8,12 @@
  * 8000). With --stage STAGE and no --endpoint it uses AWS with the usual credentials (AWS_PROFILE, AWS_REGION, ...).
  */
 import './support/quiet-sdk';
-import { accountSet, isAccountId } from '../lib/access';
-import { accountKey } from '../lib/store/accounts-table';
-import { createApiKey, keyIdOf, listApiKeys, revokeApiKey } from '../lib/store/api-keys-table';
-import { batchGetItems, createStore, type Store } from '../lib/store/dynamodb';
+import { accountSet, isAccountId } from '@trading-bot-api/core/ids';
+import { accountKey } from '@trading-bot-api/core/store/accounts-table';
+import { createApiKey, keyIdOf, listApiKeys, revokeApiKey } from '@trading-bot-api/core/store/api-keys-table';
+import { batchGetItems, createStore, type Store } from '@trading-bot-api/core/store/dynamodb';
 import tables from '../resources/tables.js';
-import { LOCAL_AWS_ENV, localDatabaseEndpoint } from './support/local-db';
+import { LOCAL_AWS_ENV, localDatabaseEndpoint } from './local-stack/local-db';
 
 function usage(message?: string): never {
   if (message) console.error(`keys: ${message}`);

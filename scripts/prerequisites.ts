@@ -3,7 +3,7 @@
  * missing and how to install it: Java for DynamoDB Local, Chromium for the dashboard's tests.
  */
 import { checkChromium } from './support/browser';
-import { checkJava, PrerequisiteError } from './support/dynamodb-local';
+import { checkJava, PrerequisiteError } from './local-stack/dynamodb-local';
 
 try {
   checkJava();

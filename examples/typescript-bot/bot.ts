@@ -3,7 +3,10 @@
  * earlier trades, opens a trade, follows its price, closes it, records the balance and heartbeats. Run against
  * `npm start` (which prints its DB_PORT):
  *
- *   npx tsx examples/typescript-bot/bot.ts            # in this repository, after `npm run build -w packages/writer`
+ *   cd examples/typescript-bot && npx tsx bot.ts      # in this repository, after `npm run build -w packages/writer`
+ *
+ * (From this folder, with its own tsconfig.json, the package resolves to its built files; from the repository's root,
+ * whose tsconfig.json maps @trading-bot-api/writer to its sources, it would run the sources instead.)
  *
  * In a bot's own repository: `npm install ./trading-bot-api-writer-1.0.0.tgz` (from `npm pack -w packages/writer`).
  * Deployed, drop `endpoint` and give the process AWS credentials limited to the stack's bot-writer policy.

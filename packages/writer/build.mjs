@@ -1,7 +1,9 @@
-// Builds the package (`npm run build -w packages/writer`; `npm pack` runs it first): the writer and what it uses
-// from the repository's lib/ (the table modules, the rules of decimals, times and ids) bundled into one ES module and
-// one CommonJS file, the AWS SDK left to the package's dependencies, and one declaration file for both. The inputs
-// of the bundle are written to dist/inputs.json (not packed), so a test can prove nothing of the HTTP layer is in it.
+// Builds the package (`npm run build -w packages/writer`; `npm pack` runs it first): the writer and what it uses of
+// the core package (@trading-bot-api/core: the table modules, the rules of decimals, times and ids, resolved to its
+// sources through tsconfig.json's paths) bundled into one ES module and one CommonJS file, the AWS SDK left to the
+// package's dependencies, and one declaration file for both (core's types inlined: a bot installs no core package).
+// The inputs of the bundle are written to dist/inputs.json (not packed), so a test can prove nothing of the API or
+// the feeds is in it.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';

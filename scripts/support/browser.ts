@@ -4,7 +4,7 @@
  * internet), and is not needed.
  */
 import { existsSync } from 'node:fs';
-import { PrerequisiteError } from './dynamodb-local';
+import { PrerequisiteError } from '../local-stack/dynamodb-local';
 
 export function chromiumPath(): string {
   return process.env.CHROMIUM_PATH || '/usr/bin/chromium';

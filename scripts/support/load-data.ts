@@ -4,10 +4,10 @@
  * counter and aggregate they read was made by the writer.
  */
 import stages from '../../resources/stages.js';
-import { stampSecondsFor } from '../../lib/store/fleet-table';
-import { createWriter, type Writer, type WriterOptions } from '../../packages/writer/src';
-import type { Dataset } from './dataset';
-import { localDatabaseEndpoint } from './local-db';
+import { stampSecondsFor } from '@trading-bot-api/core/store/fleet-table';
+import { createWriter, type Writer, type WriterOptions } from '@trading-bot-api/writer';
+import type { Dataset } from '../demo/dataset';
+import { localDatabaseEndpoint } from '../local-stack/local-db';
 
 /** Trades per recordTrades call: the writer groups them into transactions of up to 100 items. */
 const CHUNK = 500;

@@ -6,8 +6,8 @@
  *
  * Kept as sums per day while rows stream by, so memory grows with the days of the history, not its trades.
  */
-import { sumDecimals } from '../../lib/decimal';
-import type { Trade } from '../../lib/types';
+import { sumDecimals } from '@trading-bot-api/core/decimal';
+import type { Trade } from '@trading-bot-api/core/types';
 
 export class EquityHistory {
   private firstOpen?: string;

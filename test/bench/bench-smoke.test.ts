@@ -7,8 +7,8 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serviceDefinition } from '../../scripts/support/service-definition';
-import { MOST_STAMP_ITEMS } from '../../lib/store/fleet-table';
+import { serviceDefinition } from '../../scripts/local-stack/service-definition';
+import { MOST_STAMP_ITEMS } from '../../api/operations/fleet-stamps';
 
 // Generous: under the full suite the two cores are shared with other test files, and a slow hour on a shared
 // machine took the quick bench from 184 s to past 280 s.

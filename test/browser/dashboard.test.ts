@@ -13,15 +13,15 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { Readable } from 'node:stream';
-import { freqtradeClient } from '../../lib/bridges/freqtrade/api';
-import { FreqtradeBridge } from '../../lib/bridges/freqtrade/bridge';
-import { divideDecimals } from '../../lib/decimal';
-import { ingest } from '../../lib/ingest/ingest';
-import { streamLines } from '../../lib/ingest/source';
+import { freqtradeClient } from '@trading-bot-api/feeds/bridges/freqtrade/api';
+import { FreqtradeBridge } from '@trading-bot-api/feeds/bridges/freqtrade/bridge';
+import { divideDecimals } from '@trading-bot-api/core/decimal';
+import { ingest } from '@trading-bot-api/feeds/ingest/ingest';
+import { streamLines } from '@trading-bot-api/feeds/ingest/source';
 import { localWriter } from '../../scripts/support/load-data';
 import { chromiumPath } from '../../scripts/support/browser';
-import { FakeFreqtrade } from '../support/fake-freqtrade';
-import { npmStart, type Started } from '../support/npm-start';
+import { FakeFreqtrade } from '../kit/fake-freqtrade';
+import { npmStart, type Started } from '../kit/npm-start';
 
 jest.setTimeout(180_000);
 
@@ -295,6 +295,8 @@ describe('an account', () => {
     // The heading names the account, and says its broker and environment.
     await expect(page.locator('#account-title').textContent()).resolves.toBe('Primary USD');
     await expect(page.locator('[data-testid=account-identity]').textContent()).resolves.toBe('primary-usd · OANDA · live · USD');
+    // The open trades load beside the charts (account.ts): wait for their table rather than count what is there yet.
+    await page.locator('table.trades tbody tr').first().waitFor();
     expect(await page.locator('table.trades tbody tr').count()).toBeGreaterThan(0);
     expect(await page.locator('table.trades tbody tr[data-status=closed]').count()).toBe(0);
     await shot(page, 'account');

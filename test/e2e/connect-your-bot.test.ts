@@ -7,9 +7,9 @@ import { execFile, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { FakeFreqtrade } from '../support/fake-freqtrade';
-import { http } from '../support/http';
-import { npmStart, type Started } from '../support/npm-start';
+import { FakeFreqtrade } from '../kit/fake-freqtrade';
+import { http } from '../kit/http';
+import { npmStart, type Started } from '../kit/npm-start';
 
 jest.setTimeout(240_000);
 
@@ -51,7 +51,8 @@ function between(file: string, start: string, end: string): string {
 }
 
 it('the TypeScript example runs as written and the API shows what it wrote', async () => {
-  const { stdout } = await run(TSX, [join(ROOT, 'examples', 'typescript-bot', 'bot.ts')], { cwd: ROOT, env });
+  // From the example's folder (its own tsconfig.json): the repository's paths would map the package to its sources.
+  const { stdout } = await run(TSX, ['bot.ts'], { cwd: join(ROOT, 'examples', 'typescript-bot'), env });
   expect(stdout).toMatch(
     /^refused as expected: TRADE_CLOSED\nwrote account example-ts and trade ex-\d+\nDone trying it\? npm run accounts -- retire example-ts takes it out of the fleet; its history stays\.\n$/,
   );

@@ -6,13 +6,13 @@
  */
 import gatewayResponses from '../../resources/gateway-responses.js';
 import stages from '../../resources/stages.js';
-import { generateDataset } from '../../scripts/support/dataset';
-import { type LocalApi, startLocalApi } from '../../scripts/support/local-stack';
-import { type Harness, startHarness, TEST_CURSOR_SECRET } from '../support/api-harness';
-import { schemaViolations } from '../support/contract';
-import { expectedTrades } from '../support/expected';
-import { FaultProxy } from '../support/fault-proxy';
-import { http, type HttpAnswer } from '../support/http';
+import { generateDataset } from '../../scripts/demo/dataset';
+import { type LocalApi, startLocalApi } from '../../scripts/local-stack/local-api';
+import { type Harness, startHarness, TEST_CURSOR_SECRET } from '../kit/api-harness';
+import { schemaViolations } from '../kit/contract';
+import { expectedTrades } from '../kit/expected';
+import { FaultProxy } from '../kit/fault-proxy';
+import { http, type HttpAnswer } from '../kit/http';
 
 jest.setTimeout(120_000);
 
@@ -33,8 +33,8 @@ beforeAll(async () => {
   keys.twin = await harness.createKey(['ek-two']);
   keys.disabled = await harness.createKey(['ek-two'], { disabled: true });
   keys.all = await harness.createKey('*');
-  // A key stored before scopes were sets: the same account twice. (lib/ reads its configuration at load.)
-  const { apiKeyItem, newApiKey } = await import('../../lib/store/api-keys-table');
+  // A key stored before scopes were sets: the same account twice.
+  const { apiKeyItem, newApiKey } = await import('@trading-bot-api/core/store/api-keys-table');
   const { key, record } = newApiKey(['ek-one', 'ek-three'], 'old key');
   await harness.putItems(process.env.API_KEYS_TABLE!, [apiKeyItem({ ...record, accounts: ['ek-three', 'ek-one', 'ek-three', 'ek-one'] })]);
   keys.repeated = key;

@@ -5,12 +5,12 @@
  * everything the local stack must answer exactly as the deployed stage does: CORS, Host, unknown routes, the Lambda
  * port, error sizes, concurrency.
  */
-import { generateDataset } from '../../scripts/support/dataset';
-import { type LocalApi, startLocalApi } from '../../scripts/support/local-stack';
-import { type Harness, startHarness, TEST_CURSOR_SECRET } from '../support/api-harness';
-import { expectContract, schemaViolations } from '../support/contract';
-import { expectedPerformance, expectedStartBalance, expectedTrades } from '../support/expected';
-import { http, type HttpAnswer } from '../support/http';
+import { generateDataset } from '../../scripts/demo/dataset';
+import { type LocalApi, startLocalApi } from '../../scripts/local-stack/local-api';
+import { type Harness, startHarness, TEST_CURSOR_SECRET } from '../kit/api-harness';
+import { expectContract, schemaViolations } from '../kit/contract';
+import { expectedPerformance, expectedStartBalance, expectedTrades } from '../kit/expected';
+import { http, type HttpAnswer } from '../kit/http';
 import { createClient } from '../../client';
 import { connect } from 'node:net';
 

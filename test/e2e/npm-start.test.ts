@@ -10,11 +10,11 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
-import { LOCAL_AWS_ENV } from '../../scripts/support/local-db';
-import { freePort, portIsFree } from '../../scripts/support/processes';
-import { FakeWebhook } from '../support/fake-channels';
-import { http } from '../support/http';
-import { npmStart, type Started } from '../support/npm-start';
+import { LOCAL_AWS_ENV } from '../../scripts/local-stack/local-db';
+import { freePort, portIsFree } from '../../scripts/local-stack/processes';
+import { FakeWebhook } from '../kit/fake-channels';
+import { http } from '../kit/http';
+import { npmStart, type Started } from '../kit/npm-start';
 
 jest.setTimeout(240_000);
 

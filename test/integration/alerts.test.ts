@@ -1,7 +1,7 @@
 /**
  * The alerts end to end against DynamoDB Local and fake Telegram, Discord, Slack and webhook servers that answer as
- * the services do (test/support/fake-channels.ts), and a fake of SNS, SSM and Secrets Manager reached through the
- * SDK's own endpoint variables (test/support/fake-aws.ts):
+ * the services do (test/kit/fake-channels.ts), and a fake of SNS, SSM and Secrets Manager reached through the
+ * SDK's own endpoint variables (test/kit/fake-aws.ts):
  *
  * - bots turning error, stopped, stale and back: one message per change on every channel, naming the bot and why;
  *   probes that see nothing new send nothing; runs racing each other announce a change once;
@@ -21,17 +21,17 @@ import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { Context, SNSEvent } from 'aws-lambda';
-import type { AlertEvent } from '../../lib/alerts/events';
-import { type Harness, startHarness } from '../support/api-harness';
-import { FakeAws } from '../support/fake-aws';
-import { FakeDiscord, FakeSlack, FakeTelegram, FakeWebhook, startFakeChannels } from '../support/fake-channels';
-import { printedWhile } from '../support/printed';
+import type { AlertEvent } from '../../api/alerts/events';
+import { type Harness, startHarness } from '../kit/api-harness';
+import { FakeAws } from '../kit/fake-aws';
+import { FakeDiscord, FakeSlack, FakeTelegram, FakeWebhook, startFakeChannels } from '../kit/fake-channels';
+import { printedWhile } from '../kit/printed';
 
 const ROOT = join(__dirname, '..', '..');
 const DASHBOARD = 'https://abc123.execute-api.us-east-1.amazonaws.com/prod/';
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
-const validEvent = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'lib', 'alerts', 'webhook.schema.json'), 'utf8')));
+const validEvent = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'api', 'alerts', 'webhook.schema.json'), 'utf8')));
 
 let harness: Harness;
 let aws: FakeAws;
@@ -68,11 +68,11 @@ async function account(id: string, name: string, state: 'running' | 'error' | 's
 
 /** One probe at `now` as the probe function makes it (its fleet, then the alerts it records), sent to every fake. */
 async function probeAndSend(now: Date): Promise<AlertEvent[]> {
-  const { probeFleet } = await import('../../lib/operations/probe');
-  const { alertOnFleet } = await import('../../lib/alerts/probe-alerts');
-  const { store } = await import('../../lib/operations/store');
-  const { channelsOf } = await import('../../lib/alerts/settings');
-  const { deliverAlerts } = await import('../../lib/alerts/delivery');
+  const { probeFleet } = await import('../../api/operations/probe');
+  const { alertOnFleet } = await import('../../api/alerts/probe-alerts');
+  const { store } = await import('../../api/database');
+  const { channelsOf } = await import('../../api/alerts/settings');
+  const { deliverAlerts } = await import('../../api/alerts/delivery');
   const { fleet } = await probeFleet(now);
   const events = await alertOnFleet(
     fleet!.accounts.filter((status) => status.accountId.startsWith('al-')),
@@ -163,9 +163,9 @@ describe('bots turning error, stopped, stale and back', () => {
   });
 
   it('announce a change once when probes race to record it', async () => {
-    const { probeFleet } = await import('../../lib/operations/probe');
-    const { alertOnFleet } = await import('../../lib/alerts/probe-alerts');
-    const { store } = await import('../../lib/operations/store');
+    const { probeFleet } = await import('../../api/operations/probe');
+    const { alertOnFleet } = await import('../../api/alerts/probe-alerts');
+    const { store } = await import('../../api/database');
     await account('al-race', 'Racer', 'error', 'exchange down');
     const now = later(10);
     const { fleet } = await probeFleet(now);
@@ -287,8 +287,8 @@ describe('delivery', () => {
   });
 
   it('waits out a 429 for exactly the time each service asked, and the message arrives once', async () => {
-    const { deliverAlerts } = await import('../../lib/alerts/delivery');
-    const { channelsOf } = await import('../../lib/alerts/settings');
+    const { deliverAlerts } = await import('../../api/alerts/delivery');
+    const { channelsOf } = await import('../../api/alerts/settings');
     const before = counts();
     const requestsBefore = [fakes.telegram, fakes.discord, fakes.slack, fakes.webhook].map((fake) => fake.requests.length);
     fakes.telegram.answerNext({ kind: 'rate-limit', seconds: 3 });
@@ -317,8 +317,8 @@ describe('delivery', () => {
   });
 
   it('a long message arrives whole, in numbered parts each within the service’s limit', async () => {
-    const { deliverAlerts } = await import('../../lib/alerts/delivery');
-    const { channelsOf } = await import('../../lib/alerts/settings');
+    const { deliverAlerts } = await import('../../api/alerts/delivery');
+    const { channelsOf } = await import('../../api/alerts/settings');
     const lines = Array.from({ length: 150 }, (_, i) => `line ${String(i).padStart(3, '0')}: ${'x_'.repeat(27)} <&>`);
     const before = counts();
     const [report] = await deliverAlerts([event(['[test] a long digest', ...lines].join('\n'))], channelsOf(fakes.values).channels);
@@ -342,8 +342,8 @@ describe('delivery', () => {
   });
 
   it('a failing channel does not stop the others; it is logged once with its reason, counted, and fails the invocation', async () => {
-    const { notify } = await import('../../lib/alerts/notifier');
-    const { channelsOf } = await import('../../lib/alerts/settings');
+    const { notify } = await import('../../api/alerts/notifier');
+    const { channelsOf } = await import('../../api/alerts/settings');
     const [telegram, discord, slack, webhook] = await Promise.all([
       new FakeTelegram('555:AAG-failing-test').start(),
       new FakeDiscord().start(),
@@ -400,8 +400,8 @@ describe('delivery', () => {
 
 describe('npm start’s probe watch', () => {
   it('sends the probe’s alerts and the database’s changes, each once', async () => {
-    const { watchProbe } = await import('../../scripts/support/local-probe');
-    const { channelsOf } = await import('../../lib/alerts/settings');
+    const { watchProbe } = await import('../../scripts/local-stack/probe-watch');
+    const { channelsOf } = await import('../../api/alerts/settings');
     const base = { time: new Date().toISOString(), latencyMs: 3, oldestHeartbeatAgeSeconds: 1, stale: [], inError: [] };
     const healthy = { ...base, databaseHealthy: true, bots: { total: 1, running: 1, paused: 0, stopped: 0, error: 0 } };
     const down = { ...base, databaseHealthy: false, latencyMs: 1500, bots: null };

@@ -2,11 +2,11 @@
  * Account-scoped API keys, through the real authorizer and handlers as API Gateway chains them: a key sees only
  * its accounts, cannot tell other accounts from missing ones, and cannot reuse another key's cursors.
  */
-import { generateDataset } from '../../scripts/support/dataset';
-import { eventFor, type FunctionName, type Harness, invoke, ROUTES, startHarness } from '../support/api-harness';
-import { expectContract } from '../support/contract';
-import { expectedTrades } from '../support/expected';
-import { runAuthorizer, throughGateway } from '../support/gateway';
+import { generateDataset } from '../../scripts/demo/dataset';
+import { eventFor, type FunctionName, type Harness, invoke, ROUTES, startHarness } from '../kit/api-harness';
+import { expectContract } from '../kit/contract';
+import { expectedTrades } from '../kit/expected';
+import { runAuthorizer, throughGateway } from '../kit/gateway';
 
 const IDS = ['k-alpha', 'k-bravo', 'k-charlie', 'k-delta'];
 const MINE = ['k-bravo', 'k-delta'];

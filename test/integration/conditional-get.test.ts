@@ -5,9 +5,9 @@
  * of the body.
  */
 import { createHash } from 'node:crypto';
-import { generateDataset } from '../../scripts/support/dataset';
-import { eventFor, type FunctionName, type Harness, invoke, ROUTES, startHarness } from '../support/api-harness';
-import { expectContract } from '../support/contract';
+import { generateDataset } from '../../scripts/demo/dataset';
+import { eventFor, type FunctionName, type Harness, invoke, ROUTES, startHarness } from '../kit/api-harness';
+import { expectContract } from '../kit/contract';
 
 const dataset = generateDataset({
   tradeCounts: [40, 12],

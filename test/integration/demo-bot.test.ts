@@ -3,11 +3,11 @@
  * and closes trades, records balances and heartbeats through the writer, and leaves every figure the API shows
  * consistent. Which state each account reports over time is checked as a pure schedule.
  */
-import { decimalScale, decimalSign, sumDecimals } from '../../lib/decimal';
-import type { Trade } from '../../lib/types';
-import { demoDataset, placesOf } from '../../scripts/support/dataset';
-import { DemoBot, reportFor } from '../../scripts/support/demo-bot';
-import { eventFor, type Harness, invoke, startHarness } from '../support/api-harness';
+import { decimalScale, decimalSign, sumDecimals } from '@trading-bot-api/core/decimal';
+import type { Trade } from '@trading-bot-api/core/types';
+import { demoDataset, placesOf } from '../../scripts/demo/dataset';
+import { DemoBot, reportFor } from '../../scripts/demo/demo-bot';
+import { eventFor, type Harness, invoke, startHarness } from '../kit/api-harness';
 
 jest.setTimeout(120_000);
 

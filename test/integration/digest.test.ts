@@ -5,9 +5,9 @@
  * reads and, to the webhook, the same figures as they are.
  */
 import type { Context } from 'aws-lambda';
-import { eventFor, type Harness, startHarness } from '../support/api-harness';
-import { FakeTelegram, FakeWebhook } from '../support/fake-channels';
-import { printedWhile } from '../support/printed';
+import { eventFor, type Harness, startHarness } from '../kit/api-harness';
+import { FakeTelegram, FakeWebhook } from '../kit/fake-channels';
+import { printedWhile } from '../kit/printed';
 
 let harness: Harness;
 let telegram: FakeTelegram;
@@ -73,7 +73,7 @@ afterAll(async () => {
 });
 
 it('has exactly the figures /api/all/pnl, /api/all/performance and /api/{account}/pnl answer for its windows', async () => {
-  const { buildDigest } = await import('../../lib/alerts/digest');
+  const { buildDigest } = await import('../../api/alerts/digest');
   const digest = await buildDigest(new Date());
   expect(digest.day).toBe(iso(yesterday).slice(0, 10));
   expect(digest.weekFrom).toBe(iso(today - 7 * DAY).slice(0, 10));
@@ -139,7 +139,7 @@ it('has exactly the figures /api/all/pnl, /api/all/performance and /api/{account
 
 it('is sent by the notifier on its daily schedule: the text to read, and the figures as they are to the webhook', async () => {
   const { handler } = await import('../../functions/notifier');
-  const { buildDigest } = await import('../../lib/alerts/digest');
+  const { buildDigest } = await import('../../api/alerts/digest');
   await printedWhile(() => handler({ digest: true }, { functionName: 'trading-bot-api-test-notifier', awsRequestId: 'd-1' } as Context));
   const [body] = webhook.bodies;
   expect(body).toMatchObject({ type: 'digest', stage: harness.stage, digest: await buildDigest(new Date()) });

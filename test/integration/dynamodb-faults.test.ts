@@ -2,11 +2,11 @@
  * DynamoDB faults injected on the wire by a proxy between the real SDK and DynamoDB Local: every fault ends in the
  * complete answer or a bounded 503, never a hang, a 5xx of another kind, or a silently shorter list.
  */
-import { generateDataset } from '../../scripts/support/dataset';
-import { type Harness, eventFor, invoke, startHarness } from '../support/api-harness';
-import { expectContract } from '../support/contract';
-import { expectedTrades } from '../support/expected';
-import { FaultProxy } from '../support/fault-proxy';
+import { generateDataset } from '../../scripts/demo/dataset';
+import { type Harness, eventFor, invoke, startHarness } from '../kit/api-harness';
+import { expectContract } from '../kit/contract';
+import { expectedTrades } from '../kit/expected';
+import { FaultProxy } from '../kit/fault-proxy';
 
 jest.setTimeout(30_000);
 

@@ -2,9 +2,9 @@
  * The equity series against the snapshots recorded through the writer: for each hour or day the last snapshot in
  * it, intervals without one left out, windows widened to whole intervals, defaults ending now, the 400s.
  */
-import type { Snapshot } from '../../scripts/support/dataset';
-import { eventFor, type Harness, invoke, ROUTES, startHarness } from '../support/api-harness';
-import { expectContract } from '../support/contract';
+import type { Snapshot } from '@trading-bot-api/writer';
+import { eventFor, type Harness, invoke, ROUTES, startHarness } from '../kit/api-harness';
+import { expectContract } from '../kit/contract';
 
 let harness: Harness;
 const HOUR = 3_600_000;

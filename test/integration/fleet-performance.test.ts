@@ -4,10 +4,10 @@
  * are equal, and the sums read fewer items. It prints both ways' items and p50 over 7 requests, so
  * `FLEET_ACCOUNTS=1000 npx jest --testPathPatterns fleet-performance` gives the figures of docs/performance.md.
  */
-import { generateDataset } from '../../scripts/support/dataset';
-import { eventFor, type Harness, invoke, startHarness } from '../support/api-harness';
-import { expectContract } from '../support/contract';
-import { printedWhile } from '../support/printed';
+import { generateDataset } from '../../scripts/demo/dataset';
+import { eventFor, type Harness, invoke, startHarness } from '../kit/api-harness';
+import { expectContract } from '../kit/contract';
+import { printedWhile } from '../kit/printed';
 
 const ACCOUNTS = Number(process.env.FLEET_ACCOUNTS ?? 40);
 const TRADES = Number(process.env.FLEET_TRADES ?? 10);

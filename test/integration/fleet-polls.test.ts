@@ -1,14 +1,15 @@
 /**
  * Fleet polls whose cost does not follow the fleet's size: /api/accounts, /api/all/status and /api/all/balance tag
- * their answers from the fleet's stamps (lib/store/fleet-table.ts) before reading anything else. Through the real
- * writer and handlers on DynamoDB Local: an unchanged poll reads at most SHARDS + 1 items and is a 304; a change of
- * anything the answer shows moves the tag, a heartbeat that only moves the time does not, and a bot turning stale
- * does with no write at all; a key scoped to some accounts learns nothing of the others; the answers stay exactly
- * the per-account ones; a stage whose data predates the stamps answers from the tables until the backfill.
+ * their answers from the fleet's stamps (packages/core/src/store/fleet-table.ts) before reading anything else.
+ * Through the real writer and handlers on DynamoDB Local: an unchanged poll reads at most SHARDS + 1 items and is a
+ * 304; a change of anything the answer shows moves the tag, a heartbeat that only moves the time does not, and a bot
+ * turning stale does with no write at all; a key scoped to some accounts learns nothing of the others; the answers
+ * stay exactly the per-account ones; a stage whose data predates the stamps answers from the tables until the
+ * backfill.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { getAccountItem, listAccounts, toBotReport } from '../../lib/store/accounts-table';
-import { getBalanceRecord } from '../../lib/store/balances-table';
+import { getAccountItem, listAccounts, toBotReport } from '@trading-bot-api/core/store/accounts-table';
+import { getBalanceRecord } from '@trading-bot-api/core/store/balances-table';
 import {
   botStamp,
   markStamped,
@@ -18,12 +19,11 @@ import {
   SHARDS,
   shardOf,
   tradesStamp,
-} from '../../lib/store/fleet-table';
-import { accountIds, backfillAccount } from '../../packages/writer/src/backfill';
-import type { Principal } from '../../lib/types';
-import { eventFor, type FunctionName, type Harness, invoke, startHarness } from '../support/api-harness';
-import { expectContract } from '../support/contract';
-import { printedWhile } from '../support/printed';
+} from '@trading-bot-api/core/store/fleet-table';
+import { backfillAccount } from '@trading-bot-api/writer';
+import { eventFor, type FunctionName, type Harness, invoke, startHarness } from '../kit/api-harness';
+import { expectContract } from '../kit/contract';
+import { printedWhile } from '../kit/printed';
 
 const STALE_AFTER_SECONDS = 3;
 let harness: Harness;
@@ -98,7 +98,7 @@ it('a changed accounts poll reads the stamps and the renamed account only, and a
   const after = await poll('accounts', { tag: before.headers.ETag });
   expect(after.statusCode).toBe(200);
   expect(after.itemsRead).toBeLessThanOrEqual(SHARDS + 1 + 1 + 1);
-  expect(after.body.accounts).toEqual(await listAccounts(harness.writer.store, { accounts: '*' } as Principal));
+  expect(after.body.accounts).toEqual(await listAccounts(harness.store, '*'));
   expect(after.body.accounts.find((a: { id: string }) => a.id === IDS[4])).toMatchObject({ name: 'Renamed bot', environment: 'live' });
   expect((await poll('accounts', { tag: after.headers.ETag })).statusCode).toBe(304);
 });
@@ -109,11 +109,11 @@ it('a heartbeat that only moves the time keeps the status tag; a message, a stat
   await harness.writer.heartbeat(id, { state: 'paused', strategy: 'grid' });
   expect((await poll('all-status', { tag })).statusCode).toBe(304);
   // Within the stamp's window the next one touches the account item alone: the stamp stays, the heartbeat moves.
-  const stampOf = async () => (await readAccountStamps(harness.writer.store, id)).stamps.bot;
+  const stampOf = async () => (await readAccountStamps(harness.store, id)).stamps.bot;
   const stamped = await stampOf();
   await harness.writer.heartbeat(id, { state: 'paused', strategy: 'grid' });
   expect(await stampOf()).toBe(stamped);
-  expect(Date.parse(toBotReport((await getAccountItem(harness.writer.store, id, true))!).lastHeartbeatAt!)).toBeGreaterThan(
+  expect(Date.parse(toBotReport((await getAccountItem(harness.store, id, true))!).lastHeartbeatAt!)).toBeGreaterThan(
     parseBotStamp(stamped!).heartbeatAt!,
   );
   expect((await poll('all-status', { tag })).statusCode).toBe(304);
@@ -178,9 +178,9 @@ it("a bot's heartbeats and trades racing each other both stay in its status stam
   expect({ ...fleetEntry, heartbeatAgeSeconds: own.heartbeatAgeSeconds }).toEqual(own);
   expect(own.heartbeatAgeSeconds - heartbeatAgeSeconds).toBeLessThanOrEqual(1);
   // Neither half lost the race: the stamp is exactly what the account's items say (every heartbeat here was stamped).
-  const { stamps: stored } = await readAccountStamps(harness.writer.store, id);
-  const item = await getAccountItem(harness.writer.store, id, true);
-  const balance = await getBalanceRecord(harness.writer.store, id);
+  const { stamps: stored } = await readAccountStamps(harness.store, id);
+  const item = await getAccountItem(harness.store, id, true);
+  const balance = await getBalanceRecord(harness.store, id);
   expect([stored.bot, stored.trades]).toEqual([botStamp(toBotReport(item!), harness.writer.stampSeconds), tradesStamp(balance!)]);
   expect((await poll('all-status', { tag: stamped.headers.ETag })).statusCode).toBe(304);
 });
@@ -226,7 +226,7 @@ it("a key scoped to some accounts learns nothing of the others' changes, not eve
 });
 
 it('a stage whose data predates the stamps answers from the tables until the backfill stamps it; a second backfill writes none', async () => {
-  const { store } = harness.writer;
+  const { store } = harness;
   const tagged = Object.fromEntries(await Promise.all(FLEET.map(async (name) => [name, await poll(name)])));
   // As an older stage: complete in format 1 only (no `format`), one account's balance stamp gone, another's status
   // stamp wrong, a third with its format-1 stamps still beside the current ones.
@@ -256,7 +256,8 @@ it('a stage whose data predates the stamps answers from the tables until the bac
     expect([name, legacy.headers.ETag.startsWith('W/')]).toEqual([name, false]);
     if (name !== 'all-status') expect([name, legacy.body]).toEqual([name, tagged[name].body]);
   }
-  const first = await Promise.all((await accountIds(store)).map((id) => backfillAccount(store, id)));
+  const ids = (await harness.writer.listAccounts()).map(({ account }) => account.id);
+  const first = await Promise.all(ids.map((id) => backfillAccount(harness.writer, id)));
   expect(first.filter((result) => result.stamped).map((result) => result.accountId)).toEqual([IDS[7], IDS[8], IDS[10]]);
   expect((await readAccountStamps(store, IDS[10])).format1).toBe(false);
   await markStamped(store, new Date().toISOString());
@@ -264,6 +265,6 @@ it('a stage whose data predates the stamps answers from the tables until the bac
     const stamped = await poll(name);
     expect([name, stamped.headers.ETag]).toEqual([name, tagged[name].headers.ETag]);
   }
-  const second = await Promise.all((await accountIds(store)).map((id) => backfillAccount(store, id)));
+  const second = await Promise.all(ids.map((id) => backfillAccount(harness.writer, id)));
   expect(second.filter((result) => result.stamped)).toEqual([]);
 });

@@ -1,5 +1,5 @@
 /**
- * The freqtrade bridge against a fake freqtrade (test/support/fake-freqtrade.ts, answering as freqtrade's REST API
+ * The freqtrade bridge against a fake freqtrade (test/kit/fake-freqtrade.ts, answering as freqtrade's REST API
  * does) and DynamoDB Local: what an operator then reads from the API, what each poll costs in writes, and what the
  * command says when the bot cannot be reached or refuses the password.
  */
@@ -9,15 +9,15 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freqtradeClient } from '../../lib/bridges/freqtrade/api';
-import { FreqtradeBridge } from '../../lib/bridges/freqtrade/bridge';
-import type { Writer } from '../../packages/writer/src';
-import { compareDecimals, isDecimal, sumDecimals } from '../../lib/decimal';
+import { freqtradeClient } from '@trading-bot-api/feeds/bridges/freqtrade/api';
+import { FreqtradeBridge } from '@trading-bot-api/feeds/bridges/freqtrade/bridge';
+import type { Writer } from '@trading-bot-api/writer';
+import { compareDecimals, isDecimal, sumDecimals } from '@trading-bot-api/core/decimal';
 import { localWriter } from '../../scripts/support/load-data';
-import { eventFor, type Harness, invoke, startHarness } from '../support/api-harness';
-import { FakeFreqtrade } from '../support/fake-freqtrade';
-import { FaultProxy } from '../support/fault-proxy';
-import { startScript } from '../support/scripts';
+import { eventFor, type Harness, invoke, startHarness } from '../kit/api-harness';
+import { FakeFreqtrade } from '../kit/fake-freqtrade';
+import { FaultProxy } from '../kit/fault-proxy';
+import { startScript } from '../kit/scripts';
 
 jest.setTimeout(120_000);
 

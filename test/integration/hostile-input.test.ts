@@ -5,10 +5,10 @@
  * nothing outside the key's accounts; amounts beyond a double's precision come back exactly as stored.
  */
 import fc from 'fast-check';
-import { generateDataset } from '../../scripts/support/dataset';
-import { eventFor, type FunctionName, type Harness, ROUTES, startHarness } from '../support/api-harness';
-import { contractViolations } from '../support/contract';
-import { throughGateway } from '../support/gateway';
+import { generateDataset } from '../../scripts/demo/dataset';
+import { eventFor, type FunctionName, type Harness, ROUTES, startHarness } from '../kit/api-harness';
+import { contractViolations } from '../kit/contract';
+import { throughGateway } from '../kit/gateway';
 
 jest.setTimeout(300_000);
 

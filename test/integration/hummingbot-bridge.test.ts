@@ -1,6 +1,6 @@
 /**
  * The hummingbot bridge against a real MQTT broker (aedes, in this process, on loopback), a fake hummingbot that
- * publishes hummingbot's own topics and payloads (test/support/fake-hummingbot.ts), and DynamoDB Local: what an
+ * publishes hummingbot's own topics and payloads (test/kit/fake-hummingbot.ts), and DynamoDB Local: what an
  * operator then reads from the API, exactly; that a fill given again, a reconnect or a restart writes nothing twice;
  * the bot's states (running, error, stopped, stale); malformed messages said once and skipped; the database and the
  * broker going away and coming back; the command, its password and its lines; and hummingbot's trades CSV followed
@@ -9,19 +9,19 @@
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HummingbotBridge } from '../../lib/bridges/hummingbot/bridge';
-import type { HummingbotConfig } from '../../lib/bridges/hummingbot/config';
-import { followTradesFile } from '../../lib/bridges/hummingbot/csv';
-import { listenToBroker } from '../../lib/bridges/hummingbot/mqtt';
-import { tradeIdOf } from '../../lib/bridges/hummingbot/positions';
-import { compareDecimals, decimalOfFloat, isDecimal, sumDecimals } from '../../lib/decimal';
+import { HummingbotBridge } from '@trading-bot-api/feeds/bridges/hummingbot/bridge';
+import type { HummingbotConfig } from '@trading-bot-api/feeds/bridges/hummingbot/config';
+import { followTradesFile } from '@trading-bot-api/feeds/bridges/hummingbot/csv';
+import { listenToBroker } from '@trading-bot-api/feeds/bridges/hummingbot/mqtt';
+import { tradeIdOf } from '@trading-bot-api/feeds/bridges/hummingbot/positions';
+import { compareDecimals, decimalOfFloat, isDecimal, sumDecimals } from '@trading-bot-api/core/decimal';
 import type { Writer } from '../../packages/writer/src';
 import { localWriter } from '../../scripts/support/load-data';
-import { eventFor, type Harness, invoke, startHarness } from '../support/api-harness';
-import { FakeHummingbot, FakeTradesFile, TRADES_CSV_COLUMNS } from '../support/fake-hummingbot';
-import { FaultProxy } from '../support/fault-proxy';
-import { TestBroker } from '../support/mqtt-broker';
-import { startScript } from '../support/scripts';
+import { eventFor, type Harness, invoke, startHarness } from '../kit/api-harness';
+import { FakeHummingbot, FakeTradesFile, TRADES_CSV_COLUMNS } from '../kit/fake-hummingbot';
+import { FaultProxy } from '../kit/fault-proxy';
+import { TestBroker } from '../kit/mqtt-broker';
+import { startScript } from '../kit/scripts';
 
 jest.setTimeout(120_000);
 

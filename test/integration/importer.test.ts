@@ -8,16 +8,17 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { Trade } from '../../lib/types';
-import type { Writer } from '../../packages/writer/src';
-import { generateDataset } from '../../scripts/support/dataset';
+import type { Trade } from '@trading-bot-api/core/types';
+import type { Store } from '@trading-bot-api/core/store/dynamodb';
+import type { Writer } from '@trading-bot-api/writer';
+import { generateDataset } from '../../scripts/demo/dataset';
 import { localWriter } from '../../scripts/support/load-data';
-import { adminClient, deleteTables, ensureTables } from '../../scripts/support/local-db';
-import { type LocalApi, startLocalApi } from '../../scripts/support/local-stack';
+import { adminClient, deleteTables, ensureTables, localStore } from '../../scripts/local-stack/local-db';
+import { type LocalApi, startLocalApi } from '../../scripts/local-stack/local-api';
 import { TRADE_FIELDS } from '../../scripts/support/trade-file';
-import { entryPrefix } from '../../lib/store/ledger-table';
-import { eventFor, type Harness, invoke, startHarness, TEST_CURSOR_SECRET, uniqueStage } from '../support/api-harness';
-import { http } from '../support/http';
+import { entryPrefix } from '@trading-bot-api/core/store/ledger-table';
+import { eventFor, type Harness, invoke, startHarness, TEST_CURSOR_SECRET, uniqueStage } from '../kit/api-harness';
+import { http } from '../kit/http';
 
 jest.setTimeout(180_000);
 
@@ -25,7 +26,7 @@ const ROOT = join(__dirname, '..', '..');
 const IDS = ['im-usd', 'im-eur'];
 const dataset = generateDataset({ tradeCounts: [420, 90], accountId: (i) => IDS[i], seed: 12 });
 let harness: Harness;
-let fresh: { stage: string; writer: Writer; api: LocalApi };
+let fresh: { stage: string; writer: Writer; store: Store; api: LocalApi };
 let dir: string;
 
 beforeAll(async () => {
@@ -44,11 +45,12 @@ beforeAll(async () => {
     auth: false,
     quiet: true,
   });
-  fresh = { stage, writer: localWriter(harness.db.endpoint, { stage }), api };
+  fresh = { stage, writer: localWriter(harness.db.endpoint, { stage }), store: localStore(harness.db.endpoint, stage), api };
 });
 afterAll(async () => {
   await fresh?.api.stop();
   fresh?.writer.close();
+  fresh?.store.client.destroy();
   if (fresh) await deleteTables(adminClient(harness.db.endpoint), fresh.stage);
   await harness?.close();
   rmSync(dir, { recursive: true, force: true });
@@ -94,10 +96,10 @@ async function listedFresh(account: string, query: Record<string, string> = {}):
   return trades;
 }
 
-async function pnlEntries(writer: Writer, account: string) {
-  const output = await writer.store.client.send(
+async function pnlEntries(store: Store, account: string) {
+  const output = await store.client.send(
     new QueryCommand({
-      TableName: writer.store.tables.ledger,
+      TableName: store.tables.ledger,
       KeyConditionExpression: 'accountId = :a AND begins_with(entryKey, :p)',
       ExpressionAttributeValues: { ':a': account, ':p': entryPrefix('pnl') },
       ConsistentRead: true,
@@ -137,7 +139,7 @@ describe.each([
     expect(imported).toMatchObject({ realizedPL: original.realizedPL, openTradeCount: original.openTradeCount });
     const status = (await http(`${fresh.api.url}/api/${account}/status`)).body;
     expect(status.lastTradeAt).toBe((await invoke('account-status', eventFor('account-status', { account, query: {} }))).body.lastTradeAt);
-    expect(await pnlEntries(fresh.writer, account)).toEqual(await pnlEntries(harness.writer, account));
+    expect(await pnlEntries(fresh.store, account)).toEqual(await pnlEntries(harness.store, account));
   });
 });
 

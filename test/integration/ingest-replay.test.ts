@@ -7,12 +7,12 @@
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
-import { applyEvents, changedSomething, DatabaseDown, type NumberedEvent } from '../../lib/ingest/apply';
-import { parseLine } from '../../lib/ingest/lines';
-import type { Writer } from '../../packages/writer/src';
+import { applyEvents, changedSomething, DatabaseDown, type NumberedEvent } from '@trading-bot-api/feeds/ingest/apply';
+import { parseLine } from '@trading-bot-api/feeds/ingest/lines';
+import type { Writer } from '@trading-bot-api/writer';
 import { localWriter } from '../../scripts/support/load-data';
-import { type Harness, startHarness } from '../support/api-harness';
-import { FaultProxy } from '../support/fault-proxy';
+import { type Harness, startHarness } from '../kit/api-harness';
+import { FaultProxy } from '../kit/fault-proxy';
 
 jest.setTimeout(300_000);
 
@@ -66,7 +66,7 @@ async function apply(entries: NumberedEvent[], writer: Writer = harness.writer):
  */
 async function stateOf(account: string) {
   const query = (table: string) =>
-    harness.writer.store.client.send(
+    harness.store.client.send(
       new QueryCommand({
         TableName: `trading-bot-api-${harness.stage}-${table}`,
         KeyConditionExpression: 'accountId = :a',

@@ -22,15 +22,15 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { ingest } from '../../lib/ingest/ingest';
-import { checkpointPath, fileLines } from '../../lib/ingest/source';
-import type { Writer } from '../../packages/writer/src';
-import { random } from '../../scripts/support/dataset';
+import { ingest } from '@trading-bot-api/feeds/ingest/ingest';
+import { checkpointPath, fileLines } from '@trading-bot-api/feeds/ingest/source';
+import type { Writer } from '@trading-bot-api/writer';
+import { random } from '../../scripts/demo/dataset';
 import { localWriter } from '../../scripts/support/load-data';
-import { adminClient, deleteTables, ensureTables } from '../../scripts/support/local-db';
-import { startScript } from '../support/scripts';
-import { eventFor, type Harness, invoke, startHarness, uniqueStage } from '../support/api-harness';
-import { FaultProxy } from '../support/fault-proxy';
+import { adminClient, deleteTables, ensureTables } from '../../scripts/local-stack/local-db';
+import { startScript } from '../kit/scripts';
+import { eventFor, type Harness, invoke, startHarness, uniqueStage } from '../kit/api-harness';
+import { FaultProxy } from '../kit/fault-proxy';
 
 jest.setTimeout(120_000);
 
@@ -187,7 +187,7 @@ async function oneByOne(writer: Writer, lines: string[]): Promise<Map<number, st
 }
 
 async function stateOf(stage: string, accounts: string[]) {
-  const client = harness.writer.store.client;
+  const client = harness.store.client;
   const state: Record<string, unknown> = {};
   for (const account of accounts) {
     const query = (table: string) =>

@@ -7,9 +7,9 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { generateDataset } from '../../scripts/support/dataset';
-import { type Harness, eventFor, startHarness } from '../support/api-harness';
-import { runAuthorizer } from '../support/gateway';
+import { generateDataset } from '../../scripts/demo/dataset';
+import { type Harness, eventFor, startHarness } from '../kit/api-harness';
+import { runAuthorizer } from '../kit/gateway';
 
 jest.setTimeout(60_000);
 

@@ -3,10 +3,10 @@
  * id the client got, the route, status, duration and items read; a 503 as a warning; a 500 once with its stack and
  * nothing of it for the client; never the event or a body.
  */
-import { generateDataset } from '../../scripts/support/dataset';
-import { eventFor, type Harness, invoke, startHarness } from '../support/api-harness';
-import { FaultProxy } from '../support/fault-proxy';
-import { printedWhile } from '../support/printed';
+import { generateDataset } from '../../scripts/demo/dataset';
+import { eventFor, type Harness, invoke, startHarness } from '../kit/api-harness';
+import { FaultProxy } from '../kit/fault-proxy';
+import { printedWhile } from '../kit/printed';
 
 const dataset = generateDataset({ tradeCounts: [30], accountId: () => 'log-acc', seed: 2 });
 let harness: Harness;

@@ -2,10 +2,10 @@
  * Every operation through its real handler against DynamoDB Local, with the events in events/, each response checked
  * against openapi.yaml.
  */
-import { generateDataset } from '../../scripts/support/dataset';
-import { eventFile, eventFor, type Harness, invoke, ROUTES, startHarness } from '../support/api-harness';
-import { expectContract } from '../support/contract';
-import { expectedTrades } from '../support/expected';
+import { generateDataset } from '../../scripts/demo/dataset';
+import { eventFile, eventFor, type Harness, invoke, ROUTES, startHarness } from '../kit/api-harness';
+import { expectContract } from '../kit/contract';
+import { expectedTrades } from '../kit/expected';
 
 const IDS = ['acc-alpha', 'acc-bravo', 'acc-charlie', 'acc-delta'];
 const dataset = generateDataset({ tradeCounts: [130, 60, 0, 25], accountId: (i) => IDS[i], seed: 7 });

@@ -7,16 +7,16 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { SHARDS, shardOf } from '../../lib/store/fleet-table';
-import { entryPrefix, fleetStatsOwner, readKeyRange, readStatsEntries, statsRangeKeys } from '../../lib/store/ledger-table';
-import { mergeStats } from '../../lib/performance';
-import type { Trade } from '../../lib/types';
-import { generateDataset } from '../../scripts/support/dataset';
-import { eventFor, type FunctionName, type Harness, ROUTES, startHarness } from '../support/api-harness';
-import { expectContract } from '../support/contract';
-import { sumDecimals } from '../../lib/decimal';
-import { expectedPerformance, expectedStartBalance } from '../support/expected';
-import { throughGateway } from '../support/gateway';
+import { SHARDS, shardOf } from '@trading-bot-api/core/store/fleet-table';
+import { entryPrefix, fleetStatsOwner, readKeyRange, readStatsEntries, statsRangeKeys } from '@trading-bot-api/core/store/ledger-table';
+import { mergeStats } from '@trading-bot-api/core/performance';
+import type { Trade } from '@trading-bot-api/core/types';
+import { generateDataset } from '../../scripts/demo/dataset';
+import { eventFor, type FunctionName, type Harness, ROUTES, startHarness } from '../kit/api-harness';
+import { expectContract } from '../kit/contract';
+import { sumDecimals } from '@trading-bot-api/core/decimal';
+import { expectedPerformance, expectedStartBalance } from '../kit/expected';
+import { throughGateway } from '../kit/gateway';
 
 // perf-usd2 to perf-usd10 trade in USD too: the fleet's USD summary covers ten accounts, more than the fleet's
 // shards, so a key that sees every account reads USD from the fleet's sums (and EUR, one account, from its own).
@@ -205,7 +205,7 @@ it("concurrent closes of two accounts of one currency and shard: the fleet's sum
   // Two accounts read their own days; the sum entry (which a currency of more than SHARDS accounts is read from)
   // must equal both of theirs merged, every figure, the best and worst trade included.
   const day = '2026-06-01T00:00:00.000Z';
-  const { store } = harness.writer;
+  const { store } = harness;
   const [[ofA], [ofB], [sum]] = await Promise.all(
     [a, b, fleetStatsOwner('CHF', shardOf(a))].map((owner) => readStatsEntries(store, owner, day, day)),
   );
@@ -221,7 +221,7 @@ it("concurrent closes of two accounts of one currency and shard: the fleet's sum
 });
 
 it('a statistics range longer than a page is read whole: in pages of a few items, the same entries as in one', async () => {
-  const { store } = harness.writer;
+  const { store } = harness;
   const { first, last } = statsRangeKeys('2025-01-01T00:00:00.000Z', '2026-12-31T00:00:00.000Z');
   const whole = await readKeyRange(store, 'perf-usd', first, last);
   expect(whole.length).toBeGreaterThan(3 * 7);
@@ -255,7 +255,7 @@ function backfill(): Promise<{ code: number; stdout: string; stderr: string }> {
 }
 
 async function statsItems(account: string) {
-  const { client, tables } = harness.writer.store;
+  const { client, tables } = harness.store;
   const output = await client.send(
     new QueryCommand({
       TableName: tables.ledger,
@@ -274,7 +274,7 @@ async function usdSums() {
 
 it('npm run backfill writes the statistics of histories written before them, and a second run writes nothing', async () => {
   const before = (await call('account-performance', WINDOW, { account: 'perf-usd' })).body;
-  const { client, tables } = harness.writer.store;
+  const { client, tables } = harness.store;
   // The fleet's sums, which a key that sees every account reads: one entry lost and one wrong, so the fleet's
   // answer is off until the backfill adds them up again.
   const sums = await usdSums();

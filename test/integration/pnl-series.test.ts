@@ -4,12 +4,12 @@
  * them; the all-accounts series sums the accounts of each currency; windows widen to whole periods; every bad
  * request is a 400 naming its parameter.
  */
-import type { Trade } from '../../lib/types';
-import { type Dataset, generateDataset } from '../../scripts/support/dataset';
-import { eventFor, type FunctionName, type Harness, ROUTES, startHarness } from '../support/api-harness';
-import { expectContract } from '../support/contract';
-import { exactSum, periodStartOf } from '../support/expected';
-import { throughGateway } from '../support/gateway';
+import type { Trade } from '@trading-bot-api/core/types';
+import { type Dataset, generateDataset } from '../../scripts/demo/dataset';
+import { eventFor, type FunctionName, type Harness, ROUTES, startHarness } from '../kit/api-harness';
+import { expectContract } from '../kit/contract';
+import { exactSum, periodStartOf } from '../kit/expected';
+import { throughGateway } from '../kit/gateway';
 
 type Period = 'day' | 'week' | 'month';
 
@@ -97,7 +97,7 @@ function expectedPoints(trades: readonly Trade[], period: Period, starts: readon
   });
 }
 
-/** The start of the period after the one starting at `start`, computed without lib/. */
+/** The start of the period after the one starting at `start`, computed without the core package's time rules. */
 function nextStart(start: string, period: Period): string {
   const date = new Date(start);
   if (period === 'day') date.setUTCDate(date.getUTCDate() + 1);

@@ -5,11 +5,11 @@
  * database gone, it says so. `npm start`'s watch prints only what changes between two probes.
  */
 import type { Context } from 'aws-lambda';
-import type { ProbeResult } from '../../lib/operations/probe';
-import { probeChanges } from '../../scripts/support/local-probe';
-import { printedWhile } from '../support/printed';
-import { eventFile, type Harness, startHarness } from '../support/api-harness';
-import { FaultProxy } from '../support/fault-proxy';
+import type { ProbeResult } from '../../api/operations/probe';
+import { probeChanges } from '../../scripts/local-stack/probe-watch';
+import { printedWhile } from '../kit/printed';
+import { eventFile, type Harness, startHarness } from '../kit/api-harness';
+import { FaultProxy } from '../kit/fault-proxy';
 
 let harness: Harness;
 let proxy: FaultProxy;

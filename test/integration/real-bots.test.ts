@@ -8,12 +8,11 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Context } from 'aws-lambda';
-import { markUnstamped, shardOf } from '../../lib/store/fleet-table';
-import { backfillAccount, backfillFleetSums } from '../../packages/writer/src/backfill';
-import { type Writer, WriterError } from '../../packages/writer/src';
+import { markUnstamped, shardOf } from '@trading-bot-api/core/store/fleet-table';
+import { backfillAccount, backfillFleetSums, type Writer, WriterError } from '@trading-bot-api/writer';
 import { localWriter } from '../../scripts/support/load-data';
-import { eventFile, eventFor, type Harness, invoke, startHarness } from '../support/api-harness';
-import { expectContract } from '../support/contract';
+import { eventFile, eventFor, type Harness, invoke, startHarness } from '../kit/api-harness';
+import { expectContract } from '../kit/contract';
 
 jest.setTimeout(60_000);
 
@@ -184,9 +183,9 @@ describe('a corrected trade', () => {
     expect(results.map((result) => ('outcome' in result ? result.outcome : result.error.code))).toEqual(['corrected', 'corrected']);
     expect((await api('account-balance', { account: fixed })).body.realizedPL).toBe('5.865');
     // Exactly what a backfill computes from the trades: nothing left for it to write.
-    expect(await backfillAccount(writer.store, fixed)).toMatchObject({ written: 0 });
+    expect(await backfillAccount(writer, fixed)).toMatchObject({ written: 0 });
     const shard = shardOf(fixed);
-    expect(await backfillFleetSums(writer.store, 'USDT', shard)).toMatchObject({ accounts: 3, written: 0 });
+    expect(await backfillFleetSums(writer, 'USDT', shard)).toMatchObject({ accounts: 3, written: 0 });
     // Without `correct` a closed trade given otherwise is refused, as before.
     const [refused] = await writer.recordTrades(fixed, [trade('t1', '9.7', 40)]);
     expect(refused).toMatchObject({ error: { code: 'TRADE_CLOSED' } });
@@ -257,9 +256,9 @@ describe('retired accounts', () => {
     await writer.upsertAccount({ id: 'ret-a', name: 'Renamed', currency: 'EUR', broker: 'B', environment: 'paper' });
     expect(await fleetIds()).toEqual({ accounts: ['ret-b'], status: ['ret-b'], balance: ['ret-b'] });
     // The same without the fleet's stamps (a stage before them: read from the tables), and after a backfill.
-    await markUnstamped(writer.store);
+    await markUnstamped(harness.store);
     expect(await fleetIds()).toEqual({ accounts: ['ret-b'], status: ['ret-b'], balance: ['ret-b'] });
-    expect(await backfillAccount(writer.store, 'ret-a')).toMatchObject({ stamped: false });
+    expect(await backfillAccount(writer, 'ret-a')).toMatchObject({ stamped: false });
     // The probe (which reads the tables) neither counts it nor names it, error and all.
     const { handler } = await import('../../functions/probe');
     const probed = await handler(eventFile('probe') as never, { functionName: 'probe', awsRequestId: 'p' } as Context);

@@ -3,12 +3,12 @@
  * combination, both scopes and a key limited to some accounts (whose listing is a merge), bounds that fall exactly on
  * trades, offsets and sub-millisecond digits; cursors bound to their window; every bad window a 400 naming it.
  */
-import type { Trade } from '../../lib/types';
-import { generateDataset } from '../../scripts/support/dataset';
-import { eventFor, type FunctionName, type Harness, ROUTES, startHarness } from '../support/api-harness';
-import { expectContract } from '../support/contract';
-import { expectedTrades } from '../support/expected';
-import { throughGateway } from '../support/gateway';
+import type { Trade } from '@trading-bot-api/core/types';
+import { generateDataset } from '../../scripts/demo/dataset';
+import { eventFor, type FunctionName, type Harness, ROUTES, startHarness } from '../kit/api-harness';
+import { expectContract } from '../kit/contract';
+import { expectedTrades } from '../kit/expected';
+import { throughGateway } from '../kit/gateway';
 
 const IDS = ['w-a', 'w-b', 'w-c', 'w-d'];
 const dataset = generateDataset({ tradeCounts: [150, 70, 0, 40], accountId: (i) => IDS[i], seed: 13 });

@@ -2,11 +2,11 @@
  * Every filter combination of both listings against the full listing computed independently, pagination walks
  * that neither skip nor repeat, and cursors that only work where they were issued.
  */
-import type { Trade } from '../../lib/types';
-import { generateDataset } from '../../scripts/support/dataset';
-import { type Harness, eventFor, invoke, startHarness } from '../support/api-harness';
-import { expectContract } from '../support/contract';
-import { expectedTrades } from '../support/expected';
+import type { Trade } from '@trading-bot-api/core/types';
+import { generateDataset } from '../../scripts/demo/dataset';
+import { type Harness, eventFor, invoke, startHarness } from '../kit/api-harness';
+import { expectContract } from '../kit/contract';
+import { expectedTrades } from '../kit/expected';
 
 const IDS = ['acc-a', 'acc-b', 'acc-c', 'acc-d', 'acc-e'];
 const dataset = generateDataset({ tradeCounts: [220, 90, 45, 0, 12], accountId: (i) => IDS[i], seed: 11 });

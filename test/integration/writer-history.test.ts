@@ -4,11 +4,11 @@
  * and no writes, and a database that stops answering, which is always WriterError UNAVAILABLE (never the store's or
  * the HTTP layer's error) and never takes the results of a batch with it.
  */
-import { WriterError } from '../../packages/writer/src';
+import { WriterError } from '@trading-bot-api/writer';
 import { localWriter } from '../../scripts/support/load-data';
-import { eventFor, type Harness, invoke, startHarness } from '../support/api-harness';
-import { outcomes } from '../support/expected';
-import { FaultProxy } from '../support/fault-proxy';
+import { eventFor, type Harness, invoke, startHarness } from '../kit/api-harness';
+import { outcomes } from '../kit/expected';
+import { FaultProxy } from '../kit/fault-proxy';
 
 jest.setTimeout(60_000);
 

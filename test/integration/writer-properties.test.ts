@@ -8,14 +8,14 @@
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
-import { sumDecimals } from '../../lib/decimal';
-import { periodStart, PERIODS, timestamp } from '../../lib/time';
-import type { Trade } from '../../lib/types';
-import type { Writer } from '../../packages/writer/src';
+import { sumDecimals } from '@trading-bot-api/core/decimal';
+import { periodStart, PERIODS, timestamp } from '@trading-bot-api/core/time';
+import type { Trade } from '@trading-bot-api/core/types';
+import type { Writer } from '@trading-bot-api/writer';
 import { localWriter } from '../../scripts/support/load-data';
-import { eventFor, type Harness, invoke, startHarness } from '../support/api-harness';
-import { expectedTrades } from '../support/expected';
-import { FaultProxy } from '../support/fault-proxy';
+import { eventFor, type Harness, invoke, startHarness } from '../kit/api-harness';
+import { expectedTrades } from '../kit/expected';
+import { FaultProxy } from '../kit/fault-proxy';
 
 jest.setTimeout(600_000);
 
@@ -299,9 +299,9 @@ it('after any interleaving of calls, retries and failures, every rule holds as t
         if (latest) expect(balance).toMatchObject({ nav: latest.nav, unrealizedPL: '-1.5', marginUsed: '50' });
 
         // Each P&L aggregate is the exact sum over the closed trades of its period; each equity bucket holds its latest snapshot.
-        const ledger = await harness.writer.store.client.send(
+        const ledger = await harness.store.client.send(
           new QueryCommand({
-            TableName: harness.writer.store.tables.ledger,
+            TableName: harness.store.tables.ledger,
             KeyConditionExpression: 'accountId = :a',
             ExpressionAttributeValues: { ':a': accountId },
             ConsistentRead: true,

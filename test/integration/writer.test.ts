@@ -2,11 +2,12 @@
  * The bot's writer against DynamoDB Local, read back through the API's handlers: every call is whole or absent,
  * repeating it changes nothing, closed is final, and the figures the API shows follow the writes exactly.
  */
-import { generateDataset } from '../../scripts/support/dataset';
+import { generateDataset } from '../../scripts/demo/dataset';
 import { localWriter } from '../../scripts/support/load-data';
-import { eventFor, type Harness, invoke, startHarness } from '../support/api-harness';
-import { expectContract } from '../support/contract';
-import { outcomes } from '../support/expected';
+import { localStore } from '../../scripts/local-stack/local-db';
+import { eventFor, type Harness, invoke, startHarness } from '../kit/api-harness';
+import { expectContract } from '../kit/contract';
+import { outcomes } from '../kit/expected';
 
 jest.setTimeout(60_000);
 
@@ -238,7 +239,7 @@ it('two writers racing to close the same trade: exactly one wins, no counter dri
     const closed = (await api('account-trades', id, { status: 'closed' })).trades as { realizedPL: string }[];
     expect(closed).toHaveLength(5);
     expect(balance.openTradeCount).toBe(0);
-    const { sumDecimals } = await import('../../lib/decimal');
+    const { sumDecimals } = await import('@trading-bot-api/core/decimal');
     expect(balance.realizedPL).toBe(sumDecimals(['0', ...closed.map((trade) => trade.realizedPL)]));
   } finally {
     for (const writer of rivals.slice(1)) writer.close();
@@ -267,7 +268,9 @@ it('a history recorded while a bot writes the same account: every total stays ex
   await harness.writer.upsertAccount(dataset.accounts[0].account);
   const closes = dataset.trades.filter((trade) => trade.status === 'closed').map((trade) => trade.closeTime!);
   const bot = localWriter(harness.db.endpoint, { stage: harness.stage });
-  const importer = localWriter(harness.db.endpoint, { stage: harness.stage });
+  // The importer writes through a client of the test's own, which runs the bot's writes after each transaction.
+  const { client } = localStore(harness.db.endpoint, harness.stage);
+  const importer = localWriter(harness.db.endpoint, { stage: harness.stage, client });
   // After each of the history's transactions, the bot opens and closes a trade before the next one starts: closed in
   // the same day, week and month as the history's trades, so both change the balance and the same aggregates.
   let botTrades = 0;
@@ -277,9 +280,9 @@ it('a history recorded while a bot writes the same account: every total stays ex
     await bot.openTrade('w-busy', { id: `live-${i}`, ...OPEN, openTime: new Date(Date.parse(closeTime) - 60_000).toISOString() });
     await bot.closeTrade('w-busy', `live-${i}`, { closePrice: '1.09', closeTime, realizedPL: `${i % 2 ? '-' : ''}${i}.0${i}` });
   };
-  const client = importer.store.client as { send: (command: object, ...rest: unknown[]) => Promise<unknown> };
-  const send = client.send.bind(client);
-  client.send = async (command, ...rest) => {
+  const watched = client as { send: (command: object, ...rest: unknown[]) => Promise<unknown> };
+  const send = watched.send.bind(watched);
+  watched.send = async (command, ...rest) => {
     const answer = await send(command, ...rest);
     if (command.constructor.name === 'TransactWriteCommand') await botWrites();
     return answer;
@@ -291,10 +294,11 @@ it('a history recorded while a bot writes the same account: every total stays ex
   } finally {
     bot.close();
     importer.close();
+    client.destroy();
   }
 
-  const { sumDecimals } = await import('../../lib/decimal');
-  const { periodStart, timestamp } = await import('../../lib/time');
+  const { sumDecimals } = await import('@trading-bot-api/core/decimal');
+  const { periodStart, timestamp } = await import('@trading-bot-api/core/time');
   const trades: { status: string; realizedPL: string; closeTime: string | null }[] = [];
   let cursor: string | undefined;
   do {
@@ -313,9 +317,9 @@ it('a history recorded while a bot writes the same account: every total stays ex
       const start = timestamp(periodStart(Date.parse(trade.closeTime!), period));
       byStart.set(start, [...(byStart.get(start) ?? []), trade.realizedPL]);
     }
-    const { getPnlEntries } = await import('../../lib/store/ledger-table');
+    const { getPnlEntries } = await import('@trading-bot-api/core/store/ledger-table');
     const stored = await getPnlEntries(
-      harness.writer.store,
+      harness.store,
       'w-busy',
       [...byStart.keys()].map((start) => ({ period, start })),
     );

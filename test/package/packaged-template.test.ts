@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openapi, schemaViolations } from '../support/contract';
+import { openapi, schemaViolations } from '../kit/contract';
 
 jest.setTimeout(180_000);
 
@@ -119,8 +119,8 @@ it('gives each concern its own least-privilege role', () => {
     { 'Fn::GetAtt': ['LedgerTable', 'Arn'] },
     { 'Fn::GetAtt': ['FleetTable', 'Arn'] },
   ]);
-  // /api/accounts and /api/all/balance read the two small tables whole for a key that sees every account (lib's
-  // scanAll); without Scan they would fail in AWS while passing locally. The trades table is never scanned.
+  // /api/accounts and /api/all/balance read the two small tables whole for a key that sees every account (the
+  // store's scanAll); without Scan they would fail in AWS while passing locally. The trades table is never scanned.
   expect(scan).toEqual({
     Effect: 'Allow',
     Action: ['dynamodb:Scan'],

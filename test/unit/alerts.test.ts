@@ -5,14 +5,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { discordChannel, retryAfterSeconds, slackChannel, splitText, telegramChannel } from '../../lib/alerts/channels';
-import { ChannelWatch } from '../../lib/alerts/delivery';
-import { digestEvent, percent, signed } from '../../lib/alerts/digest-text';
-import { type AlertEvent, alarmEvent, botChangeEvent, databaseEvent, shortAlarmName, span, testEvent } from '../../lib/alerts/events';
-import { alertsRequested, channelsOf, mergeAlertValues } from '../../lib/alerts/settings';
-import { eventOfSnsMessage, publishInputOf } from '../../lib/alerts/topic';
-import { botTransitions, conditionOf } from '../../lib/alerts/transitions';
-import type { AccountStatus } from '../../lib/types';
+import { discordChannel, retryAfterSeconds, slackChannel, splitText, telegramChannel } from '../../api/alerts/channels';
+import { ChannelWatch } from '../../api/alerts/delivery';
+import { digestEvent, percent, signed } from '../../api/alerts/digest-text';
+import { type AlertEvent, alarmEvent, botChangeEvent, databaseEvent, shortAlarmName, span, testEvent } from '../../api/alerts/events';
+import { alertsRequested, channelsOf, mergeAlertValues } from '../../api/alerts/settings';
+import { eventOfSnsMessage, publishInputOf } from '../../api/alerts/topic';
+import { botTransitions, conditionOf } from '../../api/alerts/transitions';
+import type { AccountStatus } from '@trading-bot-api/core/types';
 
 const ROOT = join(__dirname, '..', '..');
 const DOCS = readFileSync(join(ROOT, 'docs', 'alerts.md'), 'utf8');
@@ -229,7 +229,7 @@ describe('the messages', () => {
 
   it('the webhook schema in docs/alerts.md is the file the tests validate with', () => {
     const block = /## The webhook's JSON Schema[\s\S]*?```json\n([\s\S]*?)\n```/.exec(DOCS)![1];
-    expect(JSON.parse(block)).toEqual(JSON.parse(readFileSync(join(ROOT, 'lib', 'alerts', 'webhook.schema.json'), 'utf8')));
+    expect(JSON.parse(block)).toEqual(JSON.parse(readFileSync(join(ROOT, 'api', 'alerts', 'webhook.schema.json'), 'utf8')));
   });
 });
 

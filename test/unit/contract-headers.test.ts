@@ -1,12 +1,12 @@
 /**
- * The contract check of the tests (test/support/contract.ts) holds response headers to openapi.yaml as well as
+ * The contract check of the tests (test/kit/contract.ts) holds response headers to openapi.yaml as well as
  * bodies: the entity tags the API makes, strong and weak, pass; a malformed tag, a wrong fixed header or a missing
  * required one is reported. Before, only the presence of required headers was checked, and the document's ETag
  * pattern refused the fleet's weak tags without any test noticing.
  */
-import { entityTag } from '../../lib/http/etag';
-import { tagOf } from '../../lib/operations/fleet';
-import { contractViolations } from '../support/contract';
+import { entityTag } from '../../api/http/etag';
+import { tagOf } from '../../api/operations/fleet-tags';
+import { contractViolations } from '../kit/contract';
 
 /** The headers every function's 304 carries, with `ETag` as given. */
 function notModified(etag: string, extra: Record<string, string> = {}) {

@@ -1,5 +1,5 @@
-import { decodeCursor, encodeCursor, type CursorBinding } from '../../lib/http/cursor';
-import { HttpProblem } from '../../lib/errors';
+import { decodeCursor, encodeCursor, type CursorBinding } from '../../api/http/cursor';
+import { HttpProblem } from '../../api/errors';
 
 const SECRET = 'unit-test-secret-0123456789abcdef0123456789';
 const POSITION = '2026-11-01T11:18:30.974Z#primary-usd-0001200#primary-usd';

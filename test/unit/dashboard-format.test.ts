@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { chartWindow, isolated, withGaps } from '../../dashboard/src/chart-data';
 import { columnPlaces, grouped, MAX_PLACES, placesNeeded, pricePlaces, roundHalfEven } from '../../dashboard/src/format';
-import { divideDecimals } from '../../lib/decimal';
+import { divideDecimals } from '@trading-bot-api/core/decimal';
 
 describe('the places a column of amounts shows', () => {
   it('are the most any value needs: trailing zeros no value needs are left out', () => {

@@ -11,7 +11,7 @@ import {
   roundDecimal,
   sumDecimals,
   trimDecimal,
-} from '../../lib/decimal';
+} from '@trading-bot-api/core/decimal';
 
 describe('sumDecimals', () => {
   it('keeps the largest scale of its inputs', () => {

@@ -5,9 +5,9 @@
  * places; every trade of an instrument lies on that instrument's one price path with a plausible daily range; and
  * the demo bot's prices carry on from the last seeded price.
  */
-import { decimalScale, decimalSign, sumDecimals } from '../../lib/decimal';
-import { demoDataset, INSTRUMENTS, PricePaths, placesOf, random } from '../../scripts/support/dataset';
-import { nextPrice } from '../../scripts/support/demo-bot';
+import { decimalScale, decimalSign, sumDecimals } from '@trading-bot-api/core/decimal';
+import { demoDataset, INSTRUMENTS, PricePaths, placesOf, random } from '../../scripts/demo/dataset';
+import { nextPrice } from '../../scripts/demo/demo-bot';
 
 const NOW = new Date('2026-11-23T10:00:00.000Z');
 const HOUR = 3_600_000;

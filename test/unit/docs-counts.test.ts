@@ -1,13 +1,13 @@
 /**
  * The counts the README states (tables, functions, routes) come from the definitions that deploy them:
- * serverless.yml (read by scripts/support/service-definition.ts, as the local stack reads it) and
+ * serverless.yml (read by scripts/local-stack/service-definition.ts, as the local stack reads it) and
  * resources/tables.js. They went stale once (five tables and 11 routes while six and 13 were deployed); a table,
  * function or route added without the README fails here.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import tables from '../../resources/tables.js';
-import { serviceDefinition } from '../../scripts/support/service-definition';
+import { serviceDefinition } from '../../scripts/local-stack/service-definition';
 
 const README = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
 

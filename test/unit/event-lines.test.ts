@@ -6,10 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
-import { foldTrade, type NumberedEvent } from '../../lib/ingest/apply';
-import { EVENT_FIELDS, LineError, MAX_LINE_BYTES, parseLine } from '../../lib/ingest/lines';
-import { linesShown, type TradeEvent } from '../../lib/ingest/replay';
-import { streamLines } from '../../lib/ingest/source';
+import { foldTrade, type NumberedEvent } from '@trading-bot-api/feeds/ingest/apply';
+import { EVENT_FIELDS, LineError, MAX_LINE_BYTES, parseLine } from '@trading-bot-api/feeds/ingest/lines';
+import { linesShown, type TradeEvent } from '@trading-bot-api/feeds/ingest/replay';
+import { streamLines } from '@trading-bot-api/feeds/ingest/source';
 
 const ROOT = join(__dirname, '..', '..');
 const schema = JSON.parse(readFileSync(join(ROOT, 'docs', 'event-lines.schema.json'), 'utf8'));

@@ -1,7 +1,7 @@
 /**
- * The fleet's stamps as pure values (lib/store/fleet-table.ts): the bot stamp carries its own refresh window, so a
- * reader tells staleness exactly whatever window its writer used; the window follows the stale threshold; a status
- * stamp's two halves are written one at a time over the stamp as read.
+ * The fleet's stamps as pure values (packages/core/src/store/fleet-table.ts): the bot stamp carries its own refresh
+ * window, so a reader tells staleness exactly whatever window its writer used; the window follows the stale
+ * threshold; a status stamp's two halves are written one at a time over the stamp as read.
  */
 import stages from '../../resources/stages.js';
 import {
@@ -13,9 +13,9 @@ import {
   stampWrites,
   statusAfter,
   tradesStamp,
-} from '../../lib/store/fleet-table';
-import type { Store } from '../../lib/store/dynamodb';
-import type { BotReport } from '../../lib/types';
+} from '@trading-bot-api/core/store/fleet-table';
+import type { Store } from '@trading-bot-api/core/store/dynamodb';
+import type { BotReport } from '@trading-bot-api/core/types';
 
 const AT = '2026-11-23T12:00:00.000Z';
 const report = (state: BotReport['state'], lastHeartbeatAt: string | null = AT): BotReport => ({

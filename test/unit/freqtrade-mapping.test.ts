@@ -1,9 +1,17 @@
 /** The freqtrade bridge's pure rules: floats to decimals, pairs to instruments, ids, states, the balance. */
 import fc from 'fast-check';
-import type { FreqtradeTrade } from '../../lib/bridges/freqtrade/api';
-import { atPrecision, botStateOf, instrumentOf, moneyOf, snapshotOf, tradeIdOf, tradeOf } from '../../lib/bridges/freqtrade/mapping';
-import { decimalOfFloat, formatDecimal, isDecimal, trimDecimal } from '../../lib/decimal';
-import { pythonFloat } from '../support/fake-freqtrade';
+import type { FreqtradeTrade } from '@trading-bot-api/feeds/bridges/freqtrade/api';
+import {
+  atPrecision,
+  botStateOf,
+  instrumentOf,
+  moneyOf,
+  snapshotOf,
+  tradeIdOf,
+  tradeOf,
+} from '@trading-bot-api/feeds/bridges/freqtrade/mapping';
+import { decimalOfFloat, formatDecimal, isDecimal, trimDecimal } from '@trading-bot-api/core/decimal';
+import { pythonFloat } from '../kit/fake-freqtrade';
 
 /** Float noise in a decimal: among its significant digits, a run of six 0s or 9s and then another digit. */
 const ARTEFACT = /[1-9]\d*(0{6,}|9{6,})\d/;

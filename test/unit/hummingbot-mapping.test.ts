@@ -4,13 +4,13 @@
  * digit, whatever the fills), its trades CSV, and its configuration.
  */
 import fc from 'fast-check';
-import { compareDecimals, negateDecimal, sumDecimals, trimDecimal } from '../../lib/decimal';
-import { configOf, profileOf } from '../../lib/bridges/hummingbot/config';
-import { csvFields, csvFillOf, headerOf, pythonLiteral } from '../../lib/bridges/hummingbot/csv';
-import { eventOf, type Fill, jsonOf, Malformed, performanceOf, topicOf } from '../../lib/bridges/hummingbot/messages';
-import { applyFill, bookOf, feeInQuote, type Position, tradeIdOf } from '../../lib/bridges/hummingbot/positions';
-import { multiplyDecimals, proportionOf, pythonDecimal, quotientOf } from '../../lib/bridges/numbers';
-import { TRADES_CSV_COLUMNS, ujson } from '../support/fake-hummingbot';
+import { compareDecimals, negateDecimal, sumDecimals, trimDecimal } from '@trading-bot-api/core/decimal';
+import { configOf, profileOf } from '@trading-bot-api/feeds/bridges/hummingbot/config';
+import { csvFields, csvFillOf, headerOf, pythonLiteral } from '@trading-bot-api/feeds/bridges/hummingbot/csv';
+import { eventOf, type Fill, jsonOf, Malformed, performanceOf, topicOf } from '@trading-bot-api/feeds/bridges/hummingbot/messages';
+import { applyFill, bookOf, feeInQuote, type Position, tradeIdOf } from '@trading-bot-api/feeds/bridges/hummingbot/positions';
+import { multiplyDecimals, proportionOf, pythonDecimal, quotientOf } from '@trading-bot-api/feeds/bridges/numbers';
+import { TRADES_CSV_COLUMNS, ujson } from '../kit/fake-hummingbot';
 
 describe('numbers', () => {
   it.each([

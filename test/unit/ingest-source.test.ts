@@ -19,7 +19,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkpointPath, fileLines, type SkippedRest, type SourceLine, type SourceOptions } from '../../lib/ingest/source';
+import { checkpointPath, fileLines, type SkippedRest, type SourceLine, type SourceOptions } from '@trading-bot-api/feeds/ingest/source';
 
 let dir: string;
 beforeEach(() => {

@@ -1,5 +1,5 @@
-import { HttpProblem } from '../../lib/errors';
-import { MAX_REPORTED_ERRORS, NO_QUERY, parseInstrument, parseLimit, parseQuery, parseStatus, TRADE_QUERY } from '../../lib/http/params';
+import { HttpProblem } from '../../api/errors';
+import { MAX_REPORTED_ERRORS, NO_QUERY, parseInstrument, parseLimit, parseQuery, parseStatus, TRADE_QUERY } from '../../api/http/params';
 
 function problemOf(run: () => unknown): HttpProblem {
   try {

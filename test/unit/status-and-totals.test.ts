@@ -1,7 +1,7 @@
-import { oldestUpdate, totalBalances } from '../../lib/store/balances-table';
-import { readConfig } from '../../lib/config';
-import { toAccountStatus } from '../../lib/operations/status';
-import type { Balance, BotReport } from '../../lib/types';
+import { oldestUpdate, totalBalances } from '@trading-bot-api/core/store/balances-table';
+import { readConfig } from '../../api/read-config';
+import { toAccountStatus } from '../../api/operations/account-status';
+import type { Balance, BotReport } from '@trading-bot-api/core/types';
 
 const bot = (overrides: Partial<BotReport>): BotReport => ({
   state: 'running',

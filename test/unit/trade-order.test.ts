@@ -1,8 +1,8 @@
-import { mergeNewestFirst } from '../../lib/operations/trades';
-import { accountOfOrderKey, isOrderKey, orderKey, tradeItem, tradeListing, toTrade } from '../../lib/store/trades-table';
-import type { Trade } from '../../lib/types';
-import { generateDataset } from '../../scripts/support/dataset';
-import { compareNewestFirst } from '../support/expected';
+import { mergeNewestFirst } from '../../api/operations/newest-first';
+import { accountOfOrderKey, isOrderKey, orderKey, tradeItem, tradeListing, toTrade } from '@trading-bot-api/core/store/trades-table';
+import type { Trade } from '@trading-bot-api/core/types';
+import { generateDataset } from '../../scripts/demo/dataset';
+import { compareNewestFirst } from '../kit/expected';
 
 const trade = (accountId: string, id: string, openTime: string): Trade => ({
   id,

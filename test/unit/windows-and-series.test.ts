@@ -3,13 +3,14 @@
  * windows of whole periods, the fleet summary, and entity tags.
  */
 import fc from 'fast-check';
-import { entityTag, noneMatch } from '../../lib/http/etag';
-import { parseTimeParameter } from '../../lib/http/params';
-import { seriesWindow } from '../../lib/operations/series';
-import { summarize } from '../../lib/operations/status';
-import { keyBefore, orderKey } from '../../lib/store/trades-table';
-import { parseTime, periodsBetween, periodStart, shiftPeriodStart, timestamp } from '../../lib/time';
-import type { AccountStatus } from '../../lib/types';
+import { entityTag, noneMatch } from '../../api/http/etag';
+import { parseTimeParameter } from '../../api/http/params';
+import { ACCOUNT_ID, TRADE_ID } from '@trading-bot-api/core/ids';
+import { seriesWindow } from '../../api/operations/window';
+import { summarize } from '../../api/operations/account-status';
+import { keyBefore, orderKey } from '@trading-bot-api/core/store/trades-table';
+import { parseTime, periodsBetween, periodStart, shiftPeriodStart, timestamp } from '@trading-bot-api/core/time';
+import type { AccountStatus } from '@trading-bot-api/core/types';
 
 describe('time parameters', () => {
   it('read four-digit years as written, the years 0 to 99 included', () => {
@@ -27,8 +28,10 @@ describe('time parameters', () => {
 });
 
 describe('keyBefore: the exclusive upper bound of a key range', () => {
-  const id = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,20}$/);
-  const account = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._-]{0,20}$/);
+  // Every id the alphabet allows (packages/core/src/ids.ts), `all` included: the key order does not depend on which
+  // are reserved.
+  const id = fc.stringMatching(TRADE_ID);
+  const account = fc.stringMatching(ACCOUNT_ID);
   const time = fc.integer({ min: Date.parse('2020-01-01'), max: Date.parse('2030-01-01') }).map(timestamp);
   const key = fc.record({ openTime: time, id, accountId: account }).map(orderKey);
 

@@ -9,10 +9,10 @@
  * conditioned on the version read: a close the writer counted in between changes that version, the write is
  * refused, and the account is done again from the start. A close it counted before is in both reads.
  */
-import { compareIds } from '../../../lib/access';
-import { getAccountItem, markBotStamped, toAccount, toBotReport } from '../../../lib/store/accounts-table';
-import { balanceUnchanged, getBalanceRecord } from '../../../lib/store/balances-table';
-import { type Store, scanAll, TransactionCancelled, transactWrite } from '../../../lib/store/dynamodb';
+import { compareIds } from '@trading-bot-api/core/ids';
+import { getAccountItem, markBotStamped, toAccount, toBotReport } from '@trading-bot-api/core/store/accounts-table';
+import { balanceUnchanged, getBalanceRecord } from '@trading-bot-api/core/store/balances-table';
+import { type Store, scanAll, TransactionCancelled, transactWrite } from '@trading-bot-api/core/store/dynamodb';
 import {
   botStamp,
   DEFAULT_STAMP_SECONDS,
@@ -26,11 +26,11 @@ import {
   type Stamps,
   stampWrites,
   tradesStamp,
-} from '../../../lib/store/fleet-table';
-import { deleteStats, fleetStatsOwner, putStats, readStatsEntries, type StatsEntry } from '../../../lib/store/ledger-table';
-import { mergeStats } from '../../../lib/performance';
-import { readTrades, tradeListing } from '../../../lib/store/trades-table';
-import type { Trade } from '../../../lib/types';
+} from '@trading-bot-api/core/store/fleet-table';
+import { deleteStats, fleetStatsOwner, putStats, readStatsEntries, type StatsEntry } from '@trading-bot-api/core/store/ledger-table';
+import { mergeStats } from '@trading-bot-api/core/performance';
+import { readTrades, tradeListing } from '@trading-bot-api/core/store/trades-table';
+import type { Trade } from '@trading-bot-api/core/types';
 import { statsAfter, statsId } from './rules';
 
 /** What the backfill did to one account. */

@@ -14,10 +14,10 @@
  * Which trades are stored is read in batches (the ids' registers, then the trades), so a history given again, as a
  * bridge does when it starts, costs reads and no writes.
  */
-import type { Store } from '../../../lib/store/dynamodb';
-import { getRegisteredOpenTimes } from '../../../lib/store/ledger-table';
-import { getTradeRecords } from '../../../lib/store/trades-table';
-import type { Trade } from '../../../lib/types';
+import type { Store } from '@trading-bot-api/core/store/dynamodb';
+import { getRegisteredOpenTimes } from '@trading-bot-api/core/store/ledger-table';
+import { getTradeRecords } from '@trading-bot-api/core/store/trades-table';
+import type { Trade } from '@trading-bot-api/core/types';
 import * as errors from './errors';
 import { WriterError } from './errors';
 import { attempts, Retry } from './retry';

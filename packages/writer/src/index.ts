@@ -30,13 +30,16 @@ import {
   toBotReport,
   touchHeartbeat,
   updateProfile,
-} from '../../../lib/store/accounts-table';
-import { type BalanceRecord, getBalanceRecord, newBalanceRecord, putBalance } from '../../../lib/store/balances-table';
-import { createStore, type Store, type Tables, TransactionCancelled, transactWrite } from '../../../lib/store/dynamodb';
+} from '@trading-bot-api/core/store/accounts-table';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { compareIds } from '@trading-bot-api/core/ids';
+import { type BalanceRecord, getBalanceRecord, newBalanceRecord, putBalance, toBalance } from '@trading-bot-api/core/store/balances-table';
+import { createStore, scanAll, type Store, type Tables, TransactionCancelled, transactWrite } from '@trading-bot-api/core/store/dynamodb';
 import {
   botStamp,
   DEFAULT_STAMP_SECONDS,
   MAX_STAMP_SECONDS,
+  markStamped,
   MIN_STAMP_SECONDS,
   profileStamp,
   readStatusStamp,
@@ -44,10 +47,11 @@ import {
   restampBy,
   stampWrites,
   tradesStamp,
-} from '../../../lib/store/fleet-table';
-import { putEquity } from '../../../lib/store/ledger-table';
-import { readTrades, tradeListing } from '../../../lib/store/trades-table';
-import type { BotReport, Trade } from '../../../lib/types';
+} from '@trading-bot-api/core/store/fleet-table';
+import { getRegisteredOpenTimes, putEquity } from '@trading-bot-api/core/store/ledger-table';
+import { getTradeRecords, readTrades, tradeListing } from '@trading-bot-api/core/store/trades-table';
+import type { Account, Balance, BotReport, Trade } from '@trading-bot-api/core/types';
+import * as backfill from './backfill';
 import * as errors from './errors';
 import { type RecordOptions, recordTrades, type TradeResult } from './history';
 import { attempts, commit, Retry } from './retry';
@@ -65,14 +69,53 @@ import {
   writeGone,
   writeUpdate,
 } from './trades';
+import type { TradeMarks } from './validate';
 import * as check from './validate';
 
 export { WriterError } from './errors';
 export type { WriterErrorCode } from './errors';
 export type { RecordOptions, TradeOutcome, TradeResult } from './history';
-export { MAX_CLOCK_AHEAD_MS } from '../../../lib/time';
-export type { Account, BotState, Trade } from '../../../lib/types';
-export type { Store, Tables } from '../../../lib/store/dynamodb';
+export type { BackfillResult, FleetSumsResult } from './backfill';
+export type { Close, Gone, Heartbeat, Snapshot, TradeMarks } from './validate';
+export type { Tables } from '@trading-bot-api/core/store/dynamodb';
+export type { Account, Balance, BotReport, BotState, Trade } from '@trading-bot-api/core/types';
+/**
+ * The writer's own input checks, for a feed that checks what it is given before writing it (the event lines' parser):
+ * each returns the value as the writer stores it, or throws WriterError INVALID_INPUT naming the field.
+ */
+export {
+  accountId as checkAccountId,
+  accountInput as checkAccount,
+  closeInput as checkClose,
+  goneInput as checkGone,
+  heartbeatInput as checkHeartbeat,
+  marksInput as checkMarks,
+  snapshotInput as checkSnapshot,
+  tradeId as checkTradeId,
+  tradeInput as checkTrade,
+} from './validate';
+/**
+ * How far ahead of the writer's clock a bot's time may be; and the rules of amounts and instruments the writer
+ * stores by, for a bot or feed that turns its own figures (floats, other spellings) into the writer's.
+ */
+export { MAX_CLOCK_AHEAD_MS } from '@trading-bot-api/core/time';
+export {
+  compareDecimals,
+  decimalOfFloat,
+  decimalScale,
+  decimalSign,
+  divideDecimals,
+  formatDecimal,
+  isDecimal,
+  negateDecimal,
+  padDecimal,
+  placesForSignificant,
+  roundDecimal,
+  sumDecimals,
+  trimDecimal,
+} from '@trading-bot-api/core/decimal';
+export { canonicalInstrument } from '@trading-bot-api/core/instruments';
+export { isAccountId } from '@trading-bot-api/core/ids';
 
 export interface WriterOptions {
   /** The stage whose tables to write (`trading-bot-api-<stage>-*`); or give `tables`. */
@@ -88,6 +131,11 @@ export interface WriterOptions {
   endpoint?: string;
   /** Default: the AWS SDK's own chain (environment, AWS_PROFILE, the instance's or container's role). */
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+  /**
+   * A DynamoDB document client of your own (your retry settings, middleware, tracing), used instead of one the
+   * writer builds; `region`, `endpoint` and `credentials` are then its own. `close()` leaves it open: it is yours.
+   */
+  client?: DynamoDBDocumentClient;
   /** The clock for defaults (`createdAt`, a heartbeat's `time`). */
   now?: () => Date;
   /**
@@ -103,13 +151,14 @@ export interface WriterOptions {
 export type AccountOutcome = 'created' | 'updated' | 'unchanged';
 export type RecordOutcome = 'recorded' | 'stale';
 
-/** What may change on an open trade: its marks, and its position when the bot adds to it or exits part of it. */
-export interface TradeMarks {
-  unrealizedPL?: string;
-  stopLoss?: string | null;
-  takeProfit?: string | null;
-  units?: string;
-  openPrice?: string;
+/** An account as stored: its profile, what its bot last reported, when it was retired, and its balance. */
+export interface StoredAccount {
+  account: Account;
+  bot: BotReport;
+  /** When it was retired (out of the fleet); null while it is in the fleet. */
+  retiredAt: string | null;
+  /** Null only for an account whose balance item is missing (written by hand, not by a writer). */
+  balance: Balance | null;
 }
 
 export interface Writer {
@@ -163,6 +212,15 @@ export interface Writer {
   restoreAccount(accountId: string): Promise<'restored' | 'unchanged'>;
   /** The account's open trades as stored, newest first: what a bridge compares with the bot's own. */
   openTrades(accountId: string): Promise<Trade[]>;
+  /**
+   * The stored trades among `tradeIds` of the account, by id (ids no trade has are absent), read in batches: what a
+   * feed that resumes after a stop compares with what it is about to write.
+   */
+  storedTrades(accountId: string, tradeIds: readonly string[]): Promise<Map<string, Trade>>;
+  /** What the account's bot last reported, as stored; undefined when there is no such account. */
+  botReport(accountId: string): Promise<BotReport | undefined>;
+  /** Every account of the stage, retired ones included, sorted by id (a small table, read whole). */
+  listAccounts(): Promise<StoredAccount[]>;
   /** Reports the bot's state (a heartbeat); `time` defaults to now. */
   heartbeat(
     accountId: string,
@@ -178,11 +236,9 @@ export interface Writer {
    * (`corrected`), and every figure that counted it moves with it.
    */
   recordTrades(accountId: string, trades: readonly unknown[], options?: Pick<RecordOptions, 'correct'>): Promise<TradeResult[]>;
-  /** The store the writer writes (its client and table names), for reading back what it wrote. */
-  readonly store: Store;
   /** The window of the bot stamps it writes (WriterOptions.stampSeconds). */
   readonly stampSeconds: number;
-  /** Releases the client's connections. */
+  /** Releases the connections of the client the writer built (a client given in WriterOptions stays open). */
   close(): void;
 }
 
@@ -198,19 +254,34 @@ export type OpenTrade = Omit<
 /** The fields an open repeated must match: whoever opened it with these opened this one. */
 const OPENING = ['instrument', 'side', 'units', 'openPrice', 'openTime'] as const;
 
-/** Creates a writer over its own DynamoDB client. */
+/**
+ * The store each writer writes through, kept here rather than on the Writer: nothing outside the package reads the
+ * tables through a writer, and the backfill below reaches them through it.
+ */
+const stores = new WeakMap<Writer, Store>();
+
+function storeOf(writer: Writer): Store {
+  const store = stores.get(writer);
+  if (!store) throw new Error('not a writer made by createWriter');
+  return store;
+}
+
+/** Creates a writer over its own DynamoDB client (or the one given in `options.client`). */
 export function createWriter(options: WriterOptions): Writer {
   const tableNames = options.tables ?? namesOf(options.stage);
-  const store = createStore({
-    tables: tableNames,
-    region: options.region ?? process.env.AWS_REGION ?? 'us-east-1',
-    endpoint: options.endpoint,
-    credentials: options.credentials ?? (options.endpoint !== undefined && isLoopback(options.endpoint) ? LOCAL_CREDENTIALS : undefined),
-    // A writer is not bound by an API Gateway budget: a little more patience than the API's functions.
-    connectTimeoutMs: 1000,
-    requestTimeoutMs: 3000,
-    maxAttempts: 4,
-  });
+  const store: Store = options.client
+    ? { client: options.client, tables: tableNames }
+    : createStore({
+        tables: tableNames,
+        region: options.region ?? process.env.AWS_REGION ?? 'us-east-1',
+        endpoint: options.endpoint,
+        credentials:
+          options.credentials ?? (options.endpoint !== undefined && isLoopback(options.endpoint) ? LOCAL_CREDENTIALS : undefined),
+        // A writer is not bound by an API Gateway budget: a little more patience than the API's functions.
+        connectTimeoutMs: 1000,
+        requestTimeoutMs: 3000,
+        maxAttempts: 4,
+      });
   const now = options.now ?? (() => new Date());
   const stampSeconds = options.stampSeconds ?? DEFAULT_STAMP_SECONDS;
   if (!Number.isInteger(stampSeconds) || stampSeconds < MIN_STAMP_SECONDS || stampSeconds > MAX_STAMP_SECONDS) {
@@ -219,8 +290,7 @@ export function createWriter(options: WriterOptions): Writer {
     );
   }
 
-  return {
-    store,
+  const writer: Writer = {
     stampSeconds,
 
     async upsertAccount(input) {
@@ -453,10 +523,74 @@ export function createWriter(options: WriterOptions): Writer {
       return attempts(`reading the open trades of ${accountId}`, () => readTrades(store, tradeListing(accountId, { status: 'open' }), {}));
     },
 
+    async storedTrades(accountId, tradeIds) {
+      check.accountId(accountId);
+      return attempts(`reading trades of ${accountId}`, async () => {
+        const openTimes = await getRegisteredOpenTimes(store, accountId, tradeIds);
+        const records = await getTradeRecords(
+          store,
+          [...openTimes].map(([id, openTime]) => ({ id, openTime, accountId })),
+        );
+        return new Map([...records].map(([id, record]) => [id, record.trade]));
+      });
+    },
+
+    async botReport(accountId) {
+      check.accountId(accountId);
+      return attempts(`reading the bot report of ${accountId}`, async () => {
+        const item = await getAccountItem(store, accountId, true);
+        return item && toBotReport(item);
+      });
+    },
+
+    async listAccounts() {
+      return attempts('listing the accounts', async () => {
+        const [accounts, balances] = await Promise.all([scanAll(store, store.tables.accounts), scanAll(store, store.tables.balances)]);
+        const balanceOf = new Map(balances.map((item) => [item.accountId as string, toBalance(item)]));
+        return accounts
+          .map((item) => ({
+            account: toAccount(item),
+            bot: toBotReport(item),
+            retiredAt: retiredAtOf(item),
+            balance: balanceOf.get(item.accountId as string) ?? null,
+          }))
+          .sort((a, b) => compareIds(a.account.id, b.account.id));
+      });
+    },
+
     close() {
-      store.client.destroy();
+      if (!options.client) store.client.destroy();
     },
   };
+  stores.set(writer, store);
+  return writer;
+}
+
+/**
+ * The one-off backfill of what the writer keeps beside the data (`npm run backfill`, backfill.ts): the performance
+ * statistics and fleet stamps of one account, written where missing or different, through `writer`'s connection and
+ * with its stamp window. Running it again changes nothing.
+ */
+export function backfillAccount(writer: Writer, accountId: string): Promise<backfill.BackfillResult> {
+  return backfill.backfillAccount(storeOf(writer), accountId, writer.stampSeconds);
+}
+
+/** The fleet's statistics of one currency and shard recomputed from its accounts' (backfilled first). */
+export function backfillFleetSums(writer: Writer, currency: string, shard: number): Promise<backfill.FleetSumsResult> {
+  return backfill.backfillFleetSums(storeOf(writer), currency, shard);
+}
+
+/** The accounts of the stage by currency and fleet shard: the fleet's sums there are to backfill. */
+export function fleetSumGroups(writer: Writer): Promise<{ currency: string; shard: number; accountIds: string[] }[]> {
+  return backfill.fleetSumGroups(storeOf(writer));
+}
+
+/**
+ * Marks the fleet's stamps and sums complete once a whole backfill ran without a failure (or on a stage created with
+ * them): the fleet's answers trust them from then on.
+ */
+export function markBackfilled(writer: Writer, at = new Date()): Promise<void> {
+  return markStamped(storeOf(writer), at.toISOString());
 }
 
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };

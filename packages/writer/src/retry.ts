@@ -5,8 +5,8 @@
  * A database that does not answer ends the call with UNAVAILABLE (nothing written, safe to repeat), whichever read
  * or write of the attempt it happened in.
  */
-import { type Store, TransactionCancelled, type TransactItem, transactWrite } from '../../../lib/store/dynamodb';
-import { DatabaseError } from '../../../lib/store/errors';
+import { type Store, TransactionCancelled, type TransactItem, transactWrite } from '@trading-bot-api/core/store/dynamodb';
+import { DatabaseError } from '@trading-bot-api/core/store/errors';
 import * as errors from './errors';
 
 /** Read-modify-writes tried before a call gives up with WRITE_CONFLICT. */

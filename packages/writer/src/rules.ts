@@ -7,12 +7,12 @@
  * - `lastTradeAt` is the latest time a trade opened or closed; `updatedAt` the latest change to the figures.
  * Amounts are summed as decimal strings (BigInt), never as JS numbers.
  */
-import { decimalSign, negateDecimal, sumDecimals } from '../../../lib/decimal';
-import type { BalanceRecord } from '../../../lib/store/balances-table';
-import { mergeStats, NO_TRADES, tradeStats } from '../../../lib/performance';
-import type { EquityEntry, PnlEntry, StatsEntry } from '../../../lib/store/ledger-table';
-import { type Interval, INTERVALS, type Period, PERIODS, periodStart, timestamp } from '../../../lib/time';
-import type { Trade } from '../../../lib/types';
+import { decimalSign, negateDecimal, sumDecimals } from '@trading-bot-api/core/decimal';
+import type { BalanceRecord } from '@trading-bot-api/core/store/balances-table';
+import { mergeStats, NO_TRADES, tradeStats } from '@trading-bot-api/core/performance';
+import type { EquityEntry, PnlEntry, StatsEntry } from '@trading-bot-api/core/store/ledger-table';
+import { type Interval, INTERVALS, type Period, PERIODS, periodStart, timestamp } from '@trading-bot-api/core/time';
+import type { Trade } from '@trading-bot-api/core/types';
 import type { Snapshot } from './validate';
 
 /**
@@ -162,8 +162,8 @@ export function statsKeyOf(trade: Pick<Trade, 'instrument' | 'closeTime'>): { st
 }
 
 /**
- * The statistics after the trades in `closed` are counted (lib/performance.ts): one entry per day and instrument
- * they touch, starting from the stored entry or from no trades, its version incremented once.
+ * The statistics after the trades in `closed` are counted (packages/core/src/performance.ts): one entry per day and
+ * instrument they touch, starting from the stored entry or from no trades, its version incremented once.
  */
 export function statsAfter(accountId: string, stored: readonly StatsEntry[], closed: readonly Trade[]): StatsEntry[] {
   const entries = new Map<string, StatsEntry>();

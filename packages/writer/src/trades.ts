@@ -4,8 +4,8 @@
  * on what it read, throwing Retry when another writer changed it meanwhile. Callers run them inside `attempts`
  * (retry.ts), which reads again and retries.
  */
-import { type BalanceRecord, getBalanceRecord, putBalance } from '../../../lib/store/balances-table';
-import { type Store, scanAll, TransactionCancelled, type TransactItem, transactWrite } from '../../../lib/store/dynamodb';
+import { type BalanceRecord, getBalanceRecord, putBalance } from '@trading-bot-api/core/store/balances-table';
+import { type Store, scanAll, TransactionCancelled, type TransactItem, transactWrite } from '@trading-bot-api/core/store/dynamodb';
 import {
   readStatusStamp,
   type Stamps,
@@ -14,7 +14,7 @@ import {
   statusAfter,
   stampWrites,
   tradesStamp,
-} from '../../../lib/store/fleet-table';
+} from '@trading-bot-api/core/store/fleet-table';
 import {
   deleteStats,
   fleetStatsOwner,
@@ -26,11 +26,11 @@ import {
   putStats,
   registerTradeId,
   type StatsEntry,
-} from '../../../lib/store/ledger-table';
-import { mergeStats, type StatsFigures } from '../../../lib/performance';
-import { getTradeRecord, putTrade, readTrades, tradeListing } from '../../../lib/store/trades-table';
-import type { Period } from '../../../lib/time';
-import type { Trade } from '../../../lib/types';
+} from '@trading-bot-api/core/store/ledger-table';
+import { mergeStats, type StatsFigures } from '@trading-bot-api/core/performance';
+import { getTradeRecord, putTrade, readTrades, tradeListing } from '@trading-bot-api/core/store/trades-table';
+import type { Period } from '@trading-bot-api/core/time';
+import type { Trade } from '@trading-bot-api/core/types';
 import * as errors from './errors';
 import { commit, Retry } from './retry';
 import {

@@ -4,15 +4,13 @@
  * naming the field. Amounts are decimal strings exactly as the contract writes them; a JavaScript number is refused,
  * since it may already have lost digits.
  */
-import { isAccountId } from '../../../lib/access';
-import { decimalSign, isDecimal } from '../../../lib/decimal';
-import { canonicalInstrument } from '../../../lib/instruments';
-import { MAX_CLOCK_AHEAD_MS, parseUtcTimestamp } from '../../../lib/time';
-import type { Account, BotState, Trade } from '../../../lib/types';
+import { isAccountId, isTradeId } from '@trading-bot-api/core/ids';
+import { decimalSign, isDecimal } from '@trading-bot-api/core/decimal';
+import { canonicalInstrument } from '@trading-bot-api/core/instruments';
+import { MAX_CLOCK_AHEAD_MS, parseUtcTimestamp } from '@trading-bot-api/core/time';
+import type { Account, BotState, Trade } from '@trading-bot-api/core/types';
 import { invalidInput } from './errors';
 
-/** Trade ids: letters, digits, `.`, `_`, `:` and `-`, starting with a letter or digit; never `#`, the key separator. */
-const TRADE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 /**
  * Currency codes: upper-case letters and digits, 2 to 12 of them: ISO 4217's `USD` and `EUR`, and the quote
  * currencies of crypto exchanges (`USDT`, `USDC`, `BTC`, `FDUSD`). Amounts are never converted between them.
@@ -35,7 +33,7 @@ export function accountId(value: unknown, field = 'accountId'): string {
 }
 
 export function tradeId(value: unknown, field = 'id'): string {
-  if (typeof value !== 'string' || !TRADE_ID.test(value)) {
+  if (typeof value !== 'string' || !isTradeId(value)) {
     throw invalidInput(field, 'must be 1–128 letters, digits, ".", "_", ":" or "-", starting with a letter or digit (no "#")');
   }
   return value;
@@ -56,7 +54,7 @@ function optionalDecimal(value: unknown, field: string, sign: 'any' | 'positive'
   return value === undefined || value === null ? null : decimal(value, field, sign);
 }
 
-/** The latest time the writer accepts from a bot at `now` (stored form): see MAX_CLOCK_AHEAD_MS (lib/time.ts). */
+/** The latest time the writer accepts from a bot at `now` (stored form): see MAX_CLOCK_AHEAD_MS (packages/core/src/time.ts). */
 export function latestAcceptable(now: Date): string {
   return new Date(now.getTime() + MAX_CLOCK_AHEAD_MS).toISOString();
 }
@@ -205,10 +203,10 @@ export function closeInput(value: unknown, openTime: string, now: Date = new Dat
 }
 
 /**
- * An open trade's marks and position; a field left out keeps its value, `null` clears a stop-loss or take-profit.
- * `units` and `openPrice` change when the bot adds to the position or exits part of it.
+ * What may change on an open trade: its marks, and its position when the bot adds to it or exits part of it (`units`
+ * and the average `openPrice`). A field left out keeps its value; `null` clears a stop-loss or take-profit.
  */
-export interface Marks {
+export interface TradeMarks {
   unrealizedPL?: string;
   stopLoss?: string | null;
   takeProfit?: string | null;
@@ -216,9 +214,9 @@ export interface Marks {
   openPrice?: string;
 }
 
-export function marksInput(value: unknown): Marks {
+export function marksInput(value: unknown): TradeMarks {
   const input = object(value, 'marks');
-  const marks: Marks = {};
+  const marks: TradeMarks = {};
   if (input.unrealizedPL !== undefined) marks.unrealizedPL = decimal(input.unrealizedPL, 'unrealizedPL');
   if (input.stopLoss !== undefined) marks.stopLoss = optionalDecimal(input.stopLoss, 'stopLoss', 'positive');
   if (input.takeProfit !== undefined) marks.takeProfit = optionalDecimal(input.takeProfit, 'takeProfit', 'positive');

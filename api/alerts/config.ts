@@ -1,0 +1,38 @@
+/**
+ * The alerts' own configuration, read once by the functions that use it (the probe, the notifier) when they load;
+ * a missing or malformed variable stops the cold start with its name, as api/read-config.ts does for the rest.
+ */
+type Env = Record<string, string | undefined>;
+
+export interface AlertsConfig {
+  /** The alerts table (resources/tables.js): what the alerts last said of each bot. */
+  table: string;
+  /** Deployed: the alerts topic the probe publishes each bot's change to. Unset locally, where `npm start` sends. */
+  topicArn?: string;
+  /** The stage's URL with its trailing slash (the dashboard's), for links to a bot's view; unset: no links. */
+  dashboardUrl?: string;
+  /** Deployed: where the ALERT_* values are kept (settings.ts); names only, never values. */
+  parametersPath?: string;
+  secretId?: string;
+  /** The hour (UTC) the daily digest is scheduled at: its text says when to expect the next. */
+  digestHourUtc: number;
+}
+
+export function readAlertsConfig(env: Env): AlertsConfig {
+  const table = env.ALERTS_TABLE;
+  if (!table) throw new Error('configuration: environment variable ALERTS_TABLE is required');
+  const dashboardUrl = env.DASHBOARD_URL || undefined;
+  if (dashboardUrl && !/^https?:\/\/[^/]+/.test(dashboardUrl))
+    throw new Error(`configuration: DASHBOARD_URL must be an http(s) URL, got "${dashboardUrl}"`);
+  const hour = env.DIGEST_HOUR_UTC ?? '7';
+  if (!/^\d{1,2}$/.test(hour) || Number(hour) > 23)
+    throw new Error(`configuration: DIGEST_HOUR_UTC must be an hour from 0 to 23, got "${hour}"`);
+  return {
+    table,
+    digestHourUtc: Number(hour),
+    topicArn: env.ALERTS_TOPIC_ARN || undefined,
+    dashboardUrl,
+    parametersPath: env.ALERT_PARAMETERS_PATH || undefined,
+    secretId: env.ALERT_SECRET_ID || undefined,
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * The daily digest's shape and its words (digest.ts gathers the figures): pure, so the commands and tests render it
+ * without a database, and each figure shows as the API wrote it.
+ */
+import { decimalSign } from '@trading-bot-api/core/decimal';
+import { type AlertEvent, botLabel, span, utcMinute } from './events';
+
+export interface DigestBot {
+  accountId: string;
+  accountName: string;
+}
+
+export interface DigestCurrency {
+  currency: string;
+  accountCount: number;
+  /** Yesterday: P&L, trades, wins and losses from /api/all/pnl; the win rate from /api/all/performance. */
+  day: { realizedPL: string; tradesClosed: number; wins: number; losses: number; winRate: string | null };
+  /** The last 7 days (yesterday and the 6 before), from /api/all/performance. */
+  week: { realizedPL: string; tradesClosed: number; winRate: string | null };
+  /** Of the bots that closed a trade yesterday, the highest and the lowest realized P&L (null: none did). */
+  best: (DigestBot & { realizedPL: string }) | null;
+  worst: (DigestBot & { realizedPL: string }) | null;
+}
+
+export interface Digest {
+  /** Yesterday, `YYYY-MM-DD` (UTC). */
+  day: string;
+  /** The first day of the 7, `YYYY-MM-DD`. */
+  weekFrom: string;
+  currencies: DigestCurrency[];
+  bots: number;
+  attention: {
+    error: (DigestBot & { message: string | null })[];
+    stale: (DigestBot & { heartbeatAgeSeconds: number | null })[];
+    stopped: (DigestBot & { since: string | null })[];
+  };
+}
+
+/** An amount with its sign: `+12.50`, `−3.75` (a true minus), `0`. */
+export function signed(amount: string): string {
+  const sign = decimalSign(amount);
+  return sign > 0 ? `+${amount}` : sign < 0 ? `−${amount.slice(1)}` : amount;
+}
+
+/** A ratio of 4 places as a percentage, by moving its point two places: `0.5833` → `58.33 %`, exactly. */
+export function percent(ratio: string | null): string {
+  if (ratio === null) return 'no trades';
+  const [whole, fraction = ''] = ratio.split('.');
+  const digits = `${whole}${fraction.padEnd(2, '0')}`;
+  const head = digits.slice(0, whole.length + 2).replace(/^0+(?=\d)/, '');
+  const tail = fraction.slice(2).replace(/0+$/, '');
+  return `${head}${tail ? `.${tail}` : ''} %`;
+}
+
+const WEEKDAY = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+
+/** The digest as an event: its text for a person, its figures as they are for the webhook. */
+export function digestEvent(digest: Digest, stage: string, time: string, digestHourUtc: number | undefined): AlertEvent {
+  const weekday = WEEKDAY[new Date(`${digest.day}T00:00:00Z`).getUTCDay()];
+  const title = `[${stage}] 📊 Daily digest for ${weekday} ${digest.day} (UTC)`;
+  const lines: string[] = [title];
+  if (!digest.currencies.length) lines.push('No accounts.');
+  for (const entry of digest.currencies) {
+    const { day, week } = entry;
+    lines.push(
+      `${entry.currency} (${entry.accountCount} account${entry.accountCount === 1 ? '' : 's'})`,
+      `  Yesterday: ${signed(day.realizedPL)} realized, ${day.tradesClosed} trade${day.tradesClosed === 1 ? '' : 's'} closed, win rate ${percent(day.winRate)}`,
+      `  7 days (${digest.weekFrom} to ${digest.day}): ${signed(week.realizedPL)} realized, ${week.tradesClosed} trade${week.tradesClosed === 1 ? '' : 's'} closed, win rate ${percent(week.winRate)}`,
+    );
+    if (entry.best && entry.worst)
+      lines.push(
+        `  Best bot: ${botLabel(entry.best)} ${signed(entry.best.realizedPL)}; worst: ${botLabel(entry.worst)} ${signed(entry.worst.realizedPL)}`,
+      );
+    else if (entry.best) lines.push(`  Only bot that closed a trade: ${botLabel(entry.best)} ${signed(entry.best.realizedPL)}`);
+  }
+  const { error, stale, stopped } = digest.attention;
+  if (!error.length && !stale.length && !stopped.length) lines.push(`Bots: all ${digest.bots} running or paused, none stale.`);
+  else {
+    lines.push(`Bots needing attention (of ${digest.bots}): ${error.length} in error, ${stale.length} stale, ${stopped.length} stopped`);
+    for (const entry of error) lines.push(`  In error: ${botLabel(entry)}${entry.message ? `: ${entry.message}` : ''}`);
+    for (const entry of stale)
+      lines.push(
+        `  Stale: ${botLabel(entry)}, ${entry.heartbeatAgeSeconds === null ? 'never heard from' : `silent for ${span(entry.heartbeatAgeSeconds)}`}`,
+      );
+    for (const entry of stopped) lines.push(`  Stopped: ${botLabel(entry)}${entry.since ? ` since ${utcMinute(entry.since)}` : ''}`);
+  }
+  lines.push(
+    digestHourUtc === undefined
+      ? 'Sent on demand (npm run digest).'
+      : `This digest comes every day at ${String(digestHourUtc).padStart(2, '0')}:00 UTC: if it does not, the alerts are not running.`,
+  );
+  return { type: 'digest', id: `${stage}:digest:${digest.day}`, stage, time, title, text: lines.join('\n'), digest };
+}

@@ -1,0 +1,246 @@
+/**
+ * What an alert is, and the words of each kind: one `AlertEvent` per change, made where the change is seen (the
+ * probe for the bots, the notifier for CloudWatch's alarms and the digest, `npm start`'s probe watch for its
+ * database), with its human `title` and `text` written once, here; each channel only dresses them (channels.ts).
+ * The event is also the body of the generic JSON webhook (webhook.schema.json, docs/alerts.md). Pure: no clients.
+ */
+import type { BotState } from '@trading-bot-api/core/types';
+import type { BotCondition } from '@trading-bot-api/core/store/alerts-table';
+
+export const ALERT_TYPES = [
+  'bot_error',
+  'bot_stale',
+  'bot_stopped',
+  'bot_recovered',
+  'database_down',
+  'database_up',
+  'alarm',
+  'digest',
+  'test',
+] as const;
+
+export type AlertType = (typeof ALERT_TYPES)[number];
+
+/** A bot as an alert names it. */
+export interface BotRef {
+  accountId: string;
+  /** The account's name; its id when the account has none to read. */
+  accountName: string;
+}
+
+export interface AlertEvent {
+  type: AlertType;
+  /** Unique per change (the same change published twice keeps its id, so a receiver can drop the second). */
+  id: string;
+  stage: string;
+  /** When the change was seen. */
+  time: string;
+  /** One line: what changed, and of what. */
+  title: string;
+  /** The message as a person reads it: the title, then the details, one per line. */
+  text: string;
+  accountId?: string;
+  accountName?: string;
+  /** The bot's state as reported (bot_* events). */
+  state?: BotState;
+  /** The condition the bot left (bot_* events): `ok` when it was well. */
+  previous?: BotCondition;
+  /** Since when the new condition holds (null: the bot was never heard from). */
+  since?: string | null;
+  /** The bot's own message (bot_error, bot_stopped), if it gave one. */
+  message?: string | null;
+  heartbeatAgeSeconds?: number | null;
+  /** The bot's view on the dashboard, when the stage's URL is known. */
+  url?: string;
+  alarm?: AlarmDetails;
+  digest?: unknown;
+}
+
+export interface AlarmDetails {
+  name: string;
+  state: string;
+  previousState: string | null;
+  reason: string | null;
+  description: string | null;
+}
+
+/** A time as alerts show it: `2026-11-22 10:05 UTC`. */
+export function utcMinute(iso: string): string {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}
+
+/** A span as alerts show it: `45 s`, `12 min`, `3 h 5 min`, `2 d 4 h`. */
+export function span(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds));
+  if (s < 60) return `${s} s`;
+  const minutes = Math.floor(s / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return minutes % 60 ? `${hours} h ${minutes % 60} min` : `${hours} h`;
+  const days = Math.floor(hours / 24);
+  return hours % 24 ? `${days} d ${hours % 24} h` : `${days} d`;
+}
+
+/** `Name (id)`, or the id alone when the name is the id. */
+export function botLabel(bot: BotRef): string {
+  return bot.accountName === bot.accountId ? bot.accountId : `${bot.accountName} (${bot.accountId})`;
+}
+
+/** The dashboard's view of an account under the stage's URL (which ends with `/`). */
+export function accountUrl(dashboardUrl: string | undefined, accountId: string): string | undefined {
+  if (!dashboardUrl) return undefined;
+  return `${dashboardUrl.endsWith('/') ? dashboardUrl : `${dashboardUrl}/`}#/account/${encodeURIComponent(accountId)}`;
+}
+
+const MARK: Record<AlertType, string> = {
+  bot_error: '🔴',
+  bot_stale: '🟡',
+  bot_stopped: '⚪',
+  bot_recovered: '🟢',
+  database_down: '🔴',
+  database_up: '🟢',
+  alarm: '🔔',
+  digest: '📊',
+  test: '✅',
+};
+
+function titled(stage: string, type: AlertType, words: string): string {
+  return `[${stage}] ${MARK[type]} ${words}`;
+}
+
+const CONDITION_WORDS: Record<BotCondition, string> = { ok: 'well', error: 'in error', stale: 'stale', stopped: 'stopped' };
+
+/** What the probe found of a bot whose condition changed. */
+export interface BotChange {
+  bot: BotRef;
+  state: BotState;
+  previous: { condition: BotCondition; since: string | null };
+  next: { condition: BotCondition; since: string | null };
+  message: string | null;
+  lastHeartbeatAt: string | null;
+  heartbeatAgeSeconds: number | null;
+  staleAfterSeconds: number;
+  /** The recorded version of the change: with the stage and the account, the event's id. */
+  version: number;
+}
+
+/** The event of a bot's change of condition. */
+export function botChangeEvent(change: BotChange, stage: string, time: string, dashboardUrl?: string): AlertEvent {
+  const { bot, next, previous } = change;
+  const label = botLabel(bot);
+  const type: AlertType = next.condition === 'ok' ? 'bot_recovered' : `bot_${next.condition}`;
+  const url = accountUrl(dashboardUrl, bot.accountId);
+  const lines: string[] = [];
+  let title: string;
+  const was = previous.condition === 'ok' ? '' : ` (it was ${CONDITION_WORDS[previous.condition]})`;
+  switch (next.condition) {
+    case 'error':
+      title = `${label} is in error`;
+      lines.push(`The bot reports an error${change.message ? `: ${change.message}` : ' (with no message)'}.`);
+      lines.push(`Seen in error at ${utcMinute(time)}${was}.`);
+      break;
+    case 'stale':
+      title = `${label} is stale`;
+      lines.push(
+        change.lastHeartbeatAt === null
+          ? 'The bot is running but has never sent a heartbeat.'
+          : `The bot is running but has sent no heartbeat for ${span(change.heartbeatAgeSeconds ?? 0)} (last at ${utcMinute(change.lastHeartbeatAt)}; stale after ${span(change.staleAfterSeconds)}).`,
+      );
+      if (was) lines.push(`It was ${CONDITION_WORDS[previous.condition]}.`);
+      break;
+    case 'stopped':
+      title = `${label} stopped`;
+      lines.push(`The bot reports it is stopped${change.message ? `: ${change.message}` : ''}.`);
+      lines.push(`Stopped since ${next.since ? utcMinute(next.since) : 'an unknown time'}${was}.`);
+      break;
+    default: {
+      title = `${label} recovered`;
+      const now = change.state === 'paused' ? 'is paused' : 'is running and heartbeating';
+      const lasted = previous.since
+        ? ` for ${span((Date.parse(time) - Date.parse(previous.since)) / 1000)}, since ${utcMinute(previous.since)}`
+        : '';
+      lines.push(`The bot ${now} again: it was ${CONDITION_WORDS[previous.condition]}${lasted}.`);
+    }
+  }
+  if (url) lines.push(`Dashboard: ${url}`);
+  const fullTitle = titled(stage, type, title);
+  return {
+    type,
+    id: `${stage}:bot:${bot.accountId}:${change.version}`,
+    stage,
+    time,
+    title: fullTitle,
+    text: [fullTitle, ...lines].join('\n'),
+    accountId: bot.accountId,
+    accountName: bot.accountName,
+    state: change.state,
+    previous: previous.condition,
+    since: next.since,
+    message: change.message,
+    heartbeatAgeSeconds: change.heartbeatAgeSeconds,
+    ...(url ? { url } : {}),
+  };
+}
+
+/** The database stopped (`down`) or started answering the probe again. */
+export function databaseEvent(down: boolean, stage: string, time: string, detail?: string): AlertEvent {
+  const type: AlertType = down ? 'database_down' : 'database_up';
+  const title = titled(stage, type, down ? 'The database does not answer' : 'The database answers again');
+  const lines = down
+    ? [`The probe could not read DynamoDB at ${utcMinute(time)}: the API answers 503 and no bot can be watched.`]
+    : [`The probe reads DynamoDB again since ${utcMinute(time)}.`];
+  if (detail) lines.push(detail);
+  return { type, id: `${stage}:database:${type}:${time}`, stage, time, title, text: [title, ...lines].join('\n') };
+}
+
+/** A message that only says alerts reach the channel. */
+export function testEvent(stage: string, time: string): AlertEvent {
+  const title = titled(stage, 'test', 'Test message from the Trading Bot API');
+  const text = [
+    title,
+    `Alerts of stage ${stage} reach this channel. Nothing changed: this was sent by \`npm run alerts -- test\` at ${utcMinute(time)}.`,
+  ].join('\n');
+  return { type: 'test', id: `${stage}:test:${time}`, stage, time, title, text };
+}
+
+/**
+ * A CloudWatch alarm's change of state, as SNS delivers it (the alarm's JSON), for a person. The database's own
+ * alarm (`DatabaseUnhealthyAlarm`) is the one record of whether the database answers that needs no database, so its
+ * changes are `database_down` and `database_up`; the others are `alarm`.
+ */
+export function alarmEvent(alarm: Record<string, unknown>, stage: string, messageId: string): AlertEvent {
+  const name = String(alarm.AlarmName ?? 'an alarm');
+  const state = String(alarm.NewStateValue ?? 'UNKNOWN');
+  const previousState = typeof alarm.OldStateValue === 'string' ? alarm.OldStateValue : null;
+  const reason = typeof alarm.NewStateReason === 'string' ? alarm.NewStateReason : null;
+  const description = typeof alarm.AlarmDescription === 'string' ? alarm.AlarmDescription : null;
+  const time = cloudWatchTime(alarm.StateChangeTime) ?? new Date().toISOString();
+  const details: AlarmDetails = { name, state, previousState, reason, description };
+  if (/DatabaseUnhealthyAlarm/.test(name) && (state === 'ALARM' || state === 'OK')) {
+    const event = databaseEvent(state === 'ALARM', stage, time, reason ? `CloudWatch: ${reason}` : undefined);
+    return { ...event, id: `${stage}:alarm:${messageId}`, alarm: details };
+  }
+  const mark = state === 'ALARM' ? 'Alarm' : state === 'OK' ? 'Alarm over' : `Alarm ${state.toLowerCase().replaceAll('_', ' ')}`;
+  const title = `[${stage}] ${state === 'OK' ? '🟢' : state === 'ALARM' ? '🔔' : '⚪'} ${mark}: ${shortAlarmName(name)}`;
+  const lines = [
+    ...(description ? [description] : []),
+    `State: ${state}${previousState ? ` (was ${previousState})` : ''} at ${utcMinute(time)}.`,
+    ...(reason ? [`Reason: ${reason}`] : []),
+  ];
+  return { type: 'alarm', id: `${stage}:alarm:${messageId}`, stage, time, title, text: [title, ...lines].join('\n'), alarm: details };
+}
+
+/**
+ * CloudFormation names an alarm `<stack>-<LogicalId>-<suffix>`: the logical id (`Api5xxRateAlarm`) is what the
+ * runbook in docs/operations.md names.
+ */
+export function shortAlarmName(name: string): string {
+  return /^trading-bot-api-[\w]+-([A-Za-z0-9]+Alarm)-[A-Za-z0-9]+$/.exec(name)?.[1] ?? name;
+}
+
+/** CloudWatch writes `2026-11-22T10:05:00.123+0000`; ISO 8601 as every other time here. */
+function cloudWatchTime(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const ms = Date.parse(value.replace(/([+-]\d\d)(\d\d)$/, '$1:$2'));
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+}

@@ -1,0 +1,213 @@
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { decodeScope, EVERYONE, NOBODY } from '../access';
+import { config } from '../config';
+import contract from '../../resources/http-contract.js';
+import { corsHeaders } from './cors';
+import { entityTag, noneMatch } from './etag';
+import { Validated } from './validated';
+import { HTTP, HttpProblem, serviceUnavailable, unauthorized } from '../errors';
+import { DatabaseError } from '@trading-bot-api/core/store/errors';
+import { type ParameterParsers, type ParsedQuery, parseQuery } from './params';
+import { invocationKeys, itemsReadSoFar, logger, withReadTally } from '../telemetry';
+import type { Principal } from '../access';
+
+/**
+ * The one composition of middleware every function goes through: it reads typed input from the API Gateway
+ * event, maps every error to problem+json in one place, and puts the same headers on every response.
+ */
+
+/** What a handler receives. */
+export interface Input<P extends ParameterParsers> {
+  path: Record<string, string>;
+  query: ParsedQuery<P>;
+  principal: Principal;
+  requestId: string;
+  now: Date;
+  /** Whether the client holds the answer with this entity tag (If-None-Match, weak comparison). */
+  held: (tag: string) => boolean;
+}
+
+/** A body with a status other than 200 (the health check's 503). */
+export class Reply<T> {
+  constructor(
+    readonly statusCode: number,
+    readonly body: T,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+/** A 503 that still carries its body (the health check's), with the stage's Retry-After. */
+export function unavailableReply<T>(body: T): Reply<T> {
+  return new Reply(HTTP.SERVICE_UNAVAILABLE, body, contract.retryAfterHeaders(HTTP.SERVICE_UNAVAILABLE, config.retryAfterSeconds));
+}
+
+type Event = Partial<APIGatewayProxyEvent>;
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+function requestIdOf(event: Event, context: Context): string {
+  return event.requestContext?.requestId ?? context.awsRequestId;
+}
+
+function rawQuery(event: Event): Record<string, readonly string[] | undefined> {
+  if (event.multiValueQueryStringParameters) return event.multiValueQueryStringParameters;
+  const single = event.queryStringParameters ?? {};
+  return Object.fromEntries(Object.entries(single).map(([name, value]) => [name, [value ?? '']]));
+}
+
+function principalOf(event: Event): Principal {
+  const authorizer = event.requestContext?.authorizer as Record<string, unknown> | null | undefined;
+  if (authorizer && typeof authorizer.accounts === 'string') {
+    return { accounts: decodeScope(authorizer.accounts), keyId: String(authorizer.keyId ?? '') };
+  }
+  // With keys required, a request that reached a function without the authorizer's context is refused, so a
+  // misconfigured route fails closed.
+  if (config.authMode === 'required') throw unauthorized();
+  return EVERYONE;
+}
+
+/** Maps any error to problem+json; unknown errors become a generic 500, logged with the request id. */
+const problemErrors = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Context> => ({
+  onError: async (request) => {
+    const requestId = requestIdOf(request.event, request.context);
+    let problem = request.error;
+    // The store's own words for a database that did not serve the call: always a 503, never a 500.
+    if (problem instanceof DatabaseError) {
+      problem = serviceUnavailable(problem.fault === 'throttled' ? 'The database is busy (throttling requests). Retry later.' : undefined);
+    }
+    if (!(problem instanceof HttpProblem)) {
+      // The one line with the stack; the client sees only the request id.
+      logger.error('unexpected error', { request_id: requestId, ...invocationOf(request), error: problem });
+      problem = new HttpProblem('INTERNAL_ERROR', 'The request failed unexpectedly.');
+    }
+    const { code, status, title, detail, errors } = problem as HttpProblem;
+    request.response = {
+      statusCode: status,
+      headers: { 'Content-Type': contract.PROBLEM_CONTENT_TYPE, ...contract.retryAfterHeaders(status, config.retryAfterSeconds) },
+      body: JSON.stringify(contract.problemBody({ code, status, title, detail, instance: request.event.path ?? '', requestId, errors })),
+    };
+  },
+});
+
+/** The invocation keys of a request, taken once (they mark the first request of an instance as its cold start). */
+function invocationOf(request: { context: Context; internal: Record<string, unknown> }): Record<string, unknown> {
+  request.internal.invocation ??= invocationKeys(request.context);
+  return request.internal.invocation as Record<string, unknown>;
+}
+
+/**
+ * One access line per request, the last thing done: method, route, status, duration, DynamoDB items read, the API
+ * key's id (never the key), and the same request id the client got in X-Request-Id. A 503 is a warning, a 500 an
+ * error (its stack is on the line before); never the event or a body.
+ */
+const accessLog = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Context> => {
+  const started = new WeakMap<object, number>();
+  const log: MiddlewareObj<Event, APIGatewayProxyResult, Error, Context>['after'] = async (request) => {
+    const status = request.response?.statusCode ?? HTTP.INTERNAL_ERROR;
+    const authorizer = request.event.requestContext?.authorizer as Record<string, unknown> | null | undefined;
+    const line = {
+      request_id: requestIdOf(request.event, request.context),
+      ...invocationOf(request),
+      method: request.event.httpMethod,
+      route: request.event.resource,
+      status,
+      durationMs: Math.round((performance.now() - (started.get(request.event) ?? performance.now())) * 10) / 10,
+      itemsRead: itemsReadSoFar(),
+      keyId: typeof authorizer?.keyId === 'string' ? authorizer.keyId : null,
+    };
+    if (status >= 500) (status === HTTP.SERVICE_UNAVAILABLE ? logger.warn : logger.error).call(logger, 'request', line);
+    else logger.info('request', line);
+  };
+  return {
+    before: async (request) => {
+      started.set(request.event, performance.now());
+    },
+    after: log,
+    onError: log,
+  };
+};
+
+function headerOf(event: Event, name: string): string | undefined {
+  return Object.entries(event.headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1] ?? undefined;
+}
+
+/**
+ * Cheap polling: every 200 carries an ETag, and a request whose If-None-Match names it gets 304 with no body and
+ * the same headers. An operation that tags its answer before reading it (the fleet's, from the fleet's stamps) has
+ * set both already; any other 200 gets a strong tag derived from its body, which is still computed (and its items
+ * read): what is saved there is the transfer.
+ */
+const conditionalGet = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Context> => ({
+  after: async (request) => {
+    const response = request.response;
+    if (!response || response.statusCode !== HTTP.OK || response.headers?.ETag !== undefined) return;
+    const tag = entityTag(response.body);
+    response.headers = { ...response.headers, ETag: tag };
+    if (noneMatch(headerOf(request.event, 'if-none-match'), tag)) {
+      response.statusCode = HTTP.NOT_MODIFIED;
+      response.body = '';
+    }
+  },
+});
+
+/** Headers every response carries, errors included. */
+const responseHeaders = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Context> => {
+  const addHeaders: MiddlewareObj<Event, APIGatewayProxyResult, Error, Context>['after'] = async (request) => {
+    if (!request.response) return;
+    const origin = headerOf(request.event, 'origin');
+    request.response.headers = {
+      ...request.response.headers,
+      'X-Request-Id': requestIdOf(request.event, request.context),
+      ...contract.API_HEADERS,
+      ...corsHeaders(origin, config.corsAllowedOrigins),
+    };
+  };
+  return { after: addHeaders, onError: addHeaders };
+};
+
+/** A 304 for an answer the client holds, a 200 otherwise; with the operation's own tag when it made one. */
+function validatedResponse<T>(result: Validated<T>): APIGatewayProxyResult {
+  // A 304 carries the headers its 200 would (RFC 9110 asks for ETag; the rest keeps clients' caches simple).
+  const headers: Record<string, string> = { 'Content-Type': JSON_TYPE, ...(result.tag === undefined ? {} : { ETag: result.tag }) };
+  if (result.body === undefined) return { statusCode: HTTP.NOT_MODIFIED, headers, body: '' };
+  return { statusCode: HTTP.OK, headers, body: JSON.stringify(result.body) };
+}
+
+/**
+ * Wraps a handler: `run` gets typed input and returns a body (200) or a Reply. Query parameters are parsed with
+ * `parameters`; one not listed there is a 400. A `public` operation needs no key and sees no account.
+ */
+export function httpHandler<P extends ParameterParsers, T>(
+  parameters: P,
+  run: (input: Input<P>) => Promise<T | Reply<T> | Validated<T>>,
+  options: { public?: boolean } = {},
+) {
+  const composed = middy<Event, APIGatewayProxyResult, Error, Context>()
+    .use(accessLog())
+    .use(responseHeaders())
+    .use(conditionalGet())
+    .use(problemErrors())
+    .handler(async (event, context) => {
+      // Who is asking is settled before anything about the request is, so an unauthenticated call learns nothing.
+      const principal = options.public ? NOBODY : principalOf(event);
+      const input: Input<P> = {
+        path: Object.fromEntries(Object.entries(event.pathParameters ?? {}).map(([name, value]) => [name, value ?? ''])),
+        query: parseQuery(parameters, rawQuery(event)),
+        principal,
+        requestId: requestIdOf(event, context),
+        now: new Date(),
+        held: (tag) => noneMatch(headerOf(event, 'if-none-match'), tag),
+      };
+      const result = await run(input);
+      if (result instanceof Validated) return validatedResponse(result);
+      const reply = result instanceof Reply ? result : new Reply(HTTP.OK, result);
+      return {
+        statusCode: reply.statusCode,
+        headers: { 'Content-Type': JSON_TYPE, ...reply.headers },
+        body: JSON.stringify(reply.body),
+      };
+    });
+  // Each request counts its own DynamoDB reads, even when requests of one instance overlap (serverless offline).
+  return (event: Event, context: Context): Promise<APIGatewayProxyResult> => withReadTally(() => composed(event, context));
+}

@@ -1,0 +1,160 @@
+import { invalidParameters, type ParameterError } from '../errors';
+import { canonicalInstrument } from '@trading-bot-api/core/instruments';
+import { INTERVALS, type Interval, parseTime, PERIODS, type Period } from '@trading-bot-api/core/time';
+import type { TradeStatus } from '@trading-bot-api/core/types';
+
+/**
+ * Query-string parsing. Each operation lists the parameters it accepts with a parser for one value; anything
+ * else (an unknown name, a repeated or empty parameter) is a 400 that names the parameter. Every problem in a
+ * request is reported at once.
+ */
+export type ParameterParsers = Record<string, (value: string) => unknown>;
+
+export type ParsedQuery<P extends ParameterParsers> = { [K in keyof P]?: Exclude<ReturnType<P[K]>, undefined> };
+
+/** Thrown by a parser to reject a value; the message completes "<name> …". */
+export class ParameterRejection extends Error {}
+
+function reject(message: string): never {
+  throw new ParameterRejection(message);
+}
+
+/** At most this many bad parameters are described: an error body stays small whatever the request holds. */
+export const MAX_REPORTED_ERRORS = 10;
+const MAX_NAME_LENGTH = 64;
+
+/** A parameter's name as an error names it: client text, so only its start. */
+function shownName(name: string): string {
+  return name.length > MAX_NAME_LENGTH ? `${name.slice(0, MAX_NAME_LENGTH)}…` : name;
+}
+
+/** Parses the raw (possibly repeated) query parameters against `parsers`. */
+export function parseQuery<P extends ParameterParsers>(parsers: P, raw: Record<string, readonly string[] | undefined>): ParsedQuery<P> {
+  const errors: ParameterError[] = [];
+  const parsed: Record<string, unknown> = {};
+  for (const [name, values = []] of Object.entries(raw)) {
+    if (!Object.hasOwn(parsers, name)) {
+      const known = Object.keys(parsers);
+      errors.push({
+        parameter: shownName(name),
+        message: known.length
+          ? `is not a parameter of this operation (accepted: ${known.join(', ')})`
+          : 'this operation takes no parameters',
+      });
+    } else if (values.length !== 1) {
+      errors.push({ parameter: name, message: 'must be given once' });
+    } else if (values[0] === '') {
+      errors.push({ parameter: name, message: 'must not be empty' });
+    } else {
+      try {
+        parsed[name] = parsers[name](values[0]);
+      } catch (error) {
+        if (!(error instanceof ParameterRejection)) throw error;
+        errors.push({ parameter: name, message: error.message });
+      }
+    }
+  }
+  if (errors.length > MAX_REPORTED_ERRORS) {
+    const more = errors.length - (MAX_REPORTED_ERRORS - 1);
+    errors.splice(MAX_REPORTED_ERRORS - 1, Infinity, { parameter: '…', message: `and ${more} more bad parameters` });
+  }
+  if (errors.length) throw invalidParameters(errors);
+  return parsed as ParsedQuery<P>;
+}
+
+export const MAX_LIMIT = 500;
+/** A listing's page size when `limit` is not given. */
+export const DEFAULT_LIMIT = 50;
+
+/** `open`, `closed`, `gone` or `all` in any case; `all` means no status filter. */
+export function parseStatus(value: string): TradeStatus | 'all' {
+  const status = value.toLowerCase();
+  if (status === 'open' || status === 'closed' || status === 'gone' || status === 'all') return status;
+  return reject('must be one of open, closed, gone, all');
+}
+
+/** An instrument `BASE_QUOTE` (`/` or `-` also accepted), returned in canonical upper case with `_`. */
+export function parseInstrument(value: string): string {
+  return canonicalInstrument(value) ?? reject('must be an instrument such as EUR_USD (BASE_QUOTE; "/" or "-" also accepted)');
+}
+
+/** A whole number from 1 to 500 written in plain digits: `0`, `1.5`, `1e3`, ` 5` or `501` are refused, not clamped. */
+export function parseLimit(value: string): number {
+  if (!/^[1-9][0-9]{0,2}$/.test(value) || Number(value) > MAX_LIMIT) {
+    return reject(`must be a whole number from 1 to ${MAX_LIMIT}`);
+  }
+  return Number(value);
+}
+
+/** A cursor's text; its signature is checked once the listing it must belong to is known. */
+export function parseCursor(value: string): string {
+  return value;
+}
+
+/** The first and last instants a time parameter may name: stored times are four-digit years in UTC. */
+const EARLIEST = Date.parse('0000-01-01T00:00:00.000Z');
+const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
+
+/**
+ * An RFC 3339 time with a zone (`Z` or `±hh:mm`), as milliseconds since the epoch; digits below the millisecond are
+ * kept as a fraction, never rounded across a stored time. A time without a zone would mean a different instant on
+ * every machine: refused.
+ */
+export function parseTimeParameter(value: string): number {
+  const ms = parseTime(value);
+  // An offset's `+` sent unencoded arrives as a space: a query string reads `+` as one.
+  if (ms === undefined && /^\d{4}-\d{2}-\d{2}T[\d:.]+ \d{2}:\d{2}$/.test(value)) {
+    return reject(
+      `must be an RFC 3339 time with a zone; the "+" of its offset arrived as a space: send it as %2B (${value.replace(' ', '%2B')})`,
+    );
+  }
+  if (ms === undefined) return reject('must be an RFC 3339 time with a zone, such as 2026-11-01T00:00:00Z or 2026-11-01T09:00:00+09:00');
+  if (ms < EARLIEST || ms > LATEST) return reject('must fall between 0000-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z');
+  return ms;
+}
+
+/** `day`, `week` or `month`, in any case. */
+export function parsePeriod(value: string): Period {
+  const period = value.toLowerCase() as Period;
+  return PERIODS.includes(period) ? period : reject(`must be one of ${PERIODS.join(', ')}`);
+}
+
+/** `hour` or `day`, in any case. */
+export function parseInterval(value: string): Interval {
+  const interval = value.toLowerCase() as Interval;
+  return INTERVALS.includes(interval) ? interval : reject(`must be one of ${INTERVALS.join(', ')}`);
+}
+
+/** The parameters of both trade listings. */
+export const TRADE_QUERY = {
+  status: parseStatus,
+  instrument: parseInstrument,
+  from: parseTimeParameter,
+  to: parseTimeParameter,
+  limit: parseLimit,
+  cursor: parseCursor,
+} satisfies ParameterParsers;
+
+/** The parameters of both P&L series. */
+export const PNL_QUERY = {
+  period: parsePeriod,
+  from: parseTimeParameter,
+  to: parseTimeParameter,
+} satisfies ParameterParsers;
+
+/** The parameters of both performance summaries: a window of whole UTC days and one instrument, each optional. */
+export const PERFORMANCE_QUERY = {
+  from: parseTimeParameter,
+  to: parseTimeParameter,
+  instrument: parseInstrument,
+} satisfies ParameterParsers;
+
+/** The parameters of the equity series. */
+export const EQUITY_QUERY = {
+  interval: parseInterval,
+  from: parseTimeParameter,
+  to: parseTimeParameter,
+} satisfies ParameterParsers;
+
+/** No parameters. */
+export const NO_QUERY = {} satisfies ParameterParsers;

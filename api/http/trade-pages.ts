@@ -1,0 +1,30 @@
+import { config } from '../config';
+import { listTrades, storedWindow, type TradeScope } from '../operations/trades';
+import { requireVisibleAccount } from '../operations/visible';
+import { checkWindow } from '../operations/window';
+import type { TradePage } from '@trading-bot-api/core/types';
+import type { Principal } from '../access';
+import { type CursorBinding, decodeCursor, encodeCursor } from './cursor';
+import { DEFAULT_LIMIT, type ParsedQuery, type TRADE_QUERY } from './params';
+
+/**
+ * A trade listing over HTTP: the query's defaults, and the cursor that carries a position from one page to the
+ * next, signed for this very listing (scope, filters, window and key). The listing itself knows only positions.
+ */
+export async function tradePage(scope: TradeScope, query: ParsedQuery<typeof TRADE_QUERY>, principal: Principal): Promise<TradePage> {
+  // An account the key may not see is a 404 before anything about the request is judged.
+  if (scope !== 'all') requireVisibleAccount(principal, scope.accountId);
+  const window = checkWindow({ from: query.from, to: query.to });
+  const status = query.status === 'all' ? undefined : query.status;
+  const binding: CursorBinding = {
+    scope: scope === 'all' ? 'all' : scope.accountId,
+    status,
+    instrument: query.instrument,
+    ...storedWindow(window),
+    principal,
+  };
+  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, binding, config.cursorSecret);
+  const limit = query.limit ?? DEFAULT_LIMIT;
+  const { trades, next } = await listTrades(scope, { status, instrument: query.instrument, ...window, limit, after }, principal);
+  return { trades, count: trades.length, limit, nextCursor: next === null ? null : encodeCursor(next, binding, config.cursorSecret) };
+}

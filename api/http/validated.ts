@@ -1,0 +1,30 @@
+/**
+ * An answer tagged before it is read (the fleet's, api/operations/fleet.ts). A leaf module: the HTTP layer maps it to
+ * a 200 or a 304 without loading an operation.
+ */
+
+/** An answer with its entity tag; no body when the tag is one the client holds (the caller answers 304). */
+export class Validated<T> {
+  constructor(
+    /** Undefined when the stage's stamps are not complete: the HTTP layer then tags the body itself. */
+    readonly tag: string | undefined,
+    readonly body?: T,
+  ) {}
+
+  /** The same answer with its body shaped by `shape` (none stays none: a 304). */
+  map<U>(shape: (body: T) => U): Validated<U> {
+    return new Validated(this.tag, this.body === undefined ? undefined : shape(this.body));
+  }
+}
+
+/** Whether the client already holds the answer with this tag (If-None-Match, read by the HTTP layer). */
+export type Held = (tag: string) => boolean;
+
+/**
+ * The answer tagged `tag` (undefined: not tagged yet), read by `read` only when the client does not hold it
+ * already: the tag is settled before anything else is read.
+ */
+export async function unlessHeld<T>(tag: string | undefined, held: Held, read: () => Promise<T>): Promise<Validated<T>> {
+  if (tag !== undefined && held(tag)) return new Validated(tag);
+  return new Validated(tag, await read());
+}

@@ -1,0 +1,29 @@
+import { getBalance, oldestUpdate, totalBalances } from '@trading-bot-api/core/store/balances-table';
+import { accountNotFound } from '../errors';
+import type { AllBalances, Balance } from '@trading-bot-api/core/types';
+import type { Principal } from '../access';
+import { stampedBalances } from './fleet';
+import type { Held, Validated } from '../http/validated';
+import { store } from '../database';
+import { requireVisibleAccount } from './visible';
+
+/** The balance of one account the principal may see; 404 otherwise. */
+export async function readAccountBalance(accountId: string, principal: Principal): Promise<Balance> {
+  requireVisibleAccount(principal, accountId);
+  const balance = await getBalance(store, accountId);
+  if (!balance) throw accountNotFound(accountId);
+  return balance;
+}
+
+/**
+ * Every balance the principal may see, with exact per-currency totals and the age of the oldest figure; none when
+ * `held` says the client has it already. Read through the fleet's stamps and the instance's cache (fleet.ts), or
+ * whole while the stamps are not complete.
+ */
+export async function readAllBalances(principal: Principal, held: Held): Promise<Validated<AllBalances>> {
+  return (await stampedBalances(principal, held)).map((accounts) => ({
+    accounts,
+    totals: totalBalances(accounts),
+    asOf: oldestUpdate(accounts),
+  }));
+}

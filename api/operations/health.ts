@@ -1,0 +1,29 @@
+import { ABOVE_EVERY_ID } from '@trading-bot-api/core/ids';
+import { accountKey } from '@trading-bot-api/core/store/accounts-table';
+import { getItem } from '@trading-bot-api/core/store/dynamodb';
+import type { Health } from '@trading-bot-api/core/types';
+import { store } from '../database';
+
+export const SERVICE_NAME = 'Trading Bot API';
+export const SERVICE_VERSION = '1.0';
+
+// A key no account can have (an account id starts with a letter or digit, packages/core/src/ids.ts): the probe reads
+// nothing, reveals nothing, and needs only the GetItem permission the API already has.
+export const HEALTH_PROBE_KEY = accountKey(`${ABOVE_EVERY_ID}health-probe`);
+
+/** Checks DynamoDB with one GetItem: `ok` when it answers, `unavailable` when it does not. */
+export async function checkHealth(now: Date): Promise<Health> {
+  const started = performance.now();
+  const healthy = await getItem(store, store.tables.accounts, HEALTH_PROBE_KEY).then(
+    () => true,
+    () => false,
+  );
+  const latencyMs = Math.round(performance.now() - started);
+  return {
+    status: healthy ? 'ok' : 'unavailable',
+    service: SERVICE_NAME,
+    version: SERVICE_VERSION,
+    time: now.toISOString(),
+    checks: { database: { status: healthy ? 'ok' : 'error', latencyMs } },
+  };
+}

@@ -1,0 +1,102 @@
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { Context } from 'aws-lambda';
+import { EVERYONE } from '../access';
+import { config } from '../config';
+import { invocationKeys, logger, SERVICE } from '../telemetry';
+import type { BotState, FleetStatus } from '@trading-bot-api/core/types';
+import { fleetStatusOf } from './status';
+
+/**
+ * The scheduled probe (an EventBridge event every 5 minutes in AWS; every minute under `npm start`). It checks
+ * DynamoDB and every account's bot (the fleet status of GET /api/all/status, for every account), publishes CloudWatch metrics in Embedded Metric Format (namespace
+ * `TradingBotApi`, dimensions `service` and `stage`), logs one line naming the stale and erroring accounts, and
+ * returns what it found. Stale is the rule of /api/{account}/status: running, yet silent for longer than
+ * STALE_AFTER_SECONDS, or never heard from.
+ */
+export const NAMESPACE = 'TradingBotApi';
+
+export const metrics = new Metrics({ namespace: NAMESPACE, serviceName: SERVICE, defaultDimensions: { stage: config.stage } });
+
+export interface ProbeResult {
+  time: string;
+  databaseHealthy: boolean;
+  latencyMs: number;
+  /** Bots by state; null when the database did not answer. */
+  bots: (Record<BotState, number> & { total: number }) | null;
+  /** Accounts whose bot is stale, and how long since each last heartbeat (null: never). */
+  stale: { accountId: string; heartbeatAgeSeconds: number | null }[];
+  /** Accounts whose bot reports `error`, with its message. */
+  inError: { accountId: string; message: string | null }[];
+  /** The age of the oldest heartbeat among running bots (null: none running, or one never heard from). */
+  oldestHeartbeatAgeSeconds: number | null;
+}
+
+/** Reads every account's bot, and says what an operator must know. */
+export async function runProbe(now: Date): Promise<ProbeResult> {
+  return (await probeFleet(now)).result;
+}
+
+/** What runProbe finds, with the fleet's statuses it found it in (none when the database did not answer): the alerts read them. */
+export async function probeFleet(now: Date): Promise<{ result: ProbeResult; fleet: FleetStatus | undefined }> {
+  const started = performance.now();
+  let fleet: FleetStatus | undefined;
+  try {
+    fleet = await fleetStatusOf(EVERYONE, now);
+  } catch {
+    fleet = undefined;
+  }
+  const latencyMs = Math.round(performance.now() - started);
+  const result: ProbeResult = {
+    time: now.toISOString(),
+    databaseHealthy: fleet !== undefined,
+    latencyMs,
+    bots: null,
+    stale: [],
+    inError: [],
+    oldestHeartbeatAgeSeconds: null,
+  };
+  if (fleet) {
+    const statuses = fleet.accounts;
+    const { stale, ...bots } = fleet.summary;
+    result.bots = bots;
+    result.stale = statuses
+      .filter((status) => status.stale)
+      .map(({ accountId, heartbeatAgeSeconds }) => ({ accountId, heartbeatAgeSeconds }));
+    result.inError = statuses.filter((status) => status.state === 'error').map(({ accountId, message }) => ({ accountId, message }));
+    const running = statuses.filter((status) => status.state === 'running');
+    result.oldestHeartbeatAgeSeconds =
+      running.length && running.every((status) => status.heartbeatAgeSeconds !== null)
+        ? Math.max(...running.map((status) => status.heartbeatAgeSeconds!))
+        : null;
+  }
+  return { result, fleet };
+}
+
+/** Publishes a probe's findings as metrics (one EMF document) and one log line. */
+export function reportProbe(result: ProbeResult, context: Pick<Context, 'functionName' | 'awsRequestId'>): void {
+  metrics.addMetric('ProbeRuns', MetricUnit.Count, 1);
+  metrics.addMetric('ProbeLatencyMs', MetricUnit.Milliseconds, result.latencyMs);
+  metrics.addMetric('DatabaseHealthy', MetricUnit.Count, result.databaseHealthy ? 1 : 0);
+  if (result.bots) {
+    metrics.addMetric('BotsRunning', MetricUnit.Count, result.bots.running);
+    metrics.addMetric('BotsPaused', MetricUnit.Count, result.bots.paused);
+    metrics.addMetric('BotsStopped', MetricUnit.Count, result.bots.stopped);
+    metrics.addMetric('BotsInError', MetricUnit.Count, result.bots.error);
+    metrics.addMetric('StaleBots', MetricUnit.Count, result.stale.length);
+    if (result.oldestHeartbeatAgeSeconds !== null)
+      metrics.addMetric('OldestHeartbeatAgeSeconds', MetricUnit.Seconds, result.oldestHeartbeatAgeSeconds);
+  }
+  metrics.publishStoredMetrics();
+  const line = {
+    ...invocationKeys(context),
+    databaseHealthy: result.databaseHealthy,
+    latencyMs: result.latencyMs,
+    bots: result.bots,
+    staleAccounts: result.stale.map((entry) => entry.accountId),
+    errorAccounts: result.inError.map((entry) => entry.accountId),
+    oldestHeartbeatAgeSeconds: result.oldestHeartbeatAgeSeconds,
+  };
+  if (!result.databaseHealthy) logger.error('probe: the database did not answer', line);
+  else if (result.stale.length || result.inError.length) logger.warn('probe: bots need attention', line);
+  else logger.info('probe: all well', line);
+}

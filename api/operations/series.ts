@@ -1,0 +1,126 @@
+import { compareIds } from '@trading-bot-api/core/ids';
+import { sumDecimals } from '@trading-bot-api/core/decimal';
+import { accountNotFound } from '../errors';
+import { getAccountItem, readAccountScopedItems } from '@trading-bot-api/core/store/accounts-table';
+import type { Item } from '@trading-bot-api/core/store/dynamodb';
+import { readEquityEntries, readPnlEntries } from '@trading-bot-api/core/store/ledger-table';
+import { type Interval, type Period, type TimeWindow, timestamp } from '@trading-bot-api/core/time';
+import type { AccountEquity, AccountPnl, AllPnl, PnlPoint } from '@trading-bot-api/core/types';
+import type { Principal } from '../access';
+import { store } from '../database';
+import { type SeriesWindow, seriesWindow } from './window';
+import { requireVisibleAccount } from './visible';
+
+/**
+ * The P&L and equity series. Each is read from the aggregates the writer keeps in the ledger table (one item per
+ * period or interval and account), so a series costs what it returns, however many trades or snapshots went into it.
+ */
+
+/** What a P&L series is asked for: a period (day by default) and a window, both optional. */
+export interface PnlRequest extends TimeWindow {
+  period?: Period;
+}
+
+/** What an equity series is asked for: an interval (hour by default) and a window, both optional. */
+export interface EquityRequest extends TimeWindow {
+  interval?: Interval;
+}
+
+/** The series' windows, in whole periods: how many by default, and at most. */
+const PNL_DEFAULT_POINTS: Record<Period, number> = { day: 30, week: 12, month: 12 };
+const PNL_MAX_POINTS = 366;
+/** Equity defaults: the last 7 days of hours, the last 90 days. */
+const EQUITY_DEFAULT_POINTS: Record<Interval, number> = { hour: 7 * 24, day: 90 };
+const EQUITY_MAX_POINTS = 1000;
+/** Accounts whose series are read at once (each one Query) for the all-accounts series. */
+export const CONCURRENT_READS = 16;
+
+const ZERO_POINT = { realizedPL: '0', tradesClosed: 0, wins: 0, losses: 0 };
+
+/** An account's P&L points over the window, zero-filled, oldest first. */
+async function pnlPoints(accountId: string, period: Period, window: SeriesWindow): Promise<PnlPoint[]> {
+  const starts = window.starts.map(timestamp);
+  const entries = await readPnlEntries(store, accountId, period, starts[0], starts[starts.length - 1], starts.length);
+  const byStart = new Map(entries.map((entry) => [entry.start, entry]));
+  return starts.map((start) => {
+    const entry = byStart.get(start);
+    return entry
+      ? { start, realizedPL: entry.realizedPL, tradesClosed: entry.tradesClosed, wins: entry.wins, losses: entry.losses }
+      : { start, ...ZERO_POINT };
+  });
+}
+
+/** The account item of a visible account: its currency, and a 404 when there is none. */
+async function visibleAccount(accountId: string, principal: Principal): Promise<Item> {
+  requireVisibleAccount(principal, accountId);
+  const account = await getAccountItem(store, accountId);
+  if (!account) throw accountNotFound(accountId);
+  return account;
+}
+
+/** One account's realized P&L per period. */
+export async function readAccountPnl(accountId: string, query: PnlRequest, principal: Principal, now: Date): Promise<AccountPnl> {
+  const period = query.period ?? 'day';
+  const window = seriesWindow(period, query, now, PNL_DEFAULT_POINTS[period], PNL_MAX_POINTS);
+  requireVisibleAccount(principal, accountId);
+  const [account, points] = await Promise.all([visibleAccount(accountId, principal), pnlPoints(accountId, period, window)]);
+  return { accountId, currency: account.currency as string, period, from: timestamp(window.from), to: timestamp(window.to), points };
+}
+
+/** Runs `work` over `items`, at most `limit` at a time, keeping the order. */
+export async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/**
+ * The realized P&L of every visible account, one series per currency (sorted by code): each point sums the
+ * accounts' points of that period exactly, and amounts in different currencies are never added together.
+ */
+export async function readAllPnl(query: PnlRequest, principal: Principal, now: Date): Promise<AllPnl> {
+  const period = query.period ?? 'day';
+  const window = seriesWindow(period, query, now, PNL_DEFAULT_POINTS[period], PNL_MAX_POINTS);
+  const accounts = await readAccountScopedItems(store, store.tables.accounts, principal.accounts);
+  const perAccount = await mapLimited(accounts, CONCURRENT_READS, async (account) => ({
+    currency: account.currency as string,
+    points: await pnlPoints(account.accountId as string, period, window),
+  }));
+  const currencies = [...new Set(perAccount.map((entry) => entry.currency))].sort(compareIds);
+  const series = currencies.map((currency) => {
+    const group = perAccount.filter((entry) => entry.currency === currency);
+    const points = window.starts.map((_, i) => {
+      const same = group.map((entry) => entry.points[i]);
+      return {
+        start: same[0].start,
+        realizedPL: sumDecimals(same.map((point) => point.realizedPL)),
+        tradesClosed: same.reduce((sum, point) => sum + point.tradesClosed, 0),
+        wins: same.reduce((sum, point) => sum + point.wins, 0),
+        losses: same.reduce((sum, point) => sum + point.losses, 0),
+      };
+    });
+    return { currency, accountCount: group.length, points };
+  });
+  return { period, from: timestamp(window.from), to: timestamp(window.to), series };
+}
+
+/** One account's equity: the last snapshot of each interval in the window that has one, oldest first. */
+export async function readAccountEquity(accountId: string, query: EquityRequest, principal: Principal, now: Date): Promise<AccountEquity> {
+  const interval = query.interval ?? 'hour';
+  const window = seriesWindow(interval, query, now, EQUITY_DEFAULT_POINTS[interval], EQUITY_MAX_POINTS);
+  requireVisibleAccount(principal, accountId);
+  const starts = window.starts.map(timestamp);
+  const [account, entries] = await Promise.all([
+    visibleAccount(accountId, principal),
+    readEquityEntries(store, accountId, interval, starts[0], starts[starts.length - 1], starts.length),
+  ]);
+  const points = entries.map(({ time, balance, nav, unrealizedPL }) => ({ time, balance, nav, unrealizedPL }));
+  return { accountId, currency: account.currency as string, interval, from: timestamp(window.from), to: timestamp(window.to), points };
+}

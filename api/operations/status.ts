@@ -1,0 +1,92 @@
+import { compareIds } from '@trading-bot-api/core/ids';
+import { config } from '../config';
+import { accountNotFound } from '../errors';
+import { accountKey, readAccountScopedItems, retiredAtOf, toBotReport } from '@trading-bot-api/core/store/accounts-table';
+import { balanceKey, toBalanceRecord } from '@trading-bot-api/core/store/balances-table';
+import { batchGetItems, type Item } from '@trading-bot-api/core/store/dynamodb';
+import { parseBotStamp, staleness } from '@trading-bot-api/core/store/fleet-table';
+import { readStamps } from './fleet-stamps';
+import type { AccountStatus, FleetStatus } from '@trading-bot-api/core/types';
+import type { Principal } from '../access';
+import { summarize, toAccountStatus } from './account-status';
+import { derivedOnce, idsWith, tagOf } from './fleet-tags';
+import { type Held, unlessHeld, type Validated } from '../http/validated';
+import { store } from '../database';
+import { requireVisibleAccount } from './visible';
+
+/** The status of an account from its two items (the balances item may be missing: no trades, no figures yet). */
+export function statusOfItems(account: Item, balance: Item | undefined, now: Date): AccountStatus {
+  const trades = balance ? toBalanceRecord(balance) : { openTradeCount: 0, lastTradeAt: null };
+  return toAccountStatus(account.accountId as string, toBotReport(account), trades, now, config.staleAfterSeconds, retiredAtOf(account));
+}
+
+/** The bot status of one account the principal may see. */
+export async function readAccountStatus(accountId: string, principal: Principal, now: Date): Promise<AccountStatus> {
+  requireVisibleAccount(principal, accountId);
+  // One round trip for the bot's report (accounts table) and the trade figures (balances table).
+  const items = await batchGetItems(store, {
+    [store.tables.accounts]: [accountKey(accountId)],
+    [store.tables.balances]: [balanceKey(accountId)],
+  });
+  const [account] = items[store.tables.accounts];
+  const [balance] = items[store.tables.balances];
+  if (!account) throw accountNotFound(accountId);
+  return statusOfItems(account, balance, now);
+}
+
+/**
+ * The tag of `/api/all/status`: each visible bot's state and report digest, its trade counts, and whether it is
+ * stale now. A bot's staleness is told from its stamp; only a bot inside the stamp's uncertainty window (its last
+ * heartbeat may be up to the stamp's window after the stamped one) has its account item read.
+ */
+async function statusTag(principal: Principal, now: Date): Promise<string | undefined> {
+  const stamps = await readStamps(store, 'status', principal.accounts);
+  if (!stamps) return undefined;
+  const { ids, bots, digest } = statusStamps(stamps);
+  const stale = bots.map((bot) => staleness(bot, now.getTime(), config.staleAfterSeconds));
+  const unknown = ids.filter((_, i) => stale[i] === 'unknown');
+  if (unknown.length) {
+    const items = (await batchGetItems(store, { [store.tables.accounts]: unknown.map(accountKey) }))[store.tables.accounts];
+    const known = new Map(items.map((item) => [item.accountId as string, statusOfItems(item, undefined, now).stale]));
+    ids.forEach((id, i) => {
+      if (known.has(id)) stale[i] = known.get(id)!;
+    });
+  }
+  // What the stamps say (their digest), and which bots are stale now ('unknown': an account item not found).
+  return tagOf('status', [digest, ...ids.flatMap((id, i) => (stale[i] === false ? [] : [`${id} ${stale[i]}`]))]);
+}
+
+/** The status stamps' bots parsed, and a digest of all they say but the heartbeat times (per stamps object). */
+const statusStamps = derivedOnce((stamps) => {
+  const ids = idsWith(stamps, 'bot');
+  const bots = ids.map((id) => parseBotStamp(stamps.get(id)!.bot!));
+  const lines = ids.map((id, i) => `${id} ${bots[i].state} ${bots[i].report} ${stamps.get(id)!.trades ?? ''}`);
+  return { ids, bots, digest: tagOf('status', lines) };
+});
+
+/**
+ * The status of every account the principal may see, sorted by account id, and their summary; none when `held`
+ * says the client has it already (decided from the fleet's stamps, before anything else is read).
+ */
+export async function readFleetStatus(principal: Principal, now: Date, held: Held): Promise<Validated<FleetStatus>> {
+  return unlessHeld(await statusTag(principal, now), held, () => fleetStatusOf(principal, now));
+}
+
+/**
+ * The status of every account the principal may see, read from the tables: two items per account, its accounts
+ * item (the bot's report, whose heartbeat times the answer shows exactly) and its balances item (the trade
+ * figures), read whole for `*` and by key for a scoped key, both tables at once. Retired accounts are left out (the
+ * probe reads this too).
+ */
+export async function fleetStatusOf(principal: Principal, now: Date): Promise<FleetStatus> {
+  const [accounts, balances] = await Promise.all([
+    readAccountScopedItems(store, store.tables.accounts, principal.accounts),
+    readAccountScopedItems(store, store.tables.balances, principal.accounts),
+  ]);
+  const balanceOf = new Map(balances.map((item) => [item.accountId as string, item]));
+  const statuses = accounts
+    .filter((account) => retiredAtOf(account) === null)
+    .map((account) => statusOfItems(account, balanceOf.get(account.accountId as string), now))
+    .sort((a, b) => compareIds(a.accountId, b.accountId));
+  return { accounts: statuses, summary: summarize(statuses) };
+}

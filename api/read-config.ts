@@ -1,0 +1,94 @@
+import stages from '../resources/stages.js';
+import type { Tables } from '@trading-bot-api/core/tables';
+
+/**
+ * Configuration, as read from an environment: a pure parse, so the rules can be tested without a function's
+ * environment; config.ts reads this process's once, when a function's module loads.
+ */
+export interface Config {
+  tables: Tables;
+  /** Set only for DynamoDB Local (local runs, tests, benchmark); unset in AWS. */
+  dynamodbEndpoint?: string;
+  region: string;
+  dynamodb: { connectTimeoutMs: number; requestTimeoutMs: number; maxAttempts: number };
+  /** HMAC key for pagination cursors. */
+  cursorSecret: string;
+  /** A running bot whose last heartbeat is older than this is reported `stale`. */
+  staleAfterSeconds: number;
+  /** Origins allowed by CORS; `*` allows any origin (never with credentials). */
+  corsAllowedOrigins: string[];
+  /** `required`: every data request must carry an authorizer context; `off`: no keys, every account visible. */
+  authMode: 'required' | 'off';
+  /** Seconds a client is told to wait after a 503. */
+  retryAfterSeconds: number;
+  /** The deployed stage's name (a dimension of every metric, a key of every log line). */
+  stage: string;
+  /** The least severe level logged. */
+  logLevel: LogLevel;
+}
+
+export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+const LOG_LEVELS: readonly LogLevel[] = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
+
+type Env = Record<string, string | undefined>;
+
+function required(env: Env, name: string): string {
+  const value = env[name];
+  if (!value) throw new Error(`configuration: environment variable ${name} is required`);
+  return value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new Error(`configuration: ${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+/**
+ * Parses the environment into a Config; throws on the first missing or invalid variable. What serverless.yml sets
+ * comes from resources/stages.js; a variable left unset falls back to that file's defaults too.
+ */
+export function readConfig(env: Env): Config {
+  const authMode = env.AUTH_MODE ?? 'required';
+  if (authMode !== 'required' && authMode !== 'off') {
+    throw new Error(`configuration: AUTH_MODE must be "required" or "off", got "${authMode}"`);
+  }
+  const cursorSecret = required(env, 'CURSOR_SECRET');
+  const secretProblem = stages.cursorSecretProblem(cursorSecret);
+  if (secretProblem) throw new Error(`configuration: ${secretProblem}`);
+  const logLevel = (env.LOG_LEVEL || 'INFO').toUpperCase() as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel))
+    throw new Error(`configuration: LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
+  return {
+    tables: {
+      accounts: required(env, 'ACCOUNTS_TABLE'),
+      balances: required(env, 'BALANCES_TABLE'),
+      trades: required(env, 'TRADES_TABLE'),
+      apiKeys: required(env, 'API_KEYS_TABLE'),
+      ledger: required(env, 'LEDGER_TABLE'),
+      fleet: required(env, 'FLEET_TABLE'),
+    },
+    dynamodbEndpoint: env.DYNAMODB_ENDPOINT || undefined,
+    region: env.AWS_REGION || required(env, 'AWS_DEFAULT_REGION'),
+    // Per attempt: a refused or unroutable endpoint fails in connectTimeoutMs, a hung one in requestTimeoutMs;
+    // with maxAttempts and the SDK's backoff the worst case stays inside the 10 s function timeout.
+    dynamodb: {
+      connectTimeoutMs: integer(env, 'DYNAMODB_CONNECT_TIMEOUT_MS', 500, 10, 10000),
+      requestTimeoutMs: integer(env, 'DYNAMODB_REQUEST_TIMEOUT_MS', 1500, 10, 10000),
+      maxAttempts: integer(env, 'DYNAMODB_MAX_ATTEMPTS', 3, 1, 5),
+    },
+    cursorSecret,
+    staleAfterSeconds: integer(env, 'STALE_AFTER_SECONDS', stages.DEFAULTS.staleAfterSeconds, 1, 86400),
+    corsAllowedOrigins: (env.CORS_ALLOWED_ORIGINS ?? '')
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter(Boolean),
+    authMode,
+    retryAfterSeconds: integer(env, 'RETRY_AFTER_SECONDS', stages.DEFAULTS.retryAfterSeconds, 1, 3600),
+    stage: required(env, 'STAGE'),
+    logLevel,
+  };
+}

@@ -1,0 +1,149 @@
+import { type AccountScope, compareIds } from '../ids';
+import { sumDecimals } from '../decimal';
+import type { Balance, Total } from '../types';
+import { accountKey, readAccountScopedItems } from './accounts-table';
+import { getItem, type Item, type Store, stringsOf, type TransactItem, versionedPut } from './dynamodb';
+
+/**
+ * The balances table: one item per account, keyed like the accounts table. It holds the figures the API shows and
+ * the writer's bookkeeping beside them; every trade write and balance snapshot rewrites it whole, on condition that
+ * its version is the one read (optimistic concurrency), so concurrent writers can never lose an update.
+ */
+export const balanceKey = accountKey;
+
+const AMOUNTS = ['balance', 'unrealizedPL', 'nav', 'realizedPL', 'marginUsed', 'marginAvailable'] as const;
+
+/** A balance as stored: the API's figures and the writer's bookkeeping. */
+export interface BalanceRecord extends Balance {
+  /** The latest time a trade of the account opened or closed (the status's `lastTradeAt`). */
+  lastTradeAt: string | null;
+  /** The time of the broker's latest balance snapshot. */
+  snapshotAt: string | null;
+  /**
+   * When the account was retired (as on its accounts item): writers keep its fleet stamps away while it is set, and
+   * the fleet's balances leave it out. Null for an account in the fleet.
+   */
+  retiredAt: string | null;
+  /** Incremented by every write. */
+  version: number;
+}
+
+/** The stored item for a balance record (missing times left out rather than stored as NULL). */
+export function balanceItem(record: BalanceRecord): Item {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== null));
+}
+
+/** A stored balance item as a record. */
+export function toBalanceRecord(item: Item): BalanceRecord {
+  return {
+    ...toBalance(item),
+    lastTradeAt: (item.lastTradeAt as string | undefined) ?? null,
+    snapshotAt: (item.snapshotAt as string | undefined) ?? null,
+    retiredAt: (item.retiredAt as string | undefined) ?? null,
+    version: Number(item.version ?? 0),
+  };
+}
+
+/** The balance of a new account: every figure zero, no trade, no snapshot. */
+export function newBalanceRecord(accountId: string, currency: string, at: string): BalanceRecord {
+  const zero = Object.fromEntries(AMOUNTS.map((name) => [name, '0'])) as Record<(typeof AMOUNTS)[number], string>;
+  return {
+    accountId,
+    currency,
+    ...zero,
+    openTradeCount: 0,
+    updatedAt: at,
+    lastTradeAt: null,
+    snapshotAt: null,
+    retiredAt: null,
+    version: 0,
+  };
+}
+
+/** Reads one balance record for a read-modify-write; `undefined` when the account does not exist. */
+export async function getBalanceRecord(store: Store, accountId: string): Promise<BalanceRecord | undefined> {
+  const item = await getItem(store, store.tables.balances, balanceKey(accountId), true);
+  return item && toBalanceRecord(item);
+}
+
+/**
+ * Writes `record` (its version already incremented) in place of the version the writer read: refused if the item
+ * changed meanwhile, or, for a new account (`read` undefined), if the item exists.
+ */
+export function putBalance(store: Store, record: BalanceRecord, read: BalanceRecord | undefined): TransactItem {
+  return versionedPut(store.tables.balances, balanceItem(record), read);
+}
+
+/** A transaction's check that the balance is still the version read (it writes nothing to it). */
+export function balanceUnchanged(store: Store, accountId: string, version: number): TransactItem {
+  return {
+    ConditionCheck: {
+      TableName: store.tables.balances,
+      Key: balanceKey(accountId),
+      ConditionExpression: 'version = :version',
+      ExpressionAttributeValues: { ':version': version },
+    },
+  };
+}
+
+/** The API shape of a stored balance. */
+export function toBalance(item: Item): Balance {
+  const amounts = stringsOf(item, [
+    'accountId',
+    'currency',
+    'balance',
+    'unrealizedPL',
+    'nav',
+    'realizedPL',
+    'marginUsed',
+    'marginAvailable',
+  ]);
+  return { ...amounts, openTradeCount: Number(item.openTradeCount), updatedAt: item.updatedAt as string };
+}
+
+/** Reads one account's balance; `undefined` when the account does not exist. */
+export async function getBalance(store: Store, accountId: string): Promise<Balance | undefined> {
+  const item = await getItem(store, store.tables.balances, balanceKey(accountId));
+  return item && toBalance(item);
+}
+
+/** The balances of the accounts in `scope`, sorted by account id; retired accounts' left out. */
+export async function listBalances(store: Store, scope: AccountScope): Promise<Balance[]> {
+  const items = await readAccountScopedItems(store, store.tables.balances, scope);
+  return items
+    .filter((item) => item.retiredAt === undefined)
+    .map(toBalance)
+    .sort((a, b) => compareIds(a.accountId, b.accountId));
+}
+
+/**
+ * One total per currency, sorted by currency code. Amounts are summed exactly and never converted between
+ * currencies: a total in USD and one in EUR are two totals.
+ */
+export function totalBalances(balances: readonly Balance[]): Total[] {
+  const byCurrency = new Map<string, Balance[]>();
+  for (const balance of balances) {
+    const group = byCurrency.get(balance.currency) ?? [];
+    group.push(balance);
+    byCurrency.set(balance.currency, group);
+  }
+  return [...byCurrency.entries()]
+    .sort(([a], [b]) => compareIds(a, b))
+    .map(([currency, group]) => {
+      const amounts = Object.fromEntries(AMOUNTS.map((field) => [field, sumDecimals(group.map((balance) => balance[field]))])) as Record<
+        (typeof AMOUNTS)[number],
+        string
+      >;
+      return {
+        currency,
+        ...amounts,
+        openTradeCount: group.reduce((sum, balance) => sum + balance.openTradeCount, 0),
+        accountCount: group.length,
+      };
+    });
+}
+
+/** The oldest `updatedAt` among the balances (RFC 3339 UTC strings sort as times); null when there are none. */
+export function oldestUpdate(balances: readonly Balance[]): string | null {
+  return balances.reduce<string | null>((oldest, b) => (oldest === null || b.updatedAt < oldest ? b.updatedAt : oldest), null);
+}

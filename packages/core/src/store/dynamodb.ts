@@ -1,0 +1,289 @@
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  type BatchGetCommandInput,
+  type BatchGetCommandOutput,
+  DynamoDBDocumentClient,
+  GetCommand,
+  paginateQuery,
+  paginateScan,
+  PutCommand,
+  type PutCommandInput,
+  type QueryCommandInput,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import type { Tables } from '../tables';
+import { DatabaseError, databaseError } from './errors';
+
+/**
+ * The DynamoDB side of every table module: a store (one client and the names of the tables it reaches), and the
+ * paging, batching and transaction helpers the modules read and write with. A store is built once per process from
+ * that process's configuration: the API's from its environment (api/database.ts), a bot's writer from the
+ * options it is given (packages/writer), so the same table modules serve both.
+ */
+export type Item = Record<string, unknown>;
+
+export type { Tables } from '../tables';
+
+export interface Store {
+  client: DynamoDBDocumentClient;
+  tables: Tables;
+}
+
+export interface StoreOptions {
+  tables: Tables;
+  /** The SDK's own resolution (AWS_REGION, the profile's region) when absent. */
+  region?: string;
+  /** Set only for DynamoDB Local; the SDK's own endpoint in AWS. */
+  endpoint?: string;
+  connectTimeoutMs: number;
+  requestTimeoutMs: number;
+  maxAttempts: number;
+  credentials?: DynamoDBClientConfig['credentials'];
+}
+
+const agentOptions = { keepAlive: true, maxSockets: 50 };
+
+/**
+ * A store with its own client. Per attempt, a refused or unroutable endpoint fails in `connectTimeoutMs` and a hung
+ * one in `requestTimeoutMs` (`throwOnRequestTimeout` ends the call instead of only logging a warning); the SDK
+ * retries `maxAttempts` times with backoff.
+ */
+export function createStore(options: StoreOptions): Store {
+  const client = DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      region: options.region,
+      endpoint: options.endpoint,
+      credentials: options.credentials,
+      maxAttempts: options.maxAttempts,
+      requestHandler: new NodeHttpHandler({
+        connectionTimeout: options.connectTimeoutMs,
+        requestTimeout: options.requestTimeoutMs,
+        throwOnRequestTimeout: true,
+        httpAgent: new HttpAgent(agentOptions),
+        httpsAgent: new HttpsAgent(agentOptions),
+      }),
+    }),
+  );
+  return { client, tables: options.tables };
+}
+
+/** Items a DynamoDB call read, judged from its output: ScannedCount for Query and Scan, one per item found otherwise. */
+export function itemsReadBy(output: unknown): number {
+  const read = output as { ScannedCount?: number; Count?: number; Item?: unknown; Responses?: Record<string, unknown[]> };
+  if (typeof read.ScannedCount === 'number') return read.ScannedCount;
+  if (typeof read.Count === 'number') return read.Count;
+  if (read.Responses) return Object.values(read.Responses).reduce((sum, items) => sum + items.length, 0);
+  return read.Item ? 1 : 0;
+}
+
+// Errors that mean our request was wrong: a bug to fix, reported as a 500, not as an outage.
+const CALLER_ERRORS = new Set(['ValidationException', 'SerializationException']);
+
+/**
+ * Sends a command; a failure of DynamoDB itself (network, timeout, throttling, 5xx) becomes a DatabaseError. Errors
+ * the caller must tell apart (`passThrough`, such as a cancelled transaction) are rethrown as they are.
+ */
+async function send<T>(run: () => Promise<T>, passThrough: readonly string[] = []): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof Error && (CALLER_ERRORS.has(error.name) || passThrough.includes(error.name))) throw error;
+    throw databaseError(error);
+  }
+}
+
+/** The read parameters that return only `attributes` (every name aliased: any may be a reserved word). */
+function projectionOf(attributes: string[] | undefined) {
+  return (
+    attributes && {
+      ProjectionExpression: attributes.map((_, i) => `#p${i}`).join(', '),
+      ExpressionAttributeNames: Object.fromEntries(attributes.map((name, i) => [`#p${i}`, name])),
+    }
+  );
+}
+
+/**
+ * Reads one item by key; `undefined` when there is none. `consistent` for a writer's read-modify-write; `attributes`
+ * to return only those (the read is billed by the whole item all the same, but less is sent and parsed).
+ */
+export async function getItem(
+  store: Store,
+  table: string,
+  key: Item,
+  consistent = false,
+  attributes?: string[],
+): Promise<Item | undefined> {
+  const projection = projectionOf(attributes);
+  const output = await send(() =>
+    store.client.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: consistent, ...projection })),
+  );
+  return output.Item;
+}
+
+/**
+ * Reads a whole (small) table, following `LastEvaluatedKey` to the end: a scan page stops at 1 MB, and a list
+ * that silently stopped there would be wrong.
+ */
+export async function scanAll(store: Store, table: string): Promise<Item[]> {
+  const items: Item[] = [];
+  await send(async () => {
+    for await (const page of paginateScan({ client: store.client }, { TableName: table })) items.push(...(page.Items ?? []));
+  });
+  return items;
+}
+
+/**
+ * Runs a Query until it has `wanted` items or the key range is exhausted (without `wanted`, the whole range).
+ * DynamoDB may end a page early (1 MB of data) with a `LastEvaluatedKey`; following it keeps pages full instead of
+ * silently short. `pageSize` bounds each page of a whole range, so each request's work (and so its time against the
+ * per-attempt timeout) stays bounded however long the range.
+ */
+export async function queryItems(
+  store: Store,
+  input: Omit<QueryCommandInput, 'Limit' | 'ExclusiveStartKey'>,
+  wanted = Number.POSITIVE_INFINITY,
+  pageSize?: number,
+): Promise<Item[]> {
+  const items: Item[] = [];
+  const limit = Number.isFinite(wanted) ? wanted : pageSize;
+  const request: QueryCommandInput = { ...input, ...(limit !== undefined ? { Limit: limit } : {}) };
+  await send(async () => {
+    for await (const page of paginateQuery({ client: store.client }, request)) {
+      items.push(...(page.Items ?? []));
+      if (items.length >= wanted) break;
+      // The paginator reads Limit from this same input before each page: ask only for what is still wanted.
+      if (Number.isFinite(wanted)) request.Limit = wanted - items.length;
+    }
+  });
+  return items;
+}
+
+/** Writes one item; false when its ConditionExpression failed (nothing was written). */
+export async function putItem(store: Store, input: PutCommandInput): Promise<boolean> {
+  return conditional(() => store.client.send(new PutCommand(input)));
+}
+
+/** Updates one item; false when its ConditionExpression failed (nothing was written). */
+export async function updateItem(store: Store, input: UpdateCommandInput): Promise<boolean> {
+  return conditional(() => store.client.send(new UpdateCommand(input)));
+}
+
+async function conditional(run: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await send(run, ['ConditionalCheckFailedException']);
+    return true;
+  } catch (error) {
+    if (error instanceof Error && error.name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+}
+
+const BATCH_GET_MAX_KEYS = 100;
+const UNPROCESSED_RETRIES = 4;
+
+/**
+ * Reads many items by key from one or more tables. Keys DynamoDB leaves unprocessed (throttling, 16 MB) are asked
+ * for again a bounded number of times; if some still remain the call fails (DatabaseError `throttled`) rather than
+ * returning a list with holes. `attributes`: only those, of every item (billed the same, but less sent and parsed).
+ */
+export async function batchGetItems(
+  store: Store,
+  requests: Record<string, Item[]>,
+  consistent = false,
+  attributes?: string[],
+): Promise<Record<string, Item[]>> {
+  const projection = projectionOf(attributes);
+  const results: Record<string, Item[]> = Object.fromEntries(Object.keys(requests).map((table) => [table, []]));
+  const pending = Object.entries(requests).flatMap(([table, keys]) => keys.map((key) => ({ table, key })));
+  for (let start = 0; start < pending.length; start += BATCH_GET_MAX_KEYS) {
+    let batch: BatchGetCommandInput['RequestItems'] = {};
+    for (const { table, key } of pending.slice(start, start + BATCH_GET_MAX_KEYS)) {
+      batch[table] ??= { Keys: [], ConsistentRead: consistent, ...projection };
+      batch[table].Keys!.push(key);
+    }
+    for (let attempt = 0; batch && Object.keys(batch).length > 0; attempt++) {
+      if (attempt > UNPROCESSED_RETRIES) throw new DatabaseError('throttled', 'UnprocessedKeys');
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
+      const requestItems: BatchGetCommandInput['RequestItems'] = batch;
+      const output: BatchGetCommandOutput = await send(() => store.client.send(new BatchGetCommand({ RequestItems: requestItems })));
+      for (const [table, items] of Object.entries(output.Responses ?? {})) results[table].push(...items);
+      batch = output.UnprocessedKeys as BatchGetCommandInput['RequestItems'];
+    }
+  }
+  return results;
+}
+
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/**
+ * Optimistic concurrency on a versioned item: a Put that creates it (`read` undefined; refused when it exists) or
+ * replaces exactly the version that was read (refused when another writer changed it meanwhile).
+ */
+export function versionedPut(table: string, item: Item, read: { version: number } | undefined): TransactItem {
+  return {
+    Put: {
+      TableName: table,
+      Item: item,
+      ...(read === undefined
+        ? { ConditionExpression: 'attribute_not_exists(accountId)' }
+        : { ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': read.version } }),
+    },
+  };
+}
+
+/** The named attributes of a stored item, each a number (counts, versions). */
+export function numbersOf<K extends string>(item: Item, names: readonly K[]): Record<K, number> {
+  return Object.fromEntries(names.map((name) => [name, Number(item[name])])) as Record<K, number>;
+}
+
+/** The named attributes of a stored item, each stored as a string (amounts and times are). */
+export function stringsOf<K extends string>(item: Item, names: readonly K[]): Record<K, string> {
+  return Object.fromEntries(names.map((name) => [name, item[name] as string])) as Record<K, string>;
+}
+
+/** Why each item of a cancelled transaction failed (`None` for the ones that did not), in the items' order. */
+export class TransactionCancelled extends Error {
+  constructor(readonly reasons: string[]) {
+    super(`transaction cancelled: ${reasons.join(', ')}`);
+    this.name = 'TransactionCancelled';
+  }
+
+  /** True when the item at `index` failed its condition. */
+  conditionFailed(index: number): boolean {
+    return this.reasons[index] === 'ConditionalCheckFailed';
+  }
+
+  /** True when only concurrent writers got in the way: worth reading again and retrying. */
+  get conflict(): boolean {
+    return this.reasons.some((reason) => reason === 'TransactionConflict');
+  }
+}
+
+/**
+ * Writes `items` as one transaction: all of them or none. A cancellation is reported with its reasons per item
+ * (TransactionCancelled); the SDK retries the whole transaction with the same idempotency token, so a retry of a
+ * transaction that did apply is not applied twice.
+ */
+export async function transactWrite(store: Store, items: TransactItem[]): Promise<void> {
+  try {
+    await send(
+      () => store.client.send(new TransactWriteCommand({ TransactItems: items })),
+      ['TransactionCanceledException', 'TransactionConflictException'],
+    );
+  } catch (error) {
+    const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+    if (error instanceof Error && error.name === 'TransactionCanceledException') {
+      throw new TransactionCancelled(reasons ? reasons.map((reason) => reason.Code ?? 'None') : items.map(() => 'Unknown'));
+    }
+    if (error instanceof Error && error.name === 'TransactionConflictException')
+      throw new TransactionCancelled(items.map(() => 'TransactionConflict'));
+    throw error;
+  }
+}

@@ -1,0 +1,211 @@
+import { TRADE_INDEXES } from '../../../../resources/tables';
+import { ABOVE_EVERY_ID } from '../ids';
+import type { Trade, TradeStatus } from '../types';
+import { batchGetItems, getItem, type Item, queryItems, type Store, type TransactItem, versionedPut } from './dynamodb';
+
+/**
+ * Keys of the trades table: the only place that builds them.
+ *
+ * Every trade carries one `orderKey` = `openTime#id#accountId`. Times are fixed-width RFC 3339 UTC and ids use no
+ * character below `#`, so comparing order keys as strings is the API's order (newest `openTime` first, then `id`,
+ * then `accountId`), both here and in DynamoDB's byte-wise sort. Each filter combination has an index partitioned
+ * by exactly that filter and sorted by `orderKey`, so a page is one key-range Query with no FilterExpression.
+ */
+
+export type IndexName = keyof typeof TRADE_INDEXES;
+
+export interface TradeFilter {
+  status?: TradeStatus;
+  instrument?: string;
+}
+
+/** Where one listing lives: a table or index, the partition key attribute and its value. */
+export interface Listing {
+  indexName?: IndexName;
+  partitionKey: string;
+  partitionValue: string;
+}
+
+const ALL = 'ALL';
+const SEPARATOR = '#';
+
+/** The sort position of a trade in every listing. */
+export function orderKey(trade: Pick<Trade, 'openTime' | 'id' | 'accountId'>): string {
+  return [trade.openTime, trade.id, trade.accountId].join(SEPARATOR);
+}
+
+/** The account a position (an order key) belongs to. */
+export function accountOfOrderKey(key: string): string {
+  return key.slice(key.lastIndexOf(SEPARATOR) + 1);
+}
+
+const ORDER_KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#[^#]+#[^#]+$/;
+
+/** True when `key` has the shape of an order key. */
+export function isOrderKey(key: string): boolean {
+  return ORDER_KEY.test(key);
+}
+
+function compose(...parts: string[]): string {
+  return parts.join(SEPARATOR);
+}
+
+/**
+ * The stored item for a trade: its fields plus the key of every listing it appears in, and a version the writer
+ * increments on every change (a write is made on condition that the version is the one read).
+ */
+export function tradeItem(trade: Trade, version = 1): Item {
+  const item: Item = {
+    ...trade,
+    version,
+    orderKey: orderKey(trade),
+    accountStatus: compose(trade.accountId, trade.status),
+    accountInstrument: compose(trade.accountId, trade.instrument),
+    accountStatusInstrument: compose(trade.accountId, trade.status, trade.instrument),
+    allTrades: ALL,
+    statusInstrument: compose(trade.status, trade.instrument),
+  };
+  // Absent attributes rather than NULLs: nothing to index, and they read back as null.
+  for (const key of ['closePrice', 'closeTime', 'stopLoss', 'takeProfit', 'closeReason'] as const) {
+    if (trade[key] === null) delete item[key];
+  }
+  return item;
+}
+
+/** The listing that holds exactly the trades of `accountId` (or of every account) matching `filter`. */
+export function tradeListing(accountId: string | undefined, filter: TradeFilter): Listing {
+  const { status, instrument } = filter;
+  if (accountId !== undefined) {
+    if (status && instrument) return index('account-status-instrument', compose(accountId, status, instrument));
+    if (status) return index('account-status', compose(accountId, status));
+    if (instrument) return index('account-instrument', compose(accountId, instrument));
+    return { partitionKey: 'accountId', partitionValue: accountId };
+  }
+  if (status && instrument) return index('status-instrument', compose(status, instrument));
+  if (status) return index('status', status);
+  if (instrument) return index('instrument', instrument);
+  return index('all', ALL);
+}
+
+function index(indexName: IndexName, partitionValue: string): Listing {
+  return { indexName, partitionKey: TRADE_INDEXES[indexName], partitionValue };
+}
+
+/** The key of a trade in the table: its account and its order key. */
+export function tradeKey(trade: Pick<Trade, 'openTime' | 'id' | 'accountId'>): Item {
+  return { accountId: trade.accountId, orderKey: orderKey(trade) };
+}
+
+/** A stored trade and its version, read for a read-modify-write; `undefined` when there is none. */
+export async function getTradeRecord(
+  store: Store,
+  trade: Pick<Trade, 'openTime' | 'id' | 'accountId'>,
+): Promise<{ trade: Trade; version: number } | undefined> {
+  const item = await getItem(store, store.tables.trades, tradeKey(trade), true);
+  return item && { trade: toTrade(item), version: Number(item.version ?? 1) };
+}
+
+/** Stored trades and their versions by id, read in batches; trades not stored are absent. */
+export async function getTradeRecords(
+  store: Store,
+  trades: readonly Pick<Trade, 'openTime' | 'id' | 'accountId'>[],
+): Promise<Map<string, { trade: Trade; version: number }>> {
+  if (!trades.length) return new Map();
+  const found = await batchGetItems(store, { [store.tables.trades]: trades.map(tradeKey) }, true);
+  return new Map(
+    found[store.tables.trades].map((item) => [item.id as string, { trade: toTrade(item), version: Number(item.version ?? 1) }]),
+  );
+}
+
+/**
+ * Writes `trade` with every listing key (moving it between listings when its status changed): as a new trade
+ * (`read` undefined; refused if one exists at that key), or in place of the version read (refused if it changed).
+ */
+export function putTrade(store: Store, trade: Trade, read: { version: number } | undefined): TransactItem {
+  return versionedPut(store.tables.trades, tradeItem(trade, (read?.version ?? 0) + 1), read);
+}
+
+/** The API shape of a stored trade: key attributes dropped, absent optional fields as null. */
+export function toTrade(item: Item): Trade {
+  return {
+    id: item.id as string,
+    accountId: item.accountId as string,
+    instrument: item.instrument as string,
+    side: item.side as Trade['side'],
+    units: item.units as string,
+    status: item.status as TradeStatus,
+    openPrice: item.openPrice as string,
+    openTime: item.openTime as string,
+    closePrice: (item.closePrice as string | undefined) ?? null,
+    closeTime: (item.closeTime as string | undefined) ?? null,
+    realizedPL: item.realizedPL as string,
+    unrealizedPL: item.unrealizedPL as string,
+    stopLoss: (item.stopLoss as string | undefined) ?? null,
+    takeProfit: (item.takeProfit as string | undefined) ?? null,
+    closeReason: (item.closeReason as string | undefined) ?? null,
+  };
+}
+
+/**
+ * Where a read of a listing starts and stops, newest first: strictly after the position `after` (an order key),
+ * and within the window of open times [`from`, `to`) (stored-form times).
+ */
+export interface Range {
+  after?: string;
+  from?: string;
+  to?: string;
+}
+
+/**
+ * The greatest string that sorts below `key` among the keys this table can hold: `key` with its last character
+ * lowered by one and ABOVE_EVERY_ID (`~`) appended. A key condition has `BETWEEN` (inclusive) but no exclusive range,
+ * so an exclusive upper bound is written as its predecessor. Exact because every character of an order key (times,
+ * the separator `#`, and trade and account ids, whose alphabet is packages/core/src/ids.ts's) sorts below
+ * ABOVE_EVERY_ID: no key lies between the two.
+ */
+export function keyBefore(key: string): string {
+  return `${key.slice(0, -1)}${String.fromCharCode(key.charCodeAt(key.length - 1) - 1)}${ABOVE_EVERY_ID}`;
+}
+
+/** The key condition on `orderKey` for a range: one key range, so a page reads only what it returns (plus one). */
+function orderCondition(range: Range): { condition: string; values: Record<string, string> } | undefined {
+  // Exclusive upper bound: the position of the last trade returned, or the window's end (an order key starting
+  // with a time sorts above that bare time, so `orderKey < to` is `openTime < to`).
+  const upper = [range.after, range.to].filter((bound) => bound !== undefined).sort()[0];
+  if (range.from !== undefined && upper !== undefined) {
+    return { condition: '#order BETWEEN :from AND :upper', values: { ':from': range.from, ':upper': keyBefore(upper) } };
+  }
+  if (upper !== undefined) return { condition: '#order < :upper', values: { ':upper': upper } };
+  // An order key starts with its open time, so it sorts at or above `from` exactly when the trade opened then or later.
+  if (range.from !== undefined) return { condition: '#order >= :from', values: { ':from': range.from } };
+  return undefined;
+}
+
+/**
+ * Reads up to `count` trades of a listing (every one without `count`), newest first, within `range`. Continuing from a position (rather than
+ * from a LastEvaluatedKey) lets one cursor format serve single listings and merges alike.
+ */
+export async function readTrades(store: Store, listing: Listing, range: Range, count?: number): Promise<Trade[]> {
+  const names: Record<string, string> = { '#pk': listing.partitionKey };
+  let values: Record<string, string> = { ':pk': listing.partitionValue };
+  let condition = '#pk = :pk';
+  const order = orderCondition(range);
+  if (order) {
+    names['#order'] = 'orderKey';
+    values = { ...values, ...order.values };
+    condition += ` AND ${order.condition}`;
+  }
+  const items = await queryItems(
+    store,
+    {
+      TableName: store.tables.trades,
+      IndexName: listing.indexName,
+      KeyConditionExpression: condition,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ScanIndexForward: false,
+    },
+    count,
+  );
+  return items.map(toTrade);
+}

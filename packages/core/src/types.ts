@@ -1,0 +1,56 @@
+/**
+ * The API's public shapes, taken from the contract: client/schema.d.ts is generated from openapi.yaml
+ * (`npm run client:generate`), so a change of contract changes these types, and the code that no longer fits it
+ * stops compiling. Amounts are decimal strings, times RFC 3339 UTC with milliseconds.
+ */
+import type { components } from '../../../client/schema';
+
+type Schemas = components['schemas'];
+
+export type Health = Schemas['Health'];
+export type Account = Schemas['Account'];
+export type AccountList = Schemas['AccountList'];
+export type Balance = Schemas['Balance'];
+export type Total = Schemas['Total'];
+export type AllBalances = Schemas['AllBalances'];
+export type Trade = Schemas['Trade'];
+export type TradePage = Schemas['TradePage'];
+export type AccountStatus = Schemas['AccountStatus'];
+/** How many of the accounts' bots are in each state, and how many are stale (whatever their state field says). */
+export type FleetSummary = Schemas['FleetSummary'];
+export type FleetStatus = Schemas['FleetStatus'];
+/** The realized P&L of the trades closed in one period (by `closeTime`), with their counts. */
+export type PnlPoint = Schemas['PnlPoint'];
+export type AccountPnl = Schemas['AccountPnl'];
+/** The P&L of every visible account in one currency, summed per period. */
+export type PnlSeries = Schemas['PnlSeries'];
+export type AllPnl = Schemas['AllPnl'];
+/** The last balance snapshot recorded in one interval. */
+export type EquityPoint = Schemas['EquityPoint'];
+export type AccountEquity = Schemas['AccountEquity'];
+/** How well the trades closed in a window did, in one currency, overall and per instrument (API 1.2). */
+export type CurrencyPerformance = Schemas['CurrencyPerformance'];
+/** The figures of a set of closed trades (packages/core/src/performance.ts computes them). */
+export type PerformanceFigures = Schemas['PerformanceFigures'];
+/**
+ * The largest fall of realized equity: how much, as a share of the equity at its peak (null when that is unknown or
+ * not above zero), from the end of the peak's day to the end of the lowest day (null without a drawdown).
+ */
+export type Drawdown = Schemas['Drawdown'];
+export type InstrumentPerformance = Schemas['InstrumentPerformance'];
+export type AccountPerformance = Schemas['AccountPerformance'];
+export type AllPerformance = Schemas['AllPerformance'];
+
+export type Environment = Account['environment'];
+export type TradeSide = Trade['side'];
+export type TradeStatus = Trade['status'];
+export type BotState = AccountStatus['state'];
+
+/** What the bot last reported about itself (a heartbeat), stored on the account item; not itself an API shape. */
+export interface BotReport {
+  state: BotState;
+  lastHeartbeatAt: string | null;
+  strategy: string | null;
+  message: string | null;
+  updatedAt: string;
+}

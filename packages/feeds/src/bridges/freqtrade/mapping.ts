@@ -1,0 +1,180 @@
+/**
+ * What a freqtrade bot's answers mean in this API's terms (pure: no I/O). Numbers arrive as JSON floats and are read
+ * once, here, at the precision they carry (docs/operations.md, "Numbers from freqtrade"):
+ *
+ * - every float is first the decimal of 15 significant digits it stands for (decimalOfFloat: what a double carries;
+ *   the noise of float arithmetic lies below, `0.30000000000000004` is 0.3);
+ * - money (profits, balances, stake, fees) is then rounded half-even to freqtrade's own 8 places
+ *   (`float(f"{profit_abs:.8f}")` in its trade model), trailing zeros dropped: `9.689999999999998` is `9.69`;
+ * - amounts and prices are written at the exchange's precision freqtrade reports for the trade (`amount_precision`,
+ *   `price_precision`, `precision_mode`): a tick of 0.01 gives two places (`61250.50`); a value that is not on that
+ *   precision (an average entry price of several fills) keeps up to 8 places, at least the exchange's; a trade
+ *   without precision keeps the 15 significant digits, trailing zeros dropped.
+ *
+ * Sums of these are exact (decimal strings), so no figure carries float artefacts.
+ */
+import {
+  compareDecimals,
+  decimalOfFloat,
+  decimalScale,
+  negateDecimal,
+  padDecimal,
+  placesForSignificant,
+  roundDecimal,
+  sumDecimals,
+  trimDecimal,
+  type BotState,
+  canonicalInstrument,
+  type Trade,
+} from '@trading-bot-api/writer';
+import type { Balances, FreqtradeTrade, Health, ShowConfig } from './api';
+import { MONEY_PLACES, moneyOf } from '../numbers';
+
+// freqtrade rounds every profit to 8 places (persistence/trade_model.py, calculate_profit): the bridges' money rule,
+// shared with hummingbot's (../numbers.ts).
+export { MONEY_PLACES, moneyOf };
+
+/** ccxt's precision modes, as freqtrade reports them (`precision_mode`). */
+export const PRECISION_MODES = { DECIMAL_PLACES: 2, SIGNIFICANT_DIGITS: 3, TICK_SIZE: 4 } as const;
+
+/** The places the exchange's precision gives `value` (a decimal), or undefined when the trade reports none. */
+export function precisionPlaces(value: string, precision: number | null | undefined, mode: number | null | undefined): number | undefined {
+  if (precision === null || precision === undefined || !Number.isFinite(precision) || precision < 0) return undefined;
+  if (mode === PRECISION_MODES.TICK_SIZE) return precision > 0 ? decimalScale(decimalOfFloat(precision)) : undefined;
+  // ccxt counts places and digits in whole numbers (freqtrade: `int(amount_precision)`).
+  if (mode === PRECISION_MODES.DECIMAL_PLACES) return Math.round(precision);
+  if (mode === PRECISION_MODES.SIGNIFICANT_DIGITS) return precision >= 1 ? placesForSignificant(value, Math.round(precision)) : undefined;
+  return undefined;
+}
+
+/** An amount or a price from a float, at the exchange's precision (see the module's comment). */
+export function atPrecision(value: number, precision: number | null | undefined, mode: number | null | undefined): string {
+  const exact = decimalOfFloat(value);
+  const places = precisionPlaces(exact, precision, mode);
+  if (places === undefined) return exact;
+  const onGrid = roundDecimal(exact, places);
+  if (compareDecimals(onGrid, exact) === 0) return padDecimal(onGrid, places);
+  // Not on the exchange's precision (an average of several fills): freqtrade's 8 places, at least the exchange's.
+  return padDecimal(trimDecimal(roundDecimal(exact, Math.max(places, MONEY_PLACES))), places);
+}
+
+/** The account a bot is mirrored into: its name, currency and broker from its configuration. */
+export function accountOf(
+  id: string,
+  config: ShowConfig,
+): { id: string; name: string; currency: string; broker: string; environment: 'live' | 'paper' } {
+  return {
+    id,
+    name: config.bot_name || 'freqtrade',
+    currency: config.stake_currency.toUpperCase(),
+    broker: config.exchange,
+    environment: config.dry_run ? 'paper' : 'live',
+  };
+}
+
+/** `BTC/USDT` (spot) and `BTC/USDT:USDT` (futures, settled in USDT) are both `BTC_USDT`. */
+export function instrumentOf(pair: string): string {
+  const instrument = canonicalInstrument(pair.split(':')[0]);
+  if (!instrument) throw new TypeError(`pair ${JSON.stringify(pair)} is not of the form BASE/QUOTE`);
+  return instrument;
+}
+
+/**
+ * The trade's id here: freqtrade's id and its open time (ms), since freqtrade numbers trades from 1 again after its
+ * database is reset, and a new trade 3 must not be taken for the old one.
+ */
+export function tradeIdOf(trade: Pick<FreqtradeTrade, 'trade_id' | 'open_timestamp'>): string {
+  return `ft-${trade.trade_id}-${trade.open_timestamp}`;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const finite = (value: number | null | undefined): value is number => value !== null && value !== undefined && Number.isFinite(value);
+const money = (value: number | null | undefined) => (finite(value) ? moneyOf(value) : undefined);
+
+/**
+ * A freqtrade trade as this API's Trade, or undefined when it has no position yet (its entry order has not filled:
+ * freqtrade deletes such a trade when the order is cancelled, so it is not mirrored until it fills).
+ *
+ * Open: units the current amount (it changes with added entries and partial exits), the average open rate, the
+ * unrealized P&L (`profit_abs`) and stop loss as marks. Closed: the close rate and time, and the realized P&L of the
+ * whole trade, fees and partial exits included (`close_profit_abs`).
+ */
+export function tradeOf(accountId: string, trade: FreqtradeTrade): Trade | undefined {
+  if (trade.open_fill_timestamp === null || trade.open_fill_timestamp === undefined) return undefined;
+  const priceMode = trade.precision_mode_price ?? trade.precision_mode;
+  const price = (value: number) => atPrecision(value, trade.price_precision, priceMode);
+  const base = {
+    id: tradeIdOf(trade),
+    accountId,
+    instrument: instrumentOf(trade.pair),
+    side: trade.is_short ? ('sell' as const) : ('buy' as const),
+    units: atPrecision(trade.amount, trade.amount_precision, trade.precision_mode),
+    openPrice: price(trade.open_rate),
+    openTime: iso(trade.open_timestamp),
+    stopLoss: finite(trade.stop_loss_abs) ? price(trade.stop_loss_abs) : null,
+    takeProfit: null,
+    closeReason: null,
+  };
+  if (trade.is_open)
+    return { ...base, status: 'open', unrealizedPL: money(trade.profit_abs) ?? '0', closePrice: null, closeTime: null, realizedPL: '0' };
+  if (!finite(trade.close_timestamp) || !finite(trade.close_rate)) return undefined;
+  return {
+    ...base,
+    status: 'closed',
+    unrealizedPL: '0',
+    closePrice: price(trade.close_rate),
+    closeTime: iso(trade.close_timestamp),
+    realizedPL: money(trade.close_profit_abs ?? trade.profit_abs) ?? '0',
+  };
+}
+
+/**
+ * The balance from `/balance` and the open trades: NAV is what the bot manages (`total_bot`, its stake currency and
+ * positions valued now), unrealized P&L the open trades' `profit_abs`, balance NAV less that; the margin used and
+ * available are what freqtrade reports of the stake currency (`used`: in open orders, or the positions' collateral
+ * in futures; `free`), or 0 when it lists no stake currency. Every figure is money (moneyOf).
+ */
+export function snapshotOf(balances: Balances, open: readonly FreqtradeTrade[], time: string) {
+  const nav = moneyOf(balances.total_bot);
+  const unrealizedPL = sumDecimals(['0', ...open.map((trade) => money(trade.profit_abs) ?? '0')]);
+  const stake = balances.currencies?.find((entry) => entry.currency === balances.stake);
+  return {
+    balance: sumDecimals([nav, negateDecimal(unrealizedPL)]),
+    unrealizedPL,
+    nav,
+    marginUsed: finite(stake?.used) ? moneyOf(stake.used) : '0',
+    marginAvailable: finite(stake?.free) ? moneyOf(stake.free) : '0',
+    time,
+  };
+}
+
+/**
+ * The bot's state: freqtrade's own (`running`, `stopped`; `paused` in newer releases, and `running` with
+ * max_open_trades 0 after `/stopentry`), except that a running bot whose loop has not run for `stallSeconds` is in
+ * `error`: its API answers but it does not trade.
+ */
+export function botStateOf(
+  config: ShowConfig,
+  health: Health,
+  nowMs: number,
+  stallSeconds: number,
+): { state: BotState; strategy: string | null; message: string | null } {
+  const strategy = config.strategy ?? null;
+  const state = String(config.state).toLowerCase();
+  if (state === 'stopped') return { state: 'stopped', strategy, message: 'freqtrade is stopped' };
+  if (state === 'paused') return { state: 'paused', strategy, message: 'freqtrade is paused: no new entries' };
+  if (state !== 'running' && state !== 'reload_config')
+    return { state: 'error', strategy, message: `freqtrade reports the state ${JSON.stringify(config.state)}` };
+  const last = health.last_process_ts;
+  if (state === 'running') {
+    if (last === null || last === undefined)
+      return { state: 'error', strategy, message: 'freqtrade is running but its loop has not run yet' };
+    const ago = Math.floor(nowMs / 1000 - last);
+    if (ago > stallSeconds)
+      return { state: 'error', strategy, message: `freqtrade's loop last ran ${ago} s ago (at ${iso(last * 1000)}): stalled` };
+  }
+  if (state === 'reload_config') return { state: 'running', strategy, message: 'freqtrade is reloading its configuration' };
+  if (Number(config.max_open_trades) === 0)
+    return { state: 'paused', strategy, message: 'max_open_trades is 0 (stopentry): no new entries' };
+  return { state: 'running', strategy, message: null };
+}

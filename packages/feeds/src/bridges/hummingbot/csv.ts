@@ -1,0 +1,278 @@
+/**
+ * The fallback for bots without a broker: hummingbot's own trades file, `data/trades_<config>.csv`, followed as
+ * `npm run ingest --follow` follows event lines (packages/feeds/src/ingest/source.ts: a checkpoint beside it, resumed after a stop,
+ * across rotation). hummingbot up to 2.1 appends one row per fill (connector/markets_recorder.py, append_to_csv;
+ * 2.2 stopped writing it): `TradeFill.attribute_names_for_file_export()` and `age`, written by pandas, the Decimals as
+ * `str(Decimal)` (exact, unlike MQTT's floats), the fee as the `str()` of its `to_json()` dict (a Python literal), the
+ * time in ms. When a version writes other columns, hummingbot moves the file to `trades_<config>_old_<time>.csv` and
+ * starts a new one with the new header: a rotation, read to its end, then the new file from its start.
+ *
+ * Rows become the same fills as MQTT's OrderFilled events (messages.ts) and go through the same mapping.
+ */
+import { fileLines, type SourceOptions } from '../../ingest/source';
+import { pythonDecimal } from '../numbers';
+import type { HummingbotBridge } from './bridge';
+import { feeOf, type Fill, Malformed, pairOf, positionOf, sideOf } from './messages';
+
+/** The fields of one CSV line (RFC 4180 quoting, as pandas writes: `"…"` with `""` inside), or undefined if a quote is left open. */
+export function csvFields(line: string): string[] | undefined {
+  const fields: string[] = [];
+  let at = 0;
+  for (;;) {
+    if (line[at] === '"') {
+      let value = '';
+      at += 1;
+      for (;;) {
+        const end = line.indexOf('"', at);
+        if (end === -1) return undefined;
+        value += line.slice(at, end);
+        if (line[end + 1] === '"') {
+          value += '"';
+          at = end + 2;
+          continue;
+        }
+        at = end + 1;
+        break;
+      }
+      fields.push(value);
+      if (at >= line.length) return fields;
+      if (line[at] !== ',') return undefined;
+      at += 1;
+    } else {
+      const end = line.indexOf(',', at);
+      if (end === -1) {
+        fields.push(line.slice(at));
+        return fields;
+      }
+      fields.push(line.slice(at, end));
+      at = end + 1;
+    }
+  }
+}
+
+/**
+ * A Python literal as `str()` writes a dict of the fee (`{'fee_type': 'AddedToCost', 'percent': '0', 'percent_token':
+ * None, 'flat_fees': [{'token': 'USDT', 'amount': '0.0612505'}]}`): dicts, lists, strings, None, True, False and
+ * numbers (kept as their text). JSON reads too.
+ */
+export function pythonLiteral(text: string): unknown {
+  let at = 0;
+  const fail = (): never => {
+    throw new SyntaxError(`not a Python literal at character ${at + 1}`);
+  };
+  const space = () => {
+    while (at < text.length && /\s/.test(text[at])) at += 1;
+  };
+  const escapes: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', '0': '\0' };
+  const string = (): string => {
+    const quote = text[at];
+    at += 1;
+    let value = '';
+    while (at < text.length && text[at] !== quote) {
+      if (text[at] === '\\') {
+        const next = text[at + 1];
+        if (next === 'x' || next === 'u') {
+          const digits = next === 'x' ? 2 : 4;
+          const code = text.slice(at + 2, at + 2 + digits);
+          if (!/^[0-9a-fA-F]+$/.test(code) || code.length !== digits) fail();
+          value += String.fromCharCode(Number.parseInt(code, 16));
+          at += 2 + digits;
+          continue;
+        }
+        if (!(next in escapes)) fail();
+        value += escapes[next];
+        at += 2;
+        continue;
+      }
+      value += text[at];
+      at += 1;
+    }
+    if (text[at] !== quote) fail();
+    at += 1;
+    return value;
+  };
+  const value = (): unknown => {
+    space();
+    const char = text[at];
+    if (char === "'" || char === '"') return string();
+    if (char === '{') {
+      at += 1;
+      const object: Record<string, unknown> = {};
+      space();
+      if (text[at] === '}') {
+        at += 1;
+        return object;
+      }
+      for (;;) {
+        space();
+        const key = value();
+        if (typeof key !== 'string') fail();
+        space();
+        if (text[at] !== ':') fail();
+        at += 1;
+        object[key as string] = value();
+        space();
+        if (text[at] === ',') {
+          at += 1;
+          continue;
+        }
+        if (text[at] !== '}') fail();
+        at += 1;
+        return object;
+      }
+    }
+    if (char === '[' || char === '(') {
+      const close = char === '[' ? ']' : ')';
+      at += 1;
+      const list: unknown[] = [];
+      space();
+      if (text[at] === close) {
+        at += 1;
+        return list;
+      }
+      for (;;) {
+        list.push(value());
+        space();
+        if (text[at] === ',') {
+          at += 1;
+          space();
+          if (text[at] === close) {
+            at += 1;
+            return list;
+          }
+          continue;
+        }
+        if (text[at] !== close) fail();
+        at += 1;
+        return list;
+      }
+    }
+    const word = /^(None|null|True|true|False|false|[-+]?[\w.]+)/.exec(text.slice(at));
+    if (!word) return fail();
+    at += word[0].length;
+    if (word[0] === 'None' || word[0] === 'null') return null;
+    if (word[0] === 'True' || word[0] === 'true') return true;
+    if (word[0] === 'False' || word[0] === 'false') return false;
+    return word[0];
+  };
+  const result = value();
+  space();
+  if (at !== text.length) fail();
+  return result;
+}
+
+/** The columns a row needs, by their header names. */
+const NEEDED = ['exchange_trade_id', 'symbol', 'timestamp', 'order_id', 'trade_type', 'price', 'amount', 'trade_fee'] as const;
+
+/** The header of a trades file, checked: Malformed when a column a fill needs is missing. */
+export function headerOf(line: string): string[] {
+  const names = csvFields(line);
+  const missing = NEEDED.filter((name) => !names?.includes(name));
+  if (!names || missing.length)
+    throw new Malformed(
+      'csv header',
+      `the header does not name the columns of hummingbot's trades file (missing ${missing.join(', ') || 'all'})`,
+    );
+  return names;
+}
+
+/** A row of the trades file as a fill; Malformed when it cannot be read. */
+export function csvFillOf(line: string, header: readonly string[]): Fill {
+  const fields = csvFields(line);
+  if (!fields || fields.length !== header.length)
+    throw new Malformed('csv row width', `a row of ${fields?.length ?? 'unreadable'} fields, and the header names ${header.length}`);
+  const row = Object.fromEntries(header.map((name, index) => [name, fields[index]]));
+  const text = (name: string) => {
+    const value = row[name];
+    if (value === undefined || value === '') throw new Malformed(`csv without ${name}`, `a row without ${name}`);
+    return value;
+  };
+  const decimal = (name: string) => {
+    const value = pythonDecimal(text(name));
+    if (value === undefined || value.startsWith('-') || /^[0.]+$/.test(value))
+      throw new Malformed(
+        `csv with ${name} not a decimal above 0`,
+        `a row with ${name} not a decimal above 0: ${JSON.stringify(row[name])}`,
+      );
+    return value;
+  };
+  const pair = text('symbol');
+  const parts = pairOf(pair);
+  if (!parts) throw new Malformed('csv with symbol not BASE-QUOTE', `a row with symbol not BASE-QUOTE: ${JSON.stringify(pair)}`);
+  const side = sideOf(text('trade_type'));
+  if (!side)
+    throw new Malformed(
+      `csv trade_type ${row.trade_type}`,
+      `a row with trade_type ${JSON.stringify(row.trade_type)}, neither BUY nor SELL`,
+    );
+  const position = positionOf(row.position);
+  if (!position) throw new Malformed(`csv position ${row.position}`, `a row with position ${JSON.stringify(row.position)}`);
+  const ms = Number(text('timestamp'));
+  if (!Number.isSafeInteger(ms) || ms <= 0)
+    throw new Malformed('csv with timestamp not ms', `a row with timestamp not a time in ms: ${JSON.stringify(row.timestamp)}`);
+  let fee: unknown;
+  try {
+    fee = pythonLiteral(text('trade_fee'));
+  } catch {
+    throw new Malformed('csv with trade_fee unreadable', `a row with trade_fee not a dict: ${JSON.stringify(row.trade_fee).slice(0, 200)}`);
+  }
+  return {
+    orderId: text('order_id'),
+    exchangeTradeId: text('exchange_trade_id'),
+    pair,
+    ...parts,
+    side,
+    price: decimal('price'),
+    amount: decimal('amount'),
+    fee: feeOf(fee, 'a row'),
+    position,
+    time: new Date(ms).toISOString(),
+  };
+}
+
+/**
+ * Follows `file` (with `follow`, until `signal` aborts; else to its end) and hands each row to `bridge` as a fill of
+ * `instance`; a row that cannot be read is said once per kind and skipped. Resolves once every row read is handled.
+ */
+export async function followTradesFile(
+  file: string,
+  instance: string,
+  bridge: HummingbotBridge,
+  options: Pick<SourceOptions, 'follow' | 'signal' | 'pollMs'> & { report: (line: string) => void },
+): Promise<void> {
+  const said = new Set<string>();
+  const say = (kind: string, text: string) => {
+    if (said.has(kind)) return;
+    said.add(kind);
+    options.report(`bridge ${instance}: ${text} (said once)`);
+  };
+  const source = fileLines(file, {
+    ...options,
+    onRestart: (reason) => options.report(`bridge ${instance}: ${reason}`),
+    onSkipped: (skipped) => options.report(`bridge ${instance}: ${skipped.message}`),
+  });
+  for await (const batch of source) {
+    for (const entry of batch) {
+      const where = `${file} line ${entry.line}`;
+      if ('error' in entry) {
+        say('csv line', `${where}: ${entry.error}; skipped`);
+        continue;
+      }
+      try {
+        if (entry.line === 1) {
+          bridge.csvHeader(instance, headerOf(entry.text));
+          continue;
+        }
+        const header = bridge.csvHeader(instance);
+        if (!header) throw new Malformed('csv no header', 'a row before any header (the file was not read from its start)');
+        bridge.receiveFill(instance, csvFillOf(entry.text, header), where);
+      } catch (error) {
+        if (!(error instanceof Malformed)) throw error;
+        say(error.kind, `${where}: ${error.message}; skipped`);
+      }
+    }
+    // The checkpoint moves past a batch once the next is asked for: its rows are handled (written, or saved to be) first.
+    await bridge.idle();
+  }
+  await bridge.idle();
+}

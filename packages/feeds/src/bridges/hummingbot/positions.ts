@@ -1,0 +1,206 @@
+/**
+ * How hummingbot's fills become this API's trades (pure: no I/O). hummingbot trades by fills; this API keeps round
+ * trips. The rule (docs/operations.md, "Fills into trades"), hummingbot's own for its v2 controllers' positions
+ * (`PositionHold._process_order` in strategy_v2/executors/executor_orchestrator.py), with fees:
+ *
+ * - a **position** per trading pair (per pair and side for a derivative's OPEN and CLOSE fills, which hedge mode
+ *   keeps apart): the first fill opens it (a trade, `buy` when long, `sell` when short), fills the same way grow it;
+ * - a fill the other way **reduces** it by average cost: the units it matches close as a trade of their own (the
+ *   reducing fill's id), opened when the position opened at its average price, closed at the fill's price, with
+ *   realized P&L = proceeds − their share of the position's cost − their share of the fees paid on it − the fill's
+ *   fee; the position goes on with the rest at the same average price;
+ * - the fill that takes it **flat** closes the position's own trade; what a fill has beyond flat opens the opposite
+ *   position (on spot and one-way futures; a derivative's CLOSE never opens one);
+ * - **fees** are in the quote currency: a percent of the fill's value, flat fees in the quote, in the base (at the
+ *   fill's price) or in another token at a rate the configuration gives (hummingbot's `fee_amount_in_token`).
+ *
+ * Every figure is exact: costs and proceeds are products of the fills' decimals, a round trip's P&L is its proceeds
+ * less its costs and fees to the last digit, and only a part closed out of a position bought at several prices has its
+ * share of the cost rounded (numbers.ts, proportionOf), the rest staying with the position.
+ */
+import { createHash } from 'node:crypto';
+import {
+  canonicalInstrument,
+  compareDecimals,
+  decimalSign,
+  negateDecimal,
+  roundDecimal,
+  sumDecimals,
+  type Trade,
+  trimDecimal,
+} from '@trading-bot-api/writer';
+import { MONEY_PLACES, multiplyDecimals, proportionOf, quotientOf } from '../numbers';
+import type { Fee, Fill } from './messages';
+
+/** An open position, as the bridge keeps it (its state file) between fills. */
+export interface Position {
+  /** The trade id of the position (its opening fill's). */
+  id: string;
+  instrument: string;
+  side: 'buy' | 'sell';
+  units: string;
+  /** What the units held cost: the sum of price × amount of the fills that bought them (sold them, when short). */
+  cost: string;
+  /** The fees paid opening and growing it that its units still carry, in the quote. */
+  fees: string;
+  openTime: string;
+  /** The unrealized P&L last written (hummingbot's `performance`). */
+  unrealizedPL: string;
+}
+
+/** A fill's key: hummingbot's TradeFill is unique by market, order id and exchange trade id (model/trade_fill.py). */
+export function fillKeyOf(fill: Pick<Fill, 'orderId' | 'exchangeTradeId'>): string {
+  return `${fill.orderId}|${fill.exchangeTradeId}`;
+}
+
+/** The trade id of what a fill opens or closes on its own: its pair, and a digest of its key (ids allow 128 characters). */
+export function tradeIdOf(fill: Pick<Fill, 'orderId' | 'exchangeTradeId' | 'base' | 'quote'>): string {
+  const digest = createHash('sha256').update(fillKeyOf(fill)).digest('hex').slice(0, 16);
+  return `hb-${fill.base}-${fill.quote}-${digest}`.replace(/[^A-Za-z0-9._:-]/g, '_');
+}
+
+/** The book a fill belongs to: its pair, or its pair and side for a derivative's OPEN and CLOSE fills. */
+export function bookOf(fill: Pick<Fill, 'pair' | 'side' | 'position'>): string {
+  if (fill.position === 'NIL') return fill.pair;
+  const long = (fill.position === 'OPEN') === (fill.side === 'buy');
+  return `${fill.pair}:${long ? 'long' : 'short'}`;
+}
+
+/** Tokens hummingbot takes as one another (`TradeFeeBase._are_tokens_interchangeable`). */
+const INTERCHANGEABLE = [
+  ['WETH', 'ETH'],
+  ['WBNB', 'BNB'],
+  ['WPOL', 'POL'],
+  ['WAVAX', 'AVAX'],
+  ['WONE', 'ONE'],
+  ['USDC', 'USDC.E'],
+  ['WBTC', 'BTC'],
+  ['USOL', 'SOL'],
+  ['UETH', 'ETH'],
+  ['UBTC', 'BTC'],
+];
+
+const same = (a: string, b: string) => a === b || INTERCHANGEABLE.some((pair) => pair.includes(a) && pair.includes(b));
+
+/**
+ * A fill's fee in its quote currency, half-even to MONEY_PLACES (hummingbot computes it with 28 digits); `unpriced`
+ * names the tokens of flat fees that have no rate in `rates` (the value of one token in the quote), left out.
+ */
+export function feeInQuote(
+  fill: Pick<Fill, 'base' | 'quote' | 'price' | 'amount'>,
+  fee: Fee,
+  rates: Readonly<Record<string, string>> = {},
+) {
+  const parts: string[] = ['0'];
+  const unpriced: string[] = [];
+  if (decimalSign(fee.percent) !== 0) parts.push(multiplyDecimals(multiplyDecimals(fill.price, fill.amount), fee.percent));
+  for (const { token, amount } of fee.flat) {
+    if (same(token, fill.quote)) parts.push(amount);
+    else if (same(token, fill.base)) parts.push(multiplyDecimals(amount, fill.price));
+    else if (rates[token] !== undefined) parts.push(multiplyDecimals(amount, rates[token]));
+    else if (decimalSign(amount) !== 0) unpriced.push(token);
+  }
+  return { fee: trimDecimal(roundDecimal(sumDecimals(parts), MONEY_PLACES)), unpriced };
+}
+
+/** The position as this API's open trade. */
+export function openTradeOf(position: Position): Trade {
+  return {
+    id: position.id,
+    accountId: '',
+    instrument: position.instrument,
+    side: position.side,
+    units: position.units,
+    status: 'open',
+    openPrice: quotientOf(position.cost, position.units),
+    openTime: position.openTime,
+    closePrice: null,
+    closeTime: null,
+    realizedPL: '0',
+    unrealizedPL: position.unrealizedPL,
+    stopLoss: null,
+    takeProfit: null,
+    closeReason: null,
+  };
+}
+
+/** What a fill did to its book: the position after it (undefined: flat), the trades to write, and units it could not match. */
+export interface Applied {
+  position: Position | undefined;
+  /** Closed parts and the position's trade as it now is, in the order to write them. */
+  trades: Trade[];
+  /** Units of a CLOSE fill beyond the position the bridge knows of (it opened before the bridge saw it). */
+  unmatched?: string;
+}
+
+const minus = (a: string, b: string) => trimDecimal(sumDecimals([a, negateDecimal(b)]));
+const plus = (...values: string[]) => trimDecimal(sumDecimals(values));
+
+/** A new position of `units` of the fill, carrying `fees`. */
+function opened(fill: Fill, units: string, fees: string): Position {
+  const instrument = canonicalInstrument(fill.pair);
+  if (!instrument) throw new TypeError(`pair ${JSON.stringify(fill.pair)} is not an instrument here`);
+  return {
+    id: tradeIdOf(fill),
+    instrument,
+    side: fill.side,
+    units,
+    cost: multiplyDecimals(fill.price, units),
+    fees,
+    openTime: fill.time,
+    unrealizedPL: '0',
+  };
+}
+
+/**
+ * Applies one fill (its fee already in the quote: feeInQuote) to the position of its book; see the module's comment.
+ * The fill's time must not be before the position's.
+ */
+export function applyFill(position: Position | undefined, fill: Fill, fee: string): Applied {
+  if (!position) {
+    if (fill.position === 'CLOSE') return { position: undefined, trades: [], unmatched: fill.amount };
+    const fresh = opened(fill, fill.amount, fee);
+    return { position: fresh, trades: [openTradeOf(fresh)] };
+  }
+  if (fill.side === position.side) {
+    const grown: Position = {
+      ...position,
+      units: plus(position.units, fill.amount),
+      cost: plus(position.cost, multiplyDecimals(fill.price, fill.amount)),
+      fees: plus(position.fees, fee),
+    };
+    return { position: grown, trades: [openTradeOf(grown)] };
+  }
+  const whole = compareDecimals(fill.amount, position.units) >= 0;
+  const matched = whole ? position.units : fill.amount;
+  const excess = minus(fill.amount, matched);
+  // The fill's fee goes with its units: the share of the units that close, the rest with what it opens.
+  const closingFee = decimalSign(excess) === 0 ? fee : proportionOf(fee, matched, fill.amount);
+  const costShare = whole ? position.cost : proportionOf(position.cost, matched, position.units);
+  const feesShare = whole ? position.fees : proportionOf(position.fees, matched, position.units);
+  const proceeds = multiplyDecimals(fill.price, matched);
+  const gross = position.side === 'buy' ? minus(proceeds, costShare) : minus(costShare, proceeds);
+  const closed: Trade = {
+    ...openTradeOf(position),
+    id: whole ? position.id : tradeIdOf(fill),
+    units: matched,
+    status: 'closed',
+    closePrice: fill.price,
+    closeTime: fill.time,
+    realizedPL: minus(gross, plus(feesShare, closingFee)),
+    unrealizedPL: '0',
+  };
+  if (!whole) {
+    const rest: Position = {
+      ...position,
+      units: minus(position.units, matched),
+      cost: minus(position.cost, costShare),
+      fees: minus(position.fees, feesShare),
+    };
+    return { position: rest, trades: [closed, openTradeOf(rest)] };
+  }
+  if (decimalSign(excess) === 0) return { position: undefined, trades: [closed] };
+  if (fill.position === 'CLOSE') return { position: undefined, trades: [closed], unmatched: excess };
+  const flipped = opened(fill, excess, minus(fee, closingFee));
+  return { position: flipped, trades: [closed, openTradeOf(flipped)] };
+}

@@ -1,0 +1,106 @@
+/**
+ * Runs bridges: each polls on its own interval until stopped. A failing poll (the bot or the database not answering,
+ * wrong credentials) is retried with back-off, doubling up to `maxBackoffMs`, and logged once when it starts failing
+ * (or fails differently) and once when it recovers; meanwhile no heartbeat is written, so the account turns stale as
+ * any silent bot does. With `once`, each bridge polls one time and the result says which failed.
+ */
+import { WriterError } from '@trading-bot-api/writer';
+import { FreqtradeError } from './freqtrade/api';
+import type { PollSummary } from './freqtrade/bridge';
+import { pause } from '../pause';
+
+export interface Pollable {
+  readonly account: string;
+  poll(): Promise<PollSummary>;
+}
+
+export interface Scheduled {
+  bridge: Pollable;
+  /** Between two polls. */
+  intervalMs: number;
+  /** What the bridge mirrors, for the log (a URL, never credentials). */
+  source: string;
+}
+
+export interface RunOptions {
+  once?: boolean;
+  signal?: AbortSignal;
+  report: (line: string) => void;
+  maxBackoffMs?: number;
+}
+
+/** One line saying why a poll failed, and whether the database (not the bot) is the cause; rethrows a bug. */
+export function failureOf(error: unknown): { text: string; database: boolean } {
+  if (error instanceof FreqtradeError) return { text: error.message, database: false };
+  if (error instanceof WriterError && error.code === 'UNAVAILABLE') {
+    return { text: `the database does not answer (${error.message})`, database: true };
+  }
+  if (error instanceof WriterError) return { text: `the writer refused: ${error.message}`, database: false };
+  throw error;
+}
+
+function describe(summary: PollSummary): string | undefined {
+  const parts = Object.entries(summary.written).map(([outcome, count]) => `${count} ${outcome}`);
+  return parts.length ? `trades ${parts.join(', ')}` : undefined;
+}
+
+/** What one bridge did: whether its last poll (with `once`, its only one) succeeded, and whether any did. */
+interface Ran {
+  account: string;
+  ok: boolean;
+  wrote: boolean;
+}
+
+/** Runs one bridge; `ok` is false when (with `once`) its poll failed. */
+async function runOne({ bridge, intervalMs, source }: Scheduled, options: RunOptions): Promise<Ran> {
+  const say = (line: string) => options.report(`${bridge.account}: ${line}`);
+  const backoffCapMs = Math.max(options.maxBackoffMs ?? 300_000, intervalMs);
+  let failing: ReturnType<typeof failureOf> | undefined;
+  let failures = 0;
+  // The bot's state at the last successful poll; undefined before the first.
+  let state: string | undefined;
+  const ran = (ok: boolean): Ran => ({ account: bridge.account, ok, wrote: state !== undefined });
+  while (!options.signal?.aborted) {
+    let delay = intervalMs;
+    try {
+      const summary = await bridge.poll();
+      const first = state === undefined;
+      if (failing) say(failing.database ? 'the database answers again' : `${source} answers again`);
+      else if (first) say(`mirroring ${source}: ${summary.openTrades} open trades, bot ${summary.state}`);
+      else if (summary.state !== state) say(`bot ${summary.state}`);
+      const written = describe(summary);
+      if (written && !first) say(written);
+      for (const line of summary.refused) say(line);
+      failing = undefined;
+      failures = 0;
+      state = summary.state;
+      if (options.once) return ran(true);
+    } catch (error) {
+      const why = failureOf(error);
+      failures += 1;
+      delay = Math.min(intervalMs * 2 ** Math.min(failures, 16), backoffCapMs);
+      if (options.once) {
+        say(why.text);
+        return ran(false);
+      }
+      if (why.text !== failing?.text) say(`${why.text}; trying again, backing off up to ${Math.round(backoffCapMs / 1000)} s`);
+      failing = why;
+    }
+    await pause(delay, options.signal);
+  }
+  return ran(true);
+}
+
+/**
+ * Runs every bridge side by side until `signal` aborts (or once each), then says which accounts they wrote (those of a
+ * bot polled at least once) and which they could not; true when none failed.
+ */
+export async function runBridges(bridges: readonly Scheduled[], options: RunOptions): Promise<boolean> {
+  const results = await Promise.all(bridges.map((scheduled) => runOne(scheduled, options)));
+  const wrote = results.filter((result) => result.wrote).map((result) => result.account);
+  const never = results.filter((result) => !result.wrote).map((result) => result.account);
+  options.report(
+    `${options.once ? 'polled once' : 'stopped'}: wrote ${wrote.length ? wrote.join(', ') : 'no account'}${never.length ? `; could not mirror ${never.join(', ')}` : ''}`,
+  );
+  return results.every((result) => result.ok);
+}

@@ -1,0 +1,59 @@
+/**
+ * DB_PORT: the door to DynamoDB Local for the project's tools (keys CLI, importer, demo bot, `serverless invoke
+ * local`). DynamoDB Local checks neither the Host header nor who is calling; this refuses what only a web page would
+ * send (a non-loopback Host, as after DNS rebinding; an Origin or Sec-Fetch header) and passes the rest through.
+ */
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { fromWebPage, type Headers, isLoopbackHost, listen, send } from './gateway/http-server';
+
+const databaseAgent = new HttpAgent({ keepAlive: true, maxSockets: 16 });
+
+export async function startDatabaseDoor(options: {
+  port: number;
+  target: string;
+}): Promise<{ port: number; endpoint: string; close(): Promise<void> }> {
+  const target = new URL(options.target);
+  const server = await listen(options.port, {}, async (req, res) => {
+    if (!isLoopbackHost(req.headers.host) || fromWebPage(req)) {
+      req.resume();
+      return send(res, {
+        status: 403,
+        headers: { 'Content-Type': 'application/x-amz-json-1.0' },
+        body: JSON.stringify({
+          __type: 'com.amazon.coral.service#AccessDeniedException',
+          Message: 'Only local programs may use this database; web pages may not.',
+        }),
+      });
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const answer = await new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>(
+      (resolve, reject) => {
+        const outgoing = httpRequest(
+          {
+            host: target.hostname,
+            port: target.port,
+            method: req.method,
+            path: req.url,
+            headers: { ...req.headers, host: target.host },
+            agent: databaseAgent,
+          },
+          async (response) => {
+            const parts: Buffer[] = [];
+            for await (const part of response) parts.push(part as Buffer);
+            resolve({ status: response.statusCode ?? 502, headers: response.headers, body: Buffer.concat(parts) });
+          },
+        );
+        outgoing.on('error', reject);
+        outgoing.end(Buffer.concat(chunks));
+      },
+    );
+    const headers: Headers = {};
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (value !== undefined && !/^(connection|transfer-encoding|keep-alive|content-length|date)$/.test(name))
+        headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    send(res, { status: answer.status, headers, body: answer.body });
+  });
+  return { port: server.port, endpoint: `http://127.0.0.1:${server.port}`, close: () => server.close() };
+}

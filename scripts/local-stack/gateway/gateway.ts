@@ -1,0 +1,258 @@
+/**
+ * The local stand-in for what API Gateway does in front of the functions in a deployed stage, and the one door to
+ * serverless offline (which listens only on private Unix sockets, see ../offline.ts). serverless offline runs the real
+ * handlers, but its own gateway emulation differs from API Gateway where it matters: it reflects any Origin with
+ * credentials, serves any Host, lists its routes on a 404, answers 401/403 in its own shape, turns a failing key
+ * lookup into a 401, accepts a forged `sls-offline-authorizer-override` header, and answers some failures with an
+ * empty 5xx. Here, each of those is decided as the deployed stage decides it, from the same definitions:
+ *
+ * - Host: only loopback names (DNS rebinding would otherwise let any web page read the API).
+ * - Routes and methods: serverless.yml's; anything else is API Gateway's MISSING_AUTHENTICATION_TOKEN response,
+ *   which the stage renders as a 404 problem (resources/gateway-responses.js).
+ * - CORS: the preflight as serverless.yml's `cors` block compiles it; every response's CORS headers by the stage's
+ *   allow-list (api/http/cors.ts, the functions' own rules). Never credentials.
+ * - API keys (AUTH=on): the real authorizer function, invoked through serverless offline's Lambda API, and its
+ *   outcome read by the rules the in-process tests use too (../gateway-rules.ts).
+ * - Failures: a 5xx that no function produced becomes the stage's problem+json gateway response.
+ * - Load: a bounded number of requests in flight, a bounded queue, and the stage's 429 beyond it.
+ *
+ * LAMBDA_PORT is the Lambda Invoke API for the functions that no route serves (lambda-door.ts), started beside it. The
+ * other concerns have files of their own here: the routes' matching (routes.ts), the concurrency gate (gate.ts),
+ * gzip (gzip.ts), refusals of requests Node cannot parse (refusals.ts) and the plumbing the doors share
+ * (http-server.ts); the database's door is ../database-door.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import gatewayResponses from '../../../resources/gateway-responses.js';
+import contract from '../../../resources/http-contract.js';
+import stages from '../../../resources/stages.js';
+import { corsHeaders, originAllowed } from '../../../api/http/cors';
+import { authorizerDecision, authorizerEvent, type Decision, identitySource } from '../gateway-rules';
+import { requestOverSocket, type Offline, type SocketResponse } from '../offline';
+import { functionName, type HttpRoute, serviceDefinition } from '../service-definition';
+import { Gate } from './gate';
+import { compressed } from './gzip';
+import {
+  type Answer,
+  firstHeader,
+  fromProblem,
+  type Headers,
+  isLoopbackHost,
+  listen,
+  localProblem,
+  misdirected,
+  send,
+} from './http-server';
+import { startLambdaDoor } from './lambda-door';
+import { API_GATEWAY_HEADER_LIMIT, refuseMalformed } from './refusals';
+import { matchRoute } from './routes';
+
+export interface LocalGatewayOptions {
+  stage: string;
+  /** API port on 127.0.0.1 (0: any free port). */
+  port: number;
+  /** Lambda Invoke API port on 127.0.0.1 (0: any free port). */
+  lambdaPort: number;
+  offline: Pick<Offline, 'httpSocket' | 'lambdaSocket'>;
+  /** Run the API-key authorizer in front of the routes that declare it, as deployed stages do. */
+  auth: boolean;
+  /** The stage's CORS allow-list (CORS_ALLOWED_ORIGINS). */
+  corsAllowedOrigins: string[];
+  /** Requests in flight to the functions at once, and waiting beyond those; more are answered 429. */
+  maxInFlight?: number;
+  maxQueued?: number;
+}
+
+export interface LocalGateway {
+  url: string;
+  lambdaUrl: string;
+  port: number;
+  lambdaPort: number;
+  close(): Promise<void>;
+}
+
+/** serverless offline's own channel for a faked authorizer context: only this gateway may set it. */
+const AUTHORIZER_OVERRIDE = 'sls-offline-authorizer-override';
+
+/**
+ * Headers of serverless offline's answers that are not the function's: its CORS (credentials, any origin; the
+ * gateway decides CORS), hapi's `accept-ranges`, and hop-by-hop and length headers, which this gateway sets itself.
+ */
+const NOT_FROM_FUNCTION = /^(access-control-.*|vary|accept-ranges|connection|keep-alive|transfer-encoding|content-length|date)$/i;
+
+/** Whether every `%` of `path` starts a percent-encoding that decodes (as UTF-8). */
+function validPercentEncoding(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Starts the gateway on PORT and the Lambda Invoke API on LAMBDA_PORT, both on 127.0.0.1. */
+export async function startLocalGateway(options: LocalGatewayOptions): Promise<LocalGateway> {
+  const definition = serviceDefinition();
+  const settings = stages.stageSettings(options.stage, { ...process.env, CORS_ALLOWED_ORIGINS: options.corsAllowedOrigins.join(',') });
+  const gate = new Gate(options.maxInFlight ?? 8, options.maxQueued ?? 1000);
+  // Functions a route serves or guards are reached only through this gateway.
+  const httpFunctions = new Set(definition.routes.flatMap((route) => [route.functionKey, ...(route.authorizer ? [route.authorizer] : [])]));
+  const invokable = new Set(definition.functions.filter((key) => !httpFunctions.has(key)).map((key) => functionName(options.stage, key)));
+
+  // Exactly the stage's gateway response, static headers included (it cannot echo an origin when deployed either).
+  const gatewayAnswer = (type: string, requestId: string, resourcePath: string): Answer => {
+    const rendered = gatewayResponses.render(type, { requestId, resourcePath }, settings);
+    return { status: rendered.statusCode, headers: rendered.headers, body: rendered.body };
+  };
+
+  const preflight = (origin: string | undefined, methods: string[]): Answer => {
+    // As serverless.yml's `cors` compiles: the first entry unless the request's origin matches one.
+    const allowList = options.corsAllowedOrigins;
+    const allowOrigin = origin !== undefined && originAllowed(origin, allowList) ? origin : allowList[0];
+    const headers: Headers = {
+      'Content-Type': 'application/json',
+      // As the deployed preflight (resources/stage-options.js adds them to its mock integration).
+      ...contract.API_HEADERS,
+      'Access-Control-Allow-Origin': allowOrigin,
+      'Access-Control-Allow-Headers': definition.cors.headers.join(','),
+      'Access-Control-Allow-Methods': [...methods, 'OPTIONS'].join(','),
+    };
+    if (definition.cors.maxAge) headers['Access-Control-Max-Age'] = String(definition.cors.maxAge);
+    return { status: 200, headers, body: '' };
+  };
+
+  async function authorize(
+    req: IncomingMessage,
+    route: HttpRoute,
+    params: Record<string, string>,
+    requestId: string,
+    url: URL,
+  ): Promise<Decision> {
+    if (!identitySource(req.headers)) return { refusal: 'UNAUTHORIZED' };
+    const event = authorizerEvent({
+      stage: options.stage,
+      method: route.method,
+      resourcePath: route.path,
+      path: url.pathname,
+      headers: Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, firstHeader(value) ?? ''])),
+      multiValueHeaders: Object.fromEntries(
+        Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value : [value ?? '']]),
+      ),
+      queryStringParameters: Object.fromEntries(url.searchParams),
+      pathParameters: params,
+      requestId,
+    });
+    let answer: SocketResponse;
+    try {
+      answer = await requestOverSocket(options.offline.lambdaSocket, {
+        method: 'POST',
+        path: `/2015-03-31/functions/${functionName(options.stage, route.authorizer!)}/invocations`,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(event),
+      });
+    } catch (error) {
+      return authorizerDecision({ failed: true, error }, event.methodArn);
+    }
+    const result: unknown = JSON.parse(answer.body.toString() || 'null');
+    // Lambda answers a failed invocation with 200 and this header, its error in the body; "Unauthorized" passed to the
+    // callback arrives as the bare string.
+    const failed = answer.headers['x-amz-function-error'] !== undefined || answer.status !== 200;
+    return authorizerDecision(failed ? { failed, error: result } : { failed, result }, event.methodArn);
+  }
+
+  async function forward(
+    req: IncomingMessage,
+    url: URL,
+    authorizer: Record<string, unknown> | undefined,
+    requestId: string,
+    route: HttpRoute,
+  ): Promise<Answer> {
+    const headers: Record<string, string | string[] | undefined> = { ...req.headers };
+    delete headers[AUTHORIZER_OVERRIDE];
+    if (authorizer) headers[AUTHORIZER_OVERRIDE] = JSON.stringify(authorizer);
+    let answer: SocketResponse;
+    try {
+      answer = await requestOverSocket(options.offline.httpSocket, {
+        method: req.method ?? 'GET',
+        path: `${url.pathname}${url.search}`,
+        headers,
+      });
+    } catch {
+      return gatewayAnswer('INTEGRATION_FAILURE', requestId, route.path);
+    }
+    const fromFunction = answer.headers['x-request-id'] !== undefined;
+    if (answer.status >= 500 && !fromFunction) {
+      // serverless offline's own failure (a crash, a timeout): API Gateway answers these with its 5xx responses.
+      return gatewayAnswer(answer.status === 504 ? 'INTEGRATION_TIMEOUT' : 'DEFAULT_5XX', requestId, route.path);
+    }
+    const kept: Headers = {};
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (value === undefined || NOT_FROM_FUNCTION.test(name)) continue;
+      kept[name] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    return {
+      status: answer.status,
+      headers: { ...kept, ...corsHeaders(firstHeader(req.headers.origin), options.corsAllowedOrigins) },
+      body: answer.body,
+    };
+  }
+
+  async function handleApi(req: IncomingMessage): Promise<Answer> {
+    const requestId = randomUUID();
+    const origin = firstHeader(req.headers.origin);
+    if (!isLoopbackHost(req.headers.host)) return misdirected(requestId);
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (!validPercentEncoding(url.pathname)) {
+      return fromProblem(
+        localProblem({
+          code: 'INVALID_PARAMETER',
+          title: 'Bad request',
+          detail: 'The path has a "%" that does not start a valid UTF-8 percent-encoding (write a "%" itself as %25).',
+          requestId,
+        }),
+      );
+    }
+    const method = (req.method ?? 'GET').toUpperCase();
+    const { route, pathExists, params } = matchRoute(definition.routes, method === 'OPTIONS' ? 'GET' : method, url.pathname);
+    if (method === 'OPTIONS' && pathExists) {
+      return preflight(origin, [
+        ...new Set(definition.routes.filter((r) => matchRoute([r], r.method, url.pathname).route).map((r) => r.method)),
+      ]);
+    }
+    if (!route) return gatewayAnswer('MISSING_AUTHENTICATION_TOKEN', requestId, '');
+    const release = await gate.enter();
+    if (!release) return gatewayAnswer('THROTTLED', requestId, route.path);
+    try {
+      let context: Record<string, unknown> | undefined;
+      if (options.auth && route.authorizer) {
+        const decision = await authorize(req, route, params, requestId, url);
+        if ('refusal' in decision) return gatewayAnswer(decision.refusal, requestId, route.path);
+        context = decision.context;
+      }
+      return await forward(req, url, context, requestId, route);
+    } finally {
+      release();
+    }
+  }
+
+  const api = await listen(options.port, { maxHeaderSize: API_GATEWAY_HEADER_LIMIT, onMalformed: refuseMalformed }, async (req, res) => {
+    // The request body is not read: every route is a GET, and API Gateway does not pass a GET's body on either.
+    req.resume();
+    send(res, compressed(req, await handleApi(req), definition.minimumCompressionSize));
+  });
+  const lambda = await startLambdaDoor({
+    port: options.lambdaPort,
+    lambdaSocket: options.offline.lambdaSocket,
+    invokable,
+    apiPort: () => api.port,
+  });
+  return {
+    url: `http://127.0.0.1:${api.port}`,
+    lambdaUrl: `http://127.0.0.1:${lambda.port}`,
+    port: api.port,
+    lambdaPort: lambda.port,
+    close: async () => {
+      await Promise.all([api.close(), lambda.close()]);
+    },
+  };
+}

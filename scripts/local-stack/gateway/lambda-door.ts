@@ -1,0 +1,89 @@
+/**
+ * LAMBDA_PORT: the Lambda Invoke API for the functions that no route serves (such as the scheduled probe), passed to
+ * serverless offline's Lambda socket. HTTP functions cannot be invoked here: their caller's identity is only ever
+ * established by the API gateway, on PORT. Requests a web page would send are refused.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { requestOverSocket } from '../offline';
+import {
+  type Answer,
+  firstHeader,
+  fromWebPage,
+  type Headers,
+  isLoopbackHost,
+  type Listening,
+  listen,
+  misdirected,
+  send,
+} from './http-server';
+import { safeDecode } from './routes';
+
+/** Lambda's own limit for a synchronous invocation's payload. */
+const MAX_PAYLOAD_BYTES = 6 * 2 ** 20;
+
+export interface LambdaDoorOptions {
+  /** Port on 127.0.0.1 (0: any free port). */
+  port: number;
+  /** serverless offline's Lambda API socket. */
+  lambdaSocket: string;
+  /** The functions that may be invoked, by deployed name (those no route serves or guards). */
+  invokable: ReadonlySet<string>;
+  /** The API's port, named when an HTTP function is asked for. */
+  apiPort: () => number;
+}
+
+export function lambdaError(status: number, type: string, message: string): Answer {
+  return {
+    status,
+    headers: { 'Content-Type': 'application/json', 'x-amzn-ErrorType': type },
+    body: JSON.stringify({ Type: 'User', message }),
+  };
+}
+
+async function handleLambda(options: LambdaDoorOptions, req: IncomingMessage, body: Buffer): Promise<Answer> {
+  const requestId = randomUUID();
+  if (!isLoopbackHost(req.headers.host)) return misdirected(requestId);
+  // A browser always says where a cross-site or same-site request comes from; the AWS CLI and SDKs never do.
+  if (fromWebPage(req)) return lambdaError(403, 'AccessDeniedException', 'Requests from web pages are refused.');
+  const match = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(new URL(req.url ?? '/', 'http://localhost').pathname);
+  if (!match || req.method !== 'POST')
+    return lambdaError(404, 'ResourceNotFoundException', 'Only Invoke (POST /2015-03-31/functions/{name}/invocations) is served.');
+  const name = safeDecode(match[1]);
+  if (!options.invokable.has(name)) {
+    return lambdaError(
+      403,
+      'AccessDeniedException',
+      `${name} cannot be invoked here: functions behind the API are reached through the API on port ${options.apiPort()} (their caller's identity is established there); invokable: ${[...options.invokable].join(', ') || 'none'}.`,
+    );
+  }
+  const answer = await requestOverSocket(options.lambdaSocket, {
+    method: 'POST',
+    path: `/2015-03-31/functions/${encodeURIComponent(name)}/invocations`,
+    headers: {
+      'content-type': 'application/json',
+      'x-amz-invocation-type': firstHeader(req.headers['x-amz-invocation-type']) ?? 'RequestResponse',
+    },
+    body,
+  });
+  const headers: Headers = { 'Content-Type': 'application/json' };
+  for (const name of ['x-amz-function-error', 'x-amzn-errortype']) {
+    const value = firstHeader(answer.headers[name]);
+    if (value) headers[name] = value;
+  }
+  return { status: answer.status, headers, body: answer.body };
+}
+
+/** Starts the Lambda Invoke API on 127.0.0.1. */
+export function startLambdaDoor(options: LambdaDoorOptions): Promise<Listening> {
+  return listen(options.port, {}, async (req, res) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_PAYLOAD_BYTES) return send(res, lambdaError(413, 'RequestTooLargeException', 'The payload exceeds 6 MB.'));
+      chunks.push(chunk as Buffer);
+    }
+    send(res, await handleLambda(options, req, Buffer.concat(chunks)));
+  });
+}

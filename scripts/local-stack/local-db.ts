@@ -1,0 +1,109 @@
+/**
+ * Tables and credentials for the local DynamoDB (DynamoDB Local, see dynamodb-local.ts), spoken to over HTTP by the
+ * real AWS SDK. Tables are created from resources/tables.js, the same definition serverless.yml deploys.
+ */
+import {
+  CreateTableCommand,
+  type CreateTableCommandInput,
+  DeleteTableCommand,
+  DynamoDBClient,
+  paginateListTables,
+} from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import tables from '../../resources/tables.js';
+import { createStore, type Store } from '@trading-bot-api/core/store/dynamodb';
+import { markStamped } from '@trading-bot-api/core/store/fleet-table';
+import { QUIET_SDK_ENV } from '../support/quiet-sdk';
+
+/** Credentials and region for DynamoDB Local: it checks neither (with -sharedDb, every client sees one database). */
+export const LOCAL_AWS_ENV = {
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'local',
+  AWS_SECRET_ACCESS_KEY: 'local',
+  ...QUIET_SDK_ENV,
+};
+
+/** A low-level client for setting up tables and data (not the API's client). */
+export function adminClient(endpoint: string): DynamoDBClient {
+  return new DynamoDBClient({
+    endpoint,
+    region: LOCAL_AWS_ENV.AWS_REGION,
+    credentials: { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY },
+  });
+}
+
+/**
+ * Creates every table of `stage` that does not exist yet; returns the names it created. A stage created here from
+ * nothing has no data older than the fleet's stamps, so they are marked complete at once (a stage whose accounts
+ * predate them is marked by `npm run backfill`).
+ */
+export async function ensureTables(client: DynamoDBClient, stage: string): Promise<string[]> {
+  const existing = new Set<string>();
+  for await (const page of paginateListTables({ client }, {})) for (const name of page.TableNames ?? []) existing.add(name);
+  const created: string[] = [];
+  for (const table of Object.keys(tables.TABLES)) {
+    const definition = tables.tableDefinition(stage, table);
+    if (existing.has(definition.TableName)) continue;
+    await client.send(new CreateTableCommand(definition as CreateTableCommandInput));
+    created.push(definition.TableName);
+  }
+  if (created.includes(tables.tableName(stage, 'accounts'))) {
+    await markStamped({ client: DynamoDBDocumentClient.from(client), tables: tables.tableNames(stage) }, new Date().toISOString());
+  }
+  return created;
+}
+
+/**
+ * A store over `stage`'s tables in a local DynamoDB, for reading back what a writer wrote and setting up what no
+ * writer writes (API keys, a stage older than the stamps): tests, the bench and the keys CLI.
+ */
+export function localStore(endpoint: string, stage: string): Store {
+  return createStore({
+    tables: tables.tableNames(stage),
+    endpoint,
+    region: LOCAL_AWS_ENV.AWS_REGION,
+    credentials: { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY },
+    connectTimeoutMs: 1000,
+    requestTimeoutMs: 3000,
+    maxAttempts: 4,
+  });
+}
+
+/** Deletes every table of `stage` (a test file's own tables, when it is done). */
+export async function deleteTables(client: DynamoDBClient, stage: string): Promise<void> {
+  await Promise.all(
+    Object.keys(tables.TABLES).map((table) =>
+      client.send(new DeleteTableCommand({ TableName: tables.tableName(stage, table) })).catch((error: Error) => {
+        if (error.name !== 'ResourceNotFoundException') throw error;
+      }),
+    ),
+  );
+}
+
+/** The environment the functions need to run against the local DynamoDB for `stage`. */
+export function localFunctionEnv(stage: string, endpoint: string, cursorSecret: string): Record<string, string> {
+  return {
+    ...LOCAL_AWS_ENV,
+    ...tables.tableEnvironment(stage),
+    DYNAMODB_ENDPOINT: endpoint,
+    CURSOR_SECRET: cursorSecret,
+    STAGE: stage,
+  };
+}
+
+/** The local ports every command of the project uses, from PORT, DB_PORT and LAMBDA_PORT. */
+export const LOCAL_PORTS = { PORT: 3000, DB_PORT: 8000, LAMBDA_PORT: 3002 } as const;
+
+/** A port from the environment variable `name` (or its default); throws with a message naming it when malformed. */
+export function portFromEnv(name: keyof typeof LOCAL_PORTS, env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return LOCAL_PORTS[name];
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) < 1 || Number(raw) > 65535)
+    throw new Error(`${name} must be a port number from 1 to 65535, got "${raw}"`);
+  return Number(raw);
+}
+
+/** Where `npm start` serves its DynamoDB (DB_PORT), for the keys CLI, the importer, the demo bot and invoke local. */
+export function localDatabaseEndpoint(env: NodeJS.ProcessEnv = process.env): string {
+  return `http://127.0.0.1:${portFromEnv('DB_PORT', env)}`;
+}

@@ -1,0 +1,141 @@
+/**
+ * Runs `serverless offline` (the real handlers in their esbuild bundles, with serverless offline's API Gateway and
+ * Lambda emulation) as a supervised child process. It listens only on two Unix sockets in a private folder: the local
+ * gateway (gateway/gateway.ts) is the one door to it, so nothing it answers reaches a web page or another machine
+ * unchecked. Used by `npm start`, the end-to-end tests and the benchmark.
+ */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Supervised, spawnSupervised, waitUntil } from './processes';
+
+const ROOT = join(__dirname, '..', '..');
+
+export interface Offline {
+  /** serverless offline's API Gateway emulation. */
+  httpSocket: string;
+  /** serverless offline's Lambda Invoke API. */
+  lambdaSocket: string;
+  process: Supervised;
+  stop(): Promise<void>;
+}
+
+export interface SocketResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+/** One HTTP request over a Unix socket. */
+export function requestOverSocket(
+  socketPath: string,
+  options: {
+    method: string;
+    path: string;
+    headers?: Record<string, string | string[] | undefined>;
+    body?: Buffer | string;
+    timeoutMs?: number;
+  },
+): Promise<SocketResponse> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request(
+      { socketPath, method: options.method, path: options.path, headers: options.headers, timeout: options.timeoutMs ?? 30_000 },
+      async (response) => {
+        const chunks: Buffer[] = [];
+        try {
+          for await (const chunk of response) chunks.push(chunk as Buffer);
+        } catch (error) {
+          reject(error);
+          return;
+        }
+        resolve({ status: response.statusCode ?? 502, headers: response.headers, body: Buffer.concat(chunks) });
+      },
+    );
+    outgoing.on('timeout', () => outgoing.destroy(new Error(`no answer from ${socketPath} within ${options.timeoutMs ?? 30_000} ms`)));
+    outgoing.on('error', reject);
+    outgoing.end(options.body);
+  });
+}
+
+/**
+ * Where running stacks keep their bundles: beside `.esbuild`, not in it, because `serverless package` and `deploy`
+ * empty `.esbuild` when they start, which would take the bundles from under a running `npm start`.
+ */
+const WORK_FOLDERS = '.esbuild-offline';
+
+/**
+ * Removes the esbuild work folders of instances whose process is gone (ended by SIGKILL, with no chance to clean up).
+ */
+function removeAbandonedWorkFolders(): void {
+  let names: string[];
+  try {
+    names = readdirSync(join(ROOT, WORK_FOLDERS));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(/^offline-(\d+)-/.exec(name)?.[1]);
+    if (!pid || pid === process.pid) continue;
+    try {
+      process.kill(pid, 0);
+    } catch {
+      rmSync(join(ROOT, WORK_FOLDERS, name), { recursive: true, force: true });
+    }
+  }
+}
+
+/**
+ * Starts serverless offline for `stage` with `env` added to this process's environment, with every authorizer off
+ * (the local gateway runs the authorizer, as API Gateway does) and schedules off, and resolves once /api/health
+ * answers. `quiet` keeps its output out of the terminal unless it fails to start.
+ */
+export async function startOffline(options: {
+  stage: string;
+  env: Record<string, string>;
+  quiet?: boolean;
+  /** Receives each line serverless offline prints (instead of the terminal). */
+  onLine?: (line: string) => void;
+  timeoutMs?: number;
+}): Promise<Offline> {
+  removeAbandonedWorkFolders();
+  const sockets = mkdtempSync(join(tmpdir(), 'trading-bot-offline-'));
+  const httpSocket = join(sockets, 'http.sock');
+  const lambdaSocket = join(sockets, 'lambda.sock');
+  // One esbuild work folder per instance, so instances started side by side (tests, bench) never share one.
+  const workFolder = `${WORK_FOLDERS}/offline-${process.pid}-${sockets.slice(-6)}`;
+  const child = spawnSupervised(
+    process.execPath,
+    [join(ROOT, 'node_modules', 'serverless', 'bin', 'serverless.js'), 'offline', 'start', '--stage', options.stage, '--noAuth'],
+    {
+      cwd: ROOT,
+      quiet: options.quiet,
+      onLine: options.onLine,
+      env: {
+        ...process.env,
+        ...options.env,
+        OFFLINE_HTTP_SOCKET: httpSocket,
+        OFFLINE_LAMBDA_SOCKET: lambdaSocket,
+        SCHEDULES: 'false',
+        ESBUILD_WORK_FOLDER: workFolder,
+        SLS_TELEMETRY_DISABLED: '1',
+      },
+    },
+  );
+  const stop = async () => {
+    await child.stop();
+    rmSync(join(ROOT, workFolder), { recursive: true, force: true });
+    rmSync(sockets, { recursive: true, force: true });
+  };
+  try {
+    await waitUntil(async () => (await requestOverSocket(httpSocket, { method: 'GET', path: '/api/health', timeoutMs: 5000 })).status > 0, {
+      timeoutMs: options.timeoutMs ?? 90_000,
+      alive: () => child.child.exitCode === null,
+      describe: () => `serverless offline did not start\n${child.output()}`,
+    });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { httpSocket, lambdaSocket, process: child, stop };
+}

@@ -1,9 +1,0 @@
-// Stops the DynamoDB Local of test/support/global-setup.cjs.
-'use strict';
-
-module.exports = async function globalTeardown() {
-  // Named by several projects: the first teardown stops it, the others find nothing to stop.
-  const db = globalThis.testDynamoDbLocal;
-  globalThis.testDynamoDbLocal = undefined;
-  await db?.close();
-};
