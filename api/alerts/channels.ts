@@ -49,7 +49,10 @@ export interface Channel {
   /** The requests that carry `event`: one per part of its text. */
   requests(event: AlertEvent): OutgoingRequest[];
   judge(answer: Answer): Verdict;
-  /** Values that must never appear in a log line (tokens, webhook URLs): removed from every reason. */
+  /**
+   * Values that must never appear in a log line: tokens, and each URL whole, its path and query, and its path (a
+   * service may quote any of them). Removed from a service's answer before it is read or cut, and from every reason.
+   */
   secrets: string[];
 }
 
@@ -136,7 +139,7 @@ export function telegramChannel(options: { token: string; chatId: string; apiUrl
   return {
     name: 'telegram',
     limit: 4096,
-    secrets: [options.token, url],
+    secrets: [options.token, ...urlSecrets(url)],
     requests: (event) =>
       splitText(event.text, 4096).map((part, i) => {
         const [first, ...rest] = part.split('\n');
@@ -177,7 +180,7 @@ export function discordChannel(options: { webhookUrl: string }): Channel {
   return {
     name: 'discord',
     limit: 2000,
-    secrets: [options.webhookUrl, target.toString()],
+    secrets: [...urlSecrets(options.webhookUrl), ...urlSecrets(target.toString())],
     requests: (event) =>
       splitText(
         marked(event.text, (line) => `**${line}**`, discordLine),
@@ -203,7 +206,7 @@ export function slackChannel(options: { webhookUrl: string }): Channel {
   return {
     name: 'slack',
     limit: 3000,
-    secrets: [options.webhookUrl],
+    secrets: urlSecrets(options.webhookUrl),
     requests: (event) =>
       splitText(
         marked(event.text, (line) => `*${line}*`, escapeSlack),
@@ -221,15 +224,40 @@ export function slackChannel(options: { webhookUrl: string }): Channel {
 export function webhookChannel(options: { url: string }): Channel {
   return {
     name: 'webhook',
-    secrets: [options.url],
+    secrets: urlSecrets(options.url),
     requests: (event) => [{ url: options.url, headers: JSON_HEADERS, body: JSON.stringify(event) }],
     judge: (answer) => byStatus(answer, `HTTP ${answer.status}${answer.body ? `: ${excerpt(answer.body)}` : ''}`),
   };
 }
 
-/** `reason` with every secret of `channel` taken out: reasons are logged, secrets never are. */
-export function scrub(reason: string, secrets: readonly string[]): string {
-  let clean = reason;
-  for (const secret of secrets) if (secret.length >= 4) clean = clean.split(secret).join('[secret]');
+/**
+ * What of `url` must never be logged: the URL whole, its path and query, and its path when it is more than `/` (a
+ * webhook's secret is in its path or query; a server's error page may quote the URL, or only its path, as
+ * Express's `Cannot POST /hooks/<secret>` does). Each also as JSON that escapes its slashes writes it, and decoded.
+ */
+export function urlSecrets(url: string): string[] {
+  const { pathname, search } = new URL(url);
+  const forms = [url, `${pathname}${search}`, ...(pathname.length > 1 ? [pathname] : [])];
+  const variants = forms.flatMap((form) => [form, form.replaceAll('/', '\\/'), safeDecode(form)]);
+  return [...new Set(variants)];
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * `text` with every secret taken out, the longest first (so a URL goes whole, not around its path). Applied to a
+ * service's answer before it is read or cut to an excerpt (a URL cut partway would no longer match), and again to
+ * every reason: reasons are logged and thrown, secrets never are.
+ */
+export function scrub(text: string, secrets: readonly string[]): string {
+  let clean = text;
+  const longestFirst = [...secrets].sort((a, b) => b.length - a.length);
+  for (const secret of longestFirst) if (secret.length >= 4) clean = clean.split(secret).join('[secret]');
   return clean;
 }

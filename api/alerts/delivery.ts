@@ -11,7 +11,8 @@
  * - A channel that failed an event after its retries is not tried for the rest of that batch: its remaining events
  *   fail with the same reason at once, instead of each waiting through the retries again.
  *
- * Reasons are the service's own words with every secret of the channel taken out; URLs and tokens never appear.
+ * Reasons are the service's own words with every secret of the channel taken out (from the answer before it is read
+ * or cut, and from the reason): tokens, URLs, and their paths and queries never appear, whole or cut short.
  * Waiting goes through `sleep`, which tests replace, so no test waits for real.
  */
 import { type Answer, type Channel, type ChannelName, scrub, type Verdict } from './channels';
@@ -75,7 +76,8 @@ async function send(
         signal: AbortSignal.timeout(options.timeoutMs),
         redirect: 'error',
       });
-      const answer: Answer = { status: response.status, headers: response.headers, body: await response.text() };
+      // Scrubbed before it is read: a reason quotes it, cut to an excerpt, and a secret cut partway would not match.
+      const answer: Answer = { status: response.status, headers: response.headers, body: scrub(await response.text(), channel.secrets) };
       last = channel.judge(answer);
     } catch (error) {
       last = { kind: 'retry', reason: networkReason(error) };

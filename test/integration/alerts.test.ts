@@ -11,11 +11,13 @@
  * - a 429 is waited out for exactly the time asked, and the message arrives once; a long message arrives whole, in
  *   parts each within the service's limit;
  * - a failing channel does not stop the others, is logged once with its reason (no secret in any line), counted,
- *   and fails the invocation so the event goes to the on-failure queue;
+ *   and fails the invocation so the event goes to the on-failure queue; a service that quotes back its URL, its
+ *   path or a token, whole, cut short or escaped, leaks no part of it into a line, the error or the queue;
  * - `npm start`'s probe watch sends the probe's alerts, and the database's changes, which only it can tell locally.
  *
  * No test waits for real: the delivery's `sleep` is replaced, and the probe's clock is passed in.
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
@@ -24,7 +26,7 @@ import type { Context, SNSEvent } from 'aws-lambda';
 import type { AlertEvent } from '../../api/alerts/events';
 import { type Harness, startHarness } from '../kit/api-harness';
 import { FakeAws } from '../kit/fake-aws';
-import { FakeDiscord, FakeSlack, FakeTelegram, FakeWebhook, startFakeChannels } from '../kit/fake-channels';
+import { FakeDiscord, FakeQuoter, FakeSlack, FakeTelegram, FakeWebhook, startFakeChannels } from '../kit/fake-channels';
 import { printedWhile } from '../kit/printed';
 
 const ROOT = join(__dirname, '..', '..');
@@ -242,19 +244,31 @@ describe('deployed: the probe publishes to the topic, the notifier sends what SN
     };
     await printedWhile(() => notifier(alarmEvent, context('notifier')));
     await printedWhile(() => notifier(snsEvent(JSON.stringify(database), 'm-3'), context('notifier')));
+    // The database answers again: CloudWatch's OK for the same alarm.
+    const databaseOk = {
+      ...database,
+      NewStateValue: 'OK',
+      OldStateValue: 'ALARM',
+      NewStateReason: 'Threshold Crossed: 1 datapoint [0.0 (22/11/26 10:20:00)] was not greater than the threshold (0.0).',
+      StateChangeTime: '2026-11-22T10:21:12.345+0000',
+    };
+    await printedWhile(() => notifier(snsEvent(JSON.stringify(databaseOk), 'm-4'), context('notifier')));
 
     expect(webhook.bodies.map((body) => [body.type, body.accountId])).toEqual([
       ['bot_error', 'dp-err'],
       ['alarm', undefined],
       ['database_down', undefined],
+      ['database_up', undefined],
     ]);
     for (const body of webhook.bodies) expect([body.type, validEvent(body) ? [] : validEvent.errors]).toEqual([body.type, []]);
     for (const texts of [telegram.texts, discord.contents, slack.texts]) {
-      expect(texts).toHaveLength(3);
+      expect(texts).toHaveLength(4);
       expect(texts[0]).toContain('API key expired');
       expect(texts[1]).toMatch(/Alarm: Api5xxRateAlarm/);
       expect(texts[1]).toContain('Threshold Crossed');
       expect(texts[2]).toContain('The database does not answer');
+      expect(texts[3]).toContain('The database answers again');
+      expect(texts[3]).toContain('The probe reads DynamoDB again since 2026-11-22 10:21 UTC.');
     }
     expect(aws.calls).toEqual(expect.arrayContaining(['GetParametersByPath', 'GetSecretValue']));
   });
@@ -394,6 +408,91 @@ describe('delivery', () => {
       expect(second.lines.find((line) => line._aws)).toMatchObject({ AlertDeliveryFailures: 4, AlertsDelivered: 4 });
     } finally {
       await Promise.all([telegram.close(), discord.close(), slack.close()]);
+    }
+  });
+
+  it('no part of a token or URL reaches a log line, the error or the on-failure queue, however a service quotes it', async () => {
+    const { notify } = await import('../../api/alerts/notifier');
+    const { channelsOf } = await import('../../api/alerts/settings');
+    const hex = () => randomBytes(12).toString('hex');
+    const secret = {
+      telegram: `tg${hex()}`,
+      discord: `dc${hex()}`,
+      slack: `sl${hex()}`,
+      webhookPath: `wh${hex()}`,
+      webhookKey: `wk${hex()}`,
+    };
+    /** Filler that puts a secret's 8th character at the 199th of the body: an excerpt of 200 would keep 8 of it. */
+    const padTo = (before: string, secretAt: number) => 'x'.repeat(199 - 8 - secretAt - before.length);
+    const quoter = await new FakeQuoter((pathAndQuery, base) => {
+      const path = pathAndQuery.split('?')[0];
+      // Telegram: a proxy's error page naming the whole URL, long enough to be cut inside the token.
+      if (path.startsWith('/tg/')) {
+        const head = '<html><body><h1>404 Not Found</h1><p>';
+        const tail = `</p><p>No route for ${base}${pathAndQuery}</p></body></html>`;
+        const at = tail.indexOf(secret.telegram);
+        return { status: 404, contentType: 'text/html', body: `${head}${padTo(head, at)}${tail}` };
+      }
+      // Discord: a JSON error echoing the path and query (Discord's own URL has ?wait=true).
+      if (path.startsWith('/api/webhooks/'))
+        return {
+          status: 400,
+          contentType: 'application/json',
+          body: JSON.stringify({ message: `Invalid Webhook Token for POST ${pathAndQuery}`, code: 50027 }),
+        };
+      // Slack: JSON that escapes its slashes, echoing the path, cut inside it.
+      if (path.startsWith('/services/')) {
+        const head = '{"ok":false,"error":"no_service","detail":"';
+        const tail = `","path":"${path.replaceAll('/', '\\/')}"}`;
+        return { status: 400, contentType: 'application/json', body: `${head}${padTo(head, tail.indexOf(secret.slack))}${tail}` };
+      }
+      // The webhook: Express's default 404, which names the path without the query.
+      return { status: 404, contentType: 'text/html', body: `Cannot POST ${path}` };
+    }).start();
+    try {
+      const { channels, problems } = channelsOf({
+        ALERT_TELEGRAM_BOT_TOKEN: `4242:${secret.telegram}`,
+        ALERT_TELEGRAM_CHAT_ID: '-100',
+        ALERT_TELEGRAM_API_URL: `${quoter.base}/tg`,
+        ALERT_DISCORD_WEBHOOK_URL: `${quoter.base}/api/webhooks/99/${secret.discord}`,
+        ALERT_SLACK_WEBHOOK_URL: `${quoter.base}/services/T1/B1/${secret.slack}`,
+        ALERT_WEBHOOK_URL: `${quoter.base}/hooks/${secret.webhookPath}?key=${secret.webhookKey}`,
+      });
+      expect(problems).toEqual([]);
+      const quoted = event('[test] quoted back');
+      const run = await printedWhile(() =>
+        notify([quoted], channels, { functionName: 'trading-bot-api-test-notifier', awsRequestId: 'q-1' }, { sleep: async () => {} }).catch(
+          (error: Error) => error,
+        ),
+      );
+      const error = run.result as Error;
+      expect(error).toBeInstanceOf(Error);
+      // Each service did quote what it was called at: the secrets were there to leak.
+      expect(quoter.requests.map((request) => request.status)).toEqual(expect.arrayContaining([404, 400, 400, 404]));
+      // What Lambda's on-failure destination would hold: the event, and the error as the function threw it.
+      const queued = JSON.stringify({
+        requestContext: { requestId: 'q-1', condition: 'RetriesExhausted', approximateInvokeCount: 1 },
+        requestPayload: quoted,
+        responseContext: { statusCode: 200, functionError: 'Unhandled' },
+        responsePayload: { errorType: error.name, errorMessage: error.message, trace: error.stack?.split('\n') },
+      });
+      const reasons = Object.fromEntries(run.lines.filter((line) => line.level === 'ERROR').map((line) => [line.channel, line.reason]));
+      expect(Object.keys(reasons).sort()).toEqual(['discord', 'slack', 'telegram', 'webhook']);
+      // No 6 characters in a row of any secret anywhere: not whole, not cut short, not escaped.
+      const parts = Object.values(secret).flatMap((value) => Array.from({ length: value.length - 5 }, (_, i) => value.slice(i, i + 6)));
+      for (const [where, text] of [
+        ['log', run.text],
+        ['error', `${error.message}\n${error.stack}`],
+        ['queue', queued],
+      ])
+        expect([where, parts.filter((part) => text.includes(part))]).toEqual([where, []]);
+      // The reasons still say what the service said, with the secret taken out.
+      expect(reasons.webhook).toBe('HTTP 404: Cannot POST [secret]');
+      expect(reasons.discord).toBe('HTTP 400: Invalid Webhook Token for POST [secret]');
+      expect(reasons.telegram).toMatch(/^HTTP 404: <html><body><h1>404 Not Found<\/h1><p>x+<\/p><p>No route for \[secret\]/);
+      expect(reasons.slack).toMatch(/^HTTP 400: \{"ok":false,"error":"no_service","detail":"x+","path":"\[secret\]"\}$/);
+    } finally {
+      await quoter.close();
     }
   });
 });

@@ -238,6 +238,27 @@ export class FakeWebhook extends FakeService {
   }
 }
 
+/**
+ * A receiver that refuses every request by quoting back what it was called at, as many servers do: an Express app's
+ * `Cannot POST /hooks/<secret>`, a proxy's error page naming the whole URL, a JSON error echoing the path and query.
+ * `reply` makes the answer from the path and query requested and the receiver's base URL. Any channel may be pointed
+ * at it, to prove that no part of a token or URL reaches a log line.
+ */
+export class FakeQuoter extends FakeService {
+  constructor(private readonly reply: (pathAndQuery: string, base: string) => { status: number; contentType: string; body: string }) {
+    super();
+  }
+
+  protected answer(_method: string, url: string): Answer {
+    const { status, contentType, body } = this.reply(url, this.base);
+    return { status, headers: { 'content-type': contentType }, body };
+  }
+
+  protected scriptedAnswer(scripted: Scripted): Answer {
+    return json(scripted.kind === 'error' ? scripted.status : 429, { error: 'scripted' });
+  }
+}
+
 /** The four fakes, started; `values` configures a notifier for all of them. */
 export async function startFakeChannels() {
   const [telegram, discord, slack, webhook] = await Promise.all([
