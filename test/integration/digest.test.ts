@@ -13,7 +13,22 @@ let harness: Harness;
 let telegram: FakeTelegram;
 let webhook: FakeWebhook;
 const DAY = 86_400_000;
-const today = Math.floor(Date.now() / DAY) * DAY;
+// One clock for the whole file: the trades are placed around `today`, and the digest is of the day before `now`, so
+// a run that crosses midnight (UTC) still asks for the day its trades were placed in.
+const now = new Date();
+const today = Math.floor(now.getTime() / DAY) * DAY;
+const NOT_DATE = [
+  'hrtime',
+  'nextTick',
+  'performance',
+  'queueMicrotask',
+  'setImmediate',
+  'clearImmediate',
+  'setInterval',
+  'clearInterval',
+  'setTimeout',
+  'clearTimeout',
+] as const;
 const iso = (ms: number) => new Date(ms).toISOString();
 const yesterday = today - DAY;
 
@@ -60,7 +75,7 @@ beforeAll(async () => {
   await closed('dg-usd-c', yesterday - 3 * DAY, '-20.00');
   await closed('dg-usd-a', yesterday - 6 * DAY + 60_000, '5.00');
   await closed('dg-usd-a', yesterday - 7 * DAY, '1000.00');
-  await closed('dg-usd-b', today + 60_000 < Date.now() ? today + 60_000 : today, '999.00');
+  await closed('dg-usd-b', today + 60_000 < now.getTime() ? today + 60_000 : today, '999.00');
   await closed('dg-eur', yesterday + 12 * 3_600_000, '4.2');
   await harness.writer.heartbeat('dg-usd-a', { state: 'running' });
   await harness.writer.heartbeat('dg-usd-b', { state: 'error', message: 'Order rejected: insufficient margin' });
@@ -74,7 +89,7 @@ afterAll(async () => {
 
 it('has exactly the figures /api/all/pnl, /api/all/performance and /api/{account}/pnl answer for its windows', async () => {
   const { buildDigest } = await import('../../api/alerts/digest');
-  const digest = await buildDigest(new Date());
+  const digest = await buildDigest(now);
   expect(digest.day).toBe(iso(yesterday).slice(0, 10));
   expect(digest.weekFrom).toBe(iso(today - 7 * DAY).slice(0, 10));
 
@@ -140,9 +155,15 @@ it('has exactly the figures /api/all/pnl, /api/all/performance and /api/{account
 it('is sent by the notifier on its daily schedule: the text to read, and the figures as they are to the webhook', async () => {
   const { handler } = await import('../../functions/notifier');
   const { buildDigest } = await import('../../api/alerts/digest');
-  await printedWhile(() => handler({ digest: true }, { functionName: 'trading-bot-api-test-notifier', awsRequestId: 'd-1' } as Context));
+  // The function reads the clock itself: it reads this file's `now` (only Date is faked; timers run as they do).
+  jest.useFakeTimers({ now, doNotFake: [...NOT_DATE] });
+  try {
+    await printedWhile(() => handler({ digest: true }, { functionName: 'trading-bot-api-test-notifier', awsRequestId: 'd-1' } as Context));
+  } finally {
+    jest.useRealTimers();
+  }
   const [body] = webhook.bodies;
-  expect(body).toMatchObject({ type: 'digest', stage: harness.stage, digest: await buildDigest(new Date()) });
+  expect(body).toMatchObject({ type: 'digest', stage: harness.stage, time: now.toISOString(), digest: await buildDigest(now) });
   expect(telegram.texts).toHaveLength(1);
   const text = telegram.texts[0];
   expect(text).toMatch(/^<b>\[\w+\] 📊 Daily digest for \w{3} \d{4}-\d{2}-\d{2} \(UTC\)<\/b>/);

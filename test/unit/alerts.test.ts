@@ -1,15 +1,17 @@
 /**
  * The alerts' pure parts: which changes count (transitions), the words of each message and the examples
  * docs/alerts.md shows (rendered here from the same inputs, so the docs cannot drift), the webhook schema's copy in
- * the docs, splitting within each service's limit, the percentages of the digest, reading settings and SNS messages.
+ * the docs, splitting within each service's limit, the percentages of the digest, reading settings (from `_FILE`s
+ * too) and SNS messages.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { discordChannel, retryAfterSeconds, slackChannel, splitText, telegramChannel } from '../../api/alerts/channels';
 import { ChannelWatch } from '../../api/alerts/delivery';
 import { digestEvent, percent, signed } from '../../api/alerts/digest-text';
 import { type AlertEvent, alarmEvent, botChangeEvent, databaseEvent, shortAlarmName, span, testEvent } from '../../api/alerts/events';
-import { alertsRequested, channelsOf, mergeAlertValues } from '../../api/alerts/settings';
+import { alertsRequested, channelsOf, localAlertValues, mergeAlertValues } from '../../api/alerts/settings';
 import { eventOfSnsMessage, publishInputOf } from '../../api/alerts/topic';
 import { botTransitions, conditionOf } from '../../api/alerts/transitions';
 import type { AccountStatus } from '@trading-bot-api/core/types';
@@ -296,6 +298,58 @@ describe('settings', () => {
     });
     expect(alertsRequested({ ALERT_TELEGRAM_API_URL: 'https://x.example' })).toBe(false);
     expect(alertsRequested({ ALERT_SLACK_WEBHOOK_URL_FILE: '/run/secrets/slack' })).toBe(true);
+  });
+
+  it('reads a variable from the file its `_FILE` names, trimmed; a file that cannot be read is named, never quoted', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'alerts-settings-'));
+    try {
+      const token = join(dir, 'telegram-token');
+      const hook = join(dir, 'webhook-url');
+      // As `echo` and editors write them: a trailing newline, and here spaces too.
+      writeFileSync(token, '  123456789:AAE-from-a-file\n');
+      writeFileSync(hook, 'https://receiver.example/hooks/from-a-file?key=k\n\n');
+      const values = localAlertValues({
+        ALERT_TELEGRAM_BOT_TOKEN_FILE: token,
+        ALERT_TELEGRAM_CHAT_ID: ' -1001 ',
+        ALERT_WEBHOOK_URL_FILE: hook,
+        // The variable itself wins over its file.
+        ALERT_SLACK_WEBHOOK_URL: 'https://hooks.slack.example/services/direct',
+        ALERT_SLACK_WEBHOOK_URL_FILE: join(dir, 'never-read'),
+      });
+      expect(values).toEqual({
+        ALERT_TELEGRAM_BOT_TOKEN: '123456789:AAE-from-a-file',
+        ALERT_TELEGRAM_CHAT_ID: '-1001',
+        ALERT_WEBHOOK_URL: 'https://receiver.example/hooks/from-a-file?key=k',
+        ALERT_SLACK_WEBHOOK_URL: 'https://hooks.slack.example/services/direct',
+      });
+      // Trimmed, the token is a bot token, and the channels are configured from it.
+      const { channels, problems } = channelsOf(values);
+      expect(problems).toEqual([]);
+      expect(channels.map((channel) => channel.name)).toEqual(['telegram', 'slack', 'webhook']);
+      expect(channels[0].requests(testEvent('local', '2026-11-22T12:00:00.000Z'))[0].url).toBe(
+        'https://api.telegram.org/bot123456789:AAE-from-a-file/sendMessage',
+      );
+
+      // A file missing, or a directory: the error names the variable and the path, and why, in the system's code.
+      const missing = join(dir, 'missing');
+      expect(() => localAlertValues({ ALERT_DISCORD_WEBHOOK_URL_FILE: missing })).toThrow(
+        new Error(`alerts: ALERT_DISCORD_WEBHOOK_URL_FILE names ${missing}, which cannot be read (ENOENT)`),
+      );
+      expect(() => localAlertValues({ ALERT_TELEGRAM_BOT_TOKEN_FILE: dir })).toThrow(
+        new Error(`alerts: ALERT_TELEGRAM_BOT_TOKEN_FILE names ${dir}, which cannot be read (EISDIR)`),
+      );
+      // A readable file next to an unreadable one: the error says nothing of what the readable one holds.
+      let said = '';
+      try {
+        localAlertValues({ ALERT_TELEGRAM_BOT_TOKEN_FILE: token, ALERT_WEBHOOK_URL_FILE: missing });
+      } catch (error) {
+        said = (error as Error).message;
+      }
+      expect(said).toBe(`alerts: ALERT_WEBHOOK_URL_FILE names ${missing}, which cannot be read (ENOENT)`);
+      expect(said).not.toContain('AAE-from-a-file');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('reads Retry-After as seconds or as a date', () => {
