@@ -14,8 +14,9 @@ export interface paths {
         /**
          * Check the API and its database
          * @description Checks the database with one read. `200` with `status: "ok"` when it answers; `503` with the same shape,
-         *     `status: "unavailable"` and `checks.database.status: "error"`, plus `Retry-After`, when it does not.
-         *     Public: no API key is needed, and the body says nothing about accounts. Takes no query parameters (any is a
+         *     `status: "unavailable"` and `checks.database.status: "error"`, plus `Retry-After`, when it does not; a
+         *     `500` problem saying the service is misconfigured when the database refuses it (a missing table or
+         *     permission: no retry mends that), the cause in the log. Public: no API key is needed, and the body says nothing about accounts. Takes no query parameters (any is a
          *     `400`). It watches no bot: a separate scheduled probe does, as metrics and alarms (README, "Operating it").
          */
         get: operations["health"];
@@ -396,7 +397,9 @@ export interface components {
         AccountId: string;
         /**
          * @description The API's health. `status` is `ok` (HTTP 200) exactly when `checks.database.status` is `ok`, and
-         *     `unavailable` (HTTP 503) exactly when it is `error`.
+         *     `unavailable` (HTTP 503) exactly when it is `error`: the database did not answer, was too slow or throttled.
+         *     A database that refuses the service for its configuration (a missing table or permission) is not an outage:
+         *     health then answers a 500 `INTERNAL_ERROR` problem saying it is a misconfiguration, its cause in the log.
          * @example {
          *       "status": "ok",
          *       "service": "Trading Bot API",
@@ -1007,7 +1010,12 @@ export interface components {
                 };
             };
         };
-        /** @description `INTERNAL_ERROR`: an unexpected failure. The body says nothing more; the logs carry the `requestId`. */
+        /**
+         * @description `INTERNAL_ERROR`: an unexpected failure (a bug), or a misconfiguration of the service (its database refused
+         *     it: a table that does not exist, a permission or credentials it lacks; `detail` then says it is a
+         *     misconfiguration, and never which). Not an outage: no `Retry-After`, and retrying does not help. The logs carry
+         *     the cause under the `requestId`.
+         */
         InternalError: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];

@@ -15,7 +15,8 @@
  */
 import './support/quiet-sdk';
 import { ingest } from '@trading-bot-api/feeds/ingest/ingest';
-import { checkpointPath, fileLines, streamLines } from '@trading-bot-api/feeds/ingest/source';
+import { WriterError } from '@trading-bot-api/writer';
+import { CheckpointUnreadable, checkpointPath, fileLines, streamLines } from '@trading-bot-api/feeds/ingest/source';
 import { commandLine, usageFailure } from './support/command-line';
 import { targetWriter } from './support/load-data';
 import { progressReporter } from './support/progress';
@@ -81,6 +82,8 @@ async function main() {
 }
 
 main().catch((error) => {
-  console.error(`ingest: ${(error as Error).stack ?? String(error)}`);
+  // What the operator must mend (a checkpoint, the database's configuration) is said in its own words; a bug with its stack.
+  const said = error instanceof CheckpointUnreadable || (error instanceof WriterError && error.code === 'MISCONFIGURED');
+  console.error(`ingest: ${said ? (error as Error).message : ((error as Error).stack ?? String(error))}`);
   process.exit(3);
 });

@@ -1,3 +1,4 @@
+import { DatabaseError, DatabaseMisconfigured } from '@trading-bot-api/core/store/errors';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { encodeScope } from '../access';
 import { type ApiKeyRecord, apiKeyOf, findApiKey, keyIdOf } from '@trading-bot-api/core/store/api-keys-table';
@@ -29,7 +30,18 @@ export async function authorize(
   try {
     record = key === undefined ? undefined : await findApiKey(store, key);
   } catch (error) {
-    logger.warn('API key check failed: the database did not answer', keys);
+    // Said with its cause: an outage (a warning; API Gateway answers 503) or a misconfiguration of the authorizer's
+    // table or role (an error, which no retry mends), or a bug (its stack).
+    if (error instanceof DatabaseError)
+      logger.warn('API key check failed: the database did not answer', { ...keys, fault: error.fault, reason: error.reason });
+    else if (error instanceof DatabaseMisconfigured)
+      logger.error('API key check failed: the database refused the authorizer', {
+        ...keys,
+        misconfigured: error.kind,
+        reason: error.reason,
+        cause: error.message,
+      });
+    else logger.error('API key check failed', { ...keys, error });
     throw error;
   }
   if (!record) {

@@ -3,6 +3,7 @@ import type { Context } from 'aws-lambda';
 import { EVERYONE } from '../access';
 import { config } from '../config';
 import { invocationKeys, logger, SERVICE } from '../telemetry';
+import { DatabaseError, DatabaseMisconfigured } from '@trading-bot-api/core/store/errors';
 import type { BotState, FleetStatus } from '@trading-bot-api/core/types';
 import { fleetStatusOf } from './status';
 
@@ -29,6 +30,8 @@ export interface ProbeResult {
   inError: { accountId: string; message: string | null }[];
   /** The age of the oldest heartbeat among running bots (null: none running, or one never heard from). */
   oldestHeartbeatAgeSeconds: number | null;
+  /** Why the database could not be read, for the log: an outage (with the SDK's or the network's word) or a misconfiguration naming the table or permission. */
+  databaseCause?: string;
 }
 
 /** Reads every account's bot, and says what an operator must know. */
@@ -40,9 +43,15 @@ export async function runProbe(now: Date): Promise<ProbeResult> {
 export async function probeFleet(now: Date): Promise<{ result: ProbeResult; fleet: FleetStatus | undefined }> {
   const started = performance.now();
   let fleet: FleetStatus | undefined;
+  let databaseCause: string | undefined;
   try {
     fleet = await fleetStatusOf(EVERYONE, now);
-  } catch {
+  } catch (error) {
+    // An outage or a misconfiguration both leave the fleet unread, and the probe says the database is not healthy;
+    // the log says which, and why. Anything else is a bug of ours, not the database's: it is thrown.
+    if (error instanceof DatabaseError) databaseCause = `${error.message} (${error.reason})`;
+    else if (error instanceof DatabaseMisconfigured) databaseCause = `misconfigured: ${error.message}`;
+    else throw error;
     fleet = undefined;
   }
   const latencyMs = Math.round(performance.now() - started);
@@ -54,6 +63,7 @@ export async function probeFleet(now: Date): Promise<{ result: ProbeResult; flee
     stale: [],
     inError: [],
     oldestHeartbeatAgeSeconds: null,
+    ...(databaseCause ? { databaseCause } : {}),
   };
   if (fleet) {
     const statuses = fleet.accounts;
@@ -95,6 +105,7 @@ export function reportProbe(result: ProbeResult, context: Pick<Context, 'functio
     staleAccounts: result.stale.map((entry) => entry.accountId),
     errorAccounts: result.inError.map((entry) => entry.accountId),
     oldestHeartbeatAgeSeconds: result.oldestHeartbeatAgeSeconds,
+    ...(result.databaseCause ? { cause: result.databaseCause } : {}),
   };
   if (!result.databaseHealthy) logger.error('probe: the database did not answer', line);
   else if (result.stale.length || result.inError.length) logger.warn('probe: bots need attention', line);

@@ -3,7 +3,7 @@
  * complete answer or a bounded 503, never a hang, a 5xx of another kind, or a silently shorter list.
  */
 import { generateDataset } from '../../scripts/demo/dataset';
-import { type Harness, eventFor, invoke, startHarness } from '../kit/api-harness';
+import { eventFor, type Harness, invoke, ROUTES, startHarness } from '../kit/api-harness';
 import { expectContract } from '../kit/contract';
 import { expectedTrades } from '../kit/expected';
 import { FaultProxy } from '../kit/fault-proxy';
@@ -76,6 +76,33 @@ describe.each([
     await proxy.clear();
     expect((await invoke('health', eventFor('health', { query: {} }))).statusCode).toBe(200);
     expect((await tradesOf('f-1')).statusCode).toBe(200);
+  });
+});
+
+describe.each([
+  ['a permission the role lacks (AccessDeniedException)', 'AccessDeniedException'],
+  ['a table that does not exist (ResourceNotFoundException)', 'ResourceNotFoundException'],
+  ['credentials DynamoDB does not know (UnrecognizedClientException)', 'UnrecognizedClientException'],
+] as const)('%s', (_, error) => {
+  it('is not an outage: data operations and health answer 500 without Retry-After, at once, saying it is a misconfiguration', async () => {
+    await proxy.inject({ kind: 'refusal', error });
+    for (const [name, account] of [
+      ['account-trades', 'f-1'],
+      ['all-balance', undefined],
+      ['account-status', 'f-2'],
+      ['accounts', undefined],
+      ['health', undefined],
+    ] as const) {
+      const { result, ms } = await timed(() => invoke(name, eventFor(name, { account, query: {} })));
+      expectContract(ROUTES[name], result);
+      expect(result.statusCode).toBe(500);
+      expect(result.body).toMatchObject({ code: 'INTERNAL_ERROR', status: 500, detail: expect.stringContaining('misconfigured') });
+      expect(result.headers['Retry-After']).toBeUndefined();
+      // Neither the table, the role nor DynamoDB's words reach the client; the log has them.
+      expect(JSON.stringify(result.body)).not.toMatch(/Exception|arn:|trading-bot-api-/);
+      // Not retried by the SDK as an outage would be: one attempt.
+      expect(ms).toBeLessThan(BUDGET_MS / 2);
+    }
   });
 });
 

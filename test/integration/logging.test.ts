@@ -56,11 +56,19 @@ it('logs one access line per request, with the id the client got and what the re
   expect(text).not.toMatch(/multiValueHeaders|tbk_secret|"trades"|realizedPL/);
 });
 
-it('logs a 503 as a warning', async () => {
+it('logs a 503 as a warning, with its cause under the request id', async () => {
   await proxy.inject({ kind: 'refuse' });
   const { response, lines } = await logged('account-trades', {});
   expect(response.statusCode).toBe(503);
   expect(lines).toEqual([
+    expect.objectContaining({
+      level: 'WARN',
+      message: 'database unavailable',
+      fault: 'unavailable',
+      // The proxy drops the connections it had: the SDK's socket hangs up.
+      reason: expect.stringMatching(/socket hang up|ECONNRESET|ECONNREFUSED/),
+      request_id: response.headers['X-Request-Id'],
+    }),
     expect.objectContaining({ level: 'WARN', message: 'request', status: 503, request_id: response.headers['X-Request-Id'] }),
   ]);
 });
@@ -79,4 +87,23 @@ it('logs a 500 once with its stack, and tells the client nothing but the request
     error: expect.objectContaining({ name: 'ValidationException' }),
   });
   expect(lines.find((line) => line.message === 'request')).toMatchObject({ level: 'ERROR', status: 500 });
+});
+
+it('logs a misconfiguration as an error naming the table and the missing permission, and answers a 500 that says only what it is', async () => {
+  await proxy.inject({ kind: 'refusal', error: 'AccessDeniedException' });
+  const { response, lines, text } = await logged('account-trades', {});
+  expect(response.statusCode).toBe(500);
+  expect(response.body.detail).toMatch(/misconfigured/);
+  expect(JSON.stringify(response.body)).not.toMatch(/AccessDenied|dynamodb:|trading-bot-api-/);
+  expect(lines[0]).toMatchObject({
+    level: 'ERROR',
+    message: 'database misconfigured',
+    misconfigured: 'permission',
+    reason: 'AccessDeniedException',
+    request_id: response.body.requestId,
+    cause: expect.stringMatching(new RegExp(`lacks a permission.*dynamodb:\\w+ on resource: .*table/trading-bot-api-${harness.stage}-`)),
+  });
+  expect(lines.find((line) => line.message === 'request')).toMatchObject({ level: 'ERROR', status: 500 });
+  // No stack for a misconfiguration: it is not a bug of the code.
+  expect(text).not.toMatch(/"stack"/);
 });

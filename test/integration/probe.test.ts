@@ -101,6 +101,21 @@ it('publishes its findings as EMF metrics with the stage as dimension, and one l
   expect(result.inError).toEqual([{ accountId: 'p-error', message: 'Broker API rejected orders' }]);
 });
 
+it('names a misconfiguration (a permission the role lacks) as the cause, naming the table and the action', async () => {
+  await proxy.inject({ kind: 'refusal', error: 'AccessDeniedException' });
+  try {
+    const { result, lines } = await probe();
+    expect(result).toMatchObject({
+      databaseHealthy: false,
+      bots: null,
+      databaseCause: expect.stringMatching(/^misconfigured: .*dynamodb:\w+/),
+    });
+    expect(lines.find((line) => line.message)).toMatchObject({ level: 'ERROR', cause: result.databaseCause });
+  } finally {
+    await proxy.clear();
+  }
+});
+
 it('reports a database that does not answer, and nothing about bots it could not read', async () => {
   await proxy.inject({ kind: 'refuse' });
   try {
@@ -108,7 +123,11 @@ it('reports a database that does not answer, and nothing about bots it could not
     const emf = lines.find((line) => line._aws)!;
     expect(emf).toMatchObject({ ProbeRuns: 1, DatabaseHealthy: 0 });
     expect(emf).not.toHaveProperty('StaleBots');
-    expect(lines.find((line) => line.message)).toMatchObject({ level: 'ERROR', message: 'probe: the database did not answer' });
+    expect(lines.find((line) => line.message)).toMatchObject({
+      level: 'ERROR',
+      message: 'probe: the database did not answer',
+      cause: expect.stringMatching(/^the database did not answer \(.+\)$/),
+    });
     expect(result).toMatchObject({ databaseHealthy: false, bots: null });
   } finally {
     await proxy.clear();

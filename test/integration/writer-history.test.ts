@@ -152,3 +152,36 @@ describe('a database that does not answer', () => {
     expect(await balanceOf(account)).toMatchObject({ openTradeCount: 60 });
   });
 });
+
+describe('a database that refuses the writer for its configuration', () => {
+  it('is MISCONFIGURED naming the table when the stage has no tables, never UNAVAILABLE (a bot would retry forever)', async () => {
+    // DynamoDB Local itself answers ResourceNotFoundException: a wrong stage or table name.
+    const wrong = localWriter(harness.db.endpoint, { stage: 'no-such-stage' });
+    try {
+      for (const call of [
+        () => wrong.upsertAccount({ id: 'm-1', name: 'M', currency: 'USD', broker: 'B', environment: 'paper' } as never),
+        () => wrong.heartbeat('m-1', { state: 'running', time: new Date().toISOString() } as never),
+        () => wrong.recordTrades('m-1', [trade('m-t')]),
+      ]) {
+        const error = await call().catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(WriterError);
+        expect(error).toMatchObject({ code: 'MISCONFIGURED', message: expect.stringContaining('trading-bot-api-no-such-stage-') });
+        expect((error as Error).message).toMatch(/does not exist.*retrying will not help/);
+      }
+    } finally {
+      wrong.close();
+    }
+  });
+
+  it('is MISCONFIGURED naming the action and the table when the role lacks a permission, for a single call and a batch', async () => {
+    const account = await newAccount();
+    await proxy.inject({ kind: 'refusal', error: 'AccessDeniedException' }, Infinity, { only: 'TransactWriteItems' });
+    const error = await writer.openTrade(account, trade('p-1') as never).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ name: 'WriterError', code: 'MISCONFIGURED' });
+    expect((error as Error).message).toMatch(/lacks a permission.*dynamodb:TransactWriteItems/);
+    // A batch is not turned into per-trade results: the whole call is refused, nothing is written.
+    await expect(writer.recordTrades(account, [trade('p-2'), trade('p-3')])).rejects.toMatchObject({ code: 'MISCONFIGURED' });
+    await proxy.clear();
+    expect(await tradesOf(account)).toEqual([]);
+  });
+});

@@ -16,6 +16,11 @@ export type Fault =
   | { kind: 'throttle'; error: 'ProvisionedThroughputExceededException' | 'ThrottlingException' }
   /** DynamoDB refusing the request itself: a bug of ours, not an outage. */
   | { kind: 'validation-error' }
+  /**
+   * DynamoDB refusing the caller for its configuration, as it answers in AWS: a permission the role lacks, a table
+   * that does not exist, credentials it does not know. Not an outage: no retry mends it.
+   */
+  | { kind: 'refusal'; error: keyof typeof REFUSALS }
   | { kind: 'short-pages'; keep: number }
   | { kind: 'unprocessed-keys' }
   /**
@@ -32,6 +37,25 @@ const THROTTLE_TYPES = {
   ThrottlingException: 'com.amazon.coral.availability#ThrottlingException',
 };
 
+/** The headers of an answer the proxy makes itself, as DynamoDB's. */
+const ANSWERED_HEADERS = { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'fault-proxy' };
+
+/** DynamoDB's answers to a misconfigured caller (status 400), with its messages, for an operation on a table. */
+const REFUSALS = {
+  AccessDeniedException: (operation: string, table: string) => ({
+    __type: 'com.amazon.coral.service#AccessDeniedException',
+    message: `User: arn:aws:sts::123456789012:assumed-role/trading-bot-api-test/fn is not authorized to perform: dynamodb:${operation} on resource: arn:aws:dynamodb:us-east-1:123456789012:table/${table} because no identity-based policy allows the dynamodb:${operation} action`,
+  }),
+  ResourceNotFoundException: () => ({
+    __type: 'com.amazonaws.dynamodb.v20120810#ResourceNotFoundException',
+    message: 'Requested resource not found',
+  }),
+  UnrecognizedClientException: () => ({
+    __type: 'com.amazon.coral.service#UnrecognizedClientException',
+    message: 'The security token included in the request is invalid.',
+  }),
+};
+
 /** Key attributes of an item of `tableName` (and of `indexName`), to build a LastEvaluatedKey from it. */
 function keyAttributes(tableName: string, indexName?: string): string[] {
   const entry = Object.entries(tables.TABLES).find(([table]) => tableName.endsWith(`-${table === 'apiKeys' ? 'api-keys' : table}`));
@@ -45,6 +69,8 @@ function keyAttributes(tableName: string, indexName?: string): string[] {
 export class FaultProxy {
   private server: Server;
   private sockets = new Set<Socket>();
+  /** Connections holding a request the proxy never answers (`hang`). */
+  private hung = new Set<Socket>();
   private fault?: Fault;
   private remaining = 0;
   /** Requests (of `only`, when set) let through before the fault starts. */
@@ -88,13 +114,18 @@ export class FaultProxy {
     if (fault.kind === 'refuse') await this.stopListening();
   }
 
-  /** Back to a transparent proxy; open hung connections are dropped. */
+  /**
+   * Back to a transparent proxy; open hung connections are dropped. Idle kept-alive ones stay: dropped, each would be
+   * a stale socket in the SDK's pool that fails the next test's request (with one attempt, as some tests set) as a
+   * fault nobody injected.
+   */
   async clear(): Promise<void> {
     const wasRefusing = this.fault?.kind === 'refuse';
     this.fault = undefined;
     this.only = undefined;
     this.skip = 0;
-    for (const socket of this.sockets) socket.destroy();
+    for (const socket of this.hung) socket.destroy();
+    this.hung.clear();
     if (wasRefusing) {
       this.server = this.createServer();
       await this.start();
@@ -154,17 +185,27 @@ export class FaultProxy {
         return;
       } else fault = undefined;
     }
-    if (fault?.kind === 'hang') return;
+    if (fault?.kind === 'hang') {
+      this.hung.add(req.socket);
+      return;
+    }
     if (fault?.kind === 'slow') await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
     if (fault?.kind === 'validation-error') {
-      res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'fault-proxy' });
+      res.writeHead(400, ANSWERED_HEADERS);
       res.end(
         JSON.stringify({ __type: 'com.amazon.coral.validate#ValidationException', message: 'One or more parameter values were invalid' }),
       );
       return;
     }
+    if (fault?.kind === 'refusal') {
+      const request = JSON.parse(body.toString('utf8') || '{}') as { TableName?: string; RequestItems?: object; TransactItems?: unknown[] };
+      const table = request.TableName ?? Object.keys(request.RequestItems ?? {})[0] ?? '*';
+      res.writeHead(400, ANSWERED_HEADERS);
+      res.end(JSON.stringify(REFUSALS[fault.error](operation, table)));
+      return;
+    }
     if (fault?.kind === 'throttle') {
-      res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'fault-proxy' });
+      res.writeHead(400, ANSWERED_HEADERS);
       res.end(JSON.stringify({ __type: THROTTLE_TYPES[fault.error], message: 'Rate of requests exceeds the allowed throughput.' }));
       return;
     }

@@ -19,7 +19,14 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkpointPath, fileLines, type SkippedRest, type SourceLine, type SourceOptions } from '@trading-bot-api/feeds/ingest/source';
+import {
+  CheckpointUnreadable,
+  checkpointPath,
+  fileLines,
+  type SkippedRest,
+  type SourceLine,
+  type SourceOptions,
+} from '@trading-bot-api/feeds/ingest/source';
 
 let dir: string;
 beforeEach(() => {
@@ -234,6 +241,22 @@ describe('the rest of a file that cannot be found', () => {
     expect(await readAll(file, seen)).toEqual([['new:1@1']]);
     expect(seen.skipped).toEqual([]);
   });
+});
+
+it.each([
+  ['cut short', (text: string) => text.slice(0, 20)],
+  ['not JSON', () => 'garbage\n'],
+  ['missing its offset', (text: string) => JSON.stringify({ ...JSON.parse(text), offset: 'x' })],
+])('a checkpoint %s stops the run with what to do, instead of silently reading the file again from line 1', async (_, spoil) => {
+  const file = join(dir, 'bot.jsonl');
+  writeFileSync(file, lines('a', 1, 3));
+  await readAll(file);
+  writeFileSync(checkpointPath(file), spoil(readFileSync(checkpointPath(file), 'utf8')));
+  appendFileSync(file, lines('a', 4, 4));
+  const error = await readAll(file).catch((caught: unknown) => caught);
+  expect(error).toBeInstanceOf(CheckpointUnreadable);
+  expect((error as Error).message).toContain(`the checkpoint ${checkpointPath(file)} cannot be read`);
+  expect((error as Error).message).toContain('move the checkpoint away');
 });
 
 it('a checkpoint written before the tail digest still resumes where it stopped', async () => {

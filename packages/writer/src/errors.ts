@@ -10,7 +10,8 @@ export type WriterErrorCode =
   | 'TRADE_CONFLICT'
   | 'TRADE_CLOSED'
   | 'WRITE_CONFLICT'
-  | 'UNAVAILABLE';
+  | 'UNAVAILABLE'
+  | 'MISCONFIGURED';
 
 export class WriterError extends Error {
   constructor(
@@ -62,4 +63,13 @@ export function writeConflict(what: string): WriterError {
 /** DynamoDB could not be reached, was too slow, or throttled. Nothing was written, or a retry has no second effect. */
 export function unavailable(): WriterError {
   return new WriterError('UNAVAILABLE', 'the database is unavailable; retrying the same call is safe');
+}
+
+/**
+ * DynamoDB refuses the writer for its configuration: a table that does not exist (a wrong stage or table name), a
+ * permission its role lacks, credentials it does not accept. The message says which. Nothing was written, and
+ * retrying cannot help until the configuration is fixed: a bot should stop and say so, not retry.
+ */
+export function misconfigured(cause: string): WriterError {
+  return new WriterError('MISCONFIGURED', `the database refuses the writer: ${cause}; retrying will not help until that is fixed`);
 }

@@ -3,10 +3,11 @@
  * transaction whose conditions say "unchanged since I read it". When another writer got there first the
  * transaction is cancelled, nothing is written, and the call reads again and retries, a bounded number of times.
  * A database that does not answer ends the call with UNAVAILABLE (nothing written, safe to repeat), whichever read
- * or write of the attempt it happened in.
+ * or write of the attempt it happened in; one that refuses the writer for its configuration (a missing table or
+ * permission) with MISCONFIGURED, which no retry mends. Any other error is a bug, thrown as it is.
  */
 import { type Store, TransactionCancelled, type TransactItem, transactWrite } from '@trading-bot-api/core/store/dynamodb';
-import { DatabaseError } from '@trading-bot-api/core/store/errors';
+import { DatabaseError, DatabaseMisconfigured } from '@trading-bot-api/core/store/errors';
 import * as errors from './errors';
 
 /** Read-modify-writes tried before a call gives up with WRITE_CONFLICT. */
@@ -15,13 +16,14 @@ export const MAX_ATTEMPTS = 12;
 /** Thrown inside an attempt when another writer changed what it read: read again and retry. */
 export class Retry extends Error {}
 
-/** Runs `attempt` until it returns, retrying on Retry; a database failure anywhere in it is UNAVAILABLE. */
+/** Runs `attempt` until it returns, retrying on Retry; a database outage anywhere in it is UNAVAILABLE, a refusal MISCONFIGURED. */
 export async function attempts<T>(what: string, attempt: () => Promise<T>): Promise<T> {
   for (let n = 1; ; n++) {
     try {
       return await attempt();
     } catch (error) {
       if (error instanceof DatabaseError) throw errors.unavailable();
+      if (error instanceof DatabaseMisconfigured) throw errors.misconfigured(error.message);
       if (!(error instanceof Retry)) throw error;
       if (n >= MAX_ATTEMPTS) throw errors.writeConflict(what);
       // Full jitter, growing: racing writers spread out instead of colliding again.

@@ -83,19 +83,18 @@ export function itemsReadBy(output: unknown): number {
   return read.Item ? 1 : 0;
 }
 
-// Errors that mean our request was wrong: a bug to fix, reported as a 500, not as an outage.
-const CALLER_ERRORS = new Set(['ValidationException', 'SerializationException']);
-
 /**
- * Sends a command; a failure of DynamoDB itself (network, timeout, throttling, 5xx) becomes a DatabaseError. Errors
- * the caller must tell apart (`passThrough`, such as a cancelled transaction) are rethrown as they are.
+ * Sends a command to `tables`; a failure of DynamoDB itself (network, timeout, throttling, 5xx) becomes a
+ * DatabaseError, a refusal only configuration mends (a missing table, permission or credentials) a
+ * DatabaseMisconfigured naming the tables, and anything else (a malformed request: a bug) is rethrown as it is.
+ * Errors the caller must tell apart (`passThrough`, such as a cancelled transaction) are rethrown as they are.
  */
-async function send<T>(run: () => Promise<T>, passThrough: readonly string[] = []): Promise<T> {
+async function send<T>(tables: readonly string[], run: () => Promise<T>, passThrough: readonly string[] = []): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    if (error instanceof Error && (CALLER_ERRORS.has(error.name) || passThrough.includes(error.name))) throw error;
-    throw databaseError(error);
+    if (error instanceof Error && passThrough.includes(error.name)) throw error;
+    throw databaseError(error, tables);
   }
 }
 
@@ -121,7 +120,7 @@ export async function getItem(
   attributes?: string[],
 ): Promise<Item | undefined> {
   const projection = projectionOf(attributes);
-  const output = await send(() =>
+  const output = await send([table], () =>
     store.client.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: consistent, ...projection })),
   );
   return output.Item;
@@ -133,7 +132,7 @@ export async function getItem(
  */
 export async function scanAll(store: Store, table: string): Promise<Item[]> {
   const items: Item[] = [];
-  await send(async () => {
+  await send([table], async () => {
     for await (const page of paginateScan({ client: store.client }, { TableName: table })) items.push(...(page.Items ?? []));
   });
   return items;
@@ -154,7 +153,7 @@ export async function queryItems(
   const items: Item[] = [];
   const limit = Number.isFinite(wanted) ? wanted : pageSize;
   const request: QueryCommandInput = { ...input, ...(limit !== undefined ? { Limit: limit } : {}) };
-  await send(async () => {
+  await send([input.TableName ?? '?'], async () => {
     for await (const page of paginateQuery({ client: store.client }, request)) {
       items.push(...(page.Items ?? []));
       if (items.length >= wanted) break;
@@ -167,17 +166,17 @@ export async function queryItems(
 
 /** Writes one item; false when its ConditionExpression failed (nothing was written). */
 export async function putItem(store: Store, input: PutCommandInput): Promise<boolean> {
-  return conditional(() => store.client.send(new PutCommand(input)));
+  return conditional(input.TableName, () => store.client.send(new PutCommand(input)));
 }
 
 /** Updates one item; false when its ConditionExpression failed (nothing was written). */
 export async function updateItem(store: Store, input: UpdateCommandInput): Promise<boolean> {
-  return conditional(() => store.client.send(new UpdateCommand(input)));
+  return conditional(input.TableName, () => store.client.send(new UpdateCommand(input)));
 }
 
-async function conditional(run: () => Promise<unknown>): Promise<boolean> {
+async function conditional(table: string | undefined, run: () => Promise<unknown>): Promise<boolean> {
   try {
-    await send(run, ['ConditionalCheckFailedException']);
+    await send([table ?? '?'], run, ['ConditionalCheckFailedException']);
     return true;
   } catch (error) {
     if (error instanceof Error && error.name === 'ConditionalCheckFailedException') return false;
@@ -212,7 +211,9 @@ export async function batchGetItems(
       if (attempt > UNPROCESSED_RETRIES) throw new DatabaseError('throttled', 'UnprocessedKeys');
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
       const requestItems: BatchGetCommandInput['RequestItems'] = batch;
-      const output: BatchGetCommandOutput = await send(() => store.client.send(new BatchGetCommand({ RequestItems: requestItems })));
+      const output: BatchGetCommandOutput = await send(Object.keys(requestItems), () =>
+        store.client.send(new BatchGetCommand({ RequestItems: requestItems })),
+      );
       for (const [table, items] of Object.entries(output.Responses ?? {})) results[table].push(...items);
       batch = output.UnprocessedKeys as BatchGetCommandInput['RequestItems'];
     }
@@ -221,6 +222,12 @@ export async function batchGetItems(
 }
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** The tables a transaction writes, each once, for a misconfiguration's message. */
+function tablesOf(items: readonly TransactItem[]): string[] {
+  const names = items.map((item) => (item.Put ?? item.Update ?? item.Delete ?? item.ConditionCheck)?.TableName ?? '?');
+  return [...new Set(names)];
+}
 
 /**
  * Optimistic concurrency on a versioned item: a Put that creates it (`read` undefined; refused when it exists) or
@@ -273,10 +280,10 @@ export class TransactionCancelled extends Error {
  */
 export async function transactWrite(store: Store, items: TransactItem[]): Promise<void> {
   try {
-    await send(
-      () => store.client.send(new TransactWriteCommand({ TransactItems: items })),
-      ['TransactionCanceledException', 'TransactionConflictException'],
-    );
+    await send(tablesOf(items), () => store.client.send(new TransactWriteCommand({ TransactItems: items })), [
+      'TransactionCanceledException',
+      'TransactionConflictException',
+    ]);
   } catch (error) {
     const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
     if (error instanceof Error && error.name === 'TransactionCanceledException') {

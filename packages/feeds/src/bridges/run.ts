@@ -29,13 +29,15 @@ export interface RunOptions {
   maxBackoffMs?: number;
 }
 
-/** One line saying why a poll failed, and whether the database (not the bot) is the cause; rethrows a bug. */
+/** One line saying why a poll failed, and whether the database (not the bot) is the cause; rethrows a bug or a misconfiguration. */
 export function failureOf(error: unknown): { text: string; database: boolean } {
   if (error instanceof FreqtradeError) return { text: error.message, database: false };
   if (error instanceof WriterError && error.code === 'UNAVAILABLE') {
     return { text: `the database does not answer (${error.message})`, database: true };
   }
-  if (error instanceof WriterError) return { text: `the writer refused: ${error.message}`, database: false };
+  // A database that refuses the writer for its configuration refuses every poll alike: stop and say so (thrown).
+  if (error instanceof WriterError && error.code !== 'MISCONFIGURED')
+    return { text: `the writer refused: ${error.message}`, database: false };
   throw error;
 }
 

@@ -89,6 +89,15 @@ function unavailable(error: unknown): boolean {
   return error instanceof WriterError && error.code === 'UNAVAILABLE';
 }
 
+/**
+ * A refusal of the line itself (its input, its account, its trade's state), which the summary reports as `line N:`
+ * and the run goes past. A misconfigured database (MISCONFIGURED: a missing table or permission) refuses every line
+ * alike and is no line's fault: like a bug, it ends the run, saying why.
+ */
+function refusal(error: unknown): error is WriterError {
+  return error instanceof WriterError && error.code !== 'MISCONFIGURED';
+}
+
 /** Reads through the writer for the ingester's own decisions; a database that does not answer is DatabaseDown. */
 async function reading<T>(read: () => Promise<T>): Promise<T> {
   try {
@@ -106,7 +115,7 @@ async function oneByOne(writer: Writer, entries: readonly NumberedEvent[], resul
       results.push({ line, outcome: await applyOne(writer, event) });
     } catch (error) {
       if (unavailable(error)) throw new DatabaseDown();
-      if (!(error instanceof WriterError)) throw error;
+      if (!refusal(error)) throw error;
       results.push({ line, error });
     }
   }
@@ -149,7 +158,7 @@ async function applyTradeRun(writer: Writer, account: string, run: readonly Numb
     } catch (error) {
       if (unavailable(error)) throw new DatabaseDown();
       // The account itself is refused (it does not exist): every line says so, one by one.
-      if (!(error instanceof WriterError)) throw error;
+      if (!refusal(error)) throw error;
       created = [];
     }
     for (const result of created) {

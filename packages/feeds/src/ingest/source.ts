@@ -193,13 +193,39 @@ class Splitter {
   }
 }
 
-async function readCheckpoint(file: string): Promise<Checkpoint | undefined> {
-  try {
-    const value = JSON.parse(await readFile(checkpointPath(file), 'utf8')) as Checkpoint;
-    return Number.isSafeInteger(value.offset) && Number.isSafeInteger(value.line) && Number.isSafeInteger(value.inode) ? value : undefined;
-  } catch {
-    return undefined;
+/**
+ * A checkpoint that exists but cannot be read as one (truncated, edited, not JSON). Reading the file again from its
+ * start would silently take the place of where the last run stopped, so the run stops and says what to do instead.
+ */
+export class CheckpointUnreadable extends Error {
+  constructor(file: string, why: string) {
+    const path = checkpointPath(file);
+    super(
+      `the checkpoint ${path} cannot be read (${why}): nothing was read. To read ${basename(file)} from its start, move the checkpoint away (replayed lines change nothing); or restore it from a backup`,
+    );
+    this.name = 'CheckpointUnreadable';
   }
+}
+
+/** The checkpoint of `file`; undefined when there is none (a first run). */
+async function readCheckpoint(file: string): Promise<Checkpoint | undefined> {
+  let text: string;
+  try {
+    text = await readFile(checkpointPath(file), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new CheckpointUnreadable(file, (error as NodeJS.ErrnoException).code ?? (error as Error).message);
+  }
+  let value: Checkpoint;
+  try {
+    value = JSON.parse(text) as Checkpoint;
+  } catch {
+    throw new CheckpointUnreadable(file, 'not JSON');
+  }
+  const fields = ['offset', 'line', 'inode'] as const;
+  const bad = fields.filter((field) => !Number.isSafeInteger(value?.[field]));
+  if (bad.length) throw new CheckpointUnreadable(file, `no whole-number ${bad.join(', ')}`);
+  return value;
 }
 
 async function writeCheckpoint(file: string, checkpoint: Checkpoint): Promise<void> {
