@@ -13,6 +13,7 @@ import type { Writer } from '@trading-bot-api/writer';
 import { localWriter } from '../../scripts/support/load-data';
 import { type Harness, startHarness } from '../kit/api-harness';
 import { FaultProxy } from '../kit/fault-proxy';
+import { propertyRuns } from '../kit/property-runs';
 
 jest.setTimeout(300_000);
 
@@ -263,6 +264,6 @@ it('property: a batch stopped by the database after any number of transactions a
       if (stop === 'whole') expect(again.unchanged).toBe(lines.length);
       else if (transactions > 0) expect(again.unchanged).toBeGreaterThan(0);
     }),
-    { numRuns: Number(process.env.PROPERTY_RUNS ?? 6) },
+    { numRuns: propertyRuns(6) },
   );
 });

@@ -16,6 +16,7 @@ import { localWriter } from '../../scripts/support/load-data';
 import { eventFor, type Harness, invoke, startHarness } from '../kit/api-harness';
 import { expectedTrades } from '../kit/expected';
 import { FaultProxy } from '../kit/fault-proxy';
+import { propertyRuns } from '../kit/property-runs';
 
 jest.setTimeout(600_000);
 
@@ -337,7 +338,7 @@ it('after any interleaving of calls, retries and failures, every rule holds as t
         }
       }
     }),
-    { numRuns: 25 },
+    { numRuns: propertyRuns(8) },
   );
   // The network was flaky for real: answers were lost after their requests took effect.
   expect(proxy.dropped).toBeGreaterThan(0);

@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { chartWindow, isolated, withGaps } from '../../dashboard/src/chart-data';
 import { columnPlaces, grouped, MAX_PLACES, placesNeeded, pricePlaces, roundHalfEven } from '../../dashboard/src/format';
 import { divideDecimals } from '@trading-bot-api/core/decimal';
+import { propertyRuns } from '../kit/property-runs';
 
 describe('the places a column of amounts shows', () => {
   it('are the most any value needs: trailing zeros no value needs are left out', () => {
@@ -83,7 +84,7 @@ describe('rounding on the digits', () => {
       fc.property(decimal, fc.integer({ min: 0, max: 12 }), (value, places) => {
         expect(roundHalfEven(value, places)).toBe(divideDecimals(value, '1', places));
       }),
-      { numRuns: 2_000 },
+      { numRuns: propertyRuns(2_000) },
     );
   });
 });

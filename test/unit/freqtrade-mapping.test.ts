@@ -12,6 +12,7 @@ import {
 } from '@trading-bot-api/feeds/bridges/freqtrade/mapping';
 import { decimalOfFloat, formatDecimal, isDecimal, trimDecimal } from '@trading-bot-api/core/decimal';
 import { pythonFloat } from '../kit/fake-freqtrade';
+import { propertyRuns } from '../kit/property-runs';
 
 /** Float noise in a decimal: among its significant digits, a run of six 0s or 9s and then another digit. */
 const ARTEFACT = /[1-9]\d*(0{6,}|9{6,})\d/;
@@ -41,7 +42,7 @@ describe('decimalOfFloat: the decimal a float stands for (15 significant digits)
         const text = exponent >= 0 ? (digits * 10n ** BigInt(exponent)).toString() : trimDecimal(formatDecimal(digits, -exponent));
         expect(decimalOfFloat(Number(text))).toBe(text);
       }),
-      { numRuns: Number(process.env.PROPERTY_RUNS ?? 500) },
+      { numRuns: propertyRuns(500) },
     );
   });
 
@@ -86,7 +87,7 @@ describe("money: freqtrade's 8 places", () => {
         // Exactly the sum freqtrade meant, at its places: no noise left.
         expect(moneyOf(sum)).toBe(trimDecimal(formatDecimal(exact, 8)));
       }),
-      { numRuns: Number(process.env.PROPERTY_RUNS ?? 500) },
+      { numRuns: propertyRuns(500) },
     );
   });
 });

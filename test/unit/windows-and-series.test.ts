@@ -11,6 +11,7 @@ import { summarize } from '../../api/operations/account-status';
 import { keyBefore, orderKey } from '@trading-bot-api/core/store/trades-table';
 import { parseTime, periodsBetween, periodStart, shiftPeriodStart, timestamp } from '@trading-bot-api/core/time';
 import type { AccountStatus } from '@trading-bot-api/core/types';
+import { propertyRuns } from '../kit/property-runs';
 
 describe('time parameters', () => {
   it('read four-digit years as written, the years 0 to 99 included', () => {
@@ -41,7 +42,7 @@ describe('keyBefore: the exclusive upper bound of a key range', () => {
         // Within the keys the table can hold, `b <= keyBefore(a)` exactly when `b < a` (as DynamoDB and JS order them).
         expect(b <= keyBefore(a)).toBe(b < a);
       }),
-      { numRuns: 2000 },
+      { numRuns: propertyRuns(2000) },
     );
   });
 
@@ -50,7 +51,7 @@ describe('keyBefore: the exclusive upper bound of a key range', () => {
       fc.property(time, key, (end, b) => {
         expect(b <= keyBefore(end)).toBe(b.slice(0, 24) < end);
       }),
-      { numRuns: 2000 },
+      { numRuns: propertyRuns(2000) },
     );
   });
 });

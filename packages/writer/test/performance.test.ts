@@ -11,6 +11,7 @@ import type { StatsEntry } from '@trading-bot-api/core/store/ledger-table';
 import type { Trade } from '@trading-bot-api/core/types';
 import { statsAfter } from '../src/rules';
 import { expectedPerformance } from '../../../test/kit/expected';
+import { propertyRuns } from '../../../test/kit/property-runs';
 
 const FROM = '2026-03-01T00:00:00.000Z';
 const DAY = 86_400_000;
@@ -68,7 +69,7 @@ it('every figure, overall and per instrument, equals a recomputation from the tr
       // One entry per day and instrument traded, each written once per batch that touched it.
       expect(stored.length).toBe(new Set(all.map((t) => `${t.closeTime!.slice(0, 10)}#${t.instrument}`)).size);
     }),
-    { numRuns: 300 },
+    { numRuns: propertyRuns(300) },
   );
 });
 
