@@ -518,6 +518,8 @@ it('stays within its bounds under 50 concurrent clients: every answer complete, 
     if (answer.status === 200) expect(answer.body.trades).toHaveLength(50);
     else expectProblem(answer, 429, 'TOO_MANY_REQUESTS');
   }
+  // Throttled, not shut: the stage's burst is served whole (a gateway answering every request 429 fails here).
+  expect(answers.flat().filter((answer) => answer.status === 200).length).toBeGreaterThan(0);
 });
 
 afterAll(() => {
