@@ -4,13 +4,15 @@
  * digit, whatever the fills), its trades CSV, and its configuration.
  */
 import fc from 'fast-check';
-import { compareDecimals, negateDecimal, sumDecimals, trimDecimal } from '@trading-bot-api/core/decimal';
+import { compareDecimals, divideDecimals, negateDecimal, sumDecimals, trimDecimal } from '@trading-bot-api/core/decimal';
 import { configOf, profileOf } from '@trading-bot-api/feeds/bridges/hummingbot/config';
 import { csvFields, csvFillOf, headerOf, pythonLiteral } from '@trading-bot-api/feeds/bridges/hummingbot/csv';
 import { eventOf, type Fill, jsonOf, Malformed, performanceOf, topicOf } from '@trading-bot-api/feeds/bridges/hummingbot/messages';
 import { applyFill, bookOf, feeInQuote, type Position, tradeIdOf } from '@trading-bot-api/feeds/bridges/hummingbot/positions';
 import { multiplyDecimals, proportionOf, pythonDecimal, quotientOf } from '@trading-bot-api/feeds/bridges/numbers';
+import { emptyAccount, REPLAY_WINDOW_MS, replayed } from '@trading-bot-api/feeds/bridges/hummingbot/state';
 import { TRADES_CSV_COLUMNS, ujson } from '../kit/fake-hummingbot';
+import { propertyRuns } from '../kit/property-runs';
 
 describe('numbers', () => {
   it.each([
@@ -256,6 +258,52 @@ describe('fills into trades', () => {
     expect(applyFill(undefined, closeLong, '0')).toEqual({ position: undefined, trades: [], unmatched: '1.5' });
   });
 
+  it("is PositionHold's realized P&L less the closed units' fees (hummingbot's own figure is gross)", () => {
+    // A literal port of PositionHold._process_order (hummingbot 2bfaccc, strategy_v2/executors/
+    // executor_orchestrator.py), with add_orders_from_executor's `cum_fees_quote += cumulative_fee_paid_quote`.
+    const over = (a: string, b: string) => trimDecimal(divideDecimals(a, b, 24));
+    const hold = { net: '0', avg: '0', realized: '0', cumFees: '0' };
+    const abs = (value: string) => value.replace(/^-/, '');
+    const processOrder = (isBuy: boolean, amountBase: string, amountQuote: string, fee: string) => {
+      hold.cumFees = sumDecimals([hold.cumFees, fee]);
+      const orderPrice = over(amountQuote, amountBase);
+      const sign = compareDecimals(hold.net, '0');
+      if ((sign > 0 && !isBuy) || (sign < 0 && isBuy)) {
+        const matched = compareDecimals(amountBase, abs(hold.net)) <= 0 ? amountBase : abs(hold.net);
+        const gain = sign > 0 ? sumDecimals([orderPrice, negateDecimal(hold.avg)]) : sumDecimals([hold.avg, negateDecimal(orderPrice)]);
+        hold.realized = sumDecimals([hold.realized, multiplyDecimals(gain, matched)]);
+        const excess = sumDecimals([amountBase, negateDecimal(matched)]);
+        if (compareDecimals(excess, '0') > 0) [hold.net, hold.avg] = [isBuy ? excess : negateDecimal(excess), orderPrice];
+        else if (compareDecimals(matched, abs(hold.net)) === 0) [hold.net, hold.avg] = ['0', '0'];
+        else hold.net = sign > 0 ? sumDecimals([hold.net, negateDecimal(matched)]) : sumDecimals([hold.net, matched]);
+      } else if (sign === 0) [hold.net, hold.avg] = [isBuy ? amountBase : negateDecimal(amountBase), orderPrice];
+      else {
+        const size = sumDecimals([abs(hold.net), amountBase]);
+        hold.avg = over(sumDecimals([multiplyDecimals(hold.avg, abs(hold.net)), amountQuote]), size);
+        hold.net = isBuy ? size : negateDecimal(size);
+      }
+    };
+    let position: Position | undefined;
+    const bridge: string[] = [];
+    const both = (side: 'buy' | 'sell', price: string, amount: string, fee: string, minute: number) => {
+      processOrder(side === 'buy', amount, multiplyDecimals(price, amount), fee);
+      const applied = applyFill(position, fill(side, price, amount, minute), fee);
+      position = applied.position;
+      bridge.push(...applied.trades.filter((trade) => trade.status === 'closed').map((trade) => trade.realizedPL));
+    };
+    both('buy', '60000', '0.01', '0.6', 0);
+    both('buy', '61500', '0.02', '1.23', 1);
+    both('sell', '62000', '0.01', '0.62', 2);
+    // Reduced by a third: hummingbot realizes (62000 − 61000) × 0.01 = 10 gross; the bridge less the third of the
+    // opening fees the units closed carry (0.61) and the sell's fee (0.62).
+    expect([hold.realized, sumDecimals(bridge)]).toEqual(['10', '8.77']);
+    both('sell', '60500', '0.02', '1.2', 3);
+    // Flat: the bridge's realized P&L is hummingbot's less every fee it counted (cum_fees_quote).
+    expect(hold).toMatchObject({ net: '0', realized: '0', cumFees: '3.65' });
+    expect(sumDecimals(bridge)).toBe(sumDecimals([hold.realized, negateDecimal(hold.cumFees)]));
+    expect(sumDecimals(bridge)).toBe('-3.65');
+  });
+
   const arbitraryFills = fc.array(
     fc.record({
       buy: fc.boolean(),
@@ -298,8 +346,25 @@ describe('fills into trades', () => {
         }
         expect(compareDecimals(sumDecimals(['0', ...realized]), sumDecimals(flows))).toBe(0);
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
+  });
+});
+
+describe('replays', () => {
+  it('a key seen is seen; a new key over an hour older than the newest fill is taken as mirrored already (old), within the hour it is new', () => {
+    const account = emptyAccount();
+    const t = Date.UTC(2026, 6, 1, 12);
+    expect(replayed(account, 'a|1', t)).toBe(false);
+    expect(replayed(account, 'a|1', t)).toBe('seen');
+    expect(replayed(account, 'b|2', t - 3_601_000)).toBe('old');
+    expect(account.seen['b|2']).toBeUndefined();
+    expect(replayed(account, 'c|3', t - 3_599_000)).toBe(false);
+    expect(replayed(account, 'c|3', t - 3_599_000)).toBe('seen');
+    // A newer fill moves the window: keys that left it are dropped, and what is older than it is old.
+    expect(replayed(account, 'd|4', t + REPLAY_WINDOW_MS)).toBe(false);
+    expect(Object.keys(account.seen).sort()).toEqual(['a|1', 'd|4']);
+    expect(replayed(account, 'c|3', t - 3_599_000)).toBe('old');
   });
 });
 
