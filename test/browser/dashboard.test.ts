@@ -6,21 +6,25 @@
  * without duplicates, the keyboard, an API that stops answering and comes back, the key prompt of a stack that
  * needs keys, the first load's size, phone and wide screens, no console error, and an axe-core scan; and an account
  * fed by a freqtrade bot through the bridge, whose floats carry their noise (`0.30000000000000004`): its amounts
- * written to the places their columns need, its one snapshot a point in the equity chart's window. Screenshots go to
- * test-artifacts/screenshots/ (git-ignored).
+ * written to the places their columns need, its one snapshot a point in the equity chart's window; and an account fed
+ * by a fake hummingbot through its bridge, whose trades, P&L and state the dashboard shows as the API gives them.
+ * Screenshots go to test-artifacts/screenshots/ (git-ignored).
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { Readable } from 'node:stream';
 import { freqtradeClient } from '@trading-bot-api/feeds/bridges/freqtrade/api';
 import { FreqtradeBridge } from '@trading-bot-api/feeds/bridges/freqtrade/bridge';
-import { divideDecimals } from '@trading-bot-api/core/decimal';
+import { HummingbotBridge } from '@trading-bot-api/feeds/bridges/hummingbot/bridge';
+import { divideDecimals, sumDecimals } from '@trading-bot-api/core/decimal';
 import { ingest } from '@trading-bot-api/feeds/ingest/ingest';
 import { streamLines } from '@trading-bot-api/feeds/ingest/source';
 import { localWriter } from '../../scripts/support/load-data';
 import { chromiumPath } from '../../scripts/support/browser';
 import { FakeFreqtrade } from '../kit/fake-freqtrade';
+import { FakeHummingbot } from '../kit/fake-hummingbot';
 import { npmStart, type Started } from '../kit/npm-start';
 
 jest.setTimeout(180_000);
@@ -32,13 +36,17 @@ const DEMO_ACCOUNTS = ['euro-swing', 'gold-desk', 'paper-sandbox', 'primary-usd'
 const LONG_BALANCE = '98765432109876543210987654.123456789';
 /** The account a fake freqtrade bot is mirrored into by the bridge. */
 const FREQTRADE = 'ft-noisy';
+/** The account a fake hummingbot is mirrored into by its bridge. */
+const HUMMINGBOT = 'hb-desk';
+/** What the fake hummingbot computed on its own: its controllers' realized P&L, and its ERROR log's first line. */
+const hummingbot = { realized: { pmm_btc: '', pmm_eth: '' }, error: '' };
 /** An account whose bot has not recorded a balance yet. */
 const NO_SNAPSHOT = 'new-bot';
 /** A test bot's account, retired. */
 const RETIRED = 'retired-bot';
 const GONE_REASON = 'gone from the bot: freqtrade no longer has trade 5 (its database was reset, or the trade was deleted)';
 /** The accounts the test adds to the demo's. */
-const TEST_ACCOUNTS = ['silent-bot', FREQTRADE, NO_SNAPSHOT];
+const TEST_ACCOUNTS = ['silent-bot', FREQTRADE, HUMMINGBOT, NO_SNAPSHOT];
 
 let stack: Started;
 let browser: Browser;
@@ -109,6 +117,7 @@ beforeAll(async () => {
   }
   await writer.heartbeat('silent-bot', { state: 'running', time: new Date(Date.now() - 600_000).toISOString() });
   await mirrorFreqtrade(writer);
+  await mirrorHummingbot(writer);
   await writer.upsertAccount({ id: NO_SNAPSHOT, name: 'New Bot', currency: 'EUR', broker: 'OANDA', environment: 'paper' });
   // A test bot retired once tried: in no fleet view, its page says so.
   await writer.upsertAccount({ id: RETIRED, name: 'Retired Test Bot', currency: 'USD', broker: 'OANDA', environment: 'paper' });
@@ -158,6 +167,86 @@ async function mirrorFreqtrade(writer: ReturnType<typeof localWriter>): Promise<
   }
 }
 
+/**
+ * A hummingbot instance (a v2 strategy with two controllers) mirrored by the hummingbot bridge, its messages handed to
+ * the bridge's `receive` as its MQTT client would (test/integration/hummingbot-bridge.test.ts goes through a broker):
+ * a heartbeat, a BTC position built, reduced in part and closed, an ETH one left open, fees in the quote, as a
+ * percent, in the base and in BNB; a performance report marking the open one; then an ERROR log.
+ */
+async function mirrorHummingbot(writer: ReturnType<typeof localWriter>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'dashboard-hummingbot-'));
+  const controllers = { pmm_btc: 'BTC-USDT', pmm_eth: 'ETH-USDT' };
+  const lines: string[] = [];
+  const bridge = await HummingbotBridge.open({
+    writer,
+    namespace: 'hbot',
+    config: {
+      discover: false,
+      feeRates: { BNB: '600' },
+      marksSeconds: 0,
+      errorSeconds: 300,
+      instances: {
+        'pmm-desk': { account: HUMMINGBOT, name: 'PMM desk', currency: 'USDT', broker: 'binance', environment: 'paper', controllers },
+      },
+    },
+    stateFile: join(dir, 'state.json'),
+    report: (line) => lines.push(line),
+  });
+  const bot = new FakeHummingbot({
+    url: '',
+    instanceId: 'pmm-desk',
+    controllers,
+    rates: { BNB: '600' },
+    deliver: (topic, payload) => bridge.receive(topic, payload),
+  });
+  try {
+    const t0 = Math.floor(Date.now() / 1000) - 3 * 3600;
+    await bot.beat();
+    await bot.fill({
+      pair: 'BTC-USDT',
+      side: 'BUY',
+      price: 60000,
+      amount: 0.01,
+      at: t0,
+      fee: { flat: [{ token: 'USDT', amount: '0.6' }] },
+    });
+    await bot.fill({ pair: 'BTC-USDT', side: 'BUY', price: 61500, amount: 0.02, at: t0 + 60, fee: { percent: '0.001' } });
+    await bot.fill({
+      pair: 'BTC-USDT',
+      side: 'SELL',
+      price: 62000,
+      amount: 0.01,
+      at: t0 + 120,
+      fee: { flat: [{ token: 'USDT', amount: '0.62' }] },
+    });
+    await bot.fill({
+      pair: 'ETH-USDT',
+      side: 'BUY',
+      price: 3000.5,
+      amount: 0.5,
+      at: t0 + 150,
+      fee: { flat: [{ token: 'ETH', amount: '0.0005' }] },
+    });
+    await bot.fill({
+      pair: 'BTC-USDT',
+      side: 'SELL',
+      price: 60500,
+      amount: 0.02,
+      at: t0 + 180,
+      fee: { flat: [{ token: 'BNB', amount: '0.002' }] },
+    });
+    await bot.performance({ pmm_btc: '60400', pmm_eth: '3010' });
+    hummingbot.error = 'Error submitting buy LIMIT order to binance for 0.010 BTC-USDT: insufficient balance';
+    await bot.log('ERROR', `${hummingbot.error}\nTraceback (most recent call last):\nOSError: insufficient balance`);
+    await bridge.idle();
+    hummingbot.realized = { pmm_btc: bot.realized('pmm_btc'), pmm_eth: bot.realized('pmm_eth') };
+  } finally {
+    await bridge.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  expect(lines.filter((line) => /skipped|refused|said once|could not/.test(line))).toEqual([]);
+}
+
 afterAll(async () => {
   await browser?.close();
   if (stack?.child.exitCode === null) {
@@ -203,7 +292,7 @@ describe('the fleet', () => {
       [...DEMO_ACCOUNTS, ...TEST_ACCOUNTS].sort(),
     );
     await expect(page.locator('[data-testid=summary]').textContent()).resolves.toMatch(
-      /^8 bots: \d+ running · \d+ paused · \d+ stopped · \d+ in error · \d+ stale$/,
+      /^9 bots: \d+ running · \d+ paused · \d+ stopped · \d+ in error · \d+ stale$/,
     );
     // The demo's amounts have 2 places; a card shows those its amounts need (fewer when each ends in a zero).
     const primary = page.locator('article[data-account=primary-usd]');
@@ -578,6 +667,122 @@ describe('an account fed by freqtrade through the bridge', () => {
     await expect(page.locator('[data-testid=account-status] .badge.retired').getAttribute('title')).resolves.toMatch(
       /^Retired \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC: not in the fleet$/,
     );
+  });
+});
+
+describe('an account fed by hummingbot through its bridge', () => {
+  const get = async (path: string) => (await fetch(`${base}/api/${HUMMINGBOT}/${path}`)).json();
+  /** What a cell shows: an amount's exact value (`data-amount`), or its text. */
+  const shownRows = (selector: string) =>
+    page
+      .locator(selector)
+      .evaluateAll((rows) =>
+        rows.map((row) =>
+          Object.fromEntries(
+            [...row.querySelectorAll<HTMLElement>('[data-label]')].map((cell) => [
+              cell.dataset.label,
+              cell.querySelector<HTMLElement>('.amount')?.dataset.amount ?? cell.textContent,
+            ]),
+          ),
+        ),
+      );
+
+  it('shows its trades, realized and unrealized P&L and state exactly as the API gives them: the fake hummingbot’s own figures', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    // The API: the fake hummingbot's figures (its controllers' realized P&L by average cost, net of fees).
+    const listed = (await get('trades?limit=50')).trades as Record<string, string | null>[];
+    const tuple = (trade: Record<string, string | null>) =>
+      [trade.instrument, trade.status, trade.units, trade.openPrice, trade.closePrice, trade.realizedPL, trade.unrealizedPL].join(' ');
+    expect(listed.map(tuple).sort()).toEqual(
+      [
+        // (62000 − 61000) × 0.01, a third of the buys' fees, the sell's fee; then the rest, with the BNB fee at 600.
+        'BTC_USDT closed 0.01 61000 62000 8.77 0',
+        'BTC_USDT closed 0.02 61000 60500 -12.42 0',
+        // Open, marked by the performance report: (3010 − 3000.5) × 0.5 less its fee paid in ETH.
+        'ETH_USDT open 0.5 3000.5  0 3.24975',
+      ].sort(),
+    );
+    expect(hummingbot.realized).toEqual({ pmm_btc: '-3.65', pmm_eth: '0' });
+    const balance = await get('balance');
+    expect(balance).toMatchObject({
+      currency: 'USDT',
+      realizedPL: sumDecimals([hummingbot.realized.pmm_btc, hummingbot.realized.pmm_eth]),
+      openTradeCount: 1,
+    });
+
+    // Its trades in the dashboard: every cell as the API sends it.
+    await page.goto(`${base}/#/trades?account=${HUMMINGBOT}`);
+    await page.waitForFunction(() => document.querySelectorAll('table.trades tbody tr').length === 3);
+    const cells = (trade: Record<string, string | null>) => ({
+      Instrument: trade.instrument,
+      Side: trade.side,
+      Units: trade.units,
+      Status: trade.status,
+      'Open price': trade.openPrice,
+      'Close price': trade.closePrice ?? '—',
+      'Realized P&L': trade.realizedPL,
+      'Unrealized P&L': trade.unrealizedPL,
+    });
+    const rows = (await shownRows('table.trades tbody tr')).map((row) => ({
+      Instrument: row.Instrument,
+      Side: row.Side,
+      Units: row.Units,
+      Status: row.Status,
+      'Open price': row['Open price'],
+      'Close price': row['Close price'],
+      'Realized P&L': row['Realized P&L'],
+      'Unrealized P&L': row['Unrealized P&L'],
+    }));
+    expect(rows).toEqual(listed.map(cells));
+
+    // Its page: the figures, the realized P&L per instrument over 90 days, and the bot's state with its message.
+    const before = await get('status');
+    await page.goto(`${base}/#/account/${HUMMINGBOT}`);
+    await page.waitForSelector('[data-testid=figures] .amount');
+    await page.waitForSelector('[data-testid=performance-instruments] tbody tr');
+    await page.waitForSelector('[data-testid=account-status] .badge');
+    const figures = await page
+      .locator('[data-testid=figures] > div')
+      .evaluateAll((divs) =>
+        Object.fromEntries(
+          divs.map((div) => [
+            div.querySelector('dt')?.textContent,
+            div.querySelector<HTMLElement>('dd .amount')?.dataset.amount ?? div.querySelector('dd')?.textContent,
+          ]),
+        ),
+      );
+    const shown = (value: string | null) => value ?? '—';
+    expect(figures).toMatchObject({
+      Balance: shown(balance.balance),
+      NAV: shown(balance.nav),
+      'Unrealized P&L': balance.unrealizedPL,
+      'Realized P&L': balance.realizedPL,
+      'Open trades': String(balance.openTradeCount),
+    });
+    const from = `${new Date(Date.now() - 89 * 86_400_000).toISOString().slice(0, 19)}Z`;
+    const performance = (await get(`performance?from=${from}`)).currencies[0];
+    expect(performance.instruments).toEqual(
+      expect.arrayContaining([expect.objectContaining({ instrument: 'BTC_USDT', netRealizedPL: hummingbot.realized.pmm_btc })]),
+    );
+    const instruments = await page
+      .locator('[data-testid=performance-instruments] tbody tr')
+      .evaluateAll((trs) =>
+        trs.map((tr) => [
+          tr.getAttribute('data-instrument'),
+          tr.querySelector<HTMLElement>('[data-label="Net P&L"] .amount')?.dataset.amount,
+        ]),
+      );
+    expect(instruments).toEqual(
+      performance.instruments.map((row: { instrument: string; netRealizedPL: string }) => [row.instrument, row.netRealizedPL]),
+    );
+    const badges = await page.locator('[data-testid=account-status] .badge').allTextContents();
+    const message = await page.locator('[data-testid=account-status] .message').textContent();
+    const after = await get('status');
+    expect({ state: before.state, message: before.message }).toEqual({ state: 'error', message: hummingbot.error });
+    expect({ state: badges[0], message }).toEqual({ state: after.state, message: after.message });
+    // Stale (no heartbeat for the stage's 60 s) as the API says it, unless it turned stale while the page loaded.
+    if (before.stale === after.stale) expect(badges.includes('stale')).toBe(after.stale);
+    await shot(page, 'hummingbot-account');
   });
 });
 

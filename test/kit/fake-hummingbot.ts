@@ -17,9 +17,13 @@
  *   `TradeFill.attribute_names_for_file_export()` and `age`, rows written by pandas, moved to `…_old_<time>.csv`
  *   when the header changes.
  *
- * Its controllers keep their P&L as hummingbot's v2 positions do (PositionHold._process_order in
- * strategy_v2/executors/executor_orchestrator.py: average entry price, realized P&L on the matched part), net of fees
- * as the executors' `net_pnl_quote` is: the figures the bridge must reproduce, computed here on their own.
+ * Its controllers' P&L (`realized`, `unrealized`, the `performance` reports) is computed here on its own, and models
+ * what hummingbot reports for executors that close one at a time on a pair: average entry price and realized P&L on
+ * the matched part as PositionHold._process_order computes them (strategy_v2/executors/executor_orchestrator.py),
+ * net of every fee as an executor's `net_pnl_quote` is (`trade_pnl_quote − cum_fees_quote`). It does not model
+ * PositionHold's own figure, which is gross (it never subtracts `cum_fees_quote`: hummingbot's = this + the closed
+ * units' fees), nor the realized P&L hummingbot caches from earlier sessions, nor executors overlapping on one pair
+ * (docs/operations.md, "Fills into trades").
  */
 import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -102,6 +106,11 @@ export interface FakeHummingbotOptions {
   controllers?: Record<string, string>;
   /** The rate oracle: the value of one token in the quote, for fees in another token. */
   rates?: Record<string, string>;
+  /**
+   * Hands each message to this (a bridge's `receive`) instead of a broker: no connection, for tests that need the
+   * bridge's output rather than MQTT (`url` is then unused).
+   */
+  deliver?: (topic: string, payload: string) => void;
 }
 
 /** The fee as `TradeFeeBase.to_json()` gives it. */
@@ -180,8 +189,7 @@ export class FakeHummingbot {
   }
 
   async publish(channel: string, payload: string): Promise<void> {
-    const topic = this.topic(channel);
-    await this.client!.publishAsync(topic, payload, { qos: 0 });
+    await this.republish({ topic: this.topic(channel), payload });
   }
 
   async status(msg: 'online' | 'offline'): Promise<void> {
@@ -225,7 +233,10 @@ export class FakeHummingbot {
     return fee;
   }
 
-  /** PositionHold._process_order, with the fill's fee. */
+  /**
+   * PositionHold._process_order's average cost, with the fill's fee taken off what it realizes (the opening fills'
+   * fees carried by the units held, the reducing fill's own): an executor's net P&L, not PositionHold's gross figure.
+   */
   private account(input: FillInput, fee: string): void {
     const price = String(input.price);
     const amount = String(input.amount);
@@ -290,15 +301,19 @@ export class FakeHummingbot {
 
   /** Publishes a message again, as a broker redelivering it or a bot replaying it would. */
   async republish(message: { topic: string; payload: string }): Promise<void> {
-    await this.client!.publishAsync(message.topic, message.payload, { qos: 0 });
+    if (this.options.deliver) this.options.deliver(message.topic, message.payload);
+    else await this.client!.publishAsync(message.topic, message.payload, { qos: 0 });
   }
 
-  /** A controller's realized P&L, net of fees, as hummingbot computes it (exact here). */
+  /**
+   * A controller's realized P&L, net of fees: hummingbot's `realized_pnl_quote` for executors closing one at a time on
+   * its pair (exact here). For a held position hummingbot reports this plus the closed units' fees.
+   */
   realized(controller: string): string {
     return this.books.get(this.options.controllers?.[controller] ?? '')?.realized ?? '0';
   }
 
-  /** The unrealized P&L of a controller's position at `mid`, less the fees it carries. */
+  /** The unrealized P&L of a controller's position at `mid`, less the fees it carries (an active executor's net P&L). */
   unrealized(controller: string, mid: string): string {
     const book = this.books.get(this.options.controllers?.[controller] ?? '');
     if (!book || decimalSign(book.net) === 0) return '0';
