@@ -617,6 +617,57 @@ describe('npm run bridge -- hummingbot', () => {
     expect(lines.at(-1)).toBe('bridge stopped: wrote hb-cli');
   });
 
+  it('reads the password from --password-file (never printed), under a namespace of its own (--namespace desk), with --client-id', async () => {
+    const passwordFile = join(dir, 'mqtt.password');
+    writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
+    const config = join(dir, 'cli-desk.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        state: join(dir, 'cli-desk-state.json'),
+        instances: { 'desk-bot': { account: 'hb-desk', currency: 'USDT', environment: 'paper' } },
+      }),
+    );
+    const desk = await new FakeHummingbot({
+      url: secured.url,
+      instanceId: 'desk-bot',
+      namespace: 'desk',
+      username: 'tba',
+      password,
+    }).connect();
+    const env = { ...process.env };
+    delete env.HUMMINGBOT_MQTT_PASSWORD;
+    const args = [...bridgeArgs(config), '--password-file', passwordFile, '--namespace', 'desk', '--client-id', 'tba-desk-test'];
+    const { child, output } = startScript('bridge', args, env);
+    let fill: Awaited<ReturnType<FakeHummingbot['fill']>>;
+    try {
+      await until(() => output().includes('listening to'), 'the command to listen');
+      // The default namespace's instance is not heard: its messages are under hbot/, not desk/.
+      await bot.beat();
+      fill = await desk.fill({ pair: 'ETH-USDT', side: 'BUY', price: 3001.25, amount: 0.2, at: NOW - 90 });
+      await desk.beat();
+      await until(() => tradeOf('hb-desk', idOf(fill, 'ETH-USDT')), 'the fill under desk/');
+    } finally {
+      child.kill('SIGTERM');
+      await desk.disconnect().catch(() => {});
+    }
+    expect(await new Promise((resolve) => child.on('exit', resolve))).toBe(0);
+    expect(output()).not.toContain(password);
+    expect(output()).not.toContain('p4ss');
+    const lines = output().trim().split('\n');
+    expect(lines[0]).toBe(`bridge: listening to hummingbot's broker at ${secured.url} for desk/#`);
+    expect(lines).toContain('bridge hb-desk: mirroring hummingbot instance desk-bot (desk/desk-bot/…)');
+    expect(lines.filter((line) => line.includes('cli.bot') || line.includes('hb-cli'))).toEqual([]);
+    expect(lines.at(-1)).toMatch(/^bridge stopped: wrote hb-desk/);
+
+    // The config's passwordEnv names the variable to read: one not set is refused before anything connects.
+    const named = join(dir, 'cli-env.json');
+    writeFileSync(named, JSON.stringify({ passwordEnv: 'TBA_TEST_UNSET_MQTT_PASSWORD', instances: {} }));
+    const run = startScript('bridge', bridgeArgs(named), env);
+    expect(await new Promise((resolve) => run.child.on('exit', resolve))).toBe(2);
+    expect(run.output()).toContain("bridge: the config's passwordEnv names TBA_TEST_UNSET_MQTT_PASSWORD, which is not set");
+  });
+
   it('a wrong password is said once, without the password; a password on the command line or in the URL is refused', async () => {
     const config = join(dir, 'cli.json');
     const { child, output } = startScript('bridge', bridgeArgs(config), { ...process.env, HUMMINGBOT_MQTT_PASSWORD: 'wrong secret' });
