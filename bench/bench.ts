@@ -35,6 +35,7 @@ import { buildBundles, measureImports } from './bundles';
 import { startChild } from './child-rpc';
 import { measureDashboard } from './dashboard-size';
 import { measureFleet } from './fleet';
+import { measureHummingbot } from './hummingbot';
 import { type HttpResults, measureHttp } from './http-load';
 import { pool, type QueryPass } from './measurement';
 import { type BenchOptions, parseOptions, ROOT, SEED, SMALL_STAGE, STAGE, WRITE_STAGE } from './options';
@@ -150,7 +151,22 @@ async function peakRss(db: LoadedDb, bundleFile: string, pages: number) {
   };
 }
 
+/** `--only hummingbot`: the hummingbot bridge's writes per fill on a fresh DynamoDB Local, printed with its target. */
+async function onlyHummingbot(options: BenchOptions): Promise<void> {
+  Object.assign(process.env, LOCAL_AWS_ENV);
+  const db = await startDynamoDbLocal({ log: note });
+  cleanups.push(() => db.close());
+  const admin = adminClient(db.endpoint);
+  await ensureTables(admin, WRITE_STAGE);
+  admin.destroy();
+  const result = await measureHummingbot({ endpoint: db.endpoint, stage: WRITE_STAGE, fills: options.writes.trades });
+  const pass = result.mostWriteRequestsPerFill <= 2 && result.writeRequestsForReplays === 0;
+  console.log(JSON.stringify(result, null, 2));
+  console.log(`${pass ? 'PASS' : 'MISS'} at most 2 write requests per fill, none for a fill given again`);
+}
+
 async function main(options: BenchOptions): Promise<void> {
+  if (options.only === 'hummingbot') return onlyHummingbot(options);
   const started = Date.now();
   cursorSecret = randomBytes(32).toString('hex');
   Object.assign(process.env, LOCAL_AWS_ENV);

@@ -26,6 +26,8 @@ export interface BenchOptions {
   /** Trades in total in the small dataset of the scale comparison, spread evenly over the same accounts. */
   smallTrades: number;
   quick: boolean;
+  /** Only this part, its results printed and no results file written (`--only hummingbot`). */
+  only?: 'hummingbot';
   out: string;
   skipHttp: boolean;
   /** Timed calls per query and dataset: see RepetitionSettings. */
@@ -56,6 +58,7 @@ const USAGE = `Usage: npm run bench -- [options]
   --out PATH       where to write the JSON results (default bench/results.json)
   --skip-http      leave out the serverless offline + autocannon phase
   --fleet N        bots in the large fleet of the fleet phase (default 1000; quick 200), beside a fleet of 5
+  --only hummingbot  only the hummingbot bridge's writes per fill (2000 fills; quick 80), printed, no results file
   --help           this text`;
 
 function positiveInteger(name: string, raw: string | undefined, fallback: number): number {
@@ -75,6 +78,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       out: { type: 'string' },
       'skip-http': { type: 'boolean', default: false },
       fleet: { type: 'string' },
+      only: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -85,7 +89,9 @@ export function parseOptions(argv: string[]): BenchOptions {
     process.exit(0);
   }
   const quick = values.quick ?? false;
+  if (values.only !== undefined && values.only !== 'hummingbot') throw new Error(`--only takes hummingbot, got "${values.only}"`);
   return {
+    ...(values.only ? { only: values.only } : {}),
     accounts: positiveInteger('accounts', values.accounts, quick ? 3 : 20),
     tradesPerAccount: positiveInteger('trades', values.trades, quick ? 200 : 5000),
     smallTrades: 1000,
