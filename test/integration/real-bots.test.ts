@@ -263,9 +263,15 @@ describe('retired accounts', () => {
     const { handler } = await import('../../functions/probe');
     const probed = await handler(eventFile('probe') as never, { functionName: 'probe', awsRequestId: 'p' } as Context);
     expect(probed.inError.map((entry: { accountId: string }) => entry.accountId)).not.toContain('ret-a');
+    expect(probed.stale.map((entry: { accountId: string }) => entry.accountId)).not.toContain('ret-a');
 
     expect(await writer.restoreAccount('ret-a')).toBe('restored');
     expect(await writer.restoreAccount('ret-a')).toBe('unchanged');
+    // Nor did it count in the probe's metrics, which the alarms watch (BotsInError, StaleBots are published from
+    // these counts): restored, it counts again, in error.
+    const restored = await handler(eventFile('probe') as never, { functionName: 'probe', awsRequestId: 'p2' } as Context);
+    expect(restored.bots).toMatchObject({ total: probed.bots!.total + 1, error: probed.bots!.error + 1 });
+    expect(restored.inError.map((entry: { accountId: string }) => entry.accountId)).toContain('ret-a');
     expect(await fleetIds()).toEqual({ accounts: IDS, status: IDS, balance: IDS });
     expect((await api('account-status', { account: 'ret-a' })).body).toMatchObject({ state: 'error', retiredAt: null });
   });
