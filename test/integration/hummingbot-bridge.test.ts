@@ -518,6 +518,29 @@ describe('when the database or the broker goes away', () => {
     }
   });
 
+  it('a fill that came while the database refused the writer (a missing permission) waits, is said once with the cause, and is written once the permission is there', async () => {
+    const running = await startBridge({ instances }, join(dir, 'refusal-state.json'));
+    try {
+      await bot.beat();
+      await until(async () => (await api('account-status', account))?.state === 'running', 'the account');
+      await proxy.inject({ kind: 'refusal', error: 'AccessDeniedException' });
+      // A pair of its own: the next test's position is SOL-USDT's.
+      const fill = await bot.fill({ pair: 'ADA-USDT', side: 'BUY', price: 0.5, amount: 100, at: NOW - 550 });
+      await until(() => running.lines.some((line) => line.includes('refuses the writer')), 'the refusal said');
+      await proxy.clear();
+      await until(() => tradeOf(account, idOf(fill, 'ADA-USDT')), 'the fill written');
+      await running.bridge.idle();
+      expect(running.lines.filter((line) => line.includes('database'))).toEqual([
+        expect.stringMatching(
+          /^bridge: the database refuses the writer: the role lacks a permission .*dynamodb:\w+.*; holding the messages and trying again/,
+        ),
+        'bridge: the database answers again',
+      ]);
+    } finally {
+      await running.stop();
+    }
+  });
+
   it('a bridge stopped before it could write a fill writes it when it starts again (the state wrote it ahead)', async () => {
     const stateFile = join(dir, 'outage-state.json');
     const running = await startBridge({ instances }, stateFile);

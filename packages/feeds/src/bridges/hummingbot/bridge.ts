@@ -260,7 +260,10 @@ export class HummingbotBridge {
         failures = 0;
         this.queue.shift();
       } catch (error) {
-        if (!(error instanceof WriterError && error.code === 'UNAVAILABLE')) {
+        // The database not answering, or refusing the writer for its configuration (a missing table or permission):
+        // the message waits, nothing is lost, and the bridge says why once and tries again, backing off, until it
+        // answers or someone fixes the configuration.
+        if (!(error instanceof WriterError && (error.code === 'UNAVAILABLE' || error.code === 'MISCONFIGURED'))) {
           // A fault of the bridge's own (a bug, a state file it cannot write): said, and the message dropped, so
           // one message cannot stop the others.
           this.options.report(`bridge: a message could not be handled and is skipped: ${(error as Error).stack ?? String(error)}`);
@@ -269,7 +272,11 @@ export class HummingbotBridge {
         }
         failures += 1;
         if (this.down !== error.message)
-          this.options.report(`bridge: the database does not answer (${error.message}); trying again, backing off up to ${seconds(cap)}`);
+          this.options.report(
+            error.code === 'MISCONFIGURED'
+              ? `bridge: ${error.message}; holding the messages and trying again, backing off up to ${seconds(cap)}`
+              : `bridge: the database does not answer (${error.message}); trying again, backing off up to ${seconds(cap)}`,
+          );
         this.down = error.message;
         await pause(Math.min(500 * 2 ** Math.min(failures, 16), cap), this.stop.signal);
       }
@@ -348,7 +355,7 @@ export class HummingbotBridge {
         try {
           await this.options.writer.upsertAccount(profile);
         } catch (error) {
-          if (!(error instanceof WriterError) || error.code === 'UNAVAILABLE') throw error;
+          if (!(error instanceof WriterError) || error.code === 'UNAVAILABLE' || error.code === 'MISCONFIGURED') throw error;
           instance.disabled = `the writer refused its account: ${error.message}`;
           this.say(instance, `not mirrored: ${instance.disabled}`);
           throw new Skip();
