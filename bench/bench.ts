@@ -38,7 +38,7 @@ import { measureFleet } from './fleet';
 import { measureHummingbot } from './hummingbot';
 import { type HttpResults, measureHttp } from './http-load';
 import { pool, type QueryPass } from './measurement';
-import { type BenchOptions, parseOptions, ROOT, SEED, SMALL_STAGE, STAGE, WRITE_STAGE } from './options';
+import { type BenchOptions, EQUITY_HISTORY, parseOptions, ROOT, SEED, SMALL_STAGE, STAGE, WRITE_STAGE } from './options';
 import { note, progress } from './progress';
 import { benchQueries, DEEP_LIMIT } from './queries';
 import { judge, perOperation, printReport, queryRow } from './report';
@@ -60,12 +60,6 @@ async function cleanUp(): Promise<void> {
 }
 
 let cursorSecret = '';
-
-/**
- * The queried account's balance snapshots: one every 5 minutes for 3 days, twelve per hour, so the equity series
- * shows that it reads one item per point however often snapshots were recorded.
- */
-const EQUITY_HISTORY = { everyMinutes: 5, days: 3, accounts: 1 };
 
 /** The environment of a process that runs the functions against `stage`'s tables (api/config reads it at load). */
 function functionEnv(endpoint: string, stage: string): NodeJS.ProcessEnv {

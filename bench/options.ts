@@ -20,6 +20,12 @@ export const WRITE_STAGE = 'benchwrite';
 /** One seed for every dataset, so two runs measure the same data. */
 export const SEED = 20261121;
 
+/**
+ * The queried account's balance snapshots: one every 5 minutes for 3 days, twelve per hour, so the equity series
+ * shows that it reads one item per point however often snapshots were recorded.
+ */
+export const EQUITY_HISTORY = { everyMinutes: 5, days: 3, accounts: 1 };
+
 export interface BenchOptions {
   accounts: number;
   tradesPerAccount: number;
