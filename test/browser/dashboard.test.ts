@@ -24,7 +24,7 @@ import { streamLines } from '@trading-bot-api/feeds/ingest/source';
 import { localWriter } from '../../scripts/support/load-data';
 import { chromiumPath } from '../../scripts/support/browser';
 import { FakeFreqtrade } from '../kit/fake-freqtrade';
-import { FakeHummingbot } from '../kit/fake-hummingbot';
+import { FakeHummingbot, marketMakerSession } from '../kit/fake-hummingbot';
 import { npmStart, type Started } from '../kit/npm-start';
 
 jest.setTimeout(180_000);
@@ -202,40 +202,7 @@ async function mirrorHummingbot(writer: ReturnType<typeof localWriter>): Promise
   try {
     const t0 = Math.floor(Date.now() / 1000) - 3 * 3600;
     await bot.beat();
-    await bot.fill({
-      pair: 'BTC-USDT',
-      side: 'BUY',
-      price: 60000,
-      amount: 0.01,
-      at: t0,
-      fee: { flat: [{ token: 'USDT', amount: '0.6' }] },
-    });
-    await bot.fill({ pair: 'BTC-USDT', side: 'BUY', price: 61500, amount: 0.02, at: t0 + 60, fee: { percent: '0.001' } });
-    await bot.fill({
-      pair: 'BTC-USDT',
-      side: 'SELL',
-      price: 62000,
-      amount: 0.01,
-      at: t0 + 120,
-      fee: { flat: [{ token: 'USDT', amount: '0.62' }] },
-    });
-    await bot.fill({
-      pair: 'ETH-USDT',
-      side: 'BUY',
-      price: 3000.5,
-      amount: 0.5,
-      at: t0 + 150,
-      fee: { flat: [{ token: 'ETH', amount: '0.0005' }] },
-    });
-    await bot.fill({
-      pair: 'BTC-USDT',
-      side: 'SELL',
-      price: 60500,
-      amount: 0.02,
-      at: t0 + 180,
-      fee: { flat: [{ token: 'BNB', amount: '0.002' }] },
-    });
-    await bot.performance({ pmm_btc: '60400', pmm_eth: '3010' });
+    await marketMakerSession(bot, t0);
     hummingbot.error = 'Error submitting buy LIMIT order to binance for 0.010 BTC-USDT: insufficient balance';
     await bot.log('ERROR', `${hummingbot.error}\nTraceback (most recent call last):\nOSError: insufficient balance`);
     await bridge.idle();

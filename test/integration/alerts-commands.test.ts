@@ -14,6 +14,7 @@ import { type Harness, startHarness } from '../kit/api-harness';
 import { FakeAws } from '../kit/fake-aws';
 import { startFakeChannels } from '../kit/fake-channels';
 import { startScript } from '../kit/scripts';
+import { closedTrade } from '../kit/closed-trade';
 
 const DAY = 86_400_000;
 /** The clock the trades are placed by: yesterday's are in the digest of `now`. */
@@ -40,20 +41,7 @@ beforeAll(async () => {
     ['cmd-eur', 14, '4.20'],
   ] as const) {
     const closeMs = yesterday + hour * 3_600_000;
-    await harness.writer.recordTrades(accountId, [
-      {
-        id: `${accountId}-t${n++}`,
-        instrument: 'EUR_USD',
-        side: 'buy',
-        units: '1000',
-        status: 'closed',
-        openPrice: '1.08000',
-        openTime: iso(closeMs - 3_600_000),
-        closePrice: '1.08100',
-        closeTime: iso(closeMs),
-        realizedPL,
-      },
-    ]);
+    await harness.writer.recordTrades(accountId, [closedTrade(`${accountId}-t${n++}`, closeMs, realizedPL)]);
   }
   await harness.writer.heartbeat('cmd-usd-a', { state: 'running' });
   await harness.writer.heartbeat('cmd-usd-b', { state: 'error', message: 'Order rejected: insufficient margin' });

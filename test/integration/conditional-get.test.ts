@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { generateDataset } from '../../scripts/demo/dataset';
 import { eventFor, type FunctionName, type Harness, invoke, ROUTES, startHarness } from '../kit/api-harness';
 import { expectContract } from '../kit/contract';
+import { withDateHeld } from '../kit/held-date';
 
 const dataset = generateDataset({
   tradeCounts: [40, 12],
@@ -81,22 +82,7 @@ describe.each(REQUESTS)('%s', (name, options) => {
 
 it('an account status answers 304 too when nothing, the clock included, changed its body, and 200 once the clock moved its ages', async () => {
   // Only the Date is held still (the status counts its ages from it); timers and I/O run as they do.
-  jest.useFakeTimers({
-    now: Date.now(),
-    doNotFake: [
-      'hrtime',
-      'nextTick',
-      'performance',
-      'queueMicrotask',
-      'setImmediate',
-      'clearImmediate',
-      'setInterval',
-      'clearInterval',
-      'setTimeout',
-      'clearTimeout',
-    ],
-  });
-  try {
+  await withDateHeld(Date.now(), async () => {
     const { headers, body } = await get('account-status', { account: 'c-eur' });
     expect(body.heartbeatAgeSeconds).toEqual(expect.any(Number));
     const tagged = await get('account-status', { account: 'c-eur' }, { 'If-None-Match': headers.ETag });
@@ -106,9 +92,7 @@ it('an account status answers 304 too when nothing, the clock included, changed 
     expect(later.statusCode).toBe(200);
     expect(later.body.heartbeatAgeSeconds).toBe(body.heartbeatAgeSeconds + 2);
     expect(later.headers.ETag).not.toBe(headers.ETag);
-  } finally {
-    jest.useRealTimers();
-  }
+  });
 });
 
 it('a change gives a new tag, and the old one gets the new body', async () => {

@@ -8,6 +8,8 @@ import type { Context } from 'aws-lambda';
 import { eventFor, type Harness, startHarness } from '../kit/api-harness';
 import { FakeTelegram, FakeWebhook } from '../kit/fake-channels';
 import { printedWhile } from '../kit/printed';
+import { withDateHeld } from '../kit/held-date';
+import { closedTrade } from '../kit/closed-trade';
 
 let harness: Harness;
 let telegram: FakeTelegram;
@@ -17,18 +19,6 @@ const DAY = 86_400_000;
 // a run that crosses midnight (UTC) still asks for the day its trades were placed in.
 const now = new Date();
 const today = Math.floor(now.getTime() / DAY) * DAY;
-const NOT_DATE = [
-  'hrtime',
-  'nextTick',
-  'performance',
-  'queueMicrotask',
-  'setImmediate',
-  'clearImmediate',
-  'setInterval',
-  'clearInterval',
-  'setTimeout',
-  'clearTimeout',
-] as const;
 const iso = (ms: number) => new Date(ms).toISOString();
 const yesterday = today - DAY;
 
@@ -52,20 +42,7 @@ beforeAll(async () => {
   }
   let n = 0;
   const closed = (accountId: string, closeMs: number, realizedPL: string) =>
-    harness.writer.recordTrades(accountId, [
-      {
-        id: `${accountId}-t${n++}`,
-        instrument: 'EUR_USD',
-        side: 'buy',
-        units: '1000',
-        status: 'closed',
-        openPrice: '1.08000',
-        openTime: iso(closeMs - 3_600_000),
-        closePrice: '1.08100',
-        closeTime: iso(closeMs),
-        realizedPL,
-      },
-    ]);
+    harness.writer.recordTrades(accountId, [closedTrade(`${accountId}-t${n++}`, closeMs, realizedPL)]);
   // Yesterday: a wins 12.50 and 7.25, b loses 3.75 and wins 0.10, c closes nothing; earlier in the week, more;
   // today's and eight days ago's trades are outside both windows.
   await closed('dg-usd-a', yesterday + 9 * 3_600_000, '12.50');
@@ -156,12 +133,9 @@ it('is sent by the notifier on its daily schedule: the text to read, and the fig
   const { handler } = await import('../../functions/notifier');
   const { buildDigest } = await import('../../api/alerts/digest');
   // The function reads the clock itself: it reads this file's `now` (only Date is faked; timers run as they do).
-  jest.useFakeTimers({ now, doNotFake: [...NOT_DATE] });
-  try {
-    await printedWhile(() => handler({ digest: true }, { functionName: 'trading-bot-api-test-notifier', awsRequestId: 'd-1' } as Context));
-  } finally {
-    jest.useRealTimers();
-  }
+  await withDateHeld(now, () =>
+    printedWhile(() => handler({ digest: true }, { functionName: 'trading-bot-api-test-notifier', awsRequestId: 'd-1' } as Context)),
+  );
   const [body] = webhook.bodies;
   expect(body).toMatchObject({ type: 'digest', stage: harness.stage, time: now.toISOString(), digest: await buildDigest(now) });
   expect(telegram.texts).toHaveLength(1);

@@ -18,7 +18,7 @@ import { compareDecimals, decimalOfFloat, isDecimal, sumDecimals } from '@tradin
 import type { Writer } from '../../packages/writer/src';
 import { localWriter } from '../../scripts/support/load-data';
 import { eventFor, type Harness, invoke, startHarness } from '../kit/api-harness';
-import { FakeHummingbot, FakeTradesFile, TRADES_CSV_COLUMNS } from '../kit/fake-hummingbot';
+import { FakeHummingbot, FakeTradesFile, marketMakerSession, TRADES_CSV_COLUMNS } from '../kit/fake-hummingbot';
 import { FaultProxy } from '../kit/fault-proxy';
 import { TestBroker } from '../kit/mqtt-broker';
 import { startScript } from '../kit/scripts';
@@ -163,40 +163,7 @@ describe('a hummingbot instance mirrored message by message', () => {
     await bot.orderCreated('BTC-USDT', 'BUY', t0);
     // Fees in the quote, as a percent, in the base and in another token (BNB, at the rate hummingbot's oracle and the
     // configuration give it).
-    fills.first = await bot.fill({
-      pair: 'BTC-USDT',
-      side: 'BUY',
-      price: 60000,
-      amount: 0.01,
-      at: t0,
-      fee: { flat: [{ token: 'USDT', amount: '0.6' }] },
-    });
-    fills.grow = await bot.fill({ pair: 'BTC-USDT', side: 'BUY', price: 61500, amount: 0.02, at: t0 + 60, fee: { percent: '0.001' } });
-    fills.reduce = await bot.fill({
-      pair: 'BTC-USDT',
-      side: 'SELL',
-      price: 62000,
-      amount: 0.01,
-      at: t0 + 120,
-      fee: { flat: [{ token: 'USDT', amount: '0.62' }] },
-    });
-    fills.eth = await bot.fill({
-      pair: 'ETH-USDT',
-      side: 'BUY',
-      price: 3000.5,
-      amount: 0.5,
-      at: t0 + 150,
-      fee: { flat: [{ token: 'ETH', amount: '0.0005' }] },
-    });
-    fills.close = await bot.fill({
-      pair: 'BTC-USDT',
-      side: 'SELL',
-      price: 60500,
-      amount: 0.02,
-      at: t0 + 180,
-      fee: { flat: [{ token: 'BNB', amount: '0.002' }] },
-    });
-    await bot.performance({ pmm_btc: '60400', pmm_eth: '3010' });
+    Object.assign(fills, await marketMakerSession(bot, t0));
     const btc = idOf(fills.first, 'BTC-USDT');
     await until(async () => (await tradeOf(account, idOf(fills.eth, 'ETH-USDT')))?.unrealizedPL === '3.24975', 'the ETH position marked');
 

@@ -443,3 +443,47 @@ export class FakeTradesFile {
     return orderId;
   }
 }
+
+/**
+ * A market maker's session, as the tests tell it: from `t0` (whole seconds), a BTC-USDT position built by two buys,
+ * reduced by a sell and closed by another, and an ETH-USDT one opened; fees in the quote, as a percent, in the base
+ * and in another token (BNB: the bot needs its rate); then a performance report marking both pairs (controllers
+ * `pmm_btc` and `pmm_eth`). The API's figures the tests expect are this session's.
+ */
+export async function marketMakerSession(bot: FakeHummingbot, t0: number) {
+  const first = await bot.fill({
+    pair: 'BTC-USDT',
+    side: 'BUY',
+    price: 60000,
+    amount: 0.01,
+    at: t0,
+    fee: { flat: [{ token: 'USDT', amount: '0.6' }] },
+  });
+  const grow = await bot.fill({ pair: 'BTC-USDT', side: 'BUY', price: 61500, amount: 0.02, at: t0 + 60, fee: { percent: '0.001' } });
+  const reduce = await bot.fill({
+    pair: 'BTC-USDT',
+    side: 'SELL',
+    price: 62000,
+    amount: 0.01,
+    at: t0 + 120,
+    fee: { flat: [{ token: 'USDT', amount: '0.62' }] },
+  });
+  const eth = await bot.fill({
+    pair: 'ETH-USDT',
+    side: 'BUY',
+    price: 3000.5,
+    amount: 0.5,
+    at: t0 + 150,
+    fee: { flat: [{ token: 'ETH', amount: '0.0005' }] },
+  });
+  const close = await bot.fill({
+    pair: 'BTC-USDT',
+    side: 'SELL',
+    price: 60500,
+    amount: 0.02,
+    at: t0 + 180,
+    fee: { flat: [{ token: 'BNB', amount: '0.002' }] },
+  });
+  await bot.performance({ pmm_btc: '60400', pmm_eth: '3010' });
+  return { first, grow, reduce, eth, close };
+}
