@@ -55,7 +55,8 @@ await writer.recordBalance(account, {
 });
 await writer.heartbeat(account, { state: 'running', strategy: 'example' }); // every few seconds while it runs
 
-// A refusal names the field; UNAVAILABLE means the database did not answer: the call is safe to repeat.
+// A refusal names the field; UNAVAILABLE means the database did not answer: the call is safe to repeat;
+// MISCONFIGURED means it refused the writer (a missing table or permission, named): retrying will not help.
 try {
   await writer.closeTrade(account, tradeId, { closePrice: '1.2', closeTime: new Date().toISOString(), realizedPL: '999' });
 } catch (error) {
