@@ -179,9 +179,16 @@ describe('a database that refuses the writer for its configuration', () => {
     const error = await writer.openTrade(account, trade('p-1') as never).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ name: 'WriterError', code: 'MISCONFIGURED' });
     expect((error as Error).message).toMatch(/lacks a permission.*dynamodb:TransactWriteItems/);
-    // A batch is not turned into per-trade results: the whole call is refused, nothing is written.
+    // A batch is not turned into per-trade results: the whole call is refused, nothing is written; neither for new
+    // trades (written together) nor for a stored one that changed (written one by one).
     await expect(writer.recordTrades(account, [trade('p-2'), trade('p-3')])).rejects.toMatchObject({ code: 'MISCONFIGURED' });
     await proxy.clear();
     expect(await tradesOf(account)).toEqual([]);
+    await writer.recordTrades(account, [trade('p-4')]);
+    await proxy.inject({ kind: 'refusal', error: 'AccessDeniedException' }, Infinity, { only: 'TransactWriteItems' });
+    const closing = trade('p-4', { status: 'closed', closePrice: '91500', closeTime: '2026-11-21T00:00:00.000Z', realizedPL: '5' });
+    await expect(writer.recordTrades(account, [closing])).rejects.toMatchObject({ code: 'MISCONFIGURED' });
+    await proxy.clear();
+    expect(await tradesOf(account)).toEqual([expect.objectContaining({ id: 'p-4', status: 'open' })]);
   });
 });

@@ -183,7 +183,9 @@ export async function recordTrades(
         results.push({ id: entry.trade.id, index: entry.index, outcome: await recordOne(store, accountId, entry.trade, correct) }),
       );
     } catch (error) {
-      if (!(error instanceof WriterError)) throw error;
+      // A refusal of this trade is its result; a database that refuses the writer refuses every trade alike, and
+      // the whole call says so (a caller would otherwise take each trade as refused for itself, and go past it).
+      if (!(error instanceof WriterError) || error.code === 'MISCONFIGURED') throw error;
       results.push({ id: entry.trade.id, index: entry.index, error });
     }
   };
