@@ -16,6 +16,9 @@ describe('an outage', () => {
     ['InternalServerError', 'unavailable'],
     ['ServiceUnavailable', 'unavailable'],
     ['TimeoutError', 'unavailable'],
+    // A plain Put or Update that met a transaction on the same item: the SDK does not retry it; the caller may.
+    ['TransactionConflictException', 'unavailable'],
+    ['TransactionInProgressException', 'unavailable'],
   ])('%s is %s', (name, fault) => {
     const error = databaseError(named(name), ['t']);
     expect(error).toBeInstanceOf(DatabaseError);
@@ -64,6 +67,15 @@ describe('a misconfiguration', () => {
     const error = databaseError(named('AccessDeniedException', { $fault: 'client' }, words), ['t']);
     expect(error).toMatchObject({ kind: 'permission' });
     expect(error.message).toContain('dynamodb:Query on resource');
+  });
+
+  it("keeps only the first line of DynamoDB's words: a signature refusal that quotes its canonical request, token and all, leaks none of it", () => {
+    const words =
+      "The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method.\n\nThe Canonical String for this request should have been\n'POST\n/\n\nx-amz-security-token:IQoJb3JpZ2luX2VjEXAMPLETOKEN\n'";
+    const error = databaseError(named('InvalidSignatureException', { $fault: 'client' }, words), ['t']);
+    expect(error).toMatchObject({ kind: 'credentials' });
+    expect(error.message).toContain('does not match the signature you provided');
+    expect(error.message).not.toMatch(/EXAMPLETOKEN|security-token|Canonical/);
   });
 
   it.each(['UnrecognizedClientException', 'InvalidSignatureException', 'ExpiredTokenException', 'CredentialsProviderError'])(

@@ -53,8 +53,13 @@ const THROTTLING = new Set([
   'TooManyRequestsException',
 ]);
 
-/** DynamoDB failing on its side, or the SDK giving up waiting: an outage that may pass. */
+/**
+ * DynamoDB failing on its side, the SDK giving up waiting, or a write that met a transaction on the same item (which
+ * the SDK does not retry for a plain Put or Update): a passing fault, safe to try again.
+ */
 const SERVER_FAULTS = new Set([
+  'TransactionConflictException',
+  'TransactionInProgressException',
   'InternalServerError',
   'InternalFailure',
   'ServiceUnavailable',
@@ -127,19 +132,25 @@ export function databaseError(error: unknown, tables: readonly string[] = []): E
   const sdk = error as SdkError;
   const name = String(sdk.name);
   const named = tables.length ? ` (${tables.join(', ')})` : '';
+  // DynamoDB's words, their first line only: a signature refusal may go on to quote the canonical request it
+  // expected, the session token's header included, which must reach no log.
+  const words = String(sdk.message)
+    .split(/\n|The Canonical String/)[0]
+    .trim()
+    .slice(0, 500);
   if (THROTTLING.has(name)) return new DatabaseError('throttled', name);
   if (name === 'ResourceNotFoundException') {
     return new DatabaseMisconfigured(
       'table',
       name,
-      `a table the call needs does not exist${named}: check the stage and the table names (${name}: ${sdk.message})`,
+      `a table the call needs does not exist${named}: check the stage and the table names (${name}: ${words})`,
     );
   }
   if (PERMISSION.has(name)) {
-    return new DatabaseMisconfigured('permission', name, `the role lacks a permission for the call${named}: ${sdk.message} (${name})`);
+    return new DatabaseMisconfigured('permission', name, `the role lacks a permission for the call${named}: ${words} (${name})`);
   }
   if (CREDENTIALS.has(name)) {
-    return new DatabaseMisconfigured('credentials', name, `DynamoDB does not accept the credentials${named}: ${sdk.message} (${name})`);
+    return new DatabaseMisconfigured('credentials', name, `DynamoDB does not accept the credentials${named}: ${words} (${name})`);
   }
   const code = networkCode(sdk);
   if (code) return new DatabaseError('unavailable', code);
