@@ -7,6 +7,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context } from 'aws-lambda';
+import { DatabaseError, DatabaseMisconfigured } from '@trading-bot-api/core/store/errors';
 import { config } from './config';
 
 export const SERVICE = 'trading-bot-api';
@@ -41,4 +42,22 @@ export function invocationKeys(context: Pick<Context, 'functionName' | 'awsReque
   const keys = { function_name: context.functionName, function_request_id: context.awsRequestId, cold_start: coldStart };
   coldStart = false;
   return keys;
+}
+
+/**
+ * Logs why the database did not serve a call, under `keys` (the request id, the route…), in one shape wherever it is
+ * said: an outage as a warning (`fault`, `reason`), a misconfiguration as an error (`misconfigured`, `reason`,
+ * `cause`: the tables and DynamoDB's words). `what` is the line's message for each. Anything else is not the
+ * database's: false, and the caller says it its own way.
+ */
+export function logDatabaseFailure(
+  error: unknown,
+  keys: Record<string, unknown>,
+  what: { unavailable: string; misconfigured: string },
+): boolean {
+  if (error instanceof DatabaseError) logger.warn(what.unavailable, { ...keys, fault: error.fault, reason: error.reason });
+  else if (error instanceof DatabaseMisconfigured)
+    logger.error(what.misconfigured, { ...keys, misconfigured: error.kind, reason: error.reason, cause: error.message });
+  else return false;
+  return true;
 }

@@ -80,7 +80,8 @@ async function main() {
         }[outcome];
         console.log(`${id}: ${said}`);
       } catch (error) {
-        if (!(error instanceof WriterError) || error.code === 'UNAVAILABLE') throw error;
+        // An account's own refusal is said and the next id tried; the database's refusal of them all ends the command.
+        if (!(error instanceof WriterError) || error.code === 'UNAVAILABLE' || error.code === 'MISCONFIGURED') throw error;
         console.error(`${id}: ${error.message}`);
         process.exitCode = 1;
       }

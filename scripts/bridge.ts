@@ -29,7 +29,7 @@ import { configOf, type HummingbotConfig } from '@trading-bot-api/feeds/bridges/
 import { followTradesFile } from '@trading-bot-api/feeds/bridges/hummingbot/csv';
 import { listenToBroker } from '@trading-bot-api/feeds/bridges/hummingbot/mqtt';
 import { runBridges, type Scheduled } from '@trading-bot-api/feeds/bridges/run';
-import { commandLine, usageFailure } from './support/command-line';
+import { commandLine, failureText, usageFailure } from './support/command-line';
 import { targetWriter } from './support/load-data';
 
 const USAGE = [
@@ -284,6 +284,6 @@ async function main() {
 }
 
 main().catch((error) => {
-  console.error(`bridge: ${(error as Error).stack ?? String(error)}`);
+  console.error(`bridge: ${failureText(error)}`);
   process.exit(1);
 });

@@ -15,9 +15,8 @@
  */
 import './support/quiet-sdk';
 import { ingest } from '@trading-bot-api/feeds/ingest/ingest';
-import { WriterError } from '@trading-bot-api/writer';
 import { CheckpointUnreadable, checkpointPath, fileLines, streamLines } from '@trading-bot-api/feeds/ingest/source';
-import { commandLine, usageFailure } from './support/command-line';
+import { commandLine, failureText, usageFailure } from './support/command-line';
 import { targetWriter } from './support/load-data';
 import { progressReporter } from './support/progress';
 
@@ -82,8 +81,6 @@ async function main() {
 }
 
 main().catch((error) => {
-  // What the operator must mend (a checkpoint, the database's configuration) is said in its own words; a bug with its stack.
-  const said = error instanceof CheckpointUnreadable || (error instanceof WriterError && error.code === 'MISCONFIGURED');
-  console.error(`ingest: ${said ? (error as Error).message : ((error as Error).stack ?? String(error))}`);
+  console.error(`ingest: ${failureText(error, [CheckpointUnreadable])}`);
   process.exit(3);
 });

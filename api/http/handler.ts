@@ -7,9 +7,9 @@ import { corsHeaders } from './cors';
 import { entityTag, noneMatch } from './etag';
 import { Validated } from './validated';
 import { HTTP, HttpProblem, serviceUnavailable, unauthorized } from '../errors';
-import { DatabaseError, DatabaseMisconfigured } from '@trading-bot-api/core/store/errors';
+import { DatabaseError } from '@trading-bot-api/core/store/errors';
 import { type ParameterParsers, type ParsedQuery, parseQuery } from './params';
-import { invocationKeys, itemsReadSoFar, logger, withReadTally } from '../telemetry';
+import { invocationKeys, itemsReadSoFar, logDatabaseFailure, logger, withReadTally } from '../telemetry';
 import type { Principal } from '../access';
 
 /**
@@ -71,6 +71,8 @@ function principalOf(event: Event): Principal {
 export const MISCONFIGURED_DETAIL =
   'The service is misconfigured: its database refused it (a missing table, permission or credentials). The log names the cause under this request id.';
 
+const DATABASE_LINES = { unavailable: 'database unavailable', misconfigured: 'database misconfigured' };
+
 /** Maps any error to problem+json; unknown errors become a generic 500, logged with the request id. */
 const problemErrors = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Context> => ({
   onError: async (request) => {
@@ -79,23 +81,11 @@ const problemErrors = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Con
     // The store's own words for a database that did not serve the call: an outage is always a 503, logged with
     // what the SDK or the network said; a misconfiguration is a 500 whose cause (the table, the permission) is
     // logged, never shown.
-    if (problem instanceof DatabaseError) {
-      logger.warn('database unavailable', {
-        request_id: requestId,
-        ...invocationOf(request),
-        fault: problem.fault,
-        reason: problem.reason,
-      });
-      problem = serviceUnavailable(problem.fault === 'throttled' ? 'The database is busy (throttling requests). Retry later.' : undefined);
-    } else if (problem instanceof DatabaseMisconfigured) {
-      logger.error('database misconfigured', {
-        request_id: requestId,
-        ...invocationOf(request),
-        misconfigured: problem.kind,
-        reason: problem.reason,
-        cause: problem.message,
-      });
-      problem = new HttpProblem('INTERNAL_ERROR', MISCONFIGURED_DETAIL);
+    if (logDatabaseFailure(problem, { request_id: requestId, ...invocationOf(request) }, DATABASE_LINES)) {
+      problem =
+        problem instanceof DatabaseError
+          ? serviceUnavailable(problem.fault === 'throttled' ? 'The database is busy (throttling requests). Retry later.' : undefined)
+          : new HttpProblem('INTERNAL_ERROR', MISCONFIGURED_DETAIL);
     }
     if (!(problem instanceof HttpProblem)) {
       // The one line with the stack; the client sees only the request id.

@@ -1,8 +1,7 @@
-import { DatabaseError, DatabaseMisconfigured } from '@trading-bot-api/core/store/errors';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { encodeScope } from '../access';
 import { type ApiKeyRecord, apiKeyOf, findApiKey, keyIdOf } from '@trading-bot-api/core/store/api-keys-table';
-import { invocationKeys, logger } from '../telemetry';
+import { invocationKeys, logDatabaseFailure, logger } from '../telemetry';
 import { store } from '../database';
 
 /** What the authorizer answers for a missing or unknown key: API Gateway turns exactly this into a 401. */
@@ -32,16 +31,11 @@ export async function authorize(
   } catch (error) {
     // Said with its cause: an outage (a warning; API Gateway answers 503) or a misconfiguration of the authorizer's
     // table or role (an error, which no retry mends), or a bug (its stack).
-    if (error instanceof DatabaseError)
-      logger.warn('API key check failed: the database did not answer', { ...keys, fault: error.fault, reason: error.reason });
-    else if (error instanceof DatabaseMisconfigured)
-      logger.error('API key check failed: the database refused the authorizer', {
-        ...keys,
-        misconfigured: error.kind,
-        reason: error.reason,
-        cause: error.message,
-      });
-    else logger.error('API key check failed', { ...keys, error });
+    const said = logDatabaseFailure(error, keys, {
+      unavailable: 'API key check failed: the database did not answer',
+      misconfigured: 'API key check failed: the database refused the authorizer',
+    });
+    if (!said) logger.error('API key check failed', { ...keys, error });
     throw error;
   }
   if (!record) {

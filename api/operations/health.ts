@@ -4,7 +4,7 @@ import { getItem } from '@trading-bot-api/core/store/dynamodb';
 import { DatabaseError } from '@trading-bot-api/core/store/errors';
 import type { Health } from '@trading-bot-api/core/types';
 import { store } from '../database';
-import { logger } from '../telemetry';
+import { logDatabaseFailure } from '../telemetry';
 
 export const SERVICE_NAME = 'Trading Bot API';
 export const SERVICE_VERSION = '1.0';
@@ -24,7 +24,14 @@ export async function checkHealth(now: Date, requestId?: string): Promise<Health
     () => true,
     (error: unknown) => {
       if (!(error instanceof DatabaseError)) throw error;
-      logger.warn('health: the database did not answer', { request_id: requestId, fault: error.fault, reason: error.reason });
+      logDatabaseFailure(
+        error,
+        { request_id: requestId },
+        {
+          unavailable: 'health: the database did not answer',
+          misconfigured: 'health: the database refused the check',
+        },
+      );
       return false;
     },
   );

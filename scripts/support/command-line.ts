@@ -3,6 +3,7 @@
  * saying the command is wrong (the reason, then the usage, exit status 2).
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { WriterError } from '@trading-bot-api/writer';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -11,6 +12,15 @@ export function usageFailure(command: string, usage: string, message: string): n
   console.error(`${command}: ${message}`);
   console.error(usage);
   process.exit(2);
+}
+
+/**
+ * What a command prints of the error that ended it: what the operator must mend (a database that refuses the writer
+ * for its configuration, or an error the command names as such in `operators`) in its own words; a bug with its stack.
+ */
+export function failureText(error: unknown, operators: readonly (abstract new (...args: never[]) => Error)[] = []): string {
+  const theirs = (error instanceof WriterError && error.code === 'MISCONFIGURED') || operators.some((kind) => error instanceof kind);
+  return theirs ? (error as Error).message : ((error as Error)?.stack ?? String(error));
 }
 
 /** The parsed command line (options and positionals), or undefined once --help has printed the usage. */
