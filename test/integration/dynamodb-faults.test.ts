@@ -100,9 +100,12 @@ describe.each([
       expect(result.headers['Retry-After']).toBeUndefined();
       // Neither the table, the role nor DynamoDB's words reach the client; the log has them.
       expect(JSON.stringify(result.body)).not.toMatch(/Exception|arn:|trading-bot-api-/);
-      // Not retried by the SDK as an outage would be: one attempt.
       expect(ms).toBeLessThan(BUDGET_MS / 2);
     }
+    // Not retried by the SDK as an outage would be: health's one read is one request (three attempts are allowed).
+    proxy.seen.length = 0;
+    await invoke('health', eventFor('health', { query: {} }));
+    expect(proxy.seen).toEqual(['GetItem']);
   });
 });
 

@@ -263,7 +263,6 @@ describe('retired accounts', () => {
     const { handler } = await import('../../functions/probe');
     const probed = await handler(eventFile('probe') as never, { functionName: 'probe', awsRequestId: 'p' } as Context);
     expect(probed.inError.map((entry: { accountId: string }) => entry.accountId)).not.toContain('ret-a');
-    expect(probed.stale.map((entry: { accountId: string }) => entry.accountId)).not.toContain('ret-a');
 
     expect(await writer.restoreAccount('ret-a')).toBe('restored');
     expect(await writer.restoreAccount('ret-a')).toBe('unchanged');
