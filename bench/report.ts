@@ -7,9 +7,18 @@ import type { HttpResults } from './http-load';
 import type { DashboardSize } from './dashboard-size';
 import type { WriteResults } from './writes';
 import type { FleetResults } from './fleet';
+import type { HummingbotResults } from './hummingbot';
 import type { MeasuredQuery } from './measurement';
 import { OPERATIONS, type Operation } from './queries';
 import { median, ratio, round } from './stats';
+
+/**
+ * The hummingbot bridge's target: at most 2 write requests per fill, none for a fill given again; and writes were
+ * seen (a meter that counted nothing would pass otherwise).
+ */
+export function hummingbotPasses(result: HummingbotResults): boolean {
+  return result.writeRequestsPerFill > 0 && result.mostWriteRequestsPerFill <= 2 && result.writeRequestsForReplays === 0;
+}
 
 export const TARGETS = {
   /**
@@ -306,8 +315,7 @@ export function judge(input: {
   targets.push({
     target:
       'hummingbot bridge: at most 2 write requests per fill (a part closed and the position that goes on), none for a fill given again',
-    // Writes must have been seen: a meter that counted nothing would otherwise pass.
-    pass: hummingbot.writeRequestsPerFill > 0 && hummingbot.mostWriteRequestsPerFill <= 2 && hummingbot.writeRequestsForReplays === 0,
+    pass: hummingbotPasses(hummingbot),
     detail: `${hummingbot.fills} fills: ${hummingbot.writeRequestsPerFill} write requests per fill (at most ${hummingbot.mostWriteRequestsPerFill}), items per fill ${Object.entries(
       hummingbot.itemsPerFill,
     )
