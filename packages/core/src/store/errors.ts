@@ -156,7 +156,9 @@ export function databaseError(error: unknown, tables: readonly string[] = []): E
   if (code) return new DatabaseError('unavailable', code);
   const status = sdk.$metadata?.httpStatusCode;
   if (SERVER_FAULTS.has(name) || sdk.$fault === 'server' || (status ?? 0) >= 500) return new DatabaseError('unavailable', name);
-  // Through the SDK's retries (it notes the attempts) without any HTTP answer: the request never got one.
+  // Through the SDK's retries (it notes the attempts) without any HTTP answer: the request never got one. A bug of
+  // ours in a step after the retries (signing, the HTTP handler) would be taken as an outage too; none of those steps
+  // is ours, and a socket's error seen from a test runner's sandbox arrives only this way (wrapped, its code lost).
   if (sdk.$metadata && status === undefined) return new DatabaseError('unavailable', name === 'Error' ? sdk.message.slice(0, 120) : name);
   return sdk;
 }
