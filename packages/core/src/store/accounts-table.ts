@@ -101,6 +101,16 @@ export function retire(store: Store, accountId: string, at: string): TransactIte
 }
 
 /**
+ * The condition that the account's profile and bot report are still as read (`asRead`'s values, `#name` for the
+ * reserved word): a write whose fleet stamps were derived from them is refused once either changed.
+ */
+const AS_READ = 'bot.updatedAt = :updated AND #name = :name AND broker = :broker AND environment = :environment';
+
+function asRead(account: Account, report: BotReport): Record<string, unknown> {
+  return { ':updated': report.updatedAt, ':name': account.name, ':broker': account.broker, ':environment': account.environment };
+}
+
+/**
  * Brings a retired account back, its fleet stamps written in the same transaction from the profile and report as
  * read (`account`, `report`), vouching for heartbeats until `restampBy`; refused when it is not retired or its
  * profile or report changed since they were read.
@@ -111,16 +121,9 @@ export function restore(store: Store, account: Account, report: BotReport, resta
       TableName: store.tables.accounts,
       Key: accountKey(account.id),
       UpdateExpression: restampBy === null ? 'REMOVE retiredAt, botRestampBy' : 'REMOVE retiredAt SET botRestampBy = :by',
-      ConditionExpression:
-        'attribute_exists(retiredAt) AND bot.updatedAt = :updated AND #name = :name AND broker = :broker AND environment = :environment',
+      ConditionExpression: `attribute_exists(retiredAt) AND ${AS_READ}`,
       ExpressionAttributeNames: { '#name': 'name' },
-      ExpressionAttributeValues: {
-        ...(restampBy === null ? {} : { ':by': restampBy }),
-        ':updated': report.updatedAt,
-        ':name': account.name,
-        ':broker': account.broker,
-        ':environment': account.environment,
-      },
+      ExpressionAttributeValues: { ...(restampBy === null ? {} : { ':by': restampBy }), ...asRead(account, report) },
     },
   };
 }
@@ -195,15 +198,9 @@ export function markBotStamped(store: Store, account: Account, report: BotReport
       TableName: store.tables.accounts,
       Key: accountKey(account.id),
       UpdateExpression: restampBy === null ? 'REMOVE botRestampBy, botStampedAt' : 'SET botRestampBy = :by REMOVE botStampedAt',
-      ConditionExpression: 'bot.updatedAt = :updated AND #name = :name AND broker = :broker AND environment = :environment',
+      ConditionExpression: AS_READ,
       ExpressionAttributeNames: { '#name': 'name' },
-      ExpressionAttributeValues: {
-        ...(restampBy === null ? {} : { ':by': restampBy }),
-        ':updated': report.updatedAt,
-        ':name': account.name,
-        ':broker': account.broker,
-        ':environment': account.environment,
-      },
+      ExpressionAttributeValues: { ...(restampBy === null ? {} : { ':by': restampBy }), ...asRead(account, report) },
     },
   };
 }
