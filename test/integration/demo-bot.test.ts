@@ -63,7 +63,9 @@ it('trades live through the writer, and every figure stays consistent', async ()
   });
   await bot.load();
   bot.start();
-  await new Promise((resolve) => setTimeout(resolve, 15_000));
+  // Until it has traded enough to judge (polled: a fixed 15 s wait was most of this file's time), 30 s at most.
+  const enough = () => bot.counts.opened >= 3 && bot.counts.closed >= 2 && bot.counts.snapshots > 20;
+  for (const deadline = Date.now() + 30_000; !enough() && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 100));
   await bot.stop();
 
   expect(bot.counts).toMatchObject({ errors: 0 });
