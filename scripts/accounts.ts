@@ -10,7 +10,7 @@
  * environment). Exit: 0; 1 when an account could not be changed (no such account); 2 when the command is wrong.
  */
 import './support/quiet-sdk';
-import { WriterError } from '@trading-bot-api/writer';
+import { isRefusal } from '@trading-bot-api/writer';
 import { commandLine, usageFailure } from './support/command-line';
 import { targetWriter } from './support/load-data';
 
@@ -80,8 +80,8 @@ async function main() {
         }[outcome];
         console.log(`${id}: ${said}`);
       } catch (error) {
-        // An account's own refusal is said and the next id tried; the database's refusal of them all ends the command.
-        if (!(error instanceof WriterError) || error.code === 'UNAVAILABLE' || error.code === 'MISCONFIGURED') throw error;
+        // An account's own refusal is said and the next id tried; the database's failure ends the command.
+        if (!isRefusal(error)) throw error;
         console.error(`${id}: ${error.message}`);
         process.exitCode = 1;
       }

@@ -25,6 +25,15 @@ export class WriterError extends Error {
   }
 }
 
+/**
+ * A refusal of the call itself (its input, its account, its trade's state), which a caller says and goes past. The
+ * database's own failures are not: UNAVAILABLE (retry the same call) and MISCONFIGURED (mend the configuration)
+ * refuse every call alike.
+ */
+export function isRefusal(error: unknown): error is WriterError {
+  return error instanceof WriterError && error.code !== 'UNAVAILABLE' && error.code !== 'MISCONFIGURED';
+}
+
 /** A value the writer cannot store as given. */
 export function invalidInput(field: string, message: string): WriterError {
   return new WriterError('INVALID_INPUT', message, field);

@@ -19,7 +19,7 @@ import { getRegisteredOpenTimes } from '@trading-bot-api/core/store/ledger-table
 import { getTradeRecords } from '@trading-bot-api/core/store/trades-table';
 import type { Trade } from '@trading-bot-api/core/types';
 import * as errors from './errors';
-import { WriterError } from './errors';
+import { isRefusal, WriterError } from './errors';
 import { attempts, Retry } from './retry';
 import { pnlId, pnlPeriodsOf, statsId, statsKeyOf } from './rules';
 import {
@@ -185,7 +185,7 @@ export async function recordTrades(
     } catch (error) {
       // A refusal of this trade is its result; a database that refuses the writer refuses every trade alike, and
       // the whole call says so (a caller would otherwise take each trade as refused for itself, and go past it).
-      if (!(error instanceof WriterError) || error.code === 'MISCONFIGURED') throw error;
+      if (!isRefusal(error)) throw error;
       results.push({ id: entry.trade.id, index: entry.index, error });
     }
   };

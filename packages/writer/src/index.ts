@@ -72,7 +72,7 @@ import {
 import type { TradeMarks } from './validate';
 import * as check from './validate';
 
-export { WriterError } from './errors';
+export { isRefusal, WriterError } from './errors';
 export type { WriterErrorCode } from './errors';
 export type { RecordOptions, TradeOutcome, TradeResult } from './history';
 export type { BackfillResult, FleetSumsResult } from './backfill';

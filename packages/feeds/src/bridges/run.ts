@@ -4,7 +4,7 @@
  * (or fails differently) and once when it recovers; meanwhile no heartbeat is written, so the account turns stale as
  * any silent bot does. With `once`, each bridge polls one time and the result says which failed.
  */
-import { WriterError } from '@trading-bot-api/writer';
+import { isRefusal, WriterError } from '@trading-bot-api/writer';
 import { FreqtradeError } from './freqtrade/api';
 import type { PollSummary } from './freqtrade/bridge';
 import { pause } from '../pause';
@@ -36,8 +36,7 @@ export function failureOf(error: unknown): { text: string; database: boolean } {
     return { text: `the database does not answer (${error.message})`, database: true };
   }
   // A database that refuses the writer for its configuration refuses every poll alike: stop and say so (thrown).
-  if (error instanceof WriterError && error.code !== 'MISCONFIGURED')
-    return { text: `the writer refused: ${error.message}`, database: false };
+  if (isRefusal(error)) return { text: `the writer refused: ${error.message}`, database: false };
   throw error;
 }
 

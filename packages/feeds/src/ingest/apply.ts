@@ -13,7 +13,7 @@
  * stopped mid-batch (`replay`) that the store already shows are `unchanged` and not applied again (replay.ts): applied
  * again, some would be refused only because later lines of the batch were applied too.
  */
-import { checkHeartbeat, type Trade, type Writer, WriterError } from '@trading-bot-api/writer';
+import { checkHeartbeat, isRefusal, type Trade, type Writer, WriterError } from '@trading-bot-api/writer';
 import type { Event } from './lines';
 import { heartbeatShown, linesShown, type TradeEvent } from './replay';
 
@@ -89,15 +89,6 @@ function unavailable(error: unknown): boolean {
   return error instanceof WriterError && error.code === 'UNAVAILABLE';
 }
 
-/**
- * A refusal of the line itself (its input, its account, its trade's state), which the summary reports as `line N:`
- * and the run goes past. A misconfigured database (MISCONFIGURED: a missing table or permission) refuses every line
- * alike and is no line's fault: like a bug, it ends the run, saying why.
- */
-function refusal(error: unknown): error is WriterError {
-  return error instanceof WriterError && error.code !== 'MISCONFIGURED';
-}
-
 /** Reads through the writer for the ingester's own decisions; a database that does not answer is DatabaseDown. */
 async function reading<T>(read: () => Promise<T>): Promise<T> {
   try {
@@ -115,7 +106,7 @@ async function oneByOne(writer: Writer, entries: readonly NumberedEvent[], resul
       results.push({ line, outcome: await applyOne(writer, event) });
     } catch (error) {
       if (unavailable(error)) throw new DatabaseDown();
-      if (!refusal(error)) throw error;
+      if (!isRefusal(error)) throw error;
       results.push({ line, error });
     }
   }
@@ -158,7 +149,7 @@ async function applyTradeRun(writer: Writer, account: string, run: readonly Numb
     } catch (error) {
       if (unavailable(error)) throw new DatabaseDown();
       // The account itself is refused (it does not exist): every line says so, one by one.
-      if (!refusal(error)) throw error;
+      if (!isRefusal(error)) throw error;
       created = [];
     }
     for (const result of created) {

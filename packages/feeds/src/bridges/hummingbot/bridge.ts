@@ -20,6 +20,7 @@
 import {
   canonicalInstrument,
   isAccountId,
+  isRefusal,
   MAX_CLOCK_AHEAD_MS,
   sumDecimals,
   type Trade,
@@ -355,7 +356,7 @@ export class HummingbotBridge {
         try {
           await this.options.writer.upsertAccount(profile);
         } catch (error) {
-          if (!(error instanceof WriterError) || error.code === 'UNAVAILABLE' || error.code === 'MISCONFIGURED') throw error;
+          if (!isRefusal(error)) throw error;
           instance.disabled = `the writer refused its account: ${error.message}`;
           this.say(instance, `not mirrored: ${instance.disabled}`);
           throw new Skip();
