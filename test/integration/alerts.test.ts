@@ -26,7 +26,7 @@ import type { Context, SNSEvent } from 'aws-lambda';
 import type { AlertEvent } from '../../api/alerts/events';
 import { type Harness, startHarness } from '../kit/api-harness';
 import { FakeAws } from '../kit/fake-aws';
-import { FakeDiscord, FakeQuoter, FakeSlack, FakeTelegram, FakeWebhook, startFakeChannels } from '../kit/fake-channels';
+import { channelSettings, FakeDiscord, FakeQuoter, FakeSlack, FakeTelegram, FakeWebhook, startFakeChannels } from '../kit/fake-channels';
 import { printedWhile } from '../kit/printed';
 
 const ROOT = join(__dirname, '..', '..');
@@ -367,14 +367,7 @@ describe('delivery', () => {
     try {
       slack.failAlways(500);
       await webhook.close(); // Nothing listens there any more: connections are refused.
-      const channels = channelsOf({
-        ALERT_TELEGRAM_BOT_TOKEN: telegram.token,
-        ALERT_TELEGRAM_CHAT_ID: telegram.chatId,
-        ALERT_TELEGRAM_API_URL: telegram.base,
-        ALERT_DISCORD_WEBHOOK_URL: discord.url,
-        ALERT_SLACK_WEBHOOK_URL: slack.url,
-        ALERT_WEBHOOK_URL: webhook.url,
-      }).channels;
+      const channels = channelsOf(channelSettings({ telegram, discord, slack, webhook })).channels;
       const context = { functionName: 'trading-bot-api-test-notifier', awsRequestId: 'n-1' };
       const recorder = recordingSleep();
       const send = (text: string) => notify([event(text), event(`${text} (second)`)], channels, context, { sleep: recorder.sleep });

@@ -259,6 +259,19 @@ export class FakeQuoter extends FakeService {
   }
 }
 
+/** The settings that point a notifier at the four fakes. */
+export function channelSettings(fakes: { telegram: FakeTelegram; discord: FakeDiscord; slack: FakeSlack; webhook: FakeWebhook }) {
+  const { telegram, discord, slack, webhook } = fakes;
+  return {
+    ALERT_TELEGRAM_BOT_TOKEN: telegram.token,
+    ALERT_TELEGRAM_CHAT_ID: telegram.chatId,
+    ALERT_TELEGRAM_API_URL: telegram.base,
+    ALERT_DISCORD_WEBHOOK_URL: discord.url,
+    ALERT_SLACK_WEBHOOK_URL: slack.url,
+    ALERT_WEBHOOK_URL: webhook.url,
+  };
+}
+
 /** The four fakes, started; `values` configures a notifier for all of them. */
 export async function startFakeChannels() {
   const [telegram, discord, slack, webhook] = await Promise.all([
@@ -272,14 +285,7 @@ export async function startFakeChannels() {
     discord,
     slack,
     webhook,
-    values: {
-      ALERT_TELEGRAM_BOT_TOKEN: telegram.token,
-      ALERT_TELEGRAM_CHAT_ID: telegram.chatId,
-      ALERT_TELEGRAM_API_URL: telegram.base,
-      ALERT_DISCORD_WEBHOOK_URL: discord.url,
-      ALERT_SLACK_WEBHOOK_URL: slack.url,
-      ALERT_WEBHOOK_URL: webhook.url,
-    },
+    values: channelSettings({ telegram, discord, slack, webhook }),
     close: () => Promise.all([telegram.close(), discord.close(), slack.close(), webhook.close()]),
   };
 }
