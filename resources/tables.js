@@ -22,18 +22,21 @@ const TRADE_INDEXES = {
 };
 
 const TABLES = {
-  accounts: { logicalId: 'AccountsTable', partitionKey: 'accountId' },
-  balances: { logicalId: 'BalancesTable', partitionKey: 'accountId' },
+  // The accounts, balances and ledger tables stream their changes (each item before and after) to the fleet
+  // projector (api/projector/), the one writer of the fleet table.
+  accounts: { logicalId: 'AccountsTable', partitionKey: 'accountId', stream: true },
+  balances: { logicalId: 'BalancesTable', partitionKey: 'accountId', stream: true },
   trades: { logicalId: 'TradesTable', partitionKey: 'accountId', sortKey: 'orderKey', indexes: TRADE_INDEXES },
-  apiKeys: { logicalId: 'ApiKeysTable', partitionKey: 'keyId' },
+  apiKeys: { logicalId: 'ApiKeysTable', partitionKey: 'keyId', name: 'api-keys' },
   // The writer's bookkeeping per account: one item per period of closed-trade P&L (day, ISO week, month), one per
   // equity bucket (hour, day), and the register of trade ids (which keeps an id to one trade). Sorted by kind and
   // start time, so a series of N points is one Query that reads about N items.
-  ledger: { logicalId: 'LedgerTable', partitionKey: 'accountId', sortKey: 'entryKey' },
-  // The fleet's change stamps: a few items (packages/core/src/store/fleet-table.ts), each holding one short stamp per
-  // account, written by the writer in the same transaction as the change. A fleet poll reads these few items,
-  // whatever the fleet's size, to tell whether anything it shows changed.
-  fleet: { logicalId: 'FleetTable', partitionKey: 'shard' },
+  ledger: { logicalId: 'LedgerTable', partitionKey: 'accountId', sortKey: 'entryKey', stream: true },
+  // The fleet's summary (packages/core/src/store/fleet-table.ts): a few items holding one short stamp per account, and
+  // the fleet's statistics per currency, shard, day and instrument, written by the fleet projector alone from the
+  // other tables' streams. A fleet poll reads a few of these items, whatever the fleet's size. (Its own name: the
+  // `fleet` table of older stages held stamps that bots wrote themselves; it is retained, see botWriterPolicy.)
+  fleet: { logicalId: 'FleetSummaryTable', partitionKey: 'part', sortKey: 'key', name: 'fleet-summary' },
   // What the alerts last said of each bot (packages/core/src/store/alerts-table.ts): one small item per bot that is or was in
   // trouble, written only by the probe, on condition that no other probe run changed it meanwhile, so that runs
   // racing each other send one message per change. Its own table: the probe's role may write it and nothing else,
@@ -41,13 +44,19 @@ const TABLES = {
   alerts: { logicalId: 'AlertsTable', partitionKey: 'subject' },
 };
 
-/** The tables the bot's writer writes and the API reads (every table but the API keys). */
-const DATA_TABLES = ['accounts', 'balances', 'trades', 'ledger', 'fleet'];
+/** The tables the bot's writer writes (and the API reads). */
+const WRITER_TABLES = ['accounts', 'balances', 'trades', 'ledger'];
+
+/** The tables the API reads: the writer's and the fleet's summary (every table but the API keys and alerts). */
+const DATA_TABLES = [...WRITER_TABLES, 'fleet'];
+
+/** The tables whose streams the fleet projector reads. */
+const STREAMED_TABLES = Object.keys(TABLES).filter((table) => TABLES[table].stream);
 
 /** Physical table name of `table` in `stage`, e.g. `trading-bot-api-dev-trades`. */
 function tableName(stage, table) {
   if (!TABLES[table]) throw new Error(`unknown table ${table}`);
-  return `${SERVICE}-${stage}-${table === 'apiKeys' ? 'api-keys' : table}`;
+  return `${SERVICE}-${stage}-${TABLES[table].name ?? table}`;
 }
 
 /**
@@ -92,6 +101,7 @@ function tableDefinition(stage, table) {
     TableName: tableName(stage, table),
     BillingMode: 'PAY_PER_REQUEST',
     KeySchema: keySchema,
+    ...(spec.stream ? { StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' } } : {}),
   };
   if (spec.indexes) {
     definition.GlobalSecondaryIndexes = Object.entries(spec.indexes).map(([IndexName, partitionKey]) => {
@@ -132,6 +142,8 @@ module.exports = {
   SERVICE,
   TABLES,
   DATA_TABLES,
+  WRITER_TABLES,
+  STREAMED_TABLES,
   TRADE_INDEXES,
   tableName,
   tableNames,
@@ -192,7 +204,12 @@ function botWriterPolicy(stage) {
             {
               Effect: 'Allow',
               Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-              Resource: DATA_TABLES.map(arnOf),
+              Resource: [
+                ...WRITER_TABLES.map(arnOf),
+                // The `fleet` table of stages older than the fleet projector, retained: a bot still on a writer
+                // package from before it stamps that table in its transactions, which must not fail for it.
+                { 'Fn::Sub': `arn:\${AWS::Partition}:dynamodb:\${AWS::Region}:\${AWS::AccountId}:table/${SERVICE}-${stage}-fleet` },
+              ],
             },
           ],
         },
@@ -202,3 +219,27 @@ function botWriterPolicy(stage) {
 }
 
 module.exports.botWriterPolicy = async ({ resolveVariable }) => botWriterPolicy(await resolveVariable('sls:stage'));
+
+/**
+ * What the fleet projector (functions/fleet-projector.ts) may do: read the streams of the streamed tables and tell
+ * whether each began with its table (DescribeTable); read an account's currency and the accounts' own statistics
+ * (to recompute a fleet figure a correction moved); read and write the fleet table, and nothing else.
+ */
+function projectorStatements() {
+  return [
+    {
+      Effect: 'Allow',
+      Action: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
+      Resource: STREAMED_TABLES.map((table) => ({ 'Fn::Join': ['/', [arnOf(table), 'stream', '*']] })),
+    },
+    { Effect: 'Allow', Action: ['dynamodb:DescribeTable'], Resource: STREAMED_TABLES.map(arnOf) },
+    { Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'], Resource: [arnOf('accounts'), arnOf('ledger')] },
+    {
+      Effect: 'Allow',
+      Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query'],
+      Resource: [arnOf('fleet')],
+    },
+  ];
+}
+
+module.exports.projectorStatements = async () => projectorStatements();

@@ -11,9 +11,8 @@ import './support/quiet-sdk';
 import { accountSet, isAccountId } from '@trading-bot-api/core/ids';
 import { accountKey } from '@trading-bot-api/core/store/accounts-table';
 import { createApiKey, keyIdOf, listApiKeys, revokeApiKey } from '@trading-bot-api/core/store/api-keys-table';
-import { batchGetItems, createStore, type Store } from '@trading-bot-api/core/store/dynamodb';
-import tables from '../resources/tables.js';
-import { LOCAL_AWS_ENV, localDatabaseEndpoint } from './local-stack/local-db';
+import { batchGetItems, type Store } from '@trading-bot-api/core/store/dynamodb';
+import { targetStore } from './support/load-data';
 
 function usage(message?: string): never {
   if (message) console.error(`keys: ${message}`);
@@ -42,24 +41,13 @@ async function main() {
   const args = process.argv.slice(2);
   const stageOption = option(args, 'stage');
   const stage = stageOption ?? 'local';
-  const endpoint = option(args, 'endpoint') ?? (stageOption === undefined || stage === 'local' ? localDatabaseEndpoint() : undefined);
+  const endpointOption = option(args, 'endpoint');
   const accountsOption = option(args, 'accounts');
   const label = option(args, 'label');
   const force = flag(args, 'force');
   const quiet = flag(args, 'quiet');
   const [command, ...rest] = args;
-  const store = createStore({
-    tables: tables.tableNames(stage),
-    region: endpoint ? LOCAL_AWS_ENV.AWS_REGION : undefined,
-    endpoint,
-    // DynamoDB Local checks no credentials; in AWS, the SDK's own chain (AWS_PROFILE, environment, ...).
-    credentials: endpoint
-      ? { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY }
-      : undefined,
-    connectTimeoutMs: 2000,
-    requestTimeoutMs: 5000,
-    maxAttempts: 3,
-  });
+  const { store } = targetStore({ stage, endpoint: endpointOption });
   const table = store.tables.apiKeys;
 
   if (quiet && command !== 'create') usage('--quiet is for create only');

@@ -3,8 +3,8 @@ import { sumDecimals } from '@trading-bot-api/core/decimal';
 import { accountNotFound } from '../errors';
 import { type DayFigures, windowPerformance } from '@trading-bot-api/core/performance';
 import { getAccountItem, readAccountScopedItems } from '@trading-bot-api/core/store/accounts-table';
-import { fleetComplete, SHARDS } from '@trading-bot-api/core/store/fleet-table';
-import { fleetStatsOwner, readStartBalances, readStatsEntries } from '@trading-bot-api/core/store/ledger-table';
+import { readFleetStats, SHARDS, statsComplete, statsParts } from '@trading-bot-api/core/store/fleet-table';
+import { readStartBalances, readStatsEntries } from '@trading-bot-api/core/store/ledger-table';
 import { type TimeWindow, timestamp } from '@trading-bot-api/core/time';
 import type { AccountPerformance, AllPerformance, CurrencyPerformance } from '@trading-bot-api/core/types';
 import type { Principal } from '../access';
@@ -29,11 +29,17 @@ export interface PerformanceRequest extends TimeWindow {
 const DEFAULT_DAYS = 90;
 const MAX_DAYS = 366;
 
-/** The days of the statistics of `owner` (an account, or a fleet sum) in the window, of one instrument when asked. */
-async function daysOf(owner: string, window: SeriesWindow, instrument: string | undefined): Promise<DayFigures[]> {
+/** Where a window's statistics are read: an account's own (ledger), or a part of the fleet's (fleet table). */
+type Owner = { accountId: string } | { fleetPart: string };
+
+/** The days of the statistics of `owner` in the window, of one instrument when asked. */
+async function daysOf(owner: Owner, window: SeriesWindow, instrument: string | undefined): Promise<DayFigures[]> {
   const first = timestamp(window.starts[0]);
   const last = timestamp(window.starts[window.starts.length - 1]);
-  const entries = await readStatsEntries(store, owner, first, last);
+  const entries =
+    'accountId' in owner
+      ? await readStatsEntries(store, owner.accountId, first, last)
+      : await readFleetStats(store, owner.fleetPart, first, last);
   return instrument === undefined ? entries : entries.filter((entry) => entry.instrument === instrument);
 }
 
@@ -74,7 +80,7 @@ export async function readAccountPerformance(
   requireVisibleAccount(principal, accountId);
   const [account, days, balances] = await Promise.all([
     getAccountItem(store, accountId),
-    daysOf(accountId, window, request.instrument),
+    daysOf({ accountId }, window, request.instrument),
     startBalance([accountId], window),
   ]);
   if (!account) throw accountNotFound(accountId);
@@ -100,14 +106,16 @@ export async function readAllPerformance(request: PerformanceRequest, principal:
     idsBy.set(account.currency as string, ids);
   }
   const currencies = [...idsBy.keys()].sort(compareIds);
-  // A currency with more accounts than shards reads its SHARDS sums instead, once the fleet's meta item says they
-  // are complete; the sums hold every account's trades, so only for a key that sees every account.
+  // A currency with more accounts than shards reads its SHARDS parts of the fleet's statistics instead, once the
+  // fleet's meta item says they are complete; they hold every account's trades, so only for a key that sees every
+  // account.
   const large = (currency: string) => idsBy.get(currency)!.length > SHARDS;
-  const summed = principal.accounts === '*' && currencies.some(large) && (await fleetComplete(store));
+  const summed = principal.accounts === '*' && currencies.some(large) && (await statsComplete(store));
   const owners = currencies.flatMap((currency) =>
-    (summed && large(currency) ? [...Array(SHARDS).keys()].map((shard) => fleetStatsOwner(currency, shard)) : idsBy.get(currency)!).map(
-      (owner) => ({ currency, owner }),
-    ),
+    (summed && large(currency)
+      ? statsParts(currency).map((fleetPart): Owner => ({ fleetPart }))
+      : idsBy.get(currency)!.map((accountId): Owner => ({ accountId }))
+    ).map((owner) => ({ currency, owner })),
   );
   const [perOwner, balances] = await Promise.all([
     mapLimited(owners, CONCURRENT_READS, async ({ currency, owner }) => ({

@@ -20,8 +20,6 @@ const account = process.env.BOT_ACCOUNT ?? 'example-ts';
 const writer = createWriter({
   stage: process.env.STAGE ?? 'local',
   endpoint: process.env.STAGE ? undefined : `http://127.0.0.1:${process.env.DB_PORT ?? 8000}`,
-  // The local stage calls a bot stale after 60 s: refresh its fleet stamp every 30 s (deployed, 300 s: the default 240).
-  stampSeconds: process.env.STAGE ? undefined : 30,
 });
 await writer.upsertAccount({ id: account, name: 'Example TS bot', currency: 'USD', broker: 'OANDA', environment: 'paper' });
 

@@ -9,10 +9,8 @@ import {
   DynamoDBClient,
   paginateListTables,
 } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import tables from '../../resources/tables.js';
 import { createStore, type Store } from '@trading-bot-api/core/store/dynamodb';
-import { markStamped } from '@trading-bot-api/core/store/fleet-table';
 import { QUIET_SDK_ENV } from '../support/quiet-sdk';
 
 /** Credentials and region for DynamoDB Local: it checks neither (with -sharedDb, every client sees one database). */
@@ -33,9 +31,8 @@ export function adminClient(endpoint: string): DynamoDBClient {
 }
 
 /**
- * Creates every table of `stage` that does not exist yet; returns the names it created. A stage created here from
- * nothing has no data older than the fleet's stamps, so they are marked complete at once (a stage whose accounts
- * predate them is marked by `npm run backfill`).
+ * Creates every table of `stage` that does not exist yet, with their streams; returns the names it created. (A stage
+ * created here has every change in its streams, so the fleet projector marks its summary complete itself.)
  */
 export async function ensureTables(client: DynamoDBClient, stage: string): Promise<string[]> {
   const existing = new Set<string>();
@@ -46,9 +43,6 @@ export async function ensureTables(client: DynamoDBClient, stage: string): Promi
     if (existing.has(definition.TableName)) continue;
     await client.send(new CreateTableCommand(definition as CreateTableCommandInput));
     created.push(definition.TableName);
-  }
-  if (created.includes(tables.tableName(stage, 'accounts'))) {
-    await markStamped({ client: DynamoDBDocumentClient.from(client), tables: tables.tableNames(stage) }, new Date().toISOString());
   }
   return created;
 }

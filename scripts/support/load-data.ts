@@ -7,7 +7,9 @@ import stages from '../../resources/stages.js';
 import { stampSecondsFor } from '@trading-bot-api/core/store/fleet-table';
 import { createWriter, type Writer, type WriterOptions } from '@trading-bot-api/writer';
 import type { Dataset } from '../demo/dataset';
-import { localDatabaseEndpoint } from '../local-stack/local-db';
+import tables from '../../resources/tables.js';
+import { createStore, type Store } from '@trading-bot-api/core/store/dynamodb';
+import { localDatabaseEndpoint, localStore } from '../local-stack/local-db';
 
 /** Trades per recordTrades call: the writer groups them into transactions of up to 100 items. */
 const CHUNK = 500;
@@ -51,26 +53,32 @@ export async function loadDataset(
 }
 
 /**
- * The writer a command of the project writes with: `npm start`'s database (DB_PORT, stage `local`) unless `stage`
- * names another stage, which is written in AWS (credentials and region from the environment); `endpoint` names
- * another DynamoDB (Local) outright. Its bot stamps suit the stage's stale threshold (stampSecondsFor).
+ * Where a command of the project writes: `npm start`'s database (DB_PORT, stage `local`) unless `stage` names another
+ * stage, which is in AWS (credentials and region from the environment); `endpoint` names another DynamoDB (Local)
+ * outright.
  */
-export function targetWriter(options: { stage?: string; endpoint?: string }): Writer {
+function target(options: { stage?: string; endpoint?: string }): { stage: string; endpoint: string | undefined } {
   const stage = options.stage ?? 'local';
-  const endpoint = options.endpoint ?? (stage === 'local' ? localDatabaseEndpoint() : undefined);
-  return endpoint ? localWriter(endpoint, { stage }) : createWriter({ stage, stampSeconds: stageStampSeconds(stage) });
+  return { stage, endpoint: options.endpoint ?? (stage === 'local' ? localDatabaseEndpoint() : undefined) };
 }
 
-/** The bot stamps' window for a stage's stale threshold (its setting, or STALE_AFTER_SECONDS as deployed with). */
-function stageStampSeconds(stage: string): number {
-  return stampSecondsFor(stages.stageSettings(stage).staleAfterSeconds);
+/** The writer a command of the project writes with (see target). */
+export function targetWriter(options: { stage?: string; endpoint?: string }): Writer {
+  const { stage, endpoint } = target(options);
+  return endpoint ? localWriter(endpoint, { stage }) : createWriter({ stage });
 }
 
-/**
- * A writer for a local DynamoDB (DynamoDB Local takes any credentials; the writer signs with placeholders), whose
- * bot stamps suit the stage's stale threshold (the local stage's 60 s: a 30 s window).
- */
+/** The store of the same tables, for what is not the writer's (the fleet's summary, API keys); and its stage's bot stamp window. */
+export function targetStore(options: { stage?: string; endpoint?: string }): { store: Store; windowSeconds: number } {
+  const { stage, endpoint } = target(options);
+  const store = endpoint
+    ? localStore(endpoint, stage)
+    : // In AWS: the SDK's own chain for credentials and region (AWS_PROFILE, the environment, ...).
+      createStore({ tables: tables.tableNames(stage), connectTimeoutMs: 2000, requestTimeoutMs: 5000, maxAttempts: 3 });
+  return { store, windowSeconds: stampSecondsFor(stages.stageSettings(stage).staleAfterSeconds) };
+}
+
+/** A writer for a local DynamoDB (DynamoDB Local takes any credentials; the writer signs with placeholders). */
 export function localWriter(endpoint: string, options: Omit<WriterOptions, 'endpoint' | 'credentials'>): Writer {
-  const stampSeconds = options.stampSeconds ?? (options.stage ? stageStampSeconds(options.stage) : undefined);
-  return createWriter({ ...options, stampSeconds, endpoint, region: 'us-east-1' });
+  return createWriter({ ...options, endpoint, region: 'us-east-1' });
 }

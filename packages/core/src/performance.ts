@@ -128,6 +128,50 @@ export function mergeStats(a: StatsFigures, b: StatsFigures): StatsFigures {
   };
 }
 
+/**
+ * `total` (figures merged from several contributions) with one contribution's figures `before` replaced by `after`
+ * (null: none), exactly as merging the contributions again would make it; undefined when that cannot be told from
+ * the three: `after` drops a best or worst trade, the longest holding or the places `before` brought, which another
+ * contribution may or may not also hold. The sums move by the difference; the extremes only ever improve here.
+ */
+export function replaceContribution(
+  total: StatsFigures,
+  before: StatsFigures | null,
+  after: StatsFigures | null,
+): StatsFigures | undefined {
+  const next = after ?? NO_TRADES;
+  if (before) {
+    const kept = mergeStats(before, next);
+    const same = (a: TradeMark | null, b: TradeMark | null) =>
+      a === b ||
+      (a !== null &&
+        b !== null &&
+        a.accountId === b.accountId &&
+        a.id === b.id &&
+        a.realizedPL === b.realizedPL &&
+        a.closeTime === b.closeTime);
+    // `after` holds everything `before` did at its extremes: nothing the total took from `before` is lost.
+    if (
+      kept.longestHoldingMs !== next.longestHoldingMs ||
+      kept.places !== next.places ||
+      !same(kept.best, next.best) ||
+      !same(kept.worst, next.worst)
+    )
+      return undefined;
+  }
+  const minus = before ?? NO_TRADES;
+  return {
+    ...mergeStats(total, next),
+    closedTrades: total.closedTrades - minus.closedTrades + next.closedTrades,
+    wins: total.wins - minus.wins + next.wins,
+    losses: total.losses - minus.losses + next.losses,
+    breakEvens: total.breakEvens - minus.breakEvens + next.breakEvens,
+    grossProfit: sumDecimals([total.grossProfit, negateDecimal(minus.grossProfit), next.grossProfit]),
+    grossLoss: sumDecimals([total.grossLoss, negateDecimal(minus.grossLoss), next.grossLoss]),
+    holdingMs: String(BigInt(total.holdingMs) - BigInt(minus.holdingMs) + BigInt(next.holdingMs)),
+  };
+}
+
 /** A day's net realized P&L: `end` is the end of that day (the next day's start). */
 export interface DailyNet {
   end: string;

@@ -1,34 +1,15 @@
 /**
  * The one-off backfill of what the writer keeps beside the data, for data written before it kept them: the
  * performance statistics (API 1.2), per account the figures of every day and instrument recomputed from its closed
- * trades, and the fleet's stamps (fleet-table.ts) recomputed from its account and balances items; each written where
- * missing or different. Running it again changes nothing. Once every account is done the stamps are marked complete
- * (`markStamped`), and the fleet polls use them from then on.
+ * trades, each written where missing or different. Running it again changes nothing. (The fleet's summary is the
+ * fleet projector's: `npm run backfill` rebuilds it after the accounts, api/projector/rebuild.ts.)
  *
  * A bot may write while it runs. The stored statistics are read first and the trades after, and each write is
  * conditioned on the version read: a close the writer counted in between changes that version, the write is
  * refused, and the account is done again from the start. A close it counted before is in both reads.
  */
-import { compareIds } from '@trading-bot-api/core/ids';
-import { getAccountItem, markBotStamped, toAccount, toBotReport } from '@trading-bot-api/core/store/accounts-table';
-import { balanceUnchanged, getBalanceRecord } from '@trading-bot-api/core/store/balances-table';
-import { type Store, scanAll, TransactionCancelled, transactWrite } from '@trading-bot-api/core/store/dynamodb';
-import {
-  botStamp,
-  DEFAULT_STAMP_SECONDS,
-  parseBotStamp,
-  profileStamp,
-  readAccountStamps,
-  removeFormat1Stamps,
-  removeStamps,
-  restampBy,
-  shardOf,
-  type Stamps,
-  stampWrites,
-  tradesStamp,
-} from '@trading-bot-api/core/store/fleet-table';
-import { deleteStats, fleetStatsOwner, putStats, readStatsEntries, type StatsEntry } from '@trading-bot-api/core/store/ledger-table';
-import { mergeStats } from '@trading-bot-api/core/performance';
+import { type Store, TransactionCancelled, transactWrite } from '@trading-bot-api/core/store/dynamodb';
+import { deleteStats, putStats, readStatsEntries, type StatsEntry } from '@trading-bot-api/core/store/ledger-table';
 import { readTrades, tradeListing } from '@trading-bot-api/core/store/trades-table';
 import type { Trade } from '@trading-bot-api/core/types';
 import { statsAfter, statsId } from './rules';
@@ -41,8 +22,6 @@ export interface BackfillResult {
   entries: number;
   written: number;
   unchanged: number;
-  /** Whether the account's fleet stamps were missing or wrong, and written. */
-  stamped: boolean;
   attempts: number;
 }
 
@@ -69,9 +48,9 @@ function figures({ version: _version, ...entry }: StatsEntry): string {
   return canonical(entry);
 }
 
-/** Every day's statistics of `owner` (an account, or a fleet sum). */
-function allStats(store: Store, owner: string): Promise<StatsEntry[]> {
-  return readStatsEntries(store, owner, '0000-01-01T00:00:00.000Z', '9999-12-31T00:00:00.000Z');
+/** Every day's statistics of an account. */
+function allStats(store: Store, accountId: string): Promise<StatsEntry[]> {
+  return readStatsEntries(store, accountId, '0000-01-01T00:00:00.000Z', '9999-12-31T00:00:00.000Z');
 }
 
 /**
@@ -101,7 +80,7 @@ async function rewriteStats(
   return { put: puts.length, removed: removals.length };
 }
 
-async function backfillOnce(store: Store, accountId: string, stampSeconds: number): Promise<Omit<BackfillResult, 'attempts'>> {
+async function backfillOnce(store: Store, accountId: string): Promise<Omit<BackfillResult, 'attempts'>> {
   // First what is stored (with its versions), then the trades: see the module's comment.
   const stored = await allStats(store, accountId);
   const trades = await closedTrades(store, accountId);
@@ -113,134 +92,16 @@ async function backfillOnce(store: Store, accountId: string, stampSeconds: numbe
     entries: computed.length,
     written: put + removed,
     unchanged: computed.length - put,
-    stamped: await backfillStamps(store, accountId, stampSeconds),
   };
 }
 
-/**
- * Whether a stored bot stamp still says what the report does: the same state and report, and a heartbeat time
- * less than its own window behind (the writer refreshes it no less often).
- */
-function botStampHolds(stored: string | undefined, expected: string, lastHeartbeatAt: string | null): boolean {
-  if (stored === undefined) return false;
-  const [have, want] = [parseBotStamp(stored), parseBotStamp(expected)];
-  if (have.state !== want.state || have.report !== want.report) return false;
-  if (lastHeartbeatAt === null || have.heartbeatAt === null) return lastHeartbeatAt === null && have.heartbeatAt === null;
-  const behind = Date.parse(lastHeartbeatAt) - have.heartbeatAt;
-  return behind >= 0 && behind < have.windowSeconds * 1000;
-}
-
-/**
- * Writes the account's fleet stamps when one is missing or wrong, conditioned on the account and balances items
- * being as read (a heartbeat, profile change or balance write in between cancels it, and the account is redone);
- * a bot stamp with a window of `stampSeconds`. Then removes its stamps of an older format, if any.
- */
-async function backfillStamps(store: Store, accountId: string, stampSeconds: number): Promise<boolean> {
-  const [item, balance, { stamps: stored, format1 }] = await Promise.all([
-    getAccountItem(store, accountId, true),
-    getBalanceRecord(store, accountId),
-    readAccountStamps(store, accountId),
-  ]);
-  if (!item || !balance) return false;
-  if (balance.retiredAt !== null) {
-    // A retired account has no stamps (no fleet answer lists it): take away any left, on condition that it is still
-    // retired at the version read.
-    const any = Object.values(stored).some((stamp) => stamp !== undefined);
-    if (any) await transactWrite(store, [balanceUnchanged(store, accountId, balance.version), ...removeStamps(store, accountId)]);
-    return (format1 && (await removeFormat1Stamps(store, accountId))) || any;
-  }
-  const account = toAccount(item);
-  const report = toBotReport(item);
-  const expected: Stamps = {
-    profile: profileStamp(account),
-    bot: botStamp(report, stampSeconds),
-    trades: tradesStamp(balance),
-    balance: balance.version,
-  };
-  const holds =
-    stored.profile === expected.profile &&
-    stored.trades === expected.trades &&
-    stored.balance === expected.balance &&
-    botStampHolds(stored.bot, expected.bot as string, report.lastHeartbeatAt);
-  if (!holds) {
-    const restamp = report.lastHeartbeatAt === null ? null : restampBy(report.lastHeartbeatAt, stampSeconds);
-    await transactWrite(store, [
-      markBotStamped(store, account, report, restamp),
-      balanceUnchanged(store, accountId, balance.version),
-      ...stampWrites(store, accountId, expected),
-    ]);
-  }
-  const cleaned = format1 && (await removeFormat1Stamps(store, accountId));
-  return !holds || cleaned;
-}
-
-/**
- * Backfills one account, again from the start whenever a writer got in the way; its bot stamp with a window of
- * `stampSeconds` (the writer's, WriterOptions.stampSeconds).
- */
-export async function backfillAccount(store: Store, accountId: string, stampSeconds = DEFAULT_STAMP_SECONDS): Promise<BackfillResult> {
+/** Backfills one account, again from the start whenever a writer got in the way. */
+export async function backfillAccount(store: Store, accountId: string): Promise<BackfillResult> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return { ...(await backfillOnce(store, accountId, stampSeconds)), attempts: attempt };
+      return { ...(await backfillOnce(store, accountId)), attempts: attempt };
     } catch (error) {
       if (!(error instanceof TransactionCancelled) || attempt >= MAX_ATTEMPTS) throw error;
     }
   }
-}
-
-/** What the backfill did to the fleet's statistics of one currency and shard. */
-export interface FleetSumsResult {
-  currency: string;
-  shard: number;
-  accounts: number;
-  /** Days × instruments the shard's accounts traded. */
-  entries: number;
-  written: number;
-  attempts: number;
-}
-
-/**
- * The fleet's statistics of one currency and shard (ledger-table's fleetStatsOwner) recomputed from its accounts'
- * statistics (backfilled first), written where missing or different. The sums are read first, then the shard's
- * accounts are listed and their entries read: a close counted in between (even an account's created meanwhile)
- * changes the sum too, so the write conditioned on the sum's version is refused and the shard is done again; one
- * counted before is in both reads.
- */
-export async function backfillFleetSums(store: Store, currency: string, shard: number): Promise<FleetSumsResult> {
-  const owner = fleetStatsOwner(currency, shard);
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const stored = await allStats(store, owner);
-      const accountIds =
-        (await fleetSumGroups(store)).find((group) => group.currency === currency && group.shard === shard)?.accountIds ?? [];
-      const sums = new Map<string, StatsEntry>();
-      for (const entry of (await Promise.all(accountIds.map((id) => allStats(store, id)))).flat()) {
-        const sum = sums.get(statsId(entry));
-        sums.set(statsId(entry), sum ? { ...sum, ...mergeStats(sum, entry) } : { ...entry, accountId: owner });
-      }
-      const { put, removed } = await rewriteStats(store, stored, [...sums.values()]);
-      return { currency, shard, accounts: accountIds.length, entries: sums.size, written: put + removed, attempts: attempt };
-    } catch (error) {
-      if (!(error instanceof TransactionCancelled) || attempt >= MAX_ATTEMPTS) throw error;
-    }
-  }
-}
-
-/** The accounts of the store by currency and fleet shard: the fleet's sums there are to backfill. */
-export async function fleetSumGroups(store: Store): Promise<{ currency: string; shard: number; accountIds: string[] }[]> {
-  const groups = new Map<string, { currency: string; shard: number; accountIds: string[] }>();
-  for (const item of await scanAll(store, store.tables.accounts)) {
-    const [accountId, currency] = [String(item.accountId), String(item.currency)];
-    const shard = shardOf(accountId);
-    const group = groups.get(`${currency}#${shard}`) ?? { currency, shard, accountIds: [] };
-    group.accountIds.push(accountId);
-    groups.set(`${currency}#${shard}`, group);
-  }
-  return [...groups.values()].sort((a, b) => compareIds(a.currency, b.currency) || a.shard - b.shard);
-}
-
-/** The ids of every account of the store, sorted. */
-export async function accountIds(store: Store): Promise<string[]> {
-  const items = await scanAll(store, store.tables.accounts);
-  return items.map((item) => String(item.accountId)).sort();
 }

@@ -246,8 +246,7 @@ export async function recordTrades(
 
 /**
  * Splits new trades into groups that fit one transaction: two items per trade (the trade and its id), one per P&L
- * period, one per day's statistics of an instrument its close touches and one for the fleet's sum of those, and the
- * balance.
+ * period, one per day's statistics of an instrument its close touches, and the balance.
  */
 function groupsForTransactions<T extends { trade: Trade }>(entries: readonly T[]): T[][] {
   const groups: T[][] = [];
@@ -256,7 +255,7 @@ function groupsForTransactions<T extends { trade: Trade }>(entries: readonly T[]
   for (const entry of entries) {
     const closed = entry.trade.status === 'closed';
     const day = closed ? statsId(statsKeyOf(entry.trade)) : '';
-    const added = closed ? [...pnlPeriodsOf(entry.trade.closeTime!).map(pnlId), `stats#${day}`, `fleet#${day}`] : [];
+    const added = closed ? [...pnlPeriodsOf(entry.trade.closeTime!).map(pnlId), `stats#${day}`] : [];
     const nextPeriods = new Set([...periods, ...added]);
     if (group.length && 2 * (group.length + 1) + nextPeriods.size + BALANCE_ITEMS > MAX_TRANSACTION_ITEMS) {
       groups.push(group);

@@ -21,33 +21,18 @@ import tables from '../../../resources/tables.js';
 import {
   createAccount,
   getAccountItem,
-  NEVER_RESTAMP,
   reportBot,
   restore,
   retire,
   retiredAtOf,
   toAccount,
   toBotReport,
-  touchHeartbeat,
   updateProfile,
 } from '@trading-bot-api/core/store/accounts-table';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { compareIds } from '@trading-bot-api/core/ids';
 import { type BalanceRecord, getBalanceRecord, newBalanceRecord, putBalance, toBalance } from '@trading-bot-api/core/store/balances-table';
 import { createStore, scanAll, type Store, type Tables, TransactionCancelled, transactWrite } from '@trading-bot-api/core/store/dynamodb';
-import {
-  botStamp,
-  DEFAULT_STAMP_SECONDS,
-  MAX_STAMP_SECONDS,
-  markStamped,
-  MIN_STAMP_SECONDS,
-  profileStamp,
-  readStatusStamp,
-  removeStamps,
-  restampBy,
-  stampWrites,
-  tradesStamp,
-} from '@trading-bot-api/core/store/fleet-table';
 import { getRegisteredOpenTimes, putEquity } from '@trading-bot-api/core/store/ledger-table';
 import { getTradeRecords, readTrades, tradeListing } from '@trading-bot-api/core/store/trades-table';
 import type { Account, Balance, BotReport, Trade } from '@trading-bot-api/core/types';
@@ -56,26 +41,14 @@ import * as errors from './errors';
 import { type RecordOptions, recordTrades, type TradeResult } from './history';
 import { attempts, commit, Retry } from './retry';
 import { balanceAfterSnapshot, equityEntriesOf } from './rules';
-import {
-  balanceOf,
-  balanceWrites,
-  CLOSING,
-  createTrades,
-  differing,
-  MARKS,
-  POSITION,
-  storedTrade,
-  writeClose,
-  writeGone,
-  writeUpdate,
-} from './trades';
+import { balanceOf, CLOSING, createTrades, differing, MARKS, POSITION, storedTrade, writeClose, writeGone, writeUpdate } from './trades';
 import type { TradeMarks } from './validate';
 import * as check from './validate';
 
 export { isRefusal, WriterError } from './errors';
 export type { WriterErrorCode } from './errors';
 export type { RecordOptions, TradeOutcome, TradeResult } from './history';
-export type { BackfillResult, FleetSumsResult } from './backfill';
+export type { BackfillResult } from './backfill';
 export type { Close, Gone, Heartbeat, Snapshot, TradeMarks } from './validate';
 export type { Tables } from '@trading-bot-api/core/store/dynamodb';
 export type { Account, Balance, BotReport, BotState, Trade } from '@trading-bot-api/core/types';
@@ -138,14 +111,6 @@ export interface WriterOptions {
   client?: DynamoDBDocumentClient;
   /** The clock for defaults (`createdAt`, a heartbeat's `time`). */
   now?: () => Date;
-  /**
-   * How often, at most, a heartbeat that only moves the time refreshes the bot's stamp in the fleet's change stamps,
-   * in seconds (10 to 1,200). Default 240: a minute short of the API's default stale threshold of 300 s, so a bot
-   * heartbeating at least once a minute is always vouched fresh by its stamp. For a lower threshold use about the
-   * threshold minus the bot's heartbeat interval; each refresh costs write units that grow with the fleet
-   * (docs/performance.md), so a longer window is cheaper.
-   */
-  stampSeconds?: number;
 }
 
 export type AccountOutcome = 'created' | 'updated' | 'unchanged';
@@ -236,8 +201,6 @@ export interface Writer {
    * (`corrected`), and every figure that counted it moves with it.
    */
   recordTrades(accountId: string, trades: readonly unknown[], options?: Pick<RecordOptions, 'correct'>): Promise<TradeResult[]>;
-  /** The window of the bot stamps it writes (WriterOptions.stampSeconds). */
-  readonly stampSeconds: number;
   /** Releases the connections of the client the writer built (a client given in WriterOptions stays open). */
   close(): void;
 }
@@ -283,16 +246,8 @@ export function createWriter(options: WriterOptions): Writer {
         maxAttempts: 4,
       });
   const now = options.now ?? (() => new Date());
-  const stampSeconds = options.stampSeconds ?? DEFAULT_STAMP_SECONDS;
-  if (!Number.isInteger(stampSeconds) || stampSeconds < MIN_STAMP_SECONDS || stampSeconds > MAX_STAMP_SECONDS) {
-    throw new Error(
-      `createWriter: stampSeconds must be a whole number from ${MIN_STAMP_SECONDS} to ${MAX_STAMP_SECONDS}, got ${stampSeconds}`,
-    );
-  }
 
   const writer: Writer = {
-    stampSeconds,
-
     async upsertAccount(input) {
       const account = check.accountInput(input, now());
       return attempts(`writing account ${account.id}`, async () => {
@@ -304,10 +259,7 @@ export function createWriter(options: WriterOptions): Writer {
           try {
             await transactWrite(store, [
               createAccount(store, account, bot),
-              ...balanceWrites(store, newBalanceRecord(account.id, account.currency, account.createdAt), undefined, {
-                profile: profileStamp(account),
-                bot: botStamp(bot, stampSeconds),
-              }),
+              putBalance(store, newBalanceRecord(account.id, account.currency, account.createdAt), undefined),
             ]);
             return 'created';
           } catch (error) {
@@ -320,13 +272,7 @@ export function createWriter(options: WriterOptions): Writer {
         if (stored.currency !== account.currency) throw errors.currencyMismatch(account.id, stored.currency, account.currency);
         if (stored.name === account.name && stored.broker === account.broker && stored.environment === account.environment)
           return 'unchanged';
-        const retired = retiredAtOf(item) !== null;
-        await commit(store, [
-          updateProfile(store, account.id, account.currency, account, retired),
-          ...(retired
-            ? []
-            : stampWrites(store, account.id, { profile: profileStamp({ ...stored, ...account, createdAt: stored.createdAt }) })),
-        ]);
+        await commit(store, [updateProfile(store, account.id, account.currency, account)]);
         return 'updated';
       });
     },
@@ -401,7 +347,7 @@ export function createWriter(options: WriterOptions): Writer {
         // stand (trades closed since then have moved them, so writing the snapshot again would undo that).
         if (balance.snapshotAt !== null && snapshot.time <= balance.snapshotAt && balance.snapshotAt <= future) return 'stale';
         await commit(store, [
-          ...balanceWrites(store, balanceAfterSnapshot(balance, snapshot, future), balance),
+          putBalance(store, balanceAfterSnapshot(balance, snapshot, future), balance),
           ...equityEntriesOf(accountId, snapshot).map((entry) => putEquity(store, entry, future)),
         ]);
         return 'recorded';
@@ -419,37 +365,10 @@ export function createWriter(options: WriterOptions): Writer {
         updatedAt: beat.time,
       };
       return attempts(`recording a heartbeat of ${accountId}`, async () => {
-        // Most heartbeats only move the time: they touch the account item alone while the fleet's stamp of the bot
-        // vouches for them (fleet-table.ts), and store the report with a new stamp when it does not or the report
-        // changed.
-        if (await touchHeartbeat(store, accountId, report)) return 'recorded';
-        // The bot's stamp shares an attribute with the trade counts: it is written over the stamp as read. A retired
-        // account gets no stamp (and never needs a restamp).
-        const [item, status] = await Promise.all([getAccountItem(store, accountId, true), readStatusStamp(store, accountId)]);
-        if (!item) throw errors.accountNotFound(accountId);
-        const retired = retiredAtOf(item) !== null;
-        try {
-          await transactWrite(store, [
-            reportBot(
-              store,
-              accountId,
-              report,
-              retired ? NEVER_RESTAMP : restampBy(beat.time, stampSeconds),
-              check.latestAcceptable(now()),
-              retired,
-            ),
-            ...(retired ? [] : stampWrites(store, accountId, { bot: botStamp(report, stampSeconds) }, status)),
-          ]);
-          return 'recorded';
-        } catch (error) {
-          if (!(error instanceof TransactionCancelled)) throw error;
-          const again = await getAccountItem(store, accountId, true);
-          if (!again) throw errors.accountNotFound(accountId);
-          // A trade moved the stamp's other half meanwhile, the account was retired or restored, or another writer
-          // got in the way: read again.
-          if (error.conflict || error.conditionFailed(1) || (retiredAtOf(again) !== null) !== retired) throw new Retry();
-          return 'stale';
-        }
+        // One item, the account's own: the fleet projector carries what the fleet shows of it to the fleet table.
+        if (await reportBot(store, accountId, report, check.latestAcceptable(now()))) return 'recorded';
+        if (!(await getAccountItem(store, accountId, true))) throw errors.accountNotFound(accountId);
+        return 'stale';
       });
     },
 
@@ -489,7 +408,6 @@ export function createWriter(options: WriterOptions): Writer {
         await commit(store, [
           retire(store, accountId, at),
           putBalance(store, { ...balance, retiredAt: at, version: balance.version + 1 }, balance),
-          ...removeStamps(store, accountId),
         ]);
         return 'retired';
       });
@@ -501,19 +419,8 @@ export function createWriter(options: WriterOptions): Writer {
         const [item, balance] = await Promise.all([getAccountItem(store, accountId, true), getBalanceRecord(store, accountId)]);
         if (!item || !balance) throw errors.accountNotFound(accountId);
         if (retiredAtOf(item) === null) return 'unchanged';
-        const account = toAccount(item);
-        const report = toBotReport(item);
         const next: BalanceRecord = { ...balance, retiredAt: null, version: balance.version + 1 };
-        await commit(store, [
-          restore(store, account, report, report.lastHeartbeatAt === null ? null : restampBy(report.lastHeartbeatAt, stampSeconds)),
-          putBalance(store, next, balance),
-          ...stampWrites(store, accountId, {
-            profile: profileStamp(account),
-            bot: botStamp(report, stampSeconds),
-            trades: tradesStamp(next),
-            balance: next.version,
-          }),
-        ]);
+        await commit(store, [restore(store, accountId), putBalance(store, next, balance)]);
         return 'restored';
       });
     },
@@ -568,29 +475,11 @@ export function createWriter(options: WriterOptions): Writer {
 
 /**
  * The one-off backfill of what the writer keeps beside the data (`npm run backfill`, backfill.ts): the performance
- * statistics and fleet stamps of one account, written where missing or different, through `writer`'s connection and
- * with its stamp window. Running it again changes nothing.
+ * statistics of one account, written where missing or different, through `writer`'s connection. Running it again
+ * changes nothing.
  */
 export function backfillAccount(writer: Writer, accountId: string): Promise<backfill.BackfillResult> {
-  return backfill.backfillAccount(storeOf(writer), accountId, writer.stampSeconds);
-}
-
-/** The fleet's statistics of one currency and shard recomputed from its accounts' (backfilled first). */
-export function backfillFleetSums(writer: Writer, currency: string, shard: number): Promise<backfill.FleetSumsResult> {
-  return backfill.backfillFleetSums(storeOf(writer), currency, shard);
-}
-
-/** The accounts of the stage by currency and fleet shard: the fleet's sums there are to backfill. */
-export function fleetSumGroups(writer: Writer): Promise<{ currency: string; shard: number; accountIds: string[] }[]> {
-  return backfill.fleetSumGroups(storeOf(writer));
-}
-
-/**
- * Marks the fleet's stamps and sums complete once a whole backfill ran without a failure (or on a stage created with
- * them): the fleet's answers trust them from then on.
- */
-export function markBackfilled(writer: Writer, at = new Date()): Promise<void> {
-  return markStamped(storeOf(writer), at.toISOString());
+  return backfill.backfillAccount(storeOf(writer), accountId);
 }
 
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };

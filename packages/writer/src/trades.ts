@@ -5,29 +5,17 @@
  * (retry.ts), which reads again and retries.
  */
 import { type BalanceRecord, getBalanceRecord, putBalance } from '@trading-bot-api/core/store/balances-table';
-import { type Store, scanAll, TransactionCancelled, type TransactItem, transactWrite } from '@trading-bot-api/core/store/dynamodb';
-import {
-  readStatusStamp,
-  type Stamps,
-  type StoredStatus,
-  shardOf,
-  statusAfter,
-  stampWrites,
-  tradesStamp,
-} from '@trading-bot-api/core/store/fleet-table';
+import { type Store, TransactionCancelled, type TransactItem, transactWrite } from '@trading-bot-api/core/store/dynamodb';
 import {
   deleteStats,
-  fleetStatsOwner,
   getAggregates,
   getRegisteredOpenTime,
-  getStatsOfOwners,
   type PnlEntry,
   putPnl,
   putStats,
   registerTradeId,
   type StatsEntry,
 } from '@trading-bot-api/core/store/ledger-table';
-import { mergeStats, type StatsFigures } from '@trading-bot-api/core/performance';
 import { getTradeRecord, putTrade, readTrades, tradeListing } from '@trading-bot-api/core/store/trades-table';
 import type { Period } from '@trading-bot-api/core/time';
 import type { Trade } from '@trading-bot-api/core/types';
@@ -76,35 +64,8 @@ export async function balanceOf(store: Store, accountId: string): Promise<Balanc
   return record;
 }
 
-/** The trade counts `next` stamps, when they differ from those of `read` (undefined: a new account). */
-function tradesChange(next: BalanceRecord, read: BalanceRecord | undefined): Stamps {
-  const trades = tradesStamp(next);
-  return read && tradesStamp(read) === trades ? {} : { trades };
-}
-
-/**
- * Writes `next` in place of the balance record `read` (undefined: a new account), with the fleet's stamps of it: its
- * version always, its trade counts when they changed (half of the status's stamp, written only then: `status` is
- * that stamp as read), and any other `stamps` of the same write (a transaction may touch each stamp item once, so
- * they go together).
- */
-export function balanceWrites(
-  store: Store,
-  next: BalanceRecord,
-  read: BalanceRecord | undefined,
-  stamps: Stamps = {},
-  status?: StoredStatus,
-): TransactItem[] {
-  // A retired account has no stamps: no fleet answer lists it (its balance version guards the retirement).
-  if (next.retiredAt !== null) return [putBalance(store, next, read)];
-  return [
-    putBalance(store, next, read),
-    ...stampWrites(store, next.accountId, { ...stamps, balance: next.version, ...tradesChange(next, read) }, status),
-  ];
-}
-
-/** At most this many items of a transaction are the balance and its fleet stamps (see balanceWrites). */
-export const BALANCE_ITEMS = 3;
+/** How many items of a transaction the balance takes. */
+export const BALANCE_ITEMS = 1;
 
 /** The stored trade with `tradeId`, found through the ledger's register of ids. */
 export async function storedTrade(store: Store, accountId: string, tradeId: string): Promise<StoredTrade | undefined> {
@@ -113,40 +74,21 @@ export async function storedTrade(store: Store, accountId: string, tradeId: stri
   return getTradeRecord(store, { accountId, id: tradeId, openTime });
 }
 
-/** The balance, its status stamp and the aggregates as a run of createTrades calls last stored them (see createTrades). */
+/** The balance and the aggregates as a run of createTrades calls last stored them (see createTrades). */
 export interface Written {
   balance?: BalanceRecord;
-  status?: StoredStatus;
   pnl: Map<string, PnlEntry>;
   stats: Map<string, StatsEntry>;
-  /** The fleet's sums of the account's currency and shard (ledger-table's fleetStatsOwner), as last stored. */
-  fleet: Map<string, StatsEntry>;
 }
 
 export function carrying(): Written {
-  return { pnl: new Map(), stats: new Map(), fleet: new Map() };
+  return { pnl: new Map(), stats: new Map() };
 }
 
 export function forget(written: Written): void {
   written.balance = undefined;
-  written.status = undefined;
   written.pnl.clear();
   written.stats.clear();
-  written.fleet.clear();
-}
-
-/** The fleet's statistics `closed` touch, as stored: those carried by `written`, and the rest read once `balance` gives the currency. */
-async function storedFleetStats(
-  store: Store,
-  balance: Promise<BalanceRecord>,
-  days: readonly { start: string; instrument: string }[],
-  carried?: Written,
-): Promise<{ owner: string; stored: StatsEntry[] }> {
-  const { accountId, currency } = await balance;
-  const owner = fleetStatsOwner(currency, shardOf(accountId));
-  const wanted = byCarried(days, carried?.fleet, statsId);
-  const { stats: read } = await getAggregates(store, owner, [], wanted.unread);
-  return { owner, stored: [...read, ...wanted.held] };
 }
 
 /** `keys` split by what a run carried (`held`, entries by id): the keys to read, and the carried entries of the rest. */
@@ -178,15 +120,12 @@ export async function createTrades(store: Store, accountId: string, trades: read
   const closed = trades.filter((trade) => trade.status === 'closed');
   const periods = uniquePeriods(closed);
   const days = uniqueStatsKeys(closed);
-  const carried = written?.balance && written.status ? written : undefined;
-  const balanceRead = carried?.balance ? Promise.resolve(carried.balance) : balanceOf(store, accountId);
+  const carried = written?.balance ? written : undefined;
   const pnlWanted = byCarried(periods, carried?.pnl, pnlId);
   const statsWanted = byCarried(days, carried?.stats, statsId);
-  const [balance, status, read, fleetRead] = await Promise.all([
-    balanceRead,
-    carried?.status ?? readStatusStamp(store, accountId),
+  const [balance, read] = await Promise.all([
+    carried?.balance ?? balanceOf(store, accountId),
     getAggregates(store, accountId, pnlWanted.unread, statsWanted.unread),
-    storedFleetStats(store, balanceRead, days, carried),
   ]);
   const stored = [...read.pnl, ...pnlWanted.held];
   const storedStats = [...read.stats, ...statsWanted.held];
@@ -197,13 +136,11 @@ export async function createTrades(store: Store, accountId: string, trades: read
   const nextBalance = balanceAfter(balance, events);
   const aggregates = aggregatesAfter(accountId, stored, closed);
   const stats = statsAfter(accountId, storedStats, closed);
-  const fleet = statsAfter(fleetRead.owner, fleetRead.stored, closed);
   const items: TransactItem[] = [
     ...trades.flatMap((trade) => [registerTradeId(store, accountId, trade.id, trade.openTime), putTrade(store, trade, undefined)]),
-    ...balanceWrites(store, nextBalance, balance, {}, status),
+    putBalance(store, nextBalance, balance),
     ...aggregates.map((entry) => putPnl(store, entry, findEntry(stored, entry))),
     ...stats.map((entry) => putStats(store, entry, findStats(storedStats, entry))),
-    ...fleet.map((entry) => putStats(store, entry, findStats(fleetRead.stored, entry))),
   ];
   try {
     await transactWrite(store, items);
@@ -216,10 +153,8 @@ export async function createTrades(store: Store, accountId: string, trades: read
   }
   if (written) {
     written.balance = nextBalance;
-    written.status = { stamp: statusAfter(tradesChange(nextBalance, balance), status) ?? status.stamp };
     for (const entry of aggregates) written.pnl.set(pnlId(entry), entry);
     for (const entry of stats) written.stats.set(statsId(entry), entry);
-    for (const entry of fleet) written.fleet.set(statsId(entry), entry);
   }
   return true;
 }
@@ -237,28 +172,21 @@ function findStats(entries: readonly StatsEntry[], key: { start: string; instrum
  * statistics; a gone trade was out of the open count already.
  */
 export async function writeClose(store: Store, accountId: string, read: StoredTrade, closed: Trade): Promise<void> {
-  const balanceRead = balanceOf(store, accountId);
-  const [balance, status, { pnl: stored, stats: storedStats }, fleetRead] = await Promise.all([
-    balanceRead,
-    readStatusStamp(store, accountId),
+  const [balance, { pnl: stored, stats: storedStats }] = await Promise.all([
+    balanceOf(store, accountId),
     getAggregates(store, accountId, pnlPeriodsOf(closed.closeTime!), [statsKeyOf(closed)]),
-    storedFleetStats(store, balanceRead, [statsKeyOf(closed)]),
   ]);
   const aggregates = aggregatesAfter(accountId, stored, [closed]);
   const stats = statsAfter(accountId, storedStats, [closed]);
-  const fleet = statsAfter(fleetRead.owner, fleetRead.stored, [closed]);
   await commit(store, [
     putTrade(store, closed, read),
-    ...balanceWrites(
+    putBalance(
       store,
       balanceAfter(balance, [{ kind: read.trade.status === 'gone' ? 'recordedClosed' : 'closed', trade: closed }]),
       balance,
-      {},
-      status,
     ),
     ...aggregates.map((entry) => putPnl(store, entry, findEntry(stored, entry))),
     ...stats.map((entry) => putStats(store, entry, findStats(storedStats, entry))),
-    ...fleet.map((entry) => putStats(store, entry, findStats(fleetRead.stored, entry))),
   ]);
 }
 
@@ -269,21 +197,16 @@ export async function writeUpdate(store: Store, read: StoredTrade, updated: Trad
 
 /** Stores `gone` (the stored open trade `read`, gone from the bot) and takes it out of the open count. */
 export async function writeGone(store: Store, accountId: string, read: StoredTrade, gone: Trade): Promise<void> {
-  const [balance, status] = await Promise.all([balanceOf(store, accountId), readStatusStamp(store, accountId)]);
-  await commit(store, [
-    putTrade(store, gone, read),
-    ...balanceWrites(store, balanceAfter(balance, [{ kind: 'gone', trade: gone }]), balance, {}, status),
-  ]);
+  const balance = await balanceOf(store, accountId);
+  await commit(store, [putTrade(store, gone, read), putBalance(store, balanceAfter(balance, [{ kind: 'gone', trade: gone }]), balance)]);
 }
 
 /**
  * What a run of corrections of one account reads once and keeps while nobody else writes: the account's closed trades
- * as stored (by id), and the accounts of its currency and fleet shard (whose statistics the fleet's sum adds up).
- * Cleared when a write is refused (someone else wrote): the next attempt reads afresh.
+ * as stored (by id). Cleared when a write is refused (someone else wrote): the next attempt reads afresh.
  */
 export interface Corrections {
   closed?: Map<string, Trade>;
-  shardMates?: string[];
 }
 
 /** Every closed trade of an account, by id (one Query, followed to the end). */
@@ -297,8 +220,8 @@ async function closedTradesOf(store: Store, accountId: string): Promise<Map<stri
  * and moves every figure that counted it: the realized P&L, the P&L aggregates of its periods and the statistics of
  * its day and instrument (before and after) are recomputed from the account's closed trades, as the closes would have
  * made them (a sum cannot take out a noisy figure without keeping its places, nor a merge undo a best or worst
- * trade); the balance moves by the difference when the close counted in it (balanceAfterCorrection). The fleet's sums
- * of those days are recomputed from the accounts of the shard likewise. One transaction: all of it or none.
+ * trade); the balance moves by the difference when the close counted in it (balanceAfterCorrection). One
+ * transaction: all of it or none. (The fleet projector recomputes the fleet's statistics of those days from it.)
  */
 export async function writeCorrection(
   store: Store,
@@ -309,22 +232,15 @@ export async function writeCorrection(
 ): Promise<void> {
   const was = read.trade;
   const days = uniqueStatsKeys([was, corrected]);
-  const balanceRead = balanceOf(store, accountId);
-  // The fleet's sums are read before the shard's accounts' statistics: a close counted in between moves the sum's
-  // version, and the transaction is refused.
-  const [balance, status, stored, fleetRead] = await Promise.all([
-    balanceRead,
-    readStatusStamp(store, accountId),
+  const [balance, stored] = await Promise.all([
+    balanceOf(store, accountId),
     getAggregates(store, accountId, uniquePeriods([was, corrected]), days),
-    storedFleetStats(store, balanceRead, days),
   ]);
   corrections.closed ??= await closedTradesOf(store, accountId);
-  corrections.shardMates ??= await shardMates(store, balance.currency, accountId);
   const trades = [...corrections.closed.values()].map((trade) => (trade.id === corrected.id ? corrected : trade));
-  const mates = await getStatsOfOwners(store, corrections.shardMates, days);
   const items: TransactItem[] = [
     putTrade(store, corrected, read),
-    ...balanceWrites(store, balanceAfterCorrection(balance, was, corrected, trades), balance, {}, status),
+    putBalance(store, balanceAfterCorrection(balance, was, corrected, trades), balance),
     ...uniquePeriods([was, corrected]).map((period) => {
       const storedPnl = findEntry(stored.pnl, period);
       return putPnl(store, pnlRecomputed(accountId, period, trades, storedPnl), storedPnl);
@@ -335,32 +251,12 @@ export async function writeCorrection(
     const stats = statsRecomputed(accountId, day, trades, storedStats);
     if (stats) items.push(putStats(store, stats, storedStats));
     else if (storedStats) items.push(deleteStats(store, storedStats));
-    const storedSum = findStats(fleetRead.stored, day);
-    const parts = [...mates.filter((entry) => statsId(entry) === statsId(day)), ...(stats ? [stats] : [])];
-    if (parts.length) {
-      let figures = parts[0] as StatsFigures;
-      for (const part of parts.slice(1)) figures = mergeStats(figures, part);
-      const sum: StatsEntry = { ...day, ...figures, accountId: fleetRead.owner, version: (storedSum?.version ?? 0) + 1 };
-      items.push(putStats(store, sum, storedSum));
-    } else if (storedSum) items.push(deleteStats(store, storedSum));
   }
   try {
     await commit(store, items);
   } catch (error) {
-    if (error instanceof Retry) {
-      corrections.closed = undefined;
-      corrections.shardMates = undefined;
-    }
+    if (error instanceof Retry) corrections.closed = undefined;
     throw error;
   }
   corrections.closed.set(corrected.id, corrected);
-}
-
-/** The other accounts of `currency` in the fleet shard of `accountId`: the fleet's sums there add up their statistics too. */
-async function shardMates(store: Store, currency: string, accountId: string): Promise<string[]> {
-  const shard = shardOf(accountId);
-  const items = await scanAll(store, store.tables.accounts);
-  return items
-    .filter((item) => item.currency === currency && item.accountId !== accountId && shardOf(String(item.accountId)) === shard)
-    .map((item) => String(item.accountId));
 }

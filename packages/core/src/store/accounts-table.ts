@@ -80,50 +80,30 @@ export async function listAccounts(store: Store, scope: AccountScope): Promise<A
     .sort((a, b) => compareIds(a.id, b.id));
 }
 
-/** A `botRestampBy` no heartbeat reaches: a retired account's heartbeats take the cheap path and stamp nothing. */
-export const NEVER_RESTAMP = '9999-12-31T23:59:59.999Z';
-
 /**
- * Retires the account at `at`: refused when the account is missing or retired already. Its heartbeats stamp nothing
- * from then on (`botRestampBy` never comes). The balances item says the same in the same transaction
- * (balances-table), and the fleet's stamps of it go (fleet-table): a retired account is in no fleet answer.
+ * Retires the account at `at`: refused when the account is missing or retired already. The balances item says the
+ * same in the same transaction (balances-table): a retired account is in no fleet answer.
  */
 export function retire(store: Store, accountId: string, at: string): TransactItem {
   return {
     Update: {
       TableName: store.tables.accounts,
       Key: accountKey(accountId),
-      UpdateExpression: 'SET retiredAt = :at, botRestampBy = :never',
+      UpdateExpression: 'SET retiredAt = :at',
       ConditionExpression: 'attribute_exists(accountId) AND attribute_not_exists(retiredAt)',
-      ExpressionAttributeValues: { ':at': at, ':never': NEVER_RESTAMP },
+      ExpressionAttributeValues: { ':at': at },
     },
   };
 }
 
-/**
- * The condition that the account's profile and bot report are still as read (`asRead`'s values, `#name` for the
- * reserved word): a write whose fleet stamps were derived from them is refused once either changed.
- */
-const AS_READ = 'bot.updatedAt = :updated AND #name = :name AND broker = :broker AND environment = :environment';
-
-function asRead(account: Account, report: BotReport): Record<string, unknown> {
-  return { ':updated': report.updatedAt, ':name': account.name, ':broker': account.broker, ':environment': account.environment };
-}
-
-/**
- * Brings a retired account back, its fleet stamps written in the same transaction from the profile and report as
- * read (`account`, `report`), vouching for heartbeats until `restampBy`; refused when it is not retired or its
- * profile or report changed since they were read.
- */
-export function restore(store: Store, account: Account, report: BotReport, restampBy: string | null): TransactItem {
+/** Brings a retired account back; refused when it is not retired. */
+export function restore(store: Store, accountId: string): TransactItem {
   return {
     Update: {
       TableName: store.tables.accounts,
-      Key: accountKey(account.id),
-      UpdateExpression: restampBy === null ? 'REMOVE retiredAt, botRestampBy' : 'REMOVE retiredAt SET botRestampBy = :by',
-      ConditionExpression: `attribute_exists(retiredAt) AND ${AS_READ}`,
-      ExpressionAttributeNames: { '#name': 'name' },
-      ExpressionAttributeValues: { ...(restampBy === null ? {} : { ':by': restampBy }), ...asRead(account, report) },
+      Key: accountKey(accountId),
+      UpdateExpression: 'REMOVE retiredAt',
+      ConditionExpression: 'attribute_exists(retiredAt)',
     },
   };
 }
@@ -135,17 +115,14 @@ export function createAccount(store: Store, account: Account, bot: BotReport): T
   };
 }
 
-/**
- * Changes an existing account's profile; refused when the account is missing, has another currency, or has been
- * retired or restored since it was read (`retired`: as read; its fleet stamps follow from that).
- */
-export function updateProfile(store: Store, accountId: string, currency: string, profile: Profile, retired: boolean): TransactItem {
+/** Changes an existing account's profile; refused when the account is missing or has another currency. */
+export function updateProfile(store: Store, accountId: string, currency: string, profile: Profile): TransactItem {
   return {
     Update: {
       TableName: store.tables.accounts,
       Key: accountKey(accountId),
       UpdateExpression: 'SET #name = :name, broker = :broker, environment = :environment',
-      ConditionExpression: `attribute_exists(accountId) AND currency = :currency AND ${retired ? 'attribute_exists' : 'attribute_not_exists'}(retiredAt)`,
+      ConditionExpression: 'attribute_exists(accountId) AND currency = :currency',
       ExpressionAttributeNames: { '#name': 'name' },
       ExpressionAttributeValues: {
         ':name': profile.name,
@@ -158,78 +135,18 @@ export function updateProfile(store: Store, accountId: string, currency: string,
 }
 
 /**
- * Stores the bot's report (a heartbeat) with the time until which its fleet stamp, written in the same transaction,
- * vouches for later heartbeats (`botRestampBy`: the heartbeat plus the stamp's window; fleet-table.ts). Refused when
- * the account is missing, or when a later heartbeat is already stored: reports that arrive out of order never turn
- * the clock back. A stored heartbeat dated after `future` (the latest time the writer accepts now) came from a clock
- * ahead, before the writer refused such times: it does not hold back the true ones. (`botStampedAt` was format 1's
- * mark: removed.)
+ * Stores the bot's report (a heartbeat); false (nothing written) when the account is missing, or when a later
+ * heartbeat is already stored: reports that arrive out of order never turn the clock back. A stored heartbeat dated
+ * after `future` (the latest time the writer accepts now) came from a clock ahead, before the writer refused such
+ * times: it does not hold back the true ones.
  */
-export function reportBot(
-  store: Store,
-  accountId: string,
-  report: BotReport,
-  restampBy: string,
-  future: string,
-  /** Whether the account is retired as the writer read it (no fleet stamp goes with the report then). */
-  retired: boolean,
-): TransactItem {
-  return {
-    Update: {
-      TableName: store.tables.accounts,
-      Key: accountKey(accountId),
-      UpdateExpression: 'SET bot = :bot, botRestampBy = :by REMOVE botStampedAt',
-      ConditionExpression:
-        `attribute_exists(accountId) AND ${retired ? 'attribute_exists' : 'attribute_not_exists'}(retiredAt) AND ` +
-        '(attribute_not_exists(bot.lastHeartbeatAt) OR bot.lastHeartbeatAt <= :at OR bot.lastHeartbeatAt > :future)',
-      ExpressionAttributeValues: { ':bot': storedReport(report), ':at': report.lastHeartbeatAt, ':by': restampBy, ':future': future },
-    },
-  };
-}
-
-/**
- * Records that the fleet's stamp now carries the stored heartbeat (the backfill's stamps), vouching for later ones
- * until `restampBy`, so the writer's cheap path may skip stamping until then; refused when the report or the
- * profile changed since they were read.
- */
-export function markBotStamped(store: Store, account: Account, report: BotReport, restampBy: string | null): TransactItem {
-  return {
-    Update: {
-      TableName: store.tables.accounts,
-      Key: accountKey(account.id),
-      UpdateExpression: restampBy === null ? 'REMOVE botRestampBy, botStampedAt' : 'SET botRestampBy = :by REMOVE botStampedAt',
-      ConditionExpression: AS_READ,
-      ExpressionAttributeNames: { '#name': 'name' },
-      ExpressionAttributeValues: { ...(restampBy === null ? {} : { ':by': restampBy }), ...asRead(account, report) },
-    },
-  };
-}
-
-/**
- * A heartbeat that changes nothing the fleet shows but its time: moves the heartbeat time alone, on condition that
- * the stored report has the same state, strategy and message, an earlier heartbeat, and a fleet stamp that still
- * vouches for this heartbeat's time (`botRestampBy` after it). False (nothing written) otherwise: the caller then
- * stores the report with a new stamp (reportBot).
- */
-export async function touchHeartbeat(store: Store, accountId: string, report: BotReport): Promise<boolean> {
-  const same = (name: 'strategy' | 'message') => (report[name] === null ? `attribute_not_exists(bot.#${name})` : `bot.#${name} = :${name}`);
+export function reportBot(store: Store, accountId: string, report: BotReport, future: string): Promise<boolean> {
   return updateItem(store, {
     TableName: store.tables.accounts,
     Key: accountKey(accountId),
-    UpdateExpression: 'SET bot.lastHeartbeatAt = :at, bot.updatedAt = :at',
-    ConditionExpression: [
-      'bot.lastHeartbeatAt <= :at',
-      'botRestampBy > :at',
-      'bot.#state = :state',
-      same('strategy'),
-      same('message'),
-    ].join(' AND '),
-    ExpressionAttributeNames: { '#state': 'state', '#strategy': 'strategy', '#message': 'message' },
-    ExpressionAttributeValues: {
-      ':at': report.lastHeartbeatAt,
-      ':state': report.state,
-      ...(report.strategy === null ? {} : { ':strategy': report.strategy }),
-      ...(report.message === null ? {} : { ':message': report.message }),
-    },
+    UpdateExpression: 'SET bot = :bot',
+    ConditionExpression:
+      'attribute_exists(accountId) AND (attribute_not_exists(bot.lastHeartbeatAt) OR bot.lastHeartbeatAt <= :at OR bot.lastHeartbeatAt > :future)',
+    ExpressionAttributeValues: { ':bot': storedReport(report), ':at': report.lastHeartbeatAt, ':future': future },
   });
 }

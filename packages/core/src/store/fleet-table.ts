@@ -1,59 +1,50 @@
 import { createHash } from 'node:crypto';
 import type { AccountScope } from '../ids';
+import { mergeStats, NO_TRADES, replaceContribution, type StatsFigures } from '../performance';
 import { MAX_CLOCK_AHEAD_MS } from '../time';
 import type { Account, BotReport } from '../types';
-import { batchGetItems, getItem, type Item, type Store, type TransactItem, updateItem } from './dynamodb';
+import { batchGetItems, getItem, type Item, putItem, queryItems, type Store, updateItem } from './dynamodb';
+import { STATS_PAGE_ITEMS, type StatsEntry, statsKey, statsRangeKeys } from './ledger-table';
 
 /**
- * The fleet table: the fleet's change stamps, so a fleet poll costs the same at 5 accounts or 1,000. Each account
- * has a short stamp per aspect the fleet answers show, kept by the writer in the same transaction as the change:
+ * The fleet table: the fleet's summary, so a fleet poll costs the same at 5 accounts or 1,000. One program writes it,
+ * the fleet projector (api/projector/), from the DynamoDB Streams of the accounts, balances and ledger tables; no
+ * bot's transaction touches it, so a write by any version of the writer shows in it (docs/design.md).
  *
- * - `profile`: a digest of the profile (`/api/accounts`);
- * - `bot`: the bot's state, a digest of its strategy and message, the stamp's window and the time of a recent
- *   heartbeat; `trades`: the open trade count and the latest trade time (`/api/all/status`);
- * - `balance`: the balances item's version, in base 36 (`/api/all/balance`): strings, as DynamoDB Local returned
- *   1,000 short strings in two thirds of the time it took for 1,000 numbers.
+ * Stamps: per account, a short string per thing a fleet answer shows, computed from the account's own items alone:
  *
- * The stamps of an aspect are spread over SHARDS items (`<aspect>#<n>`, n from a hash of the account id), one
- * attribute per account, so an aspect of the whole fleet is SHARDS items and a key that sees some accounts reads
- * only their shards and looks only at their attributes: what it learns is exactly what its own accounts did.
+ * - `profile` (`p@<id>`): a digest of the profile (`/api/accounts`);
+ * - `bot` (`r@<id>`): the bot's state, a digest of its strategy and message, the stamp's window and its heartbeat
+ *   time rounded down to the window; `trades` (`o@<id>`): the open trade count and the latest trade time; both in
+ *   the `status` items (`/api/all/status`), in two attributes because two streams write them;
+ * - `balance` (`v@<id>`): the balances item's version, in base 36 (`/api/all/balance`).
  *
- * One attribute, not one per stamp: a read's time grows with the number of attribute values it returns (DynamoDB
- * Local took twice as long for 2,000 short strings as for 1,000 of the same total length), so the status's two
- * stamps share one attribute, `<bot>|<trades>`. A write that changes one half reads the attribute first
- * (readStatusStamp) and is conditioned on it being as read, so concurrent heartbeats and trades never lose each
- * other's half: one of them is cancelled and retried.
+ * The stamps of an aspect are spread over SHARDS items (`<aspect>#<n>`, n from a hash of the account id), so an aspect
+ * of the whole fleet is SHARDS items, and a key that sees some accounts reads only their shards and looks only at
+ * their attributes. Each item has a change count `n` that every write moves: an unchanged poll reads the counts alone.
  *
- * A heartbeat that changes nothing but the time refreshes the bot stamp only once its window has passed: the
- * stamp says how many seconds that is, and the writer's cheap path in between touches the account item alone. So
- * the stamp's heartbeat time is less than its window behind the bot's last heartbeat, and staleness can be told
- * from the stamps alone except within that window past the threshold (see `staleness`).
+ * Statistics: per currency and shard, the performance figures of its accounts' trades per day and instrument merged
+ * (`stats#<currency>#<n>`, sorted like an account's own), with the version of each account's figures they hold
+ * (`v@<id>`): what makes replaying a stream record harmless, and a correction recomputable from the accounts' own.
  */
 export const SHARDS = 8;
 
-/**
- * What the meta item's `format` says the writer keeps. 1: a bot stamp and a trades stamp in two attributes, no window
- * in the bot stamp, balance versions as numbers. 2: one status attribute, the window in the bot stamp, versions in
- * base 36. 3: format 2, and the fleet's statistics per currency and shard (ledger-table's fleetStatsOwner). The
- * fleet answers trust the stamps and sums only when the meta item says they are complete in this format; the
- * backfill rewrites older ones.
- */
-export const STAMP_FORMAT = 3;
+/** Every stamp item's sort key: the stamps are one item per aspect and shard. */
+const STAMPS = 'stamps';
 
 /**
  * The refresh window of a bot stamp for a stale threshold: a minute short of the threshold, so a bot heartbeating
- * at least once a minute is always vouched fresh by its stamp alone; or half the threshold when that is longer.
- * Each refresh rewrites a whole shard item (4 KB at 1,000 bots, twice that in units within a transaction), so
- * the window sets what the fleet's heartbeats cost in writes (docs/performance.md): the longer the cheaper. In
- * exchange a bot that falls silent is, for up to the window past its threshold, one whose account item the status
- * reads.
+ * at least once a minute is always vouched fresh by its stamp alone; or half the threshold when that is longer. The
+ * stamp's heartbeat moves once per window, so the window sets what the fleet's heartbeats cost the projector in
+ * writes (docs/performance.md): the longer the cheaper. In exchange a bot that falls silent is, for up to the window
+ * past its threshold, one whose account item the status reads.
  */
 export function stampSecondsFor(staleAfterSeconds: number): number {
   const window = Math.max(staleAfterSeconds - 60, Math.ceil(staleAfterSeconds / 2));
   return Math.min(MAX_STAMP_SECONDS, Math.max(MIN_STAMP_SECONDS, window));
 }
 
-/** The shortest window a writer takes (a refresh at every heartbeat costs the most), and the longest a stamp can say (two base-36 digits). */
+/** The shortest window (a new stamp at every heartbeat costs the most), and the longest a stamp can say (two base-36 digits). */
 export const MIN_STAMP_SECONDS = 10;
 export const MAX_STAMP_SECONDS = 1200;
 
@@ -62,8 +53,14 @@ export const DEFAULT_STAMP_SECONDS = stampSecondsFor(300);
 
 export type Aspect = 'profile' | 'status' | 'balance';
 
-/** The item that says the stamps are complete: every account has them (markStamped, readShardCounts). */
-const META = { shard: 'meta' };
+/** What an account's stamps are about: the aspects' halves, each written from one table's stream. */
+export type StampName = 'profile' | 'bot' | 'trades' | 'balance';
+
+/** The source tables the projector reads: the stamps and statistics each one feeds. */
+export type Source = 'accounts' | 'balances' | 'ledger';
+
+/** The item that says which sources the summary is complete for (markComplete, readShardCounts). */
+const META = { part: 'meta', key: 'meta' };
 
 /** FNV-1a: a stable spread of ids over the shards (not a secret; the same in every process). */
 export function shardOf(accountId: string): number {
@@ -76,55 +73,24 @@ export function shardOf(accountId: string): number {
 }
 
 function shardKey(aspect: Aspect, shard: number): Item {
-  return { shard: `${aspect}#${shard}` };
+  return { part: `${aspect}#${shard}`, key: STAMPS };
 }
 
-/** Attribute names within a shard item: a prefix no account id can start with (packages/core/src/ids.ts), then the id. One per aspect. */
-const ATTRIBUTE: Record<Aspect, string> = { profile: 'p@', status: 's@', balance: 'v@' };
-const ASPECT_OF = Object.fromEntries(Object.entries(ATTRIBUTE).map(([aspect, prefix]) => [prefix, aspect])) as Record<string, Aspect>;
+/** Where each stamp lives: its aspect's items, under a prefix no account id can start with (packages/core/src/ids.ts). */
+const PLACE: Record<StampName, { aspect: Aspect; prefix: string }> = {
+  profile: { aspect: 'profile', prefix: 'p@' },
+  bot: { aspect: 'status', prefix: 'r@' },
+  trades: { aspect: 'status', prefix: 'o@' },
+  balance: { aspect: 'balance', prefix: 'v@' },
+};
+const NAME_OF = Object.fromEntries(Object.entries(PLACE).map(([name, { prefix }]) => [prefix, name])) as Record<string, StampName>;
 
-/** What a write changed, as stamps (each computed by the functions below); `bot` and `trades` are the status's halves. */
+/** An account's stamps, each a short string (a balance version in base 36 read back as a number). */
 export interface Stamps {
   profile?: string;
   bot?: string;
   trades?: string;
   balance?: number;
-}
-
-/** The status stamp of an account as stored, read before a write that changes one half of it (readStatusStamp). */
-export interface StoredStatus {
-  stamp: string | undefined;
-}
-
-/** The two halves of a status stamp as stored ('' for a half never written: a stage older than the stamps). */
-function splitStatus(stamp: string): Pick<Stamps, 'bot' | 'trades'> {
-  // Plain assignments: a fleet poll splits a thousand of these.
-  const at = stamp.indexOf('|');
-  const halves: Pick<Stamps, 'bot' | 'trades'> = {};
-  if (at > 0) halves.bot = stamp.slice(0, at);
-  if (at + 1 < stamp.length) halves.trades = stamp.slice(at + 1);
-  return halves;
-}
-
-/** The stamps an attribute of a shard item holds. */
-function stampsOf(aspect: Aspect, value: unknown): Stamps {
-  if (aspect === 'profile') return { profile: value as string };
-  if (aspect === 'balance') return { balance: Number.parseInt(value as string, 36) };
-  return splitStatus(value as string);
-}
-
-/**
- * The status stamp a write of `stamps` leaves, given the one stored (needed when only one half changes); undefined
- * when the write changes neither half. A bot stamp holds no '|' (a letter, base64url and base36), so the first '|'
- * ends it.
- */
-export function statusAfter(stamps: Stamps, stored: StoredStatus | undefined): string | undefined {
-  if (stamps.bot === undefined && stamps.trades === undefined) return undefined;
-  if ((stamps.bot === undefined || stamps.trades === undefined) && !stored) {
-    throw new Error('statusAfter: a write of one half of a status stamp needs the stored stamp (readStatusStamp)');
-  }
-  const had = stored?.stamp === undefined ? {} : splitStatus(stored.stamp);
-  return `${stamps.bot ?? had.bot ?? ''}|${stamps.trades ?? had.trades ?? ''}`;
 }
 
 function digest(value: unknown): string {
@@ -139,90 +105,81 @@ const STATE_LETTERS: Record<BotReport['state'], string> = { running: 'r', paused
 const STATE_OF: Record<string, BotReport['state']> = { r: 'running', p: 'paused', s: 'stopped', e: 'error' };
 
 /** A time as few characters as it can be exactly (epoch milliseconds in base 36); '' for none. */
-function compactTime(time: string | null): string {
-  return time === null ? '' : Date.parse(time).toString(36);
+function compactTime(time: number | null): string {
+  return time === null ? '' : time.toString(36);
 }
 
 /**
  * The bot's state (a letter), an 8-character digest of what else the fleet shows of its report (strategy, message:
- * a change escapes it with a chance of 2^-48), the stamp's window in seconds (two base-36 digits: the writer
- * refreshes the stamp for a heartbeat that much later), and the heartbeat time being stamped. Short, because every
- * stamped write rewrites the whole shard item.
+ * a change escapes it with a chance of 2^-48), the stamp's window in seconds (two base-36 digits), and the
+ * heartbeat's time rounded down to a multiple of the window: the stamp moves once per window while only the time
+ * moves, and the bot's true last heartbeat is at or after the stamped one, less than a window later (staleness).
  */
 export function botStamp(report: BotReport, windowSeconds: number): string {
   const window = windowSeconds.toString(36).padStart(2, '0');
-  return `${STATE_LETTERS[report.state]}${digest([report.strategy, report.message])}${window}${compactTime(report.lastHeartbeatAt)}`;
-}
-
-/** Until when a bot stamp of the heartbeat at `heartbeatAt` with this window vouches for later heartbeats. */
-export function restampBy(heartbeatAt: string, windowSeconds: number): string {
-  return new Date(Date.parse(heartbeatAt) + windowSeconds * 1000).toISOString();
+  const at = report.lastHeartbeatAt === null ? null : Date.parse(report.lastHeartbeatAt);
+  const rounded = at === null ? null : at - (((at % (windowSeconds * 1000)) + windowSeconds * 1000) % (windowSeconds * 1000));
+  return `${STATE_LETTERS[report.state]}${digest([report.strategy, report.message])}${window}${compactTime(rounded)}`;
 }
 
 /** The open trade count and the latest trade time, exactly. */
 export function tradesStamp(record: { openTradeCount: number; lastTradeAt: string | null }): string {
-  return `${record.openTradeCount.toString(36)}|${compactTime(record.lastTradeAt)}`;
+  return `${record.openTradeCount.toString(36)}|${compactTime(record.lastTradeAt === null ? null : Date.parse(record.lastTradeAt))}`;
 }
+
+/** One account's stamps to store (a string), to take away (null: the account retired or went), or to leave (absent). */
+export type StampChange = Partial<Record<StampName, string | null>>;
 
 /**
- * The updates that store `stamps` of one account: one per shard item touched (a transaction may touch an item
- * once). A write of both status halves, or of none, has no condition of its own: the transaction's other items
- * carry the conditions, and a stamp only follows them. A write of one half is conditioned on the attribute being
- * as `stored` says, since the other half is copied from it.
+ * Stores stamp changes, one update per shard item touched, each moving the item's change count. Idempotent: a stamp
+ * set again is the same value, so a stream batch replayed after a failure leaves what one run leaves.
  */
-export function stampWrites(store: Store, accountId: string, stamps: Stamps, stored?: StoredStatus): TransactItem[] {
-  const status = statusAfter(stamps, stored);
-  const values: [Aspect, string | undefined][] = [
-    ['profile', stamps.profile],
-    ['status', status],
-    ['balance', stamps.balance?.toString(36)],
-  ];
-  const halfOnly = status !== undefined && (stamps.bot === undefined || stamps.trades === undefined);
-  return values
-    .filter(([, value]) => value !== undefined)
-    .map(([aspect, value]) => {
-      const conditioned = aspect === 'status' && halfOnly;
-      const was = stored?.stamp;
-      return {
-        Update: {
-          TableName: store.tables.fleet,
-          Key: shardKey(aspect, shardOf(accountId)),
-          // The shard's change count moves with every stamp it takes (readShardCounts).
-          UpdateExpression: 'SET #a = :a ADD #n :one',
-          ...(conditioned ? { ConditionExpression: was === undefined ? 'attribute_not_exists(#a)' : '#a = :was' } : {}),
-          ExpressionAttributeNames: { '#a': ATTRIBUTE[aspect] + accountId, '#n': COUNT },
-          ExpressionAttributeValues: { ':a': value, ':one': 1, ...(conditioned && was !== undefined ? { ':was': was } : {}) },
-        },
-      };
-    });
+export async function writeStamps(store: Store, changes: ReadonlyMap<string, StampChange>): Promise<number> {
+  const byItem = new Map<string, { key: Item; set: [string, string][]; remove: string[] }>();
+  for (const [accountId, change] of changes) {
+    for (const [name, value] of Object.entries(change) as [StampName, string | null | undefined][]) {
+      if (value === undefined) continue;
+      const key = shardKey(PLACE[name].aspect, shardOf(accountId));
+      const id = key.part as string;
+      const item = byItem.get(id) ?? { key, set: [], remove: [] };
+      if (value === null) item.remove.push(PLACE[name].prefix + accountId);
+      else item.set.push([PLACE[name].prefix + accountId, value]);
+      byItem.set(id, item);
+    }
+  }
+  let writes = 0;
+  for (const { key, set, remove } of byItem.values()) {
+    // An update expression holds at most 4 KB: a few dozen attributes at a time.
+    for (let at = 0; at < set.length + remove.length; at += UPDATE_ATTRIBUTES) {
+      const part = [...set.map(([name, value]) => ({ name, value })), ...remove.map((name) => ({ name, value: null }))].slice(
+        at,
+        at + UPDATE_ATTRIBUTES,
+      );
+      const names = Object.fromEntries(part.map((entry, i) => [`#a${i}`, entry.name]));
+      const values = Object.fromEntries(part.flatMap((entry, i) => (entry.value === null ? [] : [[`:a${i}`, entry.value]])));
+      const sets = part.flatMap((entry, i) => (entry.value === null ? [] : [`#a${i} = :a${i}`]));
+      const removes = part.flatMap((entry, i) => (entry.value === null ? [`#a${i}`] : []));
+      await updateItem(store, {
+        TableName: store.tables.fleet,
+        Key: key,
+        UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : '', 'ADD #n :one']
+          .filter(Boolean)
+          .join(' '),
+        ExpressionAttributeNames: { ...names, '#n': COUNT },
+        ExpressionAttributeValues: { ...values, ':one': 1 },
+      });
+      writes += 1;
+    }
+  }
+  return writes;
 }
 
-/**
- * The updates that take every stamp of one account out of its shards (a retired account: no fleet answer lists it),
- * each moving the shard's change count so polls see it go.
- */
-export function removeStamps(store: Store, accountId: string): TransactItem[] {
-  return (['profile', 'status', 'balance'] as const).map((aspect) => ({
-    Update: {
-      TableName: store.tables.fleet,
-      Key: shardKey(aspect, shardOf(accountId)),
-      UpdateExpression: 'REMOVE #a ADD #n :one',
-      ExpressionAttributeNames: { '#a': ATTRIBUTE[aspect] + accountId, '#n': COUNT },
-      ExpressionAttributeValues: { ':one': 1 },
-    },
-  }));
-}
-
-/** The status stamp of one account as stored, read consistently: what a write of one half is conditioned on. */
-export async function readStatusStamp(store: Store, accountId: string): Promise<StoredStatus> {
-  const item = await getItem(store, store.tables.fleet, shardKey('status', shardOf(accountId)), true, [ATTRIBUTE.status + accountId]);
-  return { stamp: item?.[ATTRIBUTE.status + accountId] as string | undefined };
-}
+const UPDATE_ATTRIBUTES = 40;
 
 /** The stamps of some accounts (or every account, `*`), as stored: account id → stamps. */
 export type FleetStamps = ReadonlyMap<string, Stamps>;
 
-/** A shard item's change count: every stamp written to it adds one, in the same update. */
+/** A shard item's change count: every write to it adds one, in the same update. */
 const COUNT = 'n';
 
 /** What a shard item holds: its change count and the stamps of one aspect, by account. */
@@ -231,11 +188,18 @@ export interface ShardStamps {
   stamps: Map<string, Stamps>;
 }
 
-/** The stamps a shard item holds, by account (its attributes of `aspect`; any other, such as format 1's, skipped). */
-function shardOfItem(aspect: Aspect, item: Item): ShardStamps {
+/** The stamps a shard item holds, by account. */
+function shardOfItem(item: Item): ShardStamps {
   const stamps = new Map<string, Stamps>();
-  for (const name in item) {
-    if (ASPECT_OF[name.slice(0, 2)] === aspect) stamps.set(name.slice(2), stampsOf(aspect, item[name]));
+  for (const attribute in item) {
+    const name = NAME_OF[attribute.slice(0, 2)];
+    if (name === undefined) continue;
+    const accountId = attribute.slice(2);
+    const held = stamps.get(accountId) ?? {};
+    const value = item[attribute] as string;
+    if (name === 'balance') held.balance = Number.parseInt(value, 36);
+    else held[name] = value;
+    stamps.set(accountId, held);
   }
   return { count: Number(item[COUNT] ?? 0), stamps };
 }
@@ -245,19 +209,23 @@ export function shardsHolding(accounts: AccountScope): number[] {
   return accounts === '*' ? [...Array(SHARDS).keys()] : [...new Set(accounts.map(shardOf))];
 }
 
+/** The sources each aspect's stamps come from: the summary serves an aspect once all of them are complete. */
+const SOURCES_OF: Record<Aspect, Source[]> = { profile: ['accounts'], status: ['accounts', 'balances'], balance: ['balances'] };
+
 /**
  * The change counts of the `shards` of `aspect`, read with the meta item in one BatchGetItem (at most SHARDS + 1
  * small items, whatever the fleet's size; eventually consistent). A shard no write reached yet has no item, and no
- * count here. Undefined while the stamps are not known to be complete (a stage whose data predates them, until
- * `npm run backfill`): the caller then reads the tables.
+ * count here. Undefined while the summary is not complete for the aspect's sources (a stage whose data predates the
+ * projector, until `npm run backfill`): the caller then reads the tables.
  */
 export async function readShardCounts(store: Store, aspect: Aspect, shards: readonly number[]): Promise<Map<number, number> | undefined> {
   const keys = shards.map((shard) => shardKey(aspect, shard));
-  const counted = (await batchGetItems(store, { [store.tables.fleet]: [META, ...keys] }, false, ['shard', COUNT, 'complete', 'format']))[
+  const counted = (await batchGetItems(store, { [store.tables.fleet]: [META, ...keys] }, false, ['part', COUNT, 'complete']))[
     store.tables.fleet
   ];
-  if (!isComplete(counted.find((item) => item.shard === META.shard))) return undefined;
-  return new Map(counted.filter((item) => item.shard !== META.shard).map((item) => [shardNumber(item), Number(item[COUNT] ?? 0)]));
+  const meta = counted.find((item) => item.part === META.part);
+  if (!SOURCES_OF[aspect].every((source) => isComplete(meta, source))) return undefined;
+  return new Map(counted.filter((item) => item.part !== META.part).map((item) => [shardNumber(item), Number(item[COUNT] ?? 0)]));
 }
 
 /** The `shards` of `aspect` read whole, by shard (a shard no write reached yet is absent). */
@@ -269,11 +237,11 @@ export async function readShards(
 ): Promise<Map<number, ShardStamps>> {
   const keys = shards.map((shard) => shardKey(aspect, shard));
   const items = (await batchGetItems(store, { [store.tables.fleet]: keys }, consistent))[store.tables.fleet];
-  return new Map(items.map((item) => [shardNumber(item), shardOfItem(aspect, item)]));
+  return new Map(items.map((item) => [shardNumber(item), shardOfItem(item)]));
 }
 
 function shardNumber(item: Item): number {
-  return Number(String(item.shard).split('#')[1]);
+  return Number(String(item.part).split('#')[1]);
 }
 
 /** A bot stamp read back: its state, the digest of the rest of the report, its window, and the stamped heartbeat (epoch ms). */
@@ -296,9 +264,9 @@ export function parseBotStamp(stamp: string): BotStamp {
 
 /**
  * Whether a bot is stale at `now` as far as its stamp tells: the bot's last heartbeat is at or after the stamped
- * one and less than the stamp's window after it. `unknown` inside that window past the threshold, where only the
- * account item can tell. The rule is the status's own: running, and no heartbeat for more than
- * `staleAfterSeconds` whole seconds, or never.
+ * one and less than the stamp's window later, so 'unknown' only within that window past the threshold (the account
+ * item then tells). The rule is the status's own: running, and no heartbeat for more than `staleAfterSeconds` whole
+ * seconds, or never.
  */
 export function staleness(stamp: BotStamp, now: number, staleAfterSeconds: number): boolean | 'unknown' {
   const { state, heartbeatAt, windowSeconds } = stamp;
@@ -312,62 +280,52 @@ export function staleness(stamp: BotStamp, now: number, staleAfterSeconds: numbe
   return 'unknown';
 }
 
+/** Whether the meta item as read says the summary holds everything `source` ever had (markComplete). */
+function isComplete(meta: Item | undefined, source: Source): boolean {
+  const complete = meta?.complete as Record<string, unknown> | undefined;
+  return typeof complete?.[source] === 'string';
+}
+
+/** Whether the fleet's statistics are complete (the meta item, eventually consistent): until then performance is read account by account. */
+export async function statsComplete(store: Store): Promise<boolean> {
+  return isComplete(await getItem(store, store.tables.fleet, META, false, ['complete']), 'ledger');
+}
+
+/** The sources the summary is complete for, read consistently: what the projector need not check again. */
+export async function completeSources(store: Store): Promise<Source[]> {
+  const meta = await getItem(store, store.tables.fleet, META, true, ['complete']);
+  return (['accounts', 'balances', 'ledger'] as const).filter((source) => isComplete(meta, source));
+}
+
 /**
- * Whether the stamps and the fleet's statistics are complete in this format (the meta item, eventually consistent):
- * until then the fleet's performance is read account by account.
+ * Marks the summary complete for `sources` at `at`: it holds everything they ever had (the projector, for a table
+ * whose stream began with it; the backfill, once it projected every account).
  */
-export async function fleetComplete(store: Store): Promise<boolean> {
-  return isComplete(await getItem(store, store.tables.fleet, META, false, ['complete', 'format']));
-}
-
-/** Whether the meta item as read says the stamps and sums are complete in this format (markStamped). */
-function isComplete(meta: Item | undefined): boolean {
-  return meta?.complete === true && meta.format === STAMP_FORMAT;
-}
-
-/** Marks the stamps complete: every account has them (a new stage, or after the backfill wrote the missing ones). */
-export async function markStamped(store: Store, at: string): Promise<void> {
+export async function markComplete(store: Store, sources: readonly Source[], at: string): Promise<void> {
+  if (!sources.length) return;
+  // The map first (a fresh item has none), then its entries.
   await updateItem(store, {
     TableName: store.tables.fleet,
     Key: META,
-    UpdateExpression: 'SET complete = :true, #format = :format, completedAt = if_not_exists(completedAt, :at)',
-    ExpressionAttributeNames: { '#format': 'format' },
-    ExpressionAttributeValues: { ':true': true, ':format': STAMP_FORMAT, ':at': at },
+    UpdateExpression: 'SET complete = if_not_exists(complete, :none)',
+    ExpressionAttributeValues: { ':none': {} },
   });
-}
-
-/** Takes the mark away: the fleet answers read the tables again, as on a stage older than the stamps (bench, tests). */
-export async function markUnstamped(store: Store): Promise<void> {
   await updateItem(store, {
     TableName: store.tables.fleet,
     Key: META,
-    UpdateExpression: 'REMOVE complete, #format, completedAt',
-    ExpressionAttributeNames: { '#format': 'format' },
+    UpdateExpression: `SET ${sources.map((_, i) => `complete.#s${i} = if_not_exists(complete.#s${i}, :at)`).join(', ')}`,
+    ExpressionAttributeNames: Object.fromEntries(sources.map((source, i) => [`#s${i}`, source])),
+    ExpressionAttributeValues: { ':at': at },
   });
 }
 
-/** The attributes of an account in format 1 (its bot and trades stamps, in the status shard). */
-const FORMAT_1 = ['b@', 't@'];
-
-/**
- * Removes an account's stamps of format 1 (the backfill, once it wrote the current ones): nothing reads them, and
- * every stamped write of the shard would pay for their bytes. True when there were some.
- */
-export async function removeFormat1Stamps(store: Store, accountId: string): Promise<boolean> {
-  return updateItem(store, {
-    TableName: store.tables.fleet,
-    Key: shardKey('status', shardOf(accountId)),
-    UpdateExpression: `REMOVE ${FORMAT_1.map((_, i) => `#old${i}`).join(', ')}`,
-    ConditionExpression: FORMAT_1.map((_, i) => `attribute_exists(#old${i})`).join(' OR '),
-    ExpressionAttributeNames: Object.fromEntries(FORMAT_1.map((prefix, i) => [`#old${i}`, prefix + accountId])),
-  });
+/** Takes the marks away: the fleet answers read the tables again, as on a stage whose data predates the summary (bench, tests). */
+export async function markIncomplete(store: Store): Promise<void> {
+  await updateItem(store, { TableName: store.tables.fleet, Key: META, UpdateExpression: 'REMOVE complete' });
 }
 
-/**
- * One account's stamps as stored, to compare with what its items say (the backfill), and whether stamps of format
- * 1 are left of it (removeFormat1Stamps).
- */
-export async function readAccountStamps(store: Store, accountId: string): Promise<{ stamps: Stamps; format1: boolean }> {
+/** One account's stamps as stored (the backfill compares them with what its items say; tests). */
+export async function readAccountStamps(store: Store, accountId: string): Promise<Stamps> {
   const shard = shardOf(accountId);
   const result = await batchGetItems(
     store,
@@ -375,12 +333,203 @@ export async function readAccountStamps(store: Store, accountId: string): Promis
     true,
   );
   const stamps: Stamps = {};
-  let format1 = false;
-  for (const item of result[store.tables.fleet]) {
-    const aspect = (item.shard as string).split('#')[0] as Aspect;
-    const value = item[ATTRIBUTE[aspect] + accountId];
-    if (value !== undefined) Object.assign(stamps, stampsOf(aspect, value));
-    if (FORMAT_1.some((prefix) => item[prefix + accountId] !== undefined)) format1 = true;
+  for (const item of result[store.tables.fleet]) Object.assign(stamps, shardOfItem(item).stamps.get(accountId) ?? {});
+  return stamps;
+}
+
+// --- The fleet's statistics ---
+
+/** The partition of the statistics of one currency and shard. */
+function statsPart(currency: string, shard: number): string {
+  return `stats#${currency}#${shard}`;
+}
+
+/** The partitions a currency's statistics are in: SHARDS, whatever its number of accounts. */
+export function statsParts(currency: string): string[] {
+  return [...Array(SHARDS).keys()].map((shard) => statsPart(currency, shard));
+}
+
+/** An account's statistics of one day and instrument as a stream record shows them, before and after a change (null: none). */
+export interface StatsChange {
+  accountId: string;
+  currency: string;
+  start: string;
+  instrument: string;
+  before: StatsEntry | null;
+  after: StatsEntry | null;
+}
+
+const FIGURES = [
+  'closedTrades',
+  'wins',
+  'losses',
+  'breakEvens',
+  'grossProfit',
+  'grossLoss',
+  'holdingMs',
+  'longestHoldingMs',
+  'places',
+  'best',
+  'worst',
+] as const;
+
+function figuresOf(item: Item | StatsEntry): StatsFigures {
+  return Object.fromEntries(FIGURES.map((name) => [name, item[name] ?? null])) as unknown as StatsFigures;
+}
+
+/** The version attribute of an account's figures in a statistics item. */
+const versionOf = (accountId: string) => `v@${accountId}`;
+
+/** The figures of one day and instrument of the fleet's statistics, with the versions of the accounts' they merge. */
+interface FleetFigures {
+  total: StatsFigures;
+  versions: Map<string, number>;
+}
+
+/** The fleet's figures of `entries` (each account's own, as stored). */
+function mergedFigures(entries: readonly StatsEntry[]): FleetFigures {
+  return {
+    total: entries.reduce((sum, entry) => mergeStats(sum, figuresOf(entry)), NO_TRADES),
+    versions: new Map(entries.map((entry) => [entry.accountId, entry.version])),
+  };
+}
+
+/** The statistics item of one currency's shard, day and instrument. */
+function statsItemKey(currency: string, shard: number, start: string, instrument: string): Item {
+  // Sorted as an account's own statistics are in the ledger, so a window is the same key range.
+  return { part: statsPart(currency, shard), key: statsKey('', start, instrument).entryKey };
+}
+
+/**
+ * Rewrites one statistics item with what `next` makes of it as read (undefined: nothing to change), on condition
+ * that no other projector wrote it meanwhile (its revision); read again and retried when one did.
+ */
+async function rewriteStatsItem(
+  store: Store,
+  key: Item,
+  fields: { start: string; instrument: string },
+  next: (held: FleetFigures | undefined) => Promise<FleetFigures | undefined>,
+): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const item = await getItem(store, store.tables.fleet, key, true);
+    const revision = Number(item?.revision ?? 0);
+    const held = item && {
+      total: figuresOf(item),
+      versions: new Map(
+        Object.entries(item)
+          .filter(([name]) => name.startsWith('v@'))
+          .map(([name, version]) => [name.slice(2), Number(version)]),
+      ),
+    };
+    const figures = await next(held);
+    if (!figures) return;
+    const written = await putItem(store, {
+      TableName: store.tables.fleet,
+      Item: {
+        ...key,
+        ...fields,
+        ...figures.total,
+        revision: revision + 1,
+        ...Object.fromEntries([...figures.versions].map(([accountId, version]) => [versionOf(accountId), version])),
+      },
+      ConditionExpression: item ? 'revision = :revision' : 'attribute_not_exists(part)',
+      ...(item ? { ExpressionAttributeValues: { ':revision': revision } } : {}),
+    });
+    if (written) return;
+    if (attempt >= 20) throw new Error(`the fleet's statistics ${key.part} ${key.key} kept changing under the projector`);
   }
-  return { stamps, format1 };
+}
+
+/**
+ * Folds the accounts' changes of one day and instrument (one currency and shard) into the fleet's statistics: each
+ * account's figures replace what the item held of it (performance.ts's replaceContribution), unless the item holds
+ * that version or a later one already (a replayed record). When a change cannot be folded (a correction made a best
+ * trade worse, say) or the item holds another version than the change started from, the item is recomputed from
+ * every account's own figures (`readEntries`, read after the item).
+ */
+export async function foldStats(
+  store: Store,
+  changes: readonly StatsChange[],
+  readEntries: (accountIds: readonly string[]) => Promise<StatsEntry[]>,
+): Promise<void> {
+  const { currency, start, instrument, accountId } = changes[0];
+  await rewriteStatsItem(store, statsItemKey(currency, shardOf(accountId), start, instrument), { start, instrument }, async (held) => {
+    let total: StatsFigures | undefined = held?.total ?? NO_TRADES;
+    const versions = new Map(held?.versions);
+    let moved = false;
+    for (const change of changes) {
+      const had = versions.get(change.accountId);
+      const next = change.after?.version;
+      if (next !== undefined && had !== undefined && had >= next) continue;
+      if (next === undefined && had === undefined) continue;
+      moved = true;
+      // The item holds the figures the change started from, or none of the account's: fold the change in.
+      const base = had === undefined ? null : change.before;
+      const fits = had === undefined || change.before?.version === had;
+      total = total && fits ? replaceContribution(total, base && figuresOf(base), change.after && figuresOf(change.after)) : undefined;
+      if (next === undefined) versions.delete(change.accountId);
+      else versions.set(change.accountId, next);
+    }
+    if (!moved) return undefined;
+    return total ? { total, versions } : mergedFigures(await readEntries([...versions.keys()]));
+  });
+}
+
+/**
+ * Recomputes the fleet's statistics of one currency's shard, day and instrument from the accounts' own (`accountIds`
+ * and any the item holds; `readEntries` reads them after the item): the backfill's, for a stage whose data predates
+ * the projector. True when the item was missing or held other figures, and was written.
+ */
+export async function rebuildStats(
+  store: Store,
+  at: { currency: string; shard: number; start: string; instrument: string },
+  accountIds: readonly string[],
+  readEntries: (accountIds: readonly string[]) => Promise<StatsEntry[]>,
+): Promise<boolean> {
+  const key = statsItemKey(at.currency, at.shard, at.start, at.instrument);
+  let rewritten = false;
+  await rewriteStatsItem(store, key, { start: at.start, instrument: at.instrument }, async (held) => {
+    const figures = mergedFigures(await readEntries([...new Set([...accountIds, ...(held?.versions.keys() ?? [])])]));
+    rewritten = !held || !sameFleetFigures(held, figures);
+    return rewritten ? figures : undefined;
+  });
+  return rewritten;
+}
+
+/** A value as JSON with every object's keys sorted: equal figures give equal text, whatever order a map came in. */
+function canonical(value: unknown): string {
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonical(item)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+function sameFleetFigures(a: FleetFigures, b: FleetFigures): boolean {
+  return (
+    canonical({ ...a.total, versions: Object.fromEntries(a.versions) }) ===
+    canonical({ ...b.total, versions: Object.fromEntries(b.versions) })
+  );
+}
+
+/** The fleet's statistics of one currency and shard whose day lies in [`firstDay`, `lastDay`], every instrument, oldest first. */
+export async function readFleetStats(
+  store: Store,
+  part: string,
+  firstDay: string,
+  lastDay: string,
+): Promise<(StatsFigures & { start: string; instrument: string })[]> {
+  const { first, last } = statsRangeKeys(firstDay, lastDay);
+  const items = await queryItems(
+    store,
+    {
+      TableName: store.tables.fleet,
+      KeyConditionExpression: 'part = :part AND #key BETWEEN :first AND :last',
+      ExpressionAttributeNames: { '#key': 'key' },
+      ExpressionAttributeValues: { ':part': part, ':first': first, ':last': last },
+    },
+    undefined,
+    STATS_PAGE_ITEMS,
+  );
+  return items.map((item) => ({ ...figuresOf(item), start: item.start as string, instrument: item.instrument as string }));
 }

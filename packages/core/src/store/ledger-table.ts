@@ -307,7 +307,8 @@ export async function readStartBalances(
   return found;
 }
 
-function toStatsEntry(item: Item): StatsEntry {
+/** The statistics an item of the ledger holds (an account's, by day and instrument). */
+export function toStatsEntry(item: Item): StatsEntry {
   const mark = (value: unknown) => (value ? (value as StatsEntry['best']) : null);
   return {
     ...stringsOf(item, ['accountId', 'start', 'instrument', 'grossProfit', 'grossLoss', 'holdingMs']),

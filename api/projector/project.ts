@@ -1,0 +1,171 @@
+/**
+ * The fleet projector: the one owner of the fleet table (packages/core/src/store/fleet-table.ts). It reads the changes
+ * of the accounts, balances and ledger tables from their DynamoDB Streams (deployed: an event source mapping per
+ * table invokes functions/fleet-projector.ts; locally: scripts/local-stack/stream-pump.ts reads DynamoDB Local's
+ * streams) and keeps the fleet's stamps and statistics from them. No bot's transaction touches the fleet table, so
+ * whatever wrote a change (this writer, an older one, a script) shows in the next fleet poll once projected.
+ *
+ * Every change is derived from the item as it now is (a stream record's new image), so a record delivered twice, or
+ * a batch retried after a failure, leaves what one delivery leaves.
+ */
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { toAccount, toBotReport } from '@trading-bot-api/core/store/accounts-table';
+import { toBalanceRecord } from '@trading-bot-api/core/store/balances-table';
+import { getItem, type Item, type Store } from '@trading-bot-api/core/store/dynamodb';
+import {
+  botStamp,
+  completeSources,
+  foldStats,
+  markComplete,
+  profileStamp,
+  type Source,
+  type StampChange,
+  type StatsChange,
+  shardOf,
+  tradesStamp,
+  writeStamps,
+} from '@trading-bot-api/core/store/fleet-table';
+import { getStatsOfOwners, isEntryOf, type StatsEntry, toStatsEntry } from '@trading-bot-api/core/store/ledger-table';
+
+/** One change of a source table as its stream tells it: the item before and after (absent: none), unmarshalled. */
+export interface SourceRecord {
+  source: Source;
+  before?: Item;
+  after?: Item;
+}
+
+export interface Projection {
+  store: Store;
+  /** The bot stamps' window (fleet-table's stampSecondsFor of the stage's stale threshold). */
+  windowSeconds: number;
+  now?: () => Date;
+}
+
+/** What a batch did: stamp items written and statistics items folded (the bench's and the tests' figures). */
+export interface Projected {
+  stampWrites: number;
+  statsItems: number;
+}
+
+/** The profile and bot stamps of an account item; every one null (none) for a retired or deleted account. */
+export function accountStamps(item: Item | undefined, windowSeconds: number): StampChange {
+  if (!item || item.retiredAt !== undefined) return { profile: null, bot: null };
+  return { profile: profileStamp(toAccount(item)), bot: botStamp(toBotReport(item), windowSeconds) };
+}
+
+/** The trades and balance stamps of a balances item; null for a retired account's. */
+export function balanceStamps(item: Item | undefined): StampChange {
+  if (!item || item.retiredAt !== undefined) return { trades: null, balance: null };
+  const record = toBalanceRecord(item);
+  return { trades: tradesStamp(record), balance: record.version.toString(36) };
+}
+
+/** The account's statistics item of a ledger item (not the register, P&L or equity entries, nor an older writer's fleet sums). */
+function statsOf(item: Item | undefined): StatsEntry | null {
+  if (!item || !isEntryOf(item, 'stats') || String(item.accountId).startsWith('@')) return null;
+  return toStatsEntry(item);
+}
+
+/** The accounts' currencies, read once each: a currency never changes. */
+const currencies = new Map<string, string>();
+
+async function currencyOf(store: Store, accountId: string): Promise<string | undefined> {
+  const key = `${store.tables.accounts}/${accountId}`;
+  if (!currencies.has(key)) {
+    const item = await getItem(store, store.tables.accounts, { accountId }, true, ['currency']);
+    if (item) currencies.set(key, item.currency as string);
+  }
+  return currencies.get(key);
+}
+
+/** The sources whose summary is known complete, per fleet table: checked once, then never again. */
+const complete = new Map<string, Set<Source>>();
+
+/**
+ * How long after its table's creation a stream may begin and still hold the table's whole history, and how long a
+ * stream keeps records (24 h): a table created with its stream, younger than that, has every change in it.
+ */
+const STREAM_BEGUN_WITH_TABLE_MS = 60_000;
+const STREAM_RETENTION_MS = 24 * 3600_000;
+
+/**
+ * Marks the summary complete for the sources of a batch whose tables were created with their streams, less than a
+ * day ago: this projector sees (or saw) every change they ever had, so a fresh deploy is on the cheap path without a
+ * backfill. A table whose data predates its stream waits for `npm run backfill`.
+ */
+async function markFreshSources(projection: Projection, sources: ReadonlySet<Source>): Promise<void> {
+  const { store } = projection;
+  let known = complete.get(store.tables.fleet);
+  if (!known) {
+    known = new Set(await completeSources(store));
+    complete.set(store.tables.fleet, known);
+  }
+  const unknown = [...sources].filter((source) => !known.has(source));
+  if (!unknown.length) return;
+  const now = (projection.now?.() ?? new Date()).getTime();
+  const fresh: Source[] = [];
+  for (const source of unknown) {
+    const { Table } = await store.client.send(new DescribeTableCommand({ TableName: store.tables[source] }));
+    const created = Table?.CreationDateTime?.getTime();
+    // The stream's label is the time it began (ISO 8601 without a zone, UTC).
+    const label = Table?.LatestStreamLabel;
+    const begun = label ? Date.parse(label.endsWith('Z') ? label : `${label}Z`) : Number.NaN;
+    if (created === undefined || Number.isNaN(begun)) continue;
+    if (begun - created <= STREAM_BEGUN_WITH_TABLE_MS && now - created < STREAM_RETENTION_MS) fresh.push(source);
+  }
+  await markComplete(store, fresh, new Date(now).toISOString());
+  for (const source of fresh) known.add(source);
+}
+
+/** Whether two stamp changes store the same stamps. */
+function sameStamps(a: StampChange, b: StampChange): boolean {
+  return (Object.keys(a) as (keyof StampChange)[]).every((name) => a[name] === b[name]);
+}
+
+/**
+ * Projects a batch of changes, in the order each source's stream gave them (a stream keeps the order of each item's
+ * changes): an account's stamps are written when its last image's stamps differ from its first's, and each day's
+ * statistics of an instrument that moved are folded into the fleet's of its currency and shard.
+ */
+export async function project(projection: Projection, records: readonly SourceRecord[]): Promise<Projected> {
+  const { store, windowSeconds } = projection;
+  if (!records.length) return { stampWrites: 0, statsItems: 0 };
+  await markFreshSources(projection, new Set(records.map((record) => record.source)));
+  // Per account and source: the stamps before the batch and after it.
+  const spans = new Map<string, { accountId: string; before: StampChange; after: StampChange }>();
+  const stats = new Map<string, StatsChange[]>();
+  for (const record of records) {
+    const item = record.after ?? record.before!;
+    const accountId = item.accountId as string;
+    if (record.source === 'ledger') {
+      const [before, after] = [statsOf(record.before), statsOf(record.after)];
+      if (!before && !after) continue;
+      const currency = await currencyOf(store, accountId);
+      // Statistics of an account no longer there: nothing of the fleet's can hold them.
+      if (currency === undefined) continue;
+      const { start, instrument } = (after ?? before)!;
+      const group = `${currency}#${shardOf(accountId)}#${start}#${instrument}`;
+      const changes = stats.get(group) ?? [];
+      changes.push({ accountId, currency, start, instrument, before, after });
+      stats.set(group, changes);
+      continue;
+    }
+    const stampsOf = (image: Item | undefined) =>
+      record.source === 'accounts' ? accountStamps(image, windowSeconds) : balanceStamps(image);
+    const span = `${record.source}/${accountId}`;
+    const held = spans.get(span);
+    spans.set(span, { accountId, before: held?.before ?? stampsOf(record.before), after: stampsOf(record.after) });
+  }
+  const changes = new Map<string, StampChange>();
+  for (const { accountId, before, after } of spans.values()) {
+    if (sameStamps(before, after)) continue;
+    changes.set(accountId, { ...changes.get(accountId), ...after });
+  }
+  const stampWrites = await writeStamps(store, changes);
+  for (const group of stats.values()) {
+    await foldStats(store, group, (accountIds) =>
+      getStatsOfOwners(store, accountIds, [{ start: group[0].start, instrument: group[0].instrument }]),
+    );
+  }
+  return { stampWrites, statsItems: stats.size };
+}
