@@ -1,10 +1,12 @@
 /**
  * The local API as `npm start` runs it, and as the end-to-end tests and the benchmark start it: serverless offline
- * behind the local gateway, over tables in a DynamoDB Local. One function, so what the tests check over HTTP is
- * what a user of `npm start` gets.
+ * behind the local gateway, over tables in a DynamoDB Local, with the fleet projector fed from their streams
+ * (stream-pump.ts). One function, so what the tests check over HTTP is what a user of `npm start` gets.
  */
 import stages from '../../resources/stages.js';
-import { localFunctionEnv } from './local-db';
+import { stampSecondsFor } from '@trading-bot-api/core/store/fleet-table';
+import { localFunctionEnv, localStore } from './local-db';
+import { type StreamPump, startStreamPump } from './stream-pump';
 import { type LocalGateway, startLocalGateway } from './gateway/gateway';
 import { type Offline, startOffline } from './offline';
 
@@ -33,7 +35,43 @@ export interface LocalApi {
   lambdaUrl: string;
   gateway: LocalGateway;
   offline: Offline;
+  /** The fleet projector's feed: a round every PUMP_INTERVAL_MS; drain() to have every change so far projected. */
+  pump: StreamPump;
   stop(): Promise<void>;
+}
+
+/**
+ * How often the local projector reads the streams: a write shows in the fleet's answers within about this, as a
+ * deployed one does within the event source mapping's batching window (1 s).
+ */
+export const PUMP_INTERVAL_MS = 250;
+
+/** The stale threshold the functions run with (`env` overrides the stage's), which sets the bot stamps' window. */
+function staleAfterSeconds(stage: string, env: Record<string, string> | undefined): number {
+  return Number(env?.STALE_AFTER_SECONDS ?? stages.stageSettings(stage).staleAfterSeconds);
+}
+
+/** The fleet projector over a local stage's streams, a round every `intervalMs` (none: drain() alone). */
+export function localProjector(
+  endpoint: string,
+  stage: string,
+  options: { env?: Record<string, string>; intervalMs?: number; onError?: (error: unknown) => void } = {},
+): StreamPump {
+  const store = localStore(endpoint, stage);
+  const pump = startStreamPump({
+    store,
+    endpoint,
+    windowSeconds: stampSecondsFor(staleAfterSeconds(stage, options.env)),
+    intervalMs: options.intervalMs,
+    onError: options.onError,
+  });
+  return {
+    drain: pump.drain,
+    stop: async () => {
+      await pump.stop();
+      store.client.destroy();
+    },
+  };
 }
 
 /** Starts serverless offline and the local gateway in front of it; resolves once both answer. */
@@ -65,12 +103,28 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     await offline.stop();
     throw error;
   }
+  const pump = localProjector(options.dbEndpoint, options.stage, {
+    env: options.env,
+    intervalMs: PUMP_INTERVAL_MS,
+    // As a failed Lambda batch: said, and tried again on the next round.
+    onError: (error) => (options.onLine ?? console.error)(`fleet projector: ${error instanceof Error ? error.message : String(error)}`),
+  });
+  // What was written before the API started (npm start's demo data, a test's fixture) is in the fleet's summary
+  // before the first request: the answers never show a fleet half projected.
+  try {
+    await pump.drain();
+  } catch (error) {
+    await Promise.all([pump.stop(), gateway.close(), offline.stop()]);
+    throw error;
+  }
   return {
     url: gateway.url,
     lambdaUrl: gateway.lambdaUrl,
     gateway,
     offline,
+    pump,
     stop: async () => {
+      await pump.stop();
       await gateway.close();
       await offline.stop();
     },

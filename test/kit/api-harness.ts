@@ -15,6 +15,8 @@ import type { Dataset } from '../../scripts/demo/dataset';
 import { loadDataset, localWriter } from '../../scripts/support/load-data';
 import { adminClient, deleteTables, ensureTables, localFunctionEnv, localStore } from '../../scripts/local-stack/local-db';
 import { serviceDefinition } from '../../scripts/local-stack/service-definition';
+import { localProjector } from '../../scripts/local-stack/local-api';
+import type { StreamPump } from '../../scripts/local-stack/stream-pump';
 
 export const TEST_CURSOR_SECRET = 'test-cursor-secret-0123456789abcdef0123456789';
 const ROOT = join(__dirname, '..', '..');
@@ -52,6 +54,11 @@ export interface Harness {
   createKey(accounts: '*' | string[], options?: { disabled?: boolean }): Promise<string>;
   /** Disables a key, as `npm run keys -- revoke` does. */
   revokeKey(key: string): Promise<void>;
+  /**
+   * The fleet projector over this file's streams: every invocation drains it first, so a function sees the fleet's
+   * summary with every change written before it (deployed, within about a second).
+   */
+  projector: StreamPump;
   /** Writes items as they are into one of this file's tables. */
   putItems(table: string, items: Record<string, unknown>[]): Promise<void>;
   invoke(name: FunctionName, event: Partial<APIGatewayProxyEvent>): Promise<Response>;
@@ -86,6 +93,8 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   await ensureTables(client, stage);
   const writer = localWriter(db.endpoint, { stage });
   const store = localStore(db.endpoint, stage);
+  const projector = localProjector(db.endpoint, stage, { env });
+  projectors.add(projector);
   const putItems = async (table: string, items: Record<string, unknown>[]) => {
     for (const item of items) await documents.send(new PutCommand({ TableName: table, Item: item }));
   };
@@ -103,9 +112,12 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
       const { keyIdOf, revokeApiKey } = await import('@trading-bot-api/core/store/api-keys-table');
       await revokeApiKey(store, keyIdOf(key)!);
     },
+    projector,
     putItems,
     invoke: (name, event) => invoke(name, event),
     close: async () => {
+      projectors.delete(projector);
+      await projector.stop();
       writer.close();
       store.client.destroy();
       await deleteTables(client, stage);
@@ -116,10 +128,14 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
 
 let invocation = 0;
 
+/** The projectors of the harnesses open in this file, drained before each invocation. */
+const projectors = new Set<StreamPump>();
+
 /** Invokes a function's exported handler as Lambda would, and parses its JSON body (a 304's empty body stays ''). */
 export async function invoke(name: FunctionName, event: Partial<APIGatewayProxyEvent>): Promise<Response> {
   const { handler } = require(join(ROOT, 'functions', `${name}.ts`));
   invocation += 1;
+  for (const projector of projectors) await projector.drain();
   const context = {
     awsRequestId: `test-request-${invocation}`,
     functionName: name,
