@@ -41,7 +41,7 @@ import { pool, type QueryPass } from './measurement';
 import { type BenchOptions, EQUITY_HISTORY, parseOptions, ROOT, SEED, SMALL_STAGE, STAGE, WRITE_STAGE } from './options';
 import { note, progress } from './progress';
 import { benchQueries, DEEP_LIMIT } from './queries';
-import { hummingbotPasses, judge, perOperation, printReport, queryRow } from './report';
+import { fleetTarget, hummingbotPasses, judge, perOperation, printFleet, printReport, queryRow } from './report';
 import { round } from './stats';
 import { measureWrites } from './writes';
 
@@ -159,8 +159,26 @@ async function onlyHummingbot(options: BenchOptions): Promise<void> {
   console.log(`${pass ? 'PASS' : 'MISS'} at most 2 write requests per fill, none for a fill given again`);
 }
 
+/** `--only fleet`: the fleet phase alone on a fresh DynamoDB Local (its polls and write costs), printed with its target. */
+async function onlyFleet(options: BenchOptions): Promise<void> {
+  Object.assign(process.env, LOCAL_AWS_ENV);
+  cursorSecret = randomBytes(32).toString('hex');
+  const db = await startDynamoDbLocal({ log: note });
+  cleanups.push(() => db.close());
+  const fleet = await measureFleet({
+    endpoint: db.endpoint,
+    ...options.fleet,
+    env: (stage) => functionEnv(db.endpoint, stage),
+    onStarted: (close) => cleanups.push(close),
+  });
+  printFleet(console.log, fleet);
+  const target = fleetTarget(fleet);
+  console.log(`${target.pass ? 'PASS' : 'MISS'} ${target.target}: ${target.detail}`);
+}
+
 async function main(options: BenchOptions): Promise<void> {
   if (options.only === 'hummingbot') return onlyHummingbot(options);
+  if (options.only === 'fleet') return onlyFleet(options);
   const started = Date.now();
   cursorSecret = randomBytes(32).toString('hex');
   Object.assign(process.env, LOCAL_AWS_ENV);

@@ -13,11 +13,6 @@ export type FleetRequest =
   | { type: 'rest'; samples: number; changedAccounts: string[] };
 
 /** What one heartbeat cost the writer, as DynamoDB Local reports it: write units, and read units of its reads. */
-export interface HeartbeatCost {
-  wcu: number;
-  rcu: number;
-}
-
 export interface PollFigures {
   samples: number;
   status: number;

@@ -3,8 +3,9 @@
  * read by api/config at load), for /api/accounts, /api/all/status and /api/all/balance, on the parent's requests
  * (fleet-figures.ts): `warm` takes each answer's tag; `unchanged` times polls with it (If-None-Match: a 304), in
  * rounds the parent alternates with another fleet's; `rest` times changed polls (one account changed through the
- * writer just before: a 200), then the first poll with the stamps marked incomplete, which is what every poll cost
- * before them, and measures the stamp items and what the stamps add to the writes.
+ * writer and projected just before: a 200), then the first poll with the summary marked incomplete, which is what
+ * every poll cost before the stamps, and measures the stamp items and what a bot's writes cost, its own and the
+ * projector's (write-costs.ts). The fleet projector runs here, over the stage's streams, drained after each write.
  */
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
@@ -15,21 +16,15 @@ import { config } from '../api/config';
 import { store } from '../api/database';
 import { accountKey } from '@trading-bot-api/core/store/accounts-table';
 import { getItem } from '@trading-bot-api/core/store/dynamodb';
-import { markStamped, markUnstamped } from '@trading-bot-api/core/store/fleet-table';
+import { markComplete, markIncomplete } from '@trading-bot-api/core/store/fleet-table';
 import { eventFor } from '../test/kit/api-harness';
 import { createWriter } from '@trading-bot-api/writer';
 import { localStore } from '../scripts/local-stack/local-db';
+import { startStreamPump } from '../scripts/local-stack/stream-pump';
 import { serveParent } from './child-rpc';
-import {
-  FLEET_OPERATIONS,
-  type FleetOperation,
-  type FleetRequest,
-  figures,
-  type HeartbeatCost,
-  type PollFigures,
-  type PollRuns,
-} from './fleet-figures';
+import { FLEET_OPERATIONS, type FleetOperation, type FleetRequest, figures, type PollFigures, type PollRuns } from './fleet-figures';
 import { ReadMeter, type ReadTally } from './read-meter';
+import { measureWriteCosts } from './write-costs';
 
 const HANDLERS: Record<FleetOperation, typeof accounts> = { accounts, 'all-status': allStatus, 'all-balance': allBalance };
 
@@ -40,6 +35,13 @@ const { client: writerClient } = localStore(config.dynamodbEndpoint!, config.sta
 const writer = createWriter({ tables: config.tables, client: writerClient });
 const writerMeter = new ReadMeter();
 writerMeter.attach(writerClient);
+// The fleet projector, on a client of its own too; its bot stamps' window is the local stage's 30 s, so the write
+// figures can date their heartbeats into the next window (stamps state their window: the API reads any).
+const PROJECTOR_WINDOW_SECONDS = 30;
+const projectorStore = localStore(config.dynamodbEndpoint!, config.stage);
+const projectorMeter = new ReadMeter();
+projectorMeter.attach(projectorStore.client);
+const projector = startStreamPump({ store: projectorStore, endpoint: config.dynamodbEndpoint!, windowSeconds: PROJECTOR_WINDOW_SECONDS });
 const context = { awsRequestId: 'bench', functionName: 'bench', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
 
 async function call(operation: FleetOperation, tag?: string): Promise<{ result: APIGatewayProxyResult; ms: number; reads: ReadTally }> {
@@ -77,26 +79,7 @@ async function change(operation: FleetOperation, accountId: string, n: number): 
   } else {
     await writer.upsertAccount({ id: accountId, name: `Renamed ${n}`, currency: 'USD', broker: 'bench', environment: 'paper' });
   }
-}
-
-/**
- * A heartbeat that only moves the time (the account item alone), and one that refreshes the bot's stamp (a new
- * message here; a time-only heartbeat does the same once its stamp's window has passed): the stamp's read and the
- * transaction of the account item and the stamp's shard item.
- */
-async function heartbeatCosts(accountId: string): Promise<{ timeOnly: HeartbeatCost; stamped: HeartbeatCost }> {
-  const cost = async (message: string): Promise<HeartbeatCost> => {
-    writerMeter.reset();
-    const outcome = await writer.heartbeat(accountId, { state: 'running', strategy: 'bench', message });
-    if (outcome !== 'recorded') throw new Error(`heartbeat of ${accountId}: ${outcome}`);
-    const { consumedRcu, consumedWcu } = writerMeter.take();
-    return { wcu: consumedWcu, rcu: consumedRcu };
-  };
-  const stamped = await cost('heartbeat cost');
-  const timeOnly = await cost('heartbeat cost');
-  // The stamped one first tried the time-only update, refused by its condition: DynamoDB bills a refused write like
-  // an accepted one, and the meter does not see it (a refusal is an error, with no capacity in it).
-  return { timeOnly, stamped: { wcu: stamped.wcu + timeOnly.wcu, rcu: stamped.rcu } };
+  await projector.drain();
 }
 
 /** The current tag of each answer: an unchanged poll sends it. */
@@ -104,6 +87,8 @@ const tags = new Map<FleetOperation, string>();
 
 /** Warms each answer (the instance's first poll reads everything, and fills what it keeps) and takes its tag. */
 async function warm(): Promise<void> {
+  // The fleet as loaded, projected (the first drain also marks the stage's summary complete: it began with its streams).
+  await projector.drain();
   for (const operation of FLEET_OPERATIONS) {
     await call(operation);
     tags.set(operation, (await call(operation)).result.headers!.ETag as string);
@@ -135,45 +120,40 @@ async function measureRest(request: { samples: number; changedAccounts: string[]
     result[operation] = { changed: figures(runsOf(changed)), withoutStamps: undefined as unknown as PollFigures };
   }
   // What a poll cost before the stamps (and costs on a stage not yet backfilled): the tables read whole.
-  await markUnstamped(store);
+  await markIncomplete(store);
   for (const operation of FLEET_OPERATIONS) {
     const runs = [];
     for (let i = 0; i < Math.max(3, Math.floor(request.samples / 4)); i++) runs.push(await call(operation));
     result[operation].withoutStamps = figures(runsOf(runs));
   }
-  await markStamped(store, new Date().toISOString());
+  await markComplete(store, ['accounts', 'balances', 'ledger'], new Date().toISOString());
   // The stamp items' sizes: what each stamped write rewrites (DynamoDB bills a write by the item's size, 1 KB units).
-  const stampItems = await scanItems(config.tables.fleet, (item) => item.shard !== 'meta');
+  const stampItems = await scanItems(config.tables.fleet, (item) => item.key === 'stamps');
   const stampSizes = stampItems.map(sizeOf).sort((a, b) => a - b);
   // Per answer, its largest shard item: what a write of one of its stamps may rewrite.
   const largest = Object.fromEntries(
     (['profile', 'status', 'balance'] as const).map((aspect) => [
       aspect,
-      Math.max(...stampItems.filter((item) => String(item.shard).startsWith(`${aspect}#`)).map(sizeOf)),
+      Math.max(...stampItems.filter((item) => String(item.part).startsWith(`${aspect}#`)).map(sizeOf)),
     ]),
   ) as Record<'profile' | 'status' | 'balance', number>;
-  const statusAccount = request.changedAccounts[request.changedAccounts.length - 1];
-  const heartbeat = await heartbeatCosts(statusAccount);
-  const accountBytes = sizeOf((await getItem(store, config.tables.accounts, accountKey(statusAccount)))!);
-  // By AWS's rules: 1 write unit per KB of an item (a refused conditional write too), 2 in a transaction; a
-  // consistent read 1 unit per 4 KB. The stamp item is the largest shard's, as a refresh of any bot may write it.
-  const kb = (bytes: number) => Math.ceil(bytes / 1024);
-  const billed = {
-    timeOnly: { wcu: kb(accountBytes), rcu: 0 },
-    stamped: { wcu: kb(accountBytes) + 2 * kb(accountBytes) + 2 * kb(largest.status), rcu: Math.ceil(largest.status / 4096) },
-  };
-  // What the stamps add to the writes that carry them, in the same transaction: 2 units per KB of the shard item.
-  const stampWriteUnits = {
-    balanceSnapshot: 2 * kb(largest.balance),
-    tradeOpenOrClose: 2 * kb(largest.status) + 2 * kb(largest.balance),
-    profileChange: 2 * kb(largest.profile),
-  };
+  const costAccount = request.changedAccounts[request.changedAccounts.length - 1];
+  const writes = await measureWriteCosts({
+    writer,
+    writerMeter,
+    project: projector.drain,
+    projector: projectorMeter,
+    accountId: costAccount,
+    currency: 'USD',
+    windowSeconds: PROJECTOR_WINDOW_SECONDS,
+    start: new Date(),
+  });
+  const accountBytes = sizeOf((await getItem(store, config.tables.accounts, accountKey(costAccount)))!);
   return {
     polls: result,
     stampItemBytes: { max: stampSizes[stampSizes.length - 1], items: stampSizes.length, largest },
-    stampWriteUnits,
     accountItemBytes: accountBytes,
-    heartbeat: { reported: heartbeat, billed },
+    writes,
   };
 }
 
@@ -199,6 +179,8 @@ serveParent(
     return measureRest(request);
   },
   async () => {
+    await projector.stop();
+    projectorStore.client.destroy();
     writerClient.destroy();
   },
 );

@@ -13,18 +13,11 @@ import { localWriter } from '../scripts/support/load-data';
 import { adminClient, ensureTables } from '../scripts/local-stack/local-db';
 import { type Child, startChild } from './child-rpc';
 import { DEFAULT_STAMP_SECONDS } from '@trading-bot-api/core/store/fleet-table';
-import {
-  FLEET_OPERATIONS,
-  type FleetOperation,
-  type FleetRequest,
-  figures,
-  type HeartbeatCost,
-  type PollFigures,
-  type PollRuns,
-} from './fleet-figures';
+import { FLEET_OPERATIONS, type FleetOperation, type FleetRequest, figures, type PollFigures, type PollRuns } from './fleet-figures';
 import { ROOT } from './options';
 import { note } from './progress';
 import { round } from './stats';
+import type { WriteCost, WriteKind } from './write-costs';
 
 /** On-demand prices of read and write request units, us-east-1 (USD per million; AWS's prices since 1 November 2024). */
 export const PRICE_PER_MILLION_READS = 0.125;
@@ -38,19 +31,17 @@ export interface FleetSize {
   loadSeconds: number;
   polls: Record<FleetOperation, { unchanged: PollFigures; changed: PollFigures; withoutStamps: PollFigures }>;
   stampItemBytes: { max: number; items: number; largest: Record<'profile' | 'status' | 'balance', number> };
-  /** Write units the stamps add to the writes that carry them, as AWS bills them (2 per KB of the shard item). */
-  stampWriteUnits: { balanceSnapshot: number; tradeOpenOrClose: number; profileChange: number };
+  /** Each kind of bot write, in write units as DynamoDB Local reports them: the bot's own, and the projector's for it (write-costs.ts). */
+  writes: Record<WriteKind, WriteCost>;
   /** One open dashboard's fleet polls (status and balance every 5 s, all unchanged), per month. */
   dashboardMonth: { readUnits: number; usd: number; withoutStampsReadUnits: number; withoutStampsUsd: number };
   accountItemBytes: number;
   /**
-   * A time-only heartbeat, and one that refreshes the bot's stamp (as each bot's does once per the writer's default
-   * DEFAULT_STAMP_SECONDS): as DynamoDB Local reports them, and as AWS bills them by the items' sizes (DynamoDB
-   * Local counts a transaction's items twice over).
+   * What the projector writes to move every bot's stamp once per DEFAULT_STAMP_SECONDS (a heartbeat into a new
+   * window), per month, on demand: an upper bound, as one projector batch moves many bots' stamps of a shard item in
+   * one update, where the bench projects each call alone.
    */
-  heartbeat: Record<'reported' | 'billed', { timeOnly: HeartbeatCost; stamped: HeartbeatCost }>;
-  /** What refreshing every bot's stamp once per DEFAULT_STAMP_SECONDS adds to its heartbeats, per month, billed on demand. */
-  stampMonth: { writeUnits: number; readUnits: number; usd: number };
+  stampMonth: { writeUnits: number; usd: number };
 }
 
 export interface FleetResults {
@@ -172,7 +163,7 @@ export async function measureFleet(options: {
       .filter((i) => i % 5 !== 4)
       .map((i) => `bot-${String(i).padStart(4, '0')}`);
     const rest = await worker.call<
-      Pick<FleetSize, 'stampItemBytes' | 'stampWriteUnits' | 'accountItemBytes' | 'heartbeat'> & {
+      Pick<FleetSize, 'stampItemBytes' | 'writes' | 'accountItemBytes'> & {
         polls: Record<FleetOperation, { changed: PollFigures; withoutStamps: PollFigures }>;
       }
     >({ type: 'rest', samples: options.samples, changedAccounts } satisfies FleetRequest);
@@ -185,9 +176,7 @@ export async function measureFleet(options: {
     };
     const pollsPerMonth = SECONDS_PER_MONTH / DASHBOARD_POLL_SECONDS;
     const refreshesPerMonth = (count * SECONDS_PER_MONTH) / DEFAULT_STAMP_SECONDS;
-    const { billed } = measured.heartbeat;
-    const stampWrites = (billed.stamped.wcu - billed.timeOnly.wcu) * refreshesPerMonth;
-    const stampReads = (billed.stamped.rcu - billed.timeOnly.rcu) * refreshesPerMonth;
+    const stampWrites = measured.writes.heartbeatNewWindow.projected * refreshesPerMonth;
     const month = (figure: 'unchanged' | 'withoutStamps') =>
       (['all-status', 'all-balance'] as const).reduce((sum, operation) => sum + measured.polls[operation][figure].rcu, 0) * pollsPerMonth;
     sizes.push({
@@ -200,11 +189,7 @@ export async function measureFleet(options: {
         withoutStampsReadUnits: Math.round(month('withoutStamps')),
         withoutStampsUsd: round((month('withoutStamps') / 1e6) * PRICE_PER_MILLION_READS, 2),
       },
-      stampMonth: {
-        writeUnits: Math.round(stampWrites),
-        readUnits: Math.round(stampReads),
-        usd: round((stampWrites / 1e6) * PRICE_PER_MILLION_WRITES + (stampReads / 1e6) * PRICE_PER_MILLION_READS, 2),
-      },
+      stampMonth: { writeUnits: Math.round(stampWrites), usd: round((stampWrites / 1e6) * PRICE_PER_MILLION_WRITES, 2) },
     });
   }
   return {

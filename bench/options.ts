@@ -32,8 +32,8 @@ export interface BenchOptions {
   /** Trades in total in the small dataset of the scale comparison, spread evenly over the same accounts. */
   smallTrades: number;
   quick: boolean;
-  /** Only this part, its results printed and no results file written (`--only hummingbot`). */
-  only?: 'hummingbot';
+  /** Only this part, its results printed and no results file written (`--only hummingbot`, `--only fleet`). */
+  only?: 'hummingbot' | 'fleet';
   out: string;
   skipHttp: boolean;
   /** Timed calls per query and dataset: see RepetitionSettings. */
@@ -65,6 +65,7 @@ const USAGE = `Usage: npm run bench -- [options]
   --skip-http      leave out the serverless offline + autocannon phase
   --fleet N        bots in the large fleet of the fleet phase (default 1000; quick 200), beside a fleet of 5
   --only hummingbot  only the hummingbot bridge's writes per fill (2000 fills; quick 80), printed, no results file
+  --only fleet     only the fleet phase (polls and write costs at 5 bots and --fleet), printed, no results file
   --help           this text`;
 
 function positiveInteger(name: string, raw: string | undefined, fallback: number): number {
@@ -95,7 +96,8 @@ export function parseOptions(argv: string[]): BenchOptions {
     process.exit(0);
   }
   const quick = values.quick ?? false;
-  if (values.only !== undefined && values.only !== 'hummingbot') throw new Error(`--only takes hummingbot, got "${values.only}"`);
+  if (values.only !== undefined && values.only !== 'hummingbot' && values.only !== 'fleet')
+    throw new Error(`--only takes hummingbot or fleet, got "${values.only}"`);
   return {
     ...(values.only ? { only: values.only } : {}),
     accounts: positiveInteger('accounts', values.accounts, quick ? 3 : 20),
