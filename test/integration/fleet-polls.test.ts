@@ -1,26 +1,27 @@
 /**
  * Fleet polls whose cost does not follow the fleet's size: /api/accounts, /api/all/status and /api/all/balance tag
- * their answers from the fleet's stamps (packages/core/src/store/fleet-table.ts) before reading anything else.
- * Through the real writer and handlers on DynamoDB Local: an unchanged poll reads at most SHARDS + 1 items and is a
- * 304; a change of anything the answer shows moves the tag, a heartbeat that only moves the time does not, and a bot
- * turning stale does with no write at all; a key scoped to some accounts learns nothing of the others; the answers
- * stay exactly the per-account ones; a stage whose data predates the stamps answers from the tables until the
- * backfill.
+ * their answers from the fleet's stamps (packages/core/src/store/fleet-table.ts), which the fleet projector keeps
+ * from the tables' streams, before reading anything else. Through the real writer, projector and handlers on
+ * DynamoDB Local: a stage created with its streams is on that path with no backfill; an unchanged poll reads at most
+ * SHARDS + 1 items and is a 304; a change of anything the answer shows moves the tag, whoever wrote it (this writer,
+ * an older one, a hand edit), a heartbeat that only moves the time does not, and a bot turning stale does with no
+ * write at all; a key scoped to some accounts learns nothing of the others; the answers stay exactly the
+ * per-account ones; a stage whose data predates the projector answers from the tables until the backfill.
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getAccountItem, listAccounts, toBotReport } from '@trading-bot-api/core/store/accounts-table';
 import { getBalanceRecord } from '@trading-bot-api/core/store/balances-table';
 import {
   botStamp,
-  markStamped,
-  markUnstamped,
+  markIncomplete,
   parseBotStamp,
   readAccountStamps,
   SHARDS,
   shardOf,
+  stampSecondsFor,
   tradesStamp,
 } from '@trading-bot-api/core/store/fleet-table';
-import { backfillAccount } from '@trading-bot-api/writer';
+import { rebuildFleet } from '../../api/projector/rebuild';
 import { eventFor, type FunctionName, type Harness, invoke, startHarness } from '../kit/api-harness';
 import { expectContract } from '../kit/contract';
 import { printedWhile } from '../kit/printed';
@@ -64,6 +65,17 @@ async function poll(name: FunctionName, options: { tag?: string; accounts?: stri
   return { ...result, itemsRead: access?.itemsRead as number };
 }
 
+/** The bot stamps' window the projector uses for this file's stale threshold. */
+const WINDOW = stampSecondsFor(STALE_AFTER_SECONDS);
+
+it('a stage created with its streams is complete for every source without a backfill (the projector saw it all)', async () => {
+  await harness.projector.drain();
+  const { Item } = await harness.store.client.send(
+    new GetCommand({ TableName: harness.store.tables.fleet, Key: { part: 'meta', key: 'meta' }, ConsistentRead: true }),
+  );
+  expect(Object.keys(Item?.complete ?? {}).sort()).toEqual(['accounts', 'balances', 'ledger']);
+});
+
 it('an unchanged poll of each fleet answer is a 304 that reads at most SHARDS + 1 items', async () => {
   for (const name of FLEET) {
     const first = await poll(name);
@@ -105,18 +117,21 @@ it('a changed accounts poll reads the stamps and the renamed account only, and a
 
 it('a heartbeat that only moves the time keeps the status tag; a message, a state or a trade moves it', async () => {
   const id = IDS[1];
+  // Two heartbeats in one stamp window (the previous one, whole: both in the past).
+  const windowStart = Math.floor(Date.now() / (WINDOW * 1000)) * WINDOW * 1000 - WINDOW * 1000;
+  const beat = (ms: number) =>
+    harness.writer.heartbeat(id, { state: 'paused', strategy: 'grid', time: new Date(windowStart + ms).toISOString() });
+  await beat(1000);
   let tag = (await poll('all-status')).headers.ETag;
-  await harness.writer.heartbeat(id, { state: 'paused', strategy: 'grid' });
-  expect((await poll('all-status', { tag })).statusCode).toBe(304);
-  // Within the stamp's window the next one touches the account item alone: the stamp stays, the heartbeat moves.
-  const stampOf = async () => (await readAccountStamps(harness.store, id)).stamps.bot;
+  const stampOf = async () => (await readAccountStamps(harness.store, id)).bot;
   const stamped = await stampOf();
-  await harness.writer.heartbeat(id, { state: 'paused', strategy: 'grid' });
+  await beat(WINDOW * 1000 - 1000);
+  expect((await poll('all-status', { tag })).statusCode).toBe(304);
+  // The stamp stayed; the heartbeat moved.
   expect(await stampOf()).toBe(stamped);
   expect(Date.parse(toBotReport((await getAccountItem(harness.store, id, true))!).lastHeartbeatAt!)).toBeGreaterThan(
     parseBotStamp(stamped!).heartbeatAt!,
   );
-  expect((await poll('all-status', { tag })).statusCode).toBe(304);
   const changes: [string, () => Promise<unknown>, (status: Record<string, any>) => unknown][] = [
     ['message', () => harness.writer.heartbeat(id, { state: 'paused', strategy: 'grid', message: 'hello' }), (s) => s.message],
     ['state', () => harness.writer.heartbeat(id, { state: 'error', strategy: 'grid', message: 'hello' }), (s) => s.state],
@@ -145,7 +160,7 @@ it('a heartbeat that only moves the time keeps the status tag; a message, a stat
   }
 });
 
-it("a bot's heartbeats and trades racing each other both stay in its status stamp (they share one attribute)", async () => {
+it("a bot's heartbeats and trades racing each other both show in its status stamps", async () => {
   const id = IDS[9];
   const tag = (await poll('all-status')).headers.ETag;
   const opens = [...Array(6).keys()].map((i) =>
@@ -177,23 +192,23 @@ it("a bot's heartbeats and trades racing each other both stay in its status stam
   const { heartbeatAgeSeconds, ...fleetEntry } = stamped.body.accounts.find((s: { accountId: string }) => s.accountId === id);
   expect({ ...fleetEntry, heartbeatAgeSeconds: own.heartbeatAgeSeconds }).toEqual(own);
   expect(own.heartbeatAgeSeconds - heartbeatAgeSeconds).toBeLessThanOrEqual(1);
-  // Neither half lost the race: the stamp is exactly what the account's items say (every heartbeat here was stamped).
-  const { stamps: stored } = await readAccountStamps(harness.store, id);
+  // Neither lost the race: the stamps are exactly what the account's items say.
+  const stored = await readAccountStamps(harness.store, id);
   const item = await getAccountItem(harness.store, id, true);
   const balance = await getBalanceRecord(harness.store, id);
-  expect([stored.bot, stored.trades]).toEqual([botStamp(toBotReport(item!), harness.writer.stampSeconds), tradesStamp(balance!)]);
+  expect([stored.bot, stored.trades]).toEqual([botStamp(toBotReport(item!), WINDOW), tradesStamp(balance!)]);
   expect((await poll('all-status', { tag: stamped.headers.ETag })).statusCode).toBe(304);
 });
 
 it('a bot turning stale changes the status answer with no write; inside the stamp window the account item decides', async () => {
   const id = IDS[5];
-  // The first heartbeat is stamped; the second, 9 s later, only touches the account item (the stamp is recent).
+  // The stamp holds the last heartbeat rounded down to its window, up to 10 s back; the account item holds it exactly.
   const beat = (secondsAgo: number) =>
     harness.writer.heartbeat(id, { state: 'running', time: new Date(Date.now() - secondsAgo * 1000).toISOString() });
   expect([await beat(10), await beat(1)]).toEqual(['recorded', 'recorded']);
   const fresh = await poll('all-status');
   const entry = (body: any) => body.accounts.find((s: { accountId: string }) => s.accountId === id);
-  // The stamp says 10 s old (over the threshold of 3 s), the account item 1 s: the item wins.
+  // The stamp may say up to 11 s old (over the threshold of 3 s), the account item 1 s: the item wins.
   expect(entry(fresh.body).stale).toBe(false);
   expect(fresh.body.summary.stale).toBe(0);
   await new Promise((resolve) => setTimeout(resolve, (STALE_AFTER_SECONDS + 1.5) * 1000));
@@ -225,46 +240,59 @@ it("a key scoped to some accounts learns nothing of the others' changes, not eve
   expect(mineChanged.body.accounts.map((a: { accountId: string }) => a.accountId)).toEqual([mine]);
 });
 
-it('a stage whose data predates the stamps answers from the tables until the backfill stamps it; a second backfill writes none', async () => {
+it('a write by anything but this writer (an older writer touching the account item alone, a hand edit) shows in the next poll', async () => {
+  const id = IDS[6];
+  const tags = Object.fromEntries(await Promise.all(FLEET.map(async (name) => [name, (await poll(name)).headers.ETag])));
+  const edit = (table: string, update: string, values: Record<string, unknown>, names?: Record<string, string>) =>
+    harness.store.client.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: { accountId: id },
+        UpdateExpression: update,
+        ExpressionAttributeValues: values,
+        ...(names ? { ExpressionAttributeNames: names } : {}),
+      }),
+    );
+  // What an older writer's heartbeat did within its stamp's window: the account item alone, no stamp moved.
+  await edit(harness.store.tables.accounts, 'SET bot.#s = :s, bot.message = :m', { ':s': 'error', ':m': 'crashed' }, { '#s': 'state' });
+  await edit(harness.store.tables.accounts, 'SET #n = :n', { ':n': 'Renamed by hand' }, { '#n': 'name' });
+  await edit(harness.store.tables.balances, 'SET balance = :b, version = version + :one', { ':b': '42.42', ':one': 1 });
+  const status = await poll('all-status', { tag: tags['all-status'] });
+  expect(status.statusCode).toBe(200);
+  expect(status.body.accounts.find((s: { accountId: string }) => s.accountId === id)).toMatchObject({ state: 'error', message: 'crashed' });
+  const accounts = await poll('accounts', { tag: tags.accounts });
+  expect(accounts.body.accounts.find((a: { id: string }) => a.id === id).name).toBe('Renamed by hand');
+  const balances = await poll('all-balance', { tag: tags['all-balance'] });
+  expect(balances.body.accounts.find((a: { accountId: string }) => a.accountId === id).balance).toBe('42.42');
+});
+
+it('a stage whose data predates the projector answers from the tables until the backfill rebuilds it; a second rebuild writes none', async () => {
   const { store } = harness;
   const tagged = Object.fromEntries(await Promise.all(FLEET.map(async (name) => [name, await poll(name)])));
-  // As an older stage: complete in format 1 only (no `format`), one account's balance stamp gone, another's status
-  // stamp wrong, a third with its format-1 stamps still beside the current ones.
-  await markUnstamped(store);
-  // Edits a fleet item behind the writer's back, as a stage of another format holds it.
-  const edit = (shard: string, update: string, names: Record<string, string>, values?: Record<string, unknown>) =>
+  // As an older stage: not complete, one account's balance stamp gone, another's bot stamp wrong.
+  await markIncomplete(store);
+  const edit = (part: string, update: string, names: Record<string, string>, values?: Record<string, unknown>) =>
     store.client.send(
       new UpdateCommand({
         TableName: store.tables.fleet,
-        Key: { shard },
+        Key: { part, key: 'stamps' },
         UpdateExpression: update,
-        ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+        ExpressionAttributeNames: names,
         ...(values ? { ExpressionAttributeValues: values } : {}),
       }),
     );
-  await edit('meta', 'SET complete = :t', {}, { ':t': true });
-  await edit(
-    `status#${shardOf(IDS[10])}`,
-    'SET #b = :b, #t = :t',
-    { '#b': `b@${IDS[10]}`, '#t': `t@${IDS[10]}` },
-    { ':b': 'pAAAAAAAA1', ':t': '0|' },
-  );
   await edit(`balance#${shardOf(IDS[7])}`, 'REMOVE #a', { '#a': `v@${IDS[7]}` });
-  await edit(`status#${shardOf(IDS[8])}`, 'SET #a = :wrong', { '#a': `s@${IDS[8]}` }, { ':wrong': 'stopped|x|' });
+  await edit(`status#${shardOf(IDS[8])}`, 'SET #a = :wrong', { '#a': `r@${IDS[8]}` }, { ':wrong': 's00000000' });
   for (const name of FLEET) {
     const legacy = await poll(name);
     expect([name, legacy.headers.ETag.startsWith('W/')]).toEqual([name, false]);
     if (name !== 'all-status') expect([name, legacy.body]).toEqual([name, tagged[name].body]);
   }
-  const ids = (await harness.writer.listAccounts()).map(({ account }) => account.id);
-  const first = await Promise.all(ids.map((id) => backfillAccount(harness.writer, id)));
-  expect(first.filter((result) => result.stamped).map((result) => result.accountId)).toEqual([IDS[7], IDS[8], IDS[10]]);
-  expect((await readAccountStamps(store, IDS[10])).format1).toBe(false);
-  await markStamped(store, new Date().toISOString());
+  const first = await rebuildFleet(store, WINDOW);
+  expect(first.stamped).toBe(2);
   for (const name of FLEET) {
     const stamped = await poll(name);
     expect([name, stamped.headers.ETag]).toEqual([name, tagged[name].headers.ETag]);
   }
-  const second = await Promise.all(ids.map((id) => backfillAccount(harness.writer, id)));
-  expect(second.filter((result) => result.stamped)).toEqual([]);
+  expect(await rebuildFleet(store, WINDOW)).toMatchObject({ stamped: 0, statisticsWritten: 0 });
 });

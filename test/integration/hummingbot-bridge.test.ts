@@ -242,9 +242,9 @@ describe('a hummingbot instance mirrored message by message', () => {
       await until(() => proxy.writes.length > 0, 'the heartbeat');
     });
     expect(running.bridge.replayedFills - before).toBe(3);
-    // The heartbeat's touch of the account (and, when its window is up, its stamp in the fleet), and nothing else.
+    // The heartbeat's touch of the account, and nothing else.
     expect(replays).toContain('accounts');
-    expect(replays.filter((table) => table !== 'accounts' && table !== 'fleet')).toEqual([]);
+    expect(replays.filter((table) => table !== 'accounts')).toEqual([]);
 
     await running.stop();
     running = await startBridge({ instances, feeRates: { BNB: '600' }, errorSeconds: 1 }, stateFile());
@@ -254,7 +254,7 @@ describe('a hummingbot instance mirrored message by message', () => {
       await until(() => proxy.writes.some((write) => write.tables.some((table) => table.endsWith('-accounts'))), 'the heartbeat');
     });
     expect(running.bridge.replayedFills).toBe(5);
-    expect(afterRestart.filter((table) => table !== 'accounts' && table !== 'fleet')).toEqual([]);
+    expect(afterRestart.filter((table) => table !== 'accounts')).toEqual([]);
 
     // Half the ETH sold: closed by average cost, half the fee paid on it carried into the part closed.
     fills.ethHalf = await bot.fill({ pair: 'ETH-USDT', side: 'SELL', price: 3020, amount: 0.25, at: t0 + 240 });
@@ -341,7 +341,7 @@ describe('a hummingbot instance mirrored message by message', () => {
       await bot.beat();
       await until(() => proxy.writes.length > 0, 'the heartbeat');
     });
-    expect(written.filter((table) => table !== 'accounts' && table !== 'fleet')).toEqual([]);
+    expect(written.filter((table) => table !== 'accounts')).toEqual([]);
     expect(running.lines.slice(before)).toEqual([
       `bridge ${account}: hbot/pmm-desk/events: not JSON; skipped (said once)`,
       `bridge ${account}: hbot/pmm-desk/events: OrderFilled without "price"; skipped (said once)`,
@@ -369,7 +369,7 @@ describe('a hummingbot instance mirrored message by message', () => {
       await bot.beat();
       await until(() => proxy.writes.length > 0, 'the heartbeat');
     });
-    expect(second.filter((table) => table !== 'accounts' && table !== 'fleet')).toEqual([]);
+    expect(second.filter((table) => table !== 'accounts')).toEqual([]);
     expect((await tradeOf(account, eth))?.unrealizedPL).toBe(marked);
   });
 });

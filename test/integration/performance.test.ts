@@ -7,8 +7,8 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { SHARDS, shardOf } from '@trading-bot-api/core/store/fleet-table';
-import { entryPrefix, fleetStatsOwner, readKeyRange, readStatsEntries, statsRangeKeys } from '@trading-bot-api/core/store/ledger-table';
+import { readFleetStats, shardOf, statsParts } from '@trading-bot-api/core/store/fleet-table';
+import { entryPrefix, readKeyRange, readStatsEntries, statsRangeKeys } from '@trading-bot-api/core/store/ledger-table';
 import { mergeStats } from '@trading-bot-api/core/performance';
 import type { Trade } from '@trading-bot-api/core/types';
 import { generateDataset } from '../../scripts/demo/dataset';
@@ -202,14 +202,15 @@ it("concurrent closes of two accounts of one currency and shard: the fleet's sum
   const window = { from: '2026-06-01T00:00:00Z', to: '2026-06-02T00:00:00Z' };
   const trades = [...(await closedIn(a, window)), ...(await closedIn(b, window))];
   expect(trades).toHaveLength(12);
-  // Two accounts read their own days; the sum entry (which a currency of more than SHARDS accounts is read from)
-  // must equal both of theirs merged, every figure, the best and worst trade included.
+  // Two accounts read their own days; the fleet's entry (which a currency of more than SHARDS accounts is read from),
+  // folded by the projector from their changes, must equal both of theirs merged, every figure, the best and worst
+  // trade included.
   const day = '2026-06-01T00:00:00.000Z';
   const { store } = harness;
-  const [[ofA], [ofB], [sum]] = await Promise.all(
-    [a, b, fleetStatsOwner('CHF', shardOf(a))].map((owner) => readStatsEntries(store, owner, day, day)),
-  );
-  const { accountId: _a, version: _v, start: _s, instrument: _i, ...figures } = sum;
+  await harness.projector.drain();
+  const [[ofA], [ofB]] = await Promise.all([a, b].map((owner) => readStatsEntries(store, owner, day, day)));
+  const [sum] = await readFleetStats(store, statsParts('CHF')[shardOf(a)], day, day);
+  const { start: _s, instrument: _i, ...figures } = sum;
   expect(figures).toEqual(mergeStats(ofA, ofB));
   expect(figures.closedTrades).toBe(12);
   const { body } = await call('all-performance', window);
@@ -267,23 +268,37 @@ async function statsItems(account: string) {
   return output.Items ?? [];
 }
 
-/** The fleet's sums of USD: every shard's entries. */
+/** The fleet's statistics of USD: every shard's items. */
 async function usdSums() {
-  return (await Promise.all([...Array(SHARDS).keys()].map((shard) => statsItems(fleetStatsOwner('USD', shard))))).flat();
+  const { client, tables } = harness.store;
+  const parts = await Promise.all(
+    statsParts('USD').map((part) =>
+      client.send(
+        new QueryCommand({
+          TableName: tables.fleet,
+          KeyConditionExpression: 'part = :p',
+          ExpressionAttributeValues: { ':p': part },
+          ConsistentRead: true,
+        }),
+      ),
+    ),
+  );
+  return parts.flatMap((output) => output.Items ?? []);
 }
 
 it('npm run backfill writes the statistics of histories written before them, and a second run writes nothing', async () => {
   const before = (await call('account-performance', WINDOW, { account: 'perf-usd' })).body;
   const { client, tables } = harness.store;
-  // The fleet's sums, which a key that sees every account reads: one entry lost and one wrong, so the fleet's
+  // The fleet's statistics, which a key that sees every account reads: one item lost and one wrong, so the fleet's
   // answer is off until the backfill adds them up again.
+  await harness.projector.drain();
   const sums = await usdSums();
   expect(sums.length).toBeGreaterThan(10);
-  await client.send(new DeleteCommand({ TableName: tables.ledger, Key: { accountId: sums[0].accountId, entryKey: sums[0].entryKey } }));
+  await client.send(new DeleteCommand({ TableName: tables.fleet, Key: { part: sums[0].part, key: sums[0].key } }));
   await client.send(
     new UpdateCommand({
-      TableName: tables.ledger,
-      Key: { accountId: sums[1].accountId, entryKey: sums[1].entryKey },
+      TableName: tables.fleet,
+      Key: { part: sums[1].part, key: sums[1].key },
       UpdateExpression: 'SET closedTrades = :n',
       ExpressionAttributeValues: { ':n': 999 },
     }),
@@ -329,15 +344,14 @@ it('npm run backfill writes the statistics of histories written before them, and
     currency: 'EUR',
     ...expectedPerformance('2026-01-15T00:00:00.000Z', eur, await startBalance(['perf-eur'], WINDOW)),
   });
-  // The fleet's sums are whole again (perf-eur's two repaired entries moved the EUR sums too).
-  expect(first.stdout).toMatch(/fleet USD shard \d: \d accounts, \d+ days × instruments, \d+ written/);
-  expect(first.stdout).toMatch(/fleet sums [1-9]\d* written, marked complete/);
+  // The fleet's statistics are whole again (perf-eur's two repaired entries moved the EUR ones too).
+  expect(first.stdout).toMatch(/fleet summary: stamps written for 0 accounts, [1-9]\d* of \d+ days × instruments written, marked complete/);
   const fleet = (await call('all-performance', WINDOW)).body.currencies;
   expect(fleet.filter((c: { currency: string }) => c.currency !== 'CHF')).toEqual([await expectedFleet('EUR'), usd]);
 
   const second = await backfill();
   expect(second.code).toBe(0);
   expect(second.stdout).toMatch(
-    /accounts, \d+ closed trades, \d+ days × instruments: 0 written, \d+ unchanged, fleet stamps written for 0, fleet sums 0 written, marked complete, 0 failed/,
+    /accounts, \d+ closed trades, \d+ days × instruments: 0 written, \d+ unchanged, 0 failed; fleet summary: stamps written for 0 accounts, 0 of \d+ days × instruments written, marked complete/,
   );
 });

@@ -8,8 +8,11 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Context } from 'aws-lambda';
-import { markUnstamped, shardOf } from '@trading-bot-api/core/store/fleet-table';
-import { backfillAccount, backfillFleetSums, type Writer, WriterError } from '@trading-bot-api/writer';
+import { markIncomplete, readFleetStats, shardOf, stampSecondsFor, statsParts } from '@trading-bot-api/core/store/fleet-table';
+import { readStatsEntries } from '@trading-bot-api/core/store/ledger-table';
+import { mergeStats, NO_TRADES } from '@trading-bot-api/core/performance';
+import { backfillAccount, type Writer, WriterError } from '@trading-bot-api/writer';
+import { rebuildFleet } from '../../api/projector/rebuild';
 import { localWriter } from '../../scripts/support/load-data';
 import { eventFile, eventFor, type Harness, invoke, startHarness } from '../kit/api-harness';
 import { expectContract } from '../kit/contract';
@@ -158,7 +161,7 @@ describe('trades the bot no longer has', () => {
 });
 
 describe('a corrected trade', () => {
-  it("leaves the statistics and the fleet's sums as a backfill computes them from the trades", async () => {
+  it("leaves the statistics and the fleet's as a backfill computes them from the trades", async () => {
     // Three accounts in one currency and fleet shard: the fleet's sum there adds up all three.
     const ids: string[] = [];
     for (let n = 0; ids.length < 3; n++) if (shardOf(`fix-${n}`) === shardOf('fix-0')) ids.push(`fix-${n}`);
@@ -184,8 +187,18 @@ describe('a corrected trade', () => {
     expect((await api('account-balance', { account: fixed })).body.realizedPL).toBe('5.865');
     // Exactly what a backfill computes from the trades: nothing left for it to write.
     expect(await backfillAccount(writer, fixed)).toMatchObject({ written: 0 });
-    const shard = shardOf(fixed);
-    expect(await backfillFleetSums(writer, 'USDT', shard)).toMatchObject({ accounts: 3, written: 0 });
+    // The projector recomputed the fleet's figures of those days from the three accounts' own (a correction can make
+    // a best trade worse, which no fold undoes): the same as merging them, and nothing left for a rebuild to write.
+    await harness.projector.drain();
+    const [first, last] = ['2000-01-01T00:00:00.000Z', '2999-01-01T00:00:00.000Z'];
+    const own = (await Promise.all(ids.map((id) => readStatsEntries(harness.store, id, first, last)))).flat();
+    const fleet = await readFleetStats(harness.store, statsParts('USDT')[shardOf(fixed)], first, last);
+    expect(fleet.length).toBeGreaterThan(0);
+    for (const { start, instrument, ...figures } of fleet) {
+      const merged = own.filter((entry) => entry.start === start && entry.instrument === instrument).reduce(mergeStats, NO_TRADES);
+      expect(figures).toEqual(merged);
+    }
+    expect((await rebuildFleet(harness.store, stampSecondsFor(300))).statisticsWritten).toBe(0);
     // Without `correct` a closed trade given otherwise is refused, as before.
     const [refused] = await writer.recordTrades(fixed, [trade('t1', '9.7', 40)]);
     expect(refused).toMatchObject({ error: { code: 'TRADE_CLOSED' } });
@@ -255,10 +268,10 @@ describe('retired accounts', () => {
     });
     await writer.upsertAccount({ id: 'ret-a', name: 'Renamed', currency: 'EUR', broker: 'B', environment: 'paper' });
     expect(await fleetIds()).toEqual({ accounts: ['ret-b'], status: ['ret-b'], balance: ['ret-b'] });
-    // The same without the fleet's stamps (a stage before them: read from the tables), and after a backfill.
-    await markUnstamped(harness.store);
+    // The same without the fleet's summary (a stage before it: read from the tables); a rebuild finds nothing to change.
+    await markIncomplete(harness.store);
     expect(await fleetIds()).toEqual({ accounts: ['ret-b'], status: ['ret-b'], balance: ['ret-b'] });
-    expect(await backfillAccount(writer, 'ret-a')).toMatchObject({ stamped: false });
+    expect(await rebuildFleet(harness.store, stampSecondsFor(300))).toMatchObject({ stamped: 0 });
     // The probe (which reads the tables) neither counts it nor names it, error and all.
     const { handler } = await import('../../functions/probe');
     const probed = await handler(eventFile('probe') as never, { functionName: 'probe', awsRequestId: 'p' } as Context);

@@ -1,21 +1,15 @@
 /**
- * The fleet's stamps as pure values (packages/core/src/store/fleet-table.ts): the bot stamp carries its own refresh
- * window, so a reader tells staleness exactly whatever window its writer used; the window follows the stale
- * threshold; a status stamp's two halves are written one at a time over the stamp as read.
+ * The fleet's summary as pure values (packages/core/src/store/fleet-table.ts, performance.ts): the bot stamp carries
+ * its own window and a heartbeat rounded down to it, so a reader never calls a fresh bot stale nor a stale one fresh;
+ * the window follows the stale threshold; a contribution folded into the fleet's statistics gives what merging every
+ * contribution again gives, or asks for that.
  */
+import fc from 'fast-check';
 import stages from '../../resources/stages.js';
-import {
-  botStamp,
-  DEFAULT_STAMP_SECONDS,
-  parseBotStamp,
-  staleness,
-  stampSecondsFor,
-  stampWrites,
-  statusAfter,
-  tradesStamp,
-} from '@trading-bot-api/core/store/fleet-table';
-import type { Store } from '@trading-bot-api/core/store/dynamodb';
+import { mergeStats, NO_TRADES, replaceContribution, type StatsFigures, tradeStats } from '@trading-bot-api/core/performance';
+import { botStamp, DEFAULT_STAMP_SECONDS, parseBotStamp, staleness, stampSecondsFor } from '@trading-bot-api/core/store/fleet-table';
 import type { BotReport } from '@trading-bot-api/core/types';
+import { propertyRuns } from '../kit/property-runs';
 
 const AT = '2026-11-23T12:00:00.000Z';
 const report = (state: BotReport['state'], lastHeartbeatAt: string | null = AT): BotReport => ({
@@ -58,27 +52,76 @@ it("staleness from a stamp: fresh to the threshold, unknown for the stamp's wind
   expect(staleness(parseBotStamp(botStamp(report('running', null), 30)), seconds(0), threshold)).toBe(true);
 });
 
-it("a status stamp's halves: one written over the stamp as read keeps the other; one alone needs that read", () => {
-  const bot = botStamp(report('running'), 240);
-  const trades = tradesStamp({ openTradeCount: 3, lastTradeAt: AT });
-  const both = statusAfter({ bot, trades }, undefined)!;
-  const newer = botStamp(report('running', '2026-11-23T12:01:00.000Z'), 240);
-  expect(statusAfter({ bot: newer }, { stamp: both })).toBe(`${newer}|${trades}`);
-  const more = tradesStamp({ openTradeCount: 4, lastTradeAt: AT });
-  expect(statusAfter({ trades: more }, { stamp: both })).toBe(`${bot}|${more}`);
-  expect(statusAfter({ trades: more }, { stamp: undefined })).toBe(`|${more}`);
-  expect(() => statusAfter({ trades: more }, undefined)).toThrow('readStatusStamp');
-  expect(statusAfter({ balance: 3 }, undefined)).toBeUndefined();
+it('a bot stamp holds the heartbeat rounded down to its window: it moves once per window while only the time moves', () => {
+  const at = (ms: number) => report('running', new Date(Date.parse(AT) + ms).toISOString());
+  expect(botStamp(at(1_000), 30)).toBe(botStamp(at(29_999), 30));
+  expect(botStamp(at(29_999), 30)).not.toBe(botStamp(at(30_000), 30));
+  expect(parseBotStamp(botStamp(at(45_500), 30)).heartbeatAt).toBe(seconds(30));
 });
 
-it('a balance stamp is the version in base 36 (a string: DynamoDB Local returns strings faster than numbers)', () => {
-  const [write] = stampWrites({ tables: { fleet: 'fleet' } } as Store, 'acct', { balance: 1295 });
-  expect(write.Update).toMatchObject({
-    Key: { shard: expect.stringMatching(/^balance#[0-7]$/) },
-    // The stamp, and one more on the shard's change count.
-    UpdateExpression: 'SET #a = :a ADD #n :one',
-    ExpressionAttributeNames: { '#a': 'v@acct', '#n': 'n' },
-    ExpressionAttributeValues: { ':a': 'zz', ':one': 1 },
-  });
-  expect(write.Update!.ConditionExpression).toBeUndefined();
+it('staleness told from a stamp never contradicts the heartbeat it was made from', () => {
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 0, max: 10 ** 7 }),
+      fc.constantFrom(10, 30, 240, 1200),
+      fc.integer({ min: 1, max: 3600 }),
+      fc.integer({ min: -300_000, max: 4 * 3600_000 }),
+      (offset, window, threshold, since) => {
+        const heartbeat = Date.parse(AT) + offset;
+        const now = heartbeat + since;
+        const told = staleness(parseBotStamp(botStamp(report('running', new Date(heartbeat).toISOString()), window)), now, threshold);
+        // The status's own rule on the true heartbeat.
+        const truth = Math.floor((now - heartbeat) / 1000) > threshold;
+        if (told !== 'unknown') expect(told).toBe(truth);
+      },
+    ),
+    { numRuns: propertyRuns(500) },
+  );
+});
+
+/** Figures of a few closed trades of one account. */
+const figures = fc
+  .array(
+    fc.record({
+      pl: fc.integer({ min: -5000, max: 5000 }).map((cents) => (cents / 100).toFixed(2)),
+      held: fc.integer({ min: 0, max: 86_400_000 }),
+      id: fc.integer({ min: 0, max: 50 }),
+    }),
+    { maxLength: 4 },
+  )
+  .map((trades) =>
+    trades
+      .map(({ pl, held, id }) =>
+        tradeStats({
+          accountId: 'a',
+          id: `t${id}`,
+          realizedPL: pl,
+          openTime: AT,
+          closeTime: new Date(Date.parse(AT) + held).toISOString(),
+        }),
+      )
+      .reduce(mergeStats, NO_TRADES),
+  );
+
+it("a contribution replaced in the fleet's figures gives what merging every contribution again gives, or asks for that", () => {
+  let folded = 0;
+  fc.assert(
+    fc.property(fc.array(figures, { maxLength: 4 }), figures, figures, (others, before, after) => {
+      const total = [...others, before].reduce(mergeStats, NO_TRADES);
+      const expected = [...others, after].reduce(mergeStats, NO_TRADES);
+      const replaced = replaceContribution(total, before, after);
+      if (replaced === undefined) return;
+      folded += 1;
+      // The same figures (sums equal as amounts: a sum that lost a contribution may keep its trailing places).
+      const amounts = (value: StatsFigures) => ({ ...value, grossProfit: Number(value.grossProfit), grossLoss: Number(value.grossLoss) });
+      expect(amounts(replaced)).toEqual(amounts(expected));
+    }),
+    { numRuns: propertyRuns(500) },
+  );
+  // Most changes are a trade added: folded without a recomputation.
+  expect(folded).toBeGreaterThan(0);
+  // A new contribution (no figures before) always folds; one that goes away never does.
+  const one = tradeStats({ accountId: 'a', id: 't', realizedPL: '1.5', openTime: AT, closeTime: AT });
+  expect(replaceContribution(NO_TRADES, null, one)).toEqual(one);
+  expect(replaceContribution(one, one, null)).toBeUndefined();
 });
