@@ -66,6 +66,9 @@ function statsOf(item: Item | undefined): StatsEntry | null {
   return toStatsEntry(item);
 }
 
+/** Statistics items folded at once: a batch of a history's import touches hundreds of days. */
+const FOLDS_AT_ONCE = 16;
+
 /** The accounts' currencies, read once each: a currency never changes. */
 const currencies = new Map<string, string>();
 
@@ -162,9 +165,17 @@ export async function project(projection: Projection, records: readonly SourceRe
     changes.set(accountId, { ...changes.get(accountId), ...after });
   }
   const stampWrites = await writeStamps(store, changes);
-  for (const group of stats.values()) {
-    await foldStats(store, group, (accountIds) =>
-      getStatsOfOwners(store, accountIds, [{ start: group[0].start, instrument: group[0].instrument }]),
+  // Each day and instrument is an item of its own: folded side by side, a few at a time.
+  const groups = [...stats.values()];
+  for (let at = 0; at < groups.length; at += FOLDS_AT_ONCE) {
+    await Promise.all(
+      groups
+        .slice(at, at + FOLDS_AT_ONCE)
+        .map((group) =>
+          foldStats(store, group, (accountIds) =>
+            getStatsOfOwners(store, accountIds, [{ start: group[0].start, instrument: group[0].instrument }]),
+          ),
+        ),
     );
   }
   return { stampWrites, statsItems: stats.size };

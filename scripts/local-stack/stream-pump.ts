@@ -1,7 +1,7 @@
 /**
  * The local stand-in for the fleet projector's event source mappings: reads the streams of the accounts, balances
  * and ledger tables from DynamoDB Local (which has the Streams API) and hands their records to the same projector
- * the deployed function runs (api/projector/project.ts), in batches of at most 100 as Lambda does. `npm start`, the
+ * the deployed function runs (api/projector/project.ts), in batches of at most 1,000 as its event source mappings do. `npm start`, the
  * end-to-end tests and the bench run it beside serverless offline (local-api.ts); the integration harness drains it
  * before each invocation. A failed batch is read again from where it began on the next round, as Lambda retries.
  */
@@ -20,7 +20,7 @@ import { project, type SourceRecord } from '../../api/projector/project';
 import { LOCAL_AWS_ENV } from './local-db';
 
 const SOURCES: Source[] = ['accounts', 'balances', 'ledger'];
-const BATCH = 100;
+const BATCH = 1000;
 
 /**
  * Where a shard is read from: after its last record projected (none yet: from its start), unless it is closed and

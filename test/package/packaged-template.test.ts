@@ -95,6 +95,7 @@ it('gives each concern its own least-privilege role', () => {
     DashboardLambdaFunction: 'DashboardRole',
     ProbeLambdaFunction: 'ProbeRole',
     NotifierLambdaFunction: 'NotifierRole',
+    FleetProjectorLambdaFunction: 'FleetProjectorRole',
   };
   for (const [id, fn] of functions()) {
     expect(fn.Properties.Role).toEqual({ 'Fn::GetAtt': [roleOf[id] ?? 'DataFunctionsRole', 'Arn'] });
@@ -117,7 +118,7 @@ it('gives each concern its own least-privilege role', () => {
     { 'Fn::GetAtt': ['TradesTable', 'Arn'] },
     ...indexes.map((name: string) => ({ 'Fn::Join': ['/', [{ 'Fn::GetAtt': ['TradesTable', 'Arn'] }, 'index', name]] })),
     { 'Fn::GetAtt': ['LedgerTable', 'Arn'] },
-    { 'Fn::GetAtt': ['FleetTable', 'Arn'] },
+    { 'Fn::GetAtt': ['FleetSummaryTable', 'Arn'] },
   ]);
   // /api/accounts and /api/all/balance read the two small tables whole for a key that sees every account (the
   // store's scanAll); without Scan they would fail in AWS while passing locally. The trades table is never scanned.
@@ -128,6 +129,35 @@ it('gives each concern its own least-privilege role', () => {
   });
   // The dashboard's files are in its package: its role reads nothing.
   expect(dynamodbStatements('DashboardRole')).toEqual([]);
+  // The fleet projector reads the three streams and whether each began with its table, an account's currency and the
+  // accounts' own statistics; it writes the fleet table and nothing else.
+  const projector = dynamodbStatements('FleetProjectorRole');
+  const arn = (table: string) => ({ 'Fn::GetAtt': [table, 'Arn'] });
+  const streamed = ['AccountsTable', 'BalancesTable', 'LedgerTable'];
+  expect(projector).toEqual([
+    {
+      Effect: 'Allow',
+      Action: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
+      Resource: streamed.map((table) => ({ 'Fn::Join': ['/', [arn(table), 'stream', '*']] })),
+    },
+    { Effect: 'Allow', Action: ['dynamodb:DescribeTable'], Resource: streamed.map(arn) },
+    { Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'], Resource: [arn('AccountsTable'), arn('LedgerTable')] },
+    {
+      Effect: 'Allow',
+      Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query'],
+      Resource: [arn('FleetSummaryTable')],
+    },
+  ]);
+  for (const table of streamed) {
+    expect(resources[table].Properties.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' });
+  }
+  const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, mapping]) => mapping.Properties);
+  expect(mappings.map((mapping) => mapping.EventSourceArn)).toEqual(streamed.map((table) => ({ 'Fn::GetAtt': [table, 'StreamArn'] })));
+  for (const mapping of mappings) {
+    // From the first record, and every failed batch retried (split) until it goes through: none skipped.
+    expect(mapping).toMatchObject({ StartingPosition: 'TRIM_HORIZON', BisectBatchOnFunctionError: true });
+    expect(mapping.MaximumRetryAttempts ?? -1).toBe(-1);
+  }
   for (const role of ['AuthorizerRole', 'DataFunctionsRole', 'DashboardRole']) {
     const actions: string[] = statementsOf(role).flatMap((s: any) => s.Action);
     expect(actions.filter((a) => a.includes('*') || (a.startsWith('dynamodb:') && /Put|Update|Delete|Write/.test(a)))).toEqual([]);
@@ -148,11 +178,14 @@ it('offers bots a least-privilege managed policy for the writer, and nothing of 
     {
       Effect: 'Allow',
       Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-      Resource: ['AccountsTable', 'BalancesTable', 'TradesTable', 'LedgerTable', 'FleetTable'].map((table) => ({
-        'Fn::GetAtt': [table, 'Arn'],
-      })),
+      Resource: [
+        ...['AccountsTable', 'BalancesTable', 'TradesTable', 'LedgerTable'].map((table) => ({ 'Fn::GetAtt': [table, 'Arn'] })),
+        // The retained table older writer packages still stamp; never the fleet's summary, which the projector alone writes.
+        { 'Fn::Sub': 'arn:${AWS::Partition}:dynamodb:${AWS::Region}:${AWS::AccountId}:table/trading-bot-api-prod-fleet' },
+      ],
     },
   ]);
+  expect(JSON.stringify(policy)).not.toContain('FleetSummaryTable');
   expect(JSON.stringify(policy)).not.toContain('ApiKeysTable');
   expect(outputs.BotWriterPolicyArn.Value).toEqual({ Ref: 'BotWriterPolicy' });
   // No role of the stack carries it: the API's functions stay read-only.
@@ -205,13 +238,14 @@ it('shapes API Gateway’s own errors as problem+json with the security headers'
 it('throttles the stage and caps every function’s concurrency', () => {
   const [[, deployment]] = ofType('AWS::ApiGateway::Deployment');
   expect(deployment.Properties.StageDescription).toMatchObject({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 });
-  // Thirteen operations, the authorizer, the probe, the notifier and the dashboard.
-  expect(functions()).toHaveLength(17);
+  // Thirteen operations, the authorizer, the probe, the notifier, the fleet projector and the dashboard.
+  expect(functions()).toHaveLength(18);
   for (const [id, fn] of functions()) {
     expect(fn.Properties.ReservedConcurrentExecutions).toBe(20);
     expect(fn.Properties.Runtime).toBe('nodejs22.x');
-    // Under API Gateway's 29 s; the notifier has no route, and room to wait out a channel's rate limit.
-    if (id === 'NotifierLambdaFunction') expect(fn.Properties.Timeout).toBe(60);
+    // Under API Gateway's 29 s; the notifier and the projector have no route: room to wait out a channel's rate limit,
+    // or to fold a batch of a thousand changes.
+    if (id === 'NotifierLambdaFunction' || id === 'FleetProjectorLambdaFunction') expect(fn.Properties.Timeout).toBe(60);
     else expect(fn.Properties.Timeout).toBeLessThan(29);
   }
 });
@@ -393,7 +427,7 @@ describe('alerts', () => {
 
 it('keeps logs for a set time and secrets out of the package', () => {
   const logGroups = ofType('AWS::Logs::LogGroup');
-  expect(logGroups).toHaveLength(17);
+  expect(logGroups).toHaveLength(18);
   for (const [, group] of logGroups) expect(group.Properties.RetentionInDays).toBe(90);
   for (const [, fn] of functions()) {
     const env = fn.Properties.Environment.Variables;

@@ -147,31 +147,39 @@ export async function writeStamps(store: Store, changes: ReadonlyMap<string, Sta
       byItem.set(id, item);
     }
   }
-  let writes = 0;
-  for (const { key, set, remove } of byItem.values()) {
-    // An update expression holds at most 4 KB: a few dozen attributes at a time.
-    for (let at = 0; at < set.length + remove.length; at += UPDATE_ATTRIBUTES) {
-      const part = [...set.map(([name, value]) => ({ name, value })), ...remove.map((name) => ({ name, value: null }))].slice(
-        at,
-        at + UPDATE_ATTRIBUTES,
-      );
-      const names = Object.fromEntries(part.map((entry, i) => [`#a${i}`, entry.name]));
-      const values = Object.fromEntries(part.flatMap((entry, i) => (entry.value === null ? [] : [[`:a${i}`, entry.value]])));
-      const sets = part.flatMap((entry, i) => (entry.value === null ? [] : [`#a${i} = :a${i}`]));
-      const removes = part.flatMap((entry, i) => (entry.value === null ? [`#a${i}`] : []));
-      await updateItem(store, {
-        TableName: store.tables.fleet,
-        Key: key,
-        UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : '', 'ADD #n :one']
-          .filter(Boolean)
-          .join(' '),
-        ExpressionAttributeNames: { ...names, '#n': COUNT },
-        ExpressionAttributeValues: { ...values, ':one': 1 },
-      });
-      writes += 1;
-    }
-  }
-  return writes;
+  // Each shard item's updates in order; the items side by side.
+  const counts = await Promise.all(
+    [...byItem.values()].map(async ({ key, set, remove }) => {
+      let writes = 0;
+      // An update expression holds at most 4 KB: a few dozen attributes at a time.
+      for (let at = 0; at < set.length + remove.length; at += UPDATE_ATTRIBUTES) {
+        const part = [...set.map(([name, value]) => ({ name, value })), ...remove.map((name) => ({ name, value: null }))].slice(
+          at,
+          at + UPDATE_ATTRIBUTES,
+        );
+        const names = Object.fromEntries(part.map((entry, i) => [`#a${i}`, entry.name]));
+        const values = Object.fromEntries(part.flatMap((entry, i) => (entry.value === null ? [] : [[`:a${i}`, entry.value]])));
+        const sets = part.flatMap((entry, i) => (entry.value === null ? [] : [`#a${i} = :a${i}`]));
+        const removes = part.flatMap((entry, i) => (entry.value === null ? [`#a${i}`] : []));
+        await updateItem(store, {
+          TableName: store.tables.fleet,
+          Key: key,
+          UpdateExpression: [
+            sets.length ? `SET ${sets.join(', ')}` : '',
+            removes.length ? `REMOVE ${removes.join(', ')}` : '',
+            'ADD #n :one',
+          ]
+            .filter(Boolean)
+            .join(' '),
+          ExpressionAttributeNames: { ...names, '#n': COUNT },
+          ExpressionAttributeValues: { ...values, ':one': 1 },
+        });
+        writes += 1;
+      }
+      return writes;
+    }),
+  );
+  return counts.reduce((sum, writes) => sum + writes, 0);
 }
 
 const UPDATE_ATTRIBUTES = 40;
