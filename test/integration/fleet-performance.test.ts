@@ -17,7 +17,7 @@ let harness: Harness;
 const ids: string[] = [];
 
 beforeAll(async () => {
-  harness = await startHarness({ LOG_LEVEL: 'INFO' });
+  harness = await startHarness({ LOG_LEVEL: 'INFO' }, { projector: true });
   const dataset = generateDataset({
     tradeCounts: Array.from({ length: ACCOUNTS }, () => TRADES),
     accountId: (i) => `fleet-${String(i).padStart(4, '0')}`,

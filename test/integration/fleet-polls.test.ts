@@ -37,7 +37,7 @@ const MATES = (() => {
 })();
 
 beforeAll(async () => {
-  harness = await startHarness({ LOG_LEVEL: 'INFO', STALE_AFTER_SECONDS: String(STALE_AFTER_SECONDS) });
+  harness = await startHarness({ LOG_LEVEL: 'INFO', STALE_AFTER_SECONDS: String(STALE_AFTER_SECONDS) }, { projector: true });
   for (const [i, id] of [...IDS, ...MATES].entries()) {
     await harness.writer.upsertAccount({ id, name: `Bot ${id}`, currency: i % 3 ? 'USD' : 'EUR', broker: 'paper', environment: 'paper' });
     await harness.writer.recordBalance(id, snapshot(`${1000 + i}.25`, new Date(Date.now() - 60_000)));

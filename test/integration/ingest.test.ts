@@ -231,7 +231,7 @@ describe('a file of event lines', () => {
 
     // The reference: a fresh set of tables, each line its own writer call.
     const stage = uniqueStage();
-    await ensureTables(adminClient(harness.db.endpoint), stage);
+    await ensureTables(adminClient(harness.db.endpoint), stage, { streams: false });
     const reference = localWriter(harness.db.endpoint, { stage });
     try {
       const refused = await oneByOne(reference, lines);
@@ -311,7 +311,7 @@ describe('stopped and started again', () => {
     writeFileSync(file, text);
     // The clean run, on tables of its own.
     const stage = uniqueStage();
-    await ensureTables(adminClient(harness.db.endpoint), stage);
+    await ensureTables(adminClient(harness.db.endpoint), stage, { streams: false });
     try {
       writeFileSync(join(dir, 'clean.jsonl'), text);
       const clean = await ingestFile([join(dir, 'clean.jsonl')], harness.db.endpoint, stage);

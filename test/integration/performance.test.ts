@@ -46,7 +46,7 @@ let harness: Harness;
 const keys = { all: '', some: '' };
 
 beforeAll(async () => {
-  harness = await startHarness({ AUTH_MODE: 'required' });
+  harness = await startHarness({ AUTH_MODE: 'required' }, { projector: true });
   await harness.load(dataset);
   // One close written trade by trade too (writeClose), after the batch import of the rest.
   await harness.writer.openTrade('perf-eur', {

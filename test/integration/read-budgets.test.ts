@@ -27,7 +27,7 @@ let harness: Harness;
 let measured: Awaited<ReturnType<typeof import('../../bench/query-measure').measure>>[];
 
 beforeAll(async () => {
-  harness = await startHarness();
+  harness = await startHarness({}, { projector: true });
   await harness.load(dataset);
   // The functions read their configuration when first imported: after the harness set the environment.
   const { closeClients, measure, prepare } = await import('../../bench/query-measure');

@@ -27,7 +27,7 @@ const ago = (minutes: number) => new Date(NOW - minutes * 60_000).toISOString();
 const ahead = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
 
 beforeAll(async () => {
-  harness = await startHarness({ STALE_AFTER_SECONDS: '300' });
+  harness = await startHarness({ STALE_AFTER_SECONDS: '300' }, { projector: true });
   writer = harness.writer;
 });
 afterAll(() => harness.close());

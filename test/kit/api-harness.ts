@@ -15,6 +15,7 @@ import type { Dataset } from '../../scripts/demo/dataset';
 import { loadDataset, localWriter } from '../../scripts/support/load-data';
 import { adminClient, deleteTables, ensureTables, localFunctionEnv, localStore } from '../../scripts/local-stack/local-db';
 import { serviceDefinition } from '../../scripts/local-stack/service-definition';
+import { type LocalDb, startDynamoDbLocal } from '../../scripts/local-stack/dynamodb-local';
 import { localProjector } from '../../scripts/local-stack/local-api';
 import type { StreamPump } from '../../scripts/local-stack/stream-pump';
 
@@ -55,8 +56,9 @@ export interface Harness {
   /** Disables a key, as `npm run keys -- revoke` does. */
   revokeKey(key: string): Promise<void>;
   /**
-   * The fleet projector over this file's streams: an invocation of a function that reads the fleet's summary drains
-   * it first, so the function sees every change written before it (deployed, within about a second).
+   * The fleet projector over this file's streams (a harness started with `projector`): an invocation of a function
+   * that reads the fleet's summary drains it first, so the function sees every change written before it (deployed,
+   * within about a second). Without it the tables have no streams, and the fleet's answers read the tables.
    */
   projector: StreamPump;
   /** Writes items as they are into one of this file's tables. */
@@ -84,16 +86,19 @@ export function uniqueStage(): string {
  * A file that checks what is logged, or starts the local stack (whose processes inherit this environment), asks for
  * LOG_LEVEL INFO.
  */
-export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
-  const db = testDatabase();
+export async function startHarness(env: Record<string, string> = {}, options: { projector?: boolean } = {}): Promise<Harness> {
+  // A file that tests the fleet projector gets a DynamoDB Local of its own, with streams: in the run's shared one,
+  // stream-enabled tables of every file would slow every write of every file (ensureTables says how much).
+  const own: LocalDb | undefined = options.projector ? await startDynamoDbLocal() : undefined;
+  const db = own ? { endpoint: own.endpoint } : testDatabase();
   const stage = uniqueStage();
   Object.assign(process.env, localFunctionEnv(stage, db.endpoint, TEST_CURSOR_SECRET), { AUTH_MODE: 'off', LOG_LEVEL: 'ERROR' }, env);
   const client = adminClient(db.endpoint);
   const documents = DynamoDBDocumentClient.from(client);
-  await ensureTables(client, stage);
+  await ensureTables(client, stage, { streams: own !== undefined });
   const writer = localWriter(db.endpoint, { stage });
   const store = localStore(db.endpoint, stage);
-  const projector = localProjector(db.endpoint, stage, { env });
+  const projector: StreamPump = own ? localProjector(db.endpoint, stage, { env }) : { drain: async () => {}, stop: async () => {} };
   projectors.add(projector);
   const putItems = async (table: string, items: Record<string, unknown>[]) => {
     for (const item of items) await documents.send(new PutCommand({ TableName: table, Item: item }));
@@ -122,6 +127,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
       store.client.destroy();
       await deleteTables(client, stage);
       client.destroy();
+      await own?.close();
     },
   };
 }
