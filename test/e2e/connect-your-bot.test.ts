@@ -3,13 +3,14 @@
  * the Python example's event lines through `npm run ingest`, and the freqtrade bridge (against a fake freqtrade);
  * then what the API answers over HTTP. The README's snippets are the examples' own lines.
  */
-import { execFile, execFileSync, spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { FakeFreqtrade } from '../kit/fake-freqtrade';
 import { http } from '../kit/http';
 import { npmStart, type Started } from '../kit/npm-start';
+import { writerBuilt } from '../kit/writer-build';
 
 jest.setTimeout(240_000);
 
@@ -21,10 +22,7 @@ let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
   // The example imports the package as a bot's repository would: its built files.
-  execFileSync(process.execPath, [join(ROOT, 'packages', 'writer', 'build.mjs')], {
-    cwd: join(ROOT, 'packages', 'writer'),
-    stdio: 'ignore',
-  });
+  await writerBuilt();
   started = await npmStart();
   env = { ...process.env, DB_PORT: String(started.ports.DB_PORT) };
   delete env.STAGE;
