@@ -1,15 +1,19 @@
 /**
- * "Connect your bot" as the README tells it, against `npm start`: the TypeScript example through the writer package,
- * the Python example's event lines through `npm run ingest`, and the freqtrade bridge (against a fake freqtrade);
- * then what the API answers over HTTP. The README's snippets are the examples' own lines.
+ * "Connect your bot" as the README tells it, against `npm start` as a new user gets it, the demo bot trading: the
+ * TypeScript example through the writer package, the Python example's event lines through `npm run ingest`, and the
+ * freqtrade bridge (against a fake freqtrade); then what the API answers over HTTP. The README's snippets are the
+ * examples' own lines. The same stack then shows npm start's own life (test/e2e/npm-start.test.ts has the rest): the
+ * demo bot's trades appear within seconds, a deploy's package built beside it leaves it answering, and closing its
+ * terminal (SIGHUP) ends everything it started. One stack for both: each npm start costs a run some 30 CPU-seconds.
  */
 import { execFile, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { FakeFreqtrade } from '../kit/fake-freqtrade';
 import { http } from '../kit/http';
-import { npmStart, type Started } from '../kit/npm-start';
+import { expectNothingOutlives, npmStart, type Started } from '../kit/npm-start';
 import { writerBuilt } from '../kit/writer-build';
 
 jest.setTimeout(240_000);
@@ -23,13 +27,15 @@ let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
   // The example imports the package as a bot's repository would: its built files.
   await writerBuilt();
-  started = await npmStart();
+  started = await npmStart({ DEMO_BOT: 'on' });
   env = { ...process.env, DB_PORT: String(started.ports.DB_PORT) };
   delete env.STAGE;
 });
 afterAll(async () => {
-  started?.child.kill('SIGTERM');
-  await new Promise((resolve) => started?.child.once('exit', resolve));
+  // Ended by the last test unless one before it failed.
+  if (started?.child.exitCode !== null || started.child.signalCode !== null) return;
+  started.child.kill('SIGTERM');
+  await new Promise((resolve) => started.child.once('exit', resolve));
 });
 
 const get = async (path: string) => {
@@ -47,6 +53,18 @@ function between(file: string, start: string, end: string): string {
   const indent = Math.min(...part.filter((line) => line.trim()).map((line) => line.match(/^ */)![0].length));
   return part.map((line) => line.slice(indent)).join('\n');
 }
+
+it('shows a living system: the demo bot’s trades and heartbeats appear within seconds', async () => {
+  const base = `http://127.0.0.1:${started.ports.PORT}`;
+  const deadline = Date.now() + 60_000;
+  let live: { id: string } | undefined;
+  while (!live && Date.now() < deadline) {
+    live = (await http(`${base}/api/all/trades?limit=5`)).body.trades.find((trade: { id: string }) => trade.id.includes('-live-'));
+    if (!live) await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  expect(live).toBeDefined();
+  expect((await http(`${base}/api/primary-usd/status`)).body).toMatchObject({ state: 'running', stale: false });
+});
 
 it('the TypeScript example runs as written and the API shows what it wrote', async () => {
   // From the example's folder (its own tsconfig.json): the repository's paths would map the package to its sources.
@@ -111,4 +129,40 @@ it("the README's snippets are the examples' own lines", () => {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   expect(readme).toContain(between('examples/typescript-bot/bot.ts', '// --- account', '// --- end'));
   expect(readme).toContain(between('examples/python/bot.py', '# --- events', '# --- end'));
+});
+
+it('keeps answering while a deploy’s package is built beside it', async () => {
+  // As a user would run it (serverless-esbuild's default work folder, which it empties first): the running stack
+  // keeps answering, during the build and after it.
+  const base = `http://127.0.0.1:${started.ports.PORT}`;
+  const answers: string[] = [];
+  let packaging = true;
+  const poll = (async () => {
+    while (packaging) {
+      for (const path of ['/api/health', '/api/primary-usd/trades?limit=2', '/'])
+        answers.push(`${path} ${(await http(`${base}${path}`)).status}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  const out = mkdtempSync(join(tmpdir(), 'package-beside-start-'));
+  const { ESBUILD_WORK_FOLDER: _own, ...packageEnv } = started.env;
+  try {
+    await run(
+      process.execPath,
+      [join(ROOT, 'node_modules', 'serverless', 'bin', 'serverless.js'), 'package', '--stage', 'prod', '--package', out],
+      { cwd: ROOT, env: { ...packageEnv, SLS_TELEMETRY_DISABLED: '1' } },
+    );
+  } finally {
+    packaging = false;
+    await poll;
+    rmSync(out, { recursive: true, force: true });
+  }
+  for (const path of ['/api/health', '/api/primary-usd/trades?limit=2', '/'])
+    answers.push(`${path} ${(await http(`${base}${path}`)).status}`);
+  expect(answers.length).toBeGreaterThan(6);
+  expect(answers.filter((answer) => !answer.endsWith(' 200'))).toEqual([]);
+});
+
+it('closing its terminal (SIGHUP) ends it, and everything it started', async () => {
+  await expectNothingOutlives(started, 'SIGHUP');
 });
