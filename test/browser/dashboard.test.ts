@@ -8,8 +8,12 @@
  * fed by a freqtrade bot through the bridge, whose floats carry their noise (`0.30000000000000004`): its amounts
  * written to the places their columns need, its one snapshot a point in the equity chart's window; and an account fed
  * by a fake hummingbot through its bridge, whose trades, P&L and state the dashboard shows as the API gives them.
- * Screenshots go to test-artifacts/screenshots/ (git-ignored). The key prompt of a stack that needs keys is tested on
- * `AUTH=on npm start`'s own stack (test/e2e/npm-start-keys.test.ts): one npm start fewer, some 30 CPU-seconds of a run.
+ * Screenshots go to test-artifacts/screenshots/ (git-ignored).
+ *
+ * Each npm start costs a run some 20 to 30 CPU-seconds, so the tests that need one share it: this stack also shows
+ * npm start's demo bot trading live (its trades appear within seconds), and ends as a closed terminal ends it (SIGHUP:
+ * nothing it started outlives it); the key prompt of a stack that needs keys is tried on the stack of
+ * `AUTH=on npm start`'s tests (test/e2e/npm-start-keys.test.ts).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,7 +30,7 @@ import { localWriter } from '../../scripts/support/load-data';
 import { FakeFreqtrade } from '../kit/fake-freqtrade';
 import { FakeHummingbot, marketMakerSession } from '../kit/fake-hummingbot';
 import { ConsoleErrors, launchChromium, SHOTS, shot } from '../kit/browser';
-import { npmStart, type Started } from '../kit/npm-start';
+import { expectNothingOutlives, npmStart, type Started } from '../kit/npm-start';
 
 jest.setTimeout(180_000);
 
@@ -193,7 +197,8 @@ async function mirrorHummingbot(writer: ReturnType<typeof localWriter>): Promise
 
 afterAll(async () => {
   await browser?.close();
-  if (stack?.child.exitCode === null) {
+  // Ended by the last test, unless a test before it failed.
+  if (stack?.child.exitCode === null && stack.child.signalCode === null) {
     stack.child.kill('SIGTERM');
     await new Promise((resolve) => stack.child.once('exit', resolve));
   }
@@ -224,6 +229,18 @@ function navBlue(chart: Locator, x: number, y?: number, radius = 0): Promise<num
     [x, y ?? null, radius] as const,
   );
 }
+
+it('runs on a living system: the demo bot’s trades and heartbeats appear within seconds', async () => {
+  const deadline = Date.now() + 60_000;
+  let live: { id: string } | undefined;
+  while (!live && Date.now() < deadline) {
+    const { trades } = (await (await fetch(`${base}/api/all/trades?limit=5`)).json()) as { trades: { id: string }[] };
+    live = trades.find((trade) => trade.id.includes('-live-'));
+    if (!live) await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  expect(live).toBeDefined();
+  expect(await (await fetch(`${base}/api/primary-usd/status`)).json()).toMatchObject({ state: 'running', stale: false });
+});
 
 describe('the fleet', () => {
   it('shows every account with its figures, the counts per state and the totals per currency', async () => {
@@ -1031,4 +1048,8 @@ describe('a fleet of 1,000 bots', () => {
 
 it('logs no console error and no uncaught exception anywhere above', () => {
   expect(consoleErrors.seen).toEqual([]);
+});
+
+it('ends, with everything npm start started, when npm start’s terminal closes (SIGHUP)', async () => {
+  await expectNothingOutlives(stack, 'SIGHUP');
 });

@@ -1,7 +1,7 @@
 /**
  * `npm start` as the README runs it (scripts/start.ts), on free ports with the database in memory, for the tests
- * that need the whole stack as an operator gets it (the end-to-end tests of npm start itself and of connecting a bot,
- * the dashboard in a browser); and what those tests look for in it: its lines, its log file, the processes it started
+ * that need the whole stack as an operator gets it (the end-to-end tests of npm start itself and of connecting a bot
+ * to it, the dashboard in a browser); and what those tests look for in it: its lines, its log file, the processes it started
  * and that none outlives it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';

@@ -17,9 +17,8 @@ const Sequencer = require(require.resolve('@jest/test-sequencer', { paths: [requ
 const SECONDS = {
   'test/browser/dashboard.test.ts': 120,
   'test/integration/ingest.test.ts': 80,
-  'test/e2e/connect-your-bot.test.ts': 60,
+  'test/e2e/npm-start.test.ts': 70,
   'test/e2e/npm-start-keys.test.ts': 55,
-  'test/e2e/npm-start.test.ts': 30,
   'test/integration/hummingbot-bridge.test.ts': 25,
   'test/integration/dynamodb-faults.test.ts': 25,
   'test/integration/writer-properties.test.ts': 20,
