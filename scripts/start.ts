@@ -115,7 +115,7 @@ async function main() {
   const dataDir = inMemory ? undefined : join(DATA_DIR, 'dynamodb');
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   // DynamoDB Local listens on a port of its own choosing; tools reach it through the door on DB_PORT.
-  const db = await startDynamoDbLocal({ dataDir, log: (line) => console.log(line) });
+  const db = await startDynamoDbLocal({ dataDir, lightLoad: true, log: (line) => console.log(line) });
   cleanups.push(() => db.close());
   const door = await startDatabaseDoor({ port: ports.DB_PORT, target: db.endpoint });
   cleanups.push(() => door.close());

@@ -3,17 +3,22 @@
 /**
  * The dashboard in a real browser: Debian's Chromium driven by playwright-core, against `npm start`'s whole stack
  * with the demo bot trading. The fleet, a stale bot, an account's charts, the trade filters in the URL, paging
- * without duplicates, the keyboard, an API that stops answering and comes back, the key prompt of a stack that
- * needs keys, the first load's size, phone and wide screens, no console error, and an axe-core scan; and an account
+ * without duplicates, the keyboard, an API that stops answering and comes back, the first load's size, phone and
+ * wide screens, no console error, and an axe-core scan; and an account
  * fed by a freqtrade bot through the bridge, whose floats carry their noise (`0.30000000000000004`): its amounts
  * written to the places their columns need, its one snapshot a point in the equity chart's window; and an account fed
  * by a fake hummingbot through its bridge, whose trades, P&L and state the dashboard shows as the API gives them.
  * Screenshots go to test-artifacts/screenshots/ (git-ignored).
+ *
+ * Each npm start costs a run some 20 to 30 CPU-seconds, so the tests that need one share it: this stack also shows
+ * npm start's demo bot trading live (its trades appear within seconds), and ends as a closed terminal ends it (SIGHUP:
+ * nothing it started outlives it); the key prompt of a stack that needs keys is tried on the stack of
+ * `AUTH=on npm start`'s tests (test/e2e/npm-start-keys.test.ts).
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { Readable } from 'node:stream';
 import { freqtradeClient } from '@trading-bot-api/feeds/bridges/freqtrade/api';
 import { FreqtradeBridge } from '@trading-bot-api/feeds/bridges/freqtrade/bridge';
@@ -22,15 +27,13 @@ import { divideDecimals, sumDecimals } from '@trading-bot-api/core/decimal';
 import { ingest } from '@trading-bot-api/feeds/ingest/ingest';
 import { streamLines } from '@trading-bot-api/feeds/ingest/source';
 import { localWriter } from '../../scripts/support/load-data';
-import { chromiumPath } from '../../scripts/support/browser';
 import { FakeFreqtrade } from '../kit/fake-freqtrade';
 import { FakeHummingbot, marketMakerSession } from '../kit/fake-hummingbot';
-import { npmStart, type Started } from '../kit/npm-start';
+import { ConsoleErrors, launchChromium, SHOTS, shot } from '../kit/browser';
+import { expectNothingOutlives, npmStart, type Started } from '../kit/npm-start';
 
 jest.setTimeout(180_000);
 
-const ROOT = join(__dirname, '..', '..');
-const SHOTS = join(ROOT, 'test-artifacts', 'screenshots');
 const DEMO_ACCOUNTS = ['euro-swing', 'gold-desk', 'paper-sandbox', 'primary-usd', 'sterling-carry'];
 /** The test bot's last balance: more digits than any cell has room for. */
 const LONG_BALANCE = '98765432109876543210987654.123456789';
@@ -54,35 +57,13 @@ let context: BrowserContext;
 let page: Page;
 let base = '';
 /** Console errors and page errors, but those of the tests that cut the API off or ask for a 404 on purpose. */
-const errors: string[] = [];
-let expectingErrors = false;
-
-function watch(target: Page): void {
-  target.on('console', (message) => {
-    if (message.type() === 'error' && !expectingErrors) errors.push(`${target.url()}: ${message.text()}`);
-  });
-  target.on('pageerror', (error) => errors.push(`${target.url()}: ${error.message}`));
-}
-
-async function shot(target: Page, name: string): Promise<void> {
-  await target.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-}
+const consoleErrors = new ConsoleErrors();
+const watch = (target: Page) => consoleErrors.watch(target);
 
 beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
   stack = await npmStart({ DEMO_BOT: 'on' });
   base = `http://localhost:${stack.ports.PORT}`;
-  browser = await chromium.launch({
-    executablePath: chromiumPath(),
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   // The README's picture (docs/dashboard.png is copied from it): the demo as a new user sees it, before the test's own bot.
   const first = await context.newPage();
@@ -216,7 +197,8 @@ async function mirrorHummingbot(writer: ReturnType<typeof localWriter>): Promise
 
 afterAll(async () => {
   await browser?.close();
-  if (stack?.child.exitCode === null) {
+  // Ended by the last test, unless a test before it failed.
+  if (stack?.child.exitCode === null && stack.child.signalCode === null) {
     stack.child.kill('SIGTERM');
     await new Promise((resolve) => stack.child.once('exit', resolve));
   }
@@ -247,6 +229,18 @@ function navBlue(chart: Locator, x: number, y?: number, radius = 0): Promise<num
     [x, y ?? null, radius] as const,
   );
 }
+
+it('runs on a living system: the demo bot’s trades and heartbeats appear within seconds', async () => {
+  const deadline = Date.now() + 60_000;
+  let live: { id: string } | undefined;
+  while (!live && Date.now() < deadline) {
+    const { trades } = (await (await fetch(`${base}/api/all/trades?limit=5`)).json()) as { trades: { id: string }[] };
+    live = trades.find((trade) => trade.id.includes('-live-'));
+    if (!live) await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  expect(live).toBeDefined();
+  expect(await (await fetch(`${base}/api/primary-usd/status`)).json()).toMatchObject({ state: 'running', stale: false });
+});
 
 describe('the fleet', () => {
   it('shows every account with its figures, the counts per state and the totals per currency', async () => {
@@ -324,9 +318,13 @@ describe('the fleet', () => {
     expect(await colour('silent-bot')).not.toBe(await colour('gold-desk'));
     const ageCell = silent.locator('dd[data-age]');
     const before = await ageCell.textContent();
-    await page.waitForTimeout(2_100);
-    expect(await ageCell.textContent()).not.toBe(before);
     expect(before).toMatch(/^10 min \d+ s ago$/);
+    // It counts by the second: changed within 2.1 s (polled, instead of a fixed wait of 2.1 s).
+    await page.waitForFunction(
+      (shown) => document.querySelector('article[data-account=silent-bot] dd[data-age]')?.textContent !== shown,
+      before,
+      { timeout: 2_100 },
+    );
   });
 });
 
@@ -415,10 +413,10 @@ describe('an account', () => {
   });
 
   it('says so for an account it does not know, instead of drawing empty charts', async () => {
-    expectingErrors = true;
+    consoleErrors.expecting = true;
     await page.goto(`${base}/#/account/no-such-bot`);
     await page.waitForSelector('[data-testid=not-found]');
-    expectingErrors = false;
+    consoleErrors.expecting = false;
     await expect(page.locator('[data-testid=not-found]').textContent()).resolves.toMatch(/No such account.*no-such-bot/);
     expect(await page.locator('[data-testid=equity-chart]').count()).toBe(0);
   });
@@ -845,14 +843,14 @@ describe('the trade history', () => {
 it('says when the API does not answer, and recovers by itself', async () => {
   await page.goto(`${base}/`);
   await page.waitForSelector('[data-testid=fleet] article');
-  expectingErrors = true;
+  consoleErrors.expecting = true;
   await page.route('**/api/**', (route) => route.abort('connectionrefused'));
   await page.waitForSelector('#connection.unreachable', { timeout: 15_000 });
   expect(await page.locator('#connection').textContent()).toMatch(/does not answer.*Retrying/);
   await shot(page, 'unreachable');
   await page.unroute('**/api/**');
   await page.waitForSelector('#connection.ok', { state: 'attached', timeout: 15_000 });
-  expectingErrors = false;
+  consoleErrors.expecting = false;
   expect(await page.locator('#connection').textContent()).toBe('');
   expect(await cards().count()).toBe(DEMO_ACCOUNTS.length + TEST_ACCOUNTS.length);
 });
@@ -962,65 +960,6 @@ it('passes an axe-core scan: no serious or critical violation on any view', asyn
   await scanning.close();
 });
 
-describe('with API keys on', () => {
-  let keyed: Started;
-  beforeAll(async () => {
-    keyed = await npmStart({ AUTH: 'on' });
-  });
-  afterAll(async () => {
-    if (keyed?.child.exitCode === null) {
-      keyed.child.kill('SIGTERM');
-      await new Promise((resolve) => keyed.child.once('exit', resolve));
-    }
-  });
-
-  it('asks for a key, keeps it for the browser session only, and shows what the key may see', async () => {
-    const { execFile } = await import('node:child_process');
-    const key = await new Promise<string>((resolve, reject) =>
-      execFile(
-        process.execPath,
-        ['--import', 'tsx', join(ROOT, 'scripts', 'keys.ts'), 'create', '--accounts', 'euro-swing,gold-desk', '--label', 'browser'],
-        { cwd: ROOT, env: keyed.env },
-        (error, stdout) => (error ? reject(error) : resolve(stdout.trim().split('\n').pop()!)),
-      ),
-    );
-    const keyedBase = `http://localhost:${keyed.ports.PORT}`;
-    const session = await browser.newContext();
-    const tab = await session.newPage();
-    watch(tab);
-    // The refused first request is the browser's own console line, not the page's: expected here.
-    expectingErrors = true;
-    await tab.goto(`${keyedBase}/`);
-    await tab.waitForSelector('#api-key');
-    await shot(tab, 'key-prompt');
-    // The prompt shows the whole command, and that command, pasted into a shell in the project's folder, makes a
-    // key this stack takes.
-    const shown = await tab.textContent('[data-testid=key-command]');
-    expect(shown).toBe("npm run keys -- create --accounts '*' --label dashboard");
-    const made = await new Promise<string>((resolve, reject) =>
-      execFile('/bin/sh', ['-c', shown!], { cwd: ROOT, env: keyed.env }, (error, stdout) =>
-        error ? reject(error) : resolve(stdout.trim().split('\n').pop()!),
-      ),
-    );
-    expect((await fetch(`${keyedBase}/api/accounts`, { headers: { 'x-api-key': made } })).status).toBe(200);
-    await tab.fill('#api-key', key);
-    await tab.keyboard.press('Enter');
-    await tab.waitForFunction(() => document.querySelectorAll('[data-testid=fleet] article').length === 2);
-    expectingErrors = false;
-    expect(await tab.evaluate(() => Object.keys(sessionStorage))).toEqual(['trading-bot-api-key']);
-    expect(await tab.evaluate(() => Object.keys(localStorage))).toEqual([]);
-    // Another session (a new browser context) has no key.
-    const other = await browser.newContext();
-    const otherTab = await other.newPage();
-    expectingErrors = true;
-    await otherTab.goto(`${keyedBase}/`);
-    await otherTab.waitForSelector('#api-key');
-    expectingErrors = false;
-    await other.close();
-    await session.close();
-  });
-});
-
 describe('a fleet of 1,000 bots', () => {
   const BOTS = 1000;
   /** Every ninth bot in error, every seventh silent for ten minutes while running (stale), every eleventh stopped. */
@@ -1108,5 +1047,9 @@ describe('a fleet of 1,000 bots', () => {
 });
 
 it('logs no console error and no uncaught exception anywhere above', () => {
-  expect(errors).toEqual([]);
+  expect(consoleErrors.seen).toEqual([]);
+});
+
+it('ends, with everything npm start started, when npm start’s terminal closes (SIGHUP)', async () => {
+  await expectNothingOutlives(stack, 'SIGHUP');
 });

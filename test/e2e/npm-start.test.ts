@@ -1,113 +1,51 @@
 /**
- * `npm start` itself (scripts/start.ts, as the README runs it): it stops with one line when Java is missing; the
- * project's tools reach its database through DB_PORT; its terminal shows warnings and errors but not every request,
- * whose lines go to the log file its banner names (and to the terminal too with LOG_LEVEL=DEBUG); `serverless package`
- * beside it leaves it answering; and nothing it starts outlives it, however it ends: SIGKILL, SIGHUP (its terminal
- * closing) or a crash.
+ * `npm start` itself (scripts/start.ts, as the README runs it), and "Connect your bot" as the README tells it against
+ * it. It stops with one line when Java is missing. On a stack with LOG_LEVEL=DEBUG and its probe sending alerts to a
+ * webhook: the alerts come, and every request's line shows on the terminal as well as in the log file its banner
+ * names; the TypeScript example through the writer package, the Python example's event lines through `npm run
+ * ingest`, and the freqtrade bridge (against a fake freqtrade) write what the API then answers over HTTP, and the
+ * README's snippets are the examples' own lines; a deploy's package built beside it leaves it answering; and nothing
+ * it started outlives its crash (SIGABRT).
+ *
+ * Each npm start costs a run some 20 to 30 CPU-seconds, so the tests that need one share it: AUTH=on's tests (and
+ * SIGKILL) are on the stack of npm-start-keys.test.ts, and the demo bot's trades appearing and the terminal closing
+ * (SIGHUP) on the dashboard's (test/browser/dashboard.test.ts).
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { LOCAL_AWS_ENV } from '../../scripts/local-stack/local-db';
-import { freePort, portIsFree } from '../../scripts/local-stack/processes';
+import { freePort } from '../../scripts/local-stack/processes';
 import { FakeWebhook } from '../kit/fake-channels';
+import { FakeFreqtrade } from '../kit/fake-freqtrade';
 import { http } from '../kit/http';
-import { npmStart, type Started } from '../kit/npm-start';
+import { eventually, expectNothingOutlives, linesWith, logFileOf, npmStart, type Started } from '../kit/npm-start';
+import { writerBuilt } from '../kit/writer-build';
 
 jest.setTimeout(240_000);
 
 const ROOT = join(__dirname, '..', '..');
+const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 const run = promisify(execFile);
+let started: Started;
+/** The environment of a program run in another shell: npm start's database found through DB_PORT. */
+let env: NodeJS.ProcessEnv;
 
-/** Every process below `pid` (from /proc), so the test knows exactly what npm start started. */
-function descendants(pid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  const found: number[] = [];
-  const visit = (id: number) => {
-    for (const child of children.get(id) ?? []) {
-      found.push(child);
-      visit(child);
-    }
-  };
-  visit(pid);
-  return found;
-}
+const get = async (path: string) => {
+  const answer = await http(`http://127.0.0.1:${started.ports.PORT}${path}`);
+  expect([path, answer.status]).toEqual([path, 200]);
+  return answer.body;
+};
 
-/** The process below npm start whose program is `name` (DynamoDB Local's java, not the supervisor that started it). */
-function descendantRunning(started: Started, name: string): number {
-  const found = descendants(started.child.pid!).filter((pid) => {
-    try {
-      return basename(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]) === name;
-    } catch {
-      return false;
-    }
-  });
-  expect(found).toHaveLength(1);
-  return found[0];
-}
-
-/** What `find` finds within 15 s (a line crosses two pipes before npm start writes it out). */
-async function eventually<T>(find: () => T | undefined, what: string): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const found = find();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`not found within 15 s: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
-/** The lines of `text` that carry the request id `id`. */
-function linesWith(text: string, id: string): string[] {
-  return text.split('\n').filter((line) => line.includes(id));
-}
-
-/** The log file npm start's banner names. */
-function logFileOf(started: Started): string {
-  const file = /Function logs: (?:here and in )?(\S+)/.exec(started.output())?.[1];
-  expect(file).toBe(join(ROOT, '.data', 'logs', 'functions.log'));
-  return file!;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    const state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
-    return state !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-/** Ends npm start with `signal` and expects every process it started to be gone and every port free. */
-async function expectNothingOutlives(started: Started, signal: NodeJS.Signals) {
-  const tree = descendants(started.child.pid!);
-  // The supervisors, DynamoDB Local (java) and serverless offline at least.
-  expect(tree.length).toBeGreaterThanOrEqual(4);
-  started.child.kill(signal);
-  const deadline = Date.now() + 20_000;
-  let survivors = tree;
-  let busy: number[] = Object.values(started.ports);
-  while (Date.now() < deadline) {
-    survivors = tree.filter(alive);
-    busy = [];
-    for (const port of Object.values(started.ports)) if (!(await portIsFree(port))) busy.push(port);
-    if (!survivors.length && !busy.length) break;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  expect({ survivors, busy }).toEqual({ survivors: [], busy: [] });
+/** The lines of `file` between two marker comments, without their common indentation. */
+function between(file: string, start: string, end: string): string {
+  const lines = readFileSync(join(ROOT, file), 'utf8').split('\n');
+  const from = lines.findIndex((line) => line.trim() === start);
+  const to = lines.findIndex((line, index) => index > from && line.trim() === end);
+  const part = lines.slice(from + 1, to);
+  const indent = Math.min(...part.filter((line) => line.trim()).map((line) => line.match(/^ */)![0].length));
+  return part.map((line) => line.slice(indent)).join('\n');
 }
 
 it('stops with one line naming the install command when Java is missing', async () => {
@@ -139,194 +77,22 @@ it('stops with one line naming the install command when Java is missing', async 
   }
 });
 
-describe('with AUTH=on', () => {
-  let started: Started;
-  beforeAll(async () => {
-    started = await npmStart({ AUTH: 'on' });
-  });
-  afterAll(() => {
-    if (started?.child.exitCode === null) started.child.kill('SIGKILL');
-  });
-
-  it('the keys CLI and serverless invoke local reach its database through DB_PORT', async () => {
-    const keys = await run(
-      process.execPath,
-      ['--import', 'tsx', join(ROOT, 'scripts', 'keys.ts'), 'create', '--accounts', 'primary-usd', '--label', 'e2e'],
-      { cwd: ROOT, env: started.env },
-    );
-    const key = keys.stdout.trim().split('\n').pop()!;
-    const accounts = await http(`http://127.0.0.1:${started.ports.PORT}/api/accounts`, { headers: { 'x-api-key': key } });
-    expect(accounts.body.accounts.map((a: { id: string }) => a.id)).toEqual(['primary-usd']);
-
-    const invoked = await run(
-      process.execPath,
-      [
-        join(ROOT, 'node_modules', 'serverless', 'bin', 'serverless.js'),
-        'invoke',
-        'local',
-        '--stage',
-        'local',
-        '--function',
-        'account-balance',
-        '--path',
-        'events/account-balance.json',
-      ],
-      // As the README shows it: DB_PORT finds the database; DynamoDB Local takes any credentials.
-      {
-        cwd: ROOT,
-        env: {
-          ...started.env,
-          ...LOCAL_AWS_ENV,
-          CURSOR_SECRET: 'a-secret-only-this-invocation-uses-0123456789',
-          SLS_TELEMETRY_DISABLED: '1',
-          ESBUILD_WORK_FOLDER: '.esbuild/invoke-test',
-        },
-      },
-    );
-    // The function's access line comes first (one line of JSON), then the result, pretty-printed.
-    const [accessLine] = invoked.stdout.split('\n').filter((line) => line.startsWith('{"level"'));
-    expect(JSON.parse(accessLine)).toMatchObject({ message: 'request', route: '/api/{account}/balance', status: 200, stage: 'local' });
-    const result = JSON.parse(invoked.stdout.slice(invoked.stdout.search(/^\{$/m)));
-    expect(result.statusCode).toBe(200);
-    expect(JSON.parse(result.body)).toMatchObject({ accountId: 'primary-usd', currency: 'USD' });
-  });
-
-  it('prints commands that, pasted into another shell, make a key and get a 200 with it', async () => {
-    const banner = started.output().split('\n');
-    const header = banner.findIndex((line) => line.startsWith('  Try it in another shell'));
-    const commands = banner.slice(header + 1, banner.indexOf('Press Ctrl-C to stop.')).map((line) => line.trim());
-    expect(header).toBeGreaterThan(0);
-    expect(commands).toEqual([
-      `KEY=$(DB_PORT=${started.ports.DB_PORT} npm run --silent keys -- create --accounts '*' --label me --quiet)`,
-      expect.stringMatching(/^curl -H "x-api-key: \$KEY" '/),
-    ]);
-    // Another shell in the project's folder: none of npm start's variables, its ports among them.
-    const shell = await run('/bin/sh', ['-c', commands.join('\n')], { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME } });
-    const body = JSON.parse(shell.stdout);
-    // A trade listing, not a problem: a 200.
-    expect(body.type).toBeUndefined();
-    expect(body.trades.length).toBeGreaterThan(0);
-    expect(body.trades.filter((trade: { accountId: string; status: string }) => trade.status !== 'open')).toEqual([]);
-  });
-
-  it('its database door serves local programs only, not web pages', async () => {
-    const db = `http://127.0.0.1:${started.ports.DB_PORT}/`;
-    const request = {
-      method: 'POST',
-      body: '{}',
-      headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'DynamoDB_20120810.ListTables' },
-    };
-    const pageHeaders: Record<string, string>[] = [
-      { origin: 'https://evil.example' },
-      { 'sec-fetch-site': 'cross-site' },
-      { host: `attacker.example:${started.ports.DB_PORT}` },
-    ];
-    for (const headers of pageHeaders) {
-      const answer = await http(db, { ...request, headers: { ...request.headers, ...headers } });
-      expect(answer.status).toBe(403);
-      expect(answer.text).not.toContain('trading-bot-api');
-    }
-  });
-
-  it('writes each request’s access line to the log file its banner names, not to the terminal; a warning reaches the terminal', async () => {
-    const base = `http://127.0.0.1:${started.ports.PORT}`;
-    const file = logFileOf(started);
-    const answer = await http(`${base}/api/health`);
-    expect(answer.status).toBe(200);
-    const id = answer.headers['x-request-id'];
-    const [logged] = await eventually(() => {
-      const lines = linesWith(readFileSync(file, 'utf8'), id);
-      return lines.length ? lines : undefined;
-    }, `request ${id} in ${file}`);
-    expect(JSON.parse(logged)).toMatchObject({ level: 'INFO', message: 'request', route: '/api/health', status: 200, request_id: id });
-    // No access line reached the terminal: not this one, nor start-up's health checks, nor the other tests' requests.
-    expect(started.output()).not.toContain('"message":"request"');
-
-    // The database stops answering (DynamoDB Local paused): /api/health is a 503, whose access line is a warning.
-    const java = descendantRunning(started, 'java');
-    process.kill(java, 'SIGSTOP');
-    let down: Awaited<ReturnType<typeof http>>;
-    try {
-      down = await http(`${base}/api/health`);
-    } finally {
-      process.kill(java, 'SIGCONT');
-    }
-    expect(down.status).toBe(503);
-    // Two warnings under its request id: why (the SDK's or the network's word), then its access line.
-    const warnings = await eventually(() => {
-      const lines = linesWith(started.output(), down.headers['x-request-id']);
-      return lines.length >= 2 ? lines : undefined;
-    }, 'the 503 on the terminal');
-    expect(warnings.map((line) => JSON.parse(line))).toEqual([
-      expect.objectContaining({
-        level: 'WARN',
-        message: 'health: the database did not answer',
-        fault: 'unavailable',
-        reason: expect.any(String),
-      }),
-      expect.objectContaining({ level: 'WARN', message: 'request', route: '/api/health', status: 503 }),
-    ]);
-    expect(linesWith(readFileSync(file, 'utf8'), down.headers['x-request-id'])).toEqual(warnings);
-    expect((await http(`${base}/api/health`)).status).toBe(200);
-  });
-
-  it('leaves nothing behind when killed with SIGKILL', async () => {
-    await expectNothingOutlives(started, 'SIGKILL');
-  });
-});
-
-it('shows a living system: the demo bot’s trades and heartbeats appear within seconds; a package built beside it does not stop it; SIGHUP leaves nothing behind', async () => {
-  const started = await npmStart({ DEMO_BOT: 'on' });
-  const base = `http://127.0.0.1:${started.ports.PORT}`;
-  const deadline = Date.now() + 60_000;
-  let live: { id: string } | undefined;
-  while (!live && Date.now() < deadline) {
-    live = (await http(`${base}/api/all/trades?limit=5`)).body.trades.find((trade: { id: string }) => trade.id.includes('-live-'));
-    if (!live) await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
-  expect(live).toBeDefined();
-  expect((await http(`${base}/api/primary-usd/status`)).body).toMatchObject({ state: 'running', stale: false });
-
-  // A deploy's package built beside it, as a user would run it (serverless-esbuild's default work folder, which it
-  // empties first): the running stack keeps answering, during the build and after it.
-  const answers: string[] = [];
-  let packaging = true;
-  const poll = (async () => {
-    while (packaging) {
-      for (const path of ['/api/health', '/api/primary-usd/trades?limit=2', '/'])
-        answers.push(`${path} ${(await http(`${base}${path}`)).status}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  })();
-  const out = mkdtempSync(join(tmpdir(), 'package-beside-start-'));
-  const { ESBUILD_WORK_FOLDER: _own, ...env } = started.env;
-  try {
-    await run(
-      process.execPath,
-      [join(ROOT, 'node_modules', 'serverless', 'bin', 'serverless.js'), 'package', '--stage', 'prod', '--package', out],
-      { cwd: ROOT, env: { ...env, SLS_TELEMETRY_DISABLED: '1' } },
-    );
-  } finally {
-    packaging = false;
-    await poll;
-    rmSync(out, { recursive: true, force: true });
-  }
-  for (const path of ['/api/health', '/api/primary-usd/trades?limit=2', '/'])
-    answers.push(`${path} ${(await http(`${base}${path}`)).status}`);
-  expect(answers.length).toBeGreaterThan(6);
-  expect(answers.filter((answer) => !answer.endsWith(' 200'))).toEqual([]);
-
-  // Closing its terminal ends it, and everything it started.
-  await expectNothingOutlives(started, 'SIGHUP');
+it("the README's snippets are the examples' own lines", () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  expect(readme).toContain(between('examples/typescript-bot/bot.ts', '// --- account', '// --- end'));
+  expect(readme).toContain(between('examples/python/bot.py', '# --- events', '# --- end'));
 });
 
 describe('with LOG_LEVEL=DEBUG, and alerts to a webhook', () => {
-  let started: Started;
   let webhook: FakeWebhook;
   beforeAll(async () => {
+    // The TypeScript example imports the package as a bot's repository would: its built files.
+    await writerBuilt();
     webhook = await new FakeWebhook().start();
     // The probe's first run comes at once; the next not before the test ends.
     started = await npmStart({ LOG_LEVEL: 'DEBUG', PROBE: 'on', PROBE_SECONDS: '3600', ALERT_WEBHOOK_URL: webhook.url });
+    env = { ...process.env, DB_PORT: String(started.ports.DB_PORT) };
+    delete env.STAGE;
   });
   afterAll(async () => {
     if (started?.child.exitCode === null) started.child.kill('SIGKILL');
@@ -360,6 +126,99 @@ describe('with LOG_LEVEL=DEBUG, and alerts to a webhook', () => {
     }, `request ${id} on the terminal`);
     expect(JSON.parse(shown)).toMatchObject({ level: 'INFO', message: 'request', route: '/api/{account}/balance', status: 200 });
     await eventually(() => (linesWith(readFileSync(file, 'utf8'), id).length ? true : undefined), `request ${id} in ${file}`);
+  });
+
+  describe('connect your bot, as the README tells it', () => {
+    it('the TypeScript example runs as written and the API shows what it wrote', async () => {
+      // From the example's folder (its own tsconfig.json): the repository's paths would map the package to its sources.
+      const { stdout } = await run(TSX, ['bot.ts'], { cwd: join(ROOT, 'examples', 'typescript-bot'), env });
+      expect(stdout).toMatch(
+        /^refused as expected: TRADE_CLOSED\nwrote account example-ts and trade ex-\d+\nDone trying it\? npm run accounts -- retire example-ts takes it out of the fleet; its history stays\.\n$/,
+      );
+      const [trade] = (await get('/api/example-ts/trades')).trades;
+      expect(trade).toMatchObject({ instrument: 'EUR_USD', status: 'closed', closePrice: '1.08610', realizedPL: '19.00' });
+      expect(await get('/api/example-ts/balance')).toMatchObject({ nav: '10019.00', currency: 'USD' });
+      expect(await get('/api/example-ts/status')).toMatchObject({ state: 'running', strategy: 'example' });
+    });
+
+    it('the Python example, piped into npm run ingest, shows up too', async () => {
+      const python = spawn('python3', [join(ROOT, 'examples', 'python', 'bot.py'), '-'], { cwd: ROOT });
+      const ingest = spawn(TSX, [join(ROOT, 'scripts', 'ingest.ts'), '-'], { cwd: ROOT, env });
+      python.stdout.pipe(ingest.stdin);
+      let output = '';
+      ingest.stdout.on('data', (chunk) => (output += chunk));
+      ingest.stderr.on('data', (chunk) => (output += chunk));
+      expect(await new Promise((resolve) => ingest.on('exit', resolve))).toBe(0);
+      expect(output).toMatch(/^ingest: 6 lines read, 6 written, 0 unchanged, 0 rejected/m);
+      const [trade] = (await get('/api/example-py/trades')).trades;
+      expect(trade).toMatchObject({ instrument: 'BTC_USDT', units: '0.015', status: 'closed', realizedPL: '3.75' });
+      expect(await get('/api/example-py/balance')).toMatchObject({ nav: '1003.75', currency: 'USDT' });
+    });
+
+    it('a test bot retired as the examples say leaves the fleet, its history readable by id', async () => {
+      const fleet = async () => (await get('/api/all/status')).accounts.map((status: { accountId: string }) => status.accountId);
+      expect(await fleet()).toEqual(expect.arrayContaining(['example-py', 'example-ts']));
+      const { stdout } = await run(TSX, [join(ROOT, 'scripts', 'accounts.ts'), 'retire', 'example-py', 'example-ts'], { cwd: ROOT, env });
+      expect(stdout).toMatch(/^example-py: retired: .*\nexample-ts: retired: .*\n$/);
+      expect(await fleet()).not.toEqual(expect.arrayContaining(['example-py']));
+      expect(await fleet()).not.toEqual(expect.arrayContaining(['example-ts']));
+      expect((await get('/api/example-py/trades')).trades).toHaveLength(1);
+      expect(await get('/api/example-py/status')).toMatchObject({ retiredAt: expect.any(String) });
+    });
+
+    it('the freqtrade bridge mirrors a bot into the running stack', async () => {
+      const bot = await new FakeFreqtrade().start();
+      try {
+        bot.open({ pair: 'BTC/USDT', amount: 0.01, rate: 60000.5, at: Date.now() - 60_000 });
+        await run(
+          TSX,
+          [join(ROOT, 'scripts', 'bridge.ts'), 'freqtrade', '--url', bot.url, '--username', bot.username, '--account', 'ft-e2e', '--once'],
+          {
+            cwd: ROOT,
+            env: { ...env, FREQTRADE_PASSWORD: bot.password },
+          },
+        );
+        expect((await get('/api/ft-e2e/trades')).trades).toMatchObject([
+          // At the exchange's precision freqtrade reports (0.00001 BTC, 0.01 USDT).
+          { instrument: 'BTC_USDT', units: '0.01000', openPrice: '60000.50', status: 'open' },
+        ]);
+        expect(await get('/api/ft-e2e/status')).toMatchObject({ state: 'running', strategy: 'SampleStrategy', stale: false });
+      } finally {
+        await bot.stop();
+      }
+    });
+  });
+
+  it('keeps answering while a deploy’s package is built beside it', async () => {
+    // As a user would run it (serverless-esbuild's default work folder, which it empties first): the running stack
+    // keeps answering, during the build and after it.
+    const base = `http://127.0.0.1:${started.ports.PORT}`;
+    const answers: string[] = [];
+    let packaging = true;
+    const poll = (async () => {
+      while (packaging) {
+        for (const path of ['/api/health', '/api/primary-usd/trades?limit=2', '/'])
+          answers.push(`${path} ${(await http(`${base}${path}`)).status}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+    const out = mkdtempSync(join(tmpdir(), 'package-beside-start-'));
+    const { ESBUILD_WORK_FOLDER: _own, ...packageEnv } = started.env;
+    try {
+      await run(
+        process.execPath,
+        [join(ROOT, 'node_modules', 'serverless', 'bin', 'serverless.js'), 'package', '--stage', 'prod', '--package', out],
+        { cwd: ROOT, env: { ...packageEnv, SLS_TELEMETRY_DISABLED: '1' } },
+      );
+    } finally {
+      packaging = false;
+      await poll;
+      rmSync(out, { recursive: true, force: true });
+    }
+    for (const path of ['/api/health', '/api/primary-usd/trades?limit=2', '/'])
+      answers.push(`${path} ${(await http(`${base}${path}`)).status}`);
+    expect(answers.length).toBeGreaterThan(6);
+    expect(answers.filter((answer) => !answer.endsWith(' 200'))).toEqual([]);
   });
 
   it('leaves nothing behind when it crashes (SIGABRT)', async () => {

@@ -2,7 +2,7 @@
  * `npm run keys`: create prints the key last and only once, list shows it, revoke turns its answers into 403. It
  * keeps a key's accounts as a set, refuses accounts that do not exist unless forced, and revokes a whole key
  * without printing it back. (That it finds `npm start`'s database through DB_PORT is tried against `npm start`
- * itself, in test/e2e/npm-start.test.ts.)
+ * itself, in test/e2e/npm-start-keys.test.ts.)
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';

@@ -1,13 +1,24 @@
 // Jest global setup of the projects that need a database: one DynamoDB Local (in memory) for the whole run. Test files share it and keep apart by
-// creating their own tables (test/kit/api-harness.ts), so they can run in parallel.
+// creating their own tables (test/kit/api-harness.ts), so they can run in parallel. Jest runs it once per run, whichever
+// of the projects naming it are in the run.
 'use strict';
 
 require('tsx/cjs/api').register();
 const { PrerequisiteError, startDynamoDbLocal } = require('../../scripts/local-stack/dynamodb-local.ts');
+const { startWriterBuild } = require('./writer-build.ts');
 
-module.exports = async function globalSetup() {
-  // Every project that needs the database names this set-up; the first one starts it, the others find it running.
-  if (globalThis.testDynamoDbLocal) return;
+/** The projects whose tests use the writer package as built (test/kit/writer-build.ts). */
+const WITH_WRITER_BUILD = ['e2e', 'package'];
+
+/** Whether the run may have a test of the projects `names` (it is not told which projects are in the run). */
+function runs(globalConfig, names) {
+  const { selectProjects, ignoreProjects = [] } = globalConfig;
+  return names.some((name) => (!selectProjects || selectProjects.includes(name)) && !ignoreProjects.includes(name));
+}
+
+module.exports = async function globalSetup(globalConfig) {
+  // Built beside the first test files, not awaited here: the tests that use it wait for it.
+  if (runs(globalConfig, WITH_WRITER_BUILD)) globalThis.testWriterBuild = startWriterBuild();
   // The dashboard's build, once, before any test file starts a stack that serves it (they would race to build it).
   require('../../resources/dashboard-build.js').ensureDashboardBuilt({ log: (line) => process.stderr.write(`${line}\n`) });
   try {

@@ -1,11 +1,13 @@
 /**
  * `npm start` as the README runs it (scripts/start.ts), on free ports with the database in memory, for the tests
- * that need the whole stack as an operator gets it (the end-to-end test of npm start itself, the dashboard in a
- * browser). Resolves once the API answers and the banner is printed.
+ * that need the whole stack as an operator gets it (the end-to-end tests of npm start itself and of connecting a bot
+ * to it, the dashboard in a browser); and what those tests look for in it: its lines, its log file, the processes it started
+ * and that none outlives it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { freePort } from '../../scripts/local-stack/processes';
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { freePort, portIsFree } from '../../scripts/local-stack/processes';
 import { http } from './http';
 
 const ROOT = join(__dirname, '..', '..');
@@ -17,6 +19,7 @@ export interface Started {
   env: NodeJS.ProcessEnv;
 }
 
+/** Starts it; resolves once the API answers and the banner is printed. */
 export async function npmStart(extra: Record<string, string> = {}): Promise<Started> {
   const ports = { PORT: await freePort(), DB_PORT: await freePort(), LAMBDA_PORT: await freePort() };
   // The demo bot and the probe are off unless asked for (`extra`): most tests want a still stack.
@@ -57,4 +60,93 @@ export async function npmStart(extra: Record<string, string> = {}): Promise<Star
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   return { child, ports, output: () => output, env };
+}
+
+/** Every process below `pid` (from /proc), so the test knows exactly what npm start started. */
+function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const found: number[] = [];
+  const visit = (id: number) => {
+    for (const child of children.get(id) ?? []) {
+      found.push(child);
+      visit(child);
+    }
+  };
+  visit(pid);
+  return found;
+}
+
+/** The process below npm start whose program is `name` (DynamoDB Local's java, not the supervisor that started it). */
+export function descendantRunning(started: Started, name: string): number {
+  const found = descendants(started.child.pid!).filter((pid) => {
+    try {
+      return basename(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]) === name;
+    } catch {
+      return false;
+    }
+  });
+  expect(found).toHaveLength(1);
+  return found[0];
+}
+
+/** What `find` finds within 15 s (a line crosses two pipes before npm start writes it out). */
+export async function eventually<T>(find: () => T | undefined, what: string): Promise<T> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const found = find();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`not found within 15 s: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** The lines of `text` that carry the request id `id`. */
+export function linesWith(text: string, id: string): string[] {
+  return text.split('\n').filter((line) => line.includes(id));
+}
+
+/** The log file npm start's banner names. */
+export function logFileOf(started: Started): string {
+  const file = /Function logs: (?:here and in )?(\S+)/.exec(started.output())?.[1];
+  expect(file).toBe(join(ROOT, '.data', 'logs', 'functions.log'));
+  return file!;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    const state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
+    return state !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** Ends npm start with `signal` and expects every process it started to be gone and every port free. */
+export async function expectNothingOutlives(started: Started, signal: NodeJS.Signals) {
+  const tree = descendants(started.child.pid!);
+  // The supervisors, DynamoDB Local (java) and serverless offline at least.
+  expect(tree.length).toBeGreaterThanOrEqual(4);
+  started.child.kill(signal);
+  const deadline = Date.now() + 20_000;
+  let survivors = tree;
+  let busy: number[] = Object.values(started.ports);
+  while (Date.now() < deadline) {
+    survivors = tree.filter(alive);
+    busy = [];
+    for (const port of Object.values(started.ports)) if (!(await portIsFree(port))) busy.push(port);
+    if (!survivors.length && !busy.length) break;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  expect({ survivors, busy }).toEqual({ survivors: [], busy: [] });
 }

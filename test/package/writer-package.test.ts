@@ -1,5 +1,6 @@
 /**
- * The writer as the package a bot's own repository installs: `npm pack -w packages/writer` produces it; unpacked as
+ * The writer as the package a bot's own repository installs: `npm pack -w packages/writer` produces it (from the run's
+ * one build, test/kit/writer-build.ts, instead of building again in its prepack script); unpacked as
  * npm would install it, it loads as an ES module and as CommonJS, its types compile for both, it writes to
  * DynamoDB Local what the API then reads, and nothing of the HTTP layer is inside it.
  */
@@ -8,6 +9,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { QUIET_SDK_ENV } from '../../scripts/support/quiet-sdk';
 import { eventFor, type Harness, invoke, startHarness } from '../kit/api-harness';
+import { writerBuilt } from '../kit/writer-build';
 
 jest.setTimeout(120_000);
 
@@ -23,10 +25,15 @@ beforeAll(async () => {
   harness = await startHarness();
   rmSync(WORK, { recursive: true, force: true });
   mkdirSync(INSTALLED, { recursive: true });
-  const json = execFileSync('npm', ['pack', '-w', 'packages/writer', '--pack-destination', WORK, '--json', '--silent'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-  });
+  await writerBuilt();
+  const json = execFileSync(
+    'npm',
+    ['pack', '-w', 'packages/writer', '--ignore-scripts', '--pack-destination', WORK, '--json', '--silent'],
+    {
+      cwd: ROOT,
+      encoding: 'utf8',
+    },
+  );
   [packed] = JSON.parse(json.slice(json.indexOf('[')));
   execFileSync('tar', ['-xzf', join(WORK, packed.filename), '-C', INSTALLED, '--strip-components=1']);
 });

@@ -1,6 +1,6 @@
 /**
  * The README's TypeScript snippet runs as quoted: every line of it is a line of examples/typescript-bot/bot.ts, in
- * the same order, and test/e2e/connect-your-bot.test.ts runs that file against npm start. The e2e test compares the
+ * the same order, and test/e2e/npm-start.test.ts runs that file against npm start. The e2e test compares the
  * marked part only; this catches a line added around it (the README once ended with `recordTrades(account,
  * history)` and no `history` anywhere) without starting a database.
  */

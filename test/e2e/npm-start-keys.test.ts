@@ -1,0 +1,202 @@
+/// <reference lib="dom" />
+/**
+ * `AUTH=on npm start`, keys required as on a deployed stage: the keys CLI and `serverless invoke local` reach its
+ * database through DB_PORT; the commands its banner prints make a key that works; its database door serves local
+ * programs only; its terminal shows warnings but not every request, whose lines go to the log file its banner names;
+ * the dashboard asks for a key (in Chromium); and nothing it started outlives it when it is killed (SIGKILL).
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { LOCAL_AWS_ENV } from '../../scripts/local-stack/local-db';
+import { ConsoleErrors, launchChromium, shot } from '../kit/browser';
+import { http } from '../kit/http';
+import { descendantRunning, eventually, expectNothingOutlives, linesWith, logFileOf, npmStart, type Started } from '../kit/npm-start';
+
+jest.setTimeout(240_000);
+
+const ROOT = join(__dirname, '..', '..');
+const run = promisify(execFile);
+
+let started: Started;
+beforeAll(async () => {
+  started = await npmStart({ AUTH: 'on' });
+});
+afterAll(() => {
+  if (started?.child.exitCode === null) started.child.kill('SIGKILL');
+});
+
+it('the keys CLI and serverless invoke local reach its database through DB_PORT', async () => {
+  const keys = await run(
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'scripts', 'keys.ts'), 'create', '--accounts', 'primary-usd', '--label', 'e2e'],
+    { cwd: ROOT, env: started.env },
+  );
+  const key = keys.stdout.trim().split('\n').pop()!;
+  const accounts = await http(`http://127.0.0.1:${started.ports.PORT}/api/accounts`, { headers: { 'x-api-key': key } });
+  expect(accounts.body.accounts.map((a: { id: string }) => a.id)).toEqual(['primary-usd']);
+
+  const invoked = await run(
+    process.execPath,
+    [
+      join(ROOT, 'node_modules', 'serverless', 'bin', 'serverless.js'),
+      'invoke',
+      'local',
+      '--stage',
+      'local',
+      '--function',
+      'account-balance',
+      '--path',
+      'events/account-balance.json',
+    ],
+    // As the README shows it: DB_PORT finds the database; DynamoDB Local takes any credentials.
+    {
+      cwd: ROOT,
+      env: {
+        ...started.env,
+        ...LOCAL_AWS_ENV,
+        CURSOR_SECRET: 'a-secret-only-this-invocation-uses-0123456789',
+        SLS_TELEMETRY_DISABLED: '1',
+        ESBUILD_WORK_FOLDER: '.esbuild/invoke-test',
+      },
+    },
+  );
+  // The function's access line comes first (one line of JSON), then the result, pretty-printed.
+  const [accessLine] = invoked.stdout.split('\n').filter((line) => line.startsWith('{"level"'));
+  expect(JSON.parse(accessLine)).toMatchObject({ message: 'request', route: '/api/{account}/balance', status: 200, stage: 'local' });
+  const result = JSON.parse(invoked.stdout.slice(invoked.stdout.search(/^\{$/m)));
+  expect(result.statusCode).toBe(200);
+  expect(JSON.parse(result.body)).toMatchObject({ accountId: 'primary-usd', currency: 'USD' });
+});
+
+it('prints commands that, pasted into another shell, make a key and get a 200 with it', async () => {
+  const banner = started.output().split('\n');
+  const header = banner.findIndex((line) => line.startsWith('  Try it in another shell'));
+  const commands = banner.slice(header + 1, banner.indexOf('Press Ctrl-C to stop.')).map((line) => line.trim());
+  expect(header).toBeGreaterThan(0);
+  expect(commands).toEqual([
+    `KEY=$(DB_PORT=${started.ports.DB_PORT} npm run --silent keys -- create --accounts '*' --label me --quiet)`,
+    expect.stringMatching(/^curl -H "x-api-key: \$KEY" '/),
+  ]);
+  // Another shell in the project's folder: none of npm start's variables, its ports among them.
+  const shell = await run('/bin/sh', ['-c', commands.join('\n')], { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+  const body = JSON.parse(shell.stdout);
+  // A trade listing, not a problem: a 200.
+  expect(body.type).toBeUndefined();
+  expect(body.trades.length).toBeGreaterThan(0);
+  expect(body.trades.filter((trade: { accountId: string; status: string }) => trade.status !== 'open')).toEqual([]);
+});
+
+it('its database door serves local programs only, not web pages', async () => {
+  const db = `http://127.0.0.1:${started.ports.DB_PORT}/`;
+  const request = {
+    method: 'POST',
+    body: '{}',
+    headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'DynamoDB_20120810.ListTables' },
+  };
+  const pageHeaders: Record<string, string>[] = [
+    { origin: 'https://evil.example' },
+    { 'sec-fetch-site': 'cross-site' },
+    { host: `attacker.example:${started.ports.DB_PORT}` },
+  ];
+  for (const headers of pageHeaders) {
+    const answer = await http(db, { ...request, headers: { ...request.headers, ...headers } });
+    expect(answer.status).toBe(403);
+    expect(answer.text).not.toContain('trading-bot-api');
+  }
+});
+
+it('writes each request’s access line to the log file its banner names, not to the terminal; a warning reaches the terminal', async () => {
+  const base = `http://127.0.0.1:${started.ports.PORT}`;
+  const file = logFileOf(started);
+  const answer = await http(`${base}/api/health`);
+  expect(answer.status).toBe(200);
+  const id = answer.headers['x-request-id'];
+  const [logged] = await eventually(() => {
+    const lines = linesWith(readFileSync(file, 'utf8'), id);
+    return lines.length ? lines : undefined;
+  }, `request ${id} in ${file}`);
+  expect(JSON.parse(logged)).toMatchObject({ level: 'INFO', message: 'request', route: '/api/health', status: 200, request_id: id });
+  // No access line reached the terminal: not this one, nor start-up's health checks, nor the other tests' requests.
+  expect(started.output()).not.toContain('"message":"request"');
+
+  // The database stops answering (DynamoDB Local paused): /api/health is a 503, whose access line is a warning.
+  const java = descendantRunning(started, 'java');
+  process.kill(java, 'SIGSTOP');
+  let down: Awaited<ReturnType<typeof http>>;
+  try {
+    down = await http(`${base}/api/health`);
+  } finally {
+    process.kill(java, 'SIGCONT');
+  }
+  expect(down.status).toBe(503);
+  // Two warnings under its request id: why (the SDK's or the network's word), then its access line.
+  const warnings = await eventually(() => {
+    const lines = linesWith(started.output(), down.headers['x-request-id']);
+    return lines.length >= 2 ? lines : undefined;
+  }, 'the 503 on the terminal');
+  expect(warnings.map((line) => JSON.parse(line))).toEqual([
+    expect.objectContaining({
+      level: 'WARN',
+      message: 'health: the database did not answer',
+      fault: 'unavailable',
+      reason: expect.any(String),
+    }),
+    expect.objectContaining({ level: 'WARN', message: 'request', route: '/api/health', status: 503 }),
+  ]);
+  expect(linesWith(readFileSync(file, 'utf8'), down.headers['x-request-id'])).toEqual(warnings);
+  expect((await http(`${base}/api/health`)).status).toBe(200);
+});
+
+it('the dashboard asks for a key, keeps it for the browser session only, and shows what the key may see', async () => {
+  const key = (
+    await run(
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'scripts', 'keys.ts'), 'create', '--accounts', 'euro-swing,gold-desk', '--label', 'browser'],
+      { cwd: ROOT, env: started.env },
+    )
+  ).stdout
+    .trim()
+    .split('\n')
+    .pop()!;
+  const base = `http://localhost:${started.ports.PORT}`;
+  const browser = await launchChromium();
+  const consoleErrors = new ConsoleErrors();
+  /** The dashboard in a new browser session (a context of its own), once it asks for a key. */
+  const prompted = async () => {
+    const tab = await (await browser.newContext()).newPage();
+    consoleErrors.watch(tab);
+    // The refused first request is the browser's own console line, not the page's: expected here.
+    consoleErrors.expecting = true;
+    await tab.goto(`${base}/`);
+    await tab.waitForSelector('#api-key');
+    return tab;
+  };
+  try {
+    const tab = await prompted();
+    await shot(tab, 'key-prompt');
+    // The prompt shows the whole command, and that command, pasted into a shell in the project's folder, makes a
+    // key this stack takes.
+    const shown = await tab.textContent('[data-testid=key-command]');
+    expect(shown).toBe("npm run keys -- create --accounts '*' --label dashboard");
+    const made = (await run('/bin/sh', ['-c', shown!], { cwd: ROOT, env: started.env })).stdout.trim().split('\n').pop()!;
+    expect((await fetch(`${base}/api/accounts`, { headers: { 'x-api-key': made } })).status).toBe(200);
+    await tab.fill('#api-key', key);
+    await tab.keyboard.press('Enter');
+    await tab.waitForFunction(() => document.querySelectorAll('[data-testid=fleet] article').length === 2);
+    consoleErrors.expecting = false;
+    expect(await tab.evaluate(() => Object.keys(sessionStorage))).toEqual(['trading-bot-api-key']);
+    expect(await tab.evaluate(() => Object.keys(localStorage))).toEqual([]);
+    // Another session (a new browser context) has no key.
+    await prompted();
+    consoleErrors.expecting = false;
+    expect(consoleErrors.seen).toEqual([]);
+  } finally {
+    await browser.close();
+  }
+});
+
+it('leaves nothing behind when killed with SIGKILL', async () => {
+  await expectNothingOutlives(started, 'SIGKILL');
+});

@@ -1,0 +1,47 @@
+/**
+ * Chromium for the tests that drive the dashboard (playwright-core, Debian's browser: scripts/support/browser.ts), the
+ * screenshots they leave in test-artifacts/screenshots/ (git-ignored), and the console errors they must not cause.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { chromiumPath } from '../../scripts/support/browser';
+
+export const SHOTS = join(__dirname, '..', '..', 'test-artifacts', 'screenshots');
+
+/** Chromium without a sandbox (containers have none to give it) and without its background chatter. */
+export function launchChromium(): Promise<Browser> {
+  mkdirSync(SHOTS, { recursive: true });
+  return chromium.launch({
+    executablePath: chromiumPath(),
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+/** A screenshot of the whole page, as test-artifacts/screenshots/<name>.png. */
+export async function shot(target: Page, name: string): Promise<void> {
+  await target.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+/**
+ * The console errors and uncaught exceptions of the pages watched, but the console errors of what a test does on
+ * purpose while `expecting` (cutting the API off, a refused request, asking for a 404).
+ */
+export class ConsoleErrors {
+  readonly seen: string[] = [];
+  expecting = false;
+
+  watch(target: Page): void {
+    target.on('console', (message) => {
+      if (message.type() === 'error' && !this.expecting) this.seen.push(`${target.url()}: ${message.text()}`);
+    });
+    target.on('pageerror', (error) => this.seen.push(`${target.url()}: ${error.message}`));
+  }
+}
