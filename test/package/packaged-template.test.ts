@@ -181,6 +181,7 @@ it('offers bots a least-privilege managed policy for the writer, and nothing of 
       Resource: [
         ...['AccountsTable', 'BalancesTable', 'TradesTable', 'LedgerTable'].map((table) => ({ 'Fn::GetAtt': [table, 'Arn'] })),
         // The retained table older writer packages still stamp; never the fleet's summary, which the projector alone writes.
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: CloudFormation's Fn::Sub placeholders, not JavaScript's
         { 'Fn::Sub': 'arn:${AWS::Partition}:dynamodb:${AWS::Region}:${AWS::AccountId}:table/trading-bot-api-prod-fleet' },
       ],
     },
