@@ -27,7 +27,7 @@ const seen: HttpAnswer[] = [];
 const output: string[] = [];
 
 beforeAll(async () => {
-  harness = await startHarness({ LOG_LEVEL: 'INFO' });
+  harness = await startHarness({ LOG_LEVEL: 'INFO' }, { projector: true });
   await harness.load(dataset);
   api = await startLocalApi({
     stage: harness.stage,
