@@ -56,6 +56,7 @@ let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let base = '';
+let liveTrade: Promise<{ id: string } | undefined>;
 /** Console errors and page errors, but those of the tests that cut the API off or ask for a 404 on purpose. */
 const consoleErrors = new ConsoleErrors();
 const watch = (target: Page) => consoleErrors.watch(target);
@@ -63,6 +64,9 @@ const watch = (target: Page) => consoleErrors.watch(target);
 beforeAll(async () => {
   stack = await npmStart({ DEMO_BOT: 'on' });
   base = `http://localhost:${stack.ports.PORT}`;
+  liveTrade = firstLiveTrade();
+  // Judged by its test; a failure before that is not an unhandled rejection.
+  liveTrade.catch(() => undefined);
   browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   // The README's picture (docs/dashboard.png is copied from it): the demo as a new user sees it, before the test's own bot.
@@ -195,7 +199,23 @@ async function mirrorHummingbot(writer: ReturnType<typeof localWriter>): Promise
   expect(lines.filter((line) => /skipped|refused|said once|could not/.test(line))).toEqual([]);
 }
 
+/**
+ * The demo bot's first trade, looked for once a second from npm start's banner on, for 60 s at most (undefined if
+ * none came): beside the other tests, which the wait for it would otherwise hold up.
+ */
+async function firstLiveTrade(): Promise<{ id: string } | undefined> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const { trades } = (await (await fetch(`${base}/api/all/trades?limit=5`)).json()) as { trades: { id: string }[] };
+    const live = trades.find((trade) => trade.id.includes('-live-'));
+    if (live) return live;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  return undefined;
+}
+
 afterAll(async () => {
+  await liveTrade?.catch(() => undefined);
   await browser?.close();
   // Ended by the last test, unless a test before it failed.
   if (stack?.child.exitCode === null && stack.child.signalCode === null) {
@@ -229,18 +249,6 @@ function navBlue(chart: Locator, x: number, y?: number, radius = 0): Promise<num
     [x, y ?? null, radius] as const,
   );
 }
-
-it('runs on a living system: the demo bot’s trades and heartbeats appear within seconds', async () => {
-  const deadline = Date.now() + 60_000;
-  let live: { id: string } | undefined;
-  while (!live && Date.now() < deadline) {
-    const { trades } = (await (await fetch(`${base}/api/all/trades?limit=5`)).json()) as { trades: { id: string }[] };
-    live = trades.find((trade) => trade.id.includes('-live-'));
-    if (!live) await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
-  expect(live).toBeDefined();
-  expect(await (await fetch(`${base}/api/primary-usd/status`)).json()).toMatchObject({ state: 'running', stale: false });
-});
 
 describe('the fleet', () => {
   it('shows every account with its figures, the counts per state and the totals per currency', async () => {
@@ -891,11 +899,13 @@ it('a first load is at most 200 KB compressed, and an unchanged poll costs only 
 
 it('fits a phone, a laptop and a wide screen on every view: no sideways scroll, no table wider than its box', async () => {
   const views = ['', '#/trades', '#/trades?account=primary-usd&status=closed', '#/account/primary-usd', '#/account/silent-bot'];
-  for (const [name, width] of [
+  const widths = [
     ['phone', 390],
     ['laptop', 1280],
     ['wide', 1920],
-  ] as const) {
+  ] as const;
+  // The three widths side by side, each in a browser context of its own: their waits overlap.
+  const fitsAt = async ([name, width]: (typeof widths)[number]) => {
     const sized = await browser.newContext({ viewport: { width, height: 900 } });
     const tab = await sized.newPage();
     watch(tab);
@@ -936,15 +946,17 @@ it('fits a phone, a laptop and a wide screen on every view: no sideways scroll, 
     await tab.waitForSelector('[data-testid=performance-instruments] tbody tr');
     await shot(tab, `account-${name}`);
     await sized.close();
-  }
+  };
+  await Promise.all(widths.map(fitsAt));
 });
 
 it('passes an axe-core scan: no serious or critical violation on any view', async () => {
   // axe is injected as a script, which the page's CSP (scripts from its own origin only) would refuse.
   const scanning = await browser.newContext({ bypassCSP: true });
-  const tab = await scanning.newPage();
   const axe = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-  for (const view of ['', '#/account/primary-usd', '#/trades?status=open']) {
+  // The views side by side, a tab each: their waits overlap.
+  const scan = async (view: string) => {
+    const tab = await scanning.newPage();
     await tab.goto(`${base}/${view}`);
     await tab.waitForSelector('main section');
     await tab.waitForTimeout(1_500);
@@ -956,7 +968,8 @@ it('passes an axe-core scan: no serious or critical violation on any view', asyn
       return result.violations.map((violation) => ({ id: violation.id, impact: violation.impact, nodes: violation.nodes.length }));
     });
     expect([view, violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')]).toEqual([view, []]);
-  }
+  };
+  await Promise.all(['', '#/account/primary-usd', '#/trades?status=open'].map(scan));
   await scanning.close();
 });
 
@@ -1044,6 +1057,11 @@ describe('a fleet of 1,000 bots', () => {
     await shot(page, 'fleet-1000');
     await page.fill('#fleet-search', '');
   });
+});
+
+it('ran on a living system: the demo bot’s trades appeared within seconds, its heartbeats keep coming', async () => {
+  expect(await liveTrade).toBeDefined();
+  expect(await (await fetch(`${base}/api/primary-usd/status`)).json()).toMatchObject({ state: 'running', stale: false });
 });
 
 it('logs no console error and no uncaught exception anywhere above', () => {
