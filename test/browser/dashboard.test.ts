@@ -1069,5 +1069,7 @@ it('logs no console error and no uncaught exception anywhere above', () => {
 });
 
 it('ends, with everything npm start started, when npm start’s terminal closes (SIGHUP)', async () => {
+  // The dashboard's polls would only fail from now on.
+  await browser.close();
   await expectNothingOutlives(stack, 'SIGHUP');
 });
