@@ -103,7 +103,8 @@ async function loadDatabase(db: LocalDb, stage: string, label: string, dataset: 
   const client = adminClient(endpoint);
   const writer = localWriter(endpoint, { stage });
   try {
-    await ensureTables(client, stage);
+    // No streams: the query phase reads what the writer wrote; only the fleet phase runs the projector (fleet.ts).
+    await ensureTables(client, stage, { streams: false });
     const bar = progress(`load ${label} through the writer`, trades, 'trades');
     const started = Date.now();
     await loadDataset(writer, dataset, (done) => bar.update(done));
@@ -151,7 +152,7 @@ async function onlyHummingbot(options: BenchOptions): Promise<void> {
   const db = await startDynamoDbLocal({ log: note });
   cleanups.push(() => db.close());
   const admin = adminClient(db.endpoint);
-  await ensureTables(admin, WRITE_STAGE);
+  await ensureTables(admin, WRITE_STAGE, { streams: false });
   admin.destroy();
   const result = await measureHummingbot({ endpoint: db.endpoint, stage: WRITE_STAGE, fills: options.writes.trades });
   const pass = hummingbotPasses(result);

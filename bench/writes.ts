@@ -103,7 +103,8 @@ export async function measureWrites(options: {
 }): Promise<WriteResults> {
   const { endpoint, stage } = options;
   const admin = adminClient(endpoint);
-  await ensureTables(admin, stage);
+  // No streams: the bots' writes are measured; DynamoDB Local slows with populated streams (local-db.ts).
+  await ensureTables(admin, stage, { streams: false });
   admin.destroy();
   // Each writer writes through a client of the bench's own, metered.
   const clients = Array.from({ length: options.accounts }, () => localStore(endpoint, stage).client);
