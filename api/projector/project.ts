@@ -81,8 +81,11 @@ async function currencyOf(store: Store, accountId: string): Promise<string | und
   return currencies.get(key);
 }
 
-/** The sources whose summary is known complete, per fleet table: checked once, then never again. */
-const complete = new Map<string, Set<Source>>();
+/**
+ * The sources this container has already judged, per fleet table: each table is described once, fresh or not (a table
+ * older than its stream waits for the backfill, and DescribeTable is a control-plane call with a low rate limit).
+ */
+const judged = new Map<string, Set<Source>>();
 
 /**
  * How long after its table's creation a stream may begin and still hold the table's whole history, and how long a
@@ -98,10 +101,10 @@ const STREAM_RETENTION_MS = 24 * 3600_000;
  */
 async function markFreshSources(projection: Projection, sources: ReadonlySet<Source>): Promise<void> {
   const { store } = projection;
-  let known = complete.get(store.tables.fleet);
+  let known = judged.get(store.tables.fleet);
   if (!known) {
     known = new Set(await completeSources(store));
-    complete.set(store.tables.fleet, known);
+    judged.set(store.tables.fleet, known);
   }
   const unknown = [...sources].filter((source) => !known.has(source));
   if (!unknown.length) return;
@@ -117,7 +120,8 @@ async function markFreshSources(projection: Projection, sources: ReadonlySet<Sou
     if (begun - created <= STREAM_BEGUN_WITH_TABLE_MS && now - created < STREAM_RETENTION_MS) fresh.push(source);
   }
   await markComplete(store, fresh, new Date(now).toISOString());
-  for (const source of fresh) known.add(source);
+  // Judged only once the batch got this far: a failed call is tried again with the retried batch.
+  for (const source of unknown) known.add(source);
 }
 
 /** Whether two stamp changes store the same stamps. */
