@@ -151,6 +151,8 @@ export async function measureHttp(
     lambdaPort: 0,
     auth: false,
     quiet: true,
+    // The query phase's tables have no streams (bench.ts): nothing to project, the fleet answers read the tables.
+    projector: false,
   });
   options.onStarted(api);
   note(`http: the local API answered after ${((Date.now() - started) / 1000).toFixed(1)} s`);

@@ -6,7 +6,7 @@
 import stages from '../../resources/stages.js';
 import { stampSecondsFor } from '@trading-bot-api/core/store/fleet-table';
 import { localFunctionEnv, localStore } from './local-db';
-import { type StreamPump, startStreamPump } from './stream-pump';
+import { NO_PUMP, type StreamPump, startStreamPump } from './stream-pump';
 import { type LocalGateway, startLocalGateway } from './gateway/gateway';
 import { type Offline, startOffline } from './offline';
 
@@ -28,6 +28,8 @@ export interface LocalApiOptions {
   /** Receives each line serverless offline prints (the functions' logs among them). */
   onLine?: (line: string) => void;
   maxInFlight?: number;
+  /** Run the fleet projector over the stage's streams (default); false for tables made without streams (the bench's). */
+  projector?: boolean;
 }
 
 export interface LocalApi {
@@ -103,12 +105,16 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     await offline.stop();
     throw error;
   }
-  const pump = localProjector(options.dbEndpoint, options.stage, {
-    env: options.env,
-    intervalMs: PUMP_INTERVAL_MS,
-    // As a failed Lambda batch: said, and tried again on the next round.
-    onError: (error) => (options.onLine ?? console.error)(`fleet projector: ${error instanceof Error ? error.message : String(error)}`),
-  });
+  const pump: StreamPump =
+    options.projector === false
+      ? NO_PUMP
+      : localProjector(options.dbEndpoint, options.stage, {
+          env: options.env,
+          intervalMs: PUMP_INTERVAL_MS,
+          // As a failed Lambda batch: said, and tried again on the next round.
+          onError: (error) =>
+            (options.onLine ?? console.error)(`fleet projector: ${error instanceof Error ? error.message : String(error)}`),
+        });
   // What was written before the API started (npm start's demo data, a test's fixture) is in the fleet's summary
   // before the first request: the answers never show a fleet half projected.
   try {

@@ -39,6 +39,9 @@ export interface StreamPump {
   stop(): Promise<void>;
 }
 
+/** The pump of tables without streams: nothing to project (their fleet answers read the tables). */
+export const NO_PUMP: StreamPump = { drain: async () => {}, stop: async () => {} };
+
 export function startStreamPump(options: {
   store: Store;
   endpoint: string;

@@ -17,7 +17,7 @@ import { adminClient, deleteTables, ensureTables, localFunctionEnv, localStore }
 import { serviceDefinition } from '../../scripts/local-stack/service-definition';
 import { type LocalDb, startDynamoDbLocal } from '../../scripts/local-stack/dynamodb-local';
 import { localProjector } from '../../scripts/local-stack/local-api';
-import type { StreamPump } from '../../scripts/local-stack/stream-pump';
+import { NO_PUMP, type StreamPump } from '../../scripts/local-stack/stream-pump';
 
 export const TEST_CURSOR_SECRET = 'test-cursor-secret-0123456789abcdef0123456789';
 const ROOT = join(__dirname, '..', '..');
@@ -98,7 +98,7 @@ export async function startHarness(env: Record<string, string> = {}, options: { 
   await ensureTables(client, stage, { streams: own !== undefined });
   const writer = localWriter(db.endpoint, { stage });
   const store = localStore(db.endpoint, stage);
-  const projector: StreamPump = own ? localProjector(db.endpoint, stage, { env }) : { drain: async () => {}, stop: async () => {} };
+  const projector: StreamPump = own ? localProjector(db.endpoint, stage, { env }) : NO_PUMP;
   projectors.add(projector);
   const putItems = async (table: string, items: Record<string, unknown>[]) => {
     for (const item of items) await documents.send(new PutCommand({ TableName: table, Item: item }));
