@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { LOCAL_AWS_ENV } from '../../scripts/local-stack/local-db';
 import { ConsoleErrors, launchChromium, shot } from '../kit/browser';
 import { http } from '../kit/http';
+import { SCRATCH_BUILDS } from '../kit/packaged';
 import { descendantRunning, eventually, expectNothingOutlives, linesWith, logFileOf, npmStart, type Started } from '../kit/npm-start';
 
 jest.setTimeout(240_000);
@@ -58,7 +59,8 @@ it('the keys CLI and serverless invoke local reach its database through DB_PORT'
         ...LOCAL_AWS_ENV,
         CURSOR_SECRET: 'a-secret-only-this-invocation-uses-0123456789',
         SLS_TELEMETRY_DISABLED: '1',
-        ESBUILD_WORK_FOLDER: '.esbuild/invoke-test',
+        // Not in .esbuild, which a package built meanwhile would delete.
+        ESBUILD_WORK_FOLDER: `${SCRATCH_BUILDS}/invoke-test`,
       },
     },
   );

@@ -21,6 +21,7 @@ import { FakeWebhook } from '../kit/fake-channels';
 import { FakeFreqtrade } from '../kit/fake-freqtrade';
 import { http } from '../kit/http';
 import { eventually, expectNothingOutlives, linesWith, logFileOf, npmStart, type Started } from '../kit/npm-start';
+import { packageBeside } from '../kit/packaged';
 import { writerBuilt } from '../kit/writer-build';
 
 jest.setTimeout(240_000);
@@ -190,8 +191,9 @@ describe('with LOG_LEVEL=DEBUG, and alerts to a webhook', () => {
   });
 
   it('keeps answering while a deploy’s package is built beside it', async () => {
-    // As a user would run it (serverless-esbuild's default work folder, which it empties first): the running stack
-    // keeps answering, during the build and after it.
+    // As a user would run it from a clean shell (serverless-esbuild's default work folder, which it empties first):
+    // the running stack keeps answering, during the build and after it. The build is the run's one, which the
+    // packaged template's test then reads (test/kit/packaged.ts).
     const base = `http://127.0.0.1:${started.ports.PORT}`;
     const answers: string[] = [];
     let packaging = true;
@@ -202,18 +204,11 @@ describe('with LOG_LEVEL=DEBUG, and alerts to a webhook', () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     })();
-    const out = mkdtempSync(join(tmpdir(), 'package-beside-start-'));
-    const { ESBUILD_WORK_FOLDER: _own, ...packageEnv } = started.env;
     try {
-      await run(
-        process.execPath,
-        [join(ROOT, 'node_modules', 'serverless', 'bin', 'serverless.js'), 'package', '--stage', 'prod', '--package', out],
-        { cwd: ROOT, env: { ...packageEnv, SLS_TELEMETRY_DISABLED: '1' } },
-      );
+      await packageBeside();
     } finally {
       packaging = false;
       await poll;
-      rmSync(out, { recursive: true, force: true });
     }
     for (const path of ['/api/health', '/api/primary-usd/trades?limit=2', '/'])
       answers.push(`${path} ${(await http(`${base}${path}`)).status}`);

@@ -5,6 +5,7 @@
 
 require('tsx/cjs/api').register();
 const { PrerequisiteError, startDynamoDbLocal } = require('../../scripts/local-stack/dynamodb-local.ts');
+const { makeRunDir } = require('./run-dir.ts');
 const { startWriterBuild } = require('./writer-build.ts');
 
 /** The projects whose tests use the writer package as built (test/kit/writer-build.ts). */
@@ -17,6 +18,8 @@ function runs(globalConfig, names) {
 }
 
 module.exports = async function globalSetup(globalConfig) {
+  // What the run makes once for several test files goes there; the workers inherit its path.
+  makeRunDir();
   // Built beside the first test files, not awaited here: the tests that use it wait for it.
   if (runs(globalConfig, WITH_WRITER_BUILD)) globalThis.testWriterBuild = startWriterBuild();
   // The dashboard's build, once, before any test file starts a stack that serves it (they would race to build it).

@@ -1,14 +1,12 @@
-// Stops the DynamoDB Local of test/kit/global-setup.cjs, and waits for the writer package's build it started.
+// Stops the DynamoDB Local of test/kit/global-setup.cjs, and removes the run's folder once the writer package's build it
+// started has ended.
 'use strict';
 
 module.exports = async function globalTeardown() {
   const db = globalThis.testDynamoDbLocal;
   globalThis.testDynamoDbLocal = undefined;
   await db?.close();
-  const build = globalThis.testWriterBuild;
+  await globalThis.testWriterBuild;
   globalThis.testWriterBuild = undefined;
-  if (build) {
-    await build;
-    require('./writer-build.ts').removeWriterBuildOutcome();
-  }
+  require('./run-dir.ts').removeRunDir();
 };

@@ -1,33 +1,20 @@
 /**
  * The deployable stage, checked from what `serverless package --stage prod` generates: the CloudFormation
- * template that would be deployed, not the YAML that describes it.
+ * template that would be deployed, not the YAML that describes it. The package is the run's one build of it
+ * (test/kit/packaged.ts: npm start's test builds it beside its stack), made here when that test has not.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openapi, schemaViolations } from '../kit/contract';
+import { ALERT_SECRETS, deployEnv, packagedStage, packageStage, SCRATCH_BUILDS, SERVERLESS } from '../kit/packaged';
 
-jest.setTimeout(180_000);
+jest.setTimeout(300_000);
 
 const ROOT = join(__dirname, '..', '..');
-const SERVERLESS = join(ROOT, 'node_modules', 'serverless', 'bin', 'serverless.js');
-// What a deploy from a clean shell sees: none of the local-run variables.
-const CLEAN_ENV: NodeJS.ProcessEnv = { ...process.env, SLS_TELEMETRY_DISABLED: '1', ESBUILD_WORK_FOLDER: '.esbuild/package-test' };
-for (const name of ['CURSOR_SECRET', 'DYNAMODB_ENDPOINT', 'AUTH_MODE', 'CORS_ALLOWED_ORIGINS', 'PORT', 'LAMBDA_PORT', 'DASHBOARD_URL'])
-  delete CLEAN_ENV[name];
-/**
- * The alerts' secrets as an operator's shell might hold them while deploying (after `npm start` with alerts, say):
- * none may reach the template, which holds only where the notifier reads them at run time.
- */
-const ALERT_SECRETS = {
-  ALERT_TELEGRAM_BOT_TOKEN: '123:SENTINEL-telegram-token',
-  ALERT_TELEGRAM_CHAT_ID: '-100SENTINEL',
-  ALERT_DISCORD_WEBHOOK_URL: 'https://discord.com/api/webhooks/1/SENTINEL-discord',
-  ALERT_SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T0/B0/SENTINEL-slack',
-  ALERT_WEBHOOK_URL: 'https://receiver.example/SENTINEL-webhook',
-};
-Object.assign(CLEAN_ENV, ALERT_SECRETS);
+/** What a deploy from a clean shell sees, bundling (if at all) where no other build of the run does. */
+const CLEAN_ENV = deployEnv({ ESBUILD_WORK_FOLDER: `${SCRATCH_BUILDS}/package-test` });
 let templateText: string;
 type Resource = { Type: string; Properties: any };
 let resources: Record<string, Resource>;
@@ -49,22 +36,13 @@ function zipEntries(zip: Buffer): string[] {
   return names;
 }
 
-beforeAll(() => {
-  const out = mkdtempSync(join(tmpdir(), 'sls-package-'));
-  try {
-    execFileSync(process.execPath, [SERVERLESS, 'package', '--stage', 'prod', '--package', out], {
-      cwd: ROOT,
-      env: CLEAN_ENV,
-      stdio: 'pipe',
-    });
-    templateText = readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8');
-    const template = JSON.parse(templateText);
-    resources = template.Resources;
-    outputs = template.Outputs;
-    for (const name of ['dashboard', 'health']) packaged[name] = zipEntries(readFileSync(join(out, `${name}.zip`)));
-  } finally {
-    rmSync(out, { recursive: true, force: true });
-  }
+beforeAll(async () => {
+  const out = await packagedStage();
+  templateText = readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8');
+  const template = JSON.parse(templateText);
+  resources = template.Resources;
+  outputs = template.Outputs;
+  for (const name of ['dashboard', 'health']) packaged[name] = zipEntries(readFileSync(join(out, `${name}.zip`)));
 });
 
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
@@ -406,14 +384,10 @@ describe('alerts', () => {
     for (const [, fn] of functions()) expect(text).toContain(fn.Properties.FunctionName);
   });
 
-  it('reach an email address when the stage names one', () => {
+  it('reach an email address when the stage names one', async () => {
     const out = mkdtempSync(join(tmpdir(), 'sls-package-'));
     try {
-      execFileSync(process.execPath, [SERVERLESS, 'package', '--stage', 'prod', '--package', out], {
-        cwd: ROOT,
-        env: { ...CLEAN_ENV, ALERT_EMAIL: 'ops@trading-bot.example' },
-        stdio: 'pipe',
-      });
+      await packageStage(out, { ESBUILD_WORK_FOLDER: `${SCRATCH_BUILDS}/package-test`, ALERT_EMAIL: 'ops@trading-bot.example' });
       const withEmail = JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8')).Resources;
       expect(withEmail.AlertsEmailSubscription.Properties).toEqual({
         TopicArn: { Ref: 'AlertsTopic' },
