@@ -11,18 +11,23 @@ const { relative } = require('node:path');
 const Sequencer = require(require.resolve('@jest/test-sequencer', { paths: [require.resolve('jest')] })).default;
 
 /**
- * Seconds each of the slowest files took in a whole run on two cores (`jest --json`, issue 31), rounded: only their
- * order matters.
+ * Seconds each of the slowest files took in a whole run on two cores, three files at a time (`jest --json`, issue
+ * 31), rounded: only their order matters.
  */
 const SECONDS = {
-  'test/browser/dashboard.test.ts': 120,
-  'test/integration/ingest.test.ts': 80,
+  'test/browser/dashboard.test.ts': 110,
+  'test/integration/ingest.test.ts': 90,
   'test/e2e/npm-start.test.ts': 70,
-  'test/e2e/npm-start-keys.test.ts': 55,
-  'test/integration/hummingbot-bridge.test.ts': 25,
-  'test/integration/dynamodb-faults.test.ts': 25,
-  'test/integration/writer-properties.test.ts': 20,
-  'test/integration/importer.test.ts': 20,
+  'test/e2e/npm-start-keys.test.ts': 45,
+  'test/integration/writer-properties.test.ts': 25,
+  'test/integration/hummingbot-bridge.test.ts': 22,
+  'test/integration/dynamodb-faults.test.ts': 18,
+  'test/integration/demo-bot.test.ts': 17,
+  'test/integration/freqtrade-bridge.test.ts': 16,
+  'test/integration/read-budgets.test.ts': 16,
+  'test/integration/importer.test.ts': 16,
+  'test/integration/ingest-replay.test.ts': 15,
+  'test/e2e/local-api.test.ts': 15,
 };
 
 /** A guess for a file that is not listed: a second per 2 KB of test code. */
