@@ -29,7 +29,9 @@ import { promisify } from 'node:util';
 import { type Dataset, DEFAULT_ANCHOR, generateDataset } from '../scripts/demo/dataset';
 import { DYNAMODB_LOCAL, type LocalDb, startDynamoDbLocal } from '../scripts/local-stack/dynamodb-local';
 import { loadDataset, localWriter } from '../scripts/support/load-data';
-import { adminClient, ensureTables, LOCAL_AWS_ENV, localFunctionEnv } from '../scripts/local-stack/local-db';
+import { adminClient, ensureTables, LOCAL_AWS_ENV, localFunctionEnv, localStore } from '../scripts/local-stack/local-db';
+import { DEFAULT_STAMP_SECONDS } from '@trading-bot-api/core/store/fleet-table';
+import { rebuildFleet } from '../api/projector/rebuild';
 import type { LocalApi } from '../scripts/local-stack/local-api';
 import { buildBundles, measureImports } from './bundles';
 import { startChild } from './child-rpc';
@@ -103,12 +105,16 @@ async function loadDatabase(db: LocalDb, stage: string, label: string, dataset: 
   const client = adminClient(endpoint);
   const writer = localWriter(endpoint, { stage });
   try {
-    // No streams: the query phase reads what the writer wrote; only the fleet phase runs the projector (fleet.ts).
+    // No streams: the query phase reads what the writer wrote, and the summary rebuilt from it; only the fleet phase
+    // runs the projector (fleet.ts).
     await ensureTables(client, stage, { streams: false });
     const bar = progress(`load ${label} through the writer`, trades, 'trades');
     const started = Date.now();
     await loadDataset(writer, dataset, (done) => bar.update(done));
     bar.finish();
+    // The fleet's summary, as `npm run backfill` builds it for data written without streams: a deployed stage's fleet
+    // answers read it (its stamps, its currencies' roll-ups and P&L).
+    await rebuildFleet(localStore(endpoint, stage), DEFAULT_STAMP_SECONDS);
     const loadSeconds = round((Date.now() - started) / 1000, 1);
     return { label, endpoint, stage, trades, loadSeconds };
   } finally {

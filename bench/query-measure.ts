@@ -35,13 +35,16 @@ import { store } from '../api/database';
 import { type Item, queryItems, scanAll, type Store } from '@trading-bot-api/core/store/dynamodb';
 import { keyBefore, orderKey, tradeListing } from '@trading-bot-api/core/store/trades-table';
 import {
+  accountPeriods,
   entryKeyOf,
   isEntryOf,
   type LedgerUnits,
+  type PeriodPartition,
   readKeyRange,
-  STATS_PAGE_ITEMS,
-  statsRangeKeys,
+  readPeriodItems,
 } from '@trading-bot-api/core/store/ledger-table';
+import { fleetPeriods, pnlPart } from '@trading-bot-api/core/store/fleet-table';
+import { windowPeriods } from '@trading-bot-api/core/rollups';
 import type { Trade } from '@trading-bot-api/core/types';
 import { eventFor } from '../test/kit/api-harness';
 import type { QueryPass, RepetitionSettings } from './measurement';
@@ -174,21 +177,39 @@ function windowOf(unit: 'hour' | 'day' | 'week' | 'month', spec: QuerySpec) {
 }
 
 /** The ledger entries of one kind and account whose start lies in a series' window (one key range). */
-function ledgerRange<K extends keyof LedgerUnits>(accountId: string, kind: K, unit: LedgerUnits[K], spec: QuerySpec): Promise<Item[]> {
+function ledgerRange<K extends 'pnl' | 'equity'>(accountId: string, kind: K, unit: LedgerUnits[K], spec: QuerySpec): Promise<Item[]> {
   const { starts } = windowOf(unit, spec);
   const [first, last] = [starts[0], starts[starts.length - 1]].map((start) => entryKeyOf(kind, unit, timestamp(start)));
   return readKeyRange(rawStore, accountId, first, last, starts.length);
 }
 
 /**
- * The statistics of one account whose day lies in a window of whole days: one key range, every instrument (with
- * `instrument` too: the others are in the same range, read and skipped, as the handler does).
+ * The performance roll-ups of a window of whole days in `where` (an account's or a currency's): its months, blocks and
+ * edge days, every instrument's (with `instrument` too: the others are in the same items, as the handler reads them).
  */
-function statsRange(accountId: string, spec: QuerySpec): Promise<Item[]> {
+function periodsRange(where: PeriodPartition, spec: QuerySpec): Promise<Item[]> {
   const { starts } = windowOf('day', spec);
-  const { first, last } = statsRangeKeys(timestamp(starts[0]), timestamp(starts[starts.length - 1]));
-  return readKeyRange(rawStore, accountId, first, last, undefined, STATS_PAGE_ITEMS);
+  return readPeriodItems(rawStore, where, windowPeriods(starts[0], starts[starts.length - 1]));
 }
+
+/** The fleet summary's meta item (complete or not) and the accounts of every currency: what a fleet figure reads first. */
+async function currencies(): Promise<{ meta: Item[]; members: Item[] }> {
+  const [meta, members] = await Promise.all([
+    raw.send(new GetCommand({ TableName: config.tables.fleet, Key: { part: 'meta', key: 'meta' } })),
+    queryItems(rawStore, {
+      TableName: config.tables.fleet,
+      KeyConditionExpression: 'part = :part',
+      ExpressionAttributeValues: { ':part': 'members' },
+    }),
+  ]);
+  return { meta: meta.Item ? [meta.Item] : [], members };
+}
+
+/** The accounts of a currency's members item. */
+const idsOf = (members: Item): string[] => [...((members.accounts as Set<string>) ?? [])];
+
+/** The sort key of an account's ledger item or of a fleet item. */
+const sortKeyOf = (item: Item): string => String(item.entryKey ?? item.key ?? '');
 
 /**
  * An account's balance at a performance window's start (what the drawdown ratio is measured against): its last daily
@@ -231,22 +252,36 @@ async function floor({ spec, after }: Prepared): Promise<Item[]> {
     case 'account-performance': {
       const [account, entries, start] = await Promise.all([
         raw.send(new GetCommand({ TableName: accountsTable, Key: accountKey(spec.account!) })),
-        statsRange(spec.account!, spec),
+        periodsRange(accountPeriods(rawStore, spec.account!), spec),
         startBalance(spec.account!, spec),
       ]);
       return [account.Item!, ...entries, ...start];
     }
+    // The bench's stages have a complete fleet summary (bench.ts rebuilds it as `npm run backfill` does): a currency's
+    // figures are its sums, one partition each, and its accounts are listed in one item.
     case 'all-performance': {
-      const accounts = await scan(accountsTable);
-      const entries = await Promise.all(
-        accounts.flatMap((item) => [statsRange(String(item.accountId), spec), startBalance(String(item.accountId), spec)]),
-      );
-      return [...accounts, ...entries.flat()];
+      const { meta, members } = await currencies();
+      const entries = await Promise.all([
+        ...members.map((item) => periodsRange(fleetPeriods(rawStore, String(item.key)), spec)),
+        ...members.flatMap(idsOf).map((id) => startBalance(id, spec)),
+      ]);
+      return [...meta, ...members, ...entries.flat()];
     }
     case 'all-pnl': {
-      const accounts = await scan(accountsTable);
-      const entries = await Promise.all(accounts.map((item) => ledgerRange(String(item.accountId), 'pnl', spec.period!, spec)));
-      return [...accounts, ...entries.flat()];
+      const { meta, members } = await currencies();
+      const { starts } = windowOf(spec.period!, spec);
+      const [first, last] = [starts[0], starts[starts.length - 1]].map((start) => entryKeyOf('pnl', spec.period!, timestamp(start)));
+      const entries = await Promise.all(
+        members.map((item) =>
+          queryItems(rawStore, {
+            TableName: config.tables.fleet,
+            KeyConditionExpression: 'part = :part AND #key BETWEEN :first AND :last',
+            ExpressionAttributeNames: { '#key': 'key' },
+            ExpressionAttributeValues: { ':part': pnlPart(String(item.key)), ':first': first, ':last': last },
+          }),
+        ),
+      );
+      return [...meta, ...members, ...entries.flat()];
     }
     case 'health':
       return [(await raw.send(new GetCommand({ TableName: accountsTable, Key: HEALTH_PROBE_KEY }))).Item].filter(
@@ -299,9 +334,11 @@ function returnedIds(operation: Operation, body: any, fetched: Item[]): string[]
   switch (operation) {
     case 'account-performance':
     case 'all-performance':
-      // The body sums its days: what it is built from is the days' figures (per account, day and instrument) of
+      // The body sums its periods: what it is built from is the roll-ups (per account or currency, and period) of
       // the window, which the floor read on its own (every instrument's, as `instrument` only skips the others).
-      return fetched.filter((item) => isEntryOf(item, 'stats')).map((item) => `${item.accountId}#${item.entryKey}`);
+      return fetched
+        .filter((item) => sortKeyOf(item).startsWith('perf#'))
+        .map((item) => `${item.accountId ?? item.part}#${sortKeyOf(item)}`);
     case 'health':
       return [];
     case 'accounts':
@@ -335,14 +372,15 @@ function readBudget(operation: Operation, body: any, returned: number): number {
   const stamps = MOST_STAMP_ITEMS;
   if (operation === 'all-status') return 2 * returned + stamps;
   if (operation === 'accounts' || operation === 'all-balance') return returned + stamps;
+  // The fleet's meta item that says whether the currencies' sums may be read instead of every account's (they hold at
+  // most as many items as the accounts' they add up), and the currencies' account lists.
+  const lists = 1 + (operation === 'all-pnl' ? body.series.length : operation === 'all-performance' ? body.currencies.length : 0);
   if (operation === 'all-pnl') {
     const accounts = body.series.reduce((n: number, series: { accountCount: number }) => n + series.accountCount, 0);
-    return returned + accounts;
+    return returned + Math.max(accounts, lists);
   }
-  // The account list, and the fleet's meta item that says whether the fleet's sums may be read instead of every
-  // account's days (they hold at most as many items as the accounts' days they add up); and each account's balance at
-  // the window's start (one item), for the drawdown ratio.
-  if (operation === 'all-performance') return returned + 2 * body.accounts.length + 1;
+  // And each account's balance at the window's start (one item, or two reads), for the drawdown ratio.
+  if (operation === 'all-performance') return returned + 2 * body.accounts.length + lists;
   if (operation === 'account-performance') return returned + 2;
   return returned + 1;
 }
@@ -356,14 +394,16 @@ function sameItems(operation: Operation, body: any, returned: string[], fetched:
     // The same trades behind the points as behind the ledger entries the floor read.
     const points: { tradesClosed: number }[] =
       operation === 'account-pnl' ? body.points : body.series.flatMap((series: { points: unknown[] }) => series.points);
-    const closed = fetched.filter((item) => isEntryOf(item, 'pnl')).reduce((n, item) => n + Number(item.tradesClosed), 0);
+    const closed = fetched.filter((item) => sortKeyOf(item).startsWith('pnl#')).reduce((n, item) => n + Number(item.tradesClosed), 0);
     return points.reduce((n, point) => n + point.tradesClosed, 0) === closed;
   }
   if (operation === 'account-performance' || operation === 'all-performance') {
     // The same trades behind the summaries as behind the statistics the floor read.
     const closed = fetched
-      .filter((item) => isEntryOf(item, 'stats') && (instrument === undefined || item.instrument === instrument))
-      .reduce((n, item) => n + Number(item.closedTrades), 0);
+      .filter((item) => sortKeyOf(item).startsWith('perf#'))
+      .flatMap((item) => Object.entries(item.instruments as Record<string, { closedTrades: number }>))
+      .filter(([name]) => instrument === undefined || name === instrument)
+      .reduce((n, [, figures]) => n + Number(figures.closedTrades), 0);
     return body.currencies.reduce((n: number, currency: { closedTrades: number }) => n + currency.closedTrades, 0) === closed;
   }
   if (operation === 'account-equity') {

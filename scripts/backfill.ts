@@ -1,7 +1,7 @@
 /**
  * `npm run backfill -- [--stage NAME] [--endpoint URL] [--account ID]`
  *
- * Writes the performance statistics of API 1.2 for trade histories written before the writer kept them (see
+ * Writes the performance roll-ups (days, blocks, months) for trade histories written before the writer kept them (see
  * the writer's backfill): every account, or one; then, on a whole run, rebuilds the fleet's summary from the tables
  * (api/projector/rebuild.ts) and marks it complete. Idempotent: a second run writes nothing. Safe while bots
  * write. Locally into `npm start`'s database (DB_PORT); with --stage into that deployed stage (AWS credentials and
@@ -36,7 +36,7 @@ async function main() {
         totals.unchanged += result.unchanged;
         const retried = result.attempts > 1 ? `, ${result.attempts} attempts (a bot wrote meanwhile)` : '';
         console.log(
-          `[${i + 1}/${ids.length}] ${accountId}: ${result.closedTrades} closed trades, ${result.entries} days × instruments, ${result.written} written, ${result.unchanged} unchanged${retried}`,
+          `[${i + 1}/${ids.length}] ${accountId}: ${result.closedTrades} closed trades, ${result.entries} roll-up periods, ${result.written} written, ${result.unchanged} unchanged${retried}`,
         );
       } catch (error) {
         failed += 1;
@@ -49,7 +49,7 @@ async function main() {
     const fleet = complete ? await rebuildFleet(store, windowSeconds) : undefined;
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     console.log(
-      `${ids.length} accounts, ${totals.trades} closed trades, ${totals.entries} days × instruments: ${totals.written} written, ${totals.unchanged} unchanged, ${failed} failed${fleet ? `; fleet summary: stamps written for ${fleet.stamped} accounts, ${fleet.statisticsWritten} of ${fleet.statistics} days × instruments written, marked complete` : ''}, in ${seconds} s`,
+      `${ids.length} accounts, ${totals.trades} closed trades, ${totals.entries} roll-up periods: ${totals.written} written, ${totals.unchanged} unchanged, ${failed} failed${fleet ? `; fleet summary: stamps written for ${fleet.stamped} accounts, ${fleet.sumsWritten} of ${fleet.sums} currency sums written, marked complete` : ''}, in ${seconds} s`,
     );
   } finally {
     writer.close();

@@ -1,10 +1,11 @@
 import { compareIds } from '@trading-bot-api/core/ids';
 import { sumDecimals } from '@trading-bot-api/core/decimal';
 import { accountNotFound } from '../errors';
-import { type DayFigures, windowPerformance } from '@trading-bot-api/core/performance';
-import { getAccountItem, readAccountScopedItems } from '@trading-bot-api/core/store/accounts-table';
-import { readFleetStats, SHARDS, statsComplete, statsParts } from '@trading-bot-api/core/store/fleet-table';
-import { readStartBalances, readStatsEntries } from '@trading-bot-api/core/store/ledger-table';
+import { mergePeriods, type PeriodKey, periodsPerformance, type ReadPeriod, windowPeriods } from '@trading-bot-api/core/rollups';
+import { getAccountItem } from '@trading-bot-api/core/store/accounts-table';
+import { fleetPeriods } from '@trading-bot-api/core/store/fleet-table';
+import { accountsByCurrency } from './currencies';
+import { accountPeriods, type PeriodPartition, readPeriods, readStartBalances } from '@trading-bot-api/core/store/ledger-table';
 import { type TimeWindow, timestamp } from '@trading-bot-api/core/time';
 import type { AccountPerformance, AllPerformance, CurrencyPerformance } from '@trading-bot-api/core/types';
 import type { Principal } from '../access';
@@ -16,8 +17,10 @@ import { type SeriesWindow, seriesWindow } from './window';
 /**
  * How well the bots trade: the performance figures of the trades closed in a window of whole UTC days (a trade counts
  * in the day it closed), per currency and per instrument (packages/core/src/performance.ts defines each figure). They
- * are read from the statistics the writer keeps per account, day and instrument: a window reads one item per day and
- * instrument traded, however many trades closed in it.
+ * are read from the roll-ups the writer keeps per account and period (packages/core/src/rollups.ts): a window reads
+ * its whole months, then whole blocks of a month, then its edge days, a few dozen items for a year, however many
+ * trades and instruments. The fleet's are its currencies' sums, kept by the fleet projector: one currency of 2,000
+ * accounts reads what one account does.
  */
 
 /** What a summary is asked for: a window (whole UTC days) and one instrument, each optional. */
@@ -29,22 +32,25 @@ export interface PerformanceRequest extends TimeWindow {
 const DEFAULT_DAYS = 90;
 const MAX_DAYS = 366;
 
-/** Where a window's statistics are read: an account's own (ledger), or a part of the fleet's (fleet table). */
-type Owner = { accountId: string } | { fleetPart: string };
-
-/** The days of the statistics of `owner` in the window, of one instrument when asked. */
-async function daysOf(owner: Owner, window: SeriesWindow, instrument: string | undefined): Promise<DayFigures[]> {
-  const first = timestamp(window.starts[0]);
-  const last = timestamp(window.starts[window.starts.length - 1]);
-  const entries =
-    'accountId' in owner
-      ? await readStatsEntries(store, owner.accountId, first, last)
-      : await readFleetStats(store, owner.fleetPart, first, last);
-  return instrument === undefined ? entries : entries.filter((entry) => entry.instrument === instrument);
+/** The periods of the window's days: whole months, blocks and edge days (rollups.ts's windowPeriods). */
+function periodsOfWindow(window: SeriesWindow): PeriodKey[] {
+  return windowPeriods(window.starts[0], window.starts[window.starts.length - 1]);
 }
 
-function summaryOf(currency: string, from: number, days: readonly DayFigures[], startBalance: string | null): CurrencyPerformance {
-  return { currency, ...windowPerformance(timestamp(from), days, startBalance) };
+/** The figures of `periods` in `where`, of one instrument when asked. */
+async function readWindow(where: PeriodPartition, periods: readonly PeriodKey[], instrument: string | undefined): Promise<ReadPeriod[]> {
+  const read = await readPeriods(store, where, periods);
+  if (instrument === undefined) return read;
+  return read.map((period) => ({ ...period, figures: period.figures[instrument] ? { [instrument]: period.figures[instrument] } : {} }));
+}
+
+/** Several owners' figures of the same periods, merged period by period. */
+function mergeOwners(periods: readonly PeriodKey[], owners: readonly ReadPeriod[][]): ReadPeriod[] {
+  return periods.map((period, i) => ({ ...period, figures: owners.reduce((sum, owner) => mergePeriods(sum, owner[i].figures), {}) }));
+}
+
+function summaryOf(currency: string, periods: readonly ReadPeriod[], startBalance: string | null): CurrencyPerformance {
+  return { currency, ...periodsPerformance(periods, startBalance) };
 }
 
 /**
@@ -78,9 +84,10 @@ export async function readAccountPerformance(
 ): Promise<AccountPerformance> {
   const window = seriesWindow('day', request, now, DEFAULT_DAYS, MAX_DAYS);
   requireVisibleAccount(principal, accountId);
-  const [account, days, balances] = await Promise.all([
+  const periods = periodsOfWindow(window);
+  const [account, read, balances] = await Promise.all([
     getAccountItem(store, accountId),
-    daysOf({ accountId }, window, request.instrument),
+    readWindow(accountPeriods(store, accountId), periods, request.instrument),
     startBalance([accountId], window),
   ]);
   if (!account) throw accountNotFound(accountId);
@@ -88,7 +95,7 @@ export async function readAccountPerformance(
     accountId,
     from: timestamp(window.from),
     to: timestamp(window.to),
-    currencies: [summaryOf(account.currency as string, window.from, days, balanceOf(balances, [accountId]))],
+    currencies: [summaryOf(account.currency as string, read, balanceOf(balances, [accountId]))],
   };
 }
 
@@ -98,46 +105,26 @@ export async function readAccountPerformance(
  */
 export async function readAllPerformance(request: PerformanceRequest, principal: Principal, now: Date): Promise<AllPerformance> {
   const window = seriesWindow('day', request, now, DEFAULT_DAYS, MAX_DAYS);
-  const accounts = await readAccountScopedItems(store, store.tables.accounts, principal.accounts);
-  const idsBy = new Map<string, string[]>();
-  for (const account of accounts) {
-    const ids = idsBy.get(account.currency as string) ?? [];
-    ids.push(account.accountId as string);
-    idsBy.set(account.currency as string, ids);
-  }
-  const currencies = [...idsBy.keys()].sort(compareIds);
-  // A currency with more accounts than shards reads its SHARDS parts of the fleet's statistics instead, once the
-  // fleet's meta item says they are complete; they hold every account's trades, so only for a key that sees every
-  // account.
-  const large = (currency: string) => idsBy.get(currency)!.length > SHARDS;
-  const summed = principal.accounts === '*' && currencies.some(large) && (await statsComplete(store));
-  const owners = currencies.flatMap((currency) =>
-    (summed && large(currency)
-      ? statsParts(currency).map((fleetPart): Owner => ({ fleetPart }))
-      : idsBy.get(currency)!.map((accountId): Owner => ({ accountId }))
-    ).map((owner) => ({ currency, owner })),
-  );
-  const [perOwner, balances] = await Promise.all([
-    mapLimited(owners, CONCURRENT_READS, async ({ currency, owner }) => ({
-      currency,
-      days: await daysOf(owner, window, request.instrument),
-    })),
-    startBalance(
-      accounts.map((account) => account.accountId as string),
-      window,
+  const periods = periodsOfWindow(window);
+  const { byCurrency, summed } = await accountsByCurrency(principal);
+  const ids = [...byCurrency.values()].flat();
+  const [perCurrency, balances] = await Promise.all([
+    mapLimited([...byCurrency], summed ? CONCURRENT_READS : 1, async ([currency, accountIds]) =>
+      summed
+        ? readWindow(fleetPeriods(store, currency), periods, request.instrument)
+        : mergeOwners(
+            periods,
+            await mapLimited(accountIds, CONCURRENT_READS, (accountId) =>
+              readWindow(accountPeriods(store, accountId), periods, request.instrument),
+            ),
+          ),
     ),
+    startBalance(ids, window),
   ]);
   return {
-    accounts: accounts.map((account) => account.accountId as string).sort(compareIds),
+    accounts: [...ids].sort(compareIds),
     from: timestamp(window.from),
     to: timestamp(window.to),
-    currencies: currencies.map((currency) =>
-      summaryOf(
-        currency,
-        window.from,
-        perOwner.filter((entry) => entry.currency === currency).flatMap((entry) => entry.days),
-        balanceOf(balances, idsBy.get(currency)!),
-      ),
-    ),
+    currencies: [...byCurrency].map(([currency, accountIds], i) => summaryOf(currency, perCurrency[i], balanceOf(balances, accountIds))),
   };
 }

@@ -1,7 +1,8 @@
-import { compareIds } from '@trading-bot-api/core/ids';
 import { sumDecimals } from '@trading-bot-api/core/decimal';
 import { accountNotFound } from '../errors';
-import { getAccountItem, readAccountScopedItems } from '@trading-bot-api/core/store/accounts-table';
+import { getAccountItem } from '@trading-bot-api/core/store/accounts-table';
+import { readFleetPnl } from '@trading-bot-api/core/store/fleet-table';
+import { accountsByCurrency } from './currencies';
 import type { Item } from '@trading-bot-api/core/store/dynamodb';
 import { readEquityEntries, readPnlEntries } from '@trading-bot-api/core/store/ledger-table';
 import { type Interval, type Period, type TimeWindow, timestamp } from '@trading-bot-api/core/time';
@@ -37,17 +38,21 @@ export const CONCURRENT_READS = 16;
 
 const ZERO_POINT = { realizedPL: '0', tradesClosed: 0, wins: 0, losses: 0 };
 
-/** An account's P&L points over the window, zero-filled, oldest first. */
-async function pnlPoints(accountId: string, period: Period, window: SeriesWindow): Promise<PnlPoint[]> {
-  const starts = window.starts.map(timestamp);
-  const entries = await readPnlEntries(store, accountId, period, starts[0], starts[starts.length - 1], starts.length);
+/** A point per period of the window, from the aggregates there are (a period without one: zero), oldest first. */
+function zeroFilled(window: SeriesWindow, entries: readonly (PnlPoint & { start: string })[]): PnlPoint[] {
   const byStart = new Map(entries.map((entry) => [entry.start, entry]));
-  return starts.map((start) => {
+  return window.starts.map(timestamp).map((start) => {
     const entry = byStart.get(start);
     return entry
       ? { start, realizedPL: entry.realizedPL, tradesClosed: entry.tradesClosed, wins: entry.wins, losses: entry.losses }
       : { start, ...ZERO_POINT };
   });
+}
+
+/** An account's P&L points over the window, zero-filled, oldest first. */
+async function pnlPoints(accountId: string, period: Period, window: SeriesWindow): Promise<PnlPoint[]> {
+  const starts = window.starts.map(timestamp);
+  return zeroFilled(window, await readPnlEntries(store, accountId, period, starts[0], starts[starts.length - 1], starts.length));
 }
 
 /** The account item of a visible account: its currency, and a 404 when there is none. */
@@ -81,33 +86,40 @@ export async function mapLimited<T, R>(items: readonly T[], limit: number, work:
   return results;
 }
 
+/** Points of several series of the same periods, summed period by period. */
+function sumPoints(series: readonly PnlPoint[][]): PnlPoint[] {
+  return series[0].map((point, i) => {
+    const same = series.map((points) => points[i]);
+    return {
+      start: point.start,
+      realizedPL: sumDecimals(same.map((each) => each.realizedPL)),
+      tradesClosed: same.reduce((sum, each) => sum + each.tradesClosed, 0),
+      wins: same.reduce((sum, each) => sum + each.wins, 0),
+      losses: same.reduce((sum, each) => sum + each.losses, 0),
+    };
+  });
+}
+
 /**
  * The realized P&L of every visible account, one series per currency (sorted by code): each point sums the
- * accounts' points of that period exactly, and amounts in different currencies are never added together.
+ * accounts' points of that period exactly, and amounts in different currencies are never added together. For a key
+ * that sees every account, a currency's points are its sums kept by the fleet projector (one Query per currency,
+ * whatever its number of accounts); for a key that sees some, its accounts' own.
  */
 export async function readAllPnl(query: PnlRequest, principal: Principal, now: Date): Promise<AllPnl> {
   const period = query.period ?? 'day';
   const window = seriesWindow(period, query, now, PNL_DEFAULT_POINTS[period], PNL_MAX_POINTS);
-  const accounts = await readAccountScopedItems(store, store.tables.accounts, principal.accounts);
-  const perAccount = await mapLimited(accounts, CONCURRENT_READS, async (account) => ({
-    currency: account.currency as string,
-    points: await pnlPoints(account.accountId as string, period, window),
+  const { byCurrency, summed } = await accountsByCurrency(principal);
+  const series = await mapLimited([...byCurrency], summed ? CONCURRENT_READS : 1, async ([currency, accountIds]) => ({
+    currency,
+    accountCount: accountIds.length,
+    points: summed
+      ? zeroFilled(
+          window,
+          await readFleetPnl(store, currency, period, timestamp(window.starts[0]), timestamp(window.starts[window.starts.length - 1])),
+        )
+      : sumPoints(await mapLimited(accountIds, CONCURRENT_READS, (accountId) => pnlPoints(accountId, period, window))),
   }));
-  const currencies = [...new Set(perAccount.map((entry) => entry.currency))].sort(compareIds);
-  const series = currencies.map((currency) => {
-    const group = perAccount.filter((entry) => entry.currency === currency);
-    const points = window.starts.map((_, i) => {
-      const same = group.map((entry) => entry.points[i]);
-      return {
-        start: same[0].start,
-        realizedPL: sumDecimals(same.map((point) => point.realizedPL)),
-        tradesClosed: same.reduce((sum, point) => sum + point.tradesClosed, 0),
-        wins: same.reduce((sum, point) => sum + point.wins, 0),
-        losses: same.reduce((sum, point) => sum + point.losses, 0),
-      };
-    });
-    return { currency, accountCount: group.length, points };
-  });
   return { period, from: timestamp(window.from), to: timestamp(window.to), series };
 }
 

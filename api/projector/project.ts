@@ -15,17 +15,29 @@ import { getItem, type Item, type Store } from '@trading-bot-api/core/store/dyna
 import {
   botStamp,
   completeSources,
-  foldStats,
+  foldPeriod,
+  foldPnl,
   markComplete,
+  type PnlSum,
   profileStamp,
   type Source,
   type StampChange,
-  type StatsChange,
-  shardOf,
+  type SummedChange,
   tradesStamp,
+  writeMembers,
   writeStamps,
 } from '@trading-bot-api/core/store/fleet-table';
-import { getStatsOfOwners, isEntryOf, type StatsEntry, toStatsEntry } from '@trading-bot-api/core/store/ledger-table';
+import {
+  getPeriodOfOwners,
+  getPnlOfOwners,
+  isEntryOf,
+  type PeriodEntry,
+  type PnlEntry,
+  toPeriodEntry,
+  toPnlEntry,
+} from '@trading-bot-api/core/store/ledger-table';
+import type { PeriodFigures, PeriodKey } from '@trading-bot-api/core/rollups';
+import type { Period } from '@trading-bot-api/core/time';
 
 /** One change of a source table as its stream tells it: the item before and after (absent: none), unmarshalled. */
 export interface SourceRecord {
@@ -41,10 +53,10 @@ export interface Projection {
   now?: () => Date;
 }
 
-/** What a batch did: stamp items written and statistics items folded (the bench's and the tests' figures). */
+/** What a batch did: stamp items written and fleet sums folded (the bench's and the tests' figures). */
 export interface Projected {
   stampWrites: number;
-  statsItems: number;
+  sums: number;
 }
 
 /** The profile and bot stamps of an account item; every one null (none) for a retired or deleted account. */
@@ -60,13 +72,19 @@ export function balanceStamps(item: Item | undefined): StampChange {
   return { trades: tradesStamp(record), balance: record.version.toString(36) };
 }
 
-/** The account's statistics item of a ledger item (not the register, P&L or equity entries, nor an older writer's fleet sums). */
-function statsOf(item: Item | undefined): StatsEntry | null {
-  if (!item || !isEntryOf(item, 'stats') || String(item.accountId).startsWith('@')) return null;
-  return toStatsEntry(item);
+/** An account's roll-up of a ledger item (not the register, P&L or equity entries, nor an older writer's fleet sums). */
+function periodOf(item: Item | undefined): PeriodEntry | null {
+  if (!item || !isEntryOf(item, 'perf') || String(item.accountId).startsWith('@')) return null;
+  return toPeriodEntry(item);
 }
 
-/** Statistics items folded at once: a batch of a history's import touches hundreds of days. */
+/** An account's P&L aggregate of a ledger item. */
+function pnlOf(item: Item | undefined): PnlEntry | null {
+  if (!item || !isEntryOf(item, 'pnl') || String(item.accountId).startsWith('@')) return null;
+  return toPnlEntry(item);
+}
+
+/** Fleet sums folded at once: a batch of a history's import touches hundreds of periods. */
 const FOLDS_AT_ONCE = 16;
 
 /** The accounts' currencies, read once each: a currency never changes. */
@@ -131,32 +149,36 @@ function sameStamps(a: StampChange, b: StampChange): boolean {
 
 /**
  * Projects a batch of changes, in the order each source's stream gave them (a stream keeps the order of each item's
- * changes): an account's stamps are written when its last image's stamps differ from its first's, and each day's
- * statistics of an instrument that moved are folded into the fleet's of its currency and shard.
+ * changes): an account's stamps are written when its last image's stamps differ from its first's, and each roll-up
+ * period and P&L aggregate that moved is folded into its currency's.
  */
 export async function project(projection: Projection, records: readonly SourceRecord[]): Promise<Projected> {
   const { store, windowSeconds } = projection;
-  if (!records.length) return { stampWrites: 0, statsItems: 0 };
+  if (!records.length) return { stampWrites: 0, sums: 0 };
   await markFreshSources(projection, new Set(records.map((record) => record.source)));
   // Per account and source: the stamps before the batch and after it.
   const spans = new Map<string, { accountId: string; before: StampChange; after: StampChange }>();
-  const stats = new Map<string, StatsChange[]>();
+  const members: { accountId: string; currency: string; present: boolean }[] = [];
+  // Per currency and item: the accounts' changes, folded together.
+  const sums = new Map<string, { currency: string; fold: (changes: unknown[]) => Promise<void>; changes: unknown[] }>();
   for (const record of records) {
     const item = record.after ?? record.before!;
     const accountId = item.accountId as string;
     if (record.source === 'ledger') {
-      const [before, after] = [statsOf(record.before), statsOf(record.after)];
-      if (!before && !after) continue;
+      const change = sumChange(store, record);
+      if (!change) continue;
       const currency = await currencyOf(store, accountId);
-      // Statistics of an account no longer there: nothing of the fleet's can hold them.
+      // Figures of an account no longer there: nothing of the fleet's can hold them.
       if (currency === undefined) continue;
-      const { start, instrument } = (after ?? before)!;
-      const group = `${currency}#${shardOf(accountId)}#${start}#${instrument}`;
-      const changes = stats.get(group) ?? [];
-      changes.push({ accountId, currency, start, instrument, before, after });
-      stats.set(group, changes);
+      const id = `${currency}#${change.id}`;
+      const group = sums.get(id) ?? { currency, fold: (changes: unknown[]) => change.fold(currency, changes), changes: [] };
+      group.changes.push(change.change);
+      sums.set(id, group);
       continue;
     }
+    // A new account joins its currency's list, a deleted one leaves it (a retired one stays: its history counts).
+    if (record.source === 'accounts' && (!record.before || !record.after))
+      members.push({ accountId, currency: item.currency as string, present: !!record.after });
     const stampsOf = (image: Item | undefined) =>
       record.source === 'accounts' ? accountStamps(image, windowSeconds) : balanceStamps(image);
     const span = `${record.source}/${accountId}`;
@@ -169,18 +191,48 @@ export async function project(projection: Projection, records: readonly SourceRe
     changes.set(accountId, { ...changes.get(accountId), ...after });
   }
   const stampWrites = await writeStamps(store, changes);
-  // Each day and instrument is an item of its own: folded side by side, a few at a time.
-  const groups = [...stats.values()];
+  await writeMembers(store, members);
+  // Each period is an item of its own: folded side by side, a few at a time.
+  const groups = [...sums.values()];
   for (let at = 0; at < groups.length; at += FOLDS_AT_ONCE) {
-    await Promise.all(
-      groups
-        .slice(at, at + FOLDS_AT_ONCE)
-        .map((group) =>
-          foldStats(store, group, (accountIds) =>
-            getStatsOfOwners(store, accountIds, [{ start: group[0].start, instrument: group[0].instrument }]),
-          ),
-        ),
-    );
+    await Promise.all(groups.slice(at, at + FOLDS_AT_ONCE).map((group) => group.fold(group.changes)));
   }
-  return { stampWrites, statsItems: stats.size };
+  return { stampWrites, sums: sums.size };
+}
+
+/**
+ * The change to a fleet sum a ledger record makes (a roll-up period's or a P&L aggregate's; none for the register or
+ * the equity points): the item's id among its currency's, the account's figures before and after, and how to fold a
+ * group of such changes.
+ */
+function sumChange(
+  store: Store,
+  record: SourceRecord,
+): { id: string; change: unknown; fold: (currency: string, changes: unknown[]) => Promise<void> } | undefined {
+  const accountId = (record.after ?? record.before)!.accountId as string;
+  const [beforePeriod, afterPeriod] = [periodOf(record.before), periodOf(record.after)];
+  if (beforePeriod || afterPeriod) {
+    const key: PeriodKey = { unit: (afterPeriod ?? beforePeriod)!.unit, start: (afterPeriod ?? beforePeriod)!.start };
+    const side = (entry: PeriodEntry | null) => entry && { version: entry.version, value: entry.figures };
+    const change: SummedChange<PeriodFigures> = { accountId, before: side(beforePeriod), after: side(afterPeriod) };
+    return {
+      id: `perf#${key.unit}#${key.start}`,
+      change,
+      fold: (currency, changes) =>
+        foldPeriod(store, currency, key, changes as SummedChange<PeriodFigures>[], (ids) => getPeriodOfOwners(store, ids, key)),
+    };
+  }
+  const [beforePnl, afterPnl] = [pnlOf(record.before), pnlOf(record.after)];
+  if (beforePnl || afterPnl) {
+    const key: { period: Period; start: string } = { period: (afterPnl ?? beforePnl)!.period, start: (afterPnl ?? beforePnl)!.start };
+    const side = (entry: PnlEntry | null) => entry && { version: entry.version, value: entry as PnlSum };
+    const change: SummedChange<PnlSum> = { accountId, before: side(beforePnl), after: side(afterPnl) };
+    return {
+      id: `pnl#${key.period}#${key.start}`,
+      change,
+      fold: (currency, changes) =>
+        foldPnl(store, currency, key, changes as SummedChange<PnlSum>[], (ids) => getPnlOfOwners(store, ids, key)),
+    };
+  }
+  return undefined;
 }

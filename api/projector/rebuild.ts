@@ -2,33 +2,43 @@
  * The fleet's summary rebuilt from the tables (`npm run backfill`): for a stage whose data predates the fleet
  * projector, or a summary to check. Every account's stamps are computed from its items as the projector computes
  * them and written where the stored ones differ (a stamp of an account no longer in the fleet is taken away); every
- * day and instrument of the fleet's statistics is recomputed from the accounts' own. Then the summary is marked
+ * period of each currency's roll-ups and P&L aggregates is recomputed from its accounts' own. Then the summary is marked
  * complete for every source, and the fleet's answers use it from then on. Safe while bots write and the projector
- * runs: each statistics item is read before the accounts' figures and written on condition it did not change, and
+ * runs: each sum is read before the accounts' figures and written on condition it did not change, and
  * a stamp written here from an item that changed since is written again by the projector from that change.
  */
 import { scanAll, type Store } from '@trading-bot-api/core/store/dynamodb';
 import {
   type FleetStamps,
   markComplete,
-  rebuildStats,
   readShards,
+  rebuildPeriod,
+  rebuildPnl,
   SHARDS,
   type StampChange,
   type StampName,
-  shardOf,
+  writeMembers,
   writeStamps,
 } from '@trading-bot-api/core/store/fleet-table';
-import { getStatsOfOwners, readStatsEntries } from '@trading-bot-api/core/store/ledger-table';
+import {
+  entryPrefix,
+  getPeriodOfOwners,
+  getPnlOfOwners,
+  isEntryOf,
+  readKeyRange,
+  toPeriodEntry,
+  toPnlEntry,
+} from '@trading-bot-api/core/store/ledger-table';
+import { ABOVE_EVERY_ID } from '@trading-bot-api/core/ids';
 import { accountStamps, balanceStamps } from './project';
 
 export interface Rebuilt {
   accounts: number;
   /** Accounts whose stamps were missing or wrong, or taken away. */
   stamped: number;
-  /** Days × instruments of the fleet's statistics recomputed, and how many of them were missing or wrong. */
-  statistics: number;
-  statisticsWritten: number;
+  /** The currencies' roll-up periods and P&L aggregates recomputed, and how many of them were missing or wrong. */
+  sums: number;
+  sumsWritten: number;
 }
 
 /** Every stamp as stored, by account. */
@@ -48,6 +58,8 @@ async function storedStamps(store: Store): Promise<Map<string, StampChange>> {
   }
   return stored;
 }
+
+const SUMS_AT_ONCE = 16;
 
 const NAMES: StampName[] = ['profile', 'bot', 'trades', 'balance'];
 
@@ -70,24 +82,44 @@ export async function rebuildFleet(store: Store, windowSeconds: number, now = ne
   // Stamps of accounts the accounts table no longer has.
   for (const [accountId, held] of stored) changes.set(accountId, Object.fromEntries(Object.keys(held).map((name) => [name, null])));
   await writeStamps(store, changes);
+  // Every account in its currency's list (adding one listed already changes nothing).
+  await writeMembers(
+    store,
+    accounts.map((item) => ({ accountId: item.accountId as string, currency: item.currency as string, present: true })),
+  );
 
-  // The statistics: every day and instrument any account of a currency's shard traded.
-  const groups = new Map<string, { currency: string; shard: number; start: string; instrument: string; accountIds: string[] }>();
+  // The sums: every period any account of a currency has a roll-up or a P&L aggregate of.
+  const groups = new Map<string, { rebuild: (accountIds: readonly string[]) => Promise<boolean>; accountIds: string[] }>();
   for (const item of accounts) {
     const [accountId, currency] = [item.accountId as string, item.currency as string];
-    for (const entry of await readStatsEntries(store, accountId, '0000-01-01T00:00:00.000Z', '9999-12-31T00:00:00.000Z')) {
-      const at = { currency, shard: shardOf(accountId), start: entry.start, instrument: entry.instrument };
-      const id = `${currency}#${at.shard}#${at.start}#${at.instrument}`;
-      const group = groups.get(id) ?? { ...at, accountIds: [] };
-      group.accountIds.push(accountId);
-      groups.set(id, group);
+    const entries = await Promise.all(
+      (['perf', 'pnl'] as const).map((kind) => readKeyRange(store, accountId, entryPrefix(kind), `${entryPrefix(kind)}${ABOVE_EVERY_ID}`)),
+    );
+    for (const entry of entries.flat()) {
+      const id = `${currency}#${entry.entryKey}`;
+      if (!groups.has(id)) {
+        if (isEntryOf(entry, 'perf')) {
+          const key = toPeriodEntry(entry);
+          const period = { unit: key.unit, start: key.start };
+          const read = (ids: readonly string[]) => getPeriodOfOwners(store, ids, period);
+          groups.set(id, { rebuild: (ids) => rebuildPeriod(store, currency, period, ids, read), accountIds: [] });
+        } else {
+          const { period, start } = toPnlEntry(entry);
+          const read = (ids: readonly string[]) => getPnlOfOwners(store, ids, { period, start });
+          groups.set(id, { rebuild: (ids) => rebuildPnl(store, currency, { period, start }, ids, read), accountIds: [] });
+        }
+      }
+      groups.get(id)!.accountIds.push(accountId);
     }
   }
-  let statisticsWritten = 0;
-  for (const group of groups.values()) {
-    const read = (ids: readonly string[]) => getStatsOfOwners(store, ids, [{ start: group.start, instrument: group.instrument }]);
-    if (await rebuildStats(store, group, group.accountIds, read)) statisticsWritten += 1;
-  }
+  // A few sums at a time: each is a read, a batch read of its accounts' and a conditional write, of its own item.
+  let sumsWritten = 0;
+  const pending = [...groups.values()];
+  await Promise.all(
+    Array.from({ length: SUMS_AT_ONCE }, async () => {
+      for (let group = pending.shift(); group; group = pending.shift()) if (await group.rebuild(group.accountIds)) sumsWritten += 1;
+    }),
+  );
   await markComplete(store, ['accounts', 'balances', 'ledger'], now.toISOString());
-  return { accounts: accounts.length, stamped: changes.size, statistics: groups.size, statisticsWritten };
+  return { accounts: accounts.length, stamped: changes.size, sums: groups.size, sumsWritten };
 }

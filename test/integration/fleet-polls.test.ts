@@ -73,7 +73,7 @@ it('a stage created with its streams is complete for every source without a back
   const { Item } = await harness.store.client.send(
     new GetCommand({ TableName: harness.store.tables.fleet, Key: { part: 'meta', key: 'meta' }, ConsistentRead: true }),
   );
-  expect(Object.keys(Item?.complete ?? {}).sort()).toEqual(['accounts', 'balances', 'ledger']);
+  expect(Object.keys(Item?.complete ?? {}).sort()).toEqual(['accounts', 'balances', 'rollups']);
 });
 
 it('an unchanged poll of each fleet answer is a 304 that reads at most SHARDS + 1 items', async () => {
@@ -294,5 +294,5 @@ it('a stage whose data predates the projector answers from the tables until the 
     const stamped = await poll(name);
     expect([name, stamped.headers.ETag]).toEqual([name, tagged[name].headers.ETag]);
   }
-  expect(await rebuildFleet(store, WINDOW)).toMatchObject({ stamped: 0, statisticsWritten: 0 });
+  expect(await rebuildFleet(store, WINDOW)).toMatchObject({ stamped: 0, sumsWritten: 0 });
 });

@@ -6,10 +6,10 @@
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { readFleetStats, shardOf, statsParts } from '@trading-bot-api/core/store/fleet-table';
-import { entryPrefix, readKeyRange, readStatsEntries, statsRangeKeys } from '@trading-bot-api/core/store/ledger-table';
-import { mergeStats } from '@trading-bot-api/core/performance';
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { fleetPeriods, perfPart } from '@trading-bot-api/core/store/fleet-table';
+import { accountPeriods, entryPrefix, getPeriodOfOwners, readPeriodItems, readPeriods } from '@trading-bot-api/core/store/ledger-table';
+import { mergePeriods, windowPeriods } from '@trading-bot-api/core/rollups';
 import type { Trade } from '@trading-bot-api/core/types';
 import { generateDataset } from '../../scripts/demo/dataset';
 import { eventFor, type FunctionName, type Harness, ROUTES, startHarness } from '../kit/api-harness';
@@ -18,8 +18,8 @@ import { sumDecimals } from '@trading-bot-api/core/decimal';
 import { expectedPerformance, expectedStartBalance } from '../kit/expected';
 import { throughGateway } from '../kit/gateway';
 
-// perf-usd2 to perf-usd10 trade in USD too: the fleet's USD summary covers ten accounts, more than the fleet's
-// shards, so a key that sees every account reads USD from the fleet's sums (and EUR, one account, from its own).
+// perf-usd2 to perf-usd10 trade in USD too: the fleet's USD sums cover ten accounts, EUR's one; a key that sees every
+// account reads both from the currencies' sums, a key that sees some from its accounts' own.
 const dataset = generateDataset({
   tradeCounts: [240, 150, 90, ...Array(8).fill(15)],
   accountId: (i) => ['perf-usd', 'perf-eur', ...Array.from({ length: 9 }, (_, n) => `perf-usd${n + 2}`)][i],
@@ -31,14 +31,19 @@ for (const entry of dataset.accounts.slice(2)) {
   entry.balance.currency = 'USD';
 }
 for (const trade of dataset.trades) if (/^perf-usd\d+$/.test(trade.accountId)) trade.id = `${trade.accountId.slice(5)}-${trade.id}`;
-// Closes on both sides of a midnight, a break-even, and a tie with the best trade (an earlier close wins it).
+// Closes on both sides of a midnight, a break-even, and a tie with the best trade (an earlier close wins it); and
+// closes on both sides of the new year.
 const model = dataset.trades.find((t) => t.accountId === 'perf-usd' && t.status === 'closed')!;
 for (const [id, closeTime, realizedPL] of [
+  ['year-end', '2025-12-31T23:00:00.000Z', '-40.1000'],
+  ['year-start', '2026-01-01T00:30:00.000Z', '12.0000'],
+  ['mid-december', '2025-12-15T09:00:00.000Z', '7.5000'],
   ['edge-before', '2026-02-20T23:59:59.999Z', '31.5000'],
   ['edge-after', '2026-02-21T00:00:00.000Z', '-12.2500'],
   ['edge-zero', '2026-02-21T00:00:00.000Z', '0.0000'],
 ]) {
-  dataset.trades.push({ ...model, id, openTime: '2026-02-20T20:00:00.000Z', closeTime, realizedPL, unrealizedPL: '0.0000' });
+  const openTime = closeTime < '2026-02' ? new Date(Date.parse(closeTime) - 3_600_000).toISOString() : '2026-02-20T20:00:00.000Z';
+  dataset.trades.push({ ...model, id, openTime, closeTime, realizedPL, unrealizedPL: '0.0000' });
 }
 const WINDOW = { from: '2026-01-15T00:00:00Z', to: '2026-03-03T00:00:00Z' };
 
@@ -158,7 +163,7 @@ it('the fleet: one summary per currency over the accounts the key may see', asyn
   expect(all.body.accounts).toEqual(expect.arrayContaining(dataset.accounts.map((a) => a.account.id)));
   expect(all.body.currencies).toEqual([await expectedFleet('EUR'), await expectedFleet('USD')]);
 
-  // One instrument, over the fleet's sums (USD) and an account's own days (EUR), against its trades in the listings.
+  // One instrument, over the currencies' sums, against its trades in the listings.
   const instrument = (await closedIn('perf-usd', WINDOW))[0].instrument;
   const one = await call('all-performance', { ...WINDOW, instrument });
   expect(one.body.currencies).toEqual([await expectedFleet('EUR', instrument), await expectedFleet('USD', instrument)]);
@@ -171,11 +176,8 @@ it('the fleet: one summary per currency over the accounts the key may see', asyn
   ]);
 });
 
-it("concurrent closes of two accounts of one currency and shard: the fleet's sum counts each exactly once", async () => {
-  // Twenty ids over eight shards: two of them share one.
-  const ids = Array.from({ length: 20 }, (_, i) => `chf-${i}`);
-  const a = ids.find((id) => ids.some((other) => other !== id && shardOf(other) === shardOf(id)))!;
-  const b = ids.find((id) => id !== a && shardOf(id) === shardOf(a))!;
+it("concurrent closes of two accounts of one currency: the fleet's sums count each exactly once", async () => {
+  const [a, b] = ['chf-a', 'chf-b'];
   for (const id of [a, b]) await harness.writer.upsertAccount({ id, name: id, currency: 'CHF', broker: 'paper', environment: 'paper' });
   const closes = [a, b].flatMap((account) =>
     Array.from({ length: 6 }, (_, i) => ({ account, id: `c-${i}`, realizedPL: `${i % 2 ? '-' : ''}${i + 1}.25` })),
@@ -202,17 +204,18 @@ it("concurrent closes of two accounts of one currency and shard: the fleet's sum
   const window = { from: '2026-06-01T00:00:00Z', to: '2026-06-02T00:00:00Z' };
   const trades = [...(await closedIn(a, window)), ...(await closedIn(b, window))];
   expect(trades).toHaveLength(12);
-  // Two accounts read their own days; the fleet's entry (which a currency of more than SHARDS accounts is read from),
-  // folded by the projector from their changes, must equal both of theirs merged, every figure, the best and worst
-  // trade included.
+  // Two accounts have their own roll-ups; the currency's (which a key that sees every account reads), folded by the
+  // projector from their changes, must equal both of theirs merged, every figure, the best and worst trade and the
+  // day's net included, in each of the day's periods (day, block, month).
   const day = '2026-06-01T00:00:00.000Z';
   const { store } = harness;
   await harness.projector.drain();
-  const [[ofA], [ofB]] = await Promise.all([a, b].map((owner) => readStatsEntries(store, owner, day, day)));
-  const [sum] = await readFleetStats(store, statsParts('CHF')[shardOf(a)], day, day);
-  const { start: _s, instrument: _i, ...figures } = sum;
-  expect(figures).toEqual(mergeStats(ofA, ofB));
-  expect(figures.closedTrades).toBe(12);
+  for (const unit of ['day', 'block', 'month'] as const) {
+    const [ofA, ofB] = await getPeriodOfOwners(store, [a, b], { unit, start: day });
+    const [sum] = await readPeriods(store, fleetPeriods(store, 'CHF'), [{ unit, start: day }]);
+    expect(sum.figures).toEqual(mergePeriods(ofA.figures, ofB.figures));
+    expect(sum.figures.USD_CHF.closedTrades).toBe(12);
+  }
   const { body } = await call('all-performance', window);
   expect(body.currencies.find((c: { currency: string }) => c.currency === 'CHF')).toEqual({
     currency: 'CHF',
@@ -221,14 +224,27 @@ it("concurrent closes of two accounts of one currency and shard: the fleet's sum
   });
 });
 
-it('a statistics range longer than a page is read whole: in pages of a few items, the same entries as in one', async () => {
-  const { store } = harness;
-  const { first, last } = statsRangeKeys('2025-01-01T00:00:00.000Z', '2026-12-31T00:00:00.000Z');
-  const whole = await readKeyRange(store, 'perf-usd', first, last);
-  expect(whole.length).toBeGreaterThan(3 * 7);
-  expect(await readKeyRange(store, 'perf-usd', first, last, undefined, 7)).toEqual(whole);
-  // What the summaries read goes through the same pages (STATS_PAGE_ITEMS): every day of the account is there.
-  expect(await readStatsEntries(store, 'perf-usd', '2025-01-01T00:00:00.000Z', '2026-12-31T00:00:00.000Z')).toHaveLength(whole.length);
+it('a window from mid-month to mid-month across a year boundary: whole months and blocks read, every figure exact', async () => {
+  const window = { from: '2025-12-10T00:00:00Z', to: '2026-02-18T00:00:00Z' };
+  const from = '2025-12-10T00:00:00.000Z';
+  const trades = await closedIn('perf-usd', window);
+  expect(new Set(trades.map((t) => t.closeTime!.slice(0, 4)))).toEqual(new Set(['2025', '2026']));
+  const { body } = await call('account-performance', window, { account: 'perf-usd' });
+  expect(body.currencies).toEqual([{ currency: 'USD', ...expectedPerformance(from, trades, await startBalance(['perf-usd'], window)) }]);
+  const fleet = (await call('all-performance', window)).body.currencies;
+  const usd = dataset.accounts.filter((a) => a.account.currency === 'USD').map((a) => a.account.id);
+  const usdTrades = (await Promise.all(usd.map((a) => closedIn(a, window)))).flat();
+  expect(fleet.find((c: { currency: string }) => c.currency === 'USD')).toEqual({
+    currency: 'USD',
+    ...expectedPerformance(from, usdTrades, await startBalance(usd, window)),
+  });
+  // Read as 10-14 December in days, 15-31 in blocks, January whole, 1-14 February in blocks and 15-17 in days: fewer
+  // items than the days that had closes.
+  const periods = windowPeriods(Date.parse(from), Date.parse('2026-02-17T00:00:00.000Z'));
+  expect(periods.map((period) => period.unit).join(' ')).toBe('day day day day day block block block month block block day day day');
+  const items = await readPeriodItems(harness.store, accountPeriods(harness.store, 'perf-usd'), periods);
+  expect(items.length).toBeLessThanOrEqual(periods.length);
+  expect(items.length).toBeLessThan(new Set(trades.map((t) => t.closeTime!.slice(0, 10))).size);
 });
 
 it('no trade in the window: zero counts and null ratios; unknown accounts and bad windows are problems', async () => {
@@ -255,103 +271,103 @@ function backfill(): Promise<{ code: number; stdout: string; stderr: string }> {
   });
 }
 
-async function statsItems(account: string) {
+/** An account's roll-ups (`perf#`), or its items of the format before them (`stats#`). */
+async function ledgerItems(account: string, prefix: string) {
   const { client, tables } = harness.store;
   const output = await client.send(
     new QueryCommand({
       TableName: tables.ledger,
       KeyConditionExpression: 'accountId = :a AND begins_with(entryKey, :p)',
-      ExpressionAttributeValues: { ':a': account, ':p': entryPrefix('stats') },
+      ExpressionAttributeValues: { ':a': account, ':p': prefix },
       ConsistentRead: true,
     }),
   );
   return output.Items ?? [];
 }
 
-/** The fleet's statistics of USD: every shard's items. */
+/** The fleet's roll-ups of USD. */
 async function usdSums() {
   const { client, tables } = harness.store;
-  const parts = await Promise.all(
-    statsParts('USD').map((part) =>
-      client.send(
-        new QueryCommand({
-          TableName: tables.fleet,
-          KeyConditionExpression: 'part = :p',
-          ExpressionAttributeValues: { ':p': part },
-          ConsistentRead: true,
-        }),
-      ),
-    ),
-  );
-  return parts.flatMap((output) => output.Items ?? []);
-}
-
-it('npm run backfill writes the statistics of histories written before them, and a second run writes nothing', async () => {
-  const before = (await call('account-performance', WINDOW, { account: 'perf-usd' })).body;
-  const { client, tables } = harness.store;
-  // The fleet's statistics, which a key that sees every account reads: one item lost and one wrong, so the fleet's
-  // answer is off until the backfill adds them up again.
-  await harness.projector.drain();
-  const sums = await usdSums();
-  expect(sums.length).toBeGreaterThan(10);
-  await client.send(new DeleteCommand({ TableName: tables.fleet, Key: { part: sums[0].part, key: sums[0].key } }));
-  await client.send(
-    new UpdateCommand({
+  const output = await client.send(
+    new QueryCommand({
       TableName: tables.fleet,
-      Key: { part: sums[1].part, key: sums[1].key },
-      UpdateExpression: 'SET closedTrades = :n',
-      ExpressionAttributeValues: { ':n': 999 },
+      KeyConditionExpression: 'part = :p',
+      ExpressionAttributeValues: { ':p': perfPart('USD') },
+      ConsistentRead: true,
     }),
   );
+  return output.Items ?? [];
+}
+
+/** Sets one figure of one instrument inside a roll-up item (`path` below the instrument, as `best.id`). */
+function setFigure(table: string, key: Record<string, string>, instrument: string, path: string, value: unknown) {
+  return harness.store.client.send(
+    new UpdateCommand({
+      TableName: table,
+      Key: key,
+      UpdateExpression: `SET instruments.#i.${path} = :v`,
+      ExpressionAttributeNames: { '#i': instrument },
+      ExpressionAttributeValues: { ':v': value },
+    }),
+  );
+}
+
+it('npm run backfill writes the roll-ups of histories written before them, and a second run writes nothing', async () => {
+  const before = (await call('account-performance', WINDOW, { account: 'perf-usd' })).body;
+  const { client, tables } = harness.store;
+  // The fleet's roll-ups, which a key that sees every account reads: one item lost and one wrong, so the fleet's
+  // answer is off until the backfill adds them up again.
+  await harness.projector.drain();
+  // February whole (a month item), and 1 or 2 March (days): in the window's periods.
+  const sums = (await usdSums()).filter((item) => /^perf#(month#2026-02-01|day#2026-03-0[12])T/.test(item.key));
+  expect(sums.length).toBeGreaterThanOrEqual(2);
+  await client.send(new DeleteCommand({ TableName: tables.fleet, Key: { part: sums[0].part, key: sums[0].key } }));
+  await setFigure(tables.fleet, { part: sums[1].part, key: sums[1].key }, Object.keys(sums[1].instruments)[0], 'closedTrades', 999);
   const usd = await expectedFleet('USD');
   const summed = (await call('all-performance', WINDOW)).body.currencies.find((c: { currency: string }) => c.currency === 'USD');
   expect(summed).not.toEqual(usd);
-  // A history from before API 1.2: no statistics at all for perf-usd, and one wrong entry for perf-eur.
-  const kept = await statsItems('perf-usd');
+  // A history from before the roll-ups: none at all for perf-usd but an item of the format before them (one per day
+  // and instrument), and one wrong roll-up for perf-eur.
+  const kept = await ledgerItems('perf-usd', entryPrefix('perf'));
   expect(kept.length).toBeGreaterThan(10);
   for (const item of kept)
     await client.send(new DeleteCommand({ TableName: tables.ledger, Key: { accountId: item.accountId, entryKey: item.entryKey } }));
-  const [wrong] = await statsItems('perf-eur');
-  await client.send(
-    new UpdateCommand({
-      TableName: tables.ledger,
-      Key: { accountId: 'perf-eur', entryKey: wrong.entryKey },
-      UpdateExpression: 'SET wins = :w',
-      ExpressionAttributeValues: { ':w': 999 },
-    }),
-  );
+  const legacy = { accountId: 'perf-usd', entryKey: 'stats#day#2026-02-20T00:00:00.000Z#EUR_USD', closedTrades: 3, version: 1 };
+  await client.send(new PutCommand({ TableName: tables.ledger, Item: legacy }));
+  const [wrong, nested] = (await ledgerItems('perf-eur', entryPrefix('perf'))).filter((item) => item.unit === 'day');
+  await setFigure(tables.ledger, { accountId: 'perf-eur', entryKey: wrong.entryKey }, Object.keys(wrong.instruments)[0], 'wins', 999);
   // And, in another entry, only the best trade's id: a difference inside a nested figure is seen too.
-  const [, nested] = await statsItems('perf-eur');
-  await client.send(
-    new UpdateCommand({
-      TableName: tables.ledger,
-      Key: { accountId: 'perf-eur', entryKey: nested.entryKey },
-      UpdateExpression: 'SET best.id = :id',
-      ExpressionAttributeValues: { ':id': 'not-the-best' },
-    }),
+  await setFigure(
+    tables.ledger,
+    { accountId: 'perf-eur', entryKey: nested.entryKey },
+    Object.keys(nested.instruments)[0],
+    'best.id',
+    'not-the-best',
   );
   expect((await call('account-performance', WINDOW, { account: 'perf-usd' })).body.currencies[0].closedTrades).toBe(0);
 
   const first = await backfill();
   expect([first.code, first.stderr]).toEqual([0, '']);
   expect(first.stdout).toMatch(
-    new RegExp(`perf-usd: \\d+ closed trades, ${kept.length} days × instruments, ${kept.length} written, 0 unchanged`),
+    // Every roll-up written again, and the item of the format before them removed.
+    new RegExp(`perf-usd: \\d+ closed trades, ${kept.length} roll-up periods, ${kept.length + 1} written, 0 unchanged`),
   );
-  expect(first.stdout).toMatch(/perf-eur: \d+ closed trades, \d+ days × instruments, 2 written, \d+ unchanged/);
+  expect(first.stdout).toMatch(/perf-eur: \d+ closed trades, \d+ roll-up periods, 2 written, \d+ unchanged/);
+  expect(await ledgerItems('perf-usd', 'stats#')).toEqual([]);
   expect((await call('account-performance', WINDOW, { account: 'perf-usd' })).body).toEqual(before);
   const eur = await closedIn('perf-eur', WINDOW);
   expect((await call('account-performance', WINDOW, { account: 'perf-eur' })).body.currencies[0]).toEqual({
     currency: 'EUR',
     ...expectedPerformance('2026-01-15T00:00:00.000Z', eur, await startBalance(['perf-eur'], WINDOW)),
   });
-  // The fleet's statistics are whole again (perf-eur's two repaired entries moved the EUR ones too).
-  expect(first.stdout).toMatch(/fleet summary: stamps written for 0 accounts, [1-9]\d* of \d+ days × instruments written, marked complete/);
+  // The fleet's roll-ups are whole again (perf-eur's two repaired entries moved the EUR ones too).
+  expect(first.stdout).toMatch(/fleet summary: stamps written for 0 accounts, [1-9]\d* of \d+ currency sums written, marked complete/);
   const fleet = (await call('all-performance', WINDOW)).body.currencies;
   expect(fleet.filter((c: { currency: string }) => c.currency !== 'CHF')).toEqual([await expectedFleet('EUR'), usd]);
 
   const second = await backfill();
   expect(second.code).toBe(0);
   expect(second.stdout).toMatch(
-    /accounts, \d+ closed trades, \d+ days × instruments: 0 written, \d+ unchanged, 0 failed; fleet summary: stamps written for 0 accounts, 0 of \d+ days × instruments written, marked complete/,
+    /accounts, \d+ closed trades, \d+ roll-up periods: 0 written, \d+ unchanged, 0 failed; fleet summary: stamps written for 0 accounts, 0 of \d+ currency sums written, marked complete/,
   );
 });

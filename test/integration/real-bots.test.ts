@@ -8,9 +8,9 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Context } from 'aws-lambda';
-import { markIncomplete, readFleetStats, shardOf, stampSecondsFor, statsParts } from '@trading-bot-api/core/store/fleet-table';
-import { readStatsEntries } from '@trading-bot-api/core/store/ledger-table';
-import { mergeStats, NO_TRADES } from '@trading-bot-api/core/performance';
+import { fleetPeriods, markIncomplete, stampSecondsFor } from '@trading-bot-api/core/store/fleet-table';
+import { getPeriodOfOwners, readPeriods } from '@trading-bot-api/core/store/ledger-table';
+import { mergePeriods, periodsOfClose } from '@trading-bot-api/core/rollups';
 import { backfillAccount, type Writer, WriterError } from '@trading-bot-api/writer';
 import { rebuildFleet } from '../../api/projector/rebuild';
 import { localWriter } from '../../scripts/support/load-data';
@@ -162,9 +162,8 @@ describe('trades the bot no longer has', () => {
 
 describe('a corrected trade', () => {
   it("leaves the statistics and the fleet's as a backfill computes them from the trades", async () => {
-    // Three accounts in one currency and fleet shard: the fleet's sum there adds up all three.
-    const ids: string[] = [];
-    for (let n = 0; ids.length < 3; n++) if (shardOf(`fix-${n}`) === shardOf('fix-0')) ids.push(`fix-${n}`);
+    // Three accounts in one currency: the currency's sums add up all three.
+    const ids = ['fix-0', 'fix-1', 'fix-2'];
     const trade = (id: string, realizedPL: string, minutesAgo: number) => ({
       id,
       instrument: 'BTC_USDT',
@@ -187,18 +186,17 @@ describe('a corrected trade', () => {
     expect((await api('account-balance', { account: fixed })).body.realizedPL).toBe('5.865');
     // Exactly what a backfill computes from the trades: nothing left for it to write.
     expect(await backfillAccount(writer, fixed)).toMatchObject({ written: 0 });
-    // The projector recomputed the fleet's figures of those days from the three accounts' own (a correction can make
-    // a best trade worse, which no fold undoes): the same as merging them, and nothing left for a rebuild to write.
+    // The projector recomputed the fleet's figures of those periods from the three accounts' own (a correction can
+    // make a best trade worse, which no fold undoes): the same as merging them, and nothing left for a rebuild to write.
     await harness.projector.drain();
-    const [first, last] = ['2000-01-01T00:00:00.000Z', '2999-01-01T00:00:00.000Z'];
-    const own = (await Promise.all(ids.map((id) => readStatsEntries(harness.store, id, first, last)))).flat();
-    const fleet = await readFleetStats(harness.store, statsParts('USDT')[shardOf(fixed)], first, last);
-    expect(fleet.length).toBeGreaterThan(0);
-    for (const { start, instrument, ...figures } of fleet) {
-      const merged = own.filter((entry) => entry.start === start && entry.instrument === instrument).reduce(mergeStats, NO_TRADES);
-      expect(figures).toEqual(merged);
+    const periods = periodsOfClose(ago(40));
+    const fleet = await readPeriods(harness.store, fleetPeriods(harness.store, 'USDT'), periods);
+    for (const [i, period] of periods.entries()) {
+      const own = await getPeriodOfOwners(harness.store, ids, period);
+      expect(own).toHaveLength(3);
+      expect(fleet[i].figures).toEqual(own.map((entry) => entry.figures).reduce(mergePeriods));
     }
-    expect((await rebuildFleet(harness.store, stampSecondsFor(300))).statisticsWritten).toBe(0);
+    expect((await rebuildFleet(harness.store, stampSecondsFor(300))).sumsWritten).toBe(0);
     // Without `correct` a closed trade given otherwise is refused, as before.
     const [refused] = await writer.recordTrades(fixed, [trade('t1', '9.7', 40)]);
     expect(refused).toMatchObject({ error: { code: 'TRADE_CLOSED' } });

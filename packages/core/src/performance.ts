@@ -179,33 +179,103 @@ export interface DailyNet {
 }
 
 /**
- * The largest fall of realized equity over a window: realized P&L counts from zero at `from` and moves by each day's
- * net, in order; the amount is exact; nothing fell: amount 0, no ratio, start or end. The ratio is against the
- * equity at the peak: `startBalance` (the account's balance at the window's start; null when unknown) plus the
- * realized P&L to the peak, so it is at most 1 while the account never went below zero.
+ * How realized equity moved over a run of days (a period, or a window made of periods), counted from zero at its
+ * `start`: what the maximum drawdown of any window made of such runs needs, without their days. Two consecutive runs
+ * combine into the run of both (`composeRuns`, associative), so a year's drawdown is read from a dozen months.
  */
-export function maxDrawdown(from: string, days: readonly DailyNet[], startBalance: string | null = null): Drawdown {
-  let equity = '0';
-  let peak = '0';
-  let peakAt = from;
-  let worst: Drawdown & { peak: string } = { amount: '0', ratio: null, start: null, end: null, peak: '0' };
+export interface EquityRun {
+  start: string;
+  /** The realized P&L of the whole run. */
+  net: string;
+  /** The highest running total, 0 or more (0 at `start`), and when it was first reached (the end of that day). */
+  high: string;
+  highAt: string;
+  /** The lowest running total at a day's end, and when it was first reached; null for a run of no days. */
+  low: string | null;
+  lowAt: string | null;
+  /** The run's own largest fall: from `peak` (a running total) at `drawdownStart` to `drawdownEnd`; amount 0: none. */
+  drawdown: string;
+  drawdownStart: string | null;
+  drawdownEnd: string | null;
+  peak: string;
+}
+
+/** A run of no days from `start`. */
+export function emptyRun(start: string): EquityRun {
+  return {
+    start,
+    net: '0',
+    high: '0',
+    highAt: start,
+    low: null,
+    lowAt: null,
+    drawdown: '0',
+    drawdownStart: null,
+    drawdownEnd: null,
+    peak: '0',
+  };
+}
+
+/** The run of `days` (in order) from `start`: the day-by-day computation every composition must equal. */
+export function runOf(start: string, days: readonly DailyNet[]): EquityRun {
+  const run = emptyRun(start);
   for (const day of days) {
-    equity = sumDecimals([equity, day.net]);
-    if (compareDecimals(equity, peak) > 0) {
-      peak = equity;
-      peakAt = day.end;
+    run.net = sumDecimals([run.net, day.net]);
+    if (run.low === null || compareDecimals(run.net, run.low) < 0) [run.low, run.lowAt] = [run.net, day.end];
+    if (compareDecimals(run.net, run.high) > 0) {
+      [run.high, run.highAt] = [run.net, day.end];
       continue;
     }
-    const fall = sumDecimals([peak, negateDecimal(equity)]);
-    if (compareDecimals(fall, worst.amount) > 0) worst = { amount: fall, ratio: null, start: peakAt, end: day.end, peak };
+    const fall = sumDecimals([run.high, negateDecimal(run.net)]);
+    if (compareDecimals(fall, run.drawdown) > 0)
+      Object.assign(run, { drawdown: fall, drawdownStart: run.highAt, drawdownEnd: day.end, peak: run.high });
   }
-  const { peak: fellFrom, ...drawdown } = worst;
-  const equityAtPeak = startBalance === null ? null : sumDecimals([startBalance, fellFrom]);
+  return run;
+}
+
+/**
+ * The run of `a` followed by `b` (which starts where `a` ends), exactly as `runOf` makes it from both's days. The
+ * largest fall is `a`'s own, or from `a`'s high to `b`'s low, or `b`'s own; on equal amounts the earlier end wins, as
+ * day by day: `a`'s fall ends before any of `b`'s, and when the fall from `a`'s high equals `b`'s own, `b`'s own
+ * cannot end earlier (its trough would be `b`'s low, reached first at `lowAt`).
+ */
+export function composeRuns(a: EquityRun, b: EquityRun): EquityRun {
+  const shift = (amount: string) => sumDecimals([a.net, amount]);
+  const bHigh = shift(b.high);
+  const [high, highAt] = compareDecimals(bHigh, a.high) > 0 ? [bHigh, b.highAt] : [a.high, a.highAt];
+  const bLow = b.low === null ? null : shift(b.low);
+  const [low, lowAt] = bLow !== null && (a.low === null || compareDecimals(bLow, a.low) < 0) ? [bLow, b.lowAt] : [a.low, a.lowAt];
+  let fall = { drawdown: a.drawdown, drawdownStart: a.drawdownStart, drawdownEnd: a.drawdownEnd, peak: a.peak };
+  if (bLow !== null) {
+    const across = sumDecimals([a.high, negateDecimal(bLow)]);
+    if (compareDecimals(across, fall.drawdown) > 0)
+      fall = { drawdown: across, drawdownStart: a.highAt, drawdownEnd: b.lowAt, peak: a.high };
+  }
+  if (compareDecimals(b.drawdown, fall.drawdown) > 0)
+    fall = { drawdown: b.drawdown, drawdownStart: b.drawdownStart, drawdownEnd: b.drawdownEnd, peak: shift(b.peak) };
+  return { start: a.start, net: shift(b.net), high, highAt, low, lowAt, ...fall };
+}
+
+/**
+ * The largest fall of realized equity over a run: the amount is exact; nothing fell: amount 0, no ratio, start or
+ * end. The ratio is against the equity at the peak: `startBalance` (the balance at the run's start; null when
+ * unknown) plus the realized P&L to the peak, so it is at most 1 while the account never went below zero.
+ */
+export function drawdownOf(run: EquityRun, startBalance: string | null = null): Drawdown {
+  const equityAtPeak = startBalance === null ? null : sumDecimals([startBalance, run.peak]);
   const ratio =
-    drawdown.start !== null && equityAtPeak !== null && decimalSign(equityAtPeak) > 0
-      ? divideDecimals(drawdown.amount, equityAtPeak, RATIO_PLACES)
+    run.drawdownStart !== null && equityAtPeak !== null && decimalSign(equityAtPeak) > 0
+      ? divideDecimals(run.drawdown, equityAtPeak, RATIO_PLACES)
       : null;
-  return { ...drawdown, ratio };
+  return { amount: run.drawdown, ratio, start: run.drawdownStart, end: run.drawdownEnd };
+}
+
+/**
+ * The largest fall of realized equity over a window: realized P&L counts from zero at `from` and moves by each day's
+ * net, in order (drawdownOf says the rest).
+ */
+export function maxDrawdown(from: string, days: readonly DailyNet[], startBalance: string | null = null): Drawdown {
+  return drawdownOf(runOf(from, days), startBalance);
 }
 
 /** Whole seconds of `ms` milliseconds, rounded half-even. */

@@ -1,24 +1,26 @@
 /**
  * The one-off backfill of what the writer keeps beside the data, for data written before it kept them: the
- * performance statistics (API 1.2), per account the figures of every day and instrument recomputed from its closed
- * trades, each written where missing or different. Running it again changes nothing. (The fleet's summary is the
- * fleet projector's: `npm run backfill` rebuilds it after the accounts, api/projector/rebuild.ts.)
+ * performance roll-ups (issue 29), per account the figures of every day, block and month recomputed from its closed
+ * trades, each written where missing or different, and the statistics of the format before them (one item per day and
+ * instrument, which nothing reads) removed. Running it again changes nothing. (The fleet's summary is the fleet
+ * projector's: `npm run backfill` rebuilds it after the accounts, api/projector/rebuild.ts.)
  *
- * A bot may write while it runs. The stored statistics are read first and the trades after, and each write is
+ * A bot may write while it runs. The stored roll-ups are read first and the trades after, and each write is
  * conditioned on the version read: a close the writer counted in between changes that version, the write is
  * refused, and the account is done again from the start. A close it counted before is in both reads.
  */
-import { type Store, TransactionCancelled, transactWrite } from '@trading-bot-api/core/store/dynamodb';
-import { deleteStats, putStats, readStatsEntries, type StatsEntry } from '@trading-bot-api/core/store/ledger-table';
+import { type Item, type Store, TransactionCancelled, type TransactItem, transactWrite } from '@trading-bot-api/core/store/dynamodb';
+import { deletePeriod, legacyStatsKeys, type PeriodEntry, putPeriod, readAllPeriods } from '@trading-bot-api/core/store/ledger-table';
+import { periodId } from '@trading-bot-api/core/rollups';
 import { readTrades, tradeListing } from '@trading-bot-api/core/store/trades-table';
 import type { Trade } from '@trading-bot-api/core/types';
-import { statsAfter, statsId } from './rules';
+import { periodsAfter } from './rules';
 
 /** What the backfill did to one account. */
 export interface BackfillResult {
   accountId: string;
   closedTrades: number;
-  /** Days × instruments with closed trades. */
+  /** Days, blocks and months with closed trades. */
   entries: number;
   written: number;
   unchanged: number;
@@ -44,36 +46,35 @@ function canonical(value: unknown): string {
 }
 
 /** The figures alone (no version), for telling whether a stored entry already holds them, the best and worst included. */
-function figures({ version: _version, ...entry }: StatsEntry): string {
+function figures({ version: _version, ...entry }: PeriodEntry): string {
   return canonical(entry);
 }
 
-/** Every day's statistics of an account. */
-function allStats(store: Store, accountId: string): Promise<StatsEntry[]> {
-  return readStatsEntries(store, accountId, '0000-01-01T00:00:00.000Z', '9999-12-31T00:00:00.000Z');
-}
-
 /**
- * Stores the statistics `computed` of one owner in place of those `stored`, where missing or different, each
- * conditioned on the version read; a stored entry nothing computed any more is removed. Returns how many entries
- * it wrote (`put`) and removed.
+ * Stores the roll-ups `computed` of one owner in place of those `stored`, where missing or different, each
+ * conditioned on the version read; a stored entry nothing computed any more is removed, and so is every item of the
+ * format before the roll-ups (`legacy`). Returns how many entries it wrote (`put`) and removed.
  */
-async function rewriteStats(
+async function rewritePeriods(
   store: Store,
-  stored: readonly StatsEntry[],
-  computed: readonly StatsEntry[],
+  stored: readonly PeriodEntry[],
+  computed: readonly PeriodEntry[],
+  legacy: readonly Item[],
 ): Promise<{ put: number; removed: number }> {
-  const storedBy = new Map(stored.map((entry) => [statsId(entry), entry]));
-  const computedIds = new Set(computed.map((entry) => statsId(entry)));
+  const storedBy = new Map(stored.map((entry) => [periodId(entry), entry]));
+  const computedIds = new Set(computed.map((entry) => periodId(entry)));
   // Each entry's version is the stored one plus one, or 1 for a new entry.
   const puts = computed
     .map((entry) => ({
-      entry: { ...entry, version: (storedBy.get(statsId(entry))?.version ?? 0) + 1 },
-      read: storedBy.get(statsId(entry)),
+      entry: { ...entry, version: (storedBy.get(periodId(entry))?.version ?? 0) + 1 },
+      read: storedBy.get(periodId(entry)),
     }))
     .filter(({ entry, read }) => !read || figures(read) !== figures(entry))
-    .map(({ entry, read }) => putStats(store, entry, read));
-  const removals = stored.filter((entry) => !computedIds.has(statsId(entry))).map((entry) => deleteStats(store, entry));
+    .map(({ entry, read }) => putPeriod(store, entry, read));
+  const removals: TransactItem[] = [
+    ...stored.filter((entry) => !computedIds.has(periodId(entry))).map((entry) => deletePeriod(store, entry)),
+    ...legacy.map((key) => ({ Delete: { TableName: store.tables.ledger, Key: key } })),
+  ];
   const writes = [...puts, ...removals];
   for (let at = 0; at < writes.length; at += MAX_TRANSACTION_ITEMS)
     await transactWrite(store, writes.slice(at, at + MAX_TRANSACTION_ITEMS));
@@ -82,10 +83,10 @@ async function rewriteStats(
 
 async function backfillOnce(store: Store, accountId: string): Promise<Omit<BackfillResult, 'attempts'>> {
   // First what is stored (with its versions), then the trades: see the module's comment.
-  const stored = await allStats(store, accountId);
+  const [stored, legacy] = await Promise.all([readAllPeriods(store, accountId), legacyStatsKeys(store, accountId)]);
   const trades = await closedTrades(store, accountId);
-  const computed = statsAfter(accountId, [], trades);
-  const { put, removed } = await rewriteStats(store, stored, computed);
+  const computed = periodsAfter(accountId, [], trades);
+  const { put, removed } = await rewritePeriods(store, stored, computed, legacy);
   return {
     accountId,
     closedTrades: trades.length,

@@ -21,7 +21,8 @@ import type { Trade } from '@trading-bot-api/core/types';
 import * as errors from './errors';
 import { isRefusal, WriterError } from './errors';
 import { attempts, Retry } from './retry';
-import { pnlId, pnlPeriodsOf, statsId, statsKeyOf } from './rules';
+import { periodKeysOf, pnlId, pnlPeriodsOf } from './rules';
+import { periodId } from '@trading-bot-api/core/rollups';
 import {
   BALANCE_ITEMS,
   CLOSING,
@@ -246,7 +247,7 @@ export async function recordTrades(
 
 /**
  * Splits new trades into groups that fit one transaction: two items per trade (the trade and its id), one per P&L
- * period, one per day's statistics of an instrument its close touches, and the balance.
+ * period, one per roll-up period (day, block, month) of its close's performance figures, and the balance.
  */
 function groupsForTransactions<T extends { trade: Trade }>(entries: readonly T[]): T[][] {
   const groups: T[][] = [];
@@ -254,8 +255,9 @@ function groupsForTransactions<T extends { trade: Trade }>(entries: readonly T[]
   let periods = new Set<string>();
   for (const entry of entries) {
     const closed = entry.trade.status === 'closed';
-    const day = closed ? statsId(statsKeyOf(entry.trade)) : '';
-    const added = closed ? [...pnlPeriodsOf(entry.trade.closeTime!).map(pnlId), `stats#${day}`] : [];
+    const added = closed
+      ? [...pnlPeriodsOf(entry.trade.closeTime!).map(pnlId), ...periodKeysOf([entry.trade]).map((key) => `perf#${periodId(key)}`)]
+      : [];
     const nextPeriods = new Set([...periods, ...added]);
     if (group.length && 2 * (group.length + 1) + nextPeriods.size + BALANCE_ITEMS > MAX_TRANSACTION_ITEMS) {
       groups.push(group);

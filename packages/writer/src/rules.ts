@@ -9,8 +9,8 @@
  */
 import { decimalSign, negateDecimal, sumDecimals } from '@trading-bot-api/core/decimal';
 import type { BalanceRecord } from '@trading-bot-api/core/store/balances-table';
-import { mergeStats, NO_TRADES, tradeStats } from '@trading-bot-api/core/performance';
-import type { EquityEntry, PnlEntry, StatsEntry } from '@trading-bot-api/core/store/ledger-table';
+import { type PeriodKey, periodId, periodsOfClose, withTrade } from '@trading-bot-api/core/rollups';
+import type { EquityEntry, PeriodEntry, PnlEntry } from '@trading-bot-api/core/store/ledger-table';
 import { type Interval, INTERVALS, type Period, PERIODS, periodStart, timestamp } from '@trading-bot-api/core/time';
 import type { Trade } from '@trading-bot-api/core/types';
 import type { Snapshot } from './validate';
@@ -151,56 +151,45 @@ export function pnlRecomputed(
   return { ...(entry ?? empty), version: (stored?.version ?? 0) + 1 };
 }
 
-/** The key of a day's statistics of an instrument among others of the same account. */
-export function statsId(key: { start: string; instrument: string }): string {
-  return `${key.start}#${key.instrument}`;
-}
-
-/** The day and instrument whose statistics a trade closed at `closeTime` counts in. */
-export function statsKeyOf(trade: Pick<Trade, 'instrument' | 'closeTime'>): { start: string; instrument: string } {
-  return { start: timestamp(periodStart(Date.parse(trade.closeTime!), 'day')), instrument: trade.instrument };
+/** The periods of the performance roll-ups (day, block, month) the trades in `closed` count in, each once. */
+export function periodKeysOf(closed: readonly Trade[]): PeriodKey[] {
+  return [...new Map(closed.flatMap((trade) => periodsOfClose(trade.closeTime!)).map((key) => [periodId(key), key])).values()];
 }
 
 /**
- * The statistics after the trades in `closed` are counted (packages/core/src/performance.ts): one entry per day and
- * instrument they touch, starting from the stored entry or from no trades, its version incremented once.
+ * The performance roll-ups after the trades in `closed` are counted (packages/core/src/rollups.ts): one entry per
+ * period they touch, starting from the stored entry or from no trades, its version incremented once.
  */
-export function statsAfter(accountId: string, stored: readonly StatsEntry[], closed: readonly Trade[]): StatsEntry[] {
-  const entries = new Map<string, StatsEntry>();
+export function periodsAfter(accountId: string, stored: readonly PeriodEntry[], closed: readonly Trade[]): PeriodEntry[] {
+  const entries = new Map<string, PeriodEntry>();
   for (const trade of closed) {
-    const { start, instrument } = statsKeyOf(trade);
-    const key = statsId({ start, instrument });
-    const base = entries.get(key) ??
-      stored.find((entry) => entry.start === start && entry.instrument === instrument) ?? {
-        accountId,
-        start,
-        instrument,
-        ...NO_TRADES,
-        version: 0,
-      };
-    const touched = entries.has(key) ? base : { ...base, version: base.version + 1 };
-    entries.set(key, { ...touched, ...mergeStats(touched, tradeStats({ ...trade, closeTime: trade.closeTime! })) });
+    for (const key of periodsOfClose(trade.closeTime!)) {
+      const id = periodId(key);
+      const held = stored.find((entry) => periodId(entry) === id);
+      const base = entries.get(id) ?? { accountId, ...key, figures: held?.figures ?? {}, version: (held?.version ?? 0) + 1 };
+      entries.set(id, { ...base, figures: withTrade(base.figures, { ...trade, closeTime: trade.closeTime! }) });
+    }
   }
   return [...entries.values()];
 }
 
 /**
- * The statistics of one day and instrument recomputed from `trades` (the closed trades of their owner, any days),
- * in place of `stored` (its version incremented); undefined when no trade counts there any more. For a change
- * that a merge cannot undo (a corrected trade: its best, worst and places may have been another's).
+ * The roll-up of one period recomputed from `trades` (the closed trades of their owner, any days), in place of
+ * `stored` (its version incremented); undefined when no trade counts there any more. For a change that a merge cannot
+ * undo (a corrected trade: its best, worst and places may have been another's).
  */
-export function statsRecomputed(
+export function periodRecomputed(
   owner: string,
-  key: { start: string; instrument: string },
+  key: PeriodKey,
   trades: readonly Trade[],
-  stored: StatsEntry | undefined,
-): StatsEntry | undefined {
-  const id = statsId(key);
-  const [entry] = statsAfter(
+  stored: PeriodEntry | undefined,
+): PeriodEntry | undefined {
+  const id = periodId(key);
+  const [entry] = periodsAfter(
     owner,
     [],
-    trades.filter((trade) => trade.status === 'closed' && statsId(statsKeyOf(trade)) === id),
-  );
+    trades.filter((trade) => trade.status === 'closed' && periodsOfClose(trade.closeTime!).some((period) => periodId(period) === id)),
+  ).filter((entry) => periodId(entry) === id);
   return entry && { ...entry, version: (stored?.version ?? 0) + 1 };
 }
 

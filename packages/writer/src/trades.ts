@@ -7,15 +7,16 @@
 import { type BalanceRecord, getBalanceRecord, putBalance } from '@trading-bot-api/core/store/balances-table';
 import { type Store, TransactionCancelled, type TransactItem, transactWrite } from '@trading-bot-api/core/store/dynamodb';
 import {
-  deleteStats,
+  deletePeriod,
   getAggregates,
   getRegisteredOpenTime,
+  type PeriodEntry,
   type PnlEntry,
+  putPeriod,
   putPnl,
-  putStats,
   registerTradeId,
-  type StatsEntry,
 } from '@trading-bot-api/core/store/ledger-table';
+import { type PeriodKey, periodId } from '@trading-bot-api/core/rollups';
 import { getTradeRecord, putTrade, readTrades, tradeListing } from '@trading-bot-api/core/store/trades-table';
 import type { Period } from '@trading-bot-api/core/time';
 import type { Trade } from '@trading-bot-api/core/types';
@@ -27,11 +28,10 @@ import {
   balanceAfterCorrection,
   pnlId,
   pnlPeriodsOf,
+  periodKeysOf,
+  periodRecomputed,
+  periodsAfter,
   pnlRecomputed,
-  statsAfter,
-  statsId,
-  statsKeyOf,
-  statsRecomputed,
   type TradeEvent,
 } from './rules';
 
@@ -78,28 +78,23 @@ export async function storedTrade(store: Store, accountId: string, tradeId: stri
 export interface Written {
   balance?: BalanceRecord;
   pnl: Map<string, PnlEntry>;
-  stats: Map<string, StatsEntry>;
+  perf: Map<string, PeriodEntry>;
 }
 
 export function carrying(): Written {
-  return { pnl: new Map(), stats: new Map() };
+  return { pnl: new Map(), perf: new Map() };
 }
 
 export function forget(written: Written): void {
   written.balance = undefined;
   written.pnl.clear();
-  written.stats.clear();
+  written.perf.clear();
 }
 
 /** `keys` split by what a run carried (`held`, entries by id): the keys to read, and the carried entries of the rest. */
 function byCarried<K, E>(keys: readonly K[], held: ReadonlyMap<string, E> | undefined, id: (key: K) => string): { unread: K[]; held: E[] } {
   if (!held) return { unread: [...keys], held: [] };
   return { unread: keys.filter((key) => !held.has(id(key))), held: keys.flatMap((key) => held.get(id(key)) ?? []) };
-}
-
-/** The days and instruments whose statistics `closed` touch, each once. */
-export function uniqueStatsKeys(closed: readonly Trade[]): { start: string; instrument: string }[] {
-  return [...new Map(closed.map((trade) => statsKeyOf(trade)).map((key) => [statsId(key), key])).values()];
 }
 
 function uniquePeriods(closed: readonly Trade[]): { period: Period; start: string }[] {
@@ -119,28 +114,28 @@ function uniquePeriods(closed: readonly Trade[]): { period: Period; start: strin
 export async function createTrades(store: Store, accountId: string, trades: readonly Trade[], written?: Written): Promise<boolean> {
   const closed = trades.filter((trade) => trade.status === 'closed');
   const periods = uniquePeriods(closed);
-  const days = uniqueStatsKeys(closed);
+  const rollups = periodKeysOf(closed);
   const carried = written?.balance ? written : undefined;
   const pnlWanted = byCarried(periods, carried?.pnl, pnlId);
-  const statsWanted = byCarried(days, carried?.stats, statsId);
+  const perfWanted = byCarried(rollups, carried?.perf, periodId);
   const [balance, read] = await Promise.all([
     carried?.balance ?? balanceOf(store, accountId),
-    getAggregates(store, accountId, pnlWanted.unread, statsWanted.unread),
+    getAggregates(store, accountId, pnlWanted.unread, perfWanted.unread),
   ]);
   const stored = [...read.pnl, ...pnlWanted.held];
-  const storedStats = [...read.stats, ...statsWanted.held];
+  const storedPerf = [...read.perf, ...perfWanted.held];
   // A gone trade of a history counts nowhere: neither open, nor in any figure.
   const events: TradeEvent[] = trades
     .filter((trade) => trade.status !== 'gone')
     .map((trade) => ({ kind: trade.status === 'open' ? 'opened' : 'recordedClosed', trade }));
   const nextBalance = balanceAfter(balance, events);
   const aggregates = aggregatesAfter(accountId, stored, closed);
-  const stats = statsAfter(accountId, storedStats, closed);
+  const perf = periodsAfter(accountId, storedPerf, closed);
   const items: TransactItem[] = [
     ...trades.flatMap((trade) => [registerTradeId(store, accountId, trade.id, trade.openTime), putTrade(store, trade, undefined)]),
     putBalance(store, nextBalance, balance),
     ...aggregates.map((entry) => putPnl(store, entry, findEntry(stored, entry))),
-    ...stats.map((entry) => putStats(store, entry, findStats(storedStats, entry))),
+    ...perf.map((entry) => putPeriod(store, entry, findPeriod(storedPerf, entry))),
   ];
   try {
     await transactWrite(store, items);
@@ -154,7 +149,7 @@ export async function createTrades(store: Store, accountId: string, trades: read
   if (written) {
     written.balance = nextBalance;
     for (const entry of aggregates) written.pnl.set(pnlId(entry), entry);
-    for (const entry of stats) written.stats.set(statsId(entry), entry);
+    for (const entry of perf) written.perf.set(periodId(entry), entry);
   }
   return true;
 }
@@ -163,8 +158,8 @@ function findEntry(entries: readonly PnlEntry[], key: { period: string; start: s
   return entries.find((entry) => entry.period === key.period && entry.start === key.start);
 }
 
-function findStats(entries: readonly StatsEntry[], key: { start: string; instrument: string }): StatsEntry | undefined {
-  return entries.find((entry) => entry.start === key.start && entry.instrument === key.instrument);
+function findPeriod(entries: readonly PeriodEntry[], key: PeriodKey): PeriodEntry | undefined {
+  return entries.find((entry) => periodId(entry) === periodId(key));
 }
 
 /**
@@ -172,12 +167,12 @@ function findStats(entries: readonly StatsEntry[], key: { start: string; instrum
  * statistics; a gone trade was out of the open count already.
  */
 export async function writeClose(store: Store, accountId: string, read: StoredTrade, closed: Trade): Promise<void> {
-  const [balance, { pnl: stored, stats: storedStats }] = await Promise.all([
+  const [balance, { pnl: stored, perf: storedPerf }] = await Promise.all([
     balanceOf(store, accountId),
-    getAggregates(store, accountId, pnlPeriodsOf(closed.closeTime!), [statsKeyOf(closed)]),
+    getAggregates(store, accountId, pnlPeriodsOf(closed.closeTime!), periodKeysOf([closed])),
   ]);
   const aggregates = aggregatesAfter(accountId, stored, [closed]);
-  const stats = statsAfter(accountId, storedStats, [closed]);
+  const perf = periodsAfter(accountId, storedPerf, [closed]);
   await commit(store, [
     putTrade(store, closed, read),
     putBalance(
@@ -186,7 +181,7 @@ export async function writeClose(store: Store, accountId: string, read: StoredTr
       balance,
     ),
     ...aggregates.map((entry) => putPnl(store, entry, findEntry(stored, entry))),
-    ...stats.map((entry) => putStats(store, entry, findStats(storedStats, entry))),
+    ...perf.map((entry) => putPeriod(store, entry, findPeriod(storedPerf, entry))),
   ]);
 }
 
@@ -218,10 +213,10 @@ async function closedTradesOf(store: Store, accountId: string): Promise<Map<stri
 /**
  * Stores `corrected` in place of the closed trade `read` (its source corrected its record: a P&L, a price, a time),
  * and moves every figure that counted it: the realized P&L, the P&L aggregates of its periods and the statistics of
- * its day and instrument (before and after) are recomputed from the account's closed trades, as the closes would have
+ * its roll-up periods (before and after) are recomputed from the account's closed trades, as the closes would have
  * made them (a sum cannot take out a noisy figure without keeping its places, nor a merge undo a best or worst
  * trade); the balance moves by the difference when the close counted in it (balanceAfterCorrection). One
- * transaction: all of it or none. (The fleet projector recomputes the fleet's statistics of those days from it.)
+ * transaction: all of it or none. (The fleet projector recomputes the fleet's figures of those periods from it.)
  */
 export async function writeCorrection(
   store: Store,
@@ -231,10 +226,10 @@ export async function writeCorrection(
   corrections: Corrections,
 ): Promise<void> {
   const was = read.trade;
-  const days = uniqueStatsKeys([was, corrected]);
+  const rollups = periodKeysOf([was, corrected]);
   const [balance, stored] = await Promise.all([
     balanceOf(store, accountId),
-    getAggregates(store, accountId, uniquePeriods([was, corrected]), days),
+    getAggregates(store, accountId, uniquePeriods([was, corrected]), rollups),
   ]);
   corrections.closed ??= await closedTradesOf(store, accountId);
   const trades = [...corrections.closed.values()].map((trade) => (trade.id === corrected.id ? corrected : trade));
@@ -246,11 +241,11 @@ export async function writeCorrection(
       return putPnl(store, pnlRecomputed(accountId, period, trades, storedPnl), storedPnl);
     }),
   ];
-  for (const day of days) {
-    const storedStats = findStats(stored.stats, day);
-    const stats = statsRecomputed(accountId, day, trades, storedStats);
-    if (stats) items.push(putStats(store, stats, storedStats));
-    else if (storedStats) items.push(deleteStats(store, storedStats));
+  for (const key of rollups) {
+    const storedPerf = findPeriod(stored.perf, key);
+    const perf = periodRecomputed(accountId, key, trades, storedPerf);
+    if (perf) items.push(putPeriod(store, perf, storedPerf));
+    else if (storedPerf) items.push(deletePeriod(store, storedPerf));
   }
   try {
     await commit(store, items);

@@ -1,37 +1,55 @@
 /**
- * The performance statistics (packages/core/src/performance.ts, the writer's `statsAfter`) against a recomputation
- * from the trades themselves, written independently: every figure equal to the last digit, whatever the batches the
- * trades were written in and however they fall across days and instruments.
+ * The performance statistics (packages/core/src/performance.ts and rollups.ts, the writer's `periodsAfter`) against a
+ * recomputation from the trades themselves, written independently: every figure equal to the last digit, for any
+ * window (mid-month, across a year boundary, before any trade), whatever the batches the trades were written in and
+ * however they fall across days, blocks, months and instruments; and the drawdown's composition against the
+ * day-by-day computation.
  */
 import fc from 'fast-check';
 import { formatDecimal } from '@trading-bot-api/core/decimal';
 import { compareDecimals } from '@trading-bot-api/core/decimal';
-import { maxDrawdown, windowPerformance } from '@trading-bot-api/core/performance';
-import type { StatsEntry } from '@trading-bot-api/core/store/ledger-table';
+import { composeRuns, type EquityRun, maxDrawdown, runOf } from '@trading-bot-api/core/performance';
+import { periodId, periodsPerformance, unitEnd, unitStart, windowPeriods } from '@trading-bot-api/core/rollups';
+import type { PeriodEntry } from '@trading-bot-api/core/store/ledger-table';
 import type { Trade } from '@trading-bot-api/core/types';
-import { statsAfter } from '../src/rules';
+import { periodsAfter } from '../src/rules';
 import { expectedPerformance } from '../../../test/kit/expected';
 import { propertyRuns } from '../../../test/kit/property-runs';
 
 const FROM = '2026-03-01T00:00:00.000Z';
 const DAY = 86_400_000;
 const INSTRUMENTS = ['BTC_USDT', 'EUR_USD', 'XAU_USD'];
+/** The trades' span: from mid-November to mid-January a year later, across two year boundaries' months. */
+const SPAN_FROM = Date.parse('2025-11-17T00:00:00.000Z');
+const SPAN_DAYS = 430;
 
-/** Closed trades: few distinct P&L values (so ties happen), two scales, closes near midnights over ten days. */
+/**
+ * Closed trades: few distinct P&L values (so ties happen), three scales, closes near midnights and month boundaries
+ * (where days, blocks and months meet) over fourteen months.
+ */
 const trades = fc
   .array(
     fc.record({
       instrument: fc.constantFrom(...INSTRUMENTS),
       units: fc.integer({ min: -6, max: 6 }),
       scale: fc.constantFrom(0, 2, 5),
-      closeAt: fc.integer({ min: 0, max: 10 * DAY - 1 }).map((ms) => (ms % 7 === 0 ? Math.round(ms / DAY) * DAY - 1 : ms)),
+      day: fc.oneof(
+        fc.integer({ min: 0, max: SPAN_DAYS - 1 }),
+        // The last or first day of a month.
+        fc.integer({ min: 0, max: 13 }).chain((month) => {
+          const start = Date.UTC(2025, 10 + month, 1);
+          return fc.constantFrom(start, start - DAY).map((at) => Math.max(0, Math.round((at - SPAN_FROM) / DAY)));
+        }),
+      ),
+      atMs: fc.integer({ min: 0, max: DAY - 1 }).map((ms) => (ms % 5 === 0 ? DAY - 1 : ms)),
       heldMs: fc.integer({ min: 0, max: 3 * DAY }),
     }),
     { maxLength: 60 },
   )
   .map((drawn) =>
-    drawn.map(
-      ({ instrument, units, scale, closeAt, heldMs }, i): Trade => ({
+    drawn.map(({ instrument, units, scale, day, atMs, heldMs }, i): Trade => {
+      const closeAt = SPAN_FROM + Math.min(day, SPAN_DAYS - 1) * DAY + atMs;
+      return {
         id: `t-${String(i).padStart(3, '0')}`,
         accountId: 'perf',
         instrument,
@@ -39,38 +57,113 @@ const trades = fc
         units: '1',
         status: 'closed',
         openPrice: '1',
-        openTime: new Date(Date.parse(FROM) + Math.max(0, closeAt) - heldMs).toISOString(),
+        openTime: new Date(closeAt - heldMs).toISOString(),
         closePrice: '1',
-        closeTime: new Date(Date.parse(FROM) + Math.max(0, closeAt)).toISOString(),
+        closeTime: new Date(closeAt).toISOString(),
         realizedPL: formatDecimal(BigInt(units) * 10n ** BigInt(scale) + BigInt(units % 3), scale),
         unrealizedPL: '0',
         stopLoss: null,
         takeProfit: null,
         closeReason: null,
-      }),
-    ),
+      };
+    }),
   );
 
-it('every figure, overall and per instrument, equals a recomputation from the trades, whatever the batches', () => {
+/** A window of whole days: from a few days before the trades' span (before any trade) to past its end, up to 366 days. */
+const windows = fc.record({ first: fc.integer({ min: -12, max: SPAN_DAYS + 5 }), days: fc.integer({ min: 1, max: 366 }) });
+
+/** The roll-ups the writer stores after writing `all` in batches of `batchSizes` (each folds into what is stored). */
+function writtenInBatches(all: readonly Trade[], batchSizes: readonly number[]): PeriodEntry[] {
+  let stored: PeriodEntry[] = [];
+  for (let at = 0, b = 0; at < all.length; b++) {
+    const size = batchSizes[b % batchSizes.length];
+    const written = periodsAfter('perf', stored, all.slice(at, at + size));
+    stored = [...stored.filter((entry) => !written.some((w) => periodId(w) === periodId(entry))), ...written];
+    at += size;
+  }
+  return stored;
+}
+
+it('every figure of any window, overall and per instrument, equals a recomputation from its trades, whatever the batches', () => {
   fc.assert(
-    fc.property(trades, fc.array(fc.integer({ min: 1, max: 7 }), { minLength: 1, maxLength: 12 }), (all, batchSizes) => {
-      // Written in batches, as the writer does: each batch folds into what the previous ones stored.
-      let stored: StatsEntry[] = [];
-      for (let at = 0, b = 0; at < all.length; b++) {
-        const size = batchSizes[b % batchSizes.length];
-        const written = statsAfter('perf', stored, all.slice(at, at + size));
-        stored = [
-          ...stored.filter((entry) => !written.some((w) => w.start === entry.start && w.instrument === entry.instrument)),
-          ...written,
-        ];
-        at += size;
-      }
-      expect(windowPerformance(FROM, stored)).toEqual(expectedPerformance(FROM, all));
-      // One entry per day and instrument traded, each written once per batch that touched it.
-      expect(stored.length).toBe(new Set(all.map((t) => `${t.closeTime!.slice(0, 10)}#${t.instrument}`)).size);
+    fc.property(trades, fc.array(fc.integer({ min: 1, max: 7 }), { minLength: 1, maxLength: 12 }), windows, (all, batchSizes, window) => {
+      const stored = new Map(writtenInBatches(all, batchSizes).map((entry) => [periodId(entry), entry.figures]));
+      const first = SPAN_FROM + window.first * DAY;
+      const last = first + (window.days - 1) * DAY;
+      // Read as the API reads it: the window's months, blocks and edge days, each as stored.
+      const periods = windowPeriods(first, last).map((period) => ({ ...period, figures: stored.get(periodId(period)) ?? {} }));
+      const inWindow = all.filter((trade) => Date.parse(trade.closeTime!) >= first && Date.parse(trade.closeTime!) < last + DAY);
+      expect(periodsPerformance(periods, '1000')).toEqual(expectedPerformance(new Date(first).toISOString(), inWindow, '1000'));
     }),
     { numRuns: propertyRuns(300) },
   );
+});
+
+/** A run with each amount as its value (no trailing zeros after the point). */
+function byValue(run: EquityRun): EquityRun {
+  const value = (amount: string | null) => (amount === null ? null : amount.includes('.') ? amount.replace(/\.?0+$/, '') : amount);
+  return {
+    ...run,
+    net: value(run.net)!,
+    high: value(run.high)!,
+    low: value(run.low),
+    drawdown: value(run.drawdown)!,
+    peak: value(run.peak)!,
+  };
+}
+
+it('the drawdown composes: runs of consecutive periods combined equal the day-by-day run, however the days are cut', () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.tuple(fc.integer({ min: -5, max: 5 }), fc.constantFrom(0, 1, 3)), { maxLength: 40 }),
+      // At least one cut that takes days, so the cutting ends.
+      fc.array(fc.integer({ min: 0, max: 6 }), { maxLength: 10 }).map((cuts) => [...cuts, 1 + (cuts.length % 4)]),
+      (drawn, cuts) => {
+        const days = drawn.map(([units, scale], i) => ({
+          end: new Date(Date.parse(FROM) + (i + 1) * DAY).toISOString(),
+          net: formatDecimal(BigInt(units), scale),
+        }));
+        // Cut into consecutive periods of the drawn lengths (an empty period among them too), each its own run.
+        const runs = [];
+        for (let at = 0, c = 0; at < days.length || c === 0; c++) {
+          const length = cuts[c % cuts.length];
+          const start = at === 0 ? FROM : days[at - 1].end;
+          runs.push(runOf(start, days.slice(at, at + length)));
+          at += length;
+        }
+        const whole = runOf(FROM, days);
+        // Any grouping: left to right, and right to left. Equal amounts, compared by value: a sum's digits after the
+        // point depend on what it added (`1` or `1.000`); an answer pads every amount to its trades' places.
+        expect(byValue(runs.reduce(composeRuns))).toEqual(byValue(whole));
+        expect(byValue(runs.reduceRight((later, earlier) => composeRuns(earlier, later)))).toEqual(byValue(whole));
+      },
+    ),
+    { numRuns: propertyRuns(500) },
+  );
+});
+
+it('a window is read in whole months, then blocks, then days: each day once, a year in at most 31 periods', () => {
+  let most = 0;
+  const wrong: string[] = [];
+  // Every start day of four years (a leap year among them), for windows of a year and of a few lengths below.
+  for (let first = Date.UTC(2027, 0, 1); first < Date.UTC(2031, 0, 1); first += DAY) {
+    for (const days of [1, 7, 30, 45, 90, 365, 366]) {
+      const last = first + (days - 1) * DAY;
+      const periods = windowPeriods(first, last);
+      let at = first;
+      for (const period of periods) {
+        const start = Date.parse(period.start);
+        // Each period starts where the one before ended, on its unit's own start.
+        if (start !== at || unitStart(start, period.unit) !== start)
+          wrong.push(`${new Date(first).toISOString()} ${days}: ${period.start}`);
+        at = unitEnd(start, period.unit);
+      }
+      if (at !== last + DAY) wrong.push(`${new Date(first).toISOString()} ${days}: ends ${new Date(at).toISOString()}`);
+      if (days >= 365) most = Math.max(most, periods.length);
+    }
+  }
+  expect(wrong).toEqual([]);
+  expect(most).toBeLessThanOrEqual(31);
 });
 
 it('measures a drawdown of realized P&L from the start, as a share of the equity at its peak', () => {

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { AccountScope } from '../ids';
-import { mergeStats, NO_TRADES, replaceContribution, type StatsFigures } from '../performance';
+import { negateDecimal, sumDecimals } from '../decimal';
+import { type PeriodFigures, type PeriodKey, mergePeriods, replacePeriod } from '../rollups';
+import type { Period } from '../time';
 import { MAX_CLOCK_AHEAD_MS } from '../time';
 import type { Account, BotReport } from '../types';
-import { batchGetItems, getItem, type Item, putItem, queryItems, type Store, updateItem } from './dynamodb';
-import { STATS_PAGE_ITEMS, type StatsEntry, statsKey, statsRangeKeys } from './ledger-table';
+import { batchGetItems, getItem, type Item, numbersOf, putItem, queryItems, type Store, updateItem } from './dynamodb';
+import { type PeriodEntry, type PeriodPartition, type PnlEntry, periodAttributes, periodKey, pnlKey } from './ledger-table';
 
 /**
  * The fleet table: the fleet's summary, so a fleet poll costs the same at 5 accounts or 1,000. One program writes it,
@@ -23,9 +25,10 @@ import { STATS_PAGE_ITEMS, type StatsEntry, statsKey, statsRangeKeys } from './l
  * of the whole fleet is SHARDS items, and a key that sees some accounts reads only their shards and looks only at
  * their attributes. Each item has a change count `n` that every write moves: an unchanged poll reads the counts alone.
  *
- * Statistics: per currency and shard, the performance figures of its accounts' trades per day and instrument merged
- * (`stats#<currency>#<n>`, sorted like an account's own), with the version of each account's figures they hold
- * (`v@<id>`): what makes replaying a stream record harmless, and a correction recomputable from the accounts' own.
+ * Sums: per currency, its accounts' performance roll-ups (`perf#<currency>`: per day, block and month, as an
+ * account's own) and P&L aggregates (`pnl#<currency>`: per day, week and month) merged, each item with the version of
+ * each account's item it holds (`v@<id>`): what makes replaying a stream record harmless, and a correction
+ * recomputable from the accounts' own.
  */
 export const SHARDS = 8;
 
@@ -289,12 +292,22 @@ export function staleness(stamp: BotStamp, now: number, staleAfterSeconds: numbe
 }
 
 /** Whether the meta item as read says the summary holds everything `source` ever had (markComplete). */
+/**
+ * The meta item's entry that says a source is complete. The ledger's is `rollups`: a stage whose fleet summary was
+ * complete for the ledger before the roll-ups (`ledger`, per day and instrument) holds no roll-ups of the fleet, and
+ * reads performance and P&L account by account until `npm run backfill` builds them.
+ */
+const MARK: Record<Source, string> = { accounts: 'accounts', balances: 'balances', ledger: 'rollups' };
+
 function isComplete(meta: Item | undefined, source: Source): boolean {
   const complete = meta?.complete as Record<string, unknown> | undefined;
-  return typeof complete?.[source] === 'string';
+  return typeof complete?.[MARK[source]] === 'string';
 }
 
-/** Whether the fleet's statistics are complete (the meta item, eventually consistent): until then performance is read account by account. */
+/**
+ * Whether the fleet's roll-ups and P&L sums are complete (the meta item, eventually consistent): until then
+ * performance and P&L are read account by account.
+ */
 export async function statsComplete(store: Store): Promise<boolean> {
   return isComplete(await getItem(store, store.tables.fleet, META, false, ['complete']), 'ledger');
 }
@@ -322,7 +335,7 @@ export async function markComplete(store: Store, sources: readonly Source[], at:
     TableName: store.tables.fleet,
     Key: META,
     UpdateExpression: `SET ${sources.map((_, i) => `complete.#s${i} = if_not_exists(complete.#s${i}, :at)`).join(', ')}`,
-    ExpressionAttributeNames: Object.fromEntries(sources.map((source, i) => [`#s${i}`, source])),
+    ExpressionAttributeNames: Object.fromEntries(sources.map((source, i) => [`#s${i}`, MARK[source]])),
     ExpressionAttributeValues: { ':at': at },
   });
 }
@@ -345,124 +358,108 @@ export async function readAccountStamps(store: Store, accountId: string): Promis
   return stamps;
 }
 
-// --- The fleet's statistics ---
+// --- The fleet's performance roll-ups and P&L, per currency ---
 
-/** The partition of the statistics of one currency and shard. */
-function statsPart(currency: string, shard: number): string {
-  return `stats#${currency}#${shard}`;
+/**
+ * The partitions of one currency's sums: its performance roll-ups (`perf#<currency>`, sorted as an account's own in
+ * the ledger: `perf#<unit>#<start>`) and its P&L aggregates (`pnl#<currency>`, sorted `pnl#<period>#<start>`). One
+ * partition per currency, whatever its number of accounts: a window of the fleet reads what one account's does. Only
+ * the projector writes them (one writer per stream shard, retried on a revision), so they need no shards.
+ */
+export function perfPart(currency: string): string {
+  return `perf#${currency}`;
 }
 
-/** The partitions a currency's statistics are in: SHARDS, whatever its number of accounts. */
-export function statsParts(currency: string): string[] {
-  return [...Array(SHARDS).keys()].map((shard) => statsPart(currency, shard));
+export function pnlPart(currency: string): string {
+  return `pnl#${currency}`;
 }
 
-/** An account's statistics of one day and instrument as a stream record shows them, before and after a change (null: none). */
-export interface StatsChange {
+/** Where a currency's roll-ups are read (ledger-table's readPeriods). */
+export function fleetPeriods(store: Store, currency: string): PeriodPartition {
+  return { table: store.tables.fleet, partitionKey: 'part', partition: perfPart(currency), sortKey: 'key' };
+}
+
+/** An account's item of one period or P&L aggregate as a stream record shows it, before and after a change (null: none). */
+export interface SummedChange<T> {
   accountId: string;
-  currency: string;
-  start: string;
-  instrument: string;
-  before: StatsEntry | null;
-  after: StatsEntry | null;
+  before: { version: number; value: T } | null;
+  after: { version: number; value: T } | null;
 }
 
-const FIGURES = [
-  'closedTrades',
-  'wins',
-  'losses',
-  'breakEvens',
-  'grossProfit',
-  'grossLoss',
-  'holdingMs',
-  'longestHoldingMs',
-  'places',
-  'best',
-  'worst',
-] as const;
-
-function figuresOf(item: Item | StatsEntry): StatsFigures {
-  return Object.fromEntries(FIGURES.map((name) => [name, item[name] ?? null])) as unknown as StatsFigures;
+/** How a kind of fleet sum is stored and folded. */
+interface SumKind<T> {
+  /** The sum an item holds, and the attributes that hold `total` (beside the key, the revision and the versions). */
+  decode: (item: Item) => T;
+  encode: (total: T) => Item;
+  empty: T;
+  /** `total` with one account's `before` replaced by `after`; undefined when that cannot be told from the three. */
+  replace: (total: T, before: T | null, after: T | null) => T | undefined;
+  merge: (a: T, b: T) => T;
 }
 
-/** The version attribute of an account's figures in a statistics item. */
+/** The version attribute of an account's figures in a fleet sum. */
 const versionOf = (accountId: string) => `v@${accountId}`;
 
-/** The figures of one day and instrument of the fleet's statistics, with the versions of the accounts' they merge. */
-interface FleetFigures {
-  total: StatsFigures;
+interface Summed<T> {
+  total: T;
   versions: Map<string, number>;
 }
 
-/** The fleet's figures of `entries` (each account's own, as stored). */
-function mergedFigures(entries: readonly StatsEntry[]): FleetFigures {
-  return {
-    total: entries.reduce((sum, entry) => mergeStats(sum, figuresOf(entry)), NO_TRADES),
-    versions: new Map(entries.map((entry) => [entry.accountId, entry.version])),
-  };
-}
-
-/** The statistics item of one currency's shard, day and instrument. */
-function statsItemKey(currency: string, shard: number, start: string, instrument: string): Item {
-  // Sorted as an account's own statistics are in the ledger, so a window is the same key range.
-  return { part: statsPart(currency, shard), key: statsKey('', start, instrument).entryKey };
-}
-
 /**
- * Rewrites one statistics item with what `next` makes of it as read (undefined: nothing to change), on condition
- * that no other projector wrote it meanwhile (its revision); read again and retried when one did.
+ * Rewrites one fleet sum with what `next` makes of it as read (undefined: nothing to change), on condition that no
+ * other projector wrote it meanwhile (its revision); read again and retried when one did.
  */
-async function rewriteStatsItem(
+async function rewriteSum<T>(
   store: Store,
   key: Item,
-  fields: { start: string; instrument: string },
-  next: (held: FleetFigures | undefined) => Promise<FleetFigures | undefined>,
+  kind: SumKind<T>,
+  next: (held: Summed<T> | undefined) => Promise<Summed<T> | undefined>,
 ): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     const item = await getItem(store, store.tables.fleet, key, true);
     const revision = Number(item?.revision ?? 0);
     const held = item && {
-      total: figuresOf(item),
+      total: kind.decode(item),
       versions: new Map(
         Object.entries(item)
           .filter(([name]) => name.startsWith('v@'))
           .map(([name, version]) => [name.slice(2), Number(version)]),
       ),
     };
-    const figures = await next(held);
-    if (!figures) return;
+    const summed = await next(held);
+    if (!summed) return;
     const written = await putItem(store, {
       TableName: store.tables.fleet,
       Item: {
         ...key,
-        ...fields,
-        ...figures.total,
+        ...kind.encode(summed.total),
         revision: revision + 1,
-        ...Object.fromEntries([...figures.versions].map(([accountId, version]) => [versionOf(accountId), version])),
+        ...Object.fromEntries([...summed.versions].map(([accountId, version]) => [versionOf(accountId), version])),
       },
       ConditionExpression: item ? 'revision = :revision' : 'attribute_not_exists(part)',
       ...(item ? { ExpressionAttributeValues: { ':revision': revision } } : {}),
     });
     if (written) return;
-    if (attempt >= 20) throw new Error(`the fleet's statistics ${key.part} ${key.key} kept changing under the projector`);
+    if (attempt >= 20) throw new Error(`the fleet's sum ${key.part} ${key.key} kept changing under the projector`);
   }
 }
 
 /**
- * Folds the accounts' changes of one day and instrument (one currency and shard) into the fleet's statistics: each
- * account's figures replace what the item held of it (performance.ts's replaceContribution), unless the item holds
- * that version or a later one already (a replayed record). When a change cannot be folded (a correction made a best
- * trade worse, say) or the item holds another version than the change started from, the item is recomputed from
- * every account's own figures (`readEntries`, read after the item).
+ * Folds the accounts' changes of one item (a currency's period or P&L aggregate) into the fleet's sum: each account's
+ * figures replace what the sum held of it, unless the sum holds that version or a later one already (a replayed
+ * record). When a change cannot be folded (a correction made a best trade worse, say) or the sum holds another
+ * version than the change started from, the sum is recomputed from every account's own (`readEntries`, read after
+ * the sum).
  */
-export async function foldStats(
+async function foldSum<T>(
   store: Store,
-  changes: readonly StatsChange[],
-  readEntries: (accountIds: readonly string[]) => Promise<StatsEntry[]>,
+  key: Item,
+  kind: SumKind<T>,
+  changes: readonly SummedChange<T>[],
+  readEntries: (accountIds: readonly string[]) => Promise<{ accountId: string; version: number; value: T }[]>,
 ): Promise<void> {
-  const { currency, start, instrument, accountId } = changes[0];
-  await rewriteStatsItem(store, statsItemKey(currency, shardOf(accountId), start, instrument), { start, instrument }, async (held) => {
-    let total: StatsFigures | undefined = held?.total ?? NO_TRADES;
+  await rewriteSum(store, key, kind, async (held) => {
+    let total: T | undefined = held?.total ?? kind.empty;
     const versions = new Map(held?.versions);
     let moved = false;
     for (const change of changes) {
@@ -471,41 +468,52 @@ export async function foldStats(
       if (next !== undefined && had !== undefined && had >= next) continue;
       if (next === undefined && had === undefined) continue;
       moved = true;
-      // The item holds the figures the change started from, or none of the account's: fold the change in.
-      const base = had === undefined ? null : change.before;
+      // The sum holds the figures the change started from, or none of the account's: fold the change in.
       const fits = had === undefined || change.before?.version === had;
-      total = total && fits ? replaceContribution(total, base && figuresOf(base), change.after && figuresOf(change.after)) : undefined;
+      const base = had === undefined ? null : (change.before?.value ?? null);
+      total = total !== undefined && fits ? kind.replace(total, base, change.after?.value ?? null) : undefined;
       if (next === undefined) versions.delete(change.accountId);
       else versions.set(change.accountId, next);
     }
     if (!moved) return undefined;
-    return total ? { total, versions } : mergedFigures(await readEntries([...versions.keys()]));
+    return total !== undefined ? { total, versions } : summedOf(kind, await readEntries([...versions.keys()]));
   });
 }
 
+function summedOf<T>(kind: SumKind<T>, entries: readonly { accountId: string; version: number; value: T }[]): Summed<T> {
+  return {
+    total: entries.reduce((sum, entry) => kind.merge(sum, entry.value), kind.empty),
+    versions: new Map(entries.map((entry) => [entry.accountId, entry.version])),
+  };
+}
+
 /**
- * Recomputes the fleet's statistics of one currency's shard, day and instrument from the accounts' own (`accountIds`
- * and any the item holds; `readEntries` reads them after the item): the backfill's, for a stage whose data predates
- * the projector. True when the item was missing or held other figures, and was written.
+ * Recomputes one fleet sum from the accounts' own (`accountIds` and any the sum holds; `readEntries` reads them
+ * after the sum): the backfill's, for a stage whose data predates the projector. True when the sum was missing or
+ * held other figures, and was written.
  */
-export async function rebuildStats(
+async function rebuildSum<T>(
   store: Store,
-  at: { currency: string; shard: number; start: string; instrument: string },
+  key: Item,
+  kind: SumKind<T>,
   accountIds: readonly string[],
-  readEntries: (accountIds: readonly string[]) => Promise<StatsEntry[]>,
+  readEntries: (accountIds: readonly string[]) => Promise<{ accountId: string; version: number; value: T }[]>,
 ): Promise<boolean> {
-  const key = statsItemKey(at.currency, at.shard, at.start, at.instrument);
   let rewritten = false;
-  await rewriteStatsItem(store, key, { start: at.start, instrument: at.instrument }, async (held) => {
-    const figures = mergedFigures(await readEntries([...new Set([...accountIds, ...(held?.versions.keys() ?? [])])]));
-    rewritten = !held || !sameFleetFigures(held, figures);
-    return rewritten ? figures : undefined;
+  await rewriteSum(store, key, kind, async (held) => {
+    const summed = summedOf(kind, await readEntries([...new Set([...accountIds, ...(held?.versions.keys() ?? [])])]));
+    rewritten =
+      !held ||
+      canonical({ ...held, versions: Object.fromEntries(held.versions) }) !==
+        canonical({ ...summed, versions: Object.fromEntries(summed.versions) });
+    return rewritten ? summed : undefined;
   });
   return rewritten;
 }
 
 /** A value as JSON with every object's keys sorted: equal figures give equal text, whatever order a map came in. */
 function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
     const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonical(item)}`).join(',')}}`;
@@ -513,31 +521,157 @@ function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
-function sameFleetFigures(a: FleetFigures, b: FleetFigures): boolean {
-  return (
-    canonical({ ...a.total, versions: Object.fromEntries(a.versions) }) ===
-    canonical({ ...b.total, versions: Object.fromEntries(b.versions) })
-  );
+/** The performance roll-ups: every instrument's figures, and its days' nets, summed over the accounts. */
+function periodKind(period: PeriodKey): SumKind<PeriodFigures> {
+  return {
+    decode: (item) => (item.instruments ?? {}) as PeriodFigures,
+    encode: (total) => periodAttributes(period, total),
+    empty: {},
+    replace: replacePeriod,
+    merge: mergePeriods,
+  };
 }
 
-/** The fleet's statistics of one currency and shard whose day lies in [`firstDay`, `lastDay`], every instrument, oldest first. */
-export async function readFleetStats(
+/** The P&L of one period: sums and counts. */
+export type PnlSum = Pick<PnlEntry, 'realizedPL' | 'tradesClosed' | 'wins' | 'losses'>;
+
+function pnlKind(key: { period: Period; start: string }): SumKind<PnlSum> {
+  const empty = { realizedPL: '0', tradesClosed: 0, wins: 0, losses: 0 };
+  const add = (a: PnlSum, b: PnlSum, sign: 1 | -1): PnlSum => ({
+    realizedPL: sumDecimals([a.realizedPL, sign > 0 ? b.realizedPL : negateDecimal(b.realizedPL)]),
+    tradesClosed: a.tradesClosed + sign * b.tradesClosed,
+    wins: a.wins + sign * b.wins,
+    losses: a.losses + sign * b.losses,
+  });
+  return {
+    decode: (item) => ({
+      realizedPL: item.realizedPL as string,
+      ...numbersOf(item, ['tradesClosed', 'wins', 'losses']),
+    }),
+    encode: (total) => ({ ...key, ...total }),
+    empty,
+    replace: (total, before, after) => add(add(total, before ?? empty, -1), after ?? empty, 1),
+    merge: (a, b) => add(a, b, 1),
+  };
+}
+
+/** The fleet's item of one period of a currency's roll-ups. */
+function periodItemKey(currency: string, period: PeriodKey): Item {
+  return { part: perfPart(currency), key: periodKey('', period).entryKey };
+}
+
+/** The fleet's item of one P&L aggregate of a currency. */
+function pnlItemKey(currency: string, key: { period: Period; start: string }): Item {
+  return { part: pnlPart(currency), key: pnlKey('', key.period, key.start).entryKey };
+}
+
+const asChange = <T>(entry: { accountId: string; version: number; value: T }) => entry;
+
+/** Folds the accounts' changes of one period of one currency into the fleet's roll-ups (foldSum). */
+export function foldPeriod(
   store: Store,
-  part: string,
-  firstDay: string,
-  lastDay: string,
-): Promise<(StatsFigures & { start: string; instrument: string })[]> {
-  const { first, last } = statsRangeKeys(firstDay, lastDay);
-  const items = await queryItems(
-    store,
-    {
-      TableName: store.tables.fleet,
-      KeyConditionExpression: 'part = :part AND #key BETWEEN :first AND :last',
-      ExpressionAttributeNames: { '#key': 'key' },
-      ExpressionAttributeValues: { ':part': part, ':first': first, ':last': last },
+  currency: string,
+  period: PeriodKey,
+  changes: readonly SummedChange<PeriodFigures>[],
+  readEntries: (accountIds: readonly string[]) => Promise<PeriodEntry[]>,
+): Promise<void> {
+  const read = async (ids: readonly string[]) => (await readEntries(ids)).map((entry) => asChange({ ...entry, value: entry.figures }));
+  return foldSum(store, periodItemKey(currency, period), periodKind(period), changes, read);
+}
+
+/** Folds the accounts' changes of one P&L aggregate of one currency into the fleet's (foldSum). */
+export function foldPnl(
+  store: Store,
+  currency: string,
+  key: { period: Period; start: string },
+  changes: readonly SummedChange<PnlSum>[],
+  readEntries: (accountIds: readonly string[]) => Promise<PnlEntry[]>,
+): Promise<void> {
+  const read = async (ids: readonly string[]) => (await readEntries(ids)).map((entry) => asChange({ ...entry, value: entry }));
+  return foldSum(store, pnlItemKey(currency, key), pnlKind(key), changes, read);
+}
+
+/** Recomputes one period of a currency's roll-ups from its accounts' (the backfill's). True when it was written. */
+export function rebuildPeriod(
+  store: Store,
+  currency: string,
+  period: PeriodKey,
+  accountIds: readonly string[],
+  readEntries: (accountIds: readonly string[]) => Promise<PeriodEntry[]>,
+): Promise<boolean> {
+  const read = async (ids: readonly string[]) => (await readEntries(ids)).map((entry) => asChange({ ...entry, value: entry.figures }));
+  return rebuildSum(store, periodItemKey(currency, period), periodKind(period), accountIds, read);
+}
+
+/** Recomputes one P&L aggregate of a currency from its accounts' (the backfill's). True when it was written. */
+export function rebuildPnl(
+  store: Store,
+  currency: string,
+  key: { period: Period; start: string },
+  accountIds: readonly string[],
+  readEntries: (accountIds: readonly string[]) => Promise<PnlEntry[]>,
+): Promise<boolean> {
+  const read = async (ids: readonly string[]) =>
+    (await readEntries(ids)).map((entry) => asChange({ ...entry, value: pnlKind(key).decode(entry as unknown as Item) }));
+  return rebuildSum(store, pnlItemKey(currency, key), pnlKind(key), accountIds, read);
+}
+
+/** A currency's P&L aggregates of `period` starting from `first` to `last` (both period starts), oldest first. */
+export async function readFleetPnl(
+  store: Store,
+  currency: string,
+  period: Period,
+  first: string,
+  last: string,
+): Promise<(PnlSum & { start: string })[]> {
+  const items = await queryItems(store, {
+    TableName: store.tables.fleet,
+    KeyConditionExpression: 'part = :part AND #key BETWEEN :first AND :last',
+    ExpressionAttributeNames: { '#key': 'key' },
+    ExpressionAttributeValues: {
+      ':part': pnlPart(currency),
+      ':first': pnlKey('', period, first).entryKey,
+      ':last': pnlKey('', period, last).entryKey,
     },
-    undefined,
-    STATS_PAGE_ITEMS,
+  });
+  return items.map((item) => ({ start: item.start as string, ...pnlKind({ period, start: item.start as string }).decode(item) }));
+}
+
+// --- The accounts of each currency ---
+
+/** The item listing one currency's accounts, retired ones too (their history counts in the fleet's figures). */
+function membersKey(currency: string): Item {
+  return { part: 'members', key: currency };
+}
+
+/**
+ * Adds accounts to their currency's list, or takes them out (`present` false: the account item was deleted). A set's
+ * ADD and DELETE: a replayed change leaves what one leaves.
+ */
+export async function writeMembers(
+  store: Store,
+  changes: readonly { accountId: string; currency: string; present: boolean }[],
+): Promise<void> {
+  for (const { accountId, currency, present } of changes) {
+    await updateItem(store, {
+      TableName: store.tables.fleet,
+      Key: membersKey(currency),
+      UpdateExpression: `${present ? 'ADD' : 'DELETE'} accounts :ids`,
+      ExpressionAttributeValues: { ':ids': new Set([accountId]) },
+    });
+  }
+}
+
+/** Every currency's accounts (one Query, an item per currency, whatever the fleet's size), by currency. */
+export async function readMembers(store: Store): Promise<Map<string, string[]>> {
+  const items = await queryItems(store, {
+    TableName: store.tables.fleet,
+    KeyConditionExpression: 'part = :part',
+    ExpressionAttributeValues: { ':part': 'members' },
+  });
+  return new Map(
+    items
+      .map((item) => [item.key as string, [...((item.accounts as Set<string> | undefined) ?? [])]] as [string, string[]])
+      .filter(([, ids]) => ids.length),
   );
-  return items.map((item) => ({ ...figuresOf(item), start: item.start as string, instrument: item.instrument as string }));
 }

@@ -1,5 +1,5 @@
 import { ABOVE_EVERY_ID } from '../ids';
-import type { StatsFigures } from '../performance';
+import type { PeriodFigures, PeriodKey, ReadPeriod, StatsUnit } from '../rollups';
 import type { Interval, Period } from '../time';
 import {
   batchGetItems,
@@ -20,12 +20,14 @@ import {
  *                                    finds it in the trades table (keyed by open time) and keeps an id to one trade
  *   pnl#<day|week|month>#<start>     realized P&L of the trades closed in that UTC period, summed exactly
  *   equity#<hour|day>#<start>        the last balance snapshot recorded in that UTC hour or day
+ *   perf#<day|block|month>#<start>   the performance figures of the trades closed in that period, every instrument's
+ *                                    in the one item (packages/core/src/rollups.ts)
  *
  * Starts are stored times (`YYYY-MM-DDTHH:mm:ss.sssZ`), so each kind sorts by time and a series of N points is one
  * key-range Query reading about N items, however many trades or snapshots went into them.
  *
- * Beside the accounts' partitions, the fleet's statistics (`fleetStatsOwner`): per currency and fleet shard, the
- * `stats#...` entries of its accounts summed, so the fleet's performance reads a few partitions, not one per account.
+ * Stages written before the roll-ups also hold `stats#day#<start>#<instrument>` items, one per day and instrument:
+ * nothing reads them; `npm run backfill` replaces them with the roll-ups (`legacyStatsKeys`).
  */
 
 /** The aggregate of the trades closed in one period. */
@@ -53,35 +55,23 @@ export interface EquityEntry {
 }
 
 /**
- * The performance figures of the trades of one instrument closed in one UTC day (packages/core/src/performance.ts),
- * keyed `stats#day#<start>#<instrument>`: a window of days is one key range holding one item per day and instrument
- * traded.
+ * The performance figures of the trades closed in one period (a UTC day, a block of a month or a UTC month), every
+ * instrument's (packages/core/src/rollups.ts), keyed `perf#<unit>#<start>`: a window reads its months, blocks and edge
+ * days, a few key ranges (windowPeriods).
  */
-export interface StatsEntry extends StatsFigures {
+export interface PeriodEntry extends PeriodKey {
   accountId: string;
-  start: string;
-  instrument: string;
+  figures: PeriodFigures;
   version: number;
 }
 
 const KEY = 'entryKey';
 
-/**
- * The partition holding the fleet's statistics of one currency and shard (fleet-table's `shardOf` of the account):
- * per day and instrument, the figures of every account of that currency in that shard merged, under the same sort
- * keys as an account's own (`statsKey`). `@` is in no account id (packages/core/src/ids.ts). The writer updates the
- * shard's entry in the same transaction as the account's; the shard is the one whose status stamp that transaction
- * writes anyway, so the sums make no two writers conflict that did not already.
- */
-export function fleetStatsOwner(currency: string, shard: number): string {
-  return `@fleet#${currency}#${shard}`;
-}
-
 /** The aggregates the ledger keeps, by kind, and the units each is kept in. */
 export interface LedgerUnits {
   pnl: Period;
   equity: Interval;
-  stats: 'day';
+  perf: StatsUnit;
 }
 
 /** The sort-key prefix of a kind of aggregate (`pnl#`), or of one unit of it (`pnl#day#`): a key range's bounds. */
@@ -103,8 +93,8 @@ export function pnlKey(accountId: string, period: Period, start: string): Item {
   return { accountId, [KEY]: entryKeyOf('pnl', period, start) };
 }
 
-export function statsKey(accountId: string, start: string, instrument: string): Item {
-  return { accountId, [KEY]: `${entryKeyOf('stats', 'day', start)}#${instrument}` };
+export function periodKey(accountId: string, period: PeriodKey): Item {
+  return { accountId, [KEY]: entryKeyOf('perf', period.unit, period.start) };
 }
 
 export function equityKey(accountId: string, interval: Interval, start: string): Item {
@@ -141,7 +131,7 @@ export function registerTradeId(store: Store, accountId: string, tradeId: string
   };
 }
 
-function toPnlEntry(item: Item): PnlEntry {
+export function toPnlEntry(item: Item): PnlEntry {
   return {
     ...stringsOf(item, ['accountId', 'start', 'realizedPL']),
     period: item.period as Period,
@@ -155,36 +145,36 @@ export async function getPnlEntries(store: Store, accountId: string, keys: { per
 }
 
 /**
- * The stored P&L aggregates among `periods` and statistics among `days`, read together (one BatchGetItem) for a
+ * The stored P&L aggregates among `pnl` and performance figures among `perf`, read together (one BatchGetItem) for a
  * read-modify-write; missing ones are absent.
  */
 export async function getAggregates(
   store: Store,
   accountId: string,
-  periods: readonly { period: Period; start: string }[],
-  days: readonly { start: string; instrument: string }[],
-): Promise<{ pnl: PnlEntry[]; stats: StatsEntry[] }> {
-  const keys = [
-    ...periods.map((key) => pnlKey(accountId, key.period, key.start)),
-    ...days.map((key) => statsKey(accountId, key.start, key.instrument)),
-  ];
-  if (!keys.length) return { pnl: [], stats: [] };
+  pnl: readonly { period: Period; start: string }[],
+  perf: readonly PeriodKey[],
+): Promise<{ pnl: PnlEntry[]; perf: PeriodEntry[] }> {
+  const keys = [...pnl.map((key) => pnlKey(accountId, key.period, key.start)), ...perf.map((key) => periodKey(accountId, key))];
+  if (!keys.length) return { pnl: [], perf: [] };
   const found = (await batchGetItems(store, { [store.tables.ledger]: keys }, true))[store.tables.ledger];
   return {
     pnl: found.filter((item) => isEntryOf(item, 'pnl')).map(toPnlEntry),
-    stats: found.filter((item) => isEntryOf(item, 'stats')).map(toStatsEntry),
+    perf: found.filter((item) => isEntryOf(item, 'perf')).map(toPeriodEntry),
   };
 }
 
-/** The stored statistics of `keys` (days and instruments) of each of `owners`, read consistently; missing ones are absent. */
-export async function getStatsOfOwners(
-  store: Store,
-  owners: readonly string[],
-  keys: readonly { start: string; instrument: string }[],
-): Promise<StatsEntry[]> {
-  const wanted = owners.flatMap((owner) => keys.map((key) => statsKey(owner, key.start, key.instrument)));
-  if (!wanted.length) return [];
-  return (await batchGetItems(store, { [store.tables.ledger]: wanted }, true))[store.tables.ledger].map(toStatsEntry);
+/** The stored P&L aggregates of `key` of each of `owners`, read consistently; missing ones are absent. */
+export async function getPnlOfOwners(store: Store, owners: readonly string[], key: { period: Period; start: string }): Promise<PnlEntry[]> {
+  if (!owners.length) return [];
+  const found = await batchGetItems(store, { [store.tables.ledger]: owners.map((owner) => pnlKey(owner, key.period, key.start)) }, true);
+  return found[store.tables.ledger].map(toPnlEntry);
+}
+
+/** The stored performance figures of `period` of each of `owners`, read consistently; missing ones are absent. */
+export async function getPeriodOfOwners(store: Store, owners: readonly string[], period: PeriodKey): Promise<PeriodEntry[]> {
+  if (!owners.length) return [];
+  const found = await batchGetItems(store, { [store.tables.ledger]: owners.map((owner) => periodKey(owner, period)) }, true);
+  return found[store.tables.ledger].map(toPeriodEntry);
 }
 
 /** Writes an aggregate in place of the version read (or as new when `read` is undefined); refused if it changed. */
@@ -307,28 +297,36 @@ export async function readStartBalances(
   return found;
 }
 
-/** The statistics an item of the ledger holds (an account's, by day and instrument). */
-export function toStatsEntry(item: Item): StatsEntry {
-  const mark = (value: unknown) => (value ? (value as StatsEntry['best']) : null);
+/** The performance figures an item of the ledger holds (an account's, of one period). */
+export function toPeriodEntry(item: Item): PeriodEntry {
   return {
-    ...stringsOf(item, ['accountId', 'start', 'instrument', 'grossProfit', 'grossLoss', 'holdingMs']),
-    ...numbersOf(item, ['closedTrades', 'wins', 'losses', 'breakEvens', 'longestHoldingMs', 'places', 'version']),
-    best: mark(item.best),
-    worst: mark(item.worst),
+    ...stringsOf(item, ['accountId', 'start']),
+    unit: item.unit as StatsUnit,
+    figures: (item.instruments ?? {}) as PeriodFigures,
+    ...numbersOf(item, ['version']),
   };
 }
 
-/** Writes the statistics of a day and instrument in place of the version read (or as new); refused if it changed. */
-export function putStats(store: Store, entry: StatsEntry, read: StatsEntry | undefined): TransactItem {
-  return versionedPut(store.tables.ledger, { ...statsKey(entry.accountId, entry.start, entry.instrument), ...entry }, read);
+/** The attributes of a period's figures, for the ledger's item and the fleet's alike. */
+export function periodAttributes(period: PeriodKey, figures: PeriodFigures): Item {
+  return { unit: period.unit, start: period.start, instruments: figures };
 }
 
-/** Removes the statistics of a day and instrument at the version read (the backfill's sum no account has any more). */
-export function deleteStats(store: Store, read: StatsEntry): TransactItem {
+/** Writes a period's figures in place of the version read (or as new); refused if it changed. */
+export function putPeriod(store: Store, entry: PeriodEntry, read: PeriodEntry | undefined): TransactItem {
+  return versionedPut(
+    store.tables.ledger,
+    { ...periodKey(entry.accountId, entry), accountId: entry.accountId, ...periodAttributes(entry, entry.figures), version: entry.version },
+    read,
+  );
+}
+
+/** Removes a period's figures at the version read (no trade counts there any more). */
+export function deletePeriod(store: Store, read: PeriodEntry): TransactItem {
   return {
     Delete: {
       TableName: store.tables.ledger,
-      Key: statsKey(read.accountId, read.start, read.instrument),
+      Key: periodKey(read.accountId, read),
       ConditionExpression: 'version = :version',
       ExpressionAttributeValues: { ':version': read.version },
     },
@@ -336,25 +334,69 @@ export function deleteStats(store: Store, read: StatsEntry): TransactItem {
 }
 
 /**
- * Items per page of a statistics range. A year of one account is about 2,000 items (a day per instrument), read
- * whole as one page, and the fleet's performance reads 16 accounts at once. DynamoDB Local, parsing every item on
- * two cores, took longer over each of 16 such pages than the 1.5 s per-attempt timeout, so a year over the bench's
- * 20 accounts answered 503. Pages of 500 items keep each request's work bounded, for a few more round trips (about
- * 5 for an account's year).
+ * Where a set of period items lives: the ledger's partition of an account, or a partition of the fleet table
+ * (fleet-table.ts), both sorted by `perf#<unit>#<start>`.
  */
-export const STATS_PAGE_ITEMS = 500;
+export interface PeriodPartition {
+  table: string;
+  partitionKey: string;
+  partition: string;
+  sortKey: string;
+}
 
-/** The sort keys that bound the statistics of the days [`firstDay`, `lastDay`] (day starts), every instrument. */
-export function statsRangeKeys(firstDay: string, lastDay: string): { first: string; last: string } {
-  // ABOVE_EVERY_ID sorts after every character of an instrument (A-Z, 0-9, _): the last day's instruments are all inside.
-  return { first: entryKeyOf('stats', 'day', firstDay), last: `${entryKeyOf('stats', 'day', lastDay)}#${ABOVE_EVERY_ID}` };
+/** An account's partition of the ledger. */
+export function accountPeriods(store: Store, accountId: string): PeriodPartition {
+  return { table: store.tables.ledger, partitionKey: 'accountId', partition: accountId, sortKey: KEY };
 }
 
 /**
- * The statistics of an account whose day lies in [`firstDay`, `lastDay`] (day starts), every instrument, oldest
- * first: one key range, read whole, one item per day and instrument traded.
+ * The items of `periods` (windowPeriods: runs of days, blocks and months, in order) in `where`: one Query per run of
+ * one unit, a key range holding exactly that run's items, so a window costs the periods that had closes, in a few
+ * requests.
  */
-export async function readStatsEntries(store: Store, accountId: string, firstDay: string, lastDay: string): Promise<StatsEntry[]> {
-  const { first, last } = statsRangeKeys(firstDay, lastDay);
-  return (await readKeyRange(store, accountId, first, last, undefined, STATS_PAGE_ITEMS)).map(toStatsEntry);
+export async function readPeriodItems(store: Store, where: PeriodPartition, periods: readonly PeriodKey[]): Promise<Item[]> {
+  const runs: PeriodKey[][] = [];
+  for (const period of periods) {
+    const run = runs[runs.length - 1];
+    if (run && run[0].unit === period.unit) run.push(period);
+    else runs.push([period]);
+  }
+  const found = await Promise.all(
+    runs.map((run) =>
+      queryItems(store, {
+        TableName: where.table,
+        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :first AND :last',
+        ExpressionAttributeNames: { '#pk': where.partitionKey, '#sk': where.sortKey },
+        ExpressionAttributeValues: {
+          ':pk': where.partition,
+          ':first': entryKeyOf('perf', run[0].unit, run[0].start),
+          ':last': entryKeyOf('perf', run[0].unit, run[run.length - 1].start),
+        },
+      }),
+    ),
+  );
+  return found.flat();
+}
+
+/** `periods` (as readPeriodItems) with their figures; a period with no item (no close) has none. */
+export async function readPeriods(store: Store, where: PeriodPartition, periods: readonly PeriodKey[]): Promise<ReadPeriod[]> {
+  const items = await readPeriodItems(store, where, periods);
+  const figures = new Map(items.map((item) => [`${item.unit}#${item.start}`, (item.instruments ?? {}) as PeriodFigures]));
+  return periods.map((period) => ({ ...period, figures: figures.get(`${period.unit}#${period.start}`) ?? {} }));
+}
+
+/** Every period item of an account, any unit (the backfill's comparison with what its trades make). */
+export async function readAllPeriods(store: Store, accountId: string): Promise<PeriodEntry[]> {
+  const prefix = entryPrefix('perf');
+  return (await readKeyRange(store, accountId, prefix, `${prefix}${ABOVE_EVERY_ID}`)).map(toPeriodEntry);
+}
+
+/**
+ * The keys of an account's statistics in the format before the roll-ups (`stats#day#<start>#<instrument>`), which the
+ * backfill removes.
+ */
+export async function legacyStatsKeys(store: Store, accountId: string): Promise<Item[]> {
+  const prefix = 'stats#';
+  const items = await readKeyRange(store, accountId, prefix, `${prefix}${ABOVE_EVERY_ID}`);
+  return items.map((item) => ({ accountId, [KEY]: item[KEY] }));
 }

@@ -1,0 +1,246 @@
+/**
+ * The performance statistics' roll-ups (issue 29): the figures of closed trades kept per UTC day, per block of a month
+ * and per UTC month, each period one item holding every instrument's figures, so a window of any length reads its
+ * whole months, then whole blocks, then days only at its ragged edges: a year is about 30 items, not a day per
+ * instrument traded.
+ *
+ * A block is a month's days 1–7, 8–14, 15–21, 22–28, or 29 to its end: blocks nest in months, so a window's edge
+ * inside a month is at most 4 blocks and 6 days.
+ *
+ * A period's item holds, per instrument, the summable figures (performance.ts's StatsFigures) and each of its days'
+ * net realized P&L: the days' nets are what the period's equity run (performance.ts's EquityRun: net, highest and
+ * lowest running totals, its own largest fall) is computed from when read, so the maximum drawdown of a window is
+ * the composition of its periods' runs, exact, without reading their days.
+ */
+import { negateDecimal, sumDecimals } from './decimal';
+import {
+  type ClosedTrade,
+  composeRuns,
+  type DailyNet,
+  drawdownOf,
+  emptyRun,
+  type EquityRun,
+  mergeStats,
+  NO_TRADES,
+  performanceOf,
+  replaceContribution,
+  runOf,
+  type StatsFigures,
+  tradeStats,
+} from './performance';
+import { nextPeriodStart, periodStart, timestamp } from './time';
+import type { InstrumentPerformance, PerformanceFigures } from './types';
+import { compareDecimals } from './decimal';
+
+export type StatsUnit = 'day' | 'block' | 'month';
+
+/** The units a closed trade counts in: each of its day's. */
+export const STATS_UNITS: readonly StatsUnit[] = ['day', 'block', 'month'];
+
+const DAY = 86_400_000;
+/** The days of a block, and the last block's first day of the month (29th): it runs to the month's end. */
+const BLOCK_DAYS = 7;
+const LAST_BLOCK_FROM = 4 * BLOCK_DAYS + 1;
+
+/** The start of the unit holding the time `ms`. */
+export function unitStart(ms: number, unit: StatsUnit): number {
+  const day = periodStart(ms, 'day');
+  if (unit === 'day') return day;
+  const month = periodStart(day, 'month');
+  if (unit === 'month') return month;
+  const block = Math.min(4, Math.floor((new Date(day).getUTCDate() - 1) / BLOCK_DAYS));
+  return month + block * BLOCK_DAYS * DAY;
+}
+
+/** The start of the day after the last of the unit starting at `start`. */
+export function unitEnd(start: number, unit: StatsUnit): number {
+  if (unit === 'day') return start + DAY;
+  const monthEnd = nextPeriodStart(periodStart(start, 'month'), 'month');
+  if (unit === 'month') return monthEnd;
+  return new Date(start).getUTCDate() >= LAST_BLOCK_FROM ? monthEnd : Math.min(monthEnd, start + BLOCK_DAYS * DAY);
+}
+
+/** A period of the roll-ups: its unit and start (a stored time). */
+export interface PeriodKey {
+  unit: StatsUnit;
+  start: string;
+}
+
+/**
+ * The periods a window of whole UTC days [`firstDay`, `lastDay`] (day starts, ms) is read from, in order, each whole
+ * inside the window: a month where one fits, else a block, else a day. They cover every day of the window once.
+ */
+export function windowPeriods(firstDay: number, lastDay: number): PeriodKey[] {
+  const periods: PeriodKey[] = [];
+  const end = lastDay + DAY;
+  for (let at = firstDay; at < end; ) {
+    const unit =
+      (['month', 'block'] as const).find((candidate) => unitStart(at, candidate) === at && unitEnd(at, candidate) <= end) ?? 'day';
+    periods.push({ unit, start: timestamp(at) });
+    at = unitEnd(at, unit);
+  }
+  return periods;
+}
+
+/** One instrument's figures over a period, and the net realized P&L of each of its days that had a close ("01"–"31"). */
+export interface InstrumentPeriod extends StatsFigures {
+  nets: Record<string, string>;
+}
+
+/** The figures of one period, per instrument (an instrument with no close in it is absent). */
+export type PeriodFigures = Record<string, InstrumentPeriod>;
+
+/** The day of the month of a time, as a period's nets are keyed. */
+function dayOfMonth(time: string): string {
+  return time.slice(8, 10);
+}
+
+/** `period` with the closed trade `trade` (of `instrument`) counted in: a new object, `period` unchanged. */
+export function withTrade(period: PeriodFigures, trade: ClosedTrade & { instrument: string }): PeriodFigures {
+  const held = period[trade.instrument] ?? { ...NO_TRADES, nets: {} };
+  const day = dayOfMonth(trade.closeTime);
+  const { nets, ...figures } = held;
+  return {
+    ...period,
+    [trade.instrument]: {
+      ...mergeStats(figures, tradeStats(trade)),
+      nets: { ...nets, [day]: sumDecimals([nets[day] ?? '0', trade.realizedPL]) },
+    },
+  };
+}
+
+/** The figures of the closed trades `trades`, per period of every unit they count in (keyed `<unit>#<start>`). */
+export function periodsOf(trades: readonly (ClosedTrade & { instrument: string })[]): Map<string, PeriodKey & { figures: PeriodFigures }> {
+  const periods = new Map<string, PeriodKey & { figures: PeriodFigures }>();
+  for (const trade of trades) {
+    for (const unit of STATS_UNITS) {
+      const start = timestamp(unitStart(Date.parse(trade.closeTime), unit));
+      const id = periodId({ unit, start });
+      const held = periods.get(id) ?? { unit, start, figures: {} };
+      periods.set(id, { ...held, figures: withTrade(held.figures, trade) });
+    }
+  }
+  return periods;
+}
+
+/** A period's id among an owner's: `<unit>#<start>`. */
+export function periodId(key: PeriodKey): string {
+  return `${key.unit}#${key.start}`;
+}
+
+/** The periods of every unit a trade closed at `closeTime` counts in. */
+export function periodsOfClose(closeTime: string): PeriodKey[] {
+  return STATS_UNITS.map((unit) => ({ unit, start: timestamp(unitStart(Date.parse(closeTime), unit)) }));
+}
+
+/** Two owners' figures of the same period together (the fleet's: its accounts' merged, their days' nets summed). */
+export function mergePeriods(a: PeriodFigures, b: PeriodFigures): PeriodFigures {
+  const merged: PeriodFigures = { ...a };
+  for (const [instrument, theirs] of Object.entries(b)) {
+    const ours = merged[instrument];
+    if (!ours) {
+      merged[instrument] = theirs;
+      continue;
+    }
+    const nets = { ...ours.nets };
+    for (const [day, net] of Object.entries(theirs.nets)) nets[day] = sumDecimals([nets[day] ?? '0', net]);
+    const { nets: _ours, ...figures } = ours;
+    const { nets: _theirs, ...other } = theirs;
+    merged[instrument] = { ...mergeStats(figures, other), nets };
+  }
+  return merged;
+}
+
+/**
+ * `total` (several owners' figures of one period merged) with one owner's `before` replaced by `after` (null: none),
+ * exactly as merging the owners' again would make it; undefined when that cannot be told from the three (an
+ * instrument's best or worst trade, longest holding or places that `after` drops: performance.ts's replaceContribution).
+ * The days' nets move by the difference.
+ */
+export function replacePeriod(total: PeriodFigures, before: PeriodFigures | null, after: PeriodFigures | null): PeriodFigures | undefined {
+  const next: PeriodFigures = { ...total };
+  for (const instrument of new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})])) {
+    const [was, now] = [before?.[instrument] ?? null, after?.[instrument] ?? null];
+    const { nets: heldNets = {}, ...held } = total[instrument] ?? { ...NO_TRADES, nets: {} };
+    const strip = (value: InstrumentPeriod | null) => {
+      if (!value) return null;
+      const { nets: _nets, ...figures } = value;
+      return figures;
+    };
+    const figures = replaceContribution(held, strip(was), strip(now));
+    if (!figures) return undefined;
+    const nets = { ...heldNets };
+    for (const day of new Set([...Object.keys(was?.nets ?? {}), ...Object.keys(now?.nets ?? {})])) {
+      // A day left with no close keeps a net of 0, which moves no running total: the same run as without it.
+      nets[day] = sumDecimals([nets[day] ?? '0', negateDecimal(was?.nets[day] ?? '0'), now?.nets[day] ?? '0']);
+    }
+    if (figures.closedTrades === 0) delete next[instrument];
+    else next[instrument] = { ...figures, nets };
+  }
+  return next;
+}
+
+/** The days' nets of a period (of `instruments`, summed day by day) as the days of an equity run, in order. */
+function daysOf(start: string, nets: readonly Record<string, string>[]): DailyNet[] {
+  const byDay = new Map<string, string[]>();
+  for (const each of nets) for (const [day, net] of Object.entries(each)) byDay.set(day, [...(byDay.get(day) ?? []), net]);
+  const month = start.slice(0, 8);
+  return [...byDay]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([day, amounts]) => ({ end: timestamp(Date.parse(`${month}${day}T00:00:00.000Z`) + DAY), net: sumDecimals(amounts) }));
+}
+
+/** A period read for a window: its key and its figures (empty: no close in it, or no item). */
+export interface ReadPeriod extends PeriodKey {
+  figures: PeriodFigures;
+}
+
+/** The summable figures and the equity run of `instruments` over `periods` (in order, covering the window). */
+function windowOf(
+  periods: readonly ReadPeriod[],
+  instruments: (period: PeriodFigures) => InstrumentPeriod[],
+): {
+  stats: StatsFigures;
+  run: EquityRun;
+} {
+  let stats = NO_TRADES;
+  let run = emptyRun(periods[0].start);
+  for (const period of periods) {
+    const held = instruments(period.figures);
+    for (const { nets: _nets, ...figures } of held) stats = mergeStats(stats, figures);
+    run = composeRuns(
+      run,
+      runOf(
+        period.start,
+        daysOf(
+          period.start,
+          held.map((instrument) => instrument.nets),
+        ),
+      ),
+    );
+  }
+  return { stats, run };
+}
+
+/**
+ * The performance of a window from the periods it is read from (windowPeriods, in order, each with its figures): the
+ * whole, and each instrument's, sorted by net realized P&L (highest first; ties by instrument). `startBalance` is the
+ * balance at the window's start that drawdown ratios are measured against (an instrument's: that balance plus its own
+ * realized P&L to its peak); null when unknown.
+ */
+export function periodsPerformance(
+  periods: readonly ReadPeriod[],
+  startBalance: string | null = null,
+): PerformanceFigures & { instruments: InstrumentPerformance[] } {
+  const of = (pick: (period: PeriodFigures) => InstrumentPeriod[]) => {
+    const { stats, run } = windowOf(periods, pick);
+    return performanceOf(stats, drawdownOf(run, startBalance));
+  };
+  const names = [...new Set(periods.flatMap((period) => Object.keys(period.figures)))];
+  const instruments = names.map((instrument) => ({
+    instrument,
+    ...of((figures) => (figures[instrument] ? [figures[instrument]] : [])),
+  }));
+  instruments.sort((a, b) => compareDecimals(b.netRealizedPL, a.netRealizedPL) || (a.instrument < b.instrument ? -1 : 1));
+  return { ...of((figures) => Object.values(figures)), instruments };
+}
