@@ -37,6 +37,8 @@ export interface ReadCounts {
   /** The handler returned exactly the items the raw reads fetched (in order, for listings). */
   sameItems: boolean;
   responseBytes: number;
+  /** The currencies of a fleet answer (its summaries or series), for the cost per currency. */
+  currencies?: number;
 }
 
 export interface QueryPass extends ReadCounts {

@@ -107,6 +107,7 @@ export function benchQueries(account: string, instrument: string, deepPages: num
   specs.push({ operation: 'account-trades', account, to: before(anchor, 1), limit: DEEP_LIMIT, deepPages });
 
   const lastDays = { from: before(anchor, 3), to: before(anchor, 0) };
+  const lastWeek = { from: before(anchor, 7), to: before(anchor, 0) };
   const lastYear = { from: before(anchor, 365), to: before(anchor, 0) };
   specs.push({ operation: 'account-pnl', account, period: 'day', ...lastDays });
   specs.push({ operation: 'account-pnl', account, period: 'day', ...lastYear });
@@ -114,12 +115,15 @@ export function benchQueries(account: string, instrument: string, deepPages: num
   specs.push({ operation: 'account-pnl', account, period: 'month', ...lastYear });
   specs.push({ operation: 'all-pnl', period: 'day', ...lastDays });
   specs.push({ operation: 'all-pnl', period: 'month', ...lastYear });
+  specs.push({ operation: 'all-pnl', period: 'day', ...lastYear });
   specs.push({ operation: 'account-equity', account, interval: 'hour', ...lastDays });
   specs.push({ operation: 'account-equity', account, interval: 'day', from: before(anchor, 90), to: before(anchor, 0) });
   specs.push({ operation: 'account-performance', account, ...lastDays });
+  specs.push({ operation: 'account-performance', account, ...lastWeek });
   specs.push({ operation: 'account-performance', account, ...lastYear });
   specs.push({ operation: 'account-performance', account, instrument, ...lastYear });
   specs.push({ operation: 'all-performance', ...lastDays });
+  specs.push({ operation: 'all-performance', ...lastWeek });
   specs.push({ operation: 'all-performance', ...lastYear });
   // Before either history: no day to read in both datasets, so the two compare (the cost of the accounts alone).
   specs.push({ operation: 'all-performance', from: before(anchor, 730), to: before(anchor, 700) });

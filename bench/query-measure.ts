@@ -472,6 +472,8 @@ export async function measure(id: string, fixedReps: number | undefined, setting
     rawCalls: rawTally.calls,
     sameItems: sameItems(spec.operation, body, returned, fetched, spec.instrument),
     responseBytes: bytes,
+    ...(spec.operation === 'all-performance' ? { currencies: body.currencies.length } : {}),
+    ...(spec.operation === 'all-pnl' ? { currencies: body.series.length } : {}),
     ...(query.deepPage ? { deepPage: query.deepPage } : {}),
   };
 }

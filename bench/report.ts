@@ -21,6 +21,72 @@ export function hummingbotPasses(result: HummingbotResults): boolean {
   return result.writeRequestsPerFill > 0 && result.mostWriteRequestsPerFill <= 2 && result.writeRequestsForReplays === 0;
 }
 
+/** The long windows' targets (issue 29): a year costs a few dozen items, and not much more time than a week. */
+export const LONG_WINDOWS = { accountYearItems: 60, fleetYearItemsPerCurrency: 60, fleetDailyPnlYearItems: 400, yearOverWeekP50: 3 };
+
+/** The days a row's query spans (its `from` and `to`), and whether it names an instrument. */
+function windowOfRow(row: QueryRow): { days: number; instrument: boolean } | undefined {
+  const from = /[?&]from=([^&]+)/.exec(row.query)?.[1];
+  const to = /[?&]to=([^&]+)/.exec(row.query)?.[1];
+  if (!from || !to) return undefined;
+  return {
+    days: Math.round((Date.parse(decodeURIComponent(to)) - Date.parse(decodeURIComponent(from))) / 86_400_000),
+    instrument: /[?&]instrument=/.test(row.query),
+  };
+}
+
+/**
+ * A year of one account's performance and of the fleet's in a few dozen items, a year of the fleet's daily P&L in a
+ * few hundred; a year's p50 within a few times a week's, for one account and for the fleet.
+ */
+export function longWindowTargets(rows: readonly QueryRow[]): Target[] {
+  const find = (operation: Operation, days: number, period?: string) =>
+    rows.find((row) => {
+      const window = windowOfRow(row);
+      return (
+        row.operation === operation && window?.days === days && !window.instrument && (!period || row.query.includes(`period=${period}`))
+      );
+    });
+  const targets: Target[] = [];
+  const items = (name: string, row: QueryRow | undefined, limit: number, perCurrency = false) => {
+    const read = row && (perCurrency ? round(row.itemsRead / Math.max(1, row.currencies ?? 1), 1) : row.itemsRead);
+    targets.push({
+      target: name,
+      pass: read === undefined ? null : read <= limit,
+      detail: row
+        ? `${read} items${perCurrency ? ` per currency (${row.itemsRead} over ${row.currencies} currencies)` : ''} at ${row.query}`
+        : 'not measured',
+    });
+  };
+  items(
+    `a year of one account's performance ≤ ${LONG_WINDOWS.accountYearItems} items`,
+    find('account-performance', 365),
+    LONG_WINDOWS.accountYearItems,
+  );
+  items(
+    `a year of the fleet's performance ≤ ${LONG_WINDOWS.fleetYearItemsPerCurrency} items per currency`,
+    find('all-performance', 365),
+    LONG_WINDOWS.fleetYearItemsPerCurrency,
+    true,
+  );
+  items(
+    `a year of the fleet's daily P&L ≤ ${LONG_WINDOWS.fleetDailyPnlYearItems} items`,
+    find('all-pnl', 365, 'day'),
+    LONG_WINDOWS.fleetDailyPnlYearItems,
+  );
+  for (const operation of ['account-performance', 'all-performance'] as const) {
+    const [week, year] = [find(operation, 7), find(operation, 365)];
+    const times = week && year ? ratio(year.p50Ms, week.p50Ms) : undefined;
+    targets.push({
+      target: `${operation}: p50 of a year ≤ ${LONG_WINDOWS.yearOverWeekP50} × p50 of 7 days`,
+      pass: times === undefined ? null : times <= LONG_WINDOWS.yearOverWeekP50,
+      detail:
+        week && year ? `${year.p50Ms} ms vs ${week.p50Ms} ms = ${times}× (items ${year.itemsRead} vs ${week.itemsRead})` : 'not measured',
+    });
+  }
+  return targets;
+}
+
 export const TARGETS = {
   /**
    * Growth with the table's size is judged against the raw SDK read's own growth on the same engine: p50(full) ÷
@@ -61,6 +127,8 @@ export interface QueryRow {
   dynamoCalls: number;
   responseBytes: number;
   sameItemsAsFloor: boolean;
+  /** The currencies of a fleet answer. */
+  currencies?: number;
   rawP50Ms: number;
   rawP99Ms: number;
   floorRatio: number;
@@ -117,6 +185,7 @@ export function queryRow(full: MeasuredQuery, small: MeasuredQuery): QueryRow {
     dynamoCalls: full.dynamoCalls,
     responseBytes: full.responseBytes,
     sameItemsAsFloor: full.sameItems && small.sameItems,
+    ...(full.currencies !== undefined ? { currencies: full.currencies } : {}),
     rawP50Ms: full.raw.p50Ms,
     rawP99Ms: full.raw.p99Ms,
     floorRatio: ratio(full.handler.p50Ms, full.raw.p50Ms),
@@ -188,7 +257,7 @@ export function judge(input: {
   const readMisses = rows.filter((row) => !row.readsWithinTarget || !row.small.readsWithinTarget);
   targets.push({
     target:
-      'items read ≤ budget for every query (a page: returned + 1; the fleet: 1 or 2 per account + the 9 stamp items; a series: points + 1 per account; performance: 1 per day and instrument traded + 2 per account (it and its starting balance), + the fleet meta item)',
+      'items read ≤ budget for every query (a page: returned + 1; the fleet: 1 or 2 per account + the 9 stamp items; a series: points + 1 per account; performance: 1 per period read (months, blocks of a month, edge days) + 2 per account (its starting balance), + the fleet's meta item and account lists)',
     pass: readMisses.length === 0,
     detail: readMisses.length
       ? readMisses
@@ -239,6 +308,7 @@ export function judge(input: {
     ` (largest absolute growth: ${steepest} ${steepestValue}${growthOf(scale.worstQuery[steepest])})`,
   );
   ratioTarget(`handler p50 ≤ ${TARGETS.floorRatio} × raw floor p50 for every operation`, floor, TARGETS.floorRatio);
+  targets.push(...longWindowTargets(rows));
 
   const bundleRows = bundles.filter((row) => row.function !== BASELINE);
   const sizeMisses = bundleRows.filter((row) => row.bytesRatio > TARGETS.bundleBytesRatio);
