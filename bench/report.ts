@@ -257,7 +257,7 @@ export function judge(input: {
   const readMisses = rows.filter((row) => !row.readsWithinTarget || !row.small.readsWithinTarget);
   targets.push({
     target:
-      'items read ≤ budget for every query (a page: returned + 1; the fleet: 1 or 2 per account + the 9 stamp items; a series: points + 1 per account; performance: 1 per period read (months, blocks of a month, edge days) + 2 per account (its starting balance), + the fleet's meta item and account lists)',
+      "items read ≤ budget for every query (a page: returned + 1; the fleet: 1 or 2 per account + the 9 stamp items; a series: points + 1 per account; performance: 1 per period read (months, blocks of a month, edge days) + 2 per account (its starting balance), + the fleet's meta item and account lists)",
     pass: readMisses.length === 0,
     detail: readMisses.length
       ? readMisses

@@ -147,7 +147,11 @@ export interface paths {
          *     series per currency (sorted by code). Each point sums, exactly, the accounts' points of that period in that
          *     currency; amounts in different currencies are never converted or added together. `accountCount` is the
          *     number of visible accounts in the currency, with or without closed trades. Windows, points and zero-filling
-         *     are those of `GET /api/{account}/pnl`. Reads at most one item per point and account, plus the account list.
+         *     are those of `GET /api/{account}/pnl`. Retired accounts count (their history stays). For a key that sees
+         *     every account, each currency's points are read from the sums the fleet projector keeps per currency and
+         *     period (at most one item per point and currency, whatever the number of accounts), after the fleet's meta
+         *     item and one account list per currency; a key that sees some accounts reads at most one item per point and
+         *     account, plus its accounts. The figures are the same either way.
          */
         get: operations["allPnl"];
         put?: never;
@@ -176,13 +180,15 @@ export interface paths {
          *     than 366 days is a `400`. `instrument` keeps only that instrument's trades.
          *
          *     Every figure is defined in `PerformanceFigures`; every amount is exact, and equals, to the last digit, the
-         *     figure recomputed from the trades as the trade listings show them. Reads, per currency, at most one item
-         *     per account, day and instrument traded; for a key that sees every account, a currency of more than 8
-         *     accounts is read instead from the sums the writer keeps per currency, fleet shard (8), day and instrument
-         *     in the same transaction as each account's: at most 8 items per day and instrument traded, however many
-         *     accounts and trades. Plus the account list (and, for those sums, the fleet's meta item), and each account's
-         *     balance at the window's start for the drawdown ratio (one item each: its daily balance of the day before
-         *     `from`, or its last or first one when it has none that day). The figures are the same either way.
+         *     figure recomputed from the trades as the trade listings show them. The figures are kept per period (a UTC
+         *     day, a block of a month: days 1–7, 8–14, 15–21, 22–28 or 29 to its end, and a UTC month), each period one
+         *     item holding every instrument's; a window is read as its whole months, then whole blocks, then its edge days:
+         *     at most 31 items for a year. For a key that sees every account, each currency is read from the sums
+         *     the fleet projector keeps per currency and period (after the fleet's meta item and one account list per
+         *     currency): a currency of 2,000 accounts reads what one account does. A key that sees some accounts reads
+         *     its accounts' own. Retired accounts count (their history stays). Plus each account's balance at the window's
+         *     start for the drawdown ratio (one item each: its daily balance of the day before `from`, or its last or
+         *     first one when it has none that day). The figures are the same either way.
          */
         get: operations["allPerformance"];
         put?: never;
@@ -318,9 +324,11 @@ export interface paths {
          *     than 366 days is a `400`. `instrument` keeps only that instrument's trades.
          *
          *     Every figure is defined in `PerformanceFigures`; every amount is exact, and equals, to the last digit, the
-         *     figure recomputed from the trades as the trade listings show them. Reads at most one item per day and
-         *     instrument traded (the writer keeps the figures per account, day and instrument), plus the account item and
-         *     its balance at the window's start (one item, for the drawdown ratio), however many trades closed.
+         *     figure recomputed from the trades as the trade listings show them. The writer keeps the figures per UTC day,
+         *     block of a month (days 1–7, 8–14, 15–21, 22–28, 29 to its end) and UTC month, each period one item holding
+         *     every instrument's; a window reads its whole months, then whole blocks, then its edge days: at most 31 items
+         *     for a year, whatever the trades and instruments. Plus the account item and its balance at the window's
+         *     start (one item, for the drawdown ratio).
          */
         get: operations["accountPerformance"];
         put?: never;

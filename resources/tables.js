@@ -29,11 +29,12 @@ const TABLES = {
   trades: { logicalId: 'TradesTable', partitionKey: 'accountId', sortKey: 'orderKey', indexes: TRADE_INDEXES },
   apiKeys: { logicalId: 'ApiKeysTable', partitionKey: 'keyId', name: 'api-keys' },
   // The writer's bookkeeping per account: one item per period of closed-trade P&L (day, ISO week, month), one per
-  // equity bucket (hour, day), and the register of trade ids (which keeps an id to one trade). Sorted by kind and
-  // start time, so a series of N points is one Query that reads about N items.
+  // equity bucket (hour, day), one per period of performance figures (day, block of a month, month), and the register
+  // of trade ids (which keeps an id to one trade). Sorted by kind and start time, so a series of N points is one Query
+  // that reads about N items.
   ledger: { logicalId: 'LedgerTable', partitionKey: 'accountId', sortKey: 'entryKey', stream: true },
   // The fleet's summary (packages/core/src/store/fleet-table.ts): a few items holding one short stamp per account, and
-  // the fleet's statistics per currency, shard, day and instrument, written by the fleet projector alone from the
+  // per currency its account list and the sums of its accounts' performance and P&L per period, written by the fleet projector alone from the
   // other tables' streams. A fleet poll reads a few of these items, whatever the fleet's size. (Its own name: the
   // `fleet` table of older stages held stamps that bots wrote themselves; it is retained, see botWriterPolicy.)
   fleet: { logicalId: 'FleetSummaryTable', partitionKey: 'part', sortKey: 'key', name: 'fleet-summary' },

@@ -1,10 +1,11 @@
 /**
  * Performance statistics of closed trades (API 1.2, issue 16), as pure functions over exact decimal strings.
  *
- * The writer keeps one `StatsFigures` per account, UTC day and instrument: it folds each closed trade in with
- * `mergeStats(stored, tradeStats(trade))`. A read folds the stored days of a window the same way, then derives the
- * ratios and averages with `performanceOf`. Because `mergeStats` is associative and commutative, the figures of a
- * window do not depend on how its trades were grouped into days or batches.
+ * The writer keeps one `StatsFigures` per account, period (day, block of a month, month: rollups.ts) and instrument:
+ * it folds each closed trade in with `mergeStats(stored, tradeStats(trade))`. A read folds the stored periods of a
+ * window the same way, then derives the ratios and averages with `performanceOf`. Because `mergeStats` is associative
+ * and commutative, the figures of a window do not depend on how its trades were grouped into periods or batches; the
+ * drawdown, which depends on the order of the days, composes by `composeRuns`.
  *
  * Definitions (the OpenAPI document states the same):
  * - a win has realized P&L above zero, a loss below, a break-even exactly zero;
