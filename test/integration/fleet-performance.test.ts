@@ -34,11 +34,11 @@ beforeAll(async () => {
 afterAll(() => harness.close());
 
 /** One request, as a key that sees every account (undefined) or exactly `accounts`, with its items read and time. */
-async function request(query: Record<string, string>, accounts?: string[]) {
-  const event = eventFor('all-performance', { query });
+async function request(query: Record<string, string>, accounts?: string[], name: 'all-performance' | 'all-pnl' = 'all-performance') {
+  const event = eventFor(name, { query });
   if (accounts) event.requestContext = { ...event.requestContext, authorizer: { accounts: accounts.join(','), keyId: 'k' } };
   const started = performance.now();
-  const { result, lines } = await printedWhile(() => invoke('all-performance', event));
+  const { result, lines } = await printedWhile(() => invoke(name, event));
   const ms = performance.now() - started;
   expectContract(event.resource, result);
   expect(result.statusCode).toBe(200);
@@ -64,5 +64,22 @@ it.each([
   console.log(
     `${ACCOUNTS} accounts × ${TRADES} trades, ${name}: sums ${summed.itemsRead} items, p50 of ${RUNS} ${summed.ms.toFixed(0)} ms; ` +
       `account by account ${perAccount.itemsRead} items, p50 of ${RUNS} ${perAccount.ms.toFixed(0)} ms`,
+  );
+});
+
+it("a year of the fleet's daily P&L: the currencies' sums answer as the accounts' own aggregates do, reading fewer items", async () => {
+  const query = { period: 'day', from: '2025-11-21T00:00:00Z', to: '2026-11-21T00:00:00Z' };
+  const summed = await request(query, undefined, 'all-pnl');
+  const perAccount = await request(query, ids, 'all-pnl');
+  expect(summed.body.series).toEqual(perAccount.body.series);
+  expect(
+    summed.body.series
+      .flatMap((s: { points: { tradesClosed: number }[] }) => s.points)
+      .some((p: { tradesClosed: number }) => p.tradesClosed > 0),
+  ).toBe(true);
+  expect(summed.itemsRead).toBeLessThan(perAccount.itemsRead);
+  console.log(
+    `${ACCOUNTS} accounts × ${TRADES} trades, a year of daily P&L: sums ${summed.itemsRead} items, ${summed.ms.toFixed(0)} ms; ` +
+      `account by account ${perAccount.itemsRead} items, ${perAccount.ms.toFixed(0)} ms`,
   );
 });
