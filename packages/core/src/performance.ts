@@ -17,8 +17,7 @@
  * - holding time is closeTime − openTime; averages and the longest are in whole seconds, rounded half-even.
  */
 import { compareDecimals, decimalScale, decimalSign, divideDecimals, formatDecimal, negateDecimal, sumDecimals } from './decimal';
-import { shiftPeriodStart, timestamp } from './time';
-import type { Drawdown, InstrumentPerformance, PerformanceFigures } from './types';
+import type { Drawdown, PerformanceFigures } from './types';
 
 /** Digits after the point of every ratio. */
 export const RATIO_PLACES = 4;
@@ -183,55 +182,102 @@ export interface DailyNet {
  * How realized equity moved over a run of days (a period, or a window made of periods), counted from zero at its
  * `start`: what the maximum drawdown of any window made of such runs needs, without their days. Two consecutive runs
  * combine into the run of both (`composeRuns`, associative), so a year's drawdown is read from a dozen months.
+ *
+ * Amounts are exact integers of 10^-`scale` (the most places among the run's days' nets): a window composes dozens of
+ * runs of a few instruments each, and decimal strings parsed at every step cost a read more than its items did.
  */
 export interface EquityRun {
   start: string;
+  scale: number;
   /** The realized P&L of the whole run. */
-  net: string;
+  net: bigint;
   /** The highest running total, 0 or more (0 at `start`), and when it was first reached (the end of that day). */
-  high: string;
+  high: bigint;
   highAt: string;
   /** The lowest running total at a day's end, and when it was first reached; null for a run of no days. */
-  low: string | null;
+  low: bigint | null;
   lowAt: string | null;
-  /** The run's own largest fall: from `peak` (a running total) at `drawdownStart` to `drawdownEnd`; amount 0: none. */
-  drawdown: string;
+  /** The run's own largest fall: from `peak` (a running total) at `drawdownStart` to `drawdownEnd`; 0: none. */
+  drawdown: bigint;
   drawdownStart: string | null;
   drawdownEnd: string | null;
-  peak: string;
+  peak: bigint;
 }
 
 /** A run of no days from `start`. */
 export function emptyRun(start: string): EquityRun {
   return {
     start,
-    net: '0',
-    high: '0',
+    scale: 0,
+    net: 0n,
+    high: 0n,
     highAt: start,
     low: null,
     lowAt: null,
-    drawdown: '0',
+    drawdown: 0n,
     drawdownStart: null,
     drawdownEnd: null,
-    peak: '0',
+    peak: 0n,
   };
+}
+
+/** A day's net as an exact integer of 10^-`scale` (rollups.ts reads each stored net once). */
+export interface DailyUnits {
+  end: string;
+  units: bigint;
+}
+
+/** The run of `days` (in order, each net in units of 10^-`scale`) from `start`. */
+export function runOfUnits(start: string, scale: number, days: readonly DailyUnits[]): EquityRun {
+  const run = { ...emptyRun(start), scale };
+  for (const day of days) {
+    run.net += day.units;
+    if (run.low === null || run.net < run.low) [run.low, run.lowAt] = [run.net, day.end];
+    if (run.net > run.high) {
+      [run.high, run.highAt] = [run.net, day.end];
+      continue;
+    }
+    const fall = run.high - run.net;
+    if (fall > run.drawdown) Object.assign(run, { drawdown: fall, drawdownStart: run.highAt, drawdownEnd: day.end, peak: run.high });
+  }
+  return run;
 }
 
 /** The run of `days` (in order) from `start`: the day-by-day computation every composition must equal. */
 export function runOf(start: string, days: readonly DailyNet[]): EquityRun {
-  const run = emptyRun(start);
-  for (const day of days) {
-    run.net = sumDecimals([run.net, day.net]);
-    if (run.low === null || compareDecimals(run.net, run.low) < 0) [run.low, run.lowAt] = [run.net, day.end];
-    if (compareDecimals(run.net, run.high) > 0) {
-      [run.high, run.highAt] = [run.net, day.end];
-      continue;
-    }
-    const fall = sumDecimals([run.high, negateDecimal(run.net)]);
-    if (compareDecimals(fall, run.drawdown) > 0)
-      Object.assign(run, { drawdown: fall, drawdownStart: run.highAt, drawdownEnd: day.end, peak: run.high });
-  }
-  return run;
+  const scale = Math.max(0, ...days.map((day) => decimalScale(day.net)));
+  return runOfUnits(
+    start,
+    scale,
+    days.map((day) => ({ end: day.end, units: unitsOf(day.net, scale) })),
+  );
+}
+
+/** `value` (a decimal string of at most `scale` places) as an integer of 10^-`scale`. */
+export function unitsOf(value: string, scale: number): bigint {
+  const [whole, fraction = ''] = value.split('.');
+  return BigInt(whole + fraction.padEnd(scale, '0'));
+}
+
+/**
+ * `run` with its amounts in units of 10^-`scale`: more places, or fewer when its amounts have no digit there (a run
+ * of several instruments' days is parsed at the most places among them; each instrument's is written at its own).
+ */
+function rescaled(run: EquityRun, scale: number): EquityRun {
+  if (run.scale === scale) return run;
+  const move =
+    scale > run.scale
+      ? (units: bigint) => units * 10n ** BigInt(scale - run.scale)
+      : (units: bigint) => units / 10n ** BigInt(run.scale - scale);
+  return {
+    ...run,
+    scale,
+    net: move(run.net),
+    high: move(run.high),
+    low: run.low === null ? null : move(run.low),
+    drawdown: move(run.drawdown),
+    peak: move(run.peak),
+  };
 }
 
 /**
@@ -240,35 +286,36 @@ export function runOf(start: string, days: readonly DailyNet[]): EquityRun {
  * day by day: `a`'s fall ends before any of `b`'s, and when the fall from `a`'s high equals `b`'s own, `b`'s own
  * cannot end earlier (its trough would be `b`'s low, reached first at `lowAt`).
  */
-export function composeRuns(a: EquityRun, b: EquityRun): EquityRun {
-  const shift = (amount: string) => sumDecimals([a.net, amount]);
-  const bHigh = shift(b.high);
-  const [high, highAt] = compareDecimals(bHigh, a.high) > 0 ? [bHigh, b.highAt] : [a.high, a.highAt];
-  const bLow = b.low === null ? null : shift(b.low);
-  const [low, lowAt] = bLow !== null && (a.low === null || compareDecimals(bLow, a.low) < 0) ? [bLow, b.lowAt] : [a.low, a.lowAt];
+export function composeRuns(first: EquityRun, second: EquityRun): EquityRun {
+  const scale = Math.max(first.scale, second.scale);
+  const [a, b] = [rescaled(first, scale), rescaled(second, scale)];
+  const bHigh = a.net + b.high;
+  const [high, highAt] = bHigh > a.high ? [bHigh, b.highAt] : [a.high, a.highAt];
+  const bLow = b.low === null ? null : a.net + b.low;
+  const [low, lowAt] = bLow !== null && (a.low === null || bLow < a.low) ? [bLow, b.lowAt] : [a.low, a.lowAt];
   let fall = { drawdown: a.drawdown, drawdownStart: a.drawdownStart, drawdownEnd: a.drawdownEnd, peak: a.peak };
-  if (bLow !== null) {
-    const across = sumDecimals([a.high, negateDecimal(bLow)]);
-    if (compareDecimals(across, fall.drawdown) > 0)
-      fall = { drawdown: across, drawdownStart: a.highAt, drawdownEnd: b.lowAt, peak: a.high };
-  }
-  if (compareDecimals(b.drawdown, fall.drawdown) > 0)
-    fall = { drawdown: b.drawdown, drawdownStart: b.drawdownStart, drawdownEnd: b.drawdownEnd, peak: shift(b.peak) };
-  return { start: a.start, net: shift(b.net), high, highAt, low, lowAt, ...fall };
+  if (bLow !== null && a.high - bLow > fall.drawdown)
+    fall = { drawdown: a.high - bLow, drawdownStart: a.highAt, drawdownEnd: b.lowAt, peak: a.high };
+  if (b.drawdown > fall.drawdown)
+    fall = { drawdown: b.drawdown, drawdownStart: b.drawdownStart, drawdownEnd: b.drawdownEnd, peak: a.net + b.peak };
+  return { start: a.start, scale, net: a.net + b.net, high, highAt, low, lowAt, ...fall };
 }
 
 /**
  * The largest fall of realized equity over a run: the amount is exact; nothing fell: amount 0, no ratio, start or
  * end. The ratio is against the equity at the peak: `startBalance` (the balance at the run's start; null when
- * unknown) plus the realized P&L to the peak, so it is at most 1 while the account never went below zero.
+ * unknown) plus the realized P&L to the peak, so it is at most 1 while the account never went below zero. The amount
+ * is written with `places` digits after the point (the trades' most; its days' nets have no digit beyond them).
  */
-export function drawdownOf(run: EquityRun, startBalance: string | null = null): Drawdown {
-  const equityAtPeak = startBalance === null ? null : sumDecimals([startBalance, run.peak]);
+export function drawdownOf(run: EquityRun, startBalance: string | null = null, places = run.scale): Drawdown {
+  const { drawdown, peak, scale } = rescaled(run, places);
+  const amount = formatDecimal(drawdown, scale);
+  const equityAtPeak = startBalance === null ? null : sumDecimals([startBalance, formatDecimal(peak, scale)]);
   const ratio =
     run.drawdownStart !== null && equityAtPeak !== null && decimalSign(equityAtPeak) > 0
-      ? divideDecimals(run.drawdown, equityAtPeak, RATIO_PLACES)
+      ? divideDecimals(amount, equityAtPeak, RATIO_PLACES)
       : null;
-  return { amount: run.drawdown, ratio, start: run.drawdownStart, end: run.drawdownEnd };
+  return { amount, ratio, start: run.drawdownStart, end: run.drawdownEnd };
 }
 
 /**
@@ -313,47 +360,4 @@ export function performanceOf(stats: StatsFigures, drawdown: Drawdown): Performa
     longestHoldingSeconds: stats.closedTrades ? seconds(String(stats.longestHoldingMs)) : null,
     maxDrawdown: { ...drawdown, amount: withPlaces(drawdown.amount, places) },
   };
-}
-
-/** The figures of one instrument's trades closed in one UTC day (`start`), as the writer keeps them. */
-export interface DayFigures extends StatsFigures {
-  start: string;
-  instrument: string;
-}
-
-/** The figures of days, and their drawdown from `from`: one instrument's or several's, summed day by day. */
-function figuresOf(from: string, days: readonly DayFigures[], startBalance: string | null): PerformanceFigures {
-  const byDay = new Map<string, string[]>();
-  for (const day of days) {
-    const nets = byDay.get(day.start) ?? [];
-    nets.push(day.grossProfit, day.grossLoss);
-    byDay.set(day.start, nets);
-  }
-  const nets = [...byDay]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([start, amounts]) => ({ end: timestamp(shiftPeriodStart(Date.parse(start), 'day', 1)), net: sumDecimals(amounts) }));
-  return performanceOf(days.reduce<StatsFigures>(mergeStats, NO_TRADES), maxDrawdown(from, nets, startBalance));
-}
-
-/**
- * The performance of a window that starts at `from`, from its days' figures (any instruments, any order): the
- * whole, and each instrument's, sorted by net realized P&L (highest first; ties by instrument). `startBalance` is the
- * balance at `from` that drawdown ratios are measured against (an instrument's: that balance plus its own realized
- * P&L to its peak); null when unknown.
- */
-export function windowPerformance(
-  from: string,
-  days: readonly DayFigures[],
-  startBalance: string | null = null,
-): PerformanceFigures & { instruments: InstrumentPerformance[] } {
-  const instruments = [...new Set(days.map((day) => day.instrument))].map((instrument) => ({
-    instrument,
-    ...figuresOf(
-      from,
-      days.filter((day) => day.instrument === instrument),
-      startBalance,
-    ),
-  }));
-  instruments.sort((a, b) => compareDecimals(b.netRealizedPL, a.netRealizedPL) || (a.instrument < b.instrument ? -1 : 1));
-  return { ...figuresOf(from, days, startBalance), instruments };
 }

@@ -16,7 +16,7 @@ import { negateDecimal, sumDecimals } from './decimal';
 import {
   type ClosedTrade,
   composeRuns,
-  type DailyNet,
+  type DailyUnits,
   drawdownOf,
   emptyRun,
   type EquityRun,
@@ -24,9 +24,10 @@ import {
   NO_TRADES,
   performanceOf,
   replaceContribution,
-  runOf,
+  runOfUnits,
   type StatsFigures,
   tradeStats,
+  unitsOf,
 } from './performance';
 import { nextPeriodStart, periodStart, timestamp } from './time';
 import type { InstrumentPerformance, PerformanceFigures } from './types';
@@ -180,44 +181,73 @@ export function replacePeriod(total: PeriodFigures, before: PeriodFigures | null
   return next;
 }
 
-/** The days' nets of a period (of `instruments`, summed day by day) as the days of an equity run, in order. */
-function daysOf(start: string, nets: readonly Record<string, string>[]): DailyNet[] {
-  const byDay = new Map<string, string[]>();
-  for (const each of nets) for (const [day, net] of Object.entries(each)) byDay.set(day, [...(byDay.get(day) ?? []), net]);
-  const month = start.slice(0, 8);
-  return [...byDay]
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([day, amounts]) => ({ end: timestamp(Date.parse(`${month}${day}T00:00:00.000Z`) + DAY), net: sumDecimals(amounts) }));
-}
-
 /** A period read for a window: its key and its figures (empty: no close in it, or no item). */
 export interface ReadPeriod extends PeriodKey {
   figures: PeriodFigures;
 }
 
-/** The summable figures and the equity run of `instruments` over `periods` (in order, covering the window). */
-function windowOf(
-  periods: readonly ReadPeriod[],
-  instruments: (period: PeriodFigures) => InstrumentPeriod[],
-): {
-  stats: StatsFigures;
-  run: EquityRun;
-} {
+/** The end of each day of the month starting `month` (`YYYY-MM-`), by day ("01"–"31"): computed once per process. */
+const dayEnds = new Map<string, string>();
+
+function dayEnd(month: string, day: string): string {
+  const key = `${month}${day}`;
+  let end = dayEnds.get(key);
+  if (end === undefined) {
+    end = timestamp(Date.parse(`${key}T00:00:00.000Z`) + DAY);
+    dayEnds.set(key, end);
+  }
+  return end;
+}
+
+/** A period's instruments with their days' nets as exact integers of 10^-`scale`, read once per window. */
+interface ParsedPeriod {
+  start: string;
+  days: string[];
+  instruments: Map<string, { figures: StatsFigures; nets: Map<string, bigint> }>;
+}
+
+/** The periods' figures with every day's net as an integer of 10^-`scale` (the most places among them). */
+function parsePeriods(periods: readonly ReadPeriod[]): { scale: number; parsed: ParsedPeriod[] } {
+  let scale = 0;
+  // Places counted from the text: the stored nets are plain decimals (the writer's sums), parsed once below.
+  for (const period of periods)
+    for (const { nets } of Object.values(period.figures))
+      for (const net of Object.values(nets)) scale = Math.max(scale, net.includes('.') ? net.length - net.indexOf('.') - 1 : 0);
+  const parsed = periods.map((period) => {
+    const instruments = new Map<string, { figures: StatsFigures; nets: Map<string, bigint> }>();
+    const days = new Set<string>();
+    for (const [instrument, { nets, ...figures }] of Object.entries(period.figures)) {
+      const units = new Map<string, bigint>();
+      for (const [day, net] of Object.entries(nets)) {
+        units.set(day, unitsOf(net, scale));
+        days.add(day);
+      }
+      instruments.set(instrument, { figures, nets: units });
+    }
+    return { start: period.start, days: [...days].sort(), instruments };
+  });
+  return { scale, parsed };
+}
+
+/** The summable figures and the equity run of `instruments` (all when undefined) over the parsed periods, in order. */
+function windowOf(parsed: readonly ParsedPeriod[], scale: number, instrument: string | undefined): { stats: StatsFigures; run: EquityRun } {
   let stats = NO_TRADES;
-  let run = emptyRun(periods[0].start);
-  for (const period of periods) {
-    const held = instruments(period.figures);
-    for (const { nets: _nets, ...figures } of held) stats = mergeStats(stats, figures);
-    run = composeRuns(
-      run,
-      runOf(
-        period.start,
-        daysOf(
-          period.start,
-          held.map((instrument) => instrument.nets),
-        ),
-      ),
-    );
+  let run = { ...emptyRun(parsed[0].start), scale };
+  for (const period of parsed) {
+    const held = instrument === undefined ? [...period.instruments.values()] : [period.instruments.get(instrument) ?? []].flat();
+    for (const { figures } of held) stats = mergeStats(stats, figures);
+    const month = period.start.slice(0, 8);
+    const days: DailyUnits[] = [];
+    for (const day of period.days) {
+      let units = 0n;
+      let closed = false;
+      for (const { nets } of held) {
+        const net = nets.get(day);
+        if (net !== undefined) [units, closed] = [units + net, true];
+      }
+      if (closed) days.push({ end: dayEnd(month, day), units });
+    }
+    run = composeRuns(run, runOfUnits(period.start, scale, days));
   }
   return { stats, run };
 }
@@ -232,15 +262,13 @@ export function periodsPerformance(
   periods: readonly ReadPeriod[],
   startBalance: string | null = null,
 ): PerformanceFigures & { instruments: InstrumentPerformance[] } {
-  const of = (pick: (period: PeriodFigures) => InstrumentPeriod[]) => {
-    const { stats, run } = windowOf(periods, pick);
-    return performanceOf(stats, drawdownOf(run, startBalance));
+  const { scale, parsed } = parsePeriods(periods);
+  const of = (instrument: string | undefined) => {
+    const { stats, run } = windowOf(parsed, scale, instrument);
+    return performanceOf(stats, drawdownOf(run, startBalance, stats.places));
   };
   const names = [...new Set(periods.flatMap((period) => Object.keys(period.figures)))];
-  const instruments = names.map((instrument) => ({
-    instrument,
-    ...of((figures) => (figures[instrument] ? [figures[instrument]] : [])),
-  }));
+  const instruments = names.map((instrument) => ({ instrument, ...of(instrument) }));
   instruments.sort((a, b) => compareDecimals(b.netRealizedPL, a.netRealizedPL) || (a.instrument < b.instrument ? -1 : 1));
-  return { ...of((figures) => Object.values(figures)), instruments };
+  return { ...of(undefined), instruments };
 }
