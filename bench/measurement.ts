@@ -100,6 +100,7 @@ export function pool(passes: QueryPass[]): MeasuredQuery {
     rawCalls: worst((pass) => pass.rawCalls),
     sameItems: passes.every((pass) => pass.sameItems && pass.itemsReturned === first.itemsReturned),
     responseBytes: first.responseBytes,
+    ...(first.currencies !== undefined ? { currencies: first.currencies } : {}),
     ...(first.deepPage ? { deepPage: first.deepPage } : {}),
   };
 }

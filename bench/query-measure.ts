@@ -43,7 +43,7 @@ import {
   readKeyRange,
   readPeriodItems,
 } from '@trading-bot-api/core/store/ledger-table';
-import { fleetPeriods, pnlPart } from '@trading-bot-api/core/store/fleet-table';
+import { fleetPeriods, PNL_PART } from '@trading-bot-api/core/store/fleet-table';
 import { windowPeriods } from '@trading-bot-api/core/rollups';
 import type { Trade } from '@trading-bot-api/core/types';
 import { eventFor } from '../test/kit/api-harness';
@@ -271,17 +271,13 @@ async function floor({ spec, after }: Prepared): Promise<Item[]> {
       const { meta, members } = await currencies();
       const { starts } = windowOf(spec.period!, spec);
       const [first, last] = [starts[0], starts[starts.length - 1]].map((start) => entryKeyOf('pnl', spec.period!, timestamp(start)));
-      const entries = await Promise.all(
-        members.map((item) =>
-          queryItems(rawStore, {
-            TableName: config.tables.fleet,
-            KeyConditionExpression: 'part = :part AND #key BETWEEN :first AND :last',
-            ExpressionAttributeNames: { '#key': 'key' },
-            ExpressionAttributeValues: { ':part': pnlPart(String(item.key)), ':first': first, ':last': last },
-          }),
-        ),
-      );
-      return [...meta, ...members, ...entries.flat()];
+      const entries = await queryItems(rawStore, {
+        TableName: config.tables.fleet,
+        KeyConditionExpression: 'part = :part AND #key BETWEEN :first AND :last',
+        ExpressionAttributeNames: { '#key': 'key' },
+        ExpressionAttributeValues: { ':part': PNL_PART, ':first': first, ':last': last },
+      });
+      return [...meta, ...members, ...entries];
     }
     case 'health':
       return [(await raw.send(new GetCommand({ TableName: accountsTable, Key: HEALTH_PROBE_KEY }))).Item].filter(
@@ -394,7 +390,12 @@ function sameItems(operation: Operation, body: any, returned: string[], fetched:
     // The same trades behind the points as behind the ledger entries the floor read.
     const points: { tradesClosed: number }[] =
       operation === 'account-pnl' ? body.points : body.series.flatMap((series: { points: unknown[] }) => series.points);
-    const closed = fetched.filter((item) => sortKeyOf(item).startsWith('pnl#')).reduce((n, item) => n + Number(item.tradesClosed), 0);
+    // An account's aggregate, or the fleet's of every currency.
+    const closedIn = (item: Item) =>
+      item.currencies
+        ? Object.values(item.currencies as Record<string, { tradesClosed: number }>).reduce((n, each) => n + Number(each.tradesClosed), 0)
+        : Number(item.tradesClosed);
+    const closed = fetched.filter((item) => sortKeyOf(item).startsWith('pnl#')).reduce((n, item) => n + closedIn(item), 0);
     return points.reduce((n, point) => n + point.tradesClosed, 0) === closed;
   }
   if (operation === 'account-performance' || operation === 'all-performance') {

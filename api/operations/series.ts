@@ -103,20 +103,23 @@ function sumPoints(series: readonly PnlPoint[][]): PnlPoint[] {
 /**
  * The realized P&L of every visible account, one series per currency (sorted by code): each point sums the
  * accounts' points of that period exactly, and amounts in different currencies are never added together. For a key
- * that sees every account, a currency's points are its sums kept by the fleet projector (one Query per currency,
- * whatever its number of accounts); for a key that sees some, its accounts' own.
+ * that sees every account, the points are the sums the fleet projector keeps per period, every currency's in one item
+ * (one Query, whatever the number of accounts and currencies); for a key that sees some, its accounts' own.
  */
 export async function readAllPnl(query: PnlRequest, principal: Principal, now: Date): Promise<AllPnl> {
   const period = query.period ?? 'day';
   const window = seriesWindow(period, query, now, PNL_DEFAULT_POINTS[period], PNL_MAX_POINTS);
   const { byCurrency, summed } = await accountsByCurrency(principal);
-  const series = await mapLimited([...byCurrency], summed ? CONCURRENT_READS : 1, async ([currency, accountIds]) => ({
+  const [first, last] = [window.starts[0], window.starts[window.starts.length - 1]].map(timestamp);
+  // The fleet's: one key range holding every currency's points.
+  const fleet = summed ? await readFleetPnl(store, period, first, last) : [];
+  const series = await mapLimited([...byCurrency], 1, async ([currency, accountIds]) => ({
     currency,
     accountCount: accountIds.length,
     points: summed
       ? zeroFilled(
           window,
-          await readFleetPnl(store, currency, period, timestamp(window.starts[0]), timestamp(window.starts[window.starts.length - 1])),
+          fleet.flatMap(({ start, currencies }) => (currencies[currency] ? [{ start, ...currencies[currency] }] : [])),
         )
       : sumPoints(await mapLimited(accountIds, CONCURRENT_READS, (accountId) => pnlPoints(accountId, period, window))),
   }));

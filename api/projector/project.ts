@@ -18,7 +18,8 @@ import {
   foldPeriod,
   foldPnl,
   markComplete,
-  type PnlSum,
+  type PnlByCurrency,
+  pnlShare,
   profileStamp,
   type Source,
   type StampChange,
@@ -160,20 +161,19 @@ export async function project(projection: Projection, records: readonly SourceRe
   const spans = new Map<string, { accountId: string; before: StampChange; after: StampChange }>();
   const members: { accountId: string; currency: string; present: boolean }[] = [];
   // Per currency and item: the accounts' changes, folded together.
-  const sums = new Map<string, { currency: string; fold: (changes: unknown[]) => Promise<void>; changes: unknown[] }>();
+  const sums = new Map<string, { fold: (changes: unknown[]) => Promise<void>; changes: unknown[] }>();
   for (const record of records) {
     const item = record.after ?? record.before!;
     const accountId = item.accountId as string;
     if (record.source === 'ledger') {
-      const change = sumChange(store, record);
-      if (!change) continue;
+      if (!periodOf(record.before) && !periodOf(record.after) && !pnlOf(record.before) && !pnlOf(record.after)) continue;
       const currency = await currencyOf(store, accountId);
       // Figures of an account no longer there: nothing of the fleet's can hold them.
       if (currency === undefined) continue;
-      const id = `${currency}#${change.id}`;
-      const group = sums.get(id) ?? { currency, fold: (changes: unknown[]) => change.fold(currency, changes), changes: [] };
+      const change = sumChange(store, record, currency)!;
+      const group = sums.get(change.id) ?? { fold: change.fold, changes: [] };
       group.changes.push(change.change);
-      sums.set(id, group);
+      sums.set(change.id, group);
       continue;
     }
     // A new account joins its currency's list, a deleted one leaves it (a retired one stays: its history counts).
@@ -201,14 +201,15 @@ export async function project(projection: Projection, records: readonly SourceRe
 }
 
 /**
- * The change to a fleet sum a ledger record makes (a roll-up period's or a P&L aggregate's; none for the register or
- * the equity points): the item's id among its currency's, the account's figures before and after, and how to fold a
- * group of such changes.
+ * The change to a fleet sum a ledger record makes (a roll-up period's, in its account's currency's sums; a P&L
+ * aggregate's, as its currency's share of the fleet's; none for the register or the equity points): the sum's id,
+ * the account's figures before and after, and how to fold a group of such changes.
  */
 function sumChange(
   store: Store,
   record: SourceRecord,
-): { id: string; change: unknown; fold: (currency: string, changes: unknown[]) => Promise<void> } | undefined {
+  currency: string,
+): { id: string; change: unknown; fold: (changes: unknown[]) => Promise<void> } | undefined {
   const accountId = (record.after ?? record.before)!.accountId as string;
   const [beforePeriod, afterPeriod] = [periodOf(record.before), periodOf(record.after)];
   if (beforePeriod || afterPeriod) {
@@ -216,22 +217,30 @@ function sumChange(
     const side = (entry: PeriodEntry | null) => entry && { version: entry.version, value: entry.figures };
     const change: SummedChange<PeriodFigures> = { accountId, before: side(beforePeriod), after: side(afterPeriod) };
     return {
-      id: `perf#${key.unit}#${key.start}`,
+      id: `${currency}#perf#${key.unit}#${key.start}`,
       change,
-      fold: (currency, changes) =>
+      fold: (changes) =>
         foldPeriod(store, currency, key, changes as SummedChange<PeriodFigures>[], (ids) => getPeriodOfOwners(store, ids, key)),
     };
   }
   const [beforePnl, afterPnl] = [pnlOf(record.before), pnlOf(record.after)];
   if (beforePnl || afterPnl) {
     const key: { period: Period; start: string } = { period: (afterPnl ?? beforePnl)!.period, start: (afterPnl ?? beforePnl)!.start };
-    const side = (entry: PnlEntry | null) => entry && { version: entry.version, value: entry as PnlSum };
-    const change: SummedChange<PnlSum> = { accountId, before: side(beforePnl), after: side(afterPnl) };
+    const side = (entry: PnlEntry | null) => entry && { version: entry.version, value: pnlShare(currency, entry) };
+    const change: SummedChange<PnlByCurrency> = { accountId, before: side(beforePnl), after: side(afterPnl) };
+    // Every account's share, each in its own currency (a recount after a change that cannot be folded).
+    const readShares = async (ids: readonly string[]) =>
+      Promise.all(
+        (await getPnlOfOwners(store, ids, key)).map(async (entry) => ({
+          accountId: entry.accountId,
+          version: entry.version,
+          value: pnlShare((await currencyOf(store, entry.accountId)) ?? '', entry),
+        })),
+      );
     return {
       id: `pnl#${key.period}#${key.start}`,
       change,
-      fold: (currency, changes) =>
-        foldPnl(store, currency, key, changes as SummedChange<PnlSum>[], (ids) => getPnlOfOwners(store, ids, key)),
+      fold: (changes) => foldPnl(store, key, changes as SummedChange<PnlByCurrency>[], readShares),
     };
   }
   return undefined;

@@ -13,6 +13,7 @@ import {
   markComplete,
   readShards,
   rebuildPeriod,
+  pnlShare,
   rebuildPnl,
   SHARDS,
   type StampChange,
@@ -88,7 +89,8 @@ export async function rebuildFleet(store: Store, windowSeconds: number, now = ne
     accounts.map((item) => ({ accountId: item.accountId as string, currency: item.currency as string, present: true })),
   );
 
-  // The sums: every period any account of a currency has a roll-up or a P&L aggregate of.
+  // The sums: every period any account of a currency has a roll-up of, and any account has a P&L aggregate of.
+  const currencyOf = new Map(accounts.map((item) => [item.accountId as string, item.currency as string]));
   const groups = new Map<string, { rebuild: (accountIds: readonly string[]) => Promise<boolean>; accountIds: string[] }>();
   for (const item of accounts) {
     const [accountId, currency] = [item.accountId as string, item.currency as string];
@@ -96,7 +98,8 @@ export async function rebuildFleet(store: Store, windowSeconds: number, now = ne
       (['perf', 'pnl'] as const).map((kind) => readKeyRange(store, accountId, entryPrefix(kind), `${entryPrefix(kind)}${ABOVE_EVERY_ID}`)),
     );
     for (const entry of entries.flat()) {
-      const id = `${currency}#${entry.entryKey}`;
+      // A currency's roll-ups; the fleet's P&L, every currency's in one sum.
+      const id = isEntryOf(entry, 'perf') ? `${currency}#${entry.entryKey}` : String(entry.entryKey);
       if (!groups.has(id)) {
         if (isEntryOf(entry, 'perf')) {
           const key = toPeriodEntry(entry);
@@ -105,8 +108,13 @@ export async function rebuildFleet(store: Store, windowSeconds: number, now = ne
           groups.set(id, { rebuild: (ids) => rebuildPeriod(store, currency, period, ids, read), accountIds: [] });
         } else {
           const { period, start } = toPnlEntry(entry);
-          const read = (ids: readonly string[]) => getPnlOfOwners(store, ids, { period, start });
-          groups.set(id, { rebuild: (ids) => rebuildPnl(store, currency, { period, start }, ids, read), accountIds: [] });
+          const read = async (ids: readonly string[]) =>
+            (await getPnlOfOwners(store, ids, { period, start })).map((held) => ({
+              accountId: held.accountId,
+              version: held.version,
+              value: pnlShare(currencyOf.get(held.accountId) ?? '', held),
+            }));
+          groups.set(id, { rebuild: (ids) => rebuildPnl(store, { period, start }, ids, read), accountIds: [] });
         }
       }
       groups.get(id)!.accountIds.push(accountId);

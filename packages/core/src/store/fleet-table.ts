@@ -5,7 +5,7 @@ import { type PeriodFigures, type PeriodKey, mergePeriods, replacePeriod } from 
 import type { Period } from '../time';
 import { MAX_CLOCK_AHEAD_MS } from '../time';
 import type { Account, BotReport } from '../types';
-import { batchGetItems, getItem, type Item, numbersOf, putItem, queryItems, type Store, updateItem } from './dynamodb';
+import { batchGetItems, getItem, type Item, putItem, queryItems, type Store, updateItem } from './dynamodb';
 import { type PeriodEntry, type PeriodPartition, type PnlEntry, periodAttributes, periodKey, pnlKey } from './ledger-table';
 
 /**
@@ -26,9 +26,9 @@ import { type PeriodEntry, type PeriodPartition, type PnlEntry, periodAttributes
  * their attributes. Each item has a change count `n` that every write moves: an unchanged poll reads the counts alone.
  *
  * Sums: per currency, its accounts' performance roll-ups (`perf#<currency>`: per day, block and month, as an
- * account's own) and P&L aggregates (`pnl#<currency>`: per day, week and month) merged, each item with the version of
- * each account's item it holds (`v@<id>`): what makes replaying a stream record harmless, and a correction
- * recomputable from the accounts' own.
+ * account's own) merged; and the accounts' P&L aggregates (`pnl`: per day, week and month, every currency's in one
+ * item) summed; each item with the version of each account's item it holds (`v@<id>`): what makes replaying a stream
+ * record harmless, and a correction recomputable from the accounts' own.
  */
 export const SHARDS = 8;
 
@@ -361,18 +361,20 @@ export async function readAccountStamps(store: Store, accountId: string): Promis
 // --- The fleet's performance roll-ups and P&L, per currency ---
 
 /**
- * The partitions of one currency's sums: its performance roll-ups (`perf#<currency>`, sorted as an account's own in
- * the ledger: `perf#<unit>#<start>`) and its P&L aggregates (`pnl#<currency>`, sorted `pnl#<period>#<start>`). One
- * partition per currency, whatever its number of accounts: a window of the fleet reads what one account's does. Only
- * the projector writes them (one writer per stream shard, retried on a revision), so they need no shards.
+ * The partition of one currency's performance roll-ups (`perf#<currency>`, sorted as an account's own in the ledger:
+ * `perf#<unit>#<start>`): one partition per currency, whatever its number of accounts, so a window of the fleet reads
+ * what one account's does. Only the projector writes it (one writer per stream shard, retried on a revision), so it
+ * needs no shards.
  */
 export function perfPart(currency: string): string {
   return `perf#${currency}`;
 }
 
-export function pnlPart(currency: string): string {
-  return `pnl#${currency}`;
-}
+/**
+ * The partition of the fleet's P&L aggregates (`pnl#<period>#<start>`, as an account's own), each item holding every
+ * currency's sums: a year of daily P&L is 366 items, however many currencies and accounts.
+ */
+export const PNL_PART = 'pnl';
 
 /** Where a currency's roll-ups are read (ledger-table's readPeriods). */
 export function fleetPeriods(store: Store, currency: string): PeriodPartition {
@@ -535,24 +537,39 @@ function periodKind(period: PeriodKey): SumKind<PeriodFigures> {
 /** The P&L of one period: sums and counts. */
 export type PnlSum = Pick<PnlEntry, 'realizedPL' | 'tradesClosed' | 'wins' | 'losses'>;
 
-function pnlKind(key: { period: Period; start: string }): SumKind<PnlSum> {
-  const empty = { realizedPL: '0', tradesClosed: 0, wins: 0, losses: 0 };
-  const add = (a: PnlSum, b: PnlSum, sign: 1 | -1): PnlSum => ({
-    realizedPL: sumDecimals([a.realizedPL, sign > 0 ? b.realizedPL : negateDecimal(b.realizedPL)]),
-    tradesClosed: a.tradesClosed + sign * b.tradesClosed,
-    wins: a.wins + sign * b.wins,
-    losses: a.losses + sign * b.losses,
-  });
+/** P&L sums by currency: the fleet's of one period, or one account's (its currency alone). */
+export type PnlByCurrency = Record<string, PnlSum>;
+
+const NO_PNL: PnlSum = { realizedPL: '0', tradesClosed: 0, wins: 0, losses: 0 };
+
+/** `a` plus (or minus) `b`, currency by currency. */
+function addPnl(a: PnlByCurrency, b: PnlByCurrency, sign: 1 | -1): PnlByCurrency {
+  const sum = { ...a };
+  for (const [currency, each] of Object.entries(b)) {
+    const held = sum[currency] ?? NO_PNL;
+    sum[currency] = {
+      realizedPL: sumDecimals([held.realizedPL, sign > 0 ? each.realizedPL : negateDecimal(each.realizedPL)]),
+      tradesClosed: held.tradesClosed + sign * each.tradesClosed,
+      wins: held.wins + sign * each.wins,
+      losses: held.losses + sign * each.losses,
+    };
+  }
+  return sum;
+}
+
+function pnlKind(key: { period: Period; start: string }): SumKind<PnlByCurrency> {
   return {
-    decode: (item) => ({
-      realizedPL: item.realizedPL as string,
-      ...numbersOf(item, ['tradesClosed', 'wins', 'losses']),
-    }),
-    encode: (total) => ({ ...key, ...total }),
-    empty,
-    replace: (total, before, after) => add(add(total, before ?? empty, -1), after ?? empty, 1),
-    merge: (a, b) => add(a, b, 1),
+    decode: (item) => (item.currencies ?? {}) as PnlByCurrency,
+    encode: (total) => ({ ...key, currencies: total }),
+    empty: {},
+    replace: (total, before, after) => addPnl(addPnl(total, before ?? {}, -1), after ?? {}, 1),
+    merge: (a, b) => addPnl(a, b, 1),
   };
+}
+
+/** An account's P&L aggregate as its currency's share of the fleet's. */
+export function pnlShare(currency: string, entry: PnlSum): PnlByCurrency {
+  return { [currency]: { realizedPL: entry.realizedPL, tradesClosed: entry.tradesClosed, wins: entry.wins, losses: entry.losses } };
 }
 
 /** The fleet's item of one period of a currency's roll-ups. */
@@ -560,9 +577,9 @@ function periodItemKey(currency: string, period: PeriodKey): Item {
   return { part: perfPart(currency), key: periodKey('', period).entryKey };
 }
 
-/** The fleet's item of one P&L aggregate of a currency. */
-function pnlItemKey(currency: string, key: { period: Period; start: string }): Item {
-  return { part: pnlPart(currency), key: pnlKey('', key.period, key.start).entryKey };
+/** The fleet's item of one P&L aggregate, every currency's. */
+function pnlItemKey(key: { period: Period; start: string }): Item {
+  return { part: PNL_PART, key: pnlKey('', key.period, key.start).entryKey };
 }
 
 const asChange = <T>(entry: { accountId: string; version: number; value: T }) => entry;
@@ -579,16 +596,17 @@ export function foldPeriod(
   return foldSum(store, periodItemKey(currency, period), periodKind(period), changes, read);
 }
 
-/** Folds the accounts' changes of one P&L aggregate of one currency into the fleet's (foldSum). */
+/**
+ * Folds the accounts' changes of one P&L aggregate into the fleet's (foldSum), each account's as its currency's share
+ * (`shareOf` reads the accounts' own again when a change cannot be folded).
+ */
 export function foldPnl(
   store: Store,
-  currency: string,
   key: { period: Period; start: string },
-  changes: readonly SummedChange<PnlSum>[],
-  readEntries: (accountIds: readonly string[]) => Promise<PnlEntry[]>,
+  changes: readonly SummedChange<PnlByCurrency>[],
+  readShares: (accountIds: readonly string[]) => Promise<{ accountId: string; version: number; value: PnlByCurrency }[]>,
 ): Promise<void> {
-  const read = async (ids: readonly string[]) => (await readEntries(ids)).map((entry) => asChange({ ...entry, value: entry }));
-  return foldSum(store, pnlItemKey(currency, key), pnlKind(key), changes, read);
+  return foldSum(store, pnlItemKey(key), pnlKind(key), changes, readShares);
 }
 
 /** Recomputes one period of a currency's roll-ups from its accounts' (the backfill's). True when it was written. */
@@ -603,38 +621,37 @@ export function rebuildPeriod(
   return rebuildSum(store, periodItemKey(currency, period), periodKind(period), accountIds, read);
 }
 
-/** Recomputes one P&L aggregate of a currency from its accounts' (the backfill's). True when it was written. */
+/** Recomputes one P&L aggregate of the fleet from its accounts' shares (the backfill's). True when it was written. */
 export function rebuildPnl(
   store: Store,
-  currency: string,
   key: { period: Period; start: string },
   accountIds: readonly string[],
-  readEntries: (accountIds: readonly string[]) => Promise<PnlEntry[]>,
+  readShares: (accountIds: readonly string[]) => Promise<{ accountId: string; version: number; value: PnlByCurrency }[]>,
 ): Promise<boolean> {
-  const read = async (ids: readonly string[]) =>
-    (await readEntries(ids)).map((entry) => asChange({ ...entry, value: pnlKind(key).decode(entry as unknown as Item) }));
-  return rebuildSum(store, pnlItemKey(currency, key), pnlKind(key), accountIds, read);
+  return rebuildSum(store, pnlItemKey(key), pnlKind(key), accountIds, readShares);
 }
 
-/** A currency's P&L aggregates of `period` starting from `first` to `last` (both period starts), oldest first. */
+/**
+ * The fleet's P&L aggregates of `period` starting from `first` to `last` (both period starts), oldest first, each
+ * with every currency's sums: one key range, one item per period that had a close.
+ */
 export async function readFleetPnl(
   store: Store,
-  currency: string,
   period: Period,
   first: string,
   last: string,
-): Promise<(PnlSum & { start: string })[]> {
+): Promise<{ start: string; currencies: PnlByCurrency }[]> {
   const items = await queryItems(store, {
     TableName: store.tables.fleet,
     KeyConditionExpression: 'part = :part AND #key BETWEEN :first AND :last',
     ExpressionAttributeNames: { '#key': 'key' },
     ExpressionAttributeValues: {
-      ':part': pnlPart(currency),
+      ':part': PNL_PART,
       ':first': pnlKey('', period, first).entryKey,
       ':last': pnlKey('', period, last).entryKey,
     },
   });
-  return items.map((item) => ({ start: item.start as string, ...pnlKind({ period, start: item.start as string }).decode(item) }));
+  return items.map((item) => ({ start: item.start as string, currencies: (item.currencies ?? {}) as PnlByCurrency }));
 }
 
 // --- The accounts of each currency ---
