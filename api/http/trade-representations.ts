@@ -1,6 +1,7 @@
 import type { TradePage } from '@trading-bot-api/core/types';
 import { readProfiles } from '../operations/accounts';
 import { JSON_REPRESENTATION, type RenderRequest, type Representation } from './handler';
+import { nextLink } from './links';
 import { cointrackingCsv, tradesCsv } from './trade-csv';
 
 /**
@@ -11,20 +12,6 @@ import { cointrackingCsv, tradesCsv } from './trade-csv';
 
 /** The media type of both CSV layouts: UTF-8, no byte order mark (pages concatenate), a header row on every page. */
 export const CSV_TYPE = 'text/csv; charset=utf-8; header=present';
-
-/**
- * `Link: <?…&cursor=…>; rel="next"` when there is a next page: the request's own query with the next cursor, as a
- * reference relative to the request's URL (RFC 3986 §5.2), so it holds behind any stage path or custom domain.
- */
-export function nextLink(nextCursor: string | null, request: RenderRequest): Record<string, string> {
-  if (nextCursor === null) return {};
-  const query = new URLSearchParams();
-  for (const [name, values = []] of Object.entries(request.query)) {
-    if (name !== 'cursor') for (const value of values) query.append(name, value);
-  }
-  query.append('cursor', nextCursor);
-  return { Link: `<?${query}>; rel="next"` };
-}
 
 const linked = (page: TradePage, request: RenderRequest) => nextLink(page.nextCursor, request);
 
