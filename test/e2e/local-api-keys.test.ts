@@ -121,6 +121,31 @@ describe('who may call', () => {
       );
       expect([...accounts]).toEqual(['ek-two']);
     }
+    // A trade closed now shows in the next scrapes' figures of today (the instance keeps them under the balance
+    // stamp): on an account of this test's own, so the other tests' listings stay the dataset's.
+    await harness.writer.upsertAccount({ id: 'ek-scrape', name: 'Scrape', currency: 'USD', broker: 'test', environment: 'paper' });
+    const own = await harness.createKey(['ek-scrape']);
+    const closedToday = async () =>
+      parsePrometheusText((await get('/api/metrics', { authorization: `Bearer ${own}` })).text).get('tba_trades_closed_today')!.samples[0]
+        ?.value;
+    let before: number | undefined;
+    for (let tries = 0; tries < 40 && before === undefined; tries++) before = await closedToday();
+    const opened = new Date(Date.now() - 60_000).toISOString();
+    await harness.writer.openTrade('ek-scrape', {
+      id: 's-1',
+      instrument: 'EUR_USD',
+      side: 'buy',
+      units: '1000',
+      openPrice: '1.1',
+      openTime: opened,
+    });
+    await harness.writer.closeTrade('ek-scrape', 's-1', { closePrice: '1.2', closeTime: new Date().toISOString(), realizedPL: '100.00' });
+    let after = before;
+    for (let tries = 0; tries < 40 && after === before; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      after = await closedToday();
+    }
+    expect([before, after]).toEqual([0, 1]);
     expectGatewayResponse(await get('/api/metrics'), 'UNAUTHORIZED');
     expectGatewayResponse(await get('/api/metrics', { authorization: 'Bearer tbk_nope' }), 'UNAUTHORIZED');
     expectGatewayResponse(await get('/api/metrics', { authorization: `Bearer ${keys.disabled}` }), 'ACCESS_DENIED');

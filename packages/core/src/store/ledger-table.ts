@@ -155,10 +155,16 @@ export async function getPnlEntries(store: Store, accountId: string, keys: { per
 }
 
 /** The P&L aggregate of one period of each of `accountIds` (none closed: absent), batched, as a fleet reads them. */
-export async function getPnlOfAccounts(store: Store, accountIds: readonly string[], period: Period, start: string): Promise<PnlEntry[]> {
+export async function getPnlOfAccounts(
+  store: Store,
+  accountIds: readonly string[],
+  period: Period,
+  start: string,
+  consistent = false,
+): Promise<PnlEntry[]> {
   if (!accountIds.length) return [];
   const keys = accountIds.map((accountId) => pnlKey(accountId, period, start));
-  return (await batchGetItems(store, { [store.tables.ledger]: keys }))[store.tables.ledger].map(toPnlEntry);
+  return (await batchGetItems(store, { [store.tables.ledger]: keys }, consistent))[store.tables.ledger].map(toPnlEntry);
 }
 
 /**
