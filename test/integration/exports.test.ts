@@ -17,7 +17,7 @@ import { parsePrometheusText, sampleOf } from '../kit/prometheus-text';
 const IDS = ['x-usd', 'x-eur', 'x-gbp'];
 const now = new Date();
 // Anchored now, so some trades closed today (the scrape's "today" figures are then not all zero).
-const dataset = generateDataset({ tradeCounts: [140, 60, 0], accountId: (i) => IDS[i], seed: 28, anchor: now, heartbeatAt: now });
+const dataset = generateDataset({ tradeCounts: [90, 40, 0], accountId: (i) => IDS[i], seed: 28, anchor: now, heartbeatAt: now });
 let harness: Harness;
 /** A key that sees every account: every request goes through the gateway's rules and the real authorizer. */
 let allKey: string;
