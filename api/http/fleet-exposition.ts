@@ -1,6 +1,6 @@
 import type { BotState } from '@trading-bot-api/core/types';
 import type { BotFigures, FleetFigures } from '../operations/metrics';
-import type { Representation } from './handler';
+import type { Representation } from './representation';
 import { type Family, PROMETHEUS_TYPE, renderExposition, type Sample } from './prometheus';
 
 /**

@@ -6,8 +6,8 @@ import contract from '../../resources/http-contract.js';
 import { corsHeaders } from './cors';
 import { entityTag, noneMatch } from './etag';
 import { Validated } from './validated';
-import { HTTP, HttpProblem, notAcceptable, serviceUnavailable, unauthorized } from '../errors';
-import { negotiate } from './negotiation';
+import { HTTP, HttpProblem, serviceUnavailable, unauthorized } from '../errors';
+import { chosenRepresentation, JSON_REPRESENTATION, type Representation, represented } from './representation';
 import { DatabaseError } from '@trading-bot-api/core/store/errors';
 import { type ParameterParsers, type ParsedQuery, parseQuery } from './params';
 import { invocationKeys, itemsReadSoFar, logDatabaseFailure, logger, withReadTally } from '../telemetry';
@@ -30,35 +30,6 @@ export interface Input<P extends ParameterParsers> {
   /** The representation the answer will have (the `format` of one of the operation's representations; `json` by default). */
   format: string;
 }
-
-/** What a representation's renderer may need of the request besides the body: its raw query (for links). */
-export interface RenderRequest {
-  query: Record<string, readonly string[] | undefined>;
-}
-
-/**
- * One representation of an operation's answer. An operation offering several lists them, its preferred first; the
- * client picks one with the `format` parameter (when the operation takes one) or `Accept`. Rendering here, once,
- * keeps the handlers to their typed bodies.
- */
-export interface Representation<T> {
-  /** The `format` parameter's value that asks for it. */
-  format: string;
-  /** Its Content-Type; `Accept` is matched against its type and subtype. */
-  mediaType: string;
-  /** Asked for by `format` only: a layout that shares another's media type (CoinTracking's is CSV too). */
-  byFormatOnly?: boolean;
-  render: (body: T, request: RenderRequest) => string | Promise<string>;
-  /** Headers this representation adds (the next page's Link, a download's file name). */
-  headers?: (body: T, request: RenderRequest) => Record<string, string>;
-}
-
-/** The API's own representation, which every operation has unless it says otherwise. */
-export const JSON_REPRESENTATION: Representation<unknown> = {
-  format: 'json',
-  mediaType: 'application/json; charset=utf-8',
-  render: (body) => JSON.stringify(body),
-};
 
 /** A body with a status other than 200 (the health check's 503). */
 export class Reply<T> {
@@ -219,36 +190,6 @@ function validatedResponse<T>(result: Validated<T>): APIGatewayProxyResult {
   const headers: Record<string, string> = { 'Content-Type': JSON_TYPE, ...(result.tag === undefined ? {} : { ETag: result.tag }) };
   if (result.body === undefined) return { statusCode: HTTP.NOT_MODIFIED, headers, body: '' };
   return { statusCode: HTTP.OK, headers, body: JSON.stringify(result.body) };
-}
-
-/**
- * The representation a request asks for among `offered`: by its `format` parameter when given (its parser has
- * checked the value), else by `Accept`; a 406 when `Accept` allows none. Only operations with more than one
- * representation, or one that is not JSON, look at `Accept`.
- */
-function chosenRepresentation<T>(offered: readonly Representation<T>[], format: unknown, accept: string | undefined): Representation<T> {
-  if (typeof format === 'string') return offered.find((representation) => representation.format === format) ?? offered[0];
-  if (offered.length === 1 && offered[0] === JSON_REPRESENTATION) return offered[0];
-  const negotiable = offered.filter((representation) => !representation.byFormatOnly);
-  const chosen = negotiate(
-    accept,
-    negotiable.map((representation) => representation.mediaType),
-  );
-  if (chosen === undefined) throw notAcceptable(negotiable.map((representation) => representation.mediaType.split(';')[0]));
-  return negotiable[chosen];
-}
-
-/** A 200's response in `representation`; a negotiated one says it varies by Accept. */
-async function represented<T>(representation: Representation<T>, body: T, request: RenderRequest, negotiated: boolean) {
-  return {
-    statusCode: HTTP.OK,
-    headers: {
-      'Content-Type': representation.mediaType,
-      ...(negotiated ? { Vary: 'Accept' } : {}),
-      ...representation.headers?.(body, request),
-    },
-    body: await representation.render(body, request),
-  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { RenderRequest } from './handler';
+import type { RenderRequest } from './representation';
 
 /** Links between the pages of a listing (RFC 8288). Pure: the trades' representations and their unit test use it. */
 

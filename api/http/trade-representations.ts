@@ -1,6 +1,6 @@
 import type { TradePage } from '@trading-bot-api/core/types';
 import { readProfiles } from '../operations/accounts';
-import { JSON_REPRESENTATION, type RenderRequest, type Representation } from './handler';
+import { JSON_REPRESENTATION, type RenderRequest, type Representation } from './representation';
 import { nextLink } from './links';
 import { cointrackingCsv, tradesCsv } from './trade-csv';
 
