@@ -95,6 +95,10 @@ export interface paths {
          *     optional and combine. `nextCursor` is `null` on the last page; otherwise pass it as `cursor`, with the same
          *     filters, window and API key, for the next page. A parameter not listed here, given twice or given empty is a
          *     `400` naming it; so is `from` at or after `to`.
+         *
+         *     CSV (1.4): `Accept: text/csv` or `format=csv` (`format=cointracking` for CoinTracking's import), with the
+         *     same filters, window, paging and key; the next page is in the `Link` header. An `Accept` that allows neither
+         *     JSON nor CSV is a `406`.
          */
         get: operations["allTrades"];
         put?: never;
