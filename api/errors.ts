@@ -60,6 +60,11 @@ export function accountNotFound(accountId: string): HttpProblem {
   return new HttpProblem('ACCOUNT_NOT_FOUND', `No account ${JSON.stringify(shown)}.`);
 }
 
+/** 406: an Accept header that none of the operation's media types satisfies; the detail lists them. */
+export function notAcceptable(offered: readonly string[]): HttpProblem {
+  return new HttpProblem('NOT_ACCEPTABLE', `This operation answers ${offered.join(' or ')}; the Accept header allows none of them.`);
+}
+
 /** 401: no API key, or one that is not known. */
 export function unauthorized(detail = 'A valid API key is required (x-api-key header).'): HttpProblem {
   return new HttpProblem('UNAUTHORIZED', detail);

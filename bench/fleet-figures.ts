@@ -10,7 +10,8 @@ export type FleetOperation = (typeof FLEET_OPERATIONS)[number];
 export type FleetRequest =
   | { type: 'warm' }
   | { type: 'unchanged'; operation: FleetOperation; samples: number }
-  | { type: 'rest'; samples: number; changedAccounts: string[] };
+  | { type: 'rest'; samples: number; changedAccounts: string[] }
+  | { type: 'metrics'; samples: number };
 
 /** What one heartbeat cost the writer, as DynamoDB Local reports it: write units, and read units of its reads. */
 export interface PollFigures {

@@ -5,13 +5,16 @@
  * rounds the parent alternates with another fleet's; `rest` times changed polls (one account changed through the
  * writer and projected just before: a 200), then the first poll with the summary marked incomplete, which is what
  * every poll cost before the stamps, and measures the stamp items and what a bot's writes cost, its own and the
- * projector's (write-costs.ts). The fleet projector runs here, over the stage's streams, drained after each write.
+ * projector's (write-costs.ts); `metrics` times Prometheus scrapes of /api/metrics on the warm instance (1.4: no
+ * If-None-Match, every heartbeat age moves). The fleet projector runs here, over the stage's streams, drained after
+ * each write.
  */
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as accounts } from '../functions/accounts';
 import { handler as allBalance } from '../functions/all-balance';
 import { handler as allStatus } from '../functions/all-status';
+import { handler as metrics } from '../functions/metrics';
 import { config } from '../api/config';
 import { store } from '../api/database';
 import { accountKey } from '@trading-bot-api/core/store/accounts-table';
@@ -95,6 +98,19 @@ async function warm(): Promise<void> {
   }
 }
 
+/** `samples` scrapes of /api/metrics, as Prometheus sends them, on this warm instance. */
+async function scrapes(samples: number): Promise<PollRuns> {
+  const runs = [];
+  for (let i = 0; i < samples; i++) {
+    const event = eventFor('metrics');
+    meter.reset();
+    const started = performance.now();
+    const result = (await metrics(event, context)) as APIGatewayProxyResult;
+    runs.push({ result, ms: performance.now() - started, reads: meter.take() });
+  }
+  return runsOf(runs);
+}
+
 /** `samples` unchanged polls of `operation`: the parent alternates rounds of these between fleets (fleet.ts). */
 async function unchanged(operation: FleetOperation, samples: number): Promise<PollRuns> {
   const runs = [];
@@ -176,6 +192,7 @@ serveParent(
   async (request: FleetRequest) => {
     if (request.type === 'warm') return warm();
     if (request.type === 'unchanged') return unchanged(request.operation, request.samples);
+    if (request.type === 'metrics') return scrapes(request.samples);
     return measureRest(request);
   },
   async () => {

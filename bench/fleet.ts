@@ -30,6 +30,8 @@ export interface FleetSize {
   accounts: number;
   loadSeconds: number;
   polls: Record<FleetOperation, { unchanged: PollFigures; changed: PollFigures; withoutStamps: PollFigures }>;
+  /** Prometheus scrapes of /api/metrics (1.4) on a warm instance: a 200 every time, read as the fleet polls read. */
+  metrics: PollFigures;
   stampItemBytes: { max: number; items: number; largest: Record<'profile' | 'status' | 'balance', number> };
   /** Each kind of bot write, in write units as DynamoDB Local reports them: the bot's own, and the projector's for it (write-costs.ts). */
   writes: Record<WriteKind, WriteCost>;
@@ -157,6 +159,12 @@ export async function measureFleet(options: {
   }
   const sizes: FleetSize[] = [];
   for (const [f, { count, loadSeconds, worker }] of fleets.entries()) {
+    note(`fleet: measuring the metrics scrapes of ${count} bots`);
+    // The first scrape fills the instance's stamped caches, as a deployed instance's first does: not measured.
+    await worker.call<PollRuns>({ type: 'metrics', samples: 1 } satisfies FleetRequest);
+    const metrics = figures(
+      await worker.call<PollRuns>({ type: 'metrics', samples: Math.max(3, Math.floor(options.samples / 4)) } satisfies FleetRequest),
+    );
     note(`fleet: measuring the changed polls of ${count} bots`);
     // USD accounts only: the accounts poll's change renames a profile, and the currency never changes.
     const changedAccounts = Array.from({ length: count }, (_, i) => i)
@@ -183,6 +191,7 @@ export async function measureFleet(options: {
       accounts: count,
       loadSeconds,
       ...measured,
+      metrics,
       dashboardMonth: {
         readUnits: Math.round(month('unchanged')),
         usd: round((month('unchanged') / 1e6) * PRICE_PER_MILLION_READS, 2),

@@ -18,6 +18,7 @@ export const OPERATIONS = [
   'account-equity',
   'all-performance',
   'account-performance',
+  'metrics',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
@@ -45,6 +46,7 @@ export interface QuerySpec {
 function pathOf(operation: Operation, account: string): string {
   if (operation === 'health') return '/api/health';
   if (operation === 'accounts') return '/api/accounts';
+  if (operation === 'metrics') return '/api/metrics';
   if (operation.startsWith('all-')) return `/api/all/${operation.slice('all-'.length)}`;
   return `/api/${account}/${operation.slice('account-'.length)}`;
 }
@@ -87,6 +89,8 @@ export function benchQueries(account: string, instrument: string, deepPages: num
     { operation: 'account-balance', account },
     { operation: 'account-status', account },
     { operation: 'all-status' },
+    // 1.4: a Prometheus scrape, after the fleet answers (a deployed instance has usually served them already).
+    { operation: 'metrics' },
   ];
   for (const operation of ['account-trades', 'all-trades'] as const) {
     const scope = operation === 'account-trades' ? { account } : {};

@@ -19,6 +19,7 @@ import { handler as allBalance } from '../functions/all-balance';
 import { handler as allTrades } from '../functions/all-trades';
 import { handler as health } from '../functions/health';
 import { handler as allStatus } from '../functions/all-status';
+import { handler as metrics } from '../functions/metrics';
 import { handler as accountPerformance } from '../functions/account-performance';
 import { handler as allPerformance } from '../functions/all-performance';
 import { handler as allPnl } from '../functions/all-pnl';
@@ -26,13 +27,13 @@ import { handler as accountPnl } from '../functions/account-pnl';
 import { handler as accountEquity } from '../functions/account-equity';
 import { parseTimeParameter } from '../api/http/params';
 import { seriesWindow } from '../api/operations/window';
-import { timestamp } from '@trading-bot-api/core/time';
+import { periodStart, timestamp } from '@trading-bot-api/core/time';
 import { accountKey } from '@trading-bot-api/core/store/accounts-table';
 import { MOST_STAMP_ITEMS } from '../api/operations/fleet-stamps';
 import { config } from '../api/config';
 import { HEALTH_PROBE_KEY } from '../api/operations/health';
 import { store } from '../api/database';
-import { type Item, queryItems, scanAll, type Store } from '@trading-bot-api/core/store/dynamodb';
+import { batchGetItems, type Item, queryItems, scanAll, type Store } from '@trading-bot-api/core/store/dynamodb';
 import { keyBefore, orderKey, tradeListing } from '@trading-bot-api/core/store/trades-table';
 import {
   accountPeriods,
@@ -40,6 +41,7 @@ import {
   isEntryOf,
   type LedgerUnits,
   type PeriodPartition,
+  pnlKey,
   readKeyRange,
   readPeriodItems,
 } from '@trading-bot-api/core/store/ledger-table';
@@ -68,6 +70,7 @@ const HANDLERS: Record<Operation, Handler> = {
   'account-equity': accountEquity,
   'all-performance': allPerformance,
   'account-performance': accountPerformance,
+  metrics,
 };
 
 const meter = new ReadMeter();
@@ -110,7 +113,9 @@ function invoke(operation: Operation, event: APIGatewayProxyEvent): Promise<APIG
 async function call(operation: Operation, event: APIGatewayProxyEvent): Promise<{ body: any; bytes: number }> {
   const result = await invoke(operation, event);
   if (result.statusCode !== 200) throw new Error(`${event.path} answered ${result.statusCode}: ${result.body}`);
-  return { body: JSON.parse(result.body), bytes: Buffer.byteLength(result.body) };
+  // The scrape (1.4) answers Prometheus text: its body stays text.
+  const json = String(result.headers?.['Content-Type'] ?? '').includes('json');
+  return { body: json ? JSON.parse(result.body) : result.body, bytes: Buffer.byteLength(result.body) };
 }
 
 /**
@@ -239,6 +244,14 @@ async function floor({ spec, after }: Prepared): Promise<Item[]> {
   switch (spec.operation) {
     case 'all-status':
       return (await Promise.all([scan(accountsTable), scan(balances)])).flat();
+    case 'metrics': {
+      // The fleet's status, and each account's P&L of today (what the scrape shows beyond the fleet answers).
+      const [accounts, balanceItems] = await Promise.all([scan(accountsTable), scan(balances)]);
+      const today = timestamp(periodStart(Date.now(), 'day'));
+      const keys = accounts.map((item) => pnlKey(String(item.accountId), 'day', today));
+      const pnl = keys.length ? (await batchGetItems(rawStore, { [config.tables.ledger]: keys }))[config.tables.ledger] : [];
+      return [...accounts, ...balanceItems, ...pnl];
+    }
     case 'account-pnl':
     case 'account-equity': {
       const [account, entries] = await Promise.all([
@@ -337,6 +350,8 @@ function returnedIds(operation: Operation, body: any, fetched: Item[]): string[]
         .map((item) => `${item.accountId ?? item.part}#${sortKeyOf(item)}`);
     case 'health':
       return [];
+    case 'metrics':
+      return [...new Set([...String(body).matchAll(/^tba_bot_stale\{account="([^"]+)"/gm)].map((match) => match[1]))];
     case 'accounts':
       return body.accounts.map((account: { id: string }) => account.id);
     case 'all-balance':
@@ -367,6 +382,9 @@ function readBudget(operation: Operation, body: any, returned: number): number {
   // The fleet answers read the fleet's stamps first (at most MOST_STAMP_ITEMS; a 304 reads nothing else).
   const stamps = MOST_STAMP_ITEMS;
   if (operation === 'all-status') return 2 * returned + stamps;
+  // The scrape: the status's two items per account and its stamps; the balance and profile stamps, and for an account
+  // this instance holds no figures of yet (a cold one: every account) its balance, profile and P&L of today.
+  if (operation === 'metrics') return 5 * returned + 4 * stamps;
   if (operation === 'accounts' || operation === 'all-balance') return returned + stamps;
   // The fleet's meta item that says whether the currencies' sums may be read instead of every account's (they hold at
   // most as many items as the accounts' they add up), and the currencies' account lists.

@@ -588,6 +588,12 @@ export function printFleet(print: (text?: string) => void, fleet: FleetResults):
     table(['bots', 'poll', 'unchanged (If-None-Match)', 'changed (one bot changed)', 'without the stamps (before)'], rows, [1, 2, 3, 4]),
   );
   for (const size of fleet.sizes) {
+    const scrape = size.metrics;
+    print(
+      `${size.accounts} bots: GET /api/metrics (a Prometheus scrape, warm instance): ${scrape.status}: ${scrape.itemsRead} items, ${fmt(scrape.rcu, 1)} RCU, p50 ${fmt(scrape.p50Ms)} ms`,
+    );
+  }
+  for (const size of fleet.sizes) {
     const month = size.dashboardMonth;
     print(
       `${size.accounts} bots (loaded in ${size.loadSeconds} s; largest stamp item ${kb(size.stampItemBytes.max)} of ${size.stampItemBytes.items}): one open dashboard polling status and balance every ${fleet.pollSeconds} s, unchanged, reads ${month.readUnits.toLocaleString('en-US')} read units a month = $${month.usd.toFixed(2)} at $${fleet.pricePerMillionReads} per million on demand (before the stamps: ${month.withoutStampsReadUnits.toLocaleString('en-US')} = $${month.withoutStampsUsd.toFixed(2)})`,

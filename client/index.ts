@@ -3,9 +3,11 @@
  * openapi.yaml (client/schema.d.ts; `npm run client:generate` after changing the document, and a test fails while
  * they differ). Every path, parameter and body is checked by the compiler.
  *
- * It adds three things to plain openapi-fetch: the API key in `x-api-key`; polling that costs a 304 when nothing
+ * It adds four things to plain openapi-fetch: the API key in `x-api-key`; polling that costs a 304 when nothing
  * changed (it remembers the last ETag and body of each URL and sends If-None-Match, so an unchanged answer comes
- * back as the body it already had); and `pages()`, which follows `nextCursor` through a trade listing.
+ * back as the body it already had); `pages()`, which follows `nextCursor` through a trade listing; and
+ * `csvPages()`, which follows a CSV listing's `Link` headers and yields one file's text, one header row (1.4).
+ * Answers are typed by their JSON representation; ask for another with `parseAs: 'text'` (CSV, Prometheus text).
  *
  *   const api = createClient({ baseUrl: 'http://localhost:3000', apiKey });
  *   const { data, error } = await api.GET('/api/{account}/pnl', { params: { path: { account: 'primary-usd' }, query: { period: 'week' } } });
@@ -52,10 +54,25 @@ export interface PollStats {
   transferred: number;
 }
 
-export interface TradingBotClient extends Client<paths> {
+/** Bodies typed by their JSON representation (the trade listings also declare CSV: fetched with `parseAs: 'text'`). */
+type Json = `${string}/json`;
+
+export interface TradingBotClient extends Client<paths, Json> {
   readonly stats: PollStats;
   /** Every page of a trade listing, following nextCursor (same filters, window and key), until the last. */
   pages<P extends '/api/all/trades' | '/api/{account}/trades'>(path: P, init: TradeListingInit<P>): AsyncGenerator<TradePage>;
+  /**
+   * A trade listing as one CSV file (`format` `csv`, the default, or `cointracking`), page by page in order: the
+   * first chunk has the header row, the others only records, so the chunks concatenated are one file. Follows the
+   * `Link` of each page (same filters, window and key) until the last;
+   */
+  csvPages<P extends '/api/all/trades' | '/api/{account}/trades'>(path: P, init: TradeListingInit<P>): AsyncGenerator<string>;
+}
+
+/** The cursor of a `Link: <?…cursor=…>; rel="next"` header (relative to the request, whose other parameters it repeats). */
+export function nextCursorOf(link: string | null): string | undefined {
+  const target = link ? /<([^>]*)>\s*;\s*rel="?next"?/.exec(link)?.[1] : undefined;
+  return target === undefined ? undefined : (new URLSearchParams(target.replace(/^[^?]*\?/, '')).get('cursor') ?? undefined);
 }
 
 type TradeListingInit<P extends '/api/all/trades' | '/api/{account}/trades'> = P extends '/api/{account}/trades'
@@ -94,7 +111,7 @@ function revalidation(cacheSize: number, stats: PollStats): Middleware {
 }
 
 export function createClient(options: ClientOptions): TradingBotClient {
-  const client = createFetchClient<paths>({ baseUrl: options.baseUrl, fetch: options.fetch });
+  const client = createFetchClient<paths, Json>({ baseUrl: options.baseUrl, fetch: options.fetch });
   const stats: PollStats = { notModified: 0, transferred: 0 };
   if (options.apiKey !== undefined) {
     const apiKey = options.apiKey;
@@ -125,5 +142,30 @@ export function createClient(options: ClientOptions): TradingBotClient {
     } while (cursor);
   }
 
-  return Object.assign(client, { stats, pages });
+  async function* csvPages<P extends '/api/all/trades' | '/api/{account}/trades'>(
+    path: P,
+    init: TradeListingInit<P>,
+  ): AsyncGenerator<string> {
+    let cursor: string | undefined;
+    let first = true;
+    do {
+      const params = init.params as { path?: { account: string }; query?: Record<string, string | undefined> } | undefined;
+      const { data, error, response } = await (
+        client.GET as (path: string, init: unknown) => Promise<{ data?: string; error?: Problem; response: Response }>
+      )(path, {
+        params: { ...params, query: { format: 'csv', ...params?.query, ...(cursor ? { cursor } : {}) } },
+        parseAs: 'text',
+      });
+      if (data === undefined || response.status !== 200) {
+        const problem = typeof error === 'string' ? (JSON.parse(error) as Problem) : error;
+        throw new Error(`${path}: ${response.status} ${problem?.code ?? ''} ${problem?.detail ?? ''}`.trim());
+      }
+      // Every page starts with the header row (RFC 4180 records end with CRLF; a header has no line break in it).
+      yield first ? data : data.slice(data.indexOf('\r\n') + 2);
+      first = false;
+      cursor = nextCursorOf(response.headers.get('Link'));
+    } while (cursor);
+  }
+
+  return Object.assign(client, { stats, pages, csvPages });
 }

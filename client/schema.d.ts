@@ -95,6 +95,10 @@ export interface paths {
          *     optional and combine. `nextCursor` is `null` on the last page; otherwise pass it as `cursor`, with the same
          *     filters, window and API key, for the next page. A parameter not listed here, given twice or given empty is a
          *     `400` naming it; so is `from` at or after `to`.
+         *
+         *     CSV (1.4): `Accept: text/csv` or `format=csv` (`format=cointracking` for CoinTracking's import), with the
+         *     same filters, window, paging and key; the next page is in the `Link` header. An `Accept` that allows neither
+         *     JSON nor CSV is a `406`.
          */
         get: operations["allTrades"];
         put?: never;
@@ -236,7 +240,11 @@ export interface paths {
          *     Filters (`status`, `instrument`), the time window (`from`, `to`, on `openTime`), `limit` and `cursor` are
          *     optional and combine. `nextCursor` is `null` on the last page; otherwise pass it as `cursor`, with the same
          *     account, filters, window and API key, for the next page. A parameter not listed here, given twice or given
-         *     empty is a `400` naming it; so is `from` at or after `to`. An account that does not
+         *     empty is a `400` naming it; so is `from` at or after `to`.
+         *
+         *     CSV (1.4): `Accept: text/csv` or `format=csv` (`format=cointracking` for CoinTracking's import), with the
+         *     same filters, window, paging and key; the next page is in the `Link` header. An `Accept` that allows neither
+         *     JSON nor CSV is a `406`. An account that does not
          *     exist or that the API key may not see answers `404 ACCOUNT_NOT_FOUND`; an existing account with no
          *     matching trades answers `200` with an empty page.
          */
@@ -356,6 +364,40 @@ export interface paths {
          *     item per point returned, plus the account, however often snapshots were recorded.
          */
         get: operations["accountEquity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The fleet as Prometheus text
+         * @description For a Prometheus scrape (1.4): the accounts the API key may see (retired ones left out, as in
+         *     `GET /api/all/status`), in the text exposition format 0.0.4. Per account, labelled `account`, `currency`,
+         *     `broker` and `environment`: `tba_bot_state` (one series per state, 1 for the bot's, 0 for the others, with a
+         *     `state` label), `tba_bot_heartbeat_age_seconds` (no sample for a bot that never sent one), `tba_bot_stale`
+         *     (0 or 1), `tba_open_trades`, `tba_balance`, `tba_nav`, `tba_unrealized_pnl`, `tba_realized_pnl_total`,
+         *     `tba_realized_pnl_today` and `tba_trades_closed_today` (the current UTC day). For the fleet:
+         *     `tba_fleet_bots` by `state`, `tba_fleet_bots_stale`, `tba_fleet_bots_total`. Every one is a gauge.
+         *
+         *     Values are written as the JSON answers' exact decimal strings, but Prometheus reads every value as a 64-bit
+         *     float: for exact figures read the JSON operations (`/api/all/balance`, `/api/{account}/pnl`). The scrape
+         *     reads what the fleet answers read (`/api/all/status`, `/api/all/balance`, `/api/accounts`) plus each
+         *     account's P&L of today: about three items per account, never a trade listing.
+         *
+         *     The key goes in `x-api-key` or, as Prometheus sends it, `Authorization: Bearer <key>`. An `Accept` that
+         *     allows no `text/plain` is a `406` (Prometheus's own allows it).
+         */
+        get: operations["metrics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -813,7 +855,7 @@ export interface components {
             type: string;
             title: string;
             /** @enum {integer} */
-            status: 400 | 401 | 403 | 404 | 413 | 421 | 429 | 431 | 500 | 503;
+            status: 400 | 401 | 403 | 404 | 406 | 413 | 421 | 429 | 431 | 500 | 503;
             detail: string;
             /**
              * @description The request path in the functions' answers; the route template (such as `/api/{account}/trades`) in API
@@ -824,7 +866,7 @@ export interface components {
              */
             instance?: string;
             /** @enum {string} */
-            code: "INVALID_PARAMETER" | "UNAUTHORIZED" | "FORBIDDEN" | "ACCOUNT_NOT_FOUND" | "NOT_FOUND" | "MISDIRECTED_REQUEST" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "INVALID_PARAMETER" | "UNAUTHORIZED" | "FORBIDDEN" | "ACCOUNT_NOT_FOUND" | "NOT_FOUND" | "NOT_ACCEPTABLE" | "MISDIRECTED_REQUEST" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
             /** @description The request's id, as in the `X-Request-Id` header and the logs. */
             requestId: string;
             errors?: components["schemas"]["ParameterError"][];
@@ -889,6 +931,40 @@ export interface components {
                     status?: 400;
                     /** @constant */
                     code?: "INVALID_PARAMETER";
+                };
+            };
+        };
+        /**
+         * @description `NOT_ACCEPTABLE` (1.4): the `Accept` header allows none of the media types the operation answers in; `detail`
+         *     names them. An `Accept` the server cannot read is ignored rather than refused.
+         */
+        NotAcceptable: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestIdOptional"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                Vary: components["headers"]["Vary"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-acceptable",
+                 *       "title": "Not acceptable",
+                 *       "status": 406,
+                 *       "detail": "This operation answers application/json or text/csv; the Accept header allows none of them.",
+                 *       "instance": "/api/all/trades",
+                 *       "code": "NOT_ACCEPTABLE",
+                 *       "requestId": "0f2c9a4e-5b7d-4c1a-9e3f-6a8b2d1c4e5f"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 406;
+                    /** @constant */
+                    code?: "NOT_ACCEPTABLE";
                 };
             };
         };
@@ -1173,6 +1249,14 @@ export interface components {
          */
         PerformanceTo: string;
         /**
+         * @description The representation, for clients that cannot set `Accept` (1.4; any case): `json` (the default), `csv` (one
+         *     record per trade, the `Trade` fields as columns, amounts the exact strings), or `cointracking`
+         *     (CoinTracking's import columns; closed trades only, so `status` must be `closed` or left out). It wins over
+         *     `Accept`. Without `limit`, a CSV page holds 500 trades (the most a page may hold); a JSON page 50.
+         * @example csv
+         */
+        Format: "json" | "csv" | "cointracking" | "JSON" | "CSV" | "COINTRACKING";
+        /**
          * @description The `ETag` of a body you already hold (or `*`). When the body would be the same, the answer is `304 Not
          *     Modified` with no body. Several tags may be listed, comma-separated; `W/` before a tag is ignored.
          * @example "x0bJ2X9QyVd8G5kXn1m0bZpXo0yq8S3m2nW4l1t9Ckc"
@@ -1216,8 +1300,18 @@ export interface components {
          * @example https://dashboard.trading-bot.example
          */
         AccessControlAllowOrigin: string;
-        /** @description `Origin` on every response of a stage that allows specific origins: CORS headers depend on it. */
-        Vary: "Origin";
+        /**
+         * @description `Origin` on every response of a stage that allows specific origins: CORS headers depend on it. `Accept` too
+         *     on the answers of an operation with several representations (the trade listings, 1.4).
+         */
+        Vary: string;
+        /**
+         * @description The next page (1.4), RFC 8288: `<?…>; rel="next"`, the request's own query with `cursor` set to the next
+         *     page's, as a reference relative to the request's URL (resolve it against that URL). Absent on the last page.
+         *     In CSV, where the body has no `nextCursor`, this is how to page.
+         * @example <?status=closed&format=csv&cursor=MjAyNi0xMS0wMVQxMTowODoyNC4yMDJa…>; rel="next"
+         */
+        Link: string;
         /**
          * @description Seconds to wait before retrying (5 unless configured otherwise).
          * @example 5
@@ -1540,6 +1634,14 @@ export interface operations {
                  * @example MjAyNi0xMS0wMVQwMToyMToxNS40NDJaI3ByaW1hcnktdXNkLTAwMDExOTUjcHJpbWFyeS11c2Q.NxOn49DLLr7MSyDG45pBUibqlIS65ipl2xKdddhwPhE
                  */
                 cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description The representation, for clients that cannot set `Accept` (1.4; any case): `json` (the default), `csv` (one
+                 *     record per trade, the `Trade` fields as columns, amounts the exact strings), or `cointracking`
+                 *     (CoinTracking's import columns; closed trades only, so `status` must be `closed` or left out). It wins over
+                 *     `Accept`. Without `limit`, a CSV page holds 500 trades (the most a page may hold); a JSON page 50.
+                 * @example csv
+                 */
+                format?: components["parameters"]["Format"];
             };
             header?: {
                 /**
@@ -1554,10 +1656,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One page of trades, newest first. */
+            /** @description One page of trades, newest first, as JSON or (1.4) CSV. */
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
@@ -1611,12 +1714,18 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["TradePage"];
+                    /**
+                     * @example id,accountId,instrument,side,units,status,openPrice,openTime,closePrice,closeTime,realizedPL,unrealizedPL,stopLoss,takeProfit,closeReason
+                     *     primary-usd-0001200,primary-usd,USD_JPY,buy,20000,open,154.175,2026-11-01T11:18:30.974Z,,,0.0000,-31.0666,152.634,,
+                     */
+                    "text/csv": string;
                 };
             };
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1979,6 +2088,14 @@ export interface operations {
                  * @example MjAyNi0xMS0wMVQwMToyMToxNS40NDJaI3ByaW1hcnktdXNkLTAwMDExOTUjcHJpbWFyeS11c2Q.NxOn49DLLr7MSyDG45pBUibqlIS65ipl2xKdddhwPhE
                  */
                 cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description The representation, for clients that cannot set `Accept` (1.4; any case): `json` (the default), `csv` (one
+                 *     record per trade, the `Trade` fields as columns, amounts the exact strings), or `cointracking`
+                 *     (CoinTracking's import columns; closed trades only, so `status` must be `closed` or left out). It wins over
+                 *     `Accept`. Without `limit`, a CSV page holds 500 trades (the most a page may hold); a JSON page 50.
+                 * @example csv
+                 */
+                format?: components["parameters"]["Format"];
             };
             header?: {
                 /**
@@ -2000,10 +2117,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One page of the account's trades, newest first. */
+            /** @description One page of the account's trades, newest first, as JSON or (1.4) CSV. */
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
@@ -2040,6 +2158,11 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["TradePage"];
+                    /**
+                     * @example id,accountId,instrument,side,units,status,openPrice,openTime,closePrice,closeTime,realizedPL,unrealizedPL,stopLoss,takeProfit,closeReason
+                     *     primary-usd-0001200,primary-usd,USD_JPY,buy,20000,open,154.175,2026-11-01T11:18:30.974Z,,,0.0000,-31.0666,152.634,,
+                     */
+                    "text/csv": string;
                 };
             };
             304: components["responses"]["NotModified"];
@@ -2047,6 +2170,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["AccountNotFound"];
+            406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2364,6 +2488,57 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["AccountNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    metrics: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a body you already hold (or `*`). When the body would be the same, the answer is `304 Not
+                 *     Modified` with no body. Several tags may be listed, comma-separated; `W/` before a tag is ignored.
+                 * @example "x0bJ2X9QyVd8G5kXn1m0bZpXo0yq8S3m2nW4l1t9Ckc"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The exposition. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example # HELP tba_bot_state The state the bot last reported: 1 for it, 0 for the other states.
+                     *     # TYPE tba_bot_state gauge
+                     *     tba_bot_state{account="primary-usd",currency="USD",broker="OANDA",environment="live",state="running"} 1
+                     *     tba_bot_state{account="primary-usd",currency="USD",broker="OANDA",environment="live",state="paused"} 0
+                     *     # HELP tba_balance Balance, in the account currency (exact: GET /api/{account}/balance).
+                     *     # TYPE tba_balance gauge
+                     *     tba_balance{account="primary-usd",currency="USD",broker="OANDA",environment="live"} 24725.31
+                     */
+                    "text/plain": string;
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -11,6 +11,7 @@ const PROBLEMS = {
   FORBIDDEN: { status: 403, title: 'Forbidden' },
   ACCOUNT_NOT_FOUND: { status: 404, title: 'Account not found' },
   NOT_FOUND: { status: 404, title: 'Not found' },
+  NOT_ACCEPTABLE: { status: 406, title: 'Not acceptable' },
   MISDIRECTED_REQUEST: { status: 421, title: 'Misdirected request' },
   TOO_MANY_REQUESTS: { status: 429, title: 'Too many requests' },
   INTERNAL_ERROR: { status: 500, title: 'Internal error' },
@@ -54,7 +55,7 @@ const SECURITY_HEADERS = {
 const API_HEADERS = { 'Cache-Control': 'no-store', ...SECURITY_HEADERS };
 
 /** Response headers browser code may read besides the CORS-safelisted ones. */
-const EXPOSED_HEADERS = ['X-Request-Id', 'Retry-After', 'ETag'];
+const EXPOSED_HEADERS = ['X-Request-Id', 'Retry-After', 'ETag', 'Link'];
 
 /**
  * Statuses after which a client is told how long to wait (the stage's `retryAfterSeconds`).

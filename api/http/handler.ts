@@ -7,6 +7,7 @@ import { corsHeaders } from './cors';
 import { entityTag, noneMatch } from './etag';
 import { Validated } from './validated';
 import { HTTP, HttpProblem, serviceUnavailable, unauthorized } from '../errors';
+import { chosenRepresentation, JSON_REPRESENTATION, type Representation, represented } from './representation';
 import { DatabaseError } from '@trading-bot-api/core/store/errors';
 import { type ParameterParsers, type ParsedQuery, parseQuery } from './params';
 import { invocationKeys, itemsReadSoFar, logDatabaseFailure, logger, withReadTally } from '../telemetry';
@@ -26,6 +27,8 @@ export interface Input<P extends ParameterParsers> {
   now: Date;
   /** Whether the client holds the answer with this entity tag (If-None-Match, weak comparison). */
   held: (tag: string) => boolean;
+  /** The representation the answer will have (the `format` of one of the operation's representations; `json` by default). */
+  format: string;
 }
 
 /** A body with a status other than 200 (the health check's 503). */
@@ -44,7 +47,7 @@ export function unavailableReply<T>(body: T): Reply<T> {
 
 type Event = Partial<APIGatewayProxyEvent>;
 
-const JSON_TYPE = 'application/json; charset=utf-8';
+const JSON_TYPE = JSON_REPRESENTATION.mediaType;
 
 function requestIdOf(event: Event, context: Context): string {
   return event.requestContext?.requestId ?? context.awsRequestId;
@@ -167,11 +170,15 @@ const responseHeaders = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, C
   const addHeaders: MiddlewareObj<Event, APIGatewayProxyResult, Error, Context>['after'] = async (request) => {
     if (!request.response) return;
     const origin = headerOf(request.event, 'origin');
+    const cors = corsHeaders(origin, config.corsAllowedOrigins);
+    // A negotiated answer varies by Accept as well as by Origin: both are named.
+    const vary = [request.response.headers?.Vary, cors.Vary].filter((value) => value !== undefined);
     request.response.headers = {
       ...request.response.headers,
       'X-Request-Id': requestIdOf(request.event, request.context),
       ...contract.API_HEADERS,
-      ...corsHeaders(origin, config.corsAllowedOrigins),
+      ...cors,
+      ...(vary.length ? { Vary: vary.join(', ') } : {}),
     };
   };
   return { after: addHeaders, onError: addHeaders };
@@ -187,13 +194,17 @@ function validatedResponse<T>(result: Validated<T>): APIGatewayProxyResult {
 
 /**
  * Wraps a handler: `run` gets typed input and returns a body (200) or a Reply. Query parameters are parsed with
- * `parameters`; one not listed there is a 400. A `public` operation needs no key and sees no account.
+ * `parameters`; one not listed there is a 400. A `public` operation needs no key and sees no account. An operation
+ * with `representations` answers its 200s in the one the request asks for (the first by default; see
+ * `chosenRepresentation`); the others answer JSON.
  */
 export function httpHandler<P extends ParameterParsers, T>(
   parameters: P,
   run: (input: Input<P>) => Promise<T | Reply<T> | Validated<T>>,
-  options: { public?: boolean } = {},
+  options: { public?: boolean; representations?: readonly Representation<T>[] } = {},
 ) {
+  const offered = options.representations ?? [JSON_REPRESENTATION as Representation<T>];
+  const negotiated = offered.length > 1;
   const composed = middy<Event, APIGatewayProxyResult, Error, Context>()
     .use(accessLog())
     .use(responseHeaders())
@@ -202,15 +213,22 @@ export function httpHandler<P extends ParameterParsers, T>(
     .handler(async (event, context) => {
       // Who is asking is settled before anything about the request is, so an unauthenticated call learns nothing.
       const principal = options.public ? NOBODY : principalOf(event);
+      const raw = rawQuery(event);
+      const query = parseQuery(parameters, raw);
+      const representation = chosenRepresentation(offered, (query as { format?: unknown }).format, headerOf(event, 'accept'));
       const input: Input<P> = {
         path: Object.fromEntries(Object.entries(event.pathParameters ?? {}).map(([name, value]) => [name, value ?? ''])),
-        query: parseQuery(parameters, rawQuery(event)),
+        query,
         principal,
         requestId: requestIdOf(event, context),
         now: new Date(),
         held: (tag) => noneMatch(headerOf(event, 'if-none-match'), tag),
+        format: representation.format,
       };
       const result = await run(input);
+      if (representation !== JSON_REPRESENTATION && !(result instanceof Reply) && !(result instanceof Validated)) {
+        return represented(representation, result, { query: raw }, negotiated);
+      }
       if (result instanceof Validated) return validatedResponse(result);
       const reply = result instanceof Reply ? result : new Reply(HTTP.OK, result);
       return {

@@ -125,6 +125,16 @@ export function parseInterval(value: string): Interval {
   return INTERVALS.includes(interval) ? interval : reject(`must be one of ${INTERVALS.join(', ')}`);
 }
 
+/** The representations of a trade listing the `format` parameter names (trade-representations.ts renders them). */
+export const TRADE_FORMATS = ['json', 'csv', 'cointracking'] as const;
+export type TradeFormat = (typeof TRADE_FORMATS)[number];
+
+/** `json`, `csv` or `cointracking`, in any case. */
+export function parseTradeFormat(value: string): TradeFormat {
+  const format = value.toLowerCase() as TradeFormat;
+  return TRADE_FORMATS.includes(format) ? format : reject(`must be one of ${TRADE_FORMATS.join(', ')}`);
+}
+
 /** The parameters of both trade listings. */
 export const TRADE_QUERY = {
   status: parseStatus,
@@ -133,6 +143,7 @@ export const TRADE_QUERY = {
   to: parseTimeParameter,
   limit: parseLimit,
   cursor: parseCursor,
+  format: parseTradeFormat,
 } satisfies ParameterParsers;
 
 /** The parameters of both P&L series. */

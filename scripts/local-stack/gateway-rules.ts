@@ -3,7 +3,8 @@
  * `npm start` (gateway/gateway.ts, over serverless offline) and the in-process tests (test/kit/gateway.ts) both
  * decide here, so the two cannot drift apart.
  *
- * - The identity source: without an `x-api-key` header API Gateway answers 401 and never asks the authorizer.
+ * - The identity source: without an `x-api-key` header API Gateway answers 401 and never asks the authorizer (on a
+ *   route whose authorizer has no identity source, metrics, it always asks).
  * - The REQUEST authorizer's event, and how its outcome is read: "Unauthorized" (thrown, or passed to the callback)
  *   is a 401; any other failure is AUTHORIZER_FAILURE (503); a policy that does not Allow this method (or also
  *   Denies it, or names no principal) is a 403; otherwise the request goes on with the authorizer's context.
@@ -20,10 +21,18 @@ export function methodArn(stage: string, method: string, resourcePath: string): 
   return `arn:aws:execute-api:us-east-1:000000000000:local/${stage}/${method}${resourcePath}`;
 }
 
-/** The identity source's value (header name in any case), or undefined when the request has none. */
-export function identitySource(headers: Record<string, string | string[] | undefined> | null | undefined): string | undefined {
-  const value = Object.entries(headers ?? {}).find(([name]) => name.toLowerCase() === 'x-api-key')?.[1];
-  return (Array.isArray(value) ? value[0] : value) || undefined;
+/**
+ * Whether the request carries every header of the route's identity source (names in lower case; header names in
+ * any case): API Gateway answers 401 without asking the authorizer otherwise. A route with none always asks it.
+ */
+export function identityPresent(
+  headers: Record<string, string | string[] | undefined> | null | undefined,
+  identityHeaders: readonly string[] = ['x-api-key'],
+): boolean {
+  return identityHeaders.every((wanted) => {
+    const value = Object.entries(headers ?? {}).find(([name]) => name.toLowerCase() === wanted)?.[1];
+    return Boolean(Array.isArray(value) ? value[0] : value);
+  });
 }
 
 /** What a request reaching a route tells its REQUEST authorizer. */

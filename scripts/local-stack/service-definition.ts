@@ -15,6 +15,11 @@ export interface HttpRoute {
   path: string;
   /** The function key of the route's authorizer, if it has one. */
   authorizer?: string;
+  /**
+   * The headers (lower case) of the authorizer's identity source, which API Gateway requires before it asks the
+   * authorizer: `x-api-key` on the data routes; none on a route whose authorizer has no identity source (metrics).
+   */
+  identityHeaders: string[];
 }
 
 export interface ServiceDefinition {
@@ -28,7 +33,12 @@ export interface ServiceDefinition {
 }
 
 interface RawEvent {
-  http?: { method: string; path: string; authorizer?: { name: string } | string; cors?: { headers?: string[]; maxAge?: number } };
+  http?: {
+    method: string;
+    path: string;
+    authorizer?: { name: string; identitySource?: string; resultTtlInSeconds?: number } | string;
+    cors?: { headers?: string[]; maxAge?: number };
+  };
 }
 
 let cached: ServiceDefinition | undefined;
@@ -53,6 +63,7 @@ export function serviceDefinition(): ServiceDefinition {
         method: event.http.method.toUpperCase(),
         path: `/${event.http.path.replace(/^\//, '')}`,
         authorizer: typeof authorizer === 'string' ? authorizer : authorizer?.name,
+        identityHeaders: identityHeadersOf(authorizer),
       });
       if (event.http.cors && !cors) cors = { headers: event.http.cors.headers ?? [], maxAge: event.http.cors.maxAge };
     }
@@ -65,6 +76,23 @@ export function serviceDefinition(): ServiceDefinition {
     minimumCompressionSize: raw.provider.apiGateway?.minimumCompressionSize,
   };
   return cached;
+}
+
+/**
+ * The identity source's headers, as serverless compiles an authorizer: its `identitySource` (comma-separated
+ * `method.request.header.<name>`); none for a REQUEST authorizer without one and no cache; otherwise serverless's
+ * default, `Authorization`.
+ */
+function identityHeadersOf(authorizer: NonNullable<RawEvent['http']>['authorizer']): string[] {
+  if (authorizer === undefined) return [];
+  if (typeof authorizer === 'string') return ['authorization'];
+  if (authorizer.identitySource === undefined) return Number(authorizer.resultTtlInSeconds) === 0 ? [] : ['authorization'];
+  return authorizer.identitySource.split(',').map((source) =>
+    source
+      .trim()
+      .replace(/^method\.request\.header\./, '')
+      .toLowerCase(),
+  );
 }
 
 /** The deployed (and serverless offline) name of a function: `<service>-<stage>-<key>`. */

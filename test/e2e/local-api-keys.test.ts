@@ -13,11 +13,23 @@ import { schemaViolations } from '../kit/contract';
 import { expectedTrades } from '../kit/expected';
 import { FaultProxy } from '../kit/fault-proxy';
 import { http, type HttpAnswer } from '../kit/http';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { tradesCsv } from '../../api/http/trade-csv';
+import { createClient } from '../../client';
+import type { Trade } from '@trading-bot-api/core/types';
+import { parsePrometheusText } from '../kit/prometheus-text';
+import { runScript } from '../kit/scripts';
 
 jest.setTimeout(120_000);
 
 const IDS = ['ek-one', 'ek-two', 'ek-three'];
 const dataset = generateDataset({ tradeCounts: [40, 35, 5], accountId: (i) => IDS[i], seed: 8 });
+/** An account with thousands of trades, for `npm run export` (written in one recordTrades call: the writer batches it). */
+const MANY = generateDataset({ tradeCounts: [2400], accountId: () => 'ek-many', seed: 28 });
+let manyWritten: Promise<void>;
 let harness: Harness;
 let proxy: FaultProxy;
 let api: LocalApi;
@@ -33,6 +45,13 @@ beforeAll(async () => {
   keys.twin = await harness.createKey(['ek-two']);
   keys.disabled = await harness.createKey(['ek-two'], { disabled: true });
   keys.all = await harness.createKey('*');
+  // Written while the local API starts (seconds of bundling), awaited by the export's test: DynamoDB Local with
+  // streams takes seconds over thousands of trades, which this file need not wait for twice.
+  manyWritten = harness.writer
+    .upsertAccount(MANY.accounts[0].account)
+    .then(() => harness.writer.recordTrades('ek-many', MANY.trades))
+    .then(() => undefined);
+  manyWritten.catch(() => undefined);
   // A key stored before scopes were sets: the same account twice.
   const { apiKeyItem, newApiKey } = await import('@trading-bot-api/core/store/api-keys-table');
   const { key, record } = newApiKey(['ek-one', 'ek-three'], 'old key');
@@ -88,6 +107,48 @@ describe('who may call', () => {
   it('takes the key from x-api-key only: Authorization: Bearer alone is a 401, as deployed', async () => {
     expectGatewayResponse(await get('/api/accounts', { authorization: `Bearer ${keys.scoped}` }), 'UNAUTHORIZED');
     expect((await get('/api/accounts', { authorization: `Bearer ${keys.scoped}`, ...withKey(keys.scoped) })).status).toBe(200);
+  });
+
+  it('but the metrics route takes a Bearer key too (Prometheus sends it so), and refuses none or a bad one', async () => {
+    const scoped = await harness.createKey(['ek-two']);
+    for (const headers of [{ authorization: `Bearer ${scoped}` }, withKey(scoped)]) {
+      const answer = await get('/api/metrics', headers);
+      expect([answer.status, answer.headers['content-type']]).toEqual([200, 'text/plain; version=0.0.4; charset=utf-8']);
+      const accounts = new Set(
+        parsePrometheusText(answer.text)
+          .get('tba_bot_state')!
+          .samples.map((s) => s.labels.account),
+      );
+      expect([...accounts]).toEqual(['ek-two']);
+    }
+    // A trade closed now shows in the next scrapes' figures of today (the instance keeps them under the balance
+    // stamp): on an account of this test's own, so the other tests' listings stay the dataset's.
+    await harness.writer.upsertAccount({ id: 'ek-scrape', name: 'Scrape', currency: 'USD', broker: 'test', environment: 'paper' });
+    const own = await harness.createKey(['ek-scrape']);
+    const closedToday = async () =>
+      parsePrometheusText((await get('/api/metrics', { authorization: `Bearer ${own}` })).text).get('tba_trades_closed_today')!.samples[0]
+        ?.value;
+    let before: number | undefined;
+    for (let tries = 0; tries < 40 && before === undefined; tries++) before = await closedToday();
+    const opened = new Date(Date.now() - 60_000).toISOString();
+    await harness.writer.openTrade('ek-scrape', {
+      id: 's-1',
+      instrument: 'EUR_USD',
+      side: 'buy',
+      units: '1000',
+      openPrice: '1.1',
+      openTime: opened,
+    });
+    await harness.writer.closeTrade('ek-scrape', 's-1', { closePrice: '1.2', closeTime: new Date().toISOString(), realizedPL: '100.00' });
+    let after = before;
+    for (let tries = 0; tries < 40 && after === before; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      after = await closedToday();
+    }
+    expect([before, after]).toEqual([0, 1]);
+    expectGatewayResponse(await get('/api/metrics'), 'UNAUTHORIZED');
+    expectGatewayResponse(await get('/api/metrics', { authorization: 'Bearer tbk_nope' }), 'UNAUTHORIZED');
+    expectGatewayResponse(await get('/api/metrics', { authorization: `Bearer ${keys.disabled}` }), 'ACCESS_DENIED');
   });
 
   it('logs a refused key as an info line naming its id, never the key, and never as a crash', async () => {
@@ -170,5 +231,40 @@ describe('a key lookup that fails is an outage, never a verdict on the key', () 
     expect(answer.headers['retry-after']).toMatch(/^\d+$/);
     await proxy.clear();
     expect((await get('/api/accounts', withKey(keys.all))).status).toBe(200);
+  });
+});
+
+describe('npm run export', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'tba-export-'));
+  const exportTo = (file: string, args: string[], env: Record<string, string>) =>
+    runScript('export', ['--url', api.url, '--out', join(folder, file), ...args], { ...process.env, ...env });
+
+  it('writes an account of thousands of trades as one file equal to the listing, the key from a file', async () => {
+    await manyWritten;
+    const keyFile = join(folder, 'key');
+    writeFileSync(keyFile, `${keys.all}\n`, { mode: 0o600 });
+    const run = await exportTo('many.csv', ['--account', 'ek-many', '--key-file', keyFile], { TBA_API_KEY: '' });
+    expect([run.status, run.stderr]).toEqual([0, expect.stringMatching(/export: 2,400 records, 5 pages/)]);
+    expect(run.stderr + run.stdout).not.toContain(keys.all);
+    const listed: Trade[] = [];
+    const typed = createClient({ baseUrl: api.url, apiKey: keys.all, revalidate: false });
+    for await (const page of typed.pages('/api/{account}/trades', { params: { path: { account: 'ek-many' }, query: { limit: '500' } } })) {
+      listed.push(...page.trades);
+    }
+    expect(listed).toHaveLength(2400);
+    expect(readFileSync(join(folder, 'many.csv'), 'utf8')).toBe(tradesCsv(listed));
+  });
+
+  it('exports only what a scoped key sees, and says why it cannot', async () => {
+    // A key of its own: another test revokes keys.scoped.
+    const scoped = await harness.createKey(['ek-two']);
+    const run = await exportTo('scoped.csv', ['--account', 'all', '--status', 'closed'], { TBA_API_KEY: scoped });
+    expect([run.status, run.stderr]).toEqual([0, expect.stringContaining('export: wrote')]);
+    const rows: string[][] = parse(readFileSync(join(folder, 'scoped.csv'), 'utf8'));
+    const expected = expectedTrades(dataset.trades, { accountId: 'ek-two', status: 'closed' });
+    expect(rows.slice(1).map((row) => [row[0], row[1]])).toEqual(expected.map((trade) => [trade.id, trade.accountId]));
+    const refused = await exportTo('refused.csv', ['--account', 'ek-one'], { TBA_API_KEY: scoped });
+    expect([refused.status, refused.stderr]).toEqual([1, expect.stringContaining('404 ACCOUNT_NOT_FOUND')]);
+    expect(() => readFileSync(join(folder, 'refused.csv'))).toThrow();
   });
 });

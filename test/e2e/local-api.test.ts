@@ -13,6 +13,9 @@ import { expectedPerformance, expectedStartBalance, expectedTrades } from '../ki
 import { http, type HttpAnswer } from '../kit/http';
 import { createClient } from '../../client';
 import { connect } from 'node:net';
+import type { Trade } from '@trading-bot-api/core/types';
+import { tradesCsv } from '../../api/http/trade-csv';
+import { parsePrometheusText, sampleOf } from '../kit/prometheus-text';
 
 jest.setTimeout(120_000);
 
@@ -229,6 +232,25 @@ function answerBytes(path: string, headers: Record<string, string>): Promise<{ b
     socket.on('error', reject);
   });
 }
+
+it('exports trades as CSV and scrapes the fleet over HTTP (1.4): pages followed by their Link', async () => {
+  const typed = client();
+  const json: Trade[] = [];
+  for await (const page of typed.pages('/api/all/trades', { params: { query: { limit: '40' } } })) json.push(...page.trades);
+  const chunks: string[] = [];
+  for await (const chunk of typed.csvPages('/api/all/trades', { params: { query: { limit: '40' } } })) chunks.push(chunk);
+  expect(chunks).toHaveLength(Math.ceil(json.length / 40));
+  expect(chunks.join('')).toBe(tradesCsv(json));
+  const first = await call('/api/all/trades?limit=40', { headers: { Accept: 'text/csv' } });
+  expectContract('/api/all/trades', { statusCode: first.status, headers: first.headers, body: first.text });
+  expect(first.headers['content-type']).toBe('text/csv; charset=utf-8; header=present');
+  expect(first.headers.link).toMatch(/^<\?limit=40&cursor=[^>]+>; rel="next"$/);
+  const scrape = await call('/api/metrics');
+  expectContract('/api/metrics', { statusCode: scrape.status, headers: scrape.headers, body: scrape.text });
+  expect(sampleOf(parsePrometheusText(scrape.text), 'tba_fleet_bots_total', {}).value).toBe(IDS.length);
+  expectProblem(await call('/api/all/trades', { headers: { Accept: 'image/png' } }), 406, 'NOT_ACCEPTABLE');
+  expectProblem(await call('/api/all/trades?format=pdf'), 400, 'INVALID_PARAMETER');
+});
 
 describe('the dashboard, from the API’s own origin', () => {
   it('serves the page with a strict CSP, its hashed files for a year, 304s, gzip, and a 404 problem for anything else', async () => {

@@ -54,10 +54,16 @@ describe('who may call', () => {
     expect(JSON.stringify(response.body)).not.toMatch(/k-(alpha|bravo|charlie|delta)/);
   });
 
-  it('reads the key from x-api-key only: Authorization: Bearer alone is refused, as API Gateway refuses it', async () => {
+  it('takes the key from x-api-key on data routes: Authorization: Bearer alone is refused there, as API Gateway refuses it', async () => {
     const bearer = eventFor('accounts', { headers: { Authorization: `Bearer ${keys.mine}` } });
-    await expect(runAuthorizer(bearer)).rejects.toThrow('Unauthorized');
+    // x-api-key is the route's identity source: without it the gateway answers before the authorizer runs. The
+    // authorizer itself reads a Bearer key (1.4), for the metrics route, whose authorizer has no identity source.
     expect((await throughGateway('accounts', bearer)).statusCode).toBe(401);
+    expect((await runAuthorizer(bearer)).context).toEqual({ keyId: expect.any(String), accounts: 'k-bravo,k-delta' });
+    expect((await throughGateway('metrics', eventFor('metrics', { headers: { Authorization: `Bearer ${keys.mine}` } }))).statusCode).toBe(
+      200,
+    );
+    await expect(runAuthorizer(eventFor('metrics', { headers: { Authorization: 'Bearer x' } }))).rejects.toThrow('Unauthorized');
     const result = await runAuthorizer(eventFor('accounts', { headers: { 'x-api-key': keys.mine } }));
     expect(result.policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow' });
     expect(result.context).toEqual({ keyId: expect.any(String), accounts: 'k-bravo,k-delta' });

@@ -143,7 +143,10 @@ const projectors = new Set<StreamPump>();
  */
 const READS_THE_FLEET = new Set(['accounts', 'all-status', 'all-balance', 'all-performance', 'probe', 'notifier']);
 
-/** Invokes a function's exported handler as Lambda would, and parses its JSON body (a 304's empty body stays ''). */
+/**
+ * Invokes a function's exported handler as Lambda would, and parses its JSON body (a 304's empty body stays ''; a
+ * body of another type, CSV or Prometheus text, stays text).
+ */
 export async function invoke(name: FunctionName, event: Partial<APIGatewayProxyEvent>): Promise<Response> {
   const { handler } = require(join(ROOT, 'functions', `${name}.ts`));
   invocation += 1;
@@ -157,7 +160,7 @@ export async function invoke(name: FunctionName, event: Partial<APIGatewayProxyE
   return {
     statusCode: result.statusCode,
     headers: (result.headers ?? {}) as Record<string, string>,
-    body: result.body === '' ? '' : JSON.parse(result.body),
+    body: result.body === '' || !/json/.test(String(result.headers?.['Content-Type'] ?? 'json')) ? result.body : JSON.parse(result.body),
   };
 }
 

@@ -7,7 +7,8 @@
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent } from 'aws-lambda';
 import gatewayResponses from '../../resources/gateway-responses.js';
 import stages from '../../resources/stages.js';
-import { authorizerDecision, authorizerEvent, identitySource } from '../../scripts/local-stack/gateway-rules';
+import { authorizerDecision, authorizerEvent, identityPresent } from '../../scripts/local-stack/gateway-rules';
+import { serviceDefinition } from '../../scripts/local-stack/service-definition';
 import { type FunctionName, invoke, type Response } from './api-harness';
 
 function gatewayAnswer(type: string, event: APIGatewayProxyEvent): Response {
@@ -48,7 +49,8 @@ export async function runAuthorizer(event: APIGatewayProxyEvent): Promise<APIGat
 /** A request through the gateway: health is public, every other route needs an allowed key. */
 export async function throughGateway(name: FunctionName, event: APIGatewayProxyEvent): Promise<Response> {
   if (name !== 'health') {
-    if (!identitySource(event.headers)) return gatewayAnswer('UNAUTHORIZED', event);
+    const route = serviceDefinition().routes.find((candidate) => candidate.functionKey === name);
+    if (!identityPresent(event.headers, route?.identityHeaders)) return gatewayAnswer('UNAUTHORIZED', event);
     const authorizer = eventFor(event);
     const decision = await runAuthorizer(event).then(
       (result) => authorizerDecision({ failed: false, result }, authorizer.methodArn),

@@ -20,3 +20,19 @@ export function startScript(
   child.stderr.on('data', (chunk) => (output += chunk));
   return { child, output: () => output };
 }
+
+/** Runs `scripts/<name>.ts` to its end, as `npm run <name>` would; its exit status and what it printed on each stream. */
+export function runScript(
+  name: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', `${name}.ts`), ...args], { cwd: ROOT, env });
+  let [stdout, stderr] = ['', ''];
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}

@@ -50,19 +50,28 @@ const functions = () => ofType('AWS::Lambda::Function');
 const getMethods = () => ofType('AWS::ApiGateway::Method').filter(([, r]) => r.Properties.HttpMethod === 'GET');
 
 it('puts the authorizer on every data method and not on health or the dashboard', () => {
-  const [[authorizerId, authorizer]] = ofType('AWS::ApiGateway::Authorizer');
+  const authorizers = ofType('AWS::ApiGateway::Authorizer');
+  expect(authorizers).toHaveLength(2);
+  const [authorizerId, authorizer] = authorizers.find(([, r]) => r.Properties.Name === 'authorizer')!;
   expect(authorizer.Properties).toMatchObject({
     Type: 'REQUEST',
     IdentitySource: 'method.request.header.x-api-key',
     AuthorizerResultTtlInSeconds: 300,
   });
+  // The metrics route's (1.4): no identity source and no cache, so a Bearer key (Prometheus's) reaches the authorizer.
+  const [metricsAuthorizerId, metricsAuthorizer] = authorizers.find(([, r]) => r.Properties.Name === 'metrics-authorizer')!;
+  expect(metricsAuthorizer.Properties).toMatchObject({ Type: 'REQUEST', AuthorizerResultTtlInSeconds: 0 });
+  expect(metricsAuthorizer.Properties.IdentitySource).toBeUndefined();
   const methods = getMethods();
-  // Thirteen API routes, and the dashboard's page (/) and files (/assets/{file}).
-  expect(methods).toHaveLength(15);
+  // Fourteen API routes, and the dashboard's page (/) and files (/assets/{file}).
+  expect(methods).toHaveLength(16);
   const publicMethods = ['ApiGatewayMethodApiHealthGet', 'ApiGatewayMethodGet', 'ApiGatewayMethodAssetsFileVarGet'];
   for (const [id, method] of methods) {
     if (publicMethods.includes(id)) expect(method.Properties.AuthorizationType).toBe('NONE');
-    else expect(method.Properties).toMatchObject({ AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: authorizerId } });
+    else {
+      const expected = id === 'ApiGatewayMethodApiMetricsGet' ? metricsAuthorizerId : authorizerId;
+      expect(method.Properties).toMatchObject({ AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: expected } });
+    }
   }
 });
 
@@ -70,6 +79,7 @@ it('gives each concern its own least-privilege role', () => {
   expect(resources).not.toHaveProperty('IamRoleLambdaExecution');
   const roleOf: Record<string, string> = {
     AuthorizerLambdaFunction: 'AuthorizerRole',
+    MetricsDashauthorizerLambdaFunction: 'AuthorizerRole',
     DashboardLambdaFunction: 'DashboardRole',
     ProbeLambdaFunction: 'ProbeRole',
     NotifierLambdaFunction: 'NotifierRole',
@@ -217,8 +227,8 @@ it('shapes API Gateway’s own errors as problem+json with the security headers'
 it('throttles the stage and caps every function’s concurrency', () => {
   const [[, deployment]] = ofType('AWS::ApiGateway::Deployment');
   expect(deployment.Properties.StageDescription).toMatchObject({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 });
-  // Thirteen operations, the authorizer, the probe, the notifier, the fleet projector and the dashboard.
-  expect(functions()).toHaveLength(18);
+  // Fourteen operations, the two authorizers, the probe, the notifier, the fleet projector and the dashboard.
+  expect(functions()).toHaveLength(20);
   for (const [id, fn] of functions()) {
     expect(fn.Properties.ReservedConcurrentExecutions).toBe(20);
     expect(fn.Properties.Runtime).toBe('nodejs22.x');
@@ -291,8 +301,8 @@ describe('alerts', () => {
     expect(resources.AlertsTopic).toMatchObject({ Type: 'AWS::SNS::Topic', Properties: { TopicName: 'trading-bot-api-prod-alerts' } });
     expect(outputs.AlertsTopicArn.Value).toEqual({ Ref: 'AlertsTopic' });
     const alarms = ofType('AWS::CloudWatch::Alarm');
-    // Errors and throttles per function, but no Errors alarm on the authorizer (below).
-    expect(alarms.length).toBe(6 + 2 * functions().length - 1);
+    // Errors and throttles per function, but no Errors alarm on the two authorizers (below).
+    expect(alarms.length).toBe(6 + 2 * functions().length - 2);
     for (const [, { Properties }] of alarms) {
       expect(Properties.AlarmActions).toEqual([{ Ref: 'AlertsTopic' }]);
       expect(Properties.OKActions).toEqual([{ Ref: 'AlertsTopic' }]);
@@ -328,7 +338,7 @@ describe('alerts', () => {
       (r) =>
         r.Type === 'AWS::CloudWatch::Alarm' &&
         r.Properties.MetricName === 'Errors' &&
-        r.Properties.Dimensions[0].Value.Ref === 'AuthorizerLambdaFunction',
+        ['AuthorizerLambdaFunction', 'MetricsDashauthorizerLambdaFunction'].includes(r.Properties.Dimensions[0].Value.Ref),
     );
     expect(authorizerErrors).toBeUndefined();
     const api = [
@@ -360,7 +370,7 @@ describe('alerts', () => {
         (r) =>
           r.Type === 'AWS::CloudWatch::Alarm' && r.Properties.MetricName === 'Throttles' && r.Properties.Dimensions[0].Value.Ref === id,
       );
-      if (key !== 'Authorizer')
+      if (key !== 'Authorizer' && key !== 'MetricsDashauthorizer')
         expect([key, errors?.Properties]).toEqual([
           key,
           expect.objectContaining({ Namespace: 'AWS/Lambda', Statistic: 'Sum', Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' }),
@@ -402,7 +412,7 @@ describe('alerts', () => {
 
 it('keeps logs for a set time and secrets out of the package', () => {
   const logGroups = ofType('AWS::Logs::LogGroup');
-  expect(logGroups).toHaveLength(18);
+  expect(logGroups).toHaveLength(20);
   for (const [, group] of logGroups) expect(group.Properties.RetentionInDays).toBe(90);
   for (const [, fn] of functions()) {
     const env = fn.Properties.Environment.Variables;

@@ -154,3 +154,13 @@ export function divideDecimals(dividend: string, divisor: string, places: number
   const denominator = b.units * 10n ** BigInt(a.scale);
   return formatDecimal(divideHalfEven(numerator, denominator), places);
 }
+
+/**
+ * `a` × `b` exactly (decimal strings), with the scales added and nothing rounded: `multiplyDecimals("0.015",
+ * "61250.50")` is `"918.75750"`. What a trade's units at its price are worth, for exports that list both sides.
+ */
+export function multiplyDecimals(a: string, b: string): string {
+  const x = parse(a);
+  const y = parse(b);
+  return formatDecimal(x.units * y.units, x.scale + y.scale);
+}

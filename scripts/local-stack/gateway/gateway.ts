@@ -27,7 +27,7 @@ import gatewayResponses from '../../../resources/gateway-responses.js';
 import contract from '../../../resources/http-contract.js';
 import stages from '../../../resources/stages.js';
 import { corsHeaders, originAllowed } from '../../../api/http/cors';
-import { authorizerDecision, authorizerEvent, type Decision, identitySource } from '../gateway-rules';
+import { authorizerDecision, authorizerEvent, type Decision, identityPresent } from '../gateway-rules';
 import { requestOverSocket, type Offline, type SocketResponse } from '../offline';
 import { functionName, type HttpRoute, serviceDefinition } from '../service-definition';
 import { Gate } from './gate';
@@ -128,7 +128,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     requestId: string,
     url: URL,
   ): Promise<Decision> {
-    if (!identitySource(req.headers)) return { refusal: 'UNAUTHORIZED' };
+    if (!identityPresent(req.headers, route.identityHeaders)) return { refusal: 'UNAUTHORIZED' };
     const event = authorizerEvent({
       stage: options.stage,
       method: route.method,

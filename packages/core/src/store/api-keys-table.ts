@@ -48,13 +48,16 @@ export function apiKeyItem(record: ApiKeyRecord): Item {
 }
 
 /**
- * The API key a request carries: the `x-api-key` header (name in any case), and nowhere else. It is API Gateway's
- * identity source, which is what its authorizer cache is keyed on; a key sent any other way would work in one place
- * and not another.
+ * The API key a request carries: the `x-api-key` header (name in any case), else `Authorization: Bearer <key>`. The
+ * first is the data routes' identity source, which their authorizer cache is keyed on, so there API Gateway refuses
+ * a request without it before asking; the second is how Prometheus sends a key, and reaches the authorizer only on
+ * the metrics route, which has no identity source (serverless.yml).
  */
 export function apiKeyOf(headers: Record<string, string | undefined> | null | undefined): string | undefined {
-  const entry = Object.entries(headers ?? {}).find(([name, value]) => name.toLowerCase() === 'x-api-key' && value);
-  return entry?.[1]?.trim();
+  const header = (wanted: string) => Object.entries(headers ?? {}).find(([name, value]) => name.toLowerCase() === wanted && value)?.[1];
+  const key = header('x-api-key')?.trim();
+  if (key) return key;
+  return /^Bearer +(\S+)\s*$/i.exec(header('authorization') ?? '')?.[1];
 }
 
 /** The record of `key` when it is a well-formed key whose hash matches a stored one; `undefined` otherwise. */

@@ -144,6 +144,19 @@ export async function getPnlEntries(store: Store, accountId: string, keys: { per
   return (await getAggregates(store, accountId, keys, [])).pnl;
 }
 
+/** The P&L aggregate of one period of each of `accountIds` (none closed: absent), batched, as a fleet reads them. */
+export async function getPnlOfAccounts(
+  store: Store,
+  accountIds: readonly string[],
+  period: Period,
+  start: string,
+  consistent = false,
+): Promise<PnlEntry[]> {
+  if (!accountIds.length) return [];
+  const keys = accountIds.map((accountId) => pnlKey(accountId, period, start));
+  return (await batchGetItems(store, { [store.tables.ledger]: keys }, consistent))[store.tables.ledger].map(toPnlEntry);
+}
+
 /**
  * The stored P&L aggregates among `pnl` and performance figures among `perf`, read together (one BatchGetItem) for a
  * read-modify-write; missing ones are absent.

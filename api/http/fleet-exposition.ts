@@ -1,0 +1,102 @@
+import type { BotState } from '@trading-bot-api/core/types';
+import type { BotFigures, FleetFigures } from '../operations/metrics';
+import type { Representation } from './representation';
+import { type Family, PROMETHEUS_TYPE, renderExposition, type Sample } from './prometheus';
+
+/**
+ * `GET /api/metrics` as Prometheus text: the metric families, their names and labels, from the fleet's figures. Pure
+ * (types only from the operation), so its unit test needs no database.
+ */
+
+/** Every state a bot reports, in the API's order: one `tba_bot_state` series each, 1 for the bot's own. */
+export const BOT_STATES: readonly BotState[] = ['running', 'paused', 'stopped', 'error'];
+
+/** The labels of a bot's series: its account, and what an account's profile says of it (empty when unknown). */
+function botLabels(bot: BotFigures): Record<string, string> {
+  return {
+    account: bot.status.accountId,
+    currency: bot.account?.currency ?? bot.balance?.currency ?? '',
+    broker: bot.account?.broker ?? '',
+    environment: bot.account?.environment ?? '',
+  };
+}
+
+/** A family with one sample per bot that has a value (`undefined`: no sample, as for a bot that never heartbeated). */
+function perBot(
+  bots: readonly BotFigures[],
+  name: string,
+  help: string,
+  value: (bot: BotFigures) => string | number | undefined | null,
+): Family {
+  const samples: Sample[] = [];
+  for (const bot of bots) {
+    const v = value(bot);
+    if (v !== undefined && v !== null) samples.push({ labels: botLabels(bot), value: v });
+  }
+  return { name, help, type: 'gauge', samples };
+}
+
+/** The families of a scrape, in a fixed order. */
+export function fleetFamilies(figures: FleetFigures): Family[] {
+  const { bots, summary } = figures;
+  const flag = (yes: boolean) => (yes ? 1 : 0);
+  return [
+    {
+      name: 'tba_bot_state',
+      help: 'The state the bot last reported: 1 for it, 0 for the other states.',
+      type: 'gauge',
+      samples: bots.flatMap((bot) =>
+        BOT_STATES.map((state) => ({ labels: { ...botLabels(bot), state }, value: flag(bot.status.state === state) })),
+      ),
+    },
+    perBot(
+      bots,
+      'tba_bot_heartbeat_age_seconds',
+      "Seconds since the bot's last heartbeat (no sample: it never sent one).",
+      (bot) => bot.status.heartbeatAgeSeconds,
+    ),
+    perBot(
+      bots,
+      'tba_bot_stale',
+      '1 when the bot reports running but its heartbeat is older than the stale threshold (or missing).',
+      (bot) => flag(bot.status.stale),
+    ),
+    perBot(bots, 'tba_open_trades', 'Open trades of the account.', (bot) => bot.status.openTradeCount),
+    perBot(bots, 'tba_balance', 'Balance, in the account currency (exact: GET /api/{account}/balance).', (bot) => bot.balance?.balance),
+    perBot(bots, 'tba_nav', 'Net asset value, in the account currency.', (bot) => bot.balance?.nav),
+    perBot(bots, 'tba_unrealized_pnl', 'Unrealized P&L of the open trades, in the account currency.', (bot) => bot.balance?.unrealizedPL),
+    perBot(
+      bots,
+      'tba_realized_pnl_total',
+      'Realized P&L of every closed trade, in the account currency.',
+      (bot) => bot.balance?.realizedPL,
+    ),
+    perBot(
+      bots,
+      'tba_realized_pnl_today',
+      'Realized P&L of the trades closed this UTC day, in the account currency.',
+      (bot) => bot.today.realizedPL,
+    ),
+    perBot(bots, 'tba_trades_closed_today', 'Trades closed this UTC day.', (bot) => bot.today.tradesClosed),
+    {
+      name: 'tba_fleet_bots',
+      help: 'Bots the key may see (retired ones left out), by reported state.',
+      type: 'gauge',
+      samples: BOT_STATES.map((state) => ({ labels: { state }, value: summary[state] })),
+    },
+    { name: 'tba_fleet_bots_stale', help: 'Bots that are stale.', type: 'gauge', samples: [{ labels: {}, value: summary.stale }] },
+    { name: 'tba_fleet_bots_total', help: 'Bots the key may see.', type: 'gauge', samples: [{ labels: {}, value: summary.total }] },
+  ];
+}
+
+/** The scrape's text. */
+export function fleetExposition(figures: FleetFigures): string {
+  return renderExposition(fleetFamilies(figures));
+}
+
+/** The metrics operation's one representation: Prometheus text (an Accept that excludes text/plain is a 406). */
+export const METRICS_REPRESENTATION: Representation<FleetFigures> = {
+  format: 'prometheus',
+  mediaType: PROMETHEUS_TYPE,
+  render: fleetExposition,
+};
