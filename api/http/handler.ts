@@ -5,7 +5,7 @@ import { config } from '../config';
 import contract from '../../resources/http-contract.js';
 import { corsHeaders } from './cors';
 import { entityTag, noneMatch } from './etag';
-import { Validated } from './validated';
+import { type Held, heldOf, Validated } from './validated';
 import { HTTP, HttpProblem, serviceUnavailable, unauthorized } from '../errors';
 import { chosenRepresentation, JSON_REPRESENTATION, type Representation, represented } from './representation';
 import { DatabaseError } from '@trading-bot-api/core/store/errors';
@@ -25,8 +25,8 @@ export interface Input<P extends ParameterParsers> {
   principal: Principal;
   requestId: string;
   now: Date;
-  /** Whether the client holds the answer with this entity tag (If-None-Match, weak comparison). */
-  held: (tag: string) => boolean;
+  /** Whether the client holds the answer with this entity tag (If-None-Match, weak comparison), and named any. */
+  held: Held;
   /** The representation the answer will have (the `format` of one of the operation's representations; `json` by default). */
   format: string;
 }
@@ -222,7 +222,7 @@ export function httpHandler<P extends ParameterParsers, T>(
         principal,
         requestId: requestIdOf(event, context),
         now: new Date(),
-        held: (tag) => noneMatch(headerOf(event, 'if-none-match'), tag),
+        held: heldOf(headerOf(event, 'if-none-match'), noneMatch),
         format: representation.format,
       };
       const result = await run(input);

@@ -17,8 +17,16 @@ export class Validated<T> {
   }
 }
 
-/** Whether the client already holds the answer with this tag (If-None-Match, read by the HTTP layer). */
-export type Held = (tag: string) => boolean;
+/**
+ * Whether the client already holds the answer with this tag (If-None-Match, read by the HTTP layer); `any` is false
+ * when it named none, so the body is wanted whatever the tag (an answer may then read both at once).
+ */
+export type Held = ((tag: string) => boolean) & { readonly any: boolean };
+
+/** The Held of an If-None-Match header's value (undefined: none sent). */
+export function heldOf(ifNoneMatch: string | undefined, matches: (header: string, tag: string) => boolean): Held {
+  return Object.assign((tag: string) => ifNoneMatch !== undefined && matches(ifNoneMatch, tag), { any: ifNoneMatch !== undefined });
+}
 
 /**
  * The answer tagged `tag` (undefined: not tagged yet), read by `read` only when the client does not hold it

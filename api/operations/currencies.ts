@@ -16,7 +16,11 @@ function sorted(byCurrency: Map<string, string[]>): Map<string, string[]> {
  * accounts); otherwise each account's own (a key that sees some accounts reads only theirs).
  */
 export async function accountsByCurrency(principal: Principal): Promise<{ byCurrency: Map<string, string[]>; summed: boolean }> {
-  if (principal.accounts === '*' && (await statsComplete(store))) return { byCurrency: sorted(await readMembers(store)), summed: true };
+  if (principal.accounts === '*') {
+    // Both at once: the lists are one small item per currency, read in vain only while the summary is incomplete.
+    const [complete, members] = await Promise.all([statsComplete(store), readMembers(store)]);
+    if (complete) return { byCurrency: sorted(members), summed: true };
+  }
   const byCurrency = new Map<string, string[]>();
   for (const account of await readAccountScopedItems(store, store.tables.accounts, principal.accounts)) {
     const currency = account.currency as string;

@@ -1,3 +1,4 @@
+import type { Held } from '../http/validated';
 import type { FleetStamps } from '@trading-bot-api/core/store/fleet-table';
 import { getPnlOfAccounts, type PnlEntry } from '@trading-bot-api/core/store/ledger-table';
 import { periodStart, timestamp } from '@trading-bot-api/core/time';
@@ -53,7 +54,7 @@ async function todaysPnl(ids: readonly string[], day: string, stamps: FleetStamp
 }
 
 /** Always read: a scrape sends no If-None-Match, and every heartbeat age it shows moves with the clock. */
-const notHeld = () => false;
+const notHeld: Held = Object.assign(() => false, { any: false });
 
 /**
  * The fleet's figures for a scrape, read as the fleet polls read them (status.ts, fleet.ts): the bots' status (two

@@ -10,7 +10,7 @@ import type { AccountStatus, FleetStatus } from '@trading-bot-api/core/types';
 import type { Principal } from '../access';
 import { summarize, toAccountStatus } from './account-status';
 import { derivedOnce, idsWith, tagOf } from './fleet-tags';
-import { type Held, unlessHeld, type Validated } from '../http/validated';
+import { type Held, unlessHeld, Validated } from '../http/validated';
 import { store } from '../database';
 import { requireVisibleAccount } from './visible';
 
@@ -69,6 +69,12 @@ const statusStamps = derivedOnce((stamps) => {
  * says the client has it already (decided from the fleet's stamps, before anything else is read).
  */
 export async function readFleetStatus(principal: Principal, now: Date, held: Held): Promise<Validated<FleetStatus>> {
+  // A client that holds no answer gets the body whatever the tag: the stamps and the tables are read at once, not
+  // one after the other (the tag cost a full poll a third of its time).
+  if (!held.any) {
+    const [tag, body] = await Promise.all([statusTag(principal, now), fleetStatusOf(principal, now)]);
+    return new Validated(tag, body);
+  }
   return unlessHeld(await statusTag(principal, now), held, () => fleetStatusOf(principal, now));
 }
 
