@@ -4,7 +4,7 @@ import { accountNotFound } from '../errors';
 import { accountKey, readAccountScopedItems, retiredAtOf, toBotReport } from '@trading-bot-api/core/store/accounts-table';
 import { balanceKey, toBalanceRecord } from '@trading-bot-api/core/store/balances-table';
 import { batchGetItems, type Item } from '@trading-bot-api/core/store/dynamodb';
-import { parseBotStamp, staleness } from '@trading-bot-api/core/store/fleet-table';
+import { type BotStamp, botStamp, parseBotStamp, stampSecondsFor, staleness, tradesStamp } from '@trading-bot-api/core/store/fleet-table';
 import { readStamps } from './fleet-stamps';
 import type { AccountStatus, FleetStatus } from '@trading-bot-api/core/types';
 import type { Principal } from '../access';
@@ -52,30 +52,47 @@ async function statusTag(principal: Principal, now: Date): Promise<string | unde
       if (known.has(id)) stale[i] = known.get(id)!;
     });
   }
-  // What the stamps say (their digest), and which bots are stale now ('unknown': an account item not found).
-  return tagOf('status', [digest, ...ids.flatMap((id, i) => (stale[i] === false ? [] : [`${id} ${stale[i]}`]))]);
+  // What the stamps say (their digest), and which bots are stale now.
+  return statusTagOf(
+    digest,
+    ids.map((id, i) => ({ id, stale: stale[i] })),
+  );
 }
 
 /** The status stamps' bots parsed, and a digest of all they say but the heartbeat times (per stamps object). */
 const statusStamps = derivedOnce((stamps) => {
   const ids = idsWith(stamps, 'bot');
   const bots = ids.map((id) => parseBotStamp(stamps.get(id)!.bot!));
-  const lines = ids.map((id, i) => `${id} ${bots[i].state} ${bots[i].report} ${stamps.get(id)!.trades ?? ''}`);
+  const lines = ids.map((id, i) => statusLine(id, bots[i], stamps.get(id)!.trades ?? ''));
   return { ids, bots, digest: tagOf('status', lines) };
 });
+
+/** What the tag says of one bot: its state, the digest of its strategy and message, and its trades stamp. */
+function statusLine(id: string, bot: Pick<BotStamp, 'state' | 'report'>, trades: string): string {
+  return `${id} ${bot.state} ${bot.report} ${trades}`;
+}
+
+/** The tag of the digest of the bots' lines and of which bots are stale now ('unknown': an account item not found). */
+function statusTagOf(digest: string, stale: readonly { id: string; stale: boolean | 'unknown' }[]): string {
+  return tagOf('status', [digest, ...stale.flatMap((bot) => (bot.stale === false ? [] : [`${bot.id} ${bot.stale}`]))]);
+}
 
 /**
  * The status of every account the principal may see, sorted by account id, and their summary; none when `held`
  * says the client has it already (decided from the fleet's stamps, before anything else is read).
  */
 export async function readFleetStatus(principal: Principal, now: Date, held: Held): Promise<Validated<FleetStatus>> {
-  // A client that holds no answer gets the body whatever the tag: the stamps and the tables are read at once, not
-  // one after the other (the tag cost a full poll a third of its time).
+  // A client that holds no answer gets the body whatever the tag: read from the tables and tagged from the same items,
+  // as the stamps would tag it (reading the stamps first cost a full poll a third of its time).
   if (!held.any) {
-    const [tag, body] = await Promise.all([statusTag(principal, now), fleetStatusOf(principal, now)]);
-    return new Validated(tag, body);
+    const { status, tag } = await readTables(principal, now);
+    return new Validated(tag, status);
   }
-  return unlessHeld(await statusTag(principal, now), held, () => fleetStatusOf(principal, now));
+  const stamped = await statusTag(principal, now);
+  if (stamped !== undefined) return unlessHeld(stamped, held, () => fleetStatusOf(principal, now));
+  // Stamps not complete (a stage whose data predates the projector): the tables, tagged from their items.
+  const { status, tag } = await readTables(principal, now);
+  return held(tag) ? new Validated(tag) : new Validated(tag, status);
 }
 
 /**
@@ -85,14 +102,32 @@ export async function readFleetStatus(principal: Principal, now: Date, held: Hel
  * probe reads this too).
  */
 export async function fleetStatusOf(principal: Principal, now: Date): Promise<FleetStatus> {
+  return (await readTables(principal, now)).status;
+}
+
+/** The fleet status read from the tables, and its tag as the stamps give it (statusTag), computed from the same items. */
+async function readTables(principal: Principal, now: Date): Promise<{ status: FleetStatus; tag: string }> {
   const [accounts, balances] = await Promise.all([
     readAccountScopedItems(store, store.tables.accounts, principal.accounts),
     readAccountScopedItems(store, store.tables.balances, principal.accounts),
   ]);
   const balanceOf = new Map(balances.map((item) => [item.accountId as string, item]));
-  const statuses = accounts
+  const kept = accounts
     .filter((account) => retiredAtOf(account) === null)
-    .map((account) => statusOfItems(account, balanceOf.get(account.accountId as string), now))
-    .sort((a, b) => compareIds(a.accountId, b.accountId));
-  return { accounts: statuses, summary: summarize(statuses) };
+    .sort((a, b) => compareIds(a.accountId as string, b.accountId as string));
+  const statuses = kept.map((account) => statusOfItems(account, balanceOf.get(account.accountId as string), now));
+  const window = stampSecondsFor(config.staleAfterSeconds);
+  const lines = kept.map((account) => {
+    const balance = balanceOf.get(account.accountId as string);
+    return statusLine(
+      account.accountId as string,
+      parseBotStamp(botStamp(toBotReport(account), window)),
+      balance ? tradesStamp(toBalanceRecord(balance)) : '',
+    );
+  });
+  const tag = statusTagOf(
+    tagOf('status', lines),
+    statuses.map((status) => ({ id: status.accountId, stale: status.stale })),
+  );
+  return { status: { accounts: statuses, summary: summarize(statuses) }, tag };
 }

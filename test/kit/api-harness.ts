@@ -89,7 +89,7 @@ export function uniqueStage(): string {
 export async function startHarness(env: Record<string, string> = {}, options: { projector?: boolean } = {}): Promise<Harness> {
   // A file that tests the fleet projector gets a DynamoDB Local of its own, with streams: in the run's shared one,
   // stream-enabled tables of every file would slow every write of every file (ensureTables says how much).
-  const own: LocalDb | undefined = options.projector ? await startDynamoDbLocal() : undefined;
+  const own: LocalDb | undefined = options.projector ? await startDynamoDbLocal({ lightLoad: true }) : undefined;
   const db = own ? { endpoint: own.endpoint } : testDatabase();
   const stage = uniqueStage();
   Object.assign(process.env, localFunctionEnv(stage, db.endpoint, TEST_CURSOR_SECRET), { AUTH_MODE: 'off', LOG_LEVEL: 'ERROR' }, env);

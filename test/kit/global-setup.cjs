@@ -25,7 +25,7 @@ module.exports = async function globalSetup(globalConfig) {
   // The dashboard's build, once, before any test file starts a stack that serves it (they would race to build it).
   require('../../resources/dashboard-build.js').ensureDashboardBuilt({ log: (line) => process.stderr.write(`${line}\n`) });
   try {
-    const db = await startDynamoDbLocal({ log: (line) => process.stderr.write(`${line}\n`) });
+    const db = await startDynamoDbLocal({ lightLoad: true, log: (line) => process.stderr.write(`${line}\n`) });
     globalThis.testDynamoDbLocal = db;
     // Jest starts its workers after this, and they inherit the variable.
     process.env.TEST_DYNAMODB_ENDPOINT = db.endpoint;
