@@ -63,9 +63,10 @@ it('prints the tables and the target summary', () => {
 
 it('measures every query of every operation, each within its read budget', () => {
   const { queries } = results;
-  // 6 single operations; 2 listings × (3 statuses × 2 instruments × 3 limits + 3 windows × 3 filters + 1 large
-  // windowed page); 3 deep pages; 4 + 2 P&L series and 2 equity series; 3 + 3 performance summaries.
-  expect(queries).toHaveLength(6 + 2 * (3 * 2 * 3 + 3 * 3 + 1) + 3 + 6 + 2 + 6);
+  // 7 single operations (the scrape among them); 2 listings × (3 statuses × 2 instruments × 3 limits + 3 windows × 3
+  // filters + 1 large windowed page); 3 deep pages; 4 + 3 P&L series and 2 equity series; 4 + 4 performance summaries
+  // (3 days, 7 days, a year, and a year of one instrument or a window before any trade).
+  expect(queries).toHaveLength(7 + 2 * (3 * 2 * 3 + 3 * 3 + 1) + 3 + 7 + 2 + 8);
   expect(new Set(queries.map((row: any) => row.operation))).toEqual(new Set(OPERATIONS));
   for (const row of queries) {
     expect(row).toEqual(
@@ -85,10 +86,11 @@ it('measures every query of every operation, each within its read budget', () =>
       notPositive({ itemsRead: row.itemsRead, itemsReturned: row.itemsReturned, readAmplification: row.readAmplification }, true),
     ).toEqual({});
     // The issue's cost rules: a page reads what it returns plus one; the fleet answers their stamps (at most
-    // MOST_STAMP_ITEMS) and one item per account, two for the status; a series one per point and account, plus the account; a
-    // performance summary one per day and instrument traded (what it is built from), plus the account or each account
-    // and its balance at the window's start (the drawdown ratio's measure), and the fleet's meta item, which says
-    // whether the fleet's sums may be read instead of the accounts' days.
+    // MOST_STAMP_ITEMS) and one item per account, two for the status, five for the scrape (and its stamps of three
+    // aspects); a series one per point and account, plus the account; a performance summary one per period read (what
+    // it is built from), plus the account or each account's balance at the window's start (the drawdown ratio's
+    // measure, one or two reads), and for the fleet its meta item, which says whether the currencies' sums may be read
+    // instead of the accounts' own, and one account list per currency.
     const accounts = results.meta.accounts;
     const stamps = MOST_STAMP_ITEMS;
     const budget =
@@ -96,13 +98,15 @@ it('measures every query of every operation, each within its read budget', () =>
         ? 2 * row.itemsReturned + stamps
         : row.operation === 'accounts' || row.operation === 'all-balance'
           ? row.itemsReturned + stamps
-          : row.operation === 'all-pnl'
-            ? row.itemsReturned + accounts
-            : row.operation === 'all-performance'
-              ? row.itemsReturned + 2 * accounts + 1
-              : row.operation === 'account-performance'
-                ? row.itemsReturned + 2
-                : row.itemsReturned + 1;
+          : row.operation === 'metrics'
+            ? 5 * row.itemsReturned + 4 * stamps
+            : row.operation === 'all-pnl'
+              ? row.itemsReturned + Math.max(accounts, 1 + row.currencies)
+              : row.operation === 'all-performance'
+                ? row.itemsReturned + 2 * accounts + 1 + row.currencies
+                : row.operation === 'account-performance'
+                  ? row.itemsReturned + 2
+                  : row.itemsReturned + 1;
     expect([row.query, row.readBudget]).toEqual([row.query, budget]);
     expect([row.query, row.itemsRead <= budget]).toEqual([row.query, true]);
     expect(row.readAmplification).toBeCloseTo(row.itemsRead / Math.max(1, row.itemsReturned), 2);
