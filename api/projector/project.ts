@@ -166,11 +166,10 @@ export async function project(projection: Projection, records: readonly SourceRe
     const item = record.after ?? record.before!;
     const accountId = item.accountId as string;
     if (record.source === 'ledger') {
-      if (!periodOf(record.before) && !periodOf(record.after) && !pnlOf(record.before) && !pnlOf(record.after)) continue;
+      // Figures of an account no longer there: nothing of the fleet's can hold them. (Its currency is read once.)
       const currency = await currencyOf(store, accountId);
-      // Figures of an account no longer there: nothing of the fleet's can hold them.
-      if (currency === undefined) continue;
-      const change = sumChange(store, record, currency)!;
+      const change = currency === undefined ? undefined : sumChange(store, record, currency);
+      if (!change) continue;
       const group = sums.get(change.id) ?? { fold: change.fold, changes: [] };
       group.changes.push(change.change);
       sums.set(change.id, group);

@@ -110,20 +110,6 @@ export function withTrade(period: PeriodFigures, trade: ClosedTrade & { instrume
   };
 }
 
-/** The figures of the closed trades `trades`, per period of every unit they count in (keyed `<unit>#<start>`). */
-export function periodsOf(trades: readonly (ClosedTrade & { instrument: string })[]): Map<string, PeriodKey & { figures: PeriodFigures }> {
-  const periods = new Map<string, PeriodKey & { figures: PeriodFigures }>();
-  for (const trade of trades) {
-    for (const unit of STATS_UNITS) {
-      const start = timestamp(unitStart(Date.parse(trade.closeTime), unit));
-      const id = periodId({ unit, start });
-      const held = periods.get(id) ?? { unit, start, figures: {} };
-      periods.set(id, { ...held, figures: withTrade(held.figures, trade) });
-    }
-  }
-  return periods;
-}
-
 /** A period's id among an owner's: `<unit>#<start>`. */
 export function periodId(key: PeriodKey): string {
   return `${key.unit}#${key.start}`;
