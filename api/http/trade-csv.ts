@@ -1,5 +1,5 @@
 import { multiplyDecimals } from '@trading-bot-api/core/decimal';
-import type { Trade } from '@trading-bot-api/core/types';
+import { TRADE_FIELDS, type Trade } from '@trading-bot-api/core/types';
 import { type Cell, csvRecord, inertText } from './csv';
 
 /**
@@ -9,23 +9,7 @@ import { type Cell, csvRecord, inertText } from './csv';
  */
 
 /** The columns of the `csv` layout: the Trade's fields in the contract's order, named as in JSON. */
-export const TRADE_COLUMNS = [
-  'id',
-  'accountId',
-  'instrument',
-  'side',
-  'units',
-  'status',
-  'openPrice',
-  'openTime',
-  'closePrice',
-  'closeTime',
-  'realizedPL',
-  'unrealizedPL',
-  'stopLoss',
-  'takeProfit',
-  'closeReason',
-] as const satisfies readonly (keyof Trade)[];
+export const TRADE_COLUMNS = TRADE_FIELDS;
 
 /** The trades in the `csv` layout: a header row, then one record per trade; null fields are empty cells. */
 export function tradesCsv(trades: readonly Trade[]): string {

@@ -10,27 +10,12 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { type CsvError, type Options, parse } from 'csv-parse';
+import { TRADE_FIELDS } from '@trading-bot-api/core/types';
 
 export type TradeFileFormat = 'jsonl' | 'csv';
 
 /** The fields of the API's Trade: the only columns and keys a file may have. */
-export const TRADE_FIELDS = [
-  'id',
-  'accountId',
-  'instrument',
-  'side',
-  'units',
-  'status',
-  'openPrice',
-  'openTime',
-  'closePrice',
-  'closeTime',
-  'realizedPL',
-  'unrealizedPL',
-  'stopLoss',
-  'takeProfit',
-  'closeReason',
-] as const;
+export { TRADE_FIELDS };
 
 export type TradeRow = { line: number; value: Record<string, unknown> } | { line: number; error: string };
 

@@ -14,6 +14,28 @@ export type Balance = Schemas['Balance'];
 export type Total = Schemas['Total'];
 export type AllBalances = Schemas['AllBalances'];
 export type Trade = Schemas['Trade'];
+
+/**
+ * A Trade's fields in the contract's order: the columns of a CSV of trades, written (the listings' `csv` layout) and
+ * read back (`npm run import`'s files) alike.
+ */
+export const TRADE_FIELDS = [
+  'id',
+  'accountId',
+  'instrument',
+  'side',
+  'units',
+  'status',
+  'openPrice',
+  'openTime',
+  'closePrice',
+  'closeTime',
+  'realizedPL',
+  'unrealizedPL',
+  'stopLoss',
+  'takeProfit',
+  'closeReason',
+] as const satisfies readonly (keyof Trade)[];
 export type TradePage = Schemas['TradePage'];
 export type AccountStatus = Schemas['AccountStatus'];
 /** How many of the accounts' bots are in each state, and how many are stale (whatever their state field says). */

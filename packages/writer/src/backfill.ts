@@ -11,6 +11,7 @@
  */
 import { type Item, type Store, TransactionCancelled, type TransactItem, transactWrite } from '@trading-bot-api/core/store/dynamodb';
 import { deletePeriod, legacyStatsKeys, type PeriodEntry, putPeriod, readAllPeriods } from '@trading-bot-api/core/store/ledger-table';
+import { canonicalJson } from '@trading-bot-api/core/canonical';
 import { periodId } from '@trading-bot-api/core/rollups';
 import { readTrades, tradeListing } from '@trading-bot-api/core/store/trades-table';
 import type { Trade } from '@trading-bot-api/core/types';
@@ -35,19 +36,9 @@ function closedTrades(store: Store, accountId: string): Promise<Trade[]> {
   return readTrades(store, tradeListing(accountId, { status: 'closed' }), {});
 }
 
-/** A value as JSON with every object's keys sorted, at every depth: equal figures give equal text. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonical(item)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
 /** The figures alone (no version), for telling whether a stored entry already holds them, the best and worst included. */
 function figures({ version: _version, ...entry }: PeriodEntry): string {
-  return canonical(entry);
+  return canonicalJson(entry);
 }
 
 /**

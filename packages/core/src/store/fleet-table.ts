@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AccountScope } from '../ids';
+import { canonicalJson } from '../canonical';
 import { negateDecimal, sumDecimals } from '../decimal';
 import { type PeriodFigures, type PeriodKey, mergePeriods, replacePeriod } from '../rollups';
 import type { Period } from '../time';
@@ -506,21 +507,11 @@ async function rebuildSum<T>(
     const summed = summedOf(kind, await readEntries([...new Set([...accountIds, ...(held?.versions.keys() ?? [])])]));
     rewritten =
       !held ||
-      canonical({ ...held, versions: Object.fromEntries(held.versions) }) !==
-        canonical({ ...summed, versions: Object.fromEntries(summed.versions) });
+      canonicalJson({ ...held, versions: Object.fromEntries(held.versions) }) !==
+        canonicalJson({ ...summed, versions: Object.fromEntries(summed.versions) });
     return rewritten ? summed : undefined;
   });
   return rewritten;
-}
-
-/** A value as JSON with every object's keys sorted: equal figures give equal text, whatever order a map came in. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonical(item)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 /** The performance roll-ups: every instrument's figures, and its days' nets, summed over the accounts. */
