@@ -7,11 +7,11 @@
  * interleaved (one of each per round, in a rotating order) so machine drift falls on all of them alike.
  */
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { build, type BuildOptions, type Metafile } from 'esbuild';
-import { parseDocument } from 'yaml';
+import { build, type Metafile } from 'esbuild';
+import { deployEsbuildOptions, functionEntries } from '../scripts/local-stack/function-bundles';
 import { ROOT } from './options';
 import { median, ratio, round } from './stats';
 
@@ -46,45 +46,6 @@ export interface BundleRow {
   overBaseline: Contributor[];
 }
 
-// serverless-esbuild removes its own settings before calling esbuild, and adds `exclude` to `external`
-// (node_modules/serverless-esbuild/dist/bundle.js).
-const PLUGIN_ONLY = [
-  'concurrency',
-  'zipConcurrency',
-  'exclude',
-  'nativeZip',
-  'packager',
-  'packagePath',
-  'watch',
-  'keepOutputDirectory',
-  'packagerOptions',
-  'installExtraArgs',
-  'outputFileExtension',
-  'outputBuildFolder',
-  'outputWorkFolder',
-  'nodeExternals',
-  'skipBuild',
-  'skipRebuild',
-  'skipBuildExcludeFns',
-  'stripEntryResolveExtensions',
-  'disposeContext',
-  'config',
-];
-
-/** The esbuild options of a deploy, read from serverless.yml's custom.esbuild so the bench cannot drift from it. */
-export function deployEsbuildOptions(): BuildOptions {
-  const document = parseDocument(readFileSync(join(ROOT, 'serverless.yml'), 'utf8'), { logLevel: 'silent' });
-  const custom = (document.toJS({}) as { custom?: { esbuild?: Record<string, unknown> } }).custom?.esbuild;
-  if (!custom) throw new Error('serverless.yml has no custom.esbuild');
-  const options: Record<string, unknown> = { ...custom };
-  for (const name of PLUGIN_ONLY) delete options[name];
-  const exclude = (custom.exclude as string[] | undefined) ?? ['aws-sdk'];
-  options.external = [...((custom.external as string[] | undefined) ?? []), ...(exclude.includes('*') ? [] : exclude)];
-  // serverless-esbuild's default when custom.esbuild sets none.
-  options.bundle ??= true;
-  return options as BuildOptions;
-}
-
 function packageOf(input: string): string {
   const marker = 'node_modules/';
   const at = input.lastIndexOf(marker);
@@ -111,13 +72,7 @@ function contributors(metafile: Metafile): Contributor[] {
 /** Builds every functions/*.ts and the baseline into `outDir`. */
 export async function buildBundles(outDir: string): Promise<BuiltBundle[]> {
   const options = deployEsbuildOptions();
-  const entries = [
-    { name: BASELINE, entry: join(ROOT, 'bench', 'baseline-client.ts') },
-    ...readdirSync(join(ROOT, 'functions'))
-      .filter((file) => file.endsWith('.ts'))
-      .sort()
-      .map((file) => ({ name: basename(file, '.ts'), entry: join(ROOT, 'functions', file) })),
-  ];
+  const entries = [{ name: BASELINE, entry: join(ROOT, 'bench', 'baseline-client.ts') }, ...functionEntries()];
   const built: BuiltBundle[] = [];
   for (const { name, entry } of entries) {
     const file = join(outDir, `${name === BASELINE ? 'baseline' : name}.js`);

@@ -8,6 +8,9 @@
 //
 // `serverless offline`: the functions are bundled once at start and loaded by serverless offline's own process;
 // the build contexts serverless-esbuild keeps for rebuilding (some 300 MB in esbuild's service process) are let go.
+// A test run builds the bundles once (scripts/local-stack/function-bundles.ts, with serverless.yml's esbuild options)
+// and names their folder in OFFLINE_PREBUILT_BUNDLES: each serverless offline it starts then loads those instead of
+// bundling every function again. Only `offline`: a package or an invoke still builds its own.
 'use strict';
 
 const { cursorSecretProblem } = require('./stages');
@@ -16,9 +19,19 @@ class LocalRuns {
   constructor(serverless) {
     this.serverless = serverless;
     this.hooks = {
+      initialize: () => this.usePrebuiltBundles(),
       'before:invoke:local:loadEnvVars': () => this.checkCursorSecret(),
       'before:offline:start:init': () => this.releaseBuildContexts(),
     };
+  }
+
+  usePrebuiltBundles() {
+    const folder = process.env.OFFLINE_PREBUILT_BUNDLES;
+    if (!folder || this.serverless.processedInput?.commands?.[0] !== 'offline') return;
+    // serverless-esbuild bundles no function marked so, and keeps a location set here (its pre-offline.js).
+    for (const name of this.serverless.service.getAllFunctions()) this.serverless.service.getFunction(name).skipEsbuild = true;
+    const { custom } = this.serverless.service;
+    custom['serverless-offline'] = { ...custom['serverless-offline'], location: folder };
   }
 
   checkCursorSecret() {

@@ -3,10 +3,13 @@
 // of the projects naming it are in the run.
 'use strict';
 
+const { join } = require('node:path');
+
 require('tsx/cjs/api').register();
 const { PrerequisiteError, startDynamoDbLocal } = require('../../scripts/local-stack/dynamodb-local.ts');
 const { makeRunDir } = require('./run-dir.ts');
 const { startWriterBuild } = require('./writer-build.ts');
+const { buildFunctionBundles } = require('../../scripts/local-stack/function-bundles.ts');
 
 /** The projects whose tests use the writer package as built (test/kit/writer-build.ts). */
 const WITH_WRITER_BUILD = ['e2e', 'package'];
@@ -24,8 +27,15 @@ module.exports = async function globalSetup(globalConfig) {
   if (runs(globalConfig, WITH_WRITER_BUILD)) globalThis.testWriterBuild = startWriterBuild();
   // The dashboard's build, once, before any test file starts a stack that serves it (they would race to build it).
   require('../../resources/dashboard-build.js').ensureDashboardBuilt({ log: (line) => process.stderr.write(`${line}\n`) });
+  // The functions' bundles, once for every serverless offline the run starts (resources/local-runs.js), built while
+  // DynamoDB Local starts; the workers inherit the variable.
+  const bundles = join(process.env.TEST_RUN_DIR, 'bundles');
   try {
-    const db = await startDynamoDbLocal({ lightLoad: true, log: (line) => process.stderr.write(`${line}\n`) });
+    const [db] = await Promise.all([
+      startDynamoDbLocal({ lightLoad: true, log: (line) => process.stderr.write(`${line}\n`) }),
+      buildFunctionBundles(bundles),
+    ]);
+    process.env.OFFLINE_PREBUILT_BUNDLES = bundles;
     globalThis.testDynamoDbLocal = db;
     // Jest starts its workers after this, and they inherit the variable.
     process.env.TEST_DYNAMODB_ENDPOINT = db.endpoint;

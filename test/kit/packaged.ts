@@ -41,7 +41,7 @@ export const ALERT_SECRETS = {
 export function deployEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, SLS_TELEMETRY_DISABLED: '1', ...ALERT_SECRETS, ...extra };
   const local = ['CURSOR_SECRET', 'DYNAMODB_ENDPOINT', 'AUTH_MODE', 'CORS_ALLOWED_ORIGINS', 'PORT', 'LAMBDA_PORT', 'DASHBOARD_URL'];
-  for (const name of [...local, 'ESBUILD_WORK_FOLDER']) if (!(name in extra)) delete env[name];
+  for (const name of [...local, 'ESBUILD_WORK_FOLDER', 'OFFLINE_PREBUILT_BUNDLES']) if (!(name in extra)) delete env[name];
   return env;
 }
 
