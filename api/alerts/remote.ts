@@ -1,19 +1,15 @@
 /**
- * The ALERT_* values a deployed stage keeps in AWS, read at run time: the Secrets Manager secret named by
- * ALERT_SECRET_ID (a JSON object of the variables), through Powertools' Parameters utility, and the SSM parameters
- * under ALERT_PARAMETERS_PATH (SecureString, one per variable, decrypted), by one signed call a page (aws-json.ts).
- * Both are kept for five minutes per instance, so a warm notifier does not read them for every alarm, and a changed
- * value is used within five minutes. A secret or path that does not exist means no channel is configured there; any
- * other failure (no permission, no answer) is an error: the notifier then fails, and its event waits in the
- * on-failure queue.
+ * The ALERT_* values a deployed stage keeps in AWS, read at run time by one signed call each (aws-json.ts): the
+ * Secrets Manager secret named by ALERT_SECRET_ID (a JSON object of the variables) and the SSM parameters under
+ * ALERT_PARAMETERS_PATH (SecureString, one per variable, decrypted). Both are kept for five minutes per instance, so
+ * a warm notifier does not read them for every alarm, and a changed value is used within five minutes.
+ * A secret or path that does not exist means no channel is configured there; any other failure (no permission, no
+ * answer) is an error naming its cause: the notifier then fails, and its event waits in the on-failure queue.
  */
-import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
-import { callAwsJson, SSM } from './aws-json';
+import { AwsCallError, callAwsJson, SECRETS_MANAGER, SSM } from './aws-json';
 import { type AlertValues, mergeAlertValues, pickAlertValues } from './settings';
 
 const MAX_AGE_SECONDS = 300;
-
-let secrets: SecretsProvider | undefined;
 
 /** What each source last read, until when: values, or that there were none. */
 const kept = new Map<string, { until: number; values: AlertValues }>();
@@ -27,23 +23,31 @@ async function keptFor(key: string, read: () => Promise<AlertValues>): Promise<A
   return values;
 }
 
-function isMissing(error: unknown): boolean {
-  const cause = (error as { cause?: { name?: string } }).cause;
-  return cause?.name === 'ResourceNotFoundException' || cause?.name === 'ParameterNotFound';
-}
-
 /** The values kept in the secret `secretId`, when it exists. */
 async function fromSecret(secretId: string): Promise<AlertValues> {
-  secrets ??= new SecretsProvider();
+  let answer: Record<string, unknown>;
   try {
-    const value = await secrets.get(secretId, { maxAge: MAX_AGE_SECONDS, transform: 'json' });
-    return value && typeof value === 'object' ? pickAlertValues(value as Record<string, unknown>) : {};
+    answer = await callAwsJson(SECRETS_MANAGER, 'GetSecretValue', { SecretId: secretId });
   } catch (error) {
-    if (isMissing(error)) return {};
-    throw new Error(
-      `alerts: the secret ${secretId} could not be read (${(error as { cause?: Error }).cause?.name ?? (error as Error).name})`,
-    );
+    if (error instanceof AwsCallError && error.code === 'ResourceNotFoundException') return {};
+    throw new Error(`alerts: the secret ${secretId} could not be read: ${(error as Error).message}`);
   }
+  // A secret stored as bytes comes as SecretBinary (base64 in the JSON answer): the same JSON, encoded.
+  const { SecretString, SecretBinary } = answer;
+  const text =
+    typeof SecretString === 'string'
+      ? SecretString
+      : typeof SecretBinary === 'string'
+        ? Buffer.from(SecretBinary, 'base64').toString('utf8')
+        : '';
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    // Said without JSON.parse's own words: they quote the text, which is the secret.
+    throw new Error(`alerts: the secret ${secretId} is not JSON (it holds a JSON object of the ALERT_* variables: docs/alerts.md)`);
+  }
+  return value && typeof value === 'object' ? pickAlertValues(value as Record<string, unknown>) : {};
 }
 
 /**
@@ -74,9 +78,9 @@ async function fromParameters(path: string): Promise<AlertValues> {
 
 /** What the secret and then the parameters hold; either source may be left out (undefined or empty). */
 export async function remoteAlertValues(sources: { secretId?: string; parametersPath?: string }): Promise<AlertValues> {
-  const [secret, kept] = await Promise.all([
-    sources.secretId ? fromSecret(sources.secretId) : Promise.resolve({}),
+  const [secret, parameters] = await Promise.all([
+    sources.secretId ? keptFor(`secret:${sources.secretId}`, () => fromSecret(sources.secretId!)) : Promise.resolve({}),
     sources.parametersPath ? keptFor(`ssm:${sources.parametersPath}`, () => fromParameters(sources.parametersPath!)) : Promise.resolve({}),
   ]);
-  return mergeAlertValues(secret, kept);
+  return mergeAlertValues(secret, parameters);
 }

@@ -306,6 +306,25 @@ describe('deployed: the probe publishes to the topic, the notifier sends what SN
     aws.heal();
   });
 
+  it('the secret: a refusal names its cause, one that does not exist configures nothing, one not JSON is said unquoted', async () => {
+    const { remoteAlertValues } = await import('../../api/alerts/remote');
+    const secretId = `trading-bot-api/${harness.stage}/elsewhere`;
+    aws.secrets.set(secretId, JSON.stringify({ ALERT_SLACK_WEBHOOK_URL: slack.url }));
+    aws.fail('GetSecretValue', 'AccessDeniedException');
+    const refused = await remoteAlertValues({ secretId }).catch((error: Error) => error);
+    expect(String(refused)).toMatch(
+      `alerts: the secret ${secretId} could not be read: Secrets Manager refused GetSecretValue: AccessDeniedException`,
+    );
+    expect(await remoteAlertValues({ secretId })).toEqual({ ALERT_SLACK_WEBHOOK_URL: slack.url });
+    expect(await remoteAlertValues({ secretId: `${secretId}/none` })).toEqual({});
+    // A URL where the JSON should be: JSON.parse's own message would quote its start.
+    aws.secrets.set(`${secretId}/url`, slack.url);
+    const malformed = await remoteAlertValues({ secretId: `${secretId}/url` }).catch((error: Error) => error);
+    expect(String(malformed)).toMatch(`alerts: the secret ${secretId}/url is not JSON`);
+    expect(String(malformed)).not.toContain(slack.url.slice(0, 12));
+    expect(aws.inputs.filter((call) => call.action === 'GetSecretValue').at(-1)?.input).toEqual({ SecretId: `${secretId}/url` });
+  });
+
   it('a change the topic refused is announced by the next run, once', async () => {
     const probe = (await import('../../functions/probe')).handler;
     await account('dp-refused', 'Refused bot', 'stopped');
