@@ -179,7 +179,7 @@ it('`npm run alerts -- test --stage` reads that stage’s parameters and secret 
   const refused = await run('alerts', ['test', '--stage', stage], { AWS_SECRET_ACCESS_KEY: 'not-the-key' });
   expect(refused.code).toBe(1);
   expect(refused.output).toMatch(
-    /^alerts: alerts: the (parameters under \/trading-bot-api\/\w+\/alerts|secret trading-bot-api\/\w+\/alerts) could not be read: (SSM|Secrets Manager) refused (GetParametersByPath|GetSecretValue): InvalidSignatureException: The request signature we calculated does not match/,
+    /^alerts: the (parameters under \/trading-bot-api\/\w+\/alerts|secret trading-bot-api\/\w+\/alerts) could not be read: (SSM|Secrets Manager) refused (GetParametersByPath|GetSecretValue): InvalidSignatureException: The request signature we calculated does not match/,
   );
   expect(taken().map((texts, i) => texts.length - before[i])).toEqual([1, 1, 1, 1]);
   for (const value of Object.values(fakes.values)) if (value) expect(refused.output).not.toContain(value);
