@@ -36,13 +36,16 @@ export const SECRETS_MANAGER: JsonService = { id: 'Secrets Manager', signingName
 const MAX_ATTEMPTS = 3;
 
 /**
- * Why a call failed. `refused`: the service said no for a reason only configuration mends (a permission, a
- * credential, a name that does not exist); `throttled` and `unavailable` are outages: it refused the load, or
- * failed on its side or did not answer, at every attempt. `code` names it: the service's error (e.g.
- * AccessDeniedException, ThrottlingException), the network's (ECONNREFUSED, TimeoutError) or the HTTP status.
+ * `refused`: the service said no for a reason only configuration mends (a permission, a credential, a name that does
+ * not exist; so do a missing region and a malformed endpoint); `throttled` and `unavailable` are outages: it refused
+ * the load, or failed on its side or did not answer, at every attempt.
  */
 export type AwsFault = 'refused' | 'throttled' | 'unavailable';
 
+/**
+ * Why a call failed: its fault, and its `code`: the service's error (e.g. AccessDeniedException,
+ * ThrottlingException), the network's (ECONNREFUSED, TimeoutError), the HTTP status, or NoRegion, InvalidEndpoint.
+ */
 export class AwsCallError extends Error {
   constructor(
     readonly fault: AwsFault,
@@ -71,7 +74,7 @@ function configuredEndpoint(service: JsonService): Promise<string | undefined> {
   })();
 }
 
-/** The service's service error code as JSON 1.1 gives it (`com.amazon.coral.service#AccessDeniedException`, `X:http://…`). */
+/** The service's error code, as JSON 1.1 may prefix or suffix it (`com.amazon.coral.service#AccessDeniedException`, `X:http://…`). */
 function errorCode(raw: unknown): string | undefined {
   if (typeof raw !== 'string' || !raw) return undefined;
   return raw.split(':')[0].split('#').pop() || undefined;
@@ -90,8 +93,13 @@ function wordsOf(raw: unknown): string {
 
 /** One signed attempt: the answer's JSON, or an AwsCallError naming the service's refusal or failure. */
 async function attempt(service: JsonService, operation: string, body: string): Promise<Record<string, unknown>> {
-  const region = await loadConfig(NODE_REGION_CONFIG_OPTIONS, NODE_REGION_CONFIG_FILE_OPTIONS)();
-  const url = new URL((await configuredEndpoint(service)) ?? `https://${service.signingName}.${region}.${partition(region).dnsSuffix}`);
+  const region = await loadConfig(NODE_REGION_CONFIG_OPTIONS, NODE_REGION_CONFIG_FILE_OPTIONS)().catch(() => {
+    throw new AwsCallError('refused', 'NoRegion', `${service.id} cannot be called: no region (AWS_REGION, or the profile's)`);
+  });
+  const endpoint = (await configuredEndpoint(service)) ?? `https://${service.signingName}.${region}.${partition(region).dnsSuffix}`;
+  if (!URL.canParse(endpoint))
+    throw new AwsCallError('refused', 'InvalidEndpoint', `${service.id}'s configured endpoint is not a URL: ${endpoint}`);
+  const url = new URL(endpoint);
   const request = new HttpRequest({
     method: 'POST',
     protocol: url.protocol,
@@ -124,8 +132,9 @@ async function attempt(service: JsonService, operation: string, body: string): P
     throw new AwsCallError('unavailable', `HTTP ${status}`, `${service.id} answered ${operation} with something other than JSON`);
   }
   const code = errorCode(response.headers['x-amzn-errortype']) ?? errorCode(answer?.__type) ?? `HTTP ${status}`;
-  if (isThrottlingError({ name: code, $metadata: { httpStatusCode: status } } as never))
-    throw new AwsCallError('throttled', code, `${service.id} throttled ${operation} (${code})`);
+  // The SDK's list of throttling codes (ThrottlingException, TooManyRequestsException, …, and any 429).
+  const shaped = { name: code, message: code, $metadata: { httpStatusCode: status } } as Parameters<typeof isThrottlingError>[0];
+  if (isThrottlingError(shaped)) throw new AwsCallError('throttled', code, `${service.id} throttled ${operation} (${code})`);
   if (status >= 500) throw new AwsCallError('unavailable', code, `${service.id} failed ${operation} (${code}, HTTP ${status})`);
   const words = wordsOf(answer?.message ?? answer?.Message);
   throw new AwsCallError('refused', code, `${service.id} refused ${operation}: ${code}${words ? `: ${words}` : ''}`);
@@ -138,8 +147,9 @@ function failureOf(service: JsonService, operation: string, error: unknown): unk
   // No credentials or no region: the SDK's providers say which, and no retry mends it.
   if (name === 'CredentialsProviderError' || name === 'ProviderError')
     return new AwsCallError('refused', String(name), `${service.id} cannot be called: ${wordsOf(message)}`);
-  // The network's own failures (ECONNREFUSED, ENOTFOUND, …) and the handler's timeouts: no answer.
-  const cause = typeof code === 'string' && code ? code : name === 'TimeoutError' || name === 'AbortError' ? name : undefined;
+  // The network's own failures (ECONNREFUSED, ENOTFOUND, …; not Node's ERR_* of a bad argument) and the handler's
+  // timeouts: no answer.
+  const cause = typeof code === 'string' && /^E[A-Z]+$/.test(code) ? code : name === 'TimeoutError' ? name : undefined;
   if (cause) return new AwsCallError('unavailable', cause, `${service.id} did not answer ${operation} (${cause})`);
   return error;
 }
