@@ -43,7 +43,17 @@ import { pool, type QueryPass } from './measurement';
 import { type BenchOptions, EQUITY_HISTORY, parseOptions, ROOT, SEED, SMALL_STAGE, STAGE, WRITE_STAGE } from './options';
 import { note, progress } from './progress';
 import { benchQueries, DEEP_LIMIT } from './queries';
-import { fleetTarget, hummingbotPasses, judge, perOperation, printFleet, printReport, queryRow } from './report';
+import {
+  bundleTargets,
+  fleetTarget,
+  hummingbotPasses,
+  judge,
+  perOperation,
+  printBundles,
+  printFleet,
+  printReport,
+  queryRow,
+} from './report';
 import { round } from './stats';
 import { measureWrites } from './writes';
 
@@ -152,6 +162,28 @@ async function peakRss(db: LoadedDb, bundleFile: string, pages: number) {
   };
 }
 
+/** Builds every function and the baseline into `work`, and times their imports: the bench's first phase. */
+async function measureBundles(options: BenchOptions, work: string) {
+  note('bundles: building functions/*.ts and the baseline with the deploy esbuild settings');
+  const built = await buildBundles(work);
+  const bar = progress('bundles: import samples', built.length * options.importSamples, 'samples');
+  // No database is needed to load a bundle; the configuration still has to be valid.
+  const rows = await measureImports(built, options.importSamples, functionEnv('http://127.0.0.1:9', STAGE), (done) => bar.update(done));
+  bar.finish();
+  return { bundles: built, bundleRows: rows };
+}
+
+/** `--only bundles`: the bundles' table and their two targets, in a minute rather than the whole bench's hour. */
+async function onlyBundles(options: BenchOptions): Promise<void> {
+  cursorSecret = randomBytes(32).toString('hex');
+  Object.assign(process.env, LOCAL_AWS_ENV);
+  const work = mkdtempSync(join(tmpdir(), 'trading-bot-bench-'));
+  cleanups.push(() => rmSync(work, { recursive: true, force: true }));
+  const { bundleRows } = await measureBundles(options, work);
+  printBundles(console.log, bundleRows);
+  for (const target of bundleTargets(bundleRows)) console.log(`${target.pass ? 'PASS' : 'MISS'} ${target.target}: ${target.detail}`);
+}
+
 /** `--only hummingbot`: the hummingbot bridge's writes per fill on a fresh DynamoDB Local, printed with its target. */
 async function onlyHummingbot(options: BenchOptions): Promise<void> {
   Object.assign(process.env, LOCAL_AWS_ENV);
@@ -184,6 +216,7 @@ async function onlyFleet(options: BenchOptions): Promise<void> {
 }
 
 async function main(options: BenchOptions): Promise<void> {
+  if (options.only === 'bundles') return onlyBundles(options);
   if (options.only === 'hummingbot') return onlyHummingbot(options);
   if (options.only === 'fleet') return onlyFleet(options);
   const started = Date.now();
@@ -202,15 +235,7 @@ async function main(options: BenchOptions): Promise<void> {
   };
 
   // 1. Bundles, while the machine is otherwise idle.
-  const { bundles, bundleRows } = await phase('bundles', async () => {
-    note('bundles: building functions/*.ts and the baseline with the deploy esbuild settings');
-    const built = await buildBundles(work);
-    const bar = progress('bundles: import samples', built.length * options.importSamples, 'samples');
-    // No database is needed to load a bundle; the configuration still has to be valid.
-    const rows = await measureImports(built, options.importSamples, functionEnv('http://127.0.0.1:9', STAGE), (done) => bar.update(done));
-    bar.finish();
-    return { bundles: built, bundleRows: rows };
-  });
+  const { bundles, bundleRows } = await phase('bundles', () => measureBundles(options, work));
 
   // The dashboard's built files and what a first load transfers.
   const dashboard = await phase('dashboard', async () => measureDashboard());

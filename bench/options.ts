@@ -26,14 +26,18 @@ export const SEED = 20261121;
  */
 export const EQUITY_HISTORY = { everyMinutes: 5, days: 3, accounts: 1 };
 
+/** The parts `--only` can run alone. */
+const ONLY = ['bundles', 'hummingbot', 'fleet'] as const;
+type Only = (typeof ONLY)[number];
+
 export interface BenchOptions {
   accounts: number;
   tradesPerAccount: number;
   /** Trades in total in the small dataset of the scale comparison, spread evenly over the same accounts. */
   smallTrades: number;
   quick: boolean;
-  /** Only this part, its results printed and no results file written (`--only hummingbot`, `--only fleet`). */
-  only?: 'hummingbot' | 'fleet';
+  /** Only this part, its results printed and no results file written (`--only bundles`, `--only hummingbot`, …). */
+  only?: Only;
   out: string;
   skipHttp: boolean;
   /** Timed calls per query and dataset: see RepetitionSettings. */
@@ -64,6 +68,8 @@ const USAGE = `Usage: npm run bench -- [options]
   --out PATH       where to write the JSON results (default bench/results.json)
   --skip-http      leave out the serverless offline + autocannon phase
   --fleet N        bots in the large fleet of the fleet phase (default 1000; quick 200), beside a fleet of 5
+  --only bundles   only the deploy bundles' sizes and import times against the baseline (no database), printed,
+                   no results file
   --only hummingbot  only the hummingbot bridge's writes per fill (2000 fills; quick 80), printed, no results file
   --only fleet     only the fleet phase (polls and write costs at 5 bots and --fleet), printed, no results file
   --help           this text`;
@@ -96,10 +102,10 @@ export function parseOptions(argv: string[]): BenchOptions {
     process.exit(0);
   }
   const quick = values.quick ?? false;
-  if (values.only !== undefined && values.only !== 'hummingbot' && values.only !== 'fleet')
-    throw new Error(`--only takes hummingbot or fleet, got "${values.only}"`);
+  const only = values.only;
+  if (only !== undefined && !(ONLY as readonly string[]).includes(only)) throw new Error(`--only takes ${ONLY.join(', ')}, got "${only}"`);
   return {
-    ...(values.only ? { only: values.only } : {}),
+    ...(only ? { only: only as Only } : {}),
     accounts: positiveInteger('accounts', values.accounts, quick ? 3 : 20),
     tradesPerAccount: positiveInteger('trades', values.trades, quick ? 200 : 5000),
     smallTrades: 1000,

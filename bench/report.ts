@@ -310,25 +310,7 @@ export function judge(input: {
   ratioTarget(`handler p50 ≤ ${TARGETS.floorRatio} × raw floor p50 for every operation`, floor, TARGETS.floorRatio);
   targets.push(...longWindowTargets(rows));
 
-  const bundleRows = bundles.filter((row) => row.function !== BASELINE);
-  const sizeMisses = bundleRows.filter((row) => row.bytesRatio > TARGETS.bundleBytesRatio);
-  const importMisses = bundleRows.filter((row) => row.importRatio > TARGETS.bundleImportRatio);
-  const worstSize = bundleRows.reduce((a, b) => (b.bytesRatio > a.bytesRatio ? b : a));
-  const worstImport = bundleRows.reduce((a, b) => (b.importRatio > a.importRatio ? b : a));
-  targets.push({
-    target: `every bundle ≤ ${TARGETS.bundleBytesRatio} × baseline bytes`,
-    pass: sizeMisses.length === 0,
-    detail: sizeMisses.length
-      ? sizeMisses.map((row) => `${row.function} ${row.bytesRatio} (${by(row.bytesRatio, TARGETS.bundleBytesRatio)})`).join('; ')
-      : `worst ${worstSize.function} ${worstSize.bytesRatio}`,
-  });
-  targets.push({
-    target: `every bundle import ≤ ${TARGETS.bundleImportRatio} × baseline import time`,
-    pass: importMisses.length === 0,
-    detail: importMisses.length
-      ? importMisses.map((row) => `${row.function} ${row.importRatio} (${by(row.importRatio, TARGETS.bundleImportRatio)})`).join('; ')
-      : `worst ${worstImport.function} ${worstImport.importRatio}`,
-  });
+  targets.push(...bundleTargets(bundles));
 
   targets.push({
     target: `peak RSS ≤ ${TARGETS.peakRssMb} MB`,
@@ -508,25 +490,7 @@ export function printReport(results: {
     ),
   );
   print();
-  print('Bundles (deploy esbuild settings; import = median require() time inside a fresh node process)');
-  print(
-    table(
-      ['function', 'size', '× base', 'import ms', '× base', 'RSS MB', 'largest additions over the baseline'],
-      bundles.map((row) => [
-        row.function,
-        kb(row.bytes),
-        fmt(row.bytesRatio),
-        fmt(row.importMs),
-        fmt(row.importRatio),
-        fmt(row.importRssMb, 1),
-        row.overBaseline
-          .slice(0, 3)
-          .map((c) => `${c.package} +${kb(c.bytes)}`)
-          .join(', '),
-      ]),
-      [0, 6],
-    ),
-  );
+  printBundles(print, bundles);
   print();
   print(
     `Dashboard (dashboard/dist): first load ${dashboard.firstLoadKb} KB gzip; ` +
@@ -573,6 +537,54 @@ export function printReport(results: {
 }
 
 /** The fleet polls per fleet size, and what one open dashboard's polls cost a month. */
+/** The bundles' two targets: every function's size and import time against the baseline's. */
+export function bundleTargets(bundles: readonly BundleRow[]): Target[] {
+  const bundleRows = bundles.filter((row) => row.function !== BASELINE);
+  const sizeMisses = bundleRows.filter((row) => row.bytesRatio > TARGETS.bundleBytesRatio);
+  const importMisses = bundleRows.filter((row) => row.importRatio > TARGETS.bundleImportRatio);
+  const worstSize = bundleRows.reduce((a, b) => (b.bytesRatio > a.bytesRatio ? b : a));
+  const worstImport = bundleRows.reduce((a, b) => (b.importRatio > a.importRatio ? b : a));
+  return [
+    {
+      target: `every bundle ≤ ${TARGETS.bundleBytesRatio} × baseline bytes`,
+      pass: sizeMisses.length === 0,
+      detail: sizeMisses.length
+        ? sizeMisses.map((row) => `${row.function} ${row.bytesRatio} (${by(row.bytesRatio, TARGETS.bundleBytesRatio)})`).join('; ')
+        : `worst ${worstSize.function} ${worstSize.bytesRatio}`,
+    },
+    {
+      target: `every bundle import ≤ ${TARGETS.bundleImportRatio} × baseline import time`,
+      pass: importMisses.length === 0,
+      detail: importMisses.length
+        ? importMisses.map((row) => `${row.function} ${row.importRatio} (${by(row.importRatio, TARGETS.bundleImportRatio)})`).join('; ')
+        : `worst ${worstImport.function} ${worstImport.importRatio}`,
+    },
+  ];
+}
+
+/** The bundles' table: size and import time of each function beside the baseline's, and what makes it larger. */
+export function printBundles(print: (text?: string) => void, bundles: readonly BundleRow[]): void {
+  print('Bundles (deploy esbuild settings; import = median require() time inside a fresh node process)');
+  print(
+    table(
+      ['function', 'size', '× base', 'import ms', '× base', 'RSS MB', 'largest additions over the baseline'],
+      bundles.map((row) => [
+        row.function,
+        kb(row.bytes),
+        fmt(row.bytesRatio),
+        fmt(row.importMs),
+        fmt(row.importRatio),
+        fmt(row.importRssMb, 1),
+        row.overBaseline
+          .slice(0, 3)
+          .map((c) => `${c.package} +${kb(c.bytes)}`)
+          .join(', '),
+      ]),
+      [0, 6],
+    ),
+  );
+}
+
 export function printFleet(print: (text?: string) => void, fleet: FleetResults): void {
   print(`Fleet polls (in-process handler on DynamoDB Local; bots loaded through the event-line ingester; items = most read by one poll)`);
   const rows = fleet.sizes.flatMap((size) =>

@@ -49,6 +49,8 @@ async function main() {
 }
 
 main().catch((error) => {
-  console.error(`alerts: ${error instanceof Error ? error.message : String(error)}`);
+  const message = error instanceof Error ? error.message : String(error);
+  // The stage's settings say `alerts:` themselves (as the notifier logs them): once is enough.
+  console.error(message.startsWith('alerts: ') ? message : `alerts: ${message}`);
   process.exit(1);
 });

@@ -154,3 +154,33 @@ it('`npm run digest` prints the digest as rendered from the API’s figures; `--
     new Date(Math.floor(Date.parse(body.time) / DAY) * DAY - DAY).toISOString().slice(0, 10),
   );
 });
+
+it('`npm run alerts -- test --stage` reads that stage’s parameters and secret as its notifier does, and says why AWS refused', async () => {
+  const stage = `${harness.stage}x`;
+  const path = `/trading-bot-api/${stage}/alerts`;
+  const { ALERT_WEBHOOK_URL, ...inParameters } = fakes.values;
+  for (const [name, value] of Object.entries(inParameters)) if (value) aws.parameters.set(`${path}/${name}`, value);
+  aws.secrets.set(`trading-bot-api/${stage}/alerts`, JSON.stringify({ ALERT_WEBHOOK_URL }));
+  const before = taken().map((texts) => texts.length);
+  const read = await run('alerts', ['test', '--stage', stage], {});
+  expect(read.output.trim().split('\n')).toEqual([
+    'telegram: answered (the test message is there)',
+    'discord: answered (the test message is there)',
+    'slack: answered (the test message is there)',
+    'webhook: answered (the test message is there)',
+  ]);
+  expect(read.code).toBe(0);
+  // Every page of the parameters (the fake answers two a page) and the secret, each a call it checked as AWS would.
+  const pages = aws.inputs.filter((call) => call.action === 'GetParametersByPath' && call.input.Path === path);
+  expect(pages.length).toBe(Math.ceil(Object.keys(inParameters).length / aws.parametersPerPage));
+  expect(aws.inputs).toContainEqual({ action: 'GetSecretValue', input: { SecretId: `trading-bot-api/${stage}/alerts` } });
+
+  // Credentials AWS does not take: the command says which read it refused and why, sends nothing, shows no value.
+  const refused = await run('alerts', ['test', '--stage', stage], { AWS_SECRET_ACCESS_KEY: 'not-the-key' });
+  expect(refused.code).toBe(1);
+  expect(refused.output).toMatch(
+    /^alerts: the (parameters under \/trading-bot-api\/\w+\/alerts|secret trading-bot-api\/\w+\/alerts) could not be read: (SSM|Secrets Manager) refused (GetParametersByPath|GetSecretValue): InvalidSignatureException: The request signature we calculated does not match/,
+  );
+  expect(taken().map((texts, i) => texts.length - before[i])).toEqual([1, 1, 1, 1]);
+  for (const value of Object.values(fakes.values)) if (value) expect(refused.output).not.toContain(value);
+});

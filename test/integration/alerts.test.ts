@@ -271,6 +271,58 @@ describe('deployed: the probe publishes to the topic, the notifier sends what SN
       expect(texts[3]).toContain('The probe reads DynamoDB again since 2026-11-22 10:21 UTC.');
     }
     expect(aws.calls).toEqual(expect.arrayContaining(['GetParametersByPath', 'GetSecretValue']));
+    // Read once for the four invocations (kept five minutes), in signed calls the fake checked as SSM would: four
+    // parameters, at most two a page, so the read followed the NextToken.
+    const reads = aws.inputs.filter((call) => call.action === 'GetParametersByPath' && call.input.Path === parametersPath);
+    expect(reads.map((call) => call.input)).toEqual([
+      { Path: parametersPath, Recursive: false, WithDecryption: true, MaxResults: 10 },
+      { Path: parametersPath, Recursive: false, WithDecryption: true, MaxResults: 10, NextToken: expect.any(String) },
+    ]);
+    expect(aws.refused).toEqual([]);
+  });
+
+  it('the parameters: a refusal names its cause, an outage is tried again, a failure is not kept, no value is in an error', async () => {
+    const { remoteAlertValues } = await import('../../api/alerts/remote');
+    const path = `/trading-bot-api/${harness.stage}/elsewhere`;
+    aws.parameters.set(`${path}/ALERT_DISCORD_WEBHOOK_URL`, discord.url);
+    aws.fail('GetParametersByPath', 'AccessDeniedException');
+    const refused = await remoteAlertValues({ parametersPath: path }).catch((error: Error) => error);
+    expect(String(refused)).toMatch(
+      `alerts: the parameters under ${path} could not be read: SSM refused GetParametersByPath: AccessDeniedException`,
+    );
+    // Asked again (a failure is not kept), throttled once and so tried again, it reads the value; then keeps it.
+    aws.fail('GetParametersByPath', 'ThrottlingException');
+    expect(await remoteAlertValues({ parametersPath: path })).toEqual({ ALERT_DISCORD_WEBHOOK_URL: discord.url });
+    const calls = aws.calls.length;
+    expect(await remoteAlertValues({ parametersPath: path })).toEqual({ ALERT_DISCORD_WEBHOOK_URL: discord.url });
+    expect(aws.calls).toHaveLength(calls);
+    // Failing at every attempt: an outage, said so with the service's error.
+    aws.fail('GetParametersByPath', 'InternalServerError', 3);
+    const failed = await remoteAlertValues({ parametersPath: `${path}/deeper` }).catch((error: Error) => error);
+    expect(String(failed)).toMatch(
+      `the parameters under ${path}/deeper could not be read: SSM failed GetParametersByPath (InternalServerError, HTTP 500) in 3 attempts`,
+    );
+    for (const error of [refused, failed]) expect(String(error)).not.toContain(discord.url);
+    aws.heal();
+  });
+
+  it('the secret: a refusal names its cause, one that does not exist configures nothing, one not JSON is said unquoted', async () => {
+    const { remoteAlertValues } = await import('../../api/alerts/remote');
+    const secretId = `trading-bot-api/${harness.stage}/elsewhere`;
+    aws.secrets.set(secretId, JSON.stringify({ ALERT_SLACK_WEBHOOK_URL: slack.url }));
+    aws.fail('GetSecretValue', 'AccessDeniedException');
+    const refused = await remoteAlertValues({ secretId }).catch((error: Error) => error);
+    expect(String(refused)).toMatch(
+      `alerts: the secret ${secretId} could not be read: Secrets Manager refused GetSecretValue: AccessDeniedException`,
+    );
+    expect(await remoteAlertValues({ secretId })).toEqual({ ALERT_SLACK_WEBHOOK_URL: slack.url });
+    expect(await remoteAlertValues({ secretId: `${secretId}/none` })).toEqual({});
+    // A URL where the JSON should be: JSON.parse's own message would quote its start.
+    aws.secrets.set(`${secretId}/url`, slack.url);
+    const malformed = await remoteAlertValues({ secretId: `${secretId}/url` }).catch((error: Error) => error);
+    expect(String(malformed)).toMatch(`alerts: the secret ${secretId}/url is not JSON`);
+    expect(String(malformed)).not.toContain(slack.url.slice(0, 12));
+    expect(aws.inputs.filter((call) => call.action === 'GetSecretValue').at(-1)?.input).toEqual({ SecretId: `${secretId}/url` });
   });
 
   it('a change the topic refused is announced by the next run, once', async () => {
