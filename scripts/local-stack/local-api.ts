@@ -37,14 +37,15 @@ export interface LocalApi {
   lambdaUrl: string;
   gateway: LocalGateway;
   offline: Offline;
-  /** The fleet projector's feed: a round every PUMP_INTERVAL_MS; drain() to have every change so far projected. */
+  /** The fleet projector's feed: a round every PUMP_INTERVAL_MS to IDLE_MS; drain() to have every change so far projected. */
   pump: StreamPump;
   stop(): Promise<void>;
 }
 
 /**
- * How often the local projector reads the streams: a write shows in the fleet's answers within about this, as a
- * deployed one does within the event source mapping's batching window (1 s).
+ * How often the local projector reads the streams while they carry writes; quiet, its rounds space out to IDLE_MS
+ * (stream-pump.ts). A write shows in the fleet's answers within about a second at most, as a deployed one does within
+ * the event source mapping's batching window (1 s).
  */
 export const PUMP_INTERVAL_MS = 250;
 

@@ -21,6 +21,10 @@ import { LOCAL_AWS_ENV } from './local-db';
 
 const SOURCES: Source[] = ['accounts', 'balances', 'ledger'];
 const BATCH = 1000;
+/** The longest wait between two rounds of a pump on a timer while nothing is written. */
+export const IDLE_MS = 1000;
+/** How long a stream's list of shards is used before it is asked for again. */
+const SHARDS_FRESH_MS = 30_000;
 
 /**
  * Where a shard is read from: after its last record projected (none yet: from its start), unless it is closed and
@@ -88,14 +92,30 @@ export function startStreamPump(options: {
     return { records, position: { after: last, closed: iterator === undefined } };
   }
 
-  async function round(): Promise<void> {
+  /**
+   * A stream's shards, asked for again only when one of them was read to its closed end (its child is then listed) or
+   * after SHARDS_FRESH_MS: asking each round was a third of an idle stack's requests. A list with no open shard (a
+   * stream not written to yet has none) is asked for again each round.
+   */
+  const shardLists = new Map<string, { shards: string[]; at: number }>();
+  async function shardsOf(arn: string): Promise<string[]> {
+    const known = shardLists.get(arn);
+    if (known && Date.now() - known.at < SHARDS_FRESH_MS) return known.shards;
+    const shards = (await streams.send(new DescribeStreamCommand({ StreamArn: arn }))).StreamDescription?.Shards ?? [];
+    const ids = shards.map((shard) => shard.ShardId!);
+    if (ids.some((id) => !positions.get(`${arn}/${id}`)?.closed)) shardLists.set(arn, { shards: ids, at: Date.now() });
+    return ids;
+  }
+
+  /** Projects what the streams hold; resolves to the number of records projected. */
+  async function round(): Promise<number> {
+    let count = 0;
     for (const source of SOURCES) {
       const arn = await streamOf(source);
-      const shards = (await streams.send(new DescribeStreamCommand({ StreamArn: arn }))).StreamDescription?.Shards ?? [];
-      for (const shard of shards) {
-        const key = `${arn}/${shard.ShardId}`;
+      for (const shardId of await shardsOf(arn)) {
+        const key = `${arn}/${shardId}`;
         if (positions.get(key)?.closed) continue;
-        const { records, position } = await readShard(arn, shard.ShardId!);
+        const { records, position } = await readShard(arn, shardId);
         const projected: SourceRecord[] = records.map((record) => ({
           source,
           before: record.dynamodb?.OldImage && unmarshall(record.dynamodb.OldImage as never),
@@ -108,22 +128,36 @@ export function startStreamPump(options: {
           positions.set(key, { after: done });
         }
         positions.set(key, position);
+        count += records.length;
+        // Its child shard, if any, is listed from now on.
+        if (position.closed) shardLists.delete(arn);
       }
     }
+    return count;
   }
 
-  let running: Promise<void> = Promise.resolve();
-  const drain = () => {
+  let running: Promise<number> = Promise.resolve(0);
+  const next = () => {
     running = running.then(round, round);
     return running;
   };
+  const drain = async () => {
+    await next();
+  };
   let timer: NodeJS.Timeout | undefined;
   if (options.intervalMs !== undefined) {
+    const busyMs = options.intervalMs;
+    // While the streams are quiet the rounds space out, doubling up to IDLE_MS (deployed, the event source mapping
+    // waits up to its 1 s batching window); the first round that finds records brings them back to `intervalMs`.
+    let delay = busyMs;
     const tick = () => {
-      drain()
+      next()
+        .then((count) => {
+          delay = count > 0 ? busyMs : Math.min(delay * 2, Math.max(IDLE_MS, busyMs));
+        })
         .catch((error) => options.onError?.(error))
         .finally(() => {
-          if (timer) timer = setTimeout(tick, options.intervalMs);
+          if (timer) timer = setTimeout(tick, delay);
         });
     };
     timer = setTimeout(tick, 0);
