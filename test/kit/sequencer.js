@@ -15,19 +15,23 @@ const Sequencer = require(require.resolve('@jest/test-sequencer', { paths: [requ
  * 31), rounded: only their order matters.
  */
 const SECONDS = {
-  'test/browser/dashboard.test.ts': 110,
+  'test/browser/dashboard.test.ts': 150,
   'test/integration/ingest.test.ts': 90,
-  'test/e2e/npm-start.test.ts': 70,
-  'test/e2e/npm-start-keys.test.ts': 45,
-  'test/integration/writer-properties.test.ts': 25,
-  'test/integration/hummingbot-bridge.test.ts': 22,
-  'test/integration/dynamodb-faults.test.ts': 18,
-  'test/integration/demo-bot.test.ts': 17,
-  'test/integration/freqtrade-bridge.test.ts': 16,
-  'test/integration/read-budgets.test.ts': 16,
-  'test/integration/importer.test.ts': 16,
-  'test/integration/ingest-replay.test.ts': 15,
-  'test/e2e/local-api.test.ts': 15,
+  'test/e2e/npm-start.test.ts': 80,
+  'test/e2e/npm-start-keys.test.ts': 50,
+  'test/integration/read-budgets.test.ts': 40,
+  'test/e2e/local-api-keys.test.ts': 30,
+  'test/integration/performance.test.ts': 30,
+  'test/integration/importer.test.ts': 30,
+  'test/integration/hummingbot-bridge.test.ts': 25,
+  'test/integration/dynamodb-faults.test.ts': 23,
+  'test/integration/freqtrade-bridge.test.ts': 22,
+  'test/integration/real-bots.test.ts': 20,
+  'test/integration/demo-bot.test.ts': 18,
+  'test/package/writer-package.test.ts': 18,
+  'test/e2e/local-api.test.ts': 17,
+  'test/integration/ingest-replay.test.ts': 16,
+  'test/integration/fleet-polls.test.ts': 15,
 };
 
 /** A guess for a file that is not listed: a second per 2 KB of test code. */
