@@ -47,6 +47,7 @@ import {
   bundleTargets,
   fleetTarget,
   hummingbotPasses,
+  importTarget,
   judge,
   perOperation,
   printBundles,
@@ -55,7 +56,7 @@ import {
   queryRow,
 } from './report';
 import { round } from './stats';
-import { measureWrites } from './writes';
+import { measureImport, measureWrites } from './writes';
 
 const run = promisify(execFile);
 
@@ -215,8 +216,25 @@ async function onlyFleet(options: BenchOptions): Promise<void> {
   console.log(`${target.pass ? 'PASS' : 'MISS'} ${target.target}: ${target.detail}`);
 }
 
+/** `--only import`: `npm run import` of --import-rows rows into a fresh DynamoDB Local, printed with its target. */
+async function onlyImport(options: BenchOptions): Promise<void> {
+  Object.assign(process.env, LOCAL_AWS_ENV);
+  const work = mkdtempSync(join(tmpdir(), 'trading-bot-bench-'));
+  cleanups.push(() => rmSync(work, { recursive: true, force: true }));
+  const db = await startDynamoDbLocal({ log: note });
+  cleanups.push(() => db.close());
+  const admin = adminClient(db.endpoint);
+  await ensureTables(admin, WRITE_STAGE, { streams: false });
+  admin.destroy();
+  const imported = await measureImport({ endpoint: db.endpoint, stage: WRITE_STAGE, importRows: options.writes.importRows, workDir: work });
+  console.log(JSON.stringify(imported, null, 2));
+  const target = importTarget(imported);
+  console.log(`${target.pass ? 'PASS' : 'MISS'} ${target.target}: ${target.detail}`);
+}
+
 async function main(options: BenchOptions): Promise<void> {
   if (options.only === 'bundles') return onlyBundles(options);
+  if (options.only === 'import') return onlyImport(options);
   if (options.only === 'hummingbot') return onlyHummingbot(options);
   if (options.only === 'fleet') return onlyFleet(options);
   const started = Date.now();

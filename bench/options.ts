@@ -27,7 +27,7 @@ export const SEED = 20261121;
 export const EQUITY_HISTORY = { everyMinutes: 5, days: 3, accounts: 1 };
 
 /** The parts `--only` can run alone. */
-const ONLY = ['bundles', 'hummingbot', 'fleet'] as const;
+const ONLY = ['bundles', 'hummingbot', 'fleet', 'import'] as const;
 type Only = (typeof ONLY)[number];
 
 export interface BenchOptions {
@@ -72,6 +72,9 @@ const USAGE = `Usage: npm run bench -- [options]
                    no results file
   --only hummingbot  only the hummingbot bridge's writes per fill (2000 fills; quick 80), printed, no results file
   --only fleet     only the fleet phase (polls and write costs at 5 bots and --fleet), printed, no results file
+  --only import    only \`npm run import\` of a JSON Lines history of --import-rows trades (rows/s, peak RSS), printed,
+                   no results file
+  --import-rows N  rows of the imported history (default 100000; quick 2000)
   --help           this text`;
 
 function positiveInteger(name: string, raw: string | undefined, fallback: number): number {
@@ -92,6 +95,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'skip-http': { type: 'boolean', default: false },
       fleet: { type: 'string' },
       only: { type: 'string' },
+      'import-rows': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -118,7 +122,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     deepPages: 20,
     importSamples: quick ? 2 : 10,
     rssPages: quick ? 10 : 100,
-    writes: quick ? { trades: 80, importRows: 2000 } : { trades: 2000, importRows: 100_000 },
+    writes: { trades: quick ? 80 : 2000, importRows: positiveInteger('import-rows', values['import-rows'], quick ? 2000 : 100_000) },
     fleet: { sizes: [5, positiveInteger('fleet', values.fleet, quick ? 200 : 1000)], samples: quick ? 20 : 200 },
     http: quick
       ? { durationS: 1, connections: 10, warmupRequests: 20, breakdownSamples: 30, concurrent: { connections: 50, durationS: 2 } }

@@ -188,7 +188,7 @@ export async function measureWrites(options: {
 }
 
 /** Writes a JSON Lines history of `rows` trades and times `npm run import` of it into a new account. */
-async function measureImport(options: {
+export async function measureImport(options: {
   endpoint: string;
   stage: string;
   importRows: number;

@@ -87,10 +87,17 @@ async function main() {
       else if (counts.rejected === MAX_REPORTED + 1) console.log('… further rejected rows are counted, not listed');
     };
     let batch: Extract<TradeRow, { value: unknown }>[] = [];
+    // The batch being written while the next is read and parsed: at most two batches in memory, whatever the file's size.
+    let writing: Promise<void> = Promise.resolve();
     const flush = async () => {
+      await writing;
       if (!batch.length) return;
-      const rows = batch;
+      writing = write(batch);
+      // Its failure is thrown where it is awaited (the next flush, or the end), not as an unhandled rejection meanwhile.
+      writing.catch(() => {});
       batch = [];
+    };
+    const write = async (rows: Extract<TradeRow, { value: unknown }>[]) => {
       let results: TradeResult[];
       try {
         results = await writer.recordTrades(
@@ -130,6 +137,7 @@ async function main() {
         if (batch.length >= BATCH) await flush();
       }
       await flush();
+      await writing;
     } catch (error) {
       if (error instanceof TradeFileError) fail(error.message);
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') fail(`no file ${file}`);

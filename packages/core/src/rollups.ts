@@ -96,18 +96,23 @@ function dayOfMonth(time: string): string {
   return time.slice(8, 10);
 }
 
-/** `period` with the closed trade `trade` (of `instrument`) counted in: a new object, `period` unchanged. */
-export function withTrade(period: PeriodFigures, trade: ClosedTrade & { instrument: string }): PeriodFigures {
-  const held = period[trade.instrument] ?? { ...NO_TRADES, nets: {} };
-  const day = dayOfMonth(trade.closeTime);
-  const { nets, ...figures } = held;
-  return {
-    ...period,
-    [trade.instrument]: {
-      ...mergeStats(figures, tradeStats(trade)),
-      nets: { ...nets, [day]: sumDecimals([nets[day] ?? '0', trade.realizedPL]) },
-    },
-  };
+/**
+ * `period` with the closed trades `trades` (each of its `instrument`) counted in, in order: a new object, `period`
+ * unchanged. Each instrument's figures and nets are copied once, not once per trade: a writer's transaction counts
+ * dozens of trades into the same month (issue 29: the importer's copies of a month's every instrument per trade).
+ */
+export function withTrades(period: PeriodFigures, trades: readonly (ClosedTrade & { instrument: string })[]): PeriodFigures {
+  const next: PeriodFigures = { ...period };
+  const copied = new Set<string>();
+  for (const trade of trades) {
+    const { nets: heldNets, ...figures } = next[trade.instrument] ?? { ...NO_TRADES, nets: {} };
+    const nets = copied.has(trade.instrument) ? heldNets : { ...heldNets };
+    copied.add(trade.instrument);
+    const day = dayOfMonth(trade.closeTime);
+    nets[day] = sumDecimals([nets[day] ?? '0', trade.realizedPL]);
+    next[trade.instrument] = { ...mergeStats(figures, tradeStats(trade)), nets };
+  }
+  return next;
 }
 
 /** A period's id among an owner's: `<unit>#<start>`. */

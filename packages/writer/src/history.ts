@@ -34,6 +34,7 @@ import {
   MARKS,
   pick,
   POSITION,
+  preload,
   storedTrade,
   writeClose,
   writeCorrection,
@@ -203,9 +204,20 @@ export async function recordTrades(
   if (registered) {
     const fresh = once.filter(({ trade }) => !registered.has(trade.id));
     const known = once.filter(({ trade }) => registered.has(trade.id));
-    // Fast path: new trades in groups, one transaction each.
+    // Fast path: new trades in groups, one transaction each, after one read of what they all build on.
     const written: Written = carrying();
-    for (const group of groupsForTransactions(fresh)) {
+    if (fresh.length)
+      await attempt(fresh, () =>
+        attempts(`reading the figures of ${accountId}`, () =>
+          preload(
+            store,
+            accountId,
+            fresh.map((entry) => entry.trade),
+            written,
+          ),
+        ),
+      );
+    for (const group of down ? [] : groupsForTransactions(fresh)) {
       const created = await attempt(group, () =>
         attempts(`writing trades of ${accountId}`, () =>
           createTrades(

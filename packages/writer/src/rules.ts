@@ -9,7 +9,7 @@
  */
 import { decimalSign, negateDecimal, sumDecimals } from '@trading-bot-api/core/decimal';
 import type { BalanceRecord } from '@trading-bot-api/core/store/balances-table';
-import { type PeriodKey, periodId, periodsOfClose, withTrade } from '@trading-bot-api/core/rollups';
+import { type PeriodKey, periodId, periodsOfClose, withTrades } from '@trading-bot-api/core/rollups';
 import type { EquityEntry, PeriodEntry, PnlEntry } from '@trading-bot-api/core/store/ledger-table';
 import { type Interval, INTERVALS, type Period, PERIODS, periodStart, timestamp } from '@trading-bot-api/core/time';
 import type { Trade } from '@trading-bot-api/core/types';
@@ -161,16 +161,19 @@ export function periodKeysOf(closed: readonly Trade[]): PeriodKey[] {
  * period they touch, starting from the stored entry or from no trades, its version incremented once.
  */
 export function periodsAfter(accountId: string, stored: readonly PeriodEntry[], closed: readonly Trade[]): PeriodEntry[] {
-  const entries = new Map<string, PeriodEntry>();
+  const touched = new Map<string, { key: PeriodKey; trades: (Trade & { closeTime: string })[] }>();
   for (const trade of closed) {
     for (const key of periodsOfClose(trade.closeTime!)) {
       const id = periodId(key);
-      const held = stored.find((entry) => periodId(entry) === id);
-      const base = entries.get(id) ?? { accountId, ...key, figures: held?.figures ?? {}, version: (held?.version ?? 0) + 1 };
-      entries.set(id, { ...base, figures: withTrade(base.figures, { ...trade, closeTime: trade.closeTime! }) });
+      const period = touched.get(id) ?? { key, trades: [] };
+      period.trades.push({ ...trade, closeTime: trade.closeTime! });
+      touched.set(id, period);
     }
   }
-  return [...entries.values()];
+  return [...touched].map(([id, { key, trades }]) => {
+    const held = stored.find((entry) => periodId(entry) === id);
+    return { accountId, ...key, figures: withTrades(held?.figures ?? {}, trades), version: (held?.version ?? 0) + 1 };
+  });
 }
 
 /**

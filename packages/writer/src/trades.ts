@@ -79,22 +79,57 @@ export interface Written {
   balance?: BalanceRecord;
   pnl: Map<string, PnlEntry>;
   perf: Map<string, PeriodEntry>;
+  /** Aggregates read and found not stored, by pnlId and periodId: the first transaction to count in one creates it. */
+  absentPnl: Set<string>;
+  absentPerf: Set<string>;
 }
 
 export function carrying(): Written {
-  return { pnl: new Map(), perf: new Map() };
+  return { pnl: new Map(), perf: new Map(), absentPnl: new Set(), absentPerf: new Set() };
 }
 
 export function forget(written: Written): void {
   written.balance = undefined;
   written.pnl.clear();
   written.perf.clear();
+  written.absentPnl.clear();
+  written.absentPerf.clear();
 }
 
-/** `keys` split by what a run carried (`held`, entries by id): the keys to read, and the carried entries of the rest. */
-function byCarried<K, E>(keys: readonly K[], held: ReadonlyMap<string, E> | undefined, id: (key: K) => string): { unread: K[]; held: E[] } {
+/**
+ * `keys` split by what a run carried (`held`, entries by id; `absent`, ids known not stored): the keys to read, and
+ * the carried entries of the rest.
+ */
+function byCarried<K, E>(
+  keys: readonly K[],
+  held: ReadonlyMap<string, E> | undefined,
+  absent: ReadonlySet<string> | undefined,
+  id: (key: K) => string,
+): { unread: K[]; held: E[] } {
   if (!held) return { unread: [...keys], held: [] };
-  return { unread: keys.filter((key) => !held.has(id(key))), held: keys.flatMap((key) => held.get(id(key)) ?? []) };
+  return {
+    unread: keys.filter((key) => !held.has(id(key)) && !absent?.has(id(key))),
+    held: keys.flatMap((key) => held.get(id(key)) ?? []),
+  };
+}
+
+/**
+ * Reads, into `written`, the balance and every aggregate that creating `trades` will rewrite, in one batch of reads
+ * before their first transaction: the transactions of a history then follow one another without a read between
+ * them, where each used to read the periods it was first to touch (a round trip per transaction). What is read is
+ * only a starting point: each transaction is still conditioned on the versions it builds on.
+ */
+export async function preload(store: Store, accountId: string, trades: readonly Trade[], written: Written): Promise<void> {
+  const closed = trades.filter((trade) => trade.status === 'closed');
+  const periods = uniquePeriods(closed);
+  const rollups = periodKeysOf(closed);
+  const [balance, read] = await Promise.all([balanceOf(store, accountId), getAggregates(store, accountId, periods, rollups)]);
+  forget(written);
+  written.balance = balance;
+  for (const entry of read.pnl) written.pnl.set(pnlId(entry), entry);
+  for (const entry of read.perf) written.perf.set(periodId(entry), entry);
+  for (const key of periods) if (!written.pnl.has(pnlId(key))) written.absentPnl.add(pnlId(key));
+  for (const key of rollups) if (!written.perf.has(periodId(key))) written.absentPerf.add(periodId(key));
 }
 
 function uniquePeriods(closed: readonly Trade[]): { period: Period; start: string }[] {
@@ -116,8 +151,8 @@ export async function createTrades(store: Store, accountId: string, trades: read
   const periods = uniquePeriods(closed);
   const rollups = periodKeysOf(closed);
   const carried = written?.balance ? written : undefined;
-  const pnlWanted = byCarried(periods, carried?.pnl, pnlId);
-  const perfWanted = byCarried(rollups, carried?.perf, periodId);
+  const pnlWanted = byCarried(periods, carried?.pnl, carried?.absentPnl, pnlId);
+  const perfWanted = byCarried(rollups, carried?.perf, carried?.absentPerf, periodId);
   const [balance, read] = await Promise.all([
     carried?.balance ?? balanceOf(store, accountId),
     getAggregates(store, accountId, pnlWanted.unread, perfWanted.unread),
