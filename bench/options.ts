@@ -2,9 +2,10 @@
  * Command line of `npm run bench`, and every knob derived from it (dataset sizes, repetition budgets, durations),
  * so the rest of the bench reads one settled object instead of re-checking flags.
  */
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { RepetitionSettings } from './measurement';
+import { OPERATIONS, type Operation } from './queries';
 
 export const ROOT = join(__dirname, '..');
 
@@ -32,8 +33,14 @@ export interface BenchOptions {
   /** Trades in total in the small dataset of the scale comparison, spread evenly over the same accounts. */
   smallTrades: number;
   quick: boolean;
-  /** Only this part, its results printed and no results file written (`--only hummingbot`, `--only fleet`). */
-  only?: 'hummingbot' | 'fleet';
+  /** Only this part, its results printed and no results file written (`--only hummingbot`, `--only fleet`, `--only queries`). */
+  only?: 'hummingbot' | 'fleet' | 'queries';
+  /** `--only queries`: the operations whose queries are measured (every one by default). */
+  operations: readonly Operation[];
+  /** `--only queries`: how many times the query phase runs over the same loaded data, each printed (its spread is the noise). */
+  rounds: number;
+  /** Where the query workers write V8 CPU profiles (node --cpu-prof), if anywhere. */
+  cpuProfDir?: string;
   out: string;
   skipHttp: boolean;
   /** Timed calls per query and dataset: see RepetitionSettings. */
@@ -66,6 +73,12 @@ const USAGE = `Usage: npm run bench -- [options]
   --fleet N        bots in the large fleet of the fleet phase (default 1000; quick 200), beside a fleet of 5
   --only hummingbot  only the hummingbot bridge's writes per fill (2000 fills; quick 80), printed, no results file
   --only fleet     only the fleet phase (polls and write costs at 5 bots and --fleet), printed, no results file
+  --only queries   only the query phase (both datasets loaded, each query timed against its raw floor), printed, no
+                   results file: a few minutes, most of them loading the data; to iterate on a floor ratio
+  --operations A,B with --only queries: only these operations' queries (e.g. all-status,metrics)
+  --rounds N       with --only queries: the query phase N times over the same data, each round's floor ratios
+                   printed, then their median (default 1): the spread between rounds is the machine's noise
+  --cpu-prof DIR   the query workers write V8 CPU profiles (.cpuprofile, node --cpu-prof) into DIR when they end
   --help           this text`;
 
 function positiveInteger(name: string, raw: string | undefined, fallback: number): number {
@@ -86,6 +99,9 @@ export function parseOptions(argv: string[]): BenchOptions {
       'skip-http': { type: 'boolean', default: false },
       fleet: { type: 'string' },
       only: { type: 'string' },
+      operations: { type: 'string' },
+      rounds: { type: 'string' },
+      'cpu-prof': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -96,10 +112,22 @@ export function parseOptions(argv: string[]): BenchOptions {
     process.exit(0);
   }
   const quick = values.quick ?? false;
-  if (values.only !== undefined && values.only !== 'hummingbot' && values.only !== 'fleet')
-    throw new Error(`--only takes hummingbot or fleet, got "${values.only}"`);
+  const only = values.only;
+  if (only !== undefined && only !== 'hummingbot' && only !== 'fleet' && only !== 'queries')
+    throw new Error(`--only takes hummingbot, fleet or queries, got "${only}"`);
+  // A partial query phase writes no results file: results.json always holds every query.
+  for (const name of ['operations', 'rounds'] as const) {
+    if (values[name] !== undefined && only !== 'queries') throw new Error(`--${name} goes with --only queries`);
+  }
+  const operations = values.operations?.split(',').map((name) => name.trim()) ?? [...OPERATIONS];
+  const unknown = operations.filter((name) => !(OPERATIONS as readonly string[]).includes(name));
+  if (unknown.length || !operations.length)
+    throw new Error(`--operations takes operations among ${OPERATIONS.join(', ')}; got "${values.operations}"`);
   return {
-    ...(values.only ? { only: values.only } : {}),
+    ...(only ? { only } : {}),
+    operations: operations as Operation[],
+    rounds: positiveInteger('rounds', values.rounds, 1),
+    ...(values['cpu-prof'] ? { cpuProfDir: resolve(values['cpu-prof']) } : {}),
     accounts: positiveInteger('accounts', values.accounts, quick ? 3 : 20),
     tradesPerAccount: positiveInteger('trades', values.trades, quick ? 200 : 5000),
     smallTrades: 1000,
