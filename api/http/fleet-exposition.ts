@@ -11,13 +11,13 @@ import { type Family, PROMETHEUS_TYPE, renderExposition, type Sample } from './p
 /** Every state a bot reports, in the API's order: one `tba_bot_state` series each, 1 for the bot's own. */
 export const BOT_STATES: readonly BotState[] = ['running', 'paused', 'stopped', 'error'];
 
-/** The labels of a bot's series: its account, and what an account's profile says of it (empty when unknown). */
+/** The labels of a bot's series: its account, and what the account's profile says of it. */
 function botLabels(bot: BotFigures): Record<string, string> {
   return {
     account: bot.status.accountId,
-    currency: bot.account?.currency ?? bot.balance?.currency ?? '',
-    broker: bot.account?.broker ?? '',
-    environment: bot.account?.environment ?? '',
+    currency: bot.account.currency,
+    broker: bot.account.broker,
+    environment: bot.account.environment,
   };
 }
 
