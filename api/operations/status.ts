@@ -2,11 +2,11 @@ import { compareIds } from '@trading-bot-api/core/ids';
 import { config } from '../config';
 import { accountNotFound } from '../errors';
 import { accountKey, readAccountScopedItems, retiredAtOf, toBotReport } from '@trading-bot-api/core/store/accounts-table';
-import { balanceKey, toBalanceRecord } from '@trading-bot-api/core/store/balances-table';
+import { type BalanceRecord, balanceKey, toBalanceRecord } from '@trading-bot-api/core/store/balances-table';
 import { batchGetItems, type Item } from '@trading-bot-api/core/store/dynamodb';
-import { type BotStamp, botStamp, parseBotStamp, stampSecondsFor, staleness, tradesStamp } from '@trading-bot-api/core/store/fleet-table';
+import { type BotStamp, parseBotStamp, reportDigest, staleness, tradesStamp } from '@trading-bot-api/core/store/fleet-table';
 import { holdsStamps, readStamps } from './fleet-stamps';
-import type { AccountStatus, FleetStatus } from '@trading-bot-api/core/types';
+import type { AccountStatus, BotReport, FleetStatus } from '@trading-bot-api/core/types';
 import type { Principal } from '../access';
 import { summarize, toAccountStatus } from './account-status';
 import { derivedOnce, idsWith, tagOf } from './fleet-tags';
@@ -16,8 +16,15 @@ import { requireVisibleAccount } from './visible';
 
 /** The status of an account from its two items (the balances item may be missing: no trades, no figures yet). */
 export function statusOfItems(account: Item, balance: Item | undefined, now: Date): AccountStatus {
-  const trades = balance ? toBalanceRecord(balance) : { openTradeCount: 0, lastTradeAt: null };
-  return toAccountStatus(account.accountId as string, toBotReport(account), trades, now, config.staleAfterSeconds, retiredAtOf(account));
+  return statusOfParts(account, toBotReport(account), balance && toBalanceRecord(balance), now);
+}
+
+/** The trade figures of an account without a balances item yet. */
+const NO_TRADES = { openTradeCount: 0, lastTradeAt: null };
+
+/** The status of an account from its item, the report on it and its balance record (none: no trades yet). */
+function statusOfParts(account: Item, report: BotReport, trades: BalanceRecord | undefined, now: Date): AccountStatus {
+  return toAccountStatus(account.accountId as string, report, trades ?? NO_TRADES, now, config.staleAfterSeconds, retiredAtOf(account));
 }
 
 /** The bot status of one account the principal may see. */
@@ -90,15 +97,13 @@ export async function readFleetStatus(principal: Principal, now: Date, held: Hel
   if (!held.any) {
     const first = !holdsStamps(store, 'status', principal.accounts);
     const [stamped, items] = await Promise.all([first ? statusTag(principal, now) : undefined, readStatusItems(principal)]);
-    const status = statusOf(items, now);
-    return new Validated(stamped ?? tagOfItems(items, status), status);
+    const { status, tag } = taggedStatusOf(items, now);
+    return new Validated(stamped ?? tag, status);
   }
   const stamped = await statusTag(principal, now);
   if (stamped !== undefined) return unlessHeld(stamped, held, () => fleetStatusOf(principal, now));
   // Stamps not complete (a stage whose data predates the projector): the tables, tagged from their items.
-  const items = await readStatusItems(principal);
-  const status = statusOf(items, now);
-  const tag = tagOfItems(items, status);
+  const { status, tag } = taggedStatusOf(await readStatusItems(principal), now);
   return held(tag) ? new Validated(tag) : new Validated(tag, status);
 }
 
@@ -137,19 +142,23 @@ export async function fleetStatusOf(principal: Principal, now: Date): Promise<Fl
   return statusOf(await readStatusItems(principal), now);
 }
 
-/** The tag of a status read from the tables, as the stamps give it (statusTag), computed from the same items. */
-function tagOfItems(items: StatusItems, status: FleetStatus): string {
-  const window = stampSecondsFor(config.staleAfterSeconds);
-  const lines = items.accounts.map((account) => {
-    const balance = items.balances.get(account.accountId as string);
-    return statusLine(
-      account.accountId as string,
-      parseBotStamp(botStamp(toBotReport(account), window)),
-      balance ? tradesStamp(toBalanceRecord(balance)) : '',
-    );
+/**
+ * The fleet status of the items read and its tag as the stamps give it (statusTag), in one pass: each account's
+ * report and balance record serve both, and its line holds what its stamps would (reportDigest is the bot stamp's).
+ */
+function taggedStatusOf(items: StatusItems, now: Date): { status: FleetStatus; tag: string } {
+  const lines: string[] = [];
+  const statuses = items.accounts.map((account) => {
+    const id = account.accountId as string;
+    const report = toBotReport(account);
+    const balance = items.balances.get(id);
+    const trades = balance && toBalanceRecord(balance);
+    lines.push(statusLine(id, { state: report.state, report: reportDigest(report) }, trades ? tradesStamp(trades) : ''));
+    return statusOfParts(account, report, trades, now);
   });
-  return statusTagOf(
+  const tag = statusTagOf(
     tagOf('status', lines),
-    status.accounts.map((bot) => ({ id: bot.accountId, stale: bot.stale })),
+    statuses.map((bot) => ({ id: bot.accountId, stale: bot.stale })),
   );
+  return { status: { accounts: statuses, summary: summarize(statuses) }, tag };
 }
