@@ -33,22 +33,22 @@ const todayHeld = new Map<string, { day: string; version: number; entry: Pick<Pn
 
 /**
  * Today's P&L aggregate of each of `ids` (none: no trade closed today), read where this instance holds none for the
- * version its balances item has now (`versionOf`; an account without one is read every time). Read consistently: an
+ * version their balances item has now (`versions`; an account without one is read every time). Read consistently: an
  * aggregate must be at least as new as the version it is kept under.
  */
-async function todaysPnl(ids: readonly string[], day: string, versionOf: (id: string) => number | undefined) {
+async function todaysPnl(ids: readonly string[], day: string, versions: ReadonlyMap<string, number>) {
   const held = (id: string) => {
     const entry = todayHeld.get(id);
-    return entry !== undefined && entry.day === day && versionOf(id) !== undefined && entry.version === versionOf(id);
+    return entry !== undefined && entry.day === day && entry.version === versions.get(id);
   };
   const missing = ids.filter((id) => !held(id));
   const read = new Map((await getPnlOfAccounts(store, missing, 'day', day, true)).map((entry) => [entry.accountId, entry]));
   for (const id of missing) {
-    const version = versionOf(id);
+    const version = versions.get(id);
     if (version === undefined) todayHeld.delete(id);
     else todayHeld.set(id, { day, version, entry: read.get(id) });
   }
-  return new Map(ids.map((id) => [id, held(id) ? todayHeld.get(id)!.entry : read.get(id)]));
+  return new Map(ids.map((id) => [id, read.get(id) ?? todayHeld.get(id)?.entry]));
 }
 
 /**
@@ -62,26 +62,23 @@ async function todaysPnl(ids: readonly string[], day: string, versionOf: (id: st
 export async function readFleetFigures(principal: Principal, now: Date): Promise<FleetFigures> {
   const items = await readStatusItems(principal);
   const fleet = statusOf(items, now);
-  const balanceOf = (id: string) => items.balances.get(id);
-  const todayOf = await todaysPnl(
-    fleet.accounts.map((bot) => bot.accountId),
-    timestamp(periodStart(now.getTime(), 'day')),
-    (id) => {
-      const balance = balanceOf(id);
-      return balance && toBalanceRecord(balance).version;
-    },
+  const ids = fleet.accounts.map((bot) => bot.accountId);
+  const versions = new Map(
+    ids.flatMap((id) => {
+      const balance = items.balances.get(id);
+      return balance ? [[id, toBalanceRecord(balance).version] as const] : [];
+    }),
   );
+  const todayOf = await todaysPnl(ids, timestamp(periodStart(now.getTime(), 'day')), versions);
   return {
     bots: fleet.accounts.map((bot, i) => {
-      const balance = balanceOf(bot.accountId);
+      const balance = items.balances.get(bot.accountId);
+      const today = todayOf.get(bot.accountId);
       return {
         status: bot,
         account: toAccount(items.accounts[i]),
         balance: balance && toBalance(balance),
-        today: {
-          realizedPL: todayOf.get(bot.accountId)?.realizedPL ?? '0',
-          tradesClosed: todayOf.get(bot.accountId)?.tradesClosed ?? 0,
-        },
+        today: { realizedPL: today?.realizedPL ?? '0', tradesClosed: today?.tradesClosed ?? 0 },
       };
     }),
     summary: fleet.summary,
