@@ -35,13 +35,14 @@ export function balanceItem(record: BalanceRecord): Item {
 
 /** A stored balance item as a record. */
 export function toBalanceRecord(item: Item): BalanceRecord {
-  return {
-    ...toBalance(item),
+  // The balance's own object, extended: spread into a literal with more properties, it cost several microseconds (the
+  // fleet's answers convert every account's).
+  return Object.assign(toBalance(item), {
     lastTradeAt: (item.lastTradeAt as string | undefined) ?? null,
     snapshotAt: (item.snapshotAt as string | undefined) ?? null,
     retiredAt: (item.retiredAt as string | undefined) ?? null,
     version: Number(item.version ?? 0),
-  };
+  });
 }
 
 /** The balance of a new account: every figure zero, no trade, no snapshot. */
