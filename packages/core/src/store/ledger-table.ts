@@ -1,17 +1,7 @@
 import { ABOVE_EVERY_ID } from '../ids';
 import type { PeriodFigures, PeriodKey, ReadPeriod, StatsUnit } from '../rollups';
 import type { Interval, Period } from '../time';
-import {
-  batchGetItems,
-  getItem,
-  type Item,
-  numbersOf,
-  queryItems,
-  type Store,
-  stringsOf,
-  type TransactItem,
-  versionedPut,
-} from './dynamodb';
+import { batchGetItems, getItem, type Item, queryItems, type Store, type TransactItem, versionedPut } from './dynamodb';
 
 /**
  * The ledger table: the writer's bookkeeping per account (partition key `accountId`), sorted by `entryKey`:
@@ -131,11 +121,20 @@ export function registerTradeId(store: Store, accountId: string, tradeId: string
   };
 }
 
+/**
+ * A P&L aggregate as stored. The conversions here are written out field by field: a year of daily P&L converts 366
+ * items, and an object spread from Object.fromEntries cost about 5 µs each, as much as a fifth of the read's time.
+ */
 export function toPnlEntry(item: Item): PnlEntry {
   return {
-    ...stringsOf(item, ['accountId', 'start', 'realizedPL']),
+    accountId: item.accountId as string,
     period: item.period as Period,
-    ...numbersOf(item, ['tradesClosed', 'wins', 'losses', 'version']),
+    start: item.start as string,
+    realizedPL: item.realizedPL as string,
+    tradesClosed: Number(item.tradesClosed),
+    wins: Number(item.wins),
+    losses: Number(item.losses),
+    version: Number(item.version),
   };
 }
 
@@ -274,7 +273,15 @@ export async function readEquityEntries(
 }
 
 function toEquityEntry(item: Item): EquityEntry {
-  return { ...stringsOf(item, ['accountId', 'start', 'time', 'balance', 'nav', 'unrealizedPL']), interval: item.interval as Interval };
+  return {
+    accountId: item.accountId as string,
+    interval: item.interval as Interval,
+    start: item.start as string,
+    time: item.time as string,
+    balance: item.balance as string,
+    nav: item.nav as string,
+    unrealizedPL: item.unrealizedPL as string,
+  };
 }
 
 /**
@@ -317,10 +324,11 @@ export async function readStartBalances(
 /** The performance figures an item of the ledger holds (an account's, of one period). */
 export function toPeriodEntry(item: Item): PeriodEntry {
   return {
-    ...stringsOf(item, ['accountId', 'start']),
+    accountId: item.accountId as string,
+    start: item.start as string,
     unit: item.unit as StatsUnit,
     figures: (item.instruments ?? {}) as PeriodFigures,
-    ...numbersOf(item, ['version']),
+    version: Number(item.version),
   };
 }
 
