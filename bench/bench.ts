@@ -34,7 +34,7 @@ import { DEFAULT_STAMP_SECONDS } from '@trading-bot-api/core/store/fleet-table';
 import { rebuildFleet } from '../api/projector/rebuild';
 import type { LocalApi } from '../scripts/local-stack/local-api';
 import { buildBundles, measureImports } from './bundles';
-import { startChild } from './child-rpc';
+import { type Child, startChild } from './child-rpc';
 import { measureDashboard } from './dashboard-size';
 import { measureFleet } from './fleet';
 import { measureHummingbot } from './hummingbot';
@@ -42,7 +42,7 @@ import { type HttpResults, measureHttp } from './http-load';
 import { pool, type QueryPass } from './measurement';
 import { type BenchOptions, EQUITY_HISTORY, parseOptions, ROOT, SEED, SMALL_STAGE, STAGE, WRITE_STAGE } from './options';
 import { note, progress } from './progress';
-import { benchQueries, DEEP_LIMIT } from './queries';
+import { benchQueries, DEEP_LIMIT, type QuerySpec } from './queries';
 import {
   bundleTargets,
   fleetTarget,
@@ -52,10 +52,12 @@ import {
   perOperation,
   printBundles,
   printFleet,
+  printQueries,
   printReport,
   queryRow,
+  TARGETS,
 } from './report';
-import { round } from './stats';
+import { median, round } from './stats';
 import { measureImport, measureWrites } from './writes';
 
 const run = promisify(execFile);
@@ -232,11 +234,117 @@ async function onlyImport(options: BenchOptions): Promise<void> {
   console.log(`${target.pass ? 'PASS' : 'MISS'} ${target.target}: ${target.detail}`);
 }
 
+/** The full dataset and the 1k one of the scale comparison, loaded into two stages of `db`; the account and instrument queried. */
+async function loadDatasets(db: LocalDb, options: BenchOptions) {
+  const fullDataset = generateDataset({
+    tradeCounts: Array(options.accounts).fill(options.tradesPerAccount),
+    seed: SEED,
+    history: EQUITY_HISTORY,
+  });
+  const account = fullDataset.accounts[0].account.id;
+  // An instrument the chosen account has an open trade in, so status=open&instrument=… pages are not empty.
+  const accountTrades = fullDataset.trades.filter((trade) => trade.accountId === account);
+  const instrument = (accountTrades.find((trade) => trade.status === 'open') ?? accountTrades[0])?.instrument ?? 'EUR_USD';
+  const full = await loadDatabase(db, STAGE, `${options.accounts}×${options.tradesPerAccount}`, fullDataset);
+  const smallDataset = generateDataset({
+    tradeCounts: spread(options.smallTrades, options.accounts),
+    seed: SEED,
+    history: EQUITY_HISTORY,
+  });
+  const small = await loadDatabase(db, SMALL_STAGE, `1k (${options.smallTrades} over ${options.accounts} accounts)`, smallDataset);
+  return { full, small, account, instrument };
+}
+
+/** A query worker per dataset (full first), each with every query of `specs` prepared (deep pages' cursors followed). */
+async function startQueryWorkers(datasets: LoadedDb[], specs: QuerySpec[], options: BenchOptions): Promise<Child[]> {
+  const profile = options.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfDir] : [];
+  const workers = datasets.map((loaded) => {
+    const worker = startChild(
+      join(ROOT, 'bench', 'query-worker.ts'),
+      functionEnv(loaded.endpoint, loaded.stage),
+      ['--expose-gc', ...profile],
+      { quiet: true },
+    );
+    cleanups.push(() => worker.close());
+    return worker;
+  });
+  await Promise.all(workers.map((worker) => worker.ready));
+  note(`queries: ${specs.length} per dataset; following cursors for the deep pages`);
+  await Promise.all(workers.map((worker) => worker.call({ type: 'prepare', queries: specs })));
+  return workers;
+}
+
+/**
+ * Every query of `specs` on both datasets (`workers`: full, then 1k), alternately, query by query, in several passes
+ * over the list whose samples are pooled: a disturbance lasting seconds (another process, a stall of the database)
+ * hits a part of each query's samples, not all of one query's.
+ */
+async function measureQueries(workers: Child[], specs: QuerySpec[], options: BenchOptions) {
+  const { passes } = options.reps;
+  const bar = progress('queries', specs.length * passes, 'query passes (both datasets)');
+  const collected = new Map(
+    specs.map((spec) => [spec.id, { reps: undefined as number | undefined, full: [] as QueryPass[], small: [] as QueryPass[] }]),
+  );
+  let done = 0;
+  for (let pass = 0; pass < passes; pass++) {
+    for (const spec of specs) {
+      const entry = collected.get(spec.id)!;
+      // The first pass calibrates the count on the full dataset; later passes alternate which dataset goes first.
+      for (const dataset of pass % 2 ? (['small', 'full'] as const) : (['full', 'small'] as const)) {
+        const worker = workers[dataset === 'full' ? 0 : 1];
+        const result = await worker.call<QueryPass>({ type: 'measure', id: spec.id, reps: entry.reps, settings: options.reps });
+        // Same number of samples on both datasets, so both percentiles are equally rough.
+        entry.reps ??= result.reps;
+        entry[dataset].push(result);
+      }
+      bar.update(++done);
+    }
+  }
+  bar.finish();
+  return specs.map((spec) => ({ full: pool(collected.get(spec.id)!.full), small: pool(collected.get(spec.id)!.small) }));
+}
+
+/**
+ * `--only queries`: the datasets and the query phase alone, for the chosen operations, `--rounds` times over the same
+ * data; each round's query table, then each operation's floor ratio per round and their median, with the target.
+ */
+async function onlyQueries(options: BenchOptions): Promise<void> {
+  Object.assign(process.env, LOCAL_AWS_ENV);
+  cursorSecret = randomBytes(32).toString('hex');
+  const db = await startDynamoDbLocal({ log: note });
+  cleanups.push(() => db.close());
+  const { full, small, account, instrument } = await loadDatasets(db, options);
+  const specs = benchQueries(account, instrument, options.deepPages, DEFAULT_ANCHOR).filter((spec) =>
+    options.operations.includes(spec.operation),
+  );
+  const workers = await startQueryWorkers([full, small], specs, options);
+  const perRound: ReturnType<typeof perOperation>[] = [];
+  for (let turn = 1; turn <= options.rounds; turn++) {
+    const rows = (await measureQueries(workers, specs, options)).map((pair) => queryRow(pair.full, pair.small));
+    const floor = perOperation(rows, (row) => row.floorRatio);
+    perRound.push(floor);
+    console.log(`\nRound ${turn} of ${options.rounds}`);
+    const scale = perOperation(rows, (row) => (row.scaleComparable ? row.scaleRatio : undefined));
+    const rawScale = perOperation(rows, (row) => (row.scaleComparable ? row.rawScaleRatio : undefined));
+    printQueries(console.log, rows, floor, scale, rawScale);
+  }
+  // The workers write their CPU profiles as they exit.
+  await Promise.all(workers.map((worker) => worker.close()));
+  console.log(`\nFloor ratio per operation (worst query), round by round, and the median of the rounds`);
+  for (const operation of options.operations) {
+    const values = perRound.map((floor) => floor.worst[operation]);
+    const middle = median(values);
+    const verdict = middle <= TARGETS.floorRatio ? 'PASS' : 'MISS';
+    console.log(`  ${verdict}  ${operation}: ${values.map((value) => value.toFixed(2)).join(', ')} → median ${middle.toFixed(2)}`);
+  }
+}
+
 async function main(options: BenchOptions): Promise<void> {
   if (options.only === 'bundles') return onlyBundles(options);
   if (options.only === 'import') return onlyImport(options);
   if (options.only === 'hummingbot') return onlyHummingbot(options);
   if (options.only === 'fleet') return onlyFleet(options);
+  if (options.only === 'queries') return onlyQueries(options);
   const started = Date.now();
   cursorSecret = randomBytes(32).toString('hex');
   Object.assign(process.env, LOCAL_AWS_ENV);
@@ -261,63 +369,13 @@ async function main(options: BenchOptions): Promise<void> {
   // 2. Datasets, in one DynamoDB Local: two stages, so two sets of tables.
   const db = await startDynamoDbLocal({ log: note });
   cleanups.push(() => db.close());
-  const { full, small, account, instrument } = await phase('load', async () => {
-    const fullDataset = generateDataset({
-      tradeCounts: Array(options.accounts).fill(options.tradesPerAccount),
-      seed: SEED,
-      history: EQUITY_HISTORY,
-    });
-    const account = fullDataset.accounts[0].account.id;
-    // An instrument the chosen account has an open trade in, so status=open&instrument=… pages are not empty.
-    const accountTrades = fullDataset.trades.filter((trade) => trade.accountId === account);
-    const instrument = (accountTrades.find((trade) => trade.status === 'open') ?? accountTrades[0])?.instrument ?? 'EUR_USD';
-    const full = await loadDatabase(db, STAGE, `${options.accounts}×${options.tradesPerAccount}`, fullDataset);
-    const smallDataset = generateDataset({
-      tradeCounts: spread(options.smallTrades, options.accounts),
-      seed: SEED,
-      history: EQUITY_HISTORY,
-    });
-    const small = await loadDatabase(db, SMALL_STAGE, `1k (${options.smallTrades} over ${options.accounts} accounts)`, smallDataset);
-    return { full, small, account, instrument };
-  });
+  const { full, small, account, instrument } = await phase('load', () => loadDatasets(db, options));
 
   // 3. Queries: both datasets, alternately, query by query.
   const measured = await phase('queries', async () => {
     const specs = benchQueries(account, instrument, options.deepPages, DEFAULT_ANCHOR);
-    const workers = [full, small].map((loaded) => {
-      const worker = startChild(join(ROOT, 'bench', 'query-worker.ts'), functionEnv(loaded.endpoint, loaded.stage), ['--expose-gc'], {
-        quiet: true,
-      });
-      cleanups.push(() => worker.close());
-      return worker;
-    });
-    await Promise.all(workers.map((worker) => worker.ready));
-    note(`queries: ${specs.length} per dataset; following cursors for the deep pages`);
-    await Promise.all(workers.map((worker) => worker.call({ type: 'prepare', queries: specs })));
-    // Several passes over the whole list, each query's samples pooled over them: a disturbance lasting seconds
-    // (another process, a stall of the database) hits a part of each query's samples, not all of one query's.
-    const { passes } = options.reps;
-    const bar = progress('queries', specs.length * passes, 'query passes (both datasets)');
-    const collected = new Map(
-      specs.map((spec) => [spec.id, { reps: undefined as number | undefined, full: [] as QueryPass[], small: [] as QueryPass[] }]),
-    );
-    let done = 0;
-    for (let pass = 0; pass < passes; pass++) {
-      for (const spec of specs) {
-        const entry = collected.get(spec.id)!;
-        // The first pass calibrates the count on the full dataset; later passes alternate which dataset goes first.
-        for (const dataset of pass % 2 ? (['small', 'full'] as const) : (['full', 'small'] as const)) {
-          const worker = workers[dataset === 'full' ? 0 : 1];
-          const result = await worker.call<QueryPass>({ type: 'measure', id: spec.id, reps: entry.reps, settings: options.reps });
-          // Same number of samples on both datasets, so both percentiles are equally rough.
-          entry.reps ??= result.reps;
-          entry[dataset].push(result);
-        }
-        bar.update(++done);
-      }
-    }
-    bar.finish();
-    const pairs = specs.map((spec) => ({ full: pool(collected.get(spec.id)!.full), small: pool(collected.get(spec.id)!.small) }));
+    const workers = await startQueryWorkers([full, small], specs, options);
+    const pairs = await measureQueries(workers, specs, options);
     await Promise.all(workers.map((worker) => worker.close()));
     return pairs;
   });

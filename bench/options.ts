@@ -2,9 +2,10 @@
  * Command line of `npm run bench`, and every knob derived from it (dataset sizes, repetition budgets, durations),
  * so the rest of the bench reads one settled object instead of re-checking flags.
  */
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { RepetitionSettings } from './measurement';
+import { OPERATIONS, type Operation } from './queries';
 
 export const ROOT = join(__dirname, '..');
 
@@ -27,7 +28,7 @@ export const SEED = 20261121;
 export const EQUITY_HISTORY = { everyMinutes: 5, days: 3, accounts: 1 };
 
 /** The parts `--only` can run alone. */
-const ONLY = ['bundles', 'hummingbot', 'fleet', 'import'] as const;
+const ONLY = ['bundles', 'hummingbot', 'fleet', 'import', 'queries'] as const;
 type Only = (typeof ONLY)[number];
 
 export interface BenchOptions {
@@ -36,8 +37,14 @@ export interface BenchOptions {
   /** Trades in total in the small dataset of the scale comparison, spread evenly over the same accounts. */
   smallTrades: number;
   quick: boolean;
-  /** Only this part, its results printed and no results file written (`--only bundles`, `--only hummingbot`, …). */
+  /** Only this part, its results printed and no results file written (`--only bundles`, `--only queries`, …). */
   only?: Only;
+  /** `--only queries`: the operations whose queries are measured (every one by default). */
+  operations: readonly Operation[];
+  /** `--only queries`: how many times the query phase runs over the same loaded data, each printed (its spread is the noise). */
+  rounds: number;
+  /** Where the query workers write V8 CPU profiles (node --cpu-prof), if anywhere. */
+  cpuProfDir?: string;
   out: string;
   skipHttp: boolean;
   /** Timed calls per query and dataset: see RepetitionSettings. */
@@ -75,6 +82,12 @@ const USAGE = `Usage: npm run bench -- [options]
   --only import    only \`npm run import\` of a JSON Lines history of --import-rows trades (rows/s, peak RSS), printed,
                    no results file
   --import-rows N  rows of the imported history (default 100000; quick 2000)
+  --only queries   only the query phase (both datasets loaded, each query timed against its raw floor), printed, no
+                   results file: a few minutes, most of them loading the data; to iterate on a floor ratio
+  --operations A,B with --only queries: only these operations' queries (e.g. all-status,metrics)
+  --rounds N       with --only queries: the query phase N times over the same data, each round's floor ratios
+                   printed, then their median (default 1): the spread between rounds is the machine's noise
+  --cpu-prof DIR   the query workers write V8 CPU profiles (.cpuprofile, node --cpu-prof) into DIR when they end
   --help           this text`;
 
 function positiveInteger(name: string, raw: string | undefined, fallback: number): number {
@@ -96,6 +109,9 @@ export function parseOptions(argv: string[]): BenchOptions {
       fleet: { type: 'string' },
       only: { type: 'string' },
       'import-rows': { type: 'string' },
+      operations: { type: 'string' },
+      rounds: { type: 'string' },
+      'cpu-prof': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -108,8 +124,19 @@ export function parseOptions(argv: string[]): BenchOptions {
   const quick = values.quick ?? false;
   const only = values.only;
   if (only !== undefined && !(ONLY as readonly string[]).includes(only)) throw new Error(`--only takes ${ONLY.join(', ')}, got "${only}"`);
+  // A partial query phase writes no results file: results.json always holds every query.
+  for (const name of ['operations', 'rounds'] as const) {
+    if (values[name] !== undefined && only !== 'queries') throw new Error(`--${name} goes with --only queries`);
+  }
+  const operations = values.operations?.split(',').map((name) => name.trim()) ?? [...OPERATIONS];
+  const unknown = operations.filter((name) => !(OPERATIONS as readonly string[]).includes(name));
+  if (unknown.length || !operations.length)
+    throw new Error(`--operations takes operations among ${OPERATIONS.join(', ')}; got "${values.operations}"`);
   return {
     ...(only ? { only: only as Only } : {}),
+    operations: operations as Operation[],
+    rounds: positiveInteger('rounds', values.rounds, 1),
+    ...(values['cpu-prof'] ? { cpuProfDir: resolve(values['cpu-prof']) } : {}),
     accounts: positiveInteger('accounts', values.accounts, quick ? 3 : 20),
     tradesPerAccount: positiveInteger('trades', values.trades, quick ? 200 : 5000),
     smallTrades: 1000,

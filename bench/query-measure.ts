@@ -27,13 +27,13 @@ import { handler as accountPnl } from '../functions/account-pnl';
 import { handler as accountEquity } from '../functions/account-equity';
 import { parseTimeParameter } from '../api/http/params';
 import { seriesWindow } from '../api/operations/window';
-import { periodStart, timestamp } from '@trading-bot-api/core/time';
+import { timestamp } from '@trading-bot-api/core/time';
 import { accountKey } from '@trading-bot-api/core/store/accounts-table';
 import { MOST_STAMP_ITEMS } from '../api/operations/fleet-stamps';
 import { config } from '../api/config';
 import { HEALTH_PROBE_KEY } from '../api/operations/health';
 import { store } from '../api/database';
-import { batchGetItems, type Item, queryItems, scanAll, type Store } from '@trading-bot-api/core/store/dynamodb';
+import { type Item, queryItems, scanAll, type Store } from '@trading-bot-api/core/store/dynamodb';
 import { keyBefore, orderKey, tradeListing } from '@trading-bot-api/core/store/trades-table';
 import {
   accountPeriods,
@@ -41,7 +41,6 @@ import {
   isEntryOf,
   type LedgerUnits,
   type PeriodPartition,
-  pnlKey,
   readKeyRange,
   readPeriodItems,
 } from '@trading-bot-api/core/store/ledger-table';
@@ -242,16 +241,12 @@ function pageCondition(spec: QuerySpec, after: string | undefined): { condition:
 async function floor({ spec, after }: Prepared): Promise<Item[]> {
   const { accounts: accountsTable, balances, trades } = config.tables;
   switch (spec.operation) {
+    // The scrape shows what the status's items hold, and each account's P&L of today, which an instance reads once per
+    // version of the account's balances item (the writer moves both in one transaction): a warm instance, as measured
+    // here, with the same versions as its last scrape reads no P&L item, and so neither does its floor.
     case 'all-status':
+    case 'metrics':
       return (await Promise.all([scan(accountsTable), scan(balances)])).flat();
-    case 'metrics': {
-      // The fleet's status, and each account's P&L of today (what the scrape shows beyond the fleet answers).
-      const [accounts, balanceItems] = await Promise.all([scan(accountsTable), scan(balances)]);
-      const today = timestamp(periodStart(Date.now(), 'day'));
-      const keys = accounts.map((item) => pnlKey(String(item.accountId), 'day', today));
-      const pnl = keys.length ? (await batchGetItems(rawStore, { [config.tables.ledger]: keys }))[config.tables.ledger] : [];
-      return [...accounts, ...balanceItems, ...pnl];
-    }
     case 'account-pnl':
     case 'account-equity': {
       const [account, entries] = await Promise.all([
@@ -382,9 +377,9 @@ function readBudget(operation: Operation, body: any, returned: number): number {
   // The fleet answers read the fleet's stamps first (at most MOST_STAMP_ITEMS; a 304 reads nothing else).
   const stamps = MOST_STAMP_ITEMS;
   if (operation === 'all-status') return 2 * returned + stamps;
-  // The scrape: the status's two items per account and its stamps; the balance and profile stamps, and for an account
-  // this instance holds no figures of yet (a cold one: every account) its balance, profile and P&L of today.
-  if (operation === 'metrics') return 5 * returned + 4 * stamps;
+  // The scrape: the status's two items per account, and the P&L of today of each account whose balance moved since
+  // this instance last read it (a cold one: every account). No stamp.
+  if (operation === 'metrics') return 3 * returned;
   if (operation === 'accounts' || operation === 'all-balance') return returned + stamps;
   // The fleet's meta item that says whether the currencies' sums may be read instead of every account's (they hold at
   // most as many items as the accounts' they add up), and the currencies' account lists.

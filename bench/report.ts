@@ -402,37 +402,14 @@ function table(headers: string[], rows: (string | number)[][], alignLeft: number
 const fmt = (value: number, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 
-export function printReport(results: {
-  meta: {
-    dataset: string;
-    smallDataset: string;
-    node: string;
-    machine: string;
-    loadSeconds: number;
-    durationSeconds: number;
-    quick: boolean;
-  };
-  rows: QueryRow[];
-  floor: ReturnType<typeof perOperation>;
-  scale: ReturnType<typeof perOperation>;
-  rawScale: ReturnType<typeof perOperation>;
-  bundles: BundleRow[];
-  peakRss: { peakRssMb: number; pages: number; limit: number; trades: number; function: string };
-  dashboard: DashboardSize;
-  http?: HttpResults;
-  writes: WriteResults;
-  fleet: FleetResults;
-  targets: Target[];
-  out: string;
-}): void {
-  const { meta, rows, floor, scale, rawScale, bundles, peakRss, dashboard, http, writes, targets } = results;
-  const print = (text = '') => process.stdout.write(`${text}\n`);
-  print();
-  print(`Trading Bot API benchmark — ${meta.dataset}; scale baseline ${meta.smallDataset}`);
-  print(`${meta.machine}; Node ${meta.node}; load ${meta.loadSeconds} s; total ${meta.durationSeconds} s`);
-  if (meta.quick)
-    print('--quick: a handful of samples per query; the timing ratios below are noise, only the shape and the read counts mean anything.');
-  print();
+/** The query table, and the ratios of each operation it holds (worst query, median over its queries in brackets). */
+export function printQueries(
+  print: (text?: string) => void,
+  rows: QueryRow[],
+  floor: ReturnType<typeof perOperation>,
+  scale: ReturnType<typeof perOperation>,
+  rawScale: ReturnType<typeof perOperation>,
+): void {
   print(
     'Queries (handler in-process; ms; read/ret/budget = items read/returned/allowed; floor× = handler p50 ÷ raw SDK p50; scale× = p50 full ÷ p50 1k, * = not comparable)',
   );
@@ -483,7 +460,7 @@ export function printReport(results: {
   print(
     table(
       ['operation', 'floorRatio', 'scaleRatio', 'raw floor scale', 'worst floor query', 'worst scale query'],
-      OPERATIONS.map((operation) => [
+      OPERATIONS.filter((operation) => rows.some((row) => row.operation === operation)).map((operation) => [
         operation,
         `${fmt(floor.worst[operation])} (${fmt(floor.median[operation])})`,
         `${fmt(scale.worst[operation])} (${fmt(scale.median[operation])})`,
@@ -494,6 +471,40 @@ export function printReport(results: {
       [0, 4, 5],
     ),
   );
+}
+
+export function printReport(results: {
+  meta: {
+    dataset: string;
+    smallDataset: string;
+    node: string;
+    machine: string;
+    loadSeconds: number;
+    durationSeconds: number;
+    quick: boolean;
+  };
+  rows: QueryRow[];
+  floor: ReturnType<typeof perOperation>;
+  scale: ReturnType<typeof perOperation>;
+  rawScale: ReturnType<typeof perOperation>;
+  bundles: BundleRow[];
+  peakRss: { peakRssMb: number; pages: number; limit: number; trades: number; function: string };
+  dashboard: DashboardSize;
+  http?: HttpResults;
+  writes: WriteResults;
+  fleet: FleetResults;
+  targets: Target[];
+  out: string;
+}): void {
+  const { meta, rows, floor, scale, rawScale, bundles, peakRss, dashboard, http, writes, targets } = results;
+  const print = (text = '') => process.stdout.write(`${text}\n`);
+  print();
+  print(`Trading Bot API benchmark — ${meta.dataset}; scale baseline ${meta.smallDataset}`);
+  print(`${meta.machine}; Node ${meta.node}; load ${meta.loadSeconds} s; total ${meta.durationSeconds} s`);
+  if (meta.quick)
+    print('--quick: a handful of samples per query; the timing ratios below are noise, only the shape and the read counts mean anything.');
+  print();
+  printQueries(print, rows, floor, scale, rawScale);
   print();
   printBundles(print, bundles);
   print();

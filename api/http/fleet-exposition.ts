@@ -11,27 +11,30 @@ import { type Family, PROMETHEUS_TYPE, renderExposition, type Sample } from './p
 /** Every state a bot reports, in the API's order: one `tba_bot_state` series each, 1 for the bot's own. */
 export const BOT_STATES: readonly BotState[] = ['running', 'paused', 'stopped', 'error'];
 
-/** The labels of a bot's series: its account, and what an account's profile says of it (empty when unknown). */
+/** The labels of a bot's series: its account, and what the account's profile says of it. */
 function botLabels(bot: BotFigures): Record<string, string> {
   return {
     account: bot.status.accountId,
-    currency: bot.account?.currency ?? bot.balance?.currency ?? '',
-    broker: bot.account?.broker ?? '',
-    environment: bot.account?.environment ?? '',
+    currency: bot.account.currency,
+    broker: bot.account.broker,
+    environment: bot.account.environment,
   };
 }
 
-/** A family with one sample per bot that has a value (`undefined`: no sample, as for a bot that never heartbeated). */
+/**
+ * A family with one sample per bot that has a value (`undefined`: no sample, as for a bot that never heartbeated),
+ * labelled with each bot's `labels` (one object per bot for every family: renderExposition writes it once).
+ */
 function perBot(
-  bots: readonly BotFigures[],
+  labels: ReadonlyMap<BotFigures, Record<string, string>>,
   name: string,
   help: string,
   value: (bot: BotFigures) => string | number | undefined | null,
 ): Family {
   const samples: Sample[] = [];
-  for (const bot of bots) {
+  for (const [bot, own] of labels) {
     const v = value(bot);
-    if (v !== undefined && v !== null) samples.push({ labels: botLabels(bot), value: v });
+    if (v !== undefined && v !== null) samples.push({ labels: own, value: v });
   }
   return { name, help, type: 'gauge', samples };
 }
@@ -39,6 +42,7 @@ function perBot(
 /** The families of a scrape, in a fixed order. */
 export function fleetFamilies(figures: FleetFigures): Family[] {
   const { bots, summary } = figures;
+  const labels = new Map(bots.map((bot) => [bot, botLabels(bot)]));
   const flag = (yes: boolean) => (yes ? 1 : 0);
   return [
     {
@@ -46,38 +50,38 @@ export function fleetFamilies(figures: FleetFigures): Family[] {
       help: 'The state the bot last reported: 1 for it, 0 for the other states.',
       type: 'gauge',
       samples: bots.flatMap((bot) =>
-        BOT_STATES.map((state) => ({ labels: { ...botLabels(bot), state }, value: flag(bot.status.state === state) })),
+        BOT_STATES.map((state) => ({ labels: { ...labels.get(bot)!, state }, value: flag(bot.status.state === state) })),
       ),
     },
     perBot(
-      bots,
+      labels,
       'tba_bot_heartbeat_age_seconds',
       "Seconds since the bot's last heartbeat (no sample: it never sent one).",
       (bot) => bot.status.heartbeatAgeSeconds,
     ),
     perBot(
-      bots,
+      labels,
       'tba_bot_stale',
       '1 when the bot reports running but its heartbeat is older than the stale threshold (or missing).',
       (bot) => flag(bot.status.stale),
     ),
-    perBot(bots, 'tba_open_trades', 'Open trades of the account.', (bot) => bot.status.openTradeCount),
-    perBot(bots, 'tba_balance', 'Balance, in the account currency (exact: GET /api/{account}/balance).', (bot) => bot.balance?.balance),
-    perBot(bots, 'tba_nav', 'Net asset value, in the account currency.', (bot) => bot.balance?.nav),
-    perBot(bots, 'tba_unrealized_pnl', 'Unrealized P&L of the open trades, in the account currency.', (bot) => bot.balance?.unrealizedPL),
+    perBot(labels, 'tba_open_trades', 'Open trades of the account.', (bot) => bot.status.openTradeCount),
+    perBot(labels, 'tba_balance', 'Balance, in the account currency (exact: GET /api/{account}/balance).', (bot) => bot.balance?.balance),
+    perBot(labels, 'tba_nav', 'Net asset value, in the account currency.', (bot) => bot.balance?.nav),
+    perBot(labels, 'tba_unrealized_pnl', 'Unrealized P&L of the open trades, in the account currency.', (bot) => bot.balance?.unrealizedPL),
     perBot(
-      bots,
+      labels,
       'tba_realized_pnl_total',
       'Realized P&L of every closed trade, in the account currency.',
       (bot) => bot.balance?.realizedPL,
     ),
     perBot(
-      bots,
+      labels,
       'tba_realized_pnl_today',
       'Realized P&L of the trades closed this UTC day, in the account currency.',
       (bot) => bot.today.realizedPL,
     ),
-    perBot(bots, 'tba_trades_closed_today', 'Trades closed this UTC day.', (bot) => bot.today.tradesClosed),
+    perBot(labels, 'tba_trades_closed_today', 'Trades closed this UTC day.', (bot) => bot.today.tradesClosed),
     {
       name: 'tba_fleet_bots',
       help: 'Bots the key may see (retired ones left out), by reported state.',

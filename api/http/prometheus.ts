@@ -22,8 +22,13 @@ export interface Family {
   samples: readonly Sample[];
 }
 
+/** What a label value may hold that the format escapes. */
+const ESCAPED = /[\\"\n]/;
+
 /** A label value escaped as the format asks: backslash, double quote and line feed. */
 export function escapeLabelValue(value: string): string {
+  // A scrape writes a few hundred label values, hardly any of which holds one: one test each, not three replacements.
+  if (!ESCAPED.test(value)) return value;
   return value.replaceAll('\\', '\\\\').replaceAll('"', '\\"').replaceAll('\n', '\\n');
 }
 
@@ -34,11 +39,14 @@ function labelsOf(labels: Record<string, string>): string {
 
 /** The families as exposition text; a family without samples still says what it is (a scrape then shows the metric exists). */
 export function renderExposition(families: readonly Family[]): string {
+  // Samples that share their labels object (a bot's, in each of its families) have them written once.
+  const written = new Map<Record<string, string>, string>();
+  const labelsText = (labels: Record<string, string>) => written.get(labels) ?? written.set(labels, labelsOf(labels)).get(labels)!;
   return families
     .map((family) => {
       const help = family.help.replaceAll('\\', '\\\\').replaceAll('\n', '\\n');
       const lines = [`# HELP ${family.name} ${help}`, `# TYPE ${family.name} ${family.type}`];
-      for (const sample of family.samples) lines.push(`${family.name}${labelsOf(sample.labels)} ${sample.value}`);
+      for (const sample of family.samples) lines.push(`${family.name}${labelsText(sample.labels)} ${sample.value}`);
       return `${lines.join('\n')}\n`;
     })
     .join('');

@@ -57,7 +57,7 @@ export async function readStamps(store: Store, aspect: Aspect, accounts: Account
   }
   // The same shards as held last time for the same accounts: the same stamps, the same object (callers key what
   // they derive from them on it, so an unchanged poll derives nothing again).
-  const scope = `${store.tables.fleet}/${aspect}/${accounts === '*' ? '*' : [...accounts].sort().join(',')}`;
+  const scope = scopeOf(store, aspect, accounts);
   const version = shards.map((shard) => (counts.has(shard) ? (shardsRead.get(held(shard))?.count ?? -1) : 'none')).join(',');
   const last = lastStamps.get(scope);
   if (last?.version === version) return last.stamps;
@@ -72,4 +72,17 @@ export async function readStamps(store: Store, aspect: Aspect, accounts: Account
   }
   lastStamps.set(scope, { version, stamps });
   return stamps;
+}
+
+/** The key of `accounts`' stamps of `aspect` among those this instance answered. */
+function scopeOf(store: Store, aspect: Aspect, accounts: AccountScope): string {
+  return `${store.tables.fleet}/${aspect}/${accounts === '*' ? '*' : [...accounts].sort().join(',')}`;
+}
+
+/**
+ * Whether this instance has read the stamps of `aspect` of `accounts` before (readStamps answered them): its copy of
+ * their shards is then there for a conditional poll to compare change counts against, reading only what moved since.
+ */
+export function holdsStamps(store: Store, aspect: Aspect, accounts: AccountScope): boolean {
+  return lastStamps.has(scopeOf(store, aspect, accounts));
 }

@@ -86,8 +86,8 @@ it('measures every query of every operation, each within its read budget', () =>
       notPositive({ itemsRead: row.itemsRead, itemsReturned: row.itemsReturned, readAmplification: row.readAmplification }, true),
     ).toEqual({});
     // The issue's cost rules: a page reads what it returns plus one; the fleet answers their stamps (at most
-    // MOST_STAMP_ITEMS) and one item per account, two for the status, five for the scrape (and its stamps of three
-    // aspects); a series one per point and account, plus the account; a performance summary one per period read (what
+    // MOST_STAMP_ITEMS) and one item per account, two for the status; the scrape three per account (the status's two
+    // and today's P&L), no stamp; a series one per point and account, plus the account; a performance summary one per period read (what
     // it is built from), plus the account or each account's balance at the window's start (the drawdown ratio's
     // measure, one or two reads), and for the fleet its meta item, which says whether the currencies' sums may be read
     // instead of the accounts' own, and one account list per currency.
@@ -99,7 +99,7 @@ it('measures every query of every operation, each within its read budget', () =>
         : row.operation === 'accounts' || row.operation === 'all-balance'
           ? row.itemsReturned + stamps
           : row.operation === 'metrics'
-            ? 5 * row.itemsReturned + 4 * stamps
+            ? 3 * row.itemsReturned
             : row.operation === 'all-pnl'
               ? row.itemsReturned + Math.max(accounts, 1 + row.currencies)
               : row.operation === 'all-performance'

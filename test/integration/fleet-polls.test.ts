@@ -84,6 +84,14 @@ it('an unchanged poll of each fleet answer is a 304 that reads at most SHARDS + 
     expect([name, again.statusCode, again.body, again.headers.ETag]).toEqual([name, 304, '', first.headers.ETag]);
     expect([name, again.itemsRead]).toEqual([name, expect.any(Number)]);
     expect(again.itemsRead).toBeLessThanOrEqual(SHARDS + 1);
+    // A client without a tag on an instance that holds the stamps: the status reads what it shows and no stamp (two
+    // items per account), tagged as the stamps tag it, so its next poll is still a 304 of the counts alone.
+    const fresh = await poll(name);
+    expect([name, fresh.statusCode, fresh.headers.ETag]).toEqual([name, 200, first.headers.ETag]);
+    if (name === 'all-status') expect(fresh.itemsRead).toBe(2 * (IDS.length + MATES.length));
+    const next = await poll(name, { tag: fresh.headers.ETag });
+    expect([name, next.statusCode]).toEqual([name, 304]);
+    expect(next.itemsRead).toBeLessThanOrEqual(SHARDS + 1);
   }
 });
 

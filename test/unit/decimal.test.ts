@@ -86,7 +86,15 @@ describe('divideDecimals and compareDecimals', () => {
     expect(compareDecimals('1.50', '1.5')).toBe(0);
     expect(compareDecimals('-0.01', '0')).toBe(-1);
     expect(compareDecimals('10', '9.999')).toBe(1);
+    expect(compareDecimals('-1.5', '-1.49')).toBe(-1);
     expect(decimalScale('10.00')).toBe(2);
+    fc.assert(
+      fc.property(fc.bigInt(), fc.nat(8), fc.bigInt(), fc.nat(8), (a, aScale, b, bScale) => {
+        // Both as integers of 10^-16, where neither has a digit beyond.
+        const [left, right] = [a * 10n ** BigInt(16 - aScale), b * 10n ** BigInt(16 - bScale)];
+        expect(compareDecimals(formatDecimal(a, aScale), formatDecimal(b, bScale))).toBe(left < right ? -1 : left > right ? 1 : 0);
+      }),
+    );
   });
 });
 

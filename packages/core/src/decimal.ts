@@ -127,8 +127,14 @@ export function decimalScale(value: string): number {
 
 /** Compares two decimal strings by value: negative, zero or positive as `a` is below, equal to or above `b`. */
 export function compareDecimals(a: string, b: string): number {
-  const difference = parse(sumDecimals([a, negateDecimal(b)])).units;
-  return difference < 0n ? -1 : difference > 0n ? 1 : 0;
+  const [x, y] = [parse(a), parse(b)];
+  const [left, right] =
+    x.scale === y.scale
+      ? [x.units, y.units]
+      : x.scale > y.scale
+        ? [x.units, y.units * 10n ** BigInt(x.scale - y.scale)]
+        : [x.units * 10n ** BigInt(y.scale - x.scale), y.units];
+  return left < right ? -1 : left > right ? 1 : 0;
 }
 
 /** `units` / `divisor`, rounded half-even to an integer (banker's rounding: a tie goes to the even neighbour). */

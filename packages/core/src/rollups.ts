@@ -190,11 +190,14 @@ function dayEnd(month: string, day: string): string {
   return end;
 }
 
-/** A period's instruments with their days' nets as exact integers of 10^-`scale`, read once per window. */
+/**
+ * A period's days as exact integers of 10^-`scale`, read once per window: each instrument's figures and days, and the
+ * days of every instrument together (a day's nets summed), each list in order.
+ */
 interface ParsedPeriod {
   start: string;
-  days: string[];
-  instruments: Map<string, { figures: StatsFigures; nets: Map<string, bigint> }>;
+  days: DailyUnits[];
+  instruments: Map<string, { figures: StatsFigures; days: DailyUnits[] }>;
 }
 
 /** The periods' figures with every day's net as an integer of 10^-`scale` (the most places among them). */
@@ -205,42 +208,33 @@ function parsePeriods(periods: readonly ReadPeriod[]): { scale: number; parsed: 
     for (const { nets } of Object.values(period.figures))
       for (const net of Object.values(nets)) scale = Math.max(scale, net.includes('.') ? net.length - net.indexOf('.') - 1 : 0);
   const parsed = periods.map((period) => {
-    const instruments = new Map<string, { figures: StatsFigures; nets: Map<string, bigint> }>();
-    const days = new Set<string>();
+    const month = period.start.slice(0, 8);
+    // Each day's end looked up once per period, not once per instrument that closed a trade that day.
+    const ends = new Map<string, string>();
+    const endOf = (day: string) => ends.get(day) ?? ends.set(day, dayEnd(month, day)).get(day)!;
+    const instruments = new Map<string, { figures: StatsFigures; days: DailyUnits[] }>();
+    const together = new Map<string, bigint>();
     for (const [instrument, { nets, ...figures }] of Object.entries(period.figures)) {
-      const units = new Map<string, bigint>();
-      for (const [day, net] of Object.entries(nets)) {
-        units.set(day, unitsOf(net, scale));
-        days.add(day);
-      }
-      instruments.set(instrument, { figures, nets: units });
+      const days = Object.keys(nets)
+        .sort()
+        .map((day) => {
+          const units = unitsOf(nets[day], scale);
+          together.set(day, (together.get(day) ?? 0n) + units);
+          return { end: endOf(day), units };
+        });
+      instruments.set(instrument, { figures, days });
     }
-    return { start: period.start, days: [...days].sort(), instruments };
+    const days = [...together.keys()].sort().map((day) => ({ end: endOf(day), units: together.get(day)! }));
+    return { start: period.start, days, instruments };
   });
   return { scale, parsed };
 }
 
-/** The summable figures and the equity run of `instruments` (all when undefined) over the parsed periods, in order. */
-function windowOf(parsed: readonly ParsedPeriod[], scale: number, instrument: string | undefined): { stats: StatsFigures; run: EquityRun } {
-  let stats = NO_TRADES;
+/** The equity run over the parsed periods, in order, of the days `daysOf` picks in each: their runs composed. */
+function runOver(parsed: readonly ParsedPeriod[], scale: number, daysOf: (period: ParsedPeriod) => readonly DailyUnits[]): EquityRun {
   let run = { ...emptyRun(parsed[0].start), scale };
-  for (const period of parsed) {
-    const held = instrument === undefined ? [...period.instruments.values()] : [period.instruments.get(instrument) ?? []].flat();
-    for (const { figures } of held) stats = mergeStats(stats, figures);
-    const month = period.start.slice(0, 8);
-    const days: DailyUnits[] = [];
-    for (const day of period.days) {
-      let units = 0n;
-      let closed = false;
-      for (const { nets } of held) {
-        const net = nets.get(day);
-        if (net !== undefined) [units, closed] = [units + net, true];
-      }
-      if (closed) days.push({ end: dayEnd(month, day), units });
-    }
-    run = composeRuns(run, runOfUnits(period.start, scale, days));
-  }
-  return { stats, run };
+  for (const period of parsed) run = composeRuns(run, runOfUnits(period.start, scale, daysOf(period)));
+  return run;
 }
 
 /**
@@ -254,12 +248,22 @@ export function periodsPerformance(
   startBalance: string | null = null,
 ): PerformanceFigures & { instruments: InstrumentPerformance[] } {
   const { scale, parsed } = parsePeriods(periods);
-  const of = (instrument: string | undefined) => {
-    const { stats, run } = windowOf(parsed, scale, instrument);
-    return performanceOf(stats, drawdownOf(run, startBalance, stats.places));
-  };
-  const names = [...new Set(periods.flatMap((period) => Object.keys(period.figures)))];
-  const instruments = names.map((instrument) => ({ instrument, ...of(instrument) }));
+  const summary = (stats: StatsFigures, run: EquityRun) => performanceOf(stats, drawdownOf(run, startBalance, stats.places));
+  const names = [...new Set(parsed.flatMap((period) => [...period.instruments.keys()]))];
+  // Each instrument's figures are summed once, and the whole's are theirs together: mergeStats is associative and
+  // commutative, so the grouping changes nothing (summing every period's again for the whole took as long).
+  const figures = names.map((instrument) =>
+    parsed.reduce((sum, period) => {
+      const held = period.instruments.get(instrument);
+      return held ? mergeStats(sum, held.figures) : sum;
+    }, NO_TRADES),
+  );
+  const instruments = names.map((instrument, i) => {
+    const run = runOver(parsed, scale, (period) => period.instruments.get(instrument)?.days ?? []);
+    return { instrument, ...summary(figures[i], run) };
+  });
   instruments.sort((a, b) => compareDecimals(b.netRealizedPL, a.netRealizedPL) || (a.instrument < b.instrument ? -1 : 1));
-  return { ...of(undefined), instruments };
+  const whole = figures.reduce((sum, each) => mergeStats(sum, each), NO_TRADES);
+  const run = runOver(parsed, scale, (period) => period.days);
+  return { ...summary(whole, run), instruments };
 }

@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { formatDecimal } from '@trading-bot-api/core/decimal';
 import { compareDecimals } from '@trading-bot-api/core/decimal';
-import { composeRuns, maxDrawdown, runOf } from '@trading-bot-api/core/performance';
+import { composeRuns, maxDrawdown, runOf, unitsOf } from '@trading-bot-api/core/performance';
 import { periodId, periodsPerformance, unitEnd, unitStart, windowPeriods } from '@trading-bot-api/core/rollups';
 import type { PeriodEntry } from '@trading-bot-api/core/store/ledger-table';
 import type { Trade } from '@trading-bot-api/core/types';
@@ -125,6 +125,20 @@ it('the drawdown composes: runs of consecutive periods combined equal the day-by
       },
     ),
     { numRuns: propertyRuns(500) },
+  );
+});
+
+it('reads a stored net as an exact integer at any scale at least its own, past the digits a double holds too', () => {
+  expect([unitsOf('-0.5', 3), unitsOf('7', 0), unitsOf('-0', 2), unitsOf('123456789012345678.12', 4)]).toEqual([
+    -500n,
+    7n,
+    0n,
+    1234567890123456781200n,
+  ]);
+  fc.assert(
+    fc.property(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), fc.nat(8), fc.nat(8), (units, places, more) => {
+      expect(unitsOf(formatDecimal(units, places), places + more)).toBe(units * 10n ** BigInt(more));
+    }),
   );
 });
 

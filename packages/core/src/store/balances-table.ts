@@ -2,7 +2,7 @@ import { type AccountScope, compareIds } from '../ids';
 import { sumDecimals } from '../decimal';
 import type { Balance, Total } from '../types';
 import { accountKey, readAccountScopedItems } from './accounts-table';
-import { getItem, type Item, type Store, stringsOf, type TransactItem, versionedPut } from './dynamodb';
+import { getItem, type Item, type Store, type TransactItem, versionedPut } from './dynamodb';
 
 /**
  * The balances table: one item per account, keyed like the accounts table. It holds the figures the API shows and
@@ -35,13 +35,14 @@ export function balanceItem(record: BalanceRecord): Item {
 
 /** A stored balance item as a record. */
 export function toBalanceRecord(item: Item): BalanceRecord {
-  return {
-    ...toBalance(item),
+  // The balance's own object, extended: spread into a literal with more properties, it cost several microseconds (the
+  // fleet's answers convert every account's).
+  return Object.assign(toBalance(item), {
     lastTradeAt: (item.lastTradeAt as string | undefined) ?? null,
     snapshotAt: (item.snapshotAt as string | undefined) ?? null,
     retiredAt: (item.retiredAt as string | undefined) ?? null,
     version: Number(item.version ?? 0),
-  };
+  });
 }
 
 /** The balance of a new account: every figure zero, no trade, no snapshot. */
@@ -86,19 +87,23 @@ export function balanceUnchanged(store: Store, accountId: string, version: numbe
   };
 }
 
-/** The API shape of a stored balance. */
+/**
+ * The API shape of a stored balance. Written out, not spread from a list of names: the fleet's answers convert every
+ * account's, and an object spread from Object.fromEntries took several microseconds each.
+ */
 export function toBalance(item: Item): Balance {
-  const amounts = stringsOf(item, [
-    'accountId',
-    'currency',
-    'balance',
-    'unrealizedPL',
-    'nav',
-    'realizedPL',
-    'marginUsed',
-    'marginAvailable',
-  ]);
-  return { ...amounts, openTradeCount: Number(item.openTradeCount), updatedAt: item.updatedAt as string };
+  return {
+    accountId: item.accountId as string,
+    currency: item.currency as string,
+    balance: item.balance as string,
+    unrealizedPL: item.unrealizedPL as string,
+    nav: item.nav as string,
+    realizedPL: item.realizedPL as string,
+    marginUsed: item.marginUsed as string,
+    marginAvailable: item.marginAvailable as string,
+    openTradeCount: Number(item.openTradeCount),
+    updatedAt: item.updatedAt as string,
+  };
 }
 
 /** Reads one account's balance; `undefined` when the account does not exist. */

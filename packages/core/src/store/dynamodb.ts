@@ -245,16 +245,6 @@ export function versionedPut(table: string, item: Item, read: { version: number 
   };
 }
 
-/** The named attributes of a stored item, each a number (counts, versions). */
-export function numbersOf<K extends string>(item: Item, names: readonly K[]): Record<K, number> {
-  return Object.fromEntries(names.map((name) => [name, Number(item[name])])) as Record<K, number>;
-}
-
-/** The named attributes of a stored item, each stored as a string (amounts and times are). */
-export function stringsOf<K extends string>(item: Item, names: readonly K[]): Record<K, string> {
-  return Object.fromEntries(names.map((name) => [name, item[name] as string])) as Record<K, string>;
-}
-
 /** Why each item of a cancelled transaction failed (`None` for the ones that did not), in the items' order. */
 export class TransactionCancelled extends Error {
   constructor(readonly reasons: string[]) {

@@ -123,7 +123,12 @@ export function botStamp(report: BotReport, windowSeconds: number): string {
   const window = windowSeconds.toString(36).padStart(2, '0');
   const at = report.lastHeartbeatAt === null ? null : Date.parse(report.lastHeartbeatAt);
   const rounded = at === null ? null : at - (((at % (windowSeconds * 1000)) + windowSeconds * 1000) % (windowSeconds * 1000));
-  return `${STATE_LETTERS[report.state]}${digest([report.strategy, report.message])}${window}${compactTime(rounded)}`;
+  return `${STATE_LETTERS[report.state]}${reportDigest(report)}${window}${compactTime(rounded)}`;
+}
+
+/** The digest a bot stamp holds of the report's strategy and message (BotStamp's `report`). */
+export function reportDigest(report: Pick<BotReport, 'strategy' | 'message'>): string {
+  return digest([report.strategy, report.message]);
 }
 
 /** The open trade count and the latest trade time, exactly. */

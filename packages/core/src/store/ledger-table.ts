@@ -1,17 +1,7 @@
 import { ABOVE_EVERY_ID } from '../ids';
 import type { PeriodFigures, PeriodKey, ReadPeriod, StatsUnit } from '../rollups';
 import type { Interval, Period } from '../time';
-import {
-  batchGetItems,
-  getItem,
-  type Item,
-  numbersOf,
-  queryItems,
-  type Store,
-  stringsOf,
-  type TransactItem,
-  versionedPut,
-} from './dynamodb';
+import { batchGetItems, getItem, type Item, queryItems, type Store, type TransactItem, versionedPut } from './dynamodb';
 
 /**
  * The ledger table: the writer's bookkeeping per account (partition key `accountId`), sorted by `entryKey`:
@@ -131,11 +121,20 @@ export function registerTradeId(store: Store, accountId: string, tradeId: string
   };
 }
 
+/**
+ * A P&L aggregate as stored. The conversions here are written out field by field: a year of daily P&L converts 366
+ * items, and an object spread from Object.fromEntries cost about 5 µs each, as much as a fifth of the read's time.
+ */
 export function toPnlEntry(item: Item): PnlEntry {
   return {
-    ...stringsOf(item, ['accountId', 'start', 'realizedPL']),
+    accountId: item.accountId as string,
     period: item.period as Period,
-    ...numbersOf(item, ['tradesClosed', 'wins', 'losses', 'version']),
+    start: item.start as string,
+    realizedPL: item.realizedPL as string,
+    tradesClosed: Number(item.tradesClosed),
+    wins: Number(item.wins),
+    losses: Number(item.losses),
+    version: Number(item.version),
   };
 }
 
@@ -274,14 +273,22 @@ export async function readEquityEntries(
 }
 
 function toEquityEntry(item: Item): EquityEntry {
-  return { ...stringsOf(item, ['accountId', 'start', 'time', 'balance', 'nav', 'unrealizedPL']), interval: item.interval as Interval };
+  return {
+    accountId: item.accountId as string,
+    interval: item.interval as Interval,
+    start: item.start as string,
+    time: item.time as string,
+    balance: item.balance as string,
+    nav: item.nav as string,
+    unrealizedPL: item.unrealizedPL as string,
+  };
 }
 
 /**
  * Each account's balance at the start of the day `firstDay` (a day start), read from its daily equity points: the
- * last one before that day (one BatchGetItem for the day before, which a bot that snapshots daily has, then one
- * Query per account that lacks it), or, for an account with none before, its first one up to `lastDay`. Accounts
- * without any are absent.
+ * last one before that day (for several accounts, one BatchGetItem for the day before, which a bot that snapshots
+ * daily has, then one Query per account that lacks it), or, for an account with none before, its first one up to
+ * `lastDay`. Accounts without any are absent.
  */
 export async function readStartBalances(
   store: Store,
@@ -293,9 +300,13 @@ export async function readStartBalances(
   const dayBefore = new Date(Date.parse(firstDay) - 86_400_000).toISOString();
   const found = new Map<string, EquityEntry>();
   if (!accountIds.length) return found;
-  const keys = accountIds.map((id) => equityKey(id, 'day', dayBefore));
-  for (const item of (await batchGetItems(store, { [store.tables.ledger]: keys }))[store.tables.ledger])
-    found.set(item.accountId as string, toEquityEntry(item));
+  // One account's Query below reads the day before as cheaply as the batch would, and finds an older point too: the
+  // batch only saves requests for several accounts (one account's performance made one request more than it needed).
+  if (accountIds.length > 1) {
+    const keys = accountIds.map((id) => equityKey(id, 'day', dayBefore));
+    for (const item of (await batchGetItems(store, { [store.tables.ledger]: keys }))[store.tables.ledger])
+      found.set(item.accountId as string, toEquityEntry(item));
+  }
   const prefix = entryPrefix('equity', 'day');
   const each = async (read: (id: string) => Promise<Item[]>) => {
     const missing = accountIds.filter((id) => !found.has(id));
@@ -313,10 +324,11 @@ export async function readStartBalances(
 /** The performance figures an item of the ledger holds (an account's, of one period). */
 export function toPeriodEntry(item: Item): PeriodEntry {
   return {
-    ...stringsOf(item, ['accountId', 'start']),
+    accountId: item.accountId as string,
+    start: item.start as string,
     unit: item.unit as StatsUnit,
     figures: (item.instruments ?? {}) as PeriodFigures,
-    ...numbersOf(item, ['version']),
+    version: Number(item.version),
   };
 }
 
