@@ -16,6 +16,9 @@ import { startFakeChannels } from '../kit/fake-channels';
 import { startScript } from '../kit/scripts';
 import { closedTrade } from '../kit/closed-trade';
 
+/** What `npm run alerts -- test` prints when every channel takes its test message. */
+const EVERY_CHANNEL_ANSWERED = ['telegram', 'discord', 'slack', 'webhook'].map((name) => `${name}: answered (the test message is there)`);
+
 const DAY = 86_400_000;
 /** The clock the trades are placed by: yesterday's are in the digest of `now`. */
 const now = new Date();
@@ -79,12 +82,7 @@ it('`npm run alerts -- test` says which channels answered: exit 0 when all did, 
     run('alerts', ['test'], fakes.values),
     run('alerts', ['test'], { ...fakes.values, ALERT_DISCORD_WEBHOOK_URL: `${fakes.discord.base}/api/webhooks/1/deleted` }),
   ]);
-  expect(all.output.trim().split('\n')).toEqual([
-    'telegram: answered (the test message is there)',
-    'discord: answered (the test message is there)',
-    'slack: answered (the test message is there)',
-    'webhook: answered (the test message is there)',
-  ]);
+  expect(all.output.trim().split('\n')).toEqual(EVERY_CHANNEL_ANSWERED);
   expect(all.code).toBe(0);
   // Discord says so; the others still answer, and the command fails.
   expect(wrong.output.trim().split('\n')).toEqual([
@@ -163,12 +161,7 @@ it('`npm run alerts -- test --stage` reads that stage’s parameters and secret 
   aws.secrets.set(`trading-bot-api/${stage}/alerts`, JSON.stringify({ ALERT_WEBHOOK_URL }));
   const before = taken().map((texts) => texts.length);
   const read = await run('alerts', ['test', '--stage', stage], {});
-  expect(read.output.trim().split('\n')).toEqual([
-    'telegram: answered (the test message is there)',
-    'discord: answered (the test message is there)',
-    'slack: answered (the test message is there)',
-    'webhook: answered (the test message is there)',
-  ]);
+  expect(read.output.trim().split('\n')).toEqual(EVERY_CHANNEL_ANSWERED);
   expect(read.code).toBe(0);
   // Every page of the parameters (the fake answers two a page) and the secret, each a call it checked as AWS would.
   const pages = aws.inputs.filter((call) => call.action === 'GetParametersByPath' && call.input.Path === path);
