@@ -111,9 +111,24 @@ beforeAll(async () => {
   await writer.heartbeat(RETIRED, { state: 'running', time: new Date(Date.now() - 3_600_000).toISOString() });
   await writer.retireAccount(RETIRED);
   writer.close();
+  // The fleet answers follow the tables through the stream projector, a moment behind the writes: the tests judge
+  // what the dashboard shows once they are in.
+  await fleetShows([...DEMO_ACCOUNTS, 'silent-bot', FREQTRADE, HUMMINGBOT]);
   page = await context.newPage();
   watch(page);
 });
+
+/** Waits (15 s at most) until /api/all/balance lists a balance for each of `accounts`. */
+async function fleetShows(accounts: string[]): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const { accounts: listed } = (await (await fetch(`${base}/api/all/balance`)).json()) as { accounts: { accountId: string }[] };
+    const missing = accounts.filter((id) => !listed.some((entry) => entry.accountId === id));
+    if (!missing.length) return;
+    if (Date.now() > deadline) throw new Error(`/api/all/balance still lacks ${missing.join(', ')} after 15 s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
 
 /**
  * A freqtrade bot whose figures are floats as Python computes them (`0.1 + 0.2`), mirrored by one poll of the bridge
