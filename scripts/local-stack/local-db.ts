@@ -10,7 +10,7 @@ import {
   paginateListTables,
 } from '@aws-sdk/client-dynamodb';
 import tables from '../../resources/tables.js';
-import { createStore, type Store } from '@trading-bot-api/core/store/dynamodb';
+import { createStore, QUIET_SDK_LOGGER, type Store } from '@trading-bot-api/core/store/dynamodb';
 import { QUIET_SDK_ENV } from '../support/quiet-sdk';
 
 /** Credentials and region for DynamoDB Local: it checks neither (with -sharedDb, every client sees one database). */
@@ -25,6 +25,7 @@ export const LOCAL_AWS_ENV = {
 export function adminClient(endpoint: string): DynamoDBClient {
   return new DynamoDBClient({
     endpoint,
+    logger: QUIET_SDK_LOGGER,
     region: LOCAL_AWS_ENV.AWS_REGION,
     credentials: { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY },
   });
