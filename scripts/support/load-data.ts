@@ -39,8 +39,8 @@ export async function loadDataset(
         written += results.length;
         onProgress(written, dataset.trades.length);
       }
-      for (const snapshot of history) await writer.recordBalance(account.id, snapshot);
-      await writer.recordBalance(account.id, { ...balance, time: balance.updatedAt });
+      // The history and then the last snapshot, as the bot recorded them one by one; in a few transactions.
+      await writer.recordBalances(account.id, [...history, { ...balance, time: balance.updatedAt }]);
       await writer.heartbeat(account.id, {
         state: bot.state,
         strategy: bot.strategy,

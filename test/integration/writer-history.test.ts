@@ -2,9 +2,11 @@
  * The writer's history path and its failures, on DynamoDB Local behind a fault proxy: a position that changes while
  * open (units and open price, as when a bot adds to it or exits part of it), a history given again that costs reads
  * and no writes, and a database that stops answering, which is always WriterError UNAVAILABLE (never the store's or
- * the HTTP layer's error) and never takes the results of a batch with it.
+ * the HTTP layer's error) and never takes the results of a batch with it; and a balance history written as a batch,
+ * which ends exactly as its snapshots given one by one, in far fewer transactions, even when it fails part way.
  */
-import { WriterError } from '@trading-bot-api/writer';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type Snapshot, WriterError } from '@trading-bot-api/writer';
 import { localWriter } from '../../scripts/support/load-data';
 import { eventFor, type Harness, invoke, startHarness } from '../kit/api-harness';
 import { outcomes } from '../kit/expected';
@@ -190,5 +192,82 @@ describe('a database that refuses the writer for its configuration', () => {
     await expect(writer.recordTrades(account, [closing])).rejects.toMatchObject({ code: 'MISCONFIGURED' });
     await proxy.clear();
     expect(await tradesOf(account)).toEqual([expect.objectContaining({ id: 'p-4', status: 'open' })]);
+  });
+});
+
+/** An account's stored items in `table`, every one, without the version counter (which counts transactions). */
+async function itemsOf(table: 'ledger' | 'balances', account: string) {
+  const { Items = [] } = await harness.store.client.send(
+    new QueryCommand({
+      TableName: harness.store.tables[table],
+      KeyConditionExpression: 'accountId = :a',
+      ExpressionAttributeValues: { ':a': account },
+      ConsistentRead: true,
+    }),
+  );
+  return Items.map(({ accountId: _account, version: _version, ...item }) => item);
+}
+
+/**
+ * A bot's balance history as it really arrives: snapshots 7 to 50 minutes apart (several in an hour, hours and days
+ * without one), a repeat of a time with other figures, one that arrived late (older than the one before it).
+ */
+function balanceHistory(count: number): Snapshot[] {
+  const history: Snapshot[] = [];
+  let at = Date.parse('2026-10-01T00:00:00.000Z');
+  for (let i = 0; i < count; i++) {
+    at += (7 + ((i * 37) % 44)) * 60_000 + (i % 17 === 0 ? 86_400_000 : 0);
+    const time = new Date(i % 23 === 5 ? at - 3 * 3_600_000 : at).toISOString();
+    const nav = `${10_000 + ((i * 7919) % 1000)}.${String(i % 100).padStart(2, '0')}`;
+    history.push({ balance: nav, unrealizedPL: `${(i % 9) - 4}.5`, nav, marginUsed: '0', marginAvailable: nav, time });
+    if (i % 31 === 3) history.push({ ...history[history.length - 1], nav: '1', balance: '1', marginAvailable: '1' });
+  }
+  return history;
+}
+
+describe('a balance history', () => {
+  const history = balanceHistory(300);
+
+  it('recordBalances ends exactly as recordBalance one by one, each snapshot with the same outcome, in a few transactions', async () => {
+    const [one, batch] = [await newAccount(), await newAccount()];
+    const singly: string[] = [];
+    for (const snapshot of history) singly.push(await harness.writer.recordBalance(one, snapshot));
+    expect(singly.filter((outcome) => outcome === 'stale').length).toBeGreaterThan(10);
+    proxy.seen.length = 0;
+    expect(await writer.recordBalances(batch, history)).toEqual(singly);
+    const transactions = proxy.seen.filter((operation) => operation === 'TransactWriteItems').length;
+    expect(transactions).toBeGreaterThanOrEqual(2);
+    expect(transactions).toBeLessThan(history.length / 40);
+    expect(await itemsOf('ledger', batch)).toEqual(await itemsOf('ledger', one));
+    expect(await itemsOf('balances', batch)).toEqual(await itemsOf('balances', one));
+    // Given again, every snapshot is a repeat.
+    expect(new Set(await writer.recordBalances(batch, history))).toEqual(new Set(['stale']));
+  });
+
+  it('failing part way, keeps whole transactions only; given again, ends as the calls one by one', async () => {
+    const [one, batch] = [await newAccount(), await newAccount()];
+    for (const snapshot of history) await harness.writer.recordBalance(one, snapshot);
+    await proxy.inject({ kind: 'throttle', error: 'ThrottlingException' }, Infinity, { only: 'TransactWriteItems', after: 1 });
+    await expect(writer.recordBalances(batch, history)).rejects.toMatchObject({ name: 'WriterError', code: 'UNAVAILABLE' });
+    await proxy.clear();
+    // What the first transaction wrote is what the calls up to its last snapshot write.
+    const written = await itemsOf('ledger', batch);
+    const last = (await itemsOf('balances', batch))[0].snapshotAt as string;
+    const upTo = history.findIndex((snapshot) => snapshot.time === last);
+    expect(written.length).toBeGreaterThan(0);
+    const partial = await newAccount();
+    for (const snapshot of history.slice(0, upTo + 1)) await harness.writer.recordBalance(partial, snapshot);
+    expect(written).toEqual(await itemsOf('ledger', partial));
+    const again = await writer.recordBalances(batch, history);
+    expect(again.slice(0, upTo + 1)).toEqual(Array(upTo + 1).fill('stale'));
+    expect(await itemsOf('ledger', batch)).toEqual(await itemsOf('ledger', one));
+    expect(await itemsOf('balances', batch)).toEqual(await itemsOf('balances', one));
+  });
+
+  it('checks every snapshot before writing any, and names the one refused by its index', async () => {
+    const account = await newAccount();
+    const bad = [...history.slice(0, 5), { ...history[5], nav: 10_000.5 as unknown as string }];
+    await expect(writer.recordBalances(account, bad)).rejects.toMatchObject({ code: 'INVALID_INPUT', field: 'snapshots[5].nav' });
+    expect(await itemsOf('ledger', account)).toEqual([]);
   });
 });

@@ -9,7 +9,14 @@
  * conditioned on the version read: a close the writer counted in between changes that version, the write is
  * refused, and the account is done again from the start. A close it counted before is in both reads.
  */
-import { type Item, type Store, TransactionCancelled, type TransactItem, transactWrite } from '@trading-bot-api/core/store/dynamodb';
+import {
+  type Item,
+  MAX_TRANSACTION_ITEMS,
+  type Store,
+  TransactionCancelled,
+  type TransactItem,
+  transactWrite,
+} from '@trading-bot-api/core/store/dynamodb';
 import { deletePeriod, legacyStatsKeys, type PeriodEntry, putPeriod, readAllPeriods } from '@trading-bot-api/core/store/ledger-table';
 import { canonicalJson } from '@trading-bot-api/core/canonical';
 import { periodId } from '@trading-bot-api/core/rollups';
@@ -28,7 +35,6 @@ export interface BackfillResult {
   attempts: number;
 }
 
-const MAX_TRANSACTION_ITEMS = 100;
 const MAX_ATTEMPTS = 8;
 
 /** Every closed trade of the account (one Query, followed to the end). */

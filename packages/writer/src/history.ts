@@ -14,7 +14,7 @@
  * Which trades are stored is read in batches (the ids' registers, then the trades), so a history given again, as a
  * bridge does when it starts, costs reads and no writes.
  */
-import type { Store } from '@trading-bot-api/core/store/dynamodb';
+import { MAX_TRANSACTION_ITEMS, type Store } from '@trading-bot-api/core/store/dynamodb';
 import { getRegisteredOpenTimes } from '@trading-bot-api/core/store/ledger-table';
 import { getTradeRecords } from '@trading-bot-api/core/store/trades-table';
 import type { Trade } from '@trading-bot-api/core/types';
@@ -67,9 +67,6 @@ export interface RecordOptions {
 export type TradeResult =
   | { id: string; index: number; outcome: TradeOutcome }
   | { id: string | undefined; index: number; error: WriterError };
-
-/** Items in one transaction (DynamoDB's limit). */
-const MAX_TRANSACTION_ITEMS = 100;
 
 type Decision = 'create' | 'unchanged' | 'close' | 'update' | 'correct' | 'gone' | WriterError;
 

@@ -32,8 +32,16 @@ import {
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { compareIds } from '@trading-bot-api/core/ids';
 import { type BalanceRecord, getBalanceRecord, newBalanceRecord, putBalance, toBalance } from '@trading-bot-api/core/store/balances-table';
-import { createStore, scanAll, type Store, type Tables, TransactionCancelled, transactWrite } from '@trading-bot-api/core/store/dynamodb';
-import { getRegisteredOpenTimes, putEquity } from '@trading-bot-api/core/store/ledger-table';
+import {
+  createStore,
+  MAX_TRANSACTION_ITEMS,
+  scanAll,
+  type Store,
+  type Tables,
+  TransactionCancelled,
+  transactWrite,
+} from '@trading-bot-api/core/store/dynamodb';
+import { type EquityEntry, getRegisteredOpenTimes, putEquity } from '@trading-bot-api/core/store/ledger-table';
 import { getTradeRecords, readTrades, tradeListing } from '@trading-bot-api/core/store/trades-table';
 import type { Account, Balance, BotReport, Trade } from '@trading-bot-api/core/types';
 import * as backfill from './backfill';
@@ -41,8 +49,20 @@ import * as errors from './errors';
 import { type RecordOptions, recordTrades, type TradeResult } from './history';
 import { attempts, commit, Retry } from './retry';
 import { balanceAfterSnapshot, equityEntriesOf } from './rules';
-import { balanceOf, CLOSING, createTrades, differing, MARKS, POSITION, storedTrade, writeClose, writeGone, writeUpdate } from './trades';
-import type { TradeMarks } from './validate';
+import {
+  BALANCE_ITEMS,
+  balanceOf,
+  CLOSING,
+  createTrades,
+  differing,
+  MARKS,
+  POSITION,
+  storedTrade,
+  writeClose,
+  writeGone,
+  writeUpdate,
+} from './trades';
+import type { Snapshot, TradeMarks } from './validate';
 import * as check from './validate';
 
 export { isRefusal, WriterError } from './errors';
@@ -114,6 +134,7 @@ export interface WriterOptions {
 }
 
 export type AccountOutcome = 'created' | 'updated' | 'unchanged';
+
 export type RecordOutcome = 'recorded' | 'stale';
 
 /** An account as stored: its profile, what its bot last reported, when it was retired, and its balance. */
@@ -156,10 +177,16 @@ export interface Writer {
    * Records the broker's figures, and keeps them as the equity point of their hour and day. A snapshot no newer than
    * the one stored (a repeat, or one that arrived late) is `stale` and changes nothing.
    */
-  recordBalance(
-    accountId: string,
-    snapshot: { balance: string; unrealizedPL: string; nav: string; marginUsed: string; marginAvailable: string; time: string },
-  ): Promise<RecordOutcome>;
+  recordBalance(accountId: string, snapshot: Snapshot): Promise<RecordOutcome>;
+  /**
+   * Records a history of snapshots (a bot's balance history, a dataset), ending exactly as recordBalance called for
+   * each in the given order would, each with the same outcome, in far fewer transactions: each holds as many
+   * snapshots as fit (the equity point of each hour and day they reach, their latest in it, and the balance after
+   * them). A call that fails part way has written whole transactions only, each ending as the calls up to its last
+   * snapshot would have: give the history again, and what was written is `stale`. Every snapshot is checked before
+   * anything is written: an invalid one throws, naming its index.
+   */
+  recordBalances(accountId: string, snapshots: readonly Snapshot[]): Promise<RecordOutcome[]>;
   /**
    * Ends an open trade the bot no longer has (its database was reset, the trade deleted there): it becomes `gone`,
    * with `reason` and the `time` it was found gone (default now), leaves the open count and moves no figure, since its
@@ -352,6 +379,44 @@ export function createWriter(options: WriterOptions): Writer {
         ]);
         return 'recorded';
       });
+    },
+
+    async recordBalances(accountId, inputs) {
+      check.accountId(accountId);
+      const at = now();
+      const snapshots = inputs.map((input, index) => check.snapshotInput(input, at, `snapshots[${index}].`));
+      const future = check.latestAcceptable(at);
+      const outcomes: RecordOutcome[] = [];
+      while (outcomes.length < snapshots.length) {
+        const done = await attempts(`recording the balances of ${accountId}`, async () => {
+          const stored = await balanceOf(store, accountId);
+          let balance = stored;
+          // The latest snapshot of each equity point the transaction reaches, by its key.
+          const points = new Map<string, EquityEntry>();
+          const chunk: RecordOutcome[] = [];
+          for (const snapshot of snapshots.slice(outcomes.length)) {
+            // As recordBalance judges it, against the balance the calls before it would have left.
+            if (balance.snapshotAt !== null && snapshot.time <= balance.snapshotAt && balance.snapshotAt <= future) {
+              chunk.push('stale');
+              continue;
+            }
+            const entries = equityEntriesOf(accountId, snapshot);
+            const added = entries.filter((entry) => !points.has(`${entry.interval}#${entry.start}`)).length;
+            if (points.size + added + BALANCE_ITEMS > MAX_TRANSACTION_ITEMS) break;
+            for (const entry of entries) points.set(`${entry.interval}#${entry.start}`, entry);
+            balance = balanceAfterSnapshot(balance, snapshot, future);
+            chunk.push('recorded');
+          }
+          if (points.size)
+            await commit(store, [
+              putBalance(store, { ...balance, version: stored.version + 1 }, stored),
+              ...[...points.values()].map((entry) => putEquity(store, entry, future)),
+            ]);
+          return chunk;
+        });
+        outcomes.push(...done);
+      }
+      return outcomes;
     },
 
     async heartbeat(accountId, input) {

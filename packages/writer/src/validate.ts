@@ -235,15 +235,16 @@ export interface Snapshot {
   time: string;
 }
 
-export function snapshotInput(value: unknown, now: Date = new Date()): Snapshot {
-  const input = object(value, 'snapshot');
+/** A balance snapshot; `prefix` names it among others (`snapshots[3].`). */
+export function snapshotInput(value: unknown, now: Date = new Date(), prefix = ''): Snapshot {
+  const input = object(value, prefix ? prefix.slice(0, -1) : 'snapshot');
   return {
-    balance: decimal(input.balance, 'balance'),
-    unrealizedPL: decimal(input.unrealizedPL, 'unrealizedPL'),
-    nav: decimal(input.nav, 'nav'),
-    marginUsed: decimal(input.marginUsed, 'marginUsed'),
-    marginAvailable: decimal(input.marginAvailable, 'marginAvailable'),
-    time: time(input.time, 'time', now),
+    balance: decimal(input.balance, `${prefix}balance`),
+    unrealizedPL: decimal(input.unrealizedPL, `${prefix}unrealizedPL`),
+    nav: decimal(input.nav, `${prefix}nav`),
+    marginUsed: decimal(input.marginUsed, `${prefix}marginUsed`),
+    marginAvailable: decimal(input.marginAvailable, `${prefix}marginAvailable`),
+    time: time(input.time, `${prefix}time`, now),
   };
 }
 

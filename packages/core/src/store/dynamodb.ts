@@ -273,6 +273,9 @@ export class TransactionCancelled extends Error {
   }
 }
 
+/** Items in one transaction (DynamoDB's limit). */
+export const MAX_TRANSACTION_ITEMS = 100;
+
 /**
  * Writes `items` as one transaction: all of them or none. A cancellation is reported with its reasons per item
  * (TransactionCancelled); the SDK retries the whole transaction with the same idempotency token, so a retry of a
