@@ -227,11 +227,16 @@ function balanceHistory(count: number): Snapshot[] {
 
 describe('a balance history', () => {
   const history = balanceHistory(300);
+  /** The account the history went to one snapshot at a time, and each call's outcome. */
+  let one: string;
+  const singly: string[] = [];
+  beforeAll(async () => {
+    one = await newAccount();
+    for (const snapshot of history) singly.push(await harness.writer.recordBalance(one, snapshot));
+  });
 
   it('recordBalances ends exactly as recordBalance one by one, each snapshot with the same outcome, in a few transactions', async () => {
-    const [one, batch] = [await newAccount(), await newAccount()];
-    const singly: string[] = [];
-    for (const snapshot of history) singly.push(await harness.writer.recordBalance(one, snapshot));
+    const batch = await newAccount();
     expect(singly.filter((outcome) => outcome === 'stale').length).toBeGreaterThan(10);
     proxy.seen.length = 0;
     expect(await writer.recordBalances(batch, history)).toEqual(singly);
@@ -245,8 +250,7 @@ describe('a balance history', () => {
   });
 
   it('failing part way, keeps whole transactions only; given again, ends as the calls one by one', async () => {
-    const [one, batch] = [await newAccount(), await newAccount()];
-    for (const snapshot of history) await harness.writer.recordBalance(one, snapshot);
+    const batch = await newAccount();
     await proxy.inject({ kind: 'throttle', error: 'ThrottlingException' }, Infinity, { only: 'TransactWriteItems', after: 1 });
     await expect(writer.recordBalances(batch, history)).rejects.toMatchObject({ name: 'WriterError', code: 'UNAVAILABLE' });
     await proxy.clear();
