@@ -17,7 +17,7 @@ import { localWriter } from '../../scripts/support/load-data';
 import { eventFor, type Harness, invoke, startHarness } from '../kit/api-harness';
 import { FakeFreqtrade } from '../kit/fake-freqtrade';
 import { FaultProxy } from '../kit/fault-proxy';
-import { startScript } from '../kit/scripts';
+import { startScript, TSX_LOADER } from '../kit/scripts';
 
 jest.setTimeout(120_000);
 
@@ -449,8 +449,8 @@ type Run = { code: number; stdout: string; stderr: string };
 function bridgeCommand(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
-      join(ROOT, 'node_modules', '.bin', 'tsx'),
-      [join(ROOT, 'scripts', 'bridge.ts'), 'freqtrade', ...args, '--stage', harness.stage, '--endpoint', proxy.endpoint],
+      process.execPath,
+      [...TSX_LOADER, join(ROOT, 'scripts', 'bridge.ts'), 'freqtrade', ...args, '--stage', harness.stage, '--endpoint', proxy.endpoint],
       { cwd: ROOT, env: { ...process.env, ...env } },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
     );

@@ -19,6 +19,7 @@ import { TRADE_FIELDS } from '../../scripts/support/trade-file';
 import { entryPrefix } from '@trading-bot-api/core/store/ledger-table';
 import { eventFor, type Harness, invoke, startHarness, TEST_CURSOR_SECRET, uniqueStage } from '../kit/api-harness';
 import { http } from '../kit/http';
+import { TSX_LOADER } from '../kit/scripts';
 
 jest.setTimeout(180_000);
 
@@ -59,8 +60,8 @@ afterAll(async () => {
 function importFile(stage: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
-      join(ROOT, 'node_modules', '.bin', 'tsx'),
-      [join(ROOT, 'scripts', 'import.ts'), ...args, '--stage', stage, '--endpoint', harness.db.endpoint],
+      process.execPath,
+      [...TSX_LOADER, join(ROOT, 'scripts', 'import.ts'), ...args, '--stage', stage, '--endpoint', harness.db.endpoint],
       { cwd: ROOT, maxBuffer: 16 * 2 ** 20 },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
     );

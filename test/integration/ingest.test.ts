@@ -28,7 +28,7 @@ import type { Writer } from '@trading-bot-api/writer';
 import { random } from '../../scripts/demo/dataset';
 import { localWriter } from '../../scripts/support/load-data';
 import { adminClient, deleteTables, ensureTables } from '../../scripts/local-stack/local-db';
-import { startScript } from '../kit/scripts';
+import { startScript, TSX_LOADER } from '../kit/scripts';
 import { eventFor, type Harness, invoke, startHarness, uniqueStage } from '../kit/api-harness';
 import { FaultProxy } from '../kit/fault-proxy';
 
@@ -56,8 +56,8 @@ type Run = { code: number; stdout: string; stderr: string };
 function ingestFile(args: string[], endpoint = harness.db.endpoint, stage = harness.stage): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
-      join(ROOT, 'node_modules', '.bin', 'tsx'),
-      [join(ROOT, 'scripts', 'ingest.ts'), ...args, '--stage', stage, '--endpoint', endpoint],
+      process.execPath,
+      [...TSX_LOADER, join(ROOT, 'scripts', 'ingest.ts'), ...args, '--stage', stage, '--endpoint', endpoint],
       { cwd: ROOT, maxBuffer: 16 * 2 ** 20 },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
     );
@@ -299,8 +299,8 @@ describe('a file of event lines', () => {
 
   it('reads standard input with -', async () => {
     const child = spawn(
-      join(ROOT, 'node_modules', '.bin', 'tsx'),
-      [join(ROOT, 'scripts', 'ingest.ts'), '-', '--stage', harness.stage, '--endpoint', harness.db.endpoint],
+      process.execPath,
+      [...TSX_LOADER, join(ROOT, 'scripts', 'ingest.ts'), '-', '--stage', harness.stage, '--endpoint', harness.db.endpoint],
       { cwd: ROOT },
     );
     let stdout = '';

@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { generateDataset } from '../../scripts/demo/dataset';
 import { type Harness, eventFor, startHarness } from '../kit/api-harness';
 import { runAuthorizer } from '../kit/gateway';
+import { TSX_LOADER } from '../kit/scripts';
 
 jest.setTimeout(60_000);
 
@@ -26,8 +27,8 @@ afterAll(() => harness.close());
 /** Runs the CLI against this file's stage and database. */
 async function keys(...args: string[]) {
   const { stdout } = await promisify(execFile)(
-    join(ROOT, 'node_modules', '.bin', 'tsx'),
-    [join(ROOT, 'scripts', 'keys.ts'), ...args, '--stage', harness.stage, '--endpoint', harness.db.endpoint],
+    process.execPath,
+    [...TSX_LOADER, join(ROOT, 'scripts', 'keys.ts'), ...args, '--stage', harness.stage, '--endpoint', harness.db.endpoint],
     { cwd: ROOT },
   );
   return stdout.trim().split('\n');

@@ -16,6 +16,7 @@ import { rebuildFleet } from '../../api/projector/rebuild';
 import { localWriter } from '../../scripts/support/load-data';
 import { eventFile, eventFor, type Harness, invoke, startHarness } from '../kit/api-harness';
 import { expectContract } from '../kit/contract';
+import { TSX_LOADER } from '../kit/scripts';
 
 jest.setTimeout(60_000);
 
@@ -290,8 +291,8 @@ describe('retired accounts', () => {
     const run = async (...args: string[]) =>
       (
         await promisify(execFile)(
-          join(ROOT, 'node_modules', '.bin', 'tsx'),
-          [join(ROOT, 'scripts', 'accounts.ts'), ...args, '--stage', harness.stage, '--endpoint', harness.db.endpoint],
+          process.execPath,
+          [...TSX_LOADER, join(ROOT, 'scripts', 'accounts.ts'), ...args, '--stage', harness.stage, '--endpoint', harness.db.endpoint],
           { cwd: ROOT },
         )
       ).stdout;
@@ -304,8 +305,17 @@ describe('retired accounts', () => {
     expect(await run('restore', 'ret-b')).toBe('ret-b: restored: back in the fleet\n');
     expect(await run('list', '--retired')).toBe('No retired accounts.\n');
     const missing = await promisify(execFile)(
-      join(ROOT, 'node_modules', '.bin', 'tsx'),
-      [join(ROOT, 'scripts', 'accounts.ts'), 'retire', 'nobody', '--stage', harness.stage, '--endpoint', harness.db.endpoint],
+      process.execPath,
+      [
+        ...TSX_LOADER,
+        join(ROOT, 'scripts', 'accounts.ts'),
+        'retire',
+        'nobody',
+        '--stage',
+        harness.stage,
+        '--endpoint',
+        harness.db.endpoint,
+      ],
       { cwd: ROOT },
     ).catch((error: { code: number; stderr: string }) => error);
     expect(missing).toMatchObject({ code: 1, stderr: 'nobody: no account "nobody"\n' });
