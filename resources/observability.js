@@ -66,6 +66,10 @@ function probeDimensions(stage) {
   ];
 }
 
+/**
+ * The alert topic, and its email subscription when the stage names an address.
+ * @returns {Record<string, any>}
+ */
 function alertResources(settings, stage) {
   const resources = {
     AlertsTopic: {
@@ -270,3 +274,5 @@ function dashboardResource(stage, functions) {
 }
 
 module.exports = Observability;
+// The alert resources of a stage's settings, for the packaged template's test of ALERT_EMAIL.
+module.exports.alertResources = alertResources;
