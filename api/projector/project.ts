@@ -166,6 +166,9 @@ export async function project(projection: Projection, records: readonly SourceRe
     const item = record.after ?? record.before!;
     const accountId = item.accountId as string;
     if (record.source === 'ledger') {
+      // Only roll-up periods and P&L aggregates count in the fleet's sums: the register and the equity points (most
+      // of a balance history's records) need no currency read.
+      if (!summed(record)) continue;
       // Figures of an account no longer there: nothing of the fleet's can hold them. (Its currency is read once.)
       const currency = await currencyOf(store, accountId);
       const change = currency === undefined ? undefined : sumChange(store, record, currency);
@@ -197,6 +200,11 @@ export async function project(projection: Projection, records: readonly SourceRe
     await Promise.all(groups.slice(at, at + FOLDS_AT_ONCE).map((group) => group.fold(group.changes)));
   }
   return { stampWrites, sums: sums.size };
+}
+
+/** Whether a ledger record is of an item the fleet's sums count: an account's roll-up period or P&L aggregate. */
+function summed(record: SourceRecord): boolean {
+  return !!(periodOf(record.before) || periodOf(record.after) || pnlOf(record.before) || pnlOf(record.after));
 }
 
 /**
