@@ -4,10 +4,10 @@
  * offline they start load them (OFFLINE_PREBUILT_BUNDLES, resources/local-runs.js) instead of each bundling the
  * twenty functions again (some 8 CPU-seconds a stack on two cores).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { build, type BuildOptions, type Metafile } from 'esbuild';
-import { parseDocument } from 'yaml';
+import { serverlessYml } from './service-definition';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -38,8 +38,7 @@ const PLUGIN_ONLY = [
 
 /** The esbuild options of a deploy, read from serverless.yml's custom.esbuild so nothing here can drift from it. */
 export function deployEsbuildOptions(): BuildOptions {
-  const document = parseDocument(readFileSync(join(ROOT, 'serverless.yml'), 'utf8'), { logLevel: 'silent' });
-  const custom = (document.toJS({}) as { custom?: { esbuild?: Record<string, unknown> } }).custom?.esbuild;
+  const custom = (serverlessYml() as { custom?: { esbuild?: Record<string, unknown> } }).custom?.esbuild;
   if (!custom) throw new Error('serverless.yml has no custom.esbuild');
   const options: Record<string, unknown> = { ...custom };
   for (const name of PLUGIN_ONLY) delete options[name];

@@ -2,9 +2,9 @@
  * What serverless.yml declares, read from the file itself so local tools cannot drift from it: the functions, the
  * route and authorizer of each HTTP event, and the preflight (CORS) settings of the routes.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
+import { parsedYaml } from '../support/parsed-yaml';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -43,11 +43,17 @@ interface RawEvent {
 
 let cached: ServiceDefinition | undefined;
 
-/** serverless.yml, parsed (YAML anchors resolved; `${...}` variables left as they are written). */
+/** serverless.yml as its YAML says it (anchors resolved; `${...}` variables left as they are written). */
+export function serverlessYml(): Record<string, unknown> {
+  return parsedYaml(join(ROOT, 'serverless.yml'), (text) =>
+    parseDocument(text, { logLevel: 'silent' }).toJS({ maxAliasCount: -1 }),
+  ) as Record<string, unknown>;
+}
+
+/** What serverless.yml declares of the service, its functions and their routes. */
 export function serviceDefinition(): ServiceDefinition {
   if (cached) return cached;
-  const document = parseDocument(readFileSync(join(ROOT, 'serverless.yml'), 'utf8'), { logLevel: 'silent' });
-  const raw = document.toJS({ maxAliasCount: -1 }) as {
+  const raw = serverlessYml() as {
     service: string;
     provider: { apiGateway?: { minimumCompressionSize?: number } };
     functions: Record<string, { events?: RawEvent[] }>;

@@ -4,13 +4,13 @@
  * every declared header that is there must validate against its schema (a pattern, const or enum checked only in
  * the document is how the fleet's weak ETags went out against a strong-only pattern unnoticed).
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
+import { parsedYaml } from '../../scripts/support/parsed-yaml';
 
-export const openapi = parse(readFileSync(join(__dirname, '..', '..', 'openapi.yaml'), 'utf8'));
+export const openapi = parsedYaml(join(__dirname, '..', '..', 'openapi.yaml'), parse);
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
