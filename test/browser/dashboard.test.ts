@@ -1021,7 +1021,9 @@ describe('a fleet of 1,000 bots', () => {
       const state = kind(i) === 'stale' ? 'running' : kind(i);
       return [
         { type: 'account', account, name: `Fleet bot ${i}`, currency: 'USD', broker: 'paper', environment: 'paper' },
-        {
+        // One bot in ten has reported its balance yet (a balance line is three stream records to project, and the
+        // file's costliest writes: CPU-seconds a run need not spend); the others show the zero balance they start with.
+        i % 10 === 0 && {
           type: 'balance',
           account,
           balance: `${1000 + i}.5`,
@@ -1040,6 +1042,7 @@ describe('a fleet of 1,000 bots', () => {
           time,
         },
       ]
+        .filter(Boolean)
         .map((line) => JSON.stringify(line))
         .join('\n');
     });
