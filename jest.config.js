@@ -28,12 +28,11 @@ const common = {
 };
 
 module.exports = {
-  // Four test files at a time, whatever the machine: jest's default (cores − 1) runs one at a time on CI's two cores,
+  // Three test files at a time, whatever the machine: jest's default (cores − 1) runs one at a time on CI's two cores,
   // and a file alone keeps them three-quarters busy at most, waiting on other processes (DynamoDB Local, serverless
   // offline, Chromium) and on what it tests (a dashboard's poll, a retry's back-off). Measured on two cores (issue 31):
-  // two files at a time 241 s, three 216 s, four 208 s; after the suite's CPU was cut, three 173 s with the cores
-  // 93% busy (seconds where every file waited), four 168 s at 98%.
-  maxWorkers: 4,
+  // two files at a time 241 s, three 216 s, four 208 s, with more contention for the tests that wait on a deadline.
+  maxWorkers: 3,
   // The slowest files first, on a clone jest never ran too (CI's).
   testSequencer: '<rootDir>/test/kit/sequencer.js',
   // Hooks and tests may wait on DynamoDB Local while another file loads it: 60 s, not jest's 5, before a wait counts
