@@ -11,27 +11,37 @@ const { relative } = require('node:path');
 const Sequencer = require(require.resolve('@jest/test-sequencer', { paths: [require.resolve('jest')] })).default;
 
 /**
- * Seconds each of the slowest files took in a whole run on two cores, three files at a time (`jest --json`, issue
- * 31), rounded: only their order matters.
+ * Seconds each file of 5 s or more took in a whole run on two cores, three files at a time (`jest --json`, issue
+ * 31), rounded: only their order matters. Keep it whole: a long file left out is started by its size, and a clone's
+ * run that started writer-history (22 s, mostly waits on retries) among the last ones ended some seconds later.
  */
 const SECONDS = {
-  'test/browser/dashboard.test.ts': 150,
-  'test/integration/ingest.test.ts': 90,
-  'test/e2e/npm-start.test.ts': 80,
-  'test/e2e/npm-start-keys.test.ts': 50,
-  'test/integration/read-budgets.test.ts': 40,
-  'test/e2e/local-api-keys.test.ts': 30,
-  'test/integration/performance.test.ts': 30,
-  'test/integration/importer.test.ts': 30,
-  'test/integration/hummingbot-bridge.test.ts': 25,
-  'test/integration/dynamodb-faults.test.ts': 23,
-  'test/integration/freqtrade-bridge.test.ts': 22,
-  'test/integration/real-bots.test.ts': 20,
-  'test/integration/demo-bot.test.ts': 18,
-  'test/package/writer-package.test.ts': 18,
-  'test/e2e/local-api.test.ts': 17,
-  'test/integration/ingest-replay.test.ts': 16,
-  'test/integration/fleet-polls.test.ts': 15,
+  'test/browser/dashboard.test.ts': 80,
+  'test/integration/ingest.test.ts': 56,
+  'test/e2e/npm-start.test.ts': 53,
+  'test/e2e/npm-start-keys.test.ts': 30,
+  'test/integration/writer-history.test.ts': 22,
+  'test/integration/dynamodb-faults.test.ts': 19,
+  'test/integration/performance.test.ts': 18,
+  'test/integration/hummingbot-bridge.test.ts': 17,
+  'test/integration/writer-properties.test.ts': 16,
+  'test/integration/freqtrade-bridge.test.ts': 16,
+  'test/integration/importer.test.ts': 16,
+  'test/e2e/local-api.test.ts': 15,
+  'test/e2e/local-api-keys.test.ts': 14,
+  'test/integration/ingest-replay.test.ts': 12,
+  'test/integration/fleet-polls.test.ts': 12,
+  'test/integration/fleet-performance.test.ts': 11,
+  'test/integration/read-budgets.test.ts': 10,
+  'test/integration/keys-cli.test.ts': 9,
+  'test/integration/demo-bot.test.ts': 8,
+  'test/integration/real-bots.test.ts': 8,
+  'test/package/writer-package.test.ts': 7,
+  'test/integration/conditional-get.test.ts': 6,
+  'test/integration/alerts-commands.test.ts': 6,
+  'test/integration/time-windows.test.ts': 6,
+  'test/integration/writer.test.ts': 5,
+  'test/integration/trade-listings.test.ts': 5,
 };
 
 /** A guess for a file that is not listed: a second per 2 KB of test code. */
