@@ -134,7 +134,6 @@ export interface WriterOptions {
 }
 
 export type AccountOutcome = 'created' | 'updated' | 'unchanged';
-
 export type RecordOutcome = 'recorded' | 'stale';
 
 /** An account as stored: its profile, what its bot last reported, when it was retired, and its balance. */
@@ -400,10 +399,10 @@ export function createWriter(options: WriterOptions): Writer {
               chunk.push('stale');
               continue;
             }
-            const entries = equityEntriesOf(accountId, snapshot);
-            const added = entries.filter((entry) => !points.has(`${entry.interval}#${entry.start}`)).length;
+            const entries = equityEntriesOf(accountId, snapshot).map((entry) => [`${entry.interval}#${entry.start}`, entry] as const);
+            const added = entries.filter(([key]) => !points.has(key)).length;
             if (points.size + added + BALANCE_ITEMS > MAX_TRANSACTION_ITEMS) break;
-            for (const entry of entries) points.set(`${entry.interval}#${entry.start}`, entry);
+            for (const [key, entry] of entries) points.set(key, entry);
             balance = balanceAfterSnapshot(balance, snapshot, future);
             chunk.push('recorded');
           }
