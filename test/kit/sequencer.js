@@ -12,15 +12,14 @@ const Sequencer = require(require.resolve('@jest/test-sequencer', { paths: [requ
 
 /**
  * Seconds each file of 5 s or more took in a whole run on two cores, three files at a time (`jest --json`, issue
- * 31), rounded: only their order matters. Keep it whole: a long file left out is started by its size, and a clone's
- * run that started writer-history (22 s, mostly waits on retries) among the last ones ended some seconds later.
+ * 31), rounded: only their order matters. Keep it whole: a long file left out is started by its size (a clone's
+ * run once started writer-history, then 22 s long, among the last ones).
  */
 const SECONDS = {
   'test/browser/dashboard.test.ts': 80,
   'test/integration/ingest.test.ts': 56,
   'test/e2e/npm-start.test.ts': 53,
   'test/e2e/npm-start-keys.test.ts': 30,
-  'test/integration/writer-history.test.ts': 22,
   'test/integration/dynamodb-faults.test.ts': 19,
   'test/integration/performance.test.ts': 18,
   'test/integration/hummingbot-bridge.test.ts': 17,
@@ -33,6 +32,7 @@ const SECONDS = {
   'test/integration/fleet-polls.test.ts': 12,
   'test/integration/fleet-performance.test.ts': 11,
   'test/integration/read-budgets.test.ts': 10,
+  'test/integration/writer-history.test.ts': 9,
   'test/integration/keys-cli.test.ts': 9,
   'test/integration/demo-bot.test.ts': 8,
   'test/integration/real-bots.test.ts': 8,
