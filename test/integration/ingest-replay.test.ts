@@ -10,9 +10,8 @@ import fc from 'fast-check';
 import { applyEvents, changedSomething, DatabaseDown, type NumberedEvent } from '@trading-bot-api/feeds/ingest/apply';
 import { parseLine } from '@trading-bot-api/feeds/ingest/lines';
 import type { Writer } from '@trading-bot-api/writer';
-import { localWriter } from '../../scripts/support/load-data';
 import { type Harness, startHarness } from '../kit/api-harness';
-import { FaultProxy } from '../kit/fault-proxy';
+import { FaultProxy, impatientWriter } from '../kit/fault-proxy';
 import { propertyRuns } from '../kit/property-runs';
 
 jest.setTimeout(300_000);
@@ -24,7 +23,7 @@ let viaProxy: Writer;
 beforeAll(async () => {
   harness = await startHarness();
   proxy = await new FaultProxy(harness.db.endpoint).start();
-  viaProxy = localWriter(proxy.endpoint, { stage: harness.stage });
+  viaProxy = impatientWriter(proxy.endpoint, harness.stage);
 });
 afterEach(() => proxy.clear());
 afterAll(async () => {

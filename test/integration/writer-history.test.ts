@@ -5,42 +5,27 @@
  * the HTTP layer's error) and never takes the results of a batch with it; and a balance history written as a batch,
  * which ends exactly as its snapshots given one by one, in far fewer transactions, even when it fails part way.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { createWriter, type Snapshot, type Writer, WriterError } from '@trading-bot-api/writer';
-import { LOCAL_AWS_ENV } from '../../scripts/local-stack/local-db';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type Snapshot, type Writer, WriterError } from '@trading-bot-api/writer';
 import { localWriter } from '../../scripts/support/load-data';
 import { eventFor, type Harness, invoke, startHarness } from '../kit/api-harness';
 import { outcomes } from '../kit/expected';
-import { FaultProxy } from '../kit/fault-proxy';
+import { FaultProxy, impatientWriter } from '../kit/fault-proxy';
 
 jest.setTimeout(60_000);
 
 let harness: Harness;
 let proxy: FaultProxy;
 let writer: Writer;
-let client: DynamoDBDocumentClient;
 
 beforeAll(async () => {
   harness = await startHarness();
   proxy = await new FaultProxy(harness.db.endpoint).start();
-  // A client of the bot's own (WriterOptions.client), with one retry where the writer's own makes three: the outages
-  // these tests inject (throttling, whose back-off starts at half a second) end each call in about a second instead
-  // of four, and what the writer makes of them does not depend on how often the SDK tried.
-  client = DynamoDBDocumentClient.from(
-    new DynamoDBClient({
-      endpoint: proxy.endpoint,
-      region: LOCAL_AWS_ENV.AWS_REGION,
-      credentials: { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY },
-      maxAttempts: 2,
-    }),
-  );
-  writer = createWriter({ stage: harness.stage, client });
+  writer = impatientWriter(proxy.endpoint, harness.stage);
 });
 afterEach(() => proxy.clear());
 afterAll(async () => {
   writer.close();
-  client.destroy();
   await proxy.close();
   await harness.close();
 });

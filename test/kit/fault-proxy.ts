@@ -7,7 +7,11 @@ import { once } from 'node:events';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import tables from '../../resources/tables.js';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createWriter, type Writer } from '@trading-bot-api/writer';
 import { random as seeded } from '../../scripts/demo/dataset';
+import { LOCAL_AWS_ENV } from '../../scripts/local-stack/local-db';
 
 export type Fault =
   | { kind: 'refuse' }
@@ -296,4 +300,29 @@ export function writtenTables(operation: string, request: Record<string, any>): 
   if (operation === 'BatchWriteItem')
     return Object.entries(request.RequestItems ?? {}).flatMap(([table, items]) => (items as unknown[]).map(() => table));
   return [request.TableName ?? ''];
+}
+
+/**
+ * A writer through `endpoint` (a fault proxy's) whose client makes one retry where the writer's own makes three: an
+ * outage the test injects (throttling, whose back-off starts at half a second) ends each call in about a second
+ * instead of four, and what the writer makes of it does not depend on how often the SDK tried. A client of the bot's
+ * own, as WriterOptions.client allows; `close()` releases it too.
+ */
+export function impatientWriter(endpoint: string, stage: string): Writer {
+  const client = DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      endpoint,
+      region: LOCAL_AWS_ENV.AWS_REGION,
+      credentials: { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY },
+      maxAttempts: 2,
+    }),
+  );
+  const writer = createWriter({ stage, client });
+  return {
+    ...writer,
+    close() {
+      writer.close();
+      client.destroy();
+    },
+  };
 }
