@@ -21,14 +21,16 @@ export const LOCAL_AWS_ENV = {
   ...QUIET_SDK_ENV,
 };
 
+/** What an SDK client of DynamoDB Local (or its streams) is built with, beside its endpoint. */
+export const LOCAL_CLIENT_CONFIG = {
+  logger: QUIET_SDK_LOGGER,
+  region: LOCAL_AWS_ENV.AWS_REGION,
+  credentials: { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY },
+};
+
 /** A low-level client for setting up tables and data (not the API's client). */
 export function adminClient(endpoint: string): DynamoDBClient {
-  return new DynamoDBClient({
-    endpoint,
-    logger: QUIET_SDK_LOGGER,
-    region: LOCAL_AWS_ENV.AWS_REGION,
-    credentials: { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY },
-  });
+  return new DynamoDBClient({ endpoint, ...LOCAL_CLIENT_CONFIG });
 }
 
 /**

@@ -14,10 +14,10 @@ import {
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { QUIET_SDK_LOGGER, type Store } from '@trading-bot-api/core/store/dynamodb';
+import type { Store } from '@trading-bot-api/core/store/dynamodb';
 import type { Source } from '@trading-bot-api/core/store/fleet-table';
 import { project, type SourceRecord } from '../../api/projector/project';
-import { LOCAL_AWS_ENV } from './local-db';
+import { LOCAL_CLIENT_CONFIG } from './local-db';
 
 const SOURCES: Source[] = ['accounts', 'balances', 'ledger'];
 const BATCH = 1000;
@@ -56,12 +56,7 @@ export function startStreamPump(options: {
   onError?: (error: unknown) => void;
 }): StreamPump {
   const { store } = options;
-  const streams = new DynamoDBStreamsClient({
-    endpoint: options.endpoint,
-    logger: QUIET_SDK_LOGGER,
-    region: LOCAL_AWS_ENV.AWS_REGION,
-    credentials: { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY },
-  });
+  const streams = new DynamoDBStreamsClient({ endpoint: options.endpoint, ...LOCAL_CLIENT_CONFIG });
   const arns = new Map<Source, string>();
   const positions = new Map<string, ShardPosition>();
 

@@ -28,6 +28,7 @@ import type { Trade } from '@trading-bot-api/core/types';
 import { tradesCsv } from '../../api/http/trade-csv';
 import { ingest } from '@trading-bot-api/feeds/ingest/ingest';
 import { streamLines } from '@trading-bot-api/feeds/ingest/source';
+import { waitUntil } from '../../scripts/local-stack/processes';
 import { localWriter } from '../../scripts/support/load-data';
 import { FakeFreqtrade } from '../kit/fake-freqtrade';
 import { FakeHummingbot, marketMakerSession } from '../kit/fake-hummingbot';
@@ -120,14 +121,15 @@ beforeAll(async () => {
 
 /** Waits (15 s at most) until /api/all/balance lists a balance for each of `accounts`. */
 async function fleetShows(accounts: string[]): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const { accounts: listed } = (await (await fetch(`${base}/api/all/balance`)).json()) as { accounts: { accountId: string }[] };
-    const missing = accounts.filter((id) => !listed.some((entry) => entry.accountId === id));
-    if (!missing.length) return;
-    if (Date.now() > deadline) throw new Error(`/api/all/balance still lacks ${missing.join(', ')} after 15 s`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  let missing = accounts;
+  await waitUntil(
+    async () => {
+      const { accounts: listed } = (await (await fetch(`${base}/api/all/balance`)).json()) as { accounts: { accountId: string }[] };
+      missing = accounts.filter((id) => !listed.some((entry) => entry.accountId === id));
+      return !missing.length;
+    },
+    { timeoutMs: 15_000, alive: () => true, describe: () => `/api/all/balance still lacks ${missing.join(', ')}` },
+  );
 }
 
 /**

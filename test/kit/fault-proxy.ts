@@ -11,7 +11,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createWriter, type Writer } from '@trading-bot-api/writer';
 import { random as seeded } from '../../scripts/demo/dataset';
-import { LOCAL_AWS_ENV } from '../../scripts/local-stack/local-db';
+import { LOCAL_CLIENT_CONFIG } from '../../scripts/local-stack/local-db';
 
 export type Fault =
   | { kind: 'refuse' }
@@ -309,20 +309,13 @@ export function writtenTables(operation: string, request: Record<string, any>): 
  * own, as WriterOptions.client allows; `close()` releases it too.
  */
 export function impatientWriter(endpoint: string, stage: string): Writer {
-  const client = DynamoDBDocumentClient.from(
-    new DynamoDBClient({
-      endpoint,
-      region: LOCAL_AWS_ENV.AWS_REGION,
-      credentials: { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY },
-      maxAttempts: 2,
-    }),
-  );
+  const client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint, ...LOCAL_CLIENT_CONFIG, maxAttempts: 2 }));
   const writer = createWriter({ stage, client });
-  return {
-    ...writer,
-    close() {
-      writer.close();
-      client.destroy();
-    },
+  // The writer itself, its close() extended (a copy would not be the writer backfillAccount knows).
+  const close = writer.close;
+  writer.close = () => {
+    close();
+    client.destroy();
   };
+  return writer;
 }
