@@ -13,7 +13,16 @@ import { LOCAL_AWS_ENV } from '../../scripts/local-stack/local-db';
 import { ConsoleErrors, launchChromium, shot } from '../kit/browser';
 import { http } from '../kit/http';
 import { SCRATCH_BUILDS } from '../kit/packaged';
-import { descendantRunning, eventually, expectNothingOutlives, linesWith, logFileOf, npmStart, type Started } from '../kit/npm-start';
+import {
+  descendantRunning,
+  eventually,
+  expectNothingOutlives,
+  linesWith,
+  logFileOf,
+  npmStart,
+  type Started,
+  whilePaused,
+} from '../kit/npm-start';
 
 jest.setTimeout(240_000);
 
@@ -124,14 +133,7 @@ it('writes each request’s access line to the log file its banner names, not to
   expect(started.output()).not.toContain('"message":"request"');
 
   // The database stops answering (DynamoDB Local paused): /api/health is a 503, whose access line is a warning.
-  const java = descendantRunning(started, 'java');
-  process.kill(java, 'SIGSTOP');
-  let down: Awaited<ReturnType<typeof http>>;
-  try {
-    down = await http(`${base}/api/health`);
-  } finally {
-    process.kill(java, 'SIGCONT');
-  }
+  const down = await whilePaused(descendantRunning(started, 'java'), () => http(`${base}/api/health`));
   expect(down.status).toBe(503);
   // Two warnings under its request id: why (the SDK's or the network's word), then its access line.
   const warnings = await eventually(() => {

@@ -99,6 +99,26 @@ export function descendantRunning(started: Started, name: string): number {
   return found[0];
 }
 
+/**
+ * Runs `during` with `pid` paused (SIGSTOP), from the moment every one of its threads is seen stopped: the signal is
+ * delivered to each thread as the kernel schedules it, and on a busy machine a thread of DynamoDB Local once answered a
+ * request sent right after kill() returned.
+ */
+export async function whilePaused<T>(pid: number, during: () => Promise<T>): Promise<T> {
+  process.kill(pid, 'SIGSTOP');
+  try {
+    const threads = () => readdirSync(`/proc/${pid}/task`).map((tid) => readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'));
+    const deadline = Date.now() + 10_000;
+    while (!threads().every((stat) => stat.slice(stat.lastIndexOf(')') + 2)[0] === 'T')) {
+      if (Date.now() > deadline) throw new Error(`process ${pid} was not stopped within 10 s of SIGSTOP`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    return await during();
+  } finally {
+    process.kill(pid, 'SIGCONT');
+  }
+}
+
 /** What `find` finds within 15 s (a line crosses two pipes before npm start writes it out). */
 export async function eventually<T>(find: () => T | undefined, what: string): Promise<T> {
   const deadline = Date.now() + 15_000;
