@@ -17,7 +17,7 @@ import { localWriter } from '../../scripts/support/load-data';
 import { eventFor, type Harness, invoke, startHarness } from '../kit/api-harness';
 import { FakeFreqtrade } from '../kit/fake-freqtrade';
 import { FaultProxy } from '../kit/fault-proxy';
-import { startScript, TSX_LOADER } from '../kit/scripts';
+import { startScript, scriptArgs } from '../kit/scripts';
 
 jest.setTimeout(120_000);
 
@@ -450,7 +450,7 @@ function bridgeCommand(args: string[], env: Record<string, string> = {}): Promis
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [...TSX_LOADER, join(ROOT, 'scripts', 'bridge.ts'), 'freqtrade', ...args, '--stage', harness.stage, '--endpoint', proxy.endpoint],
+      [...scriptArgs('bridge'), 'freqtrade', ...args, '--stage', harness.stage, '--endpoint', proxy.endpoint],
       { cwd: ROOT, env: { ...process.env, ...env } },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
     );

@@ -19,7 +19,7 @@ import { TRADE_FIELDS } from '../../scripts/support/trade-file';
 import { entryPrefix } from '@trading-bot-api/core/store/ledger-table';
 import { eventFor, type Harness, invoke, startHarness, TEST_CURSOR_SECRET, uniqueStage } from '../kit/api-harness';
 import { http } from '../kit/http';
-import { TSX_LOADER } from '../kit/scripts';
+import { scriptArgs } from '../kit/scripts';
 
 jest.setTimeout(180_000);
 
@@ -61,7 +61,7 @@ function importFile(stage: string, args: string[]): Promise<{ code: number; stdo
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [...TSX_LOADER, join(ROOT, 'scripts', 'import.ts'), ...args, '--stage', stage, '--endpoint', harness.db.endpoint],
+      [...scriptArgs('import'), ...args, '--stage', stage, '--endpoint', harness.db.endpoint],
       { cwd: ROOT, maxBuffer: 16 * 2 ** 20 },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
     );

@@ -28,7 +28,7 @@ import type { Writer } from '@trading-bot-api/writer';
 import { random } from '../../scripts/demo/dataset';
 import { localWriter } from '../../scripts/support/load-data';
 import { adminClient, deleteTables, ensureTables } from '../../scripts/local-stack/local-db';
-import { startScript, TSX_LOADER } from '../kit/scripts';
+import { startScript, scriptArgs } from '../kit/scripts';
 import { eventFor, type Harness, invoke, startHarness, uniqueStage } from '../kit/api-harness';
 import { FaultProxy } from '../kit/fault-proxy';
 
@@ -57,7 +57,7 @@ function ingestFile(args: string[], endpoint = harness.db.endpoint, stage = harn
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [...TSX_LOADER, join(ROOT, 'scripts', 'ingest.ts'), ...args, '--stage', stage, '--endpoint', endpoint],
+      [...scriptArgs('ingest'), ...args, '--stage', stage, '--endpoint', endpoint],
       { cwd: ROOT, maxBuffer: 16 * 2 ** 20 },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
     );
@@ -298,11 +298,9 @@ describe('a file of event lines', () => {
   });
 
   it('reads standard input with -', async () => {
-    const child = spawn(
-      process.execPath,
-      [...TSX_LOADER, join(ROOT, 'scripts', 'ingest.ts'), '-', '--stage', harness.stage, '--endpoint', harness.db.endpoint],
-      { cwd: ROOT },
-    );
+    const child = spawn(process.execPath, [...scriptArgs('ingest'), '-', '--stage', harness.stage, '--endpoint', harness.db.endpoint], {
+      cwd: ROOT,
+    });
     let stdout = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.stdin.end(

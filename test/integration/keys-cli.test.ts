@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { generateDataset } from '../../scripts/demo/dataset';
 import { type Harness, eventFor, startHarness } from '../kit/api-harness';
 import { runAuthorizer } from '../kit/gateway';
-import { TSX_LOADER } from '../kit/scripts';
+import { scriptArgs } from '../kit/scripts';
 
 jest.setTimeout(60_000);
 
@@ -28,7 +28,7 @@ afterAll(() => harness.close());
 async function keys(...args: string[]) {
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    [...TSX_LOADER, join(ROOT, 'scripts', 'keys.ts'), ...args, '--stage', harness.stage, '--endpoint', harness.db.endpoint],
+    [...scriptArgs('keys'), ...args, '--stage', harness.stage, '--endpoint', harness.db.endpoint],
     { cwd: ROOT },
   );
   return stdout.trim().split('\n');

@@ -17,7 +17,7 @@ import { expectContract } from '../kit/contract';
 import { sumDecimals } from '@trading-bot-api/core/decimal';
 import { expectedPerformance, expectedStartBalance } from '../kit/expected';
 import { throughGateway } from '../kit/gateway';
-import { TSX_LOADER } from '../kit/scripts';
+import { scriptArgs } from '../kit/scripts';
 
 // perf-usd2 to perf-usd10 trade in USD too: the fleet's USD sums cover ten accounts, EUR's one; a key that sees every
 // account reads both from the currencies' sums, a key that sees some from its accounts' own.
@@ -265,7 +265,7 @@ function backfill(): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [...TSX_LOADER, join(ROOT, 'scripts', 'backfill.ts'), '--stage', harness.stage, '--endpoint', harness.db.endpoint],
+      [...scriptArgs('backfill'), '--stage', harness.stage, '--endpoint', harness.db.endpoint],
       { cwd: ROOT, maxBuffer: 16 * 2 ** 20 },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
     );

@@ -16,7 +16,7 @@ import { rebuildFleet } from '../../api/projector/rebuild';
 import { localWriter } from '../../scripts/support/load-data';
 import { eventFile, eventFor, type Harness, invoke, startHarness } from '../kit/api-harness';
 import { expectContract } from '../kit/contract';
-import { TSX_LOADER } from '../kit/scripts';
+import { scriptArgs } from '../kit/scripts';
 
 jest.setTimeout(60_000);
 
@@ -292,7 +292,7 @@ describe('retired accounts', () => {
       (
         await promisify(execFile)(
           process.execPath,
-          [...TSX_LOADER, join(ROOT, 'scripts', 'accounts.ts'), ...args, '--stage', harness.stage, '--endpoint', harness.db.endpoint],
+          [...scriptArgs('accounts'), ...args, '--stage', harness.stage, '--endpoint', harness.db.endpoint],
           { cwd: ROOT },
         )
       ).stdout;
@@ -306,16 +306,7 @@ describe('retired accounts', () => {
     expect(await run('list', '--retired')).toBe('No retired accounts.\n');
     const missing = await promisify(execFile)(
       process.execPath,
-      [
-        ...TSX_LOADER,
-        join(ROOT, 'scripts', 'accounts.ts'),
-        'retire',
-        'nobody',
-        '--stage',
-        harness.stage,
-        '--endpoint',
-        harness.db.endpoint,
-      ],
+      [...scriptArgs('accounts'), 'retire', 'nobody', '--stage', harness.stage, '--endpoint', harness.db.endpoint],
       { cwd: ROOT },
     ).catch((error: { code: number; stderr: string }) => error);
     expect(missing).toMatchObject({ code: 1, stderr: 'nobody: no account "nobody"\n' });

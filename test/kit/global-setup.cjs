@@ -10,6 +10,7 @@ const { PrerequisiteError, startDynamoDbLocal } = require('../../scripts/local-s
 const { makeRunDir } = require('./run-dir.ts');
 const { startWriterBuild } = require('./writer-build.ts');
 const { buildFunctionBundles } = require('../../scripts/local-stack/function-bundles.ts');
+const { buildScripts } = require('./scripts.ts');
 
 /** The projects whose tests use the writer package as built (test/kit/writer-build.ts). */
 const WITH_WRITER_BUILD = ['e2e', 'package'];
@@ -34,6 +35,8 @@ module.exports = async function globalSetup(globalConfig) {
     const [db] = await Promise.all([
       startDynamoDbLocal({ lightLoad: true, log: (line) => process.stderr.write(`${line}\n`) }),
       buildFunctionBundles(bundles),
+      // The programs the tests run (test/kit/scripts.ts), the same way.
+      buildScripts(),
     ]);
     process.env.OFFLINE_PREBUILT_BUNDLES = bundles;
     globalThis.testDynamoDbLocal = db;
