@@ -10,16 +10,24 @@
  * by a fake hummingbot through its bridge, whose trades, P&L and state the dashboard shows as the API gives them.
  * Screenshots go to test-artifacts/screenshots/ (git-ignored).
  *
- * Each npm start costs a run some 20 to 30 CPU-seconds, so the tests that need one share it: this stack also shows
- * npm start's demo bot trading live (its trades appear within seconds), and ends as a closed terminal ends it (SIGHUP:
- * nothing it started outlives it); the key prompt of a stack that needs keys is tried on the stack of
- * `AUTH=on npm start`'s tests (test/e2e/npm-start-keys.test.ts).
+ * Each npm start costs a run some 15 to 30 CPU-seconds, so the tests that need one share it. This stack runs with
+ * LOG_LEVEL=DEBUG and its probe sending alerts to a webhook, and is also where `npm start` itself is tried end to end
+ * (after the dashboard's tests, whose fleet views the accounts it adds would change): the demo fleet's alerts arrive;
+ * every request's line shows on the terminal as well as in the log file its banner names; "Connect your bot" works as
+ * the README tells it (the TypeScript example through the writer package, the Python example's event lines through
+ * `npm run ingest`, the freqtrade bridge against a fake freqtrade) and the README's snippets are the examples' own
+ * lines (test/e2e/npm-start.test.ts); a deploy's package built beside it leaves it answering; its demo bot trades
+ * live (its trades appear within seconds); and it ends as a closed terminal ends it (SIGHUP: nothing it started
+ * outlives it). The key prompt of a stack that needs keys is tried on the stack of `AUTH=on npm start`'s tests
+ * (test/e2e/npm-start-keys.test.ts).
  */
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { Readable } from 'node:stream';
+import { promisify } from 'node:util';
 import { freqtradeClient } from '@trading-bot-api/feeds/bridges/freqtrade/api';
 import { FreqtradeBridge } from '@trading-bot-api/feeds/bridges/freqtrade/bridge';
 import { HummingbotBridge } from '@trading-bot-api/feeds/bridges/hummingbot/bridge';
@@ -33,9 +41,17 @@ import { localWriter } from '../../scripts/support/load-data';
 import { FakeFreqtrade } from '../kit/fake-freqtrade';
 import { FakeHummingbot, marketMakerSession } from '../kit/fake-hummingbot';
 import { ConsoleErrors, launchChromium, SHOTS, shot } from '../kit/browser';
-import { expectNothingOutlives, npmStart, type Started } from '../kit/npm-start';
+import { FakeWebhook } from '../kit/fake-channels';
+import { http } from '../kit/http';
+import { eventually, expectNothingOutlives, linesWith, logFileOf, npmStart, type Started } from '../kit/npm-start';
+import { packageBeside } from '../kit/packaged';
+import { writerBuilt } from '../kit/writer-build';
 
-jest.setTimeout(180_000);
+jest.setTimeout(240_000);
+
+const ROOT = join(__dirname, '..', '..');
+const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
+const run = promisify(execFile);
 
 const DEMO_ACCOUNTS = ['euro-swing', 'gold-desk', 'paper-sandbox', 'primary-usd', 'sterling-carry'];
 /** The test bot's last balance: more digits than any cell has room for. */
@@ -55,6 +71,8 @@ const GONE_REASON = 'gone from the bot: freqtrade no longer has trade 5 (its dat
 const TEST_ACCOUNTS = ['silent-bot', FREQTRADE, HUMMINGBOT, NO_SNAPSHOT];
 
 let stack: Started;
+/** Where the stack's probe sends its alerts. */
+let webhook: FakeWebhook;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
@@ -65,7 +83,9 @@ const consoleErrors = new ConsoleErrors();
 const watch = (target: Page) => consoleErrors.watch(target);
 
 beforeAll(async () => {
-  stack = await npmStart({ DEMO_BOT: 'on' });
+  webhook = await new FakeWebhook().start();
+  // The probe's first run comes at once; the next not before the file ends.
+  stack = await npmStart({ DEMO_BOT: 'on', LOG_LEVEL: 'DEBUG', PROBE: 'on', PROBE_SECONDS: '3600', ALERT_WEBHOOK_URL: webhook.url });
   base = `http://localhost:${stack.ports.PORT}`;
   liveTrade = firstLiveTrade();
   // Judged by its test; a failure before that is not an unhandled rejection.
@@ -236,6 +256,7 @@ async function firstLiveTrade(): Promise<{ id: string } | undefined> {
 afterAll(async () => {
   await liveTrade?.catch(() => undefined);
   await browser?.close();
+  await webhook?.close();
   // Ended by the last test, unless a test before it failed.
   if (stack?.child.exitCode === null && stack.child.signalCode === null) {
     stack.child.kill('SIGTERM');
@@ -1094,6 +1115,138 @@ describe('a fleet of 1,000 bots', () => {
     expect((await shownCards()).map((card) => card.account)).toEqual(['fleet-0990']);
     await shot(page, 'fleet-1000');
     await page.fill('#fleet-search', '');
+  });
+});
+
+describe('npm start itself, on this stack (LOG_LEVEL=DEBUG, its probe sending alerts to a webhook)', () => {
+  /** The environment of a program run in another shell: npm start's database found through DB_PORT. */
+  let env: NodeJS.ProcessEnv;
+  const get = async (path: string) => {
+    const answer = await http(`http://127.0.0.1:${stack.ports.PORT}${path}`);
+    expect([path, answer.status]).toEqual([path, 200]);
+    return answer.body;
+  };
+  beforeAll(async () => {
+    // The TypeScript example imports the package as a bot's repository would: its built files.
+    await writerBuilt();
+    env = { ...process.env, DB_PORT: String(stack.ports.DB_PORT) };
+    delete env.STAGE;
+  });
+
+  it('sends the demo fleet’s bots in error and stopped from its probe, with links to its dashboard', async () => {
+    expect(stack.output()).toContain('  Alerts: sent to webhook on each change');
+    const bodies = await eventually(() => (webhook.bodies.length >= 2 ? webhook.bodies : undefined), 'two alerts at the webhook');
+    const byType = Object.fromEntries(bodies.map((body) => [body.type, body]));
+    expect(byType.bot_error).toMatchObject({
+      stage: 'local',
+      state: 'error',
+      url: expect.stringMatching(new RegExp(`^http://localhost:${stack.ports.PORT}/#/account/`)),
+    });
+    expect(byType.bot_stopped).toMatchObject({ stage: 'local', accountId: 'gold-desk', state: 'stopped' });
+    await eventually(
+      () => (stack.output().includes('alerts: bot_stopped gold-desk sent to webhook') ? true : undefined),
+      'the line saying so',
+    );
+  });
+
+  it('prints each request’s access line on the terminal as well as in the log file', async () => {
+    const file = logFileOf(stack);
+    const answer = await http(`http://127.0.0.1:${stack.ports.PORT}/api/primary-usd/balance`);
+    expect(answer.status).toBe(200);
+    const id = answer.headers['x-request-id'];
+    const [shown] = await eventually(() => {
+      const lines = linesWith(stack.output(), id);
+      return lines.length ? lines : undefined;
+    }, `request ${id} on the terminal`);
+    expect(JSON.parse(shown)).toMatchObject({ level: 'INFO', message: 'request', route: '/api/{account}/balance', status: 200 });
+    await eventually(() => (linesWith(readFileSync(file, 'utf8'), id).length ? true : undefined), `request ${id} in ${file}`);
+  });
+
+  describe('connect your bot, as the README tells it', () => {
+    it('the TypeScript example runs as written and the API shows what it wrote', async () => {
+      // From the example's folder (its own tsconfig.json): the repository's paths would map the package to its sources.
+      const { stdout } = await run(TSX, ['bot.ts'], { cwd: join(ROOT, 'examples', 'typescript-bot'), env });
+      expect(stdout).toMatch(
+        /^refused as expected: TRADE_CLOSED\nwrote account example-ts and trade ex-\d+\nDone trying it\? npm run accounts -- retire example-ts takes it out of the fleet; its history stays\.\n$/,
+      );
+      const [trade] = (await get('/api/example-ts/trades')).trades;
+      expect(trade).toMatchObject({ instrument: 'EUR_USD', status: 'closed', closePrice: '1.08610', realizedPL: '19.00' });
+      expect(await get('/api/example-ts/balance')).toMatchObject({ nav: '10019.00', currency: 'USD' });
+      expect(await get('/api/example-ts/status')).toMatchObject({ state: 'running', strategy: 'example' });
+    });
+
+    it('the Python example, piped into npm run ingest, shows up too', async () => {
+      const python = spawn('python3', [join(ROOT, 'examples', 'python', 'bot.py'), '-'], { cwd: ROOT });
+      const ingest = spawn(TSX, [join(ROOT, 'scripts', 'ingest.ts'), '-'], { cwd: ROOT, env });
+      python.stdout.pipe(ingest.stdin);
+      let output = '';
+      ingest.stdout.on('data', (chunk) => (output += chunk));
+      ingest.stderr.on('data', (chunk) => (output += chunk));
+      expect(await new Promise((resolve) => ingest.on('exit', resolve))).toBe(0);
+      expect(output).toMatch(/^ingest: 6 lines read, 6 written, 0 unchanged, 0 rejected/m);
+      const [trade] = (await get('/api/example-py/trades')).trades;
+      expect(trade).toMatchObject({ instrument: 'BTC_USDT', units: '0.015', status: 'closed', realizedPL: '3.75' });
+      expect(await get('/api/example-py/balance')).toMatchObject({ nav: '1003.75', currency: 'USDT' });
+    });
+
+    it('a test bot retired as the examples say leaves the fleet, its history readable by id', async () => {
+      const fleet = async () => (await get('/api/all/status')).accounts.map((status: { accountId: string }) => status.accountId);
+      expect(await fleet()).toEqual(expect.arrayContaining(['example-py', 'example-ts']));
+      const { stdout } = await run(TSX, [join(ROOT, 'scripts', 'accounts.ts'), 'retire', 'example-py', 'example-ts'], { cwd: ROOT, env });
+      expect(stdout).toMatch(/^example-py: retired: .*\nexample-ts: retired: .*\n$/);
+      expect(await fleet()).not.toEqual(expect.arrayContaining(['example-py']));
+      expect(await fleet()).not.toEqual(expect.arrayContaining(['example-ts']));
+      expect((await get('/api/example-py/trades')).trades).toHaveLength(1);
+      expect(await get('/api/example-py/status')).toMatchObject({ retiredAt: expect.any(String) });
+    });
+
+    it('the freqtrade bridge mirrors a bot into the running stack', async () => {
+      const bot = await new FakeFreqtrade().start();
+      try {
+        bot.open({ pair: 'BTC/USDT', amount: 0.01, rate: 60000.5, at: Date.now() - 60_000 });
+        await run(
+          TSX,
+          [join(ROOT, 'scripts', 'bridge.ts'), 'freqtrade', '--url', bot.url, '--username', bot.username, '--account', 'ft-e2e', '--once'],
+          {
+            cwd: ROOT,
+            env: { ...env, FREQTRADE_PASSWORD: bot.password },
+          },
+        );
+        expect((await get('/api/ft-e2e/trades')).trades).toMatchObject([
+          // At the exchange's precision freqtrade reports (0.00001 BTC, 0.01 USDT).
+          { instrument: 'BTC_USDT', units: '0.01000', openPrice: '60000.50', status: 'open' },
+        ]);
+        expect(await get('/api/ft-e2e/status')).toMatchObject({ state: 'running', strategy: 'SampleStrategy', stale: false });
+      } finally {
+        await bot.stop();
+      }
+    });
+  });
+
+  it('keeps answering while a deploy’s package is built beside it', async () => {
+    // As a user would run it from a clean shell (serverless-esbuild's default work folder, which it empties first):
+    // the running stack keeps answering, during the build and after it. The build is the run's one, which the
+    // packaged template's test then reads (test/kit/packaged.ts).
+    const base = `http://127.0.0.1:${stack.ports.PORT}`;
+    const answers: string[] = [];
+    let packaging = true;
+    const poll = (async () => {
+      while (packaging) {
+        for (const path of ['/api/health', '/api/primary-usd/trades?limit=2', '/'])
+          answers.push(`${path} ${(await http(`${base}${path}`)).status}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+    try {
+      await packageBeside();
+    } finally {
+      packaging = false;
+      await poll;
+    }
+    for (const path of ['/api/health', '/api/primary-usd/trades?limit=2', '/'])
+      answers.push(`${path} ${(await http(`${base}${path}`)).status}`);
+    expect(answers.length).toBeGreaterThan(6);
+    expect(answers.filter((answer) => !answer.endsWith(' 200'))).toEqual([]);
   });
 });
 

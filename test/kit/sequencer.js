@@ -16,9 +16,8 @@ const Sequencer = require(require.resolve('@jest/test-sequencer', { paths: [requ
  * run once started writer-history, then 22 s long, among the last ones).
  */
 const SECONDS = {
-  'test/browser/dashboard.test.ts': 80,
+  'test/browser/dashboard.test.ts': 110,
   'test/integration/ingest.test.ts': 56,
-  'test/e2e/npm-start.test.ts': 53,
   'test/e2e/npm-start-keys.test.ts': 30,
   'test/integration/dynamodb-faults.test.ts': 19,
   'test/integration/performance.test.ts': 18,

@@ -1,7 +1,7 @@
 /**
  * The README's TypeScript snippet runs as quoted: every line of it is a line of examples/typescript-bot/bot.ts, in
- * the same order, and test/e2e/npm-start.test.ts runs that file against npm start. The e2e test compares the
- * marked part only; this catches a line added around it (the README once ended with `recordTrades(account,
+ * the same order, and test/browser/dashboard.test.ts runs that file against npm start. test/e2e/npm-start.test.ts
+ * compares the marked part only; this catches a line added around it (the README once ended with `recordTrades(account,
  * history)` and no `history` anywhere) without starting a database.
  */
 import { readFileSync } from 'node:fs';
