@@ -4,7 +4,10 @@
 // package's dependencies, and one declaration file for both (core's types inlined: a bot installs no core package).
 // The inputs of the bundle are written to dist/inputs.json (not packed), so a test can prove nothing of the API or
 // the feeds is in it.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+//
+// `node build.mjs --if-stale` builds only when dist/ is missing or older than something it is built from: `npm test`
+// builds it beside its static checks (scripts/checks.ts), and its tests' global setup then finds it current.
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateDtsBundle } from 'dts-bundle-generator';
@@ -13,6 +16,27 @@ import { build } from 'esbuild';
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
 const dist = join(here, 'dist');
+/** Everything the build reads: the writer, the core package it bundles, the compiler settings and the locked tools. */
+const INPUTS = [
+  join(here, 'src'),
+  join(here, 'build.mjs'),
+  join(here, 'package.json'),
+  join(here, 'tsconfig.json'),
+  join(root, 'packages', 'core', 'src'),
+  join(root, 'tsconfig.json'),
+  join(root, 'package-lock.json'),
+];
+/** Written last: its time is the build's. */
+const LAST = join(dist, 'index.d.cts');
+
+const newest = (path) => {
+  const stat = statSync(path);
+  return stat.isDirectory() ? Math.max(0, ...readdirSync(path).map((name) => newest(join(path, name)))) : stat.mtimeMs;
+};
+if (process.argv.includes('--if-stale') && existsSync(LAST) && statSync(LAST).mtimeMs >= Math.max(...INPUTS.map(newest))) {
+  console.log(`${relative(root, dist)} is current`);
+  process.exit(0);
+}
 rmSync(dist, { recursive: true, force: true });
 mkdirSync(dist, { recursive: true });
 

@@ -1,8 +1,9 @@
 /**
- * The writer package's build (packages/writer/build.mjs: its dist/ files, what a bot installs), made once per test
- * run: test/kit/global-setup.cjs starts it beside the first test files, and the tests that use the built package (the
- * TypeScript example, the packed tarball) wait for it. Built once, not by each of them: it takes seconds of CPU, and
- * two builds at once would race, since build.mjs empties dist/ first.
+ * The writer package's build (packages/writer/build.mjs: its dist/ files, what a bot installs), made at most once per
+ * test run: test/kit/global-setup.cjs starts it beside the first test files, and the tests that use the built package
+ * (the TypeScript example, the packed tarball) wait for it. Built once, not by each of them: it takes 8 CPU-seconds,
+ * and two builds at once would race, since build.mjs empties dist/ first. Not at all when dist/ is current (`npm
+ * test` builds it beside its static checks, scripts/checks.ts).
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -18,7 +19,7 @@ const outcome = () => join(runDir(), 'writer-build.json');
 export function startWriterBuild(): Promise<void> {
   const file = outcome();
   return new Promise((resolve) => {
-    execFile(process.execPath, [join(WRITER, 'build.mjs')], { cwd: WRITER }, (error, _stdout, stderr) => {
+    execFile(process.execPath, [join(WRITER, 'build.mjs'), '--if-stale'], { cwd: WRITER }, (error, _stdout, stderr) => {
       // Written whole, then renamed: a reader never sees half of it.
       writeFileSync(`${file}.part`, JSON.stringify(error ? { error: `${error.message}\n${stderr}` } : {}));
       renameSync(`${file}.part`, file);
