@@ -1035,6 +1035,8 @@ describe('a fleet of 1,000 bots', () => {
   const kind = (i: number) => (i % 9 === 0 ? 'error' : i % 7 === 0 ? 'stale' : i % 11 === 0 ? 'stopped' : 'running');
 
   beforeAll(async () => {
+    // The page stops polling while the fleet grows: each poll would answer, and draw, a fleet changed since the last.
+    await page.goto('about:blank');
     // Through the event-line ingester, as a fleet of bots writing their own lines would.
     const writer = localWriter(`http://127.0.0.1:${stack.ports.DB_PORT}`, { stage: 'local' });
     const now = Date.now();
