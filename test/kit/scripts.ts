@@ -46,7 +46,6 @@ const sourceFolders: Plugin = {
   name: 'source-folders',
   setup(builder) {
     builder.onLoad({ filter: /\.[cm]?[jt]s$/ }, (args) => {
-      if (args.path.includes(`${join('node_modules')}/`)) return undefined;
       const source = readFileSync(args.path, 'utf8')
         .replace(/\b__dirname\b/g, JSON.stringify(dirname(args.path)))
         .replace(/\b__filename\b/g, JSON.stringify(args.path));
