@@ -5,8 +5,7 @@
  * other's data and may run in parallel.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import type { Socket } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
@@ -16,10 +15,9 @@ import type { Dataset } from '../../scripts/demo/dataset';
 import { loadDataset, localWriter } from '../../scripts/support/load-data';
 import { adminClient, deleteTables, ensureTables, localFunctionEnv, localStore } from '../../scripts/local-stack/local-db';
 import { serviceDefinition } from '../../scripts/local-stack/service-definition';
-import { startDynamoDbLocal } from '../../scripts/local-stack/dynamodb-local';
 import { localProjector } from '../../scripts/local-stack/local-api';
 import { NO_PUMP, type StreamPump } from '../../scripts/local-stack/stream-pump';
-import { runDir } from './run-dir';
+import { streamsDatabase } from './streams-database';
 
 export const TEST_CURSOR_SECRET = 'test-cursor-secret-0123456789abcdef0123456789';
 const ROOT = join(__dirname, '..', '..');
@@ -74,29 +72,6 @@ export function testDatabase(): { endpoint: string } {
   const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
   if (!endpoint) throw new Error('TEST_DYNAMODB_ENDPOINT is not set: run the tests with jest, whose global setup starts DynamoDB Local');
   return { endpoint };
-}
-
-/**
- * The DynamoDB Local with streams of this jest worker: one per worker rather than per file, since the files that need
- * one run one after another in a worker and each deletes its tables when done, while a JVM's start and warm-up cost a
- * file some 2 CPU-seconds (eight files did it in every run). The first file that needs it starts it and writes where
- * it listens in the run's folder; the next ones find it there. It ends with the worker, whose exit closes the
- * lifeline of its supervisor (scripts/local-stack/supervise.cjs).
- */
-async function streamsDatabase(): Promise<{ endpoint: string }> {
-  const file = join(runDir(), `streams-database-${process.env.JEST_WORKER_ID ?? '0'}-${process.pid}.json`);
-  if (existsSync(file)) {
-    const { endpoint, pid } = JSON.parse(readFileSync(file, 'utf8')) as { endpoint: string; pid: number };
-    if (existsSync(`/proc/${pid}`)) return { endpoint };
-  }
-  const db = await startDynamoDbLocal({ lightLoad: true });
-  // Nothing of it keeps the worker (or jest, running one file in its own process) from exiting; the global teardown
-  // stops it at the latest (test/kit/global-teardown.cjs).
-  const { child } = db.process;
-  child.unref();
-  for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as Socket | null)?.unref();
-  writeFileSync(file, JSON.stringify({ endpoint: db.endpoint, pid: child.pid }));
-  return { endpoint: db.endpoint };
 }
 
 /** A stage name no other test file uses: worker id plus random hex. */
