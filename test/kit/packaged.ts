@@ -1,9 +1,9 @@
 /**
- * `serverless package --stage prod` as a deploy from a clean shell runs it, built once per run where it can be: npm
- * start's test builds it beside its running stack (that the stack keeps answering is its check), and the packaged
- * template's test reads what that build made instead of building again (some 11 CPU-seconds, with the functions'
- * bundles). Whichever of the two asks first builds it; when the template's test was first, npm start's builds again,
- * since its check needs a build beside its stack.
+ * `serverless package --stage prod` as a deploy from a clean shell runs it, built once per run where it can be: the
+ * dashboard's test builds it beside the npm start stack it runs on (that the stack keeps answering is its check), and
+ * the packaged template's test reads what that build made instead of building again (some 11 CPU-seconds, with the
+ * functions' bundles). Whichever of the two asks first builds it; when the template's test was first, the
+ * dashboard's builds again, since its check needs a build beside its stack.
  *
  * Such a build uses serverless-esbuild's default work folder, `.esbuild`, which it deletes when done: two at once
  * would take each other's bundles, so they take turns (a lock file), and other commands of the tests build elsewhere
@@ -90,7 +90,7 @@ async function sharedBuilt(): Promise<string> {
   return folder;
 }
 
-/** Builds the package now (npm start's test, beside its stack): the shared build, or one of its own after it. */
+/** Builds the package now (beside the dashboard test's npm start): the shared build, or one of its own after it. */
 export async function packageBeside(): Promise<void> {
   if (claim()) return buildShared();
   await sharedBuilt().catch(() => undefined);

@@ -1,7 +1,7 @@
 /**
  * The deployable stage, checked from what `serverless package --stage prod` generates: the CloudFormation
  * template that would be deployed, not the YAML that describes it. The package is the run's one build of it
- * (test/kit/packaged.ts: npm start's test builds it beside its stack), made here when that test has not.
+ * (test/kit/packaged.ts: the dashboard's test builds it beside its npm start), made here when that test has not.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
