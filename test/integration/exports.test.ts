@@ -16,8 +16,27 @@ import { parsePrometheusText, sampleOf } from '../kit/prometheus-text';
 
 const IDS = ['x-usd', 'x-eur', 'x-gbp'];
 const now = new Date();
-// Anchored now, so some trades closed today (the scrape's "today" figures are then not all zero).
 const dataset = generateDataset({ tradeCounts: [90, 40, 0], accountId: (i) => IDS[i], seed: 28, anchor: now, heartbeatAt: now });
+// A trade closed now, so the scrape's "today" figures are not all zero at any hour: anchored now, the dataset alone
+// had none closed today in the first minutes after midnight (UTC), and the test failed then.
+const startOfToday = Date.parse(`${now.toISOString().slice(0, 10)}T00:00:00.000Z`);
+dataset.trades.push({
+  id: 'x-usd-closed-today',
+  accountId: 'x-usd',
+  instrument: 'EUR_USD',
+  side: 'buy',
+  units: '1000',
+  status: 'closed',
+  openPrice: '1.08420',
+  openTime: new Date(Math.max(startOfToday, now.getTime() - 60_000)).toISOString(),
+  closePrice: '1.08530',
+  closeTime: now.toISOString(),
+  realizedPL: '1.10',
+  unrealizedPL: '0',
+  stopLoss: null,
+  takeProfit: null,
+  closeReason: null,
+});
 let harness: Harness;
 /** A key that sees every account: every request goes through the gateway's rules and the real authorizer. */
 let allKey: string;
