@@ -165,6 +165,11 @@ describe('a corrected trade', () => {
   it("leaves the statistics and the fleet's as a backfill computes them from the trades", async () => {
     // Three accounts in one currency: the currency's sums add up all three.
     const ids = ['fix-0', 'fix-1', 'fix-2'];
+    // Minutes before NOW: t1 closed yesterday (UTC), t2 today, so a correction moves two days' sums. The fleet's P&L
+    // of t1's day once kept the float's places after the correction ("12.790000000000000"), seen only when the test
+    // ran in the first minutes after midnight.
+    const minutesIntoToday = (NOW - Date.parse(`${new Date(NOW).toISOString().slice(0, 10)}T00:00:00.000Z`)) / 60_000;
+    const [yesterday, today] = [minutesIntoToday + 20, Math.min(minutesIntoToday, 1)];
     const trade = (id: string, realizedPL: string, minutesAgo: number) => ({
       id,
       instrument: 'BTC_USDT',
@@ -179,10 +184,10 @@ describe('a corrected trade', () => {
     });
     for (const [i, id] of ids.entries()) {
       await account(id, 'USDT');
-      await writer.recordTrades(id, [trade('t1', ['9.689999999999998', '5.1', '-2'][i], 40), trade('t2', '-3.8249999999999997', 20)]);
+      await writer.recordTrades(id, [trade('t1', ['9.689999999999998', '5.1', '-2'][i], yesterday), trade('t2', '-3.8249999999999997', today)]);
     }
     const [fixed] = ids;
-    const results = await writer.recordTrades(fixed, [trade('t1', '9.69', 40), trade('t2', '-3.825', 20)], { correct: true });
+    const results = await writer.recordTrades(fixed, [trade('t1', '9.69', yesterday), trade('t2', '-3.825', today)], { correct: true });
     expect(results.map((result) => ('outcome' in result ? result.outcome : result.error.code))).toEqual(['corrected', 'corrected']);
     expect((await api('account-balance', { account: fixed })).body.realizedPL).toBe('5.865');
     // Exactly what a backfill computes from the trades: nothing left for it to write.
@@ -190,7 +195,7 @@ describe('a corrected trade', () => {
     // The projector recomputed the fleet's figures of those periods from the three accounts' own (a correction can
     // make a best trade worse, which no fold undoes): the same as merging them, and nothing left for a rebuild to write.
     await harness.projector.drain();
-    const periods = periodsOfClose(ago(40));
+    const periods = periodsOfClose(ago(yesterday));
     const fleet = await readPeriods(harness.store, fleetPeriods(harness.store, 'USDT'), periods);
     for (const [i, period] of periods.entries()) {
       const own = await getPeriodOfOwners(harness.store, ids, period);
@@ -199,7 +204,7 @@ describe('a corrected trade', () => {
     }
     expect((await rebuildFleet(harness.store, stampSecondsFor(300))).sumsWritten).toBe(0);
     // Without `correct` a closed trade given otherwise is refused, as before.
-    const [refused] = await writer.recordTrades(fixed, [trade('t1', '9.7', 40)]);
+    const [refused] = await writer.recordTrades(fixed, [trade('t1', '9.7', yesterday)]);
     expect(refused).toMatchObject({ error: { code: 'TRADE_CLOSED' } });
   });
 });

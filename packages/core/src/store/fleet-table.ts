@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AccountScope } from '../ids';
 import { canonicalJson } from '../canonical';
-import { negateDecimal, sumDecimals } from '../decimal';
+import { decimalScale, negateDecimal, sumDecimals } from '../decimal';
 import { type PeriodFigures, type PeriodKey, mergePeriods, replacePeriod } from '../rollups';
 import type { Period } from '../time';
 import { MAX_CLOCK_AHEAD_MS } from '../time';
@@ -558,7 +558,15 @@ function pnlKind(key: { period: Period; start: string }): SumKind<PnlByCurrency>
     decode: (item) => (item.currencies ?? {}) as PnlByCurrency,
     encode: (total) => ({ ...key, currencies: total }),
     empty: {},
-    replace: (total, before, after) => addPnl(addPnl(total, before ?? {}, -1), after ?? {}, 1),
+    // A sum has the places of its most precise term. When an account's P&L loses places (a bot's float corrected to
+    // its currency's cents, say), the other accounts' places are not in the sum: it is counted again from every
+    // account's own, or the fleet would keep showing the float's places ("12.790000000000000" for "12.79").
+    replace: (total, before, after) =>
+      Object.entries(before ?? {}).some(
+        ([currency, was]) => decimalScale(was.realizedPL) > decimalScale(after?.[currency]?.realizedPL ?? '0'),
+      )
+        ? undefined
+        : addPnl(addPnl(total, before ?? {}, -1), after ?? {}, 1),
     merge: (a, b) => addPnl(a, b, 1),
   };
 }
