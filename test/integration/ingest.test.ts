@@ -502,7 +502,8 @@ describe('--follow', () => {
     // Restarted, it resumes where it stopped: nothing is read again.
     expect(existsSync(`${file}.checkpoint`)).toBe(true);
     const again = follow(file);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Once it says it follows the file, a line added is one it finds growing the file.
+    await until(async () => again.output().includes('following'), 'the restarted follower');
     appendFileSync(file, opening('f-7', 7));
     await until(async () => (await tradeIds('fw')).includes('f-7'), 'a line after the restart');
     await again.stop();
@@ -528,7 +529,8 @@ it('waits for a database that stops answering, says so once each way, and writes
     retry: { initialMs: 100, maxMs: 400 },
     signal: stop.signal,
   });
-  await new Promise((resolve) => setTimeout(resolve, 3000));
+  // Long enough for several of its attempts (100, 200, then 400 ms apart), each refused: said once all the same.
+  await new Promise((resolve) => setTimeout(resolve, 1500));
   expect(reports).toEqual(['the database does not answer; trying again until it does']);
   await proxy.clear();
   appendFileSync(file, `${JSON.stringify({ type: 'heartbeat', account: 'down', state: 'running', time: time(1) })}\n`);
