@@ -38,8 +38,16 @@ const STRATEGY: Record<Role, string | null> = {
 export interface DemoBotOptions {
   writer: Writer;
   seed?: number;
-  /** Seconds between ticks (prices move, trades open and close, marks and balances update). */
+  /**
+   * Seconds between ticks (prices move, trades open and close, marks and balances update); default 5, the fleet view's
+   * refresh: a tick every 2 s wrote two and a half times as much (some 190 marks a minute) for states no one saw.
+   */
   tickSeconds?: number;
+  /**
+   * The chance that a trading account with room for a position opens one on a tick; default the same rate per second
+   * whatever the tick (about 2.7 opens a minute per trading account).
+   */
+  openChance?: number;
   /** Seconds between heartbeats. */
   heartbeatSeconds?: number;
   /** The API's stale threshold: a lapse lasts longer than this. */
@@ -146,7 +154,7 @@ export class DemoBot {
   /** Ticks every `tickSeconds` until stopped. */
   start(): void {
     this.started = Date.now();
-    const period = (this.options.tickSeconds ?? 2) * 1000;
+    const period = this.tickSeconds() * 1000;
     const loop = async () => {
       this.running = this.tick().catch((error: Error) => {
         this.counts.errors += 1;
@@ -183,7 +191,7 @@ export class DemoBot {
         else await this.mark(position, price, account.places);
       }
       const trades = report?.state === 'running' && account.role !== 'paused';
-      if (trades && account.positions.size < 6 && this.next() < 0.09) await this.open(account, now);
+      if (trades && account.positions.size < 6 && this.next() < this.openChance()) await this.open(account, now);
       await this.snapshot(account, now);
     }
     if (elapsed - this.lastHeartbeat >= (this.options.heartbeatSeconds ?? 5)) {
@@ -197,6 +205,15 @@ export class DemoBot {
     }
   }
 
+  private tickSeconds(): number {
+    return this.options.tickSeconds ?? 5;
+  }
+
+  /** One chance in 11 every 2 seconds, at any tick. */
+  private openChance(): number {
+    return this.options.openChance ?? 1 - (1 - 0.09) ** (this.tickSeconds() / 2);
+  }
+
   private holdSeconds(): number {
     const [shortest, longest] = this.options.holdSeconds ?? [30, 180];
     return shortest + this.next() * (longest - shortest);
@@ -204,7 +221,7 @@ export class DemoBot {
 
   private walkPrices(): void {
     for (const instrument of INSTRUMENTS) {
-      this.prices.set(instrument.name, nextPrice(instrument, this.prices.get(instrument.name)!, this.options.tickSeconds ?? 2, this.next));
+      this.prices.set(instrument.name, nextPrice(instrument, this.prices.get(instrument.name)!, this.tickSeconds(), this.next));
     }
   }
 

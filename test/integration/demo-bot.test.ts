@@ -57,6 +57,8 @@ it('trades live through the writer, and every figure stays consistent', async ()
     writer: harness.writer,
     seed: 7,
     tickSeconds: 0.25,
+    // A chance a tick as the bot had at 2 s ticks: at its rate per second, three opens would take some 20 s here.
+    openChance: 0.09,
     heartbeatSeconds: 1,
     staleAfterSeconds: 60,
     holdSeconds: [1, 3],
