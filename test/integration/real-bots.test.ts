@@ -184,7 +184,10 @@ describe('a corrected trade', () => {
     });
     for (const [i, id] of ids.entries()) {
       await account(id, 'USDT');
-      await writer.recordTrades(id, [trade('t1', ['9.689999999999998', '5.1', '-2'][i], yesterday), trade('t2', '-3.8249999999999997', today)]);
+      await writer.recordTrades(id, [
+        trade('t1', ['9.689999999999998', '5.1', '-2'][i], yesterday),
+        trade('t2', '-3.8249999999999997', today),
+      ]);
     }
     const [fixed] = ids;
     const results = await writer.recordTrades(fixed, [trade('t1', '9.69', yesterday), trade('t2', '-3.825', today)], { correct: true });
