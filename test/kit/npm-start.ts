@@ -19,9 +19,34 @@ export interface Started {
   env: NodeJS.ProcessEnv;
 }
 
-/** Starts it; resolves once the API answers and the banner is printed. */
+/**
+ * Starts it; resolves once the API answers and the banner is printed. A port found free can be taken before npm start
+ * listens on it (two stacks start at once in a run, each picking its ports at random): once it says so (EADDRINUSE
+ * at a listen, seen in one run of many), it starts again on other ports, twice at most.
+ */
 export async function npmStart(extra: Record<string, string> = {}): Promise<Started> {
-  const ports = { PORT: await freePort(), DB_PORT: await freePort(), LAMBDA_PORT: await freePort() };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(extra);
+    } catch (error) {
+      if (attempt >= 3 || !(error instanceof PortTaken)) throw error;
+    }
+  }
+}
+
+class PortTaken extends Error {}
+
+async function startOnce(extra: Record<string, string>): Promise<Started> {
+  const picked = new Set<number>();
+  const pick = async () => {
+    for (;;) {
+      const port = await freePort();
+      if (picked.has(port)) continue;
+      picked.add(port);
+      return port;
+    }
+  };
+  const ports = { PORT: await pick(), DB_PORT: await pick(), LAMBDA_PORT: await pick() };
   // The demo bot and the probe are off unless asked for (`extra`): most tests want a still stack.
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -53,7 +78,11 @@ export async function npmStart(extra: Record<string, string> = {}): Promise<Star
   child.stderr!.on('data', (chunk) => (output += chunk));
   const deadline = Date.now() + 120_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${output}`);
+    if (child.exitCode !== null) {
+      // Said by npm start's check of its ports, or by a listen that lost the race after the check.
+      const ErrorType = /EADDRINUSE|is already in use/.test(output) ? PortTaken : Error;
+      throw new ErrorType(`npm start exited with ${child.exitCode}:\n${output}`);
+    }
     const health = await http(`http://127.0.0.1:${ports.PORT}/api/health`).catch(() => undefined);
     if (health?.status === 200 && output.includes('is running')) break;
     if (Date.now() > deadline) throw new Error(`npm start did not come up:\n${output}`);
