@@ -39,7 +39,9 @@ export function adminClient(endpoint: string): DynamoDBClient {
  * `streams` the tables have none, and no projector can keep the fleet's summary: its answers read the tables, as on
  * a stage whose data predates the projector. The integration tests that do not test the projector use that, since
  * DynamoDB Local slows down for every write, several-fold, once a few stream-enabled tables hold thousands of
- * records (measured: the same 6,000 trades loaded in 17 s into the first set of tables, in 108 s into a second).
+ * records (measured: the same 6,000 trades loaded in 17 s into the first set of tables, in 108 s into a second): each
+ * write to a stream looks for that stream's oldest record by scanning every record the JVM's streams wrote before it,
+ * deleted tables' too (docs/performance.md).
  */
 export async function ensureTables(client: DynamoDBClient, stage: string, options: { streams?: boolean } = {}): Promise<string[]> {
   const existing = new Set<string>();

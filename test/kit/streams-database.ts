@@ -2,7 +2,9 @@
  * The DynamoDB Local with streams of each jest worker, for the files that test the fleet projector (test/kit/
  * api-harness.ts): one per worker rather than per file, since those files run one after another in a worker and each
  * deletes its tables when done, while a JVM's start and warm-up cost a file some 2 CPU-seconds (eight files did it in
- * every run). The first file that needs it starts it and writes where it listens in the run's folder; the next ones
+ * every run). Not one for the whole run: writes to a stream slow down with the records other streams left in the
+ * same JVM (scripts/local-stack/local-db.ts, ensureTables), and one JVM for all eight files spent more CPU than one
+ * per worker (docs/performance.md). The first file that needs it starts it and writes where it listens in the run's folder; the next ones
  * find it there. It ends with the worker, whose exit closes the lifeline of its supervisor
  * (scripts/local-stack/supervise.cjs), or at the global teardown (stopStreamsDatabases).
  */
