@@ -175,6 +175,9 @@ async function main() {
       alerts: alertChannels?.channels.length ? { channels: alertChannels.channels } : undefined,
     });
     cleanups.push(async () => watch.stop());
+    // The first probe reads the fleet as loaded, before the demo bot's first heartbeats change it: otherwise which
+    // bots it finds in error depends on which of the two came first (a CI run's alerts once lacked the bot in error).
+    await watch.probed;
   }
 
   const demoBot = process.env.DEMO_BOT !== 'off';

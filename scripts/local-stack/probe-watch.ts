@@ -95,7 +95,8 @@ async function sendAlerts(
 
 /**
  * Runs the probe now and every `seconds`, printing what changed (and sending alerts to `alerts.channels`); stop()
- * ends it, once the run in progress (if any) has finished.
+ * ends it, once the run in progress (if any) has finished. `probed` settles when the first run has read the fleet
+ * (answered or failed; its alerts may still be on their way).
  */
 export function watchProbe(options: {
   offline: Pick<Offline, 'lambdaSocket'>;
@@ -105,14 +106,18 @@ export function watchProbe(options: {
   alerts?: { channels: Channel[]; delivery?: DeliveryOptions };
   /** How the probe is run (the probe function through serverless offline unless given). */
   invoke?: () => Promise<ProbeAnswer>;
-}): { stop(): Promise<void> } {
+}): { probed: Promise<void>; stop(): Promise<void> } {
   let previous: ProbeResult | undefined;
   let failing = false;
   const alerts = options.alerts && { ...options.alerts, watch: new ChannelWatch() };
   const invoke = options.invoke ?? (() => invokeProbe(options.offline, options.stage));
+  let markProbed!: () => void;
+  const probed = new Promise<void>((resolve) => {
+    markProbed = resolve;
+  });
   const run = async () => {
     try {
-      const result = await invoke();
+      const result = await invoke().finally(markProbed);
       for (const line of probeChanges(previous, result)) options.print(`probe: ${line}`);
       if (alerts) {
         const events = [...databaseAlerts(previous, result, options.stage), ...(result.alerts ?? [])];
@@ -135,6 +140,7 @@ export function watchProbe(options: {
   tick();
   const timer = setInterval(tick, options.seconds * 1000);
   return {
+    probed,
     stop: async () => {
       clearInterval(timer);
       await running;
