@@ -13,7 +13,7 @@ import { schemaViolations } from '../kit/contract';
 import { expectedTrades } from '../kit/expected';
 import { FaultProxy } from '../kit/fault-proxy';
 import { http, type HttpAnswer } from '../kit/http';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -239,6 +239,7 @@ describe('a key lookup that fails is an outage, never a verdict on the key', () 
 
 describe('npm run export', () => {
   const folder = mkdtempSync(join(tmpdir(), 'tba-export-'));
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
   const exportTo = (file: string, args: string[], env: Record<string, string>) =>
     runScript('export', ['--url', api.url, '--out', join(folder, file), ...args], { ...process.env, ...env });
 
