@@ -120,6 +120,8 @@ export async function startOffline(options: {
         ESBUILD_WORK_FOLDER: workFolder,
         SLS_TELEMETRY_DISABLED: '1',
       },
+      // Removed by the supervisor too, for when this process is killed before stop() runs (npm start, SIGKILL).
+      removeAfter: [sockets, join(ROOT, workFolder)],
     },
   );
   const stop = async () => {

@@ -5,7 +5,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 
 const SUPERVISE = join(__dirname, 'supervise.cjs');
 
@@ -24,12 +24,20 @@ export interface Supervised {
 export function spawnSupervised(
   command: string,
   args: string[],
-  options: { env?: NodeJS.ProcessEnv; cwd?: string; quiet?: boolean; onLine?: (line: string) => void } = {},
+  options: {
+    env?: NodeJS.ProcessEnv;
+    cwd?: string;
+    quiet?: boolean;
+    onLine?: (line: string) => void;
+    /** Folders the supervisor removes once the command has ended, however this process ended. */
+    removeAfter?: string[];
+  } = {},
 ): Supervised {
   const piped = options.quiet || options.onLine !== undefined;
+  const env = options.env ?? process.env;
   const child = spawn(process.execPath, [SUPERVISE, command, ...args], {
     cwd: options.cwd,
-    env: options.env ?? process.env,
+    env: options.removeAfter?.length ? { ...env, SUPERVISE_REMOVE_AFTER: options.removeAfter.join(delimiter) } : env,
     // stdin is the lifeline the supervisor watches: never written, closed by the kernel when we end.
     stdio: ['pipe', piped ? 'pipe' : 'inherit', piped ? 'pipe' : 'inherit'],
   });

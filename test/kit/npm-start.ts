@@ -5,8 +5,8 @@
  * and that none outlives it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { freePort, portIsFree } from '../../scripts/local-stack/processes';
 import { http } from './http';
 
@@ -181,21 +181,44 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Ends npm start with `signal` and expects every process it started to be gone and every port free. */
+/** The private folders of serverless offline below npm start (its sockets'), as its environment names them. */
+function offlineFolders(tree: number[]): string[] {
+  const folders = new Set<string>();
+  for (const pid of tree) {
+    try {
+      const socket = readFileSync(`/proc/${pid}/environ`, 'utf8')
+        .split('\0')
+        .find((entry) => entry.startsWith('OFFLINE_HTTP_SOCKET='));
+      if (socket) folders.add(dirname(socket.slice('OFFLINE_HTTP_SOCKET='.length)));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return [...folders];
+}
+
+/**
+ * Ends npm start with `signal` and expects every process it started to be gone, every port free, and serverless
+ * offline's private folder removed (by its supervisor, when npm start had no time to: SIGKILL).
+ */
 export async function expectNothingOutlives(started: Started, signal: NodeJS.Signals) {
   const tree = descendants(started.child.pid!);
   // The supervisors, DynamoDB Local (java) and serverless offline at least.
   expect(tree.length).toBeGreaterThanOrEqual(4);
+  const folders = offlineFolders(tree);
+  expect(folders).toHaveLength(1);
   started.child.kill(signal);
   const deadline = Date.now() + 20_000;
   let survivors = tree;
   let busy: number[] = Object.values(started.ports);
+  let left = folders;
   while (Date.now() < deadline) {
     survivors = tree.filter(alive);
     busy = [];
     for (const port of Object.values(started.ports)) if (!(await portIsFree(port))) busy.push(port);
-    if (!survivors.length && !busy.length) break;
+    left = folders.filter((folder) => existsSync(folder));
+    if (!survivors.length && !busy.length && !left.length) break;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  expect({ survivors, busy }).toEqual({ survivors: [], busy: [] });
+  expect({ survivors, busy, left }).toEqual({ survivors: [], busy: [], left: [] });
 }
