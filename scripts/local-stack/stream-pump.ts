@@ -28,12 +28,15 @@ const SHARDS_FRESH_MS = 30_000;
 
 /**
  * Where a shard is read from: after its last record projected (none yet: from its start), unless it is closed and
- * read to its end. A round asks for a new iterator from there: DynamoDB Local refuses (TrimmedDataAccessException) an
- * iterator kept from a round when the shard was still empty.
+ * read to its end. `iterator`, the one the last round's read ended with, goes on from there without asking for a new
+ * one (half of a quiet stack's requests); there is none while the shard is empty (DynamoDB Local refuses, with
+ * TrimmedDataAccessException, an iterator kept from an empty shard) or after a failed batch, and one refused
+ * (expired after 15 minutes, or trimmed) is replaced by a new iterator from `after`.
  */
 interface ShardPosition {
   after?: string;
   closed?: boolean;
+  iterator?: string;
 }
 
 export interface StreamPump {
@@ -77,6 +80,13 @@ export function startStreamPump(options: {
    */
   async function readShard(arn: string, shardId: string): Promise<{ records: StreamRecord[]; position: ShardPosition }> {
     const held = positions.get(`${arn}/${shardId}`) ?? {};
+    if (held.iterator) {
+      try {
+        return await readFrom(arn, shardId, held.after, held.iterator);
+      } catch {
+        // Refused: a new iterator from the same place, below.
+      }
+    }
     try {
       return await readFrom(arn, shardId, held.after);
     } catch (error) {
@@ -85,11 +95,11 @@ export function startStreamPump(options: {
     }
   }
 
-  async function readFrom(arn: string, shardId: string, after: string | undefined) {
+  async function readFrom(arn: string, shardId: string, after: string | undefined, kept?: string) {
     const start = after
       ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER' as const, SequenceNumber: after }
       : { ShardIteratorType: 'TRIM_HORIZON' as const };
-    let iterator = (await streams.send(new GetShardIteratorCommand({ StreamArn: arn, ShardId: shardId, ...start }))).ShardIterator;
+    let iterator = kept ?? (await streams.send(new GetShardIteratorCommand({ StreamArn: arn, ShardId: shardId, ...start }))).ShardIterator;
     const records: StreamRecord[] = [];
     while (iterator) {
       const page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
@@ -98,7 +108,7 @@ export function startStreamPump(options: {
       if (!page.Records?.length) break;
     }
     const last = records.at(-1)?.dynamodb?.SequenceNumber ?? after;
-    return { records, position: { after: last, closed: iterator === undefined } };
+    return { records, position: { after: last, closed: iterator === undefined, iterator: last === undefined ? undefined : iterator } };
   }
 
   /**

@@ -6,7 +6,8 @@
  * SHARDS + 1 items and is a 304; a change of anything the answer shows moves the tag, whoever wrote it (this writer,
  * an older one, a hand edit), a heartbeat that only moves the time does not, and a bot turning stale does with no
  * write at all; a key scoped to some accounts learns nothing of the others; the answers stay exactly the
- * per-account ones; a stage whose data predates the projector answers from the tables until the backfill.
+ * per-account ones; a stage whose data predates the projector answers from the tables until the backfill. And the
+ * local projector's feed (scripts/local-stack/stream-pump.ts) reads on with the shard iterators it stopped at.
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getAccountItem, listAccounts, toBotReport } from '@trading-bot-api/core/store/accounts-table';
@@ -22,8 +23,10 @@ import {
   tradesStamp,
 } from '@trading-bot-api/core/store/fleet-table';
 import { rebuildFleet } from '../../api/projector/rebuild';
+import { startStreamPump } from '../../scripts/local-stack/stream-pump';
 import { eventFor, type FunctionName, type Harness, invoke, startHarness } from '../kit/api-harness';
 import { expectContract } from '../kit/contract';
+import { FaultProxy } from '../kit/fault-proxy';
 import { printedWhile } from '../kit/printed';
 
 const STALE_AFTER_SECONDS = 3;
@@ -272,6 +275,39 @@ it('a write by anything but this writer (an older writer touching the account it
   expect(accounts.body.accounts.find((a: { id: string }) => a.id === id).name).toBe('Renamed by hand');
   const balances = await poll('all-balance', { tag: tags['all-balance'] });
   expect(balances.body.accounts.find((a: { accountId: string }) => a.accountId === id).balance).toBe('42.42');
+});
+
+it('the local projector reads on with the shard iterators it stopped at, and replaces one refused from where it stood', async () => {
+  // A second pump on these streams, through a proxy that counts its requests. No function is invoked until the end:
+  // an invocation drains the harness's own pump, which would project the change in this pump's place.
+  const proxy = await new FaultProxy(harness.db.endpoint).start();
+  const pump = startStreamPump({ store: harness.store, endpoint: proxy.endpoint, windowSeconds: WINDOW });
+  const asked = () => ({
+    iterators: proxy.seen.filter((operation) => operation === 'GetShardIterator').length,
+    reads: proxy.seen.filter((operation) => operation === 'GetRecords').length,
+  });
+  const id = IDS[9];
+  try {
+    await pump.drain();
+    // Nothing written since: each shard read once more with the iterator kept, no new one asked for.
+    let before = asked();
+    await pump.drain();
+    expect(asked().iterators - before.iterators).toBe(0);
+    expect(asked().reads - before.reads).toBeGreaterThanOrEqual(3);
+
+    await harness.writer.heartbeat(id, { state: 'error', strategy: 'grid', message: 'kept iterator refused' });
+    await proxy.inject({ kind: 'expired-iterator' }, 1, { only: 'GetRecords' });
+    before = asked();
+    await pump.drain();
+    // The refused iterator replaced by one from the last record projected, and the change projected by this pump.
+    expect(asked().iterators - before.iterators).toBe(1);
+    expect(parseBotStamp((await readAccountStamps(harness.store, id)).bot!).state).toBe('error');
+  } finally {
+    await pump.stop();
+    await proxy.close();
+  }
+  const status = await invoke('account-status', eventFor('account-status', { account: id }));
+  expect(status.body).toMatchObject({ state: 'error', message: 'kept iterator refused' });
 });
 
 it('a stage whose data predates the projector answers from the tables until the backfill rebuilds it; a second rebuild writes none', async () => {

@@ -20,6 +20,8 @@ export type Fault =
   | { kind: 'throttle'; error: 'ProvisionedThroughputExceededException' | 'ThrottlingException' }
   /** DynamoDB refusing the request itself: a bug of ours, not an outage. */
   | { kind: 'validation-error' }
+  /** DynamoDB Streams refusing a shard iterator older than its 15 minutes. */
+  | { kind: 'expired-iterator' }
   /**
    * DynamoDB refusing the caller for its configuration, as it answers in AWS: a permission the role lacks, a table
    * that does not exist, credentials it does not know. Not an outage: no retry mends it.
@@ -198,6 +200,16 @@ export class FaultProxy {
       res.writeHead(400, ANSWERED_HEADERS);
       res.end(
         JSON.stringify({ __type: 'com.amazon.coral.validate#ValidationException', message: 'One or more parameter values were invalid' }),
+      );
+      return;
+    }
+    if (fault?.kind === 'expired-iterator') {
+      res.writeHead(400, ANSWERED_HEADERS);
+      res.end(
+        JSON.stringify({
+          __type: 'com.amazonaws.dynamodb.v20120810#ExpiredIteratorException',
+          message: 'Iterator expired. The iterator was created more than 15 minutes ago.',
+        }),
       );
       return;
     }
