@@ -120,15 +120,13 @@ export async function startOffline(options: {
         ESBUILD_WORK_FOLDER: workFolder,
         SLS_TELEMETRY_DISABLED: '1',
       },
-      // Removed by the supervisor too, for when this process is killed before stop() runs (npm start, SIGKILL).
+      // Removed by the supervisor once serverless offline has ended, however it ended: a stop(), or this process
+      // killed before it could run one (npm start, SIGKILL).
       removeAfter: [sockets, join(ROOT, workFolder)],
     },
   );
-  const stop = async () => {
-    await child.stop();
-    rmSync(join(ROOT, workFolder), { recursive: true, force: true });
-    rmSync(sockets, { recursive: true, force: true });
-  };
+  // The supervisor exits after removing the folders, and child.stop() waits for its exit.
+  const stop = () => child.stop();
   try {
     await waitUntil(async () => (await requestOverSocket(httpSocket, { method: 'GET', path: '/api/health', timeoutMs: 5000 })).status > 0, {
       timeoutMs: options.timeoutMs ?? 90_000,
