@@ -35,6 +35,7 @@ import { rebuildFleet } from '../api/projector/rebuild';
 import type { LocalApi } from '../scripts/local-stack/local-api';
 import { buildBundles, measureImports } from './bundles';
 import { type Child, startChild } from './child-rpc';
+import { measureDashboardDraw } from './dashboard-draw';
 import { measureDashboard } from './dashboard-size';
 import { measureFleet } from './fleet';
 import { measureHummingbot } from './hummingbot';
@@ -45,12 +46,14 @@ import { note, progress } from './progress';
 import { benchQueries, DEEP_LIMIT, type QuerySpec } from './queries';
 import {
   bundleTargets,
+  dashboardDrawTarget,
   fleetTarget,
   hummingbotPasses,
   importTarget,
   judge,
   perOperation,
   printBundles,
+  printedDraw,
   printFleet,
   printQueries,
   printReport,
@@ -218,6 +221,29 @@ async function onlyFleet(options: BenchOptions): Promise<void> {
   console.log(`${target.pass ? 'PASS' : 'MISS'} ${target.target}: ${target.detail}`);
 }
 
+/** The dashboard's first page at the large fleet's size (`--fleet`), as many fresh loads as quick or full runs take. */
+function drawFleet(endpoint: string, options: BenchOptions) {
+  return measureDashboardDraw({
+    endpoint,
+    bots: options.fleet.sizes[options.fleet.sizes.length - 1],
+    samples: options.quick ? 2 : 7,
+    cursorSecret,
+    onStarted: (close) => cleanups.push(close),
+  });
+}
+
+/** `--only draw`: the dashboard's first page at --fleet bots (default 1,000), printed with its target. */
+async function onlyDraw(options: BenchOptions): Promise<void> {
+  Object.assign(process.env, LOCAL_AWS_ENV);
+  cursorSecret = randomBytes(32).toString('hex');
+  const db = await startDynamoDbLocal({ log: note });
+  cleanups.push(() => db.close());
+  const draw = await drawFleet(db.endpoint, options);
+  console.log(printedDraw(draw));
+  const target = dashboardDrawTarget(draw);
+  console.log(`${target.pass ? 'PASS' : target.pass === null ? 'SKIP' : 'MISS'} ${target.target}: ${target.detail}`);
+}
+
 /** `--only import`: `npm run import` of --import-rows rows into a fresh DynamoDB Local, printed with its target. */
 async function onlyImport(options: BenchOptions): Promise<void> {
   Object.assign(process.env, LOCAL_AWS_ENV);
@@ -344,6 +370,7 @@ async function main(options: BenchOptions): Promise<void> {
   if (options.only === 'import') return onlyImport(options);
   if (options.only === 'hummingbot') return onlyHummingbot(options);
   if (options.only === 'fleet') return onlyFleet(options);
+  if (options.only === 'draw') return onlyDraw(options);
   if (options.only === 'queries') return onlyQueries(options);
   const started = Date.now();
   cursorSecret = randomBytes(32).toString('hex');
@@ -427,13 +454,27 @@ async function main(options: BenchOptions): Promise<void> {
     }),
   );
 
-  // 8. Report.
+  // 8. The dashboard drawing the large fleet's first page, in Chromium.
+  const dashboardDraw = await phase('dashboardDraw', () => drawFleet(db.endpoint, options));
+
+  // 9. Report.
   const rows = measured.map(({ full: fullRow, small: smallRow }) => queryRow(fullRow, smallRow));
   const floor = perOperation(rows, (row) => row.floorRatio);
   const scale = perOperation(rows, (row) => (row.scaleComparable ? row.scaleRatio : undefined));
   const rawScale = perOperation(rows, (row) => (row.scaleComparable ? row.rawScaleRatio : undefined));
   await db.close();
-  const targets = judge({ rows, floor, scale, bundles: bundleRows, peakRssMb: rss.peakRssMb, http, writes, dashboard, fleet });
+  const targets = judge({
+    rows,
+    floor,
+    scale,
+    bundles: bundleRows,
+    peakRssMb: rss.peakRssMb,
+    http,
+    writes,
+    dashboard,
+    dashboardDraw,
+    fleet,
+  });
   const durationSeconds = round((Date.now() - started) / 1000, 1);
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB`;
   const meta = {
@@ -477,6 +518,7 @@ async function main(options: BenchOptions): Promise<void> {
     peakRssMb: rss.peakRssMb,
     peakRss: rss,
     dashboard,
+    dashboardDraw,
     writes,
     fleet,
     ...(http ? { http } : {}),
@@ -485,7 +527,22 @@ async function main(options: BenchOptions): Promise<void> {
   const out = resolve(options.out);
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
-  printReport({ meta, rows, floor, scale, rawScale, bundles: bundleRows, peakRss: rss, dashboard, http, writes, fleet, targets, out });
+  printReport({
+    meta,
+    rows,
+    floor,
+    scale,
+    rawScale,
+    bundles: bundleRows,
+    peakRss: rss,
+    dashboard,
+    dashboardDraw,
+    http,
+    writes,
+    fleet,
+    targets,
+    out,
+  });
 }
 
 let interrupted = false;

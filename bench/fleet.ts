@@ -57,7 +57,7 @@ export interface FleetResults {
 const STATES = ['running', 'running', 'running', 'running', 'running', 'running', 'paused', 'stopped', 'error'] as const;
 
 /** The event lines of `count` bots: each an account, a balance snapshot and a heartbeat. */
-function fleetLines(count: number, now: Date): string {
+export function fleetLines(count: number, now: Date): string {
   const lines: string[] = [];
   for (let i = 0; i < count; i++) {
     const account = `bot-${String(i).padStart(4, '0')}`;

@@ -28,7 +28,7 @@ export const SEED = 20261121;
 export const EQUITY_HISTORY = { everyMinutes: 5, days: 3, accounts: 1 };
 
 /** The parts `--only` can run alone. */
-const ONLY = ['bundles', 'hummingbot', 'fleet', 'import', 'queries'] as const;
+const ONLY = ['bundles', 'hummingbot', 'fleet', 'draw', 'import', 'queries'] as const;
 type Only = (typeof ONLY)[number];
 
 export interface BenchOptions {
@@ -79,6 +79,8 @@ const USAGE = `Usage: npm run bench -- [options]
                    no results file
   --only hummingbot  only the hummingbot bridge's writes per fill (2000 fills; quick 80), printed, no results file
   --only fleet     only the fleet phase (polls and write costs at 5 bots and --fleet), printed, no results file
+  --only draw      only the dashboard drawing a fleet of --fleet bots (default 1000) in Chromium: its first page's
+                   time over 7 fresh loads (quick 2), printed, no results file
   --only import    only \`npm run import\` of a JSON Lines history of --import-rows trades (rows/s, peak RSS), printed,
                    no results file
   --import-rows N  rows of the imported history (default 100000; quick 2000)

@@ -4,6 +4,7 @@
  */
 import { BASELINE, type BundleRow } from './bundles';
 import type { HttpResults } from './http-load';
+import type { DashboardDraw } from './dashboard-draw';
 import type { DashboardSize } from './dashboard-size';
 import type { WriteResults } from './writes';
 import type { FleetResults } from './fleet';
@@ -115,6 +116,8 @@ export const TARGETS = {
   importRowsPerSecond: 500,
   /** The dashboard's first load (page, script, stylesheet), compressed. */
   dashboardFirstLoadKb: 200,
+  /** The fleet view's first page of cards drawn, a fresh load of a 1,000-bot fleet (median), by the page's clock. */
+  dashboardFirstPageMs: 2000,
 };
 
 export interface QueryRow {
@@ -258,9 +261,10 @@ export function judge(input: {
   http?: HttpResults;
   writes: WriteResults;
   dashboard: DashboardSize;
+  dashboardDraw: DashboardDraw;
   fleet: FleetResults;
 }): Target[] {
-  const { rows, floor, scale, bundles, peakRssMb, http, writes, dashboard, fleet } = input;
+  const { rows, floor, scale, bundles, peakRssMb, http, writes, dashboard, dashboardDraw, fleet } = input;
   const targets: Target[] = [];
 
   const readMisses = rows.filter((row) => !row.readsWithinTarget || !row.small.readsWithinTarget);
@@ -353,6 +357,7 @@ export function judge(input: {
     pass: dashboard.firstLoadKb <= TARGETS.dashboardFirstLoadKb,
     detail: `${dashboard.firstLoadKb} KB (gzip): ${dashboard.files.map((file) => `${file.file} ${(file.gzipBytes / 1024).toFixed(1)} KB`).join(', ')}`,
   });
+  targets.push(dashboardDrawTarget(dashboardDraw));
   targets.push(importTarget(writes.import));
   targets.push({
     target: "npm run ingest: lines/s ≥ the importer's rows/s",
@@ -490,13 +495,14 @@ export function printReport(results: {
   bundles: BundleRow[];
   peakRss: { peakRssMb: number; pages: number; limit: number; trades: number; function: string };
   dashboard: DashboardSize;
+  dashboardDraw: DashboardDraw;
   http?: HttpResults;
   writes: WriteResults;
   fleet: FleetResults;
   targets: Target[];
   out: string;
 }): void {
-  const { meta, rows, floor, scale, rawScale, bundles, peakRss, dashboard, http, writes, targets } = results;
+  const { meta, rows, floor, scale, rawScale, bundles, peakRss, dashboard, dashboardDraw, http, writes, targets } = results;
   const print = (text = '') => process.stdout.write(`${text}\n`);
   print();
   print(`Trading Bot API benchmark — ${meta.dataset}; scale baseline ${meta.smallDataset}`);
@@ -514,6 +520,7 @@ export function printReport(results: {
         .map((file) => `${file.file} ${kb(file.bytes)} (gzip ${kb(file.gzipBytes)}, brotli ${kb(file.brotliBytes)})`)
         .join('; '),
   );
+  print(printedDraw(dashboardDraw));
   print(
     `Peak RSS: ${fmt(peakRss.peakRssMb, 1)} MB — bundled ${peakRss.function} serving ${peakRss.pages} pages of limit=${peakRss.limit} (${peakRss.trades.toLocaleString('en-US')} trades) in one node process`,
   );
@@ -649,4 +656,18 @@ export function fleetTarget(fleet: FleetResults): { target: string; pass: boolea
     pass: fleetPolls.every((poll) => poll.status === 304 && poll.items >= 1 && poll.items <= 10 && poll.growth <= 2),
     detail: fleetPolls.map((poll) => `${poll.operation}: ${poll.status}, ${poll.items} items, p50 × ${poll.growth}`).join('; '),
   };
+}
+
+/** The dashboard's first page at a large fleet: judged at 1,000 bots or more (a quick run's smaller fleet is shown, not judged). */
+export function dashboardDrawTarget(draw: DashboardDraw): Target {
+  return {
+    target: `the dashboard draws a 1,000-bot fleet's first page within ${TARGETS.dashboardFirstPageMs} ms of a fresh load (median)`,
+    pass: draw.bots >= 1000 ? draw.p50Ms <= TARGETS.dashboardFirstPageMs : null,
+    detail: `${draw.bots} bots: p50 ${draw.p50Ms} ms, worst ${draw.maxMs} ms over ${draw.firstPageMs.length} loads${draw.bots >= 1000 ? '' : ' (fewer than 1,000 bots: not judged)'}`,
+  };
+}
+
+/** One line: each load's time to the fleet's first page. */
+export function printedDraw(draw: DashboardDraw): string {
+  return `Dashboard at ${draw.bots.toLocaleString('en-US')} bots: first page of cards drawn in ${draw.firstPageMs.join(', ')} ms (fresh loads, the page's clock; p50 ${draw.p50Ms} ms)`;
 }
