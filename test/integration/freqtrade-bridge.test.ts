@@ -18,6 +18,7 @@ import { eventFor, type Harness, invoke, startHarness } from '../kit/api-harness
 import { FakeFreqtrade } from '../kit/fake-freqtrade';
 import { FaultProxy } from '../kit/fault-proxy';
 import { startScript, scriptArgs } from '../kit/scripts';
+import { until } from '../kit/until';
 
 jest.setTimeout(120_000);
 
@@ -259,8 +260,11 @@ describe('a bot mirrored poll by poll', () => {
       );
     });
     expect(failed).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, (STALE_AFTER_SECONDS + 1) * 1000));
-    expect(await api('account-status', account)).toMatchObject({ state: 'running', stale: true });
+    const stale = await until(async () => {
+      const status = await api('account-status', account);
+      return status.stale ? status : undefined;
+    }, `${account} turning stale`);
+    expect(stale).toMatchObject({ state: 'running', stale: true });
     await bot.start();
     await bridge.poll();
     expect(await api('account-status', account)).toMatchObject({ state: 'running', stale: false });
