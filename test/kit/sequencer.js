@@ -16,7 +16,7 @@ const Sequencer = require(require.resolve('@jest/test-sequencer', { paths: [requ
  * run once started writer-history, then 22 s long, among the last ones).
  */
 const SECONDS = {
-  'test/browser/dashboard.test.ts': 119,
+  'test/browser/dashboard.test.ts': 100,
   'test/integration/ingest.test.ts': 61,
   'test/e2e/npm-start-keys.test.ts': 46,
   'test/integration/dynamodb-faults.test.ts': 25,
@@ -32,7 +32,7 @@ const SECONDS = {
   'test/integration/ingest-replay.test.ts': 13,
   'test/integration/fleet-performance.test.ts': 12,
   'test/integration/time-windows.test.ts': 12,
-  'test/package/writer-package.test.ts': 12,
+  'test/package/writer-package.test.ts': 5,
   'test/integration/demo-bot.test.ts': 11,
   'test/integration/hostile-input.test.ts': 11,
   'test/integration/real-bots.test.ts': 10,
