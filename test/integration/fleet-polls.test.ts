@@ -224,10 +224,14 @@ it('a bot turning stale changes the status answer with no write; inside the stam
   expect(entry(fresh.body).stale).toBe(false);
   expect(fresh.body.summary.stale).toBe(0);
   // Polled as a dashboard polls: 304s until the heartbeat's age passes the threshold, then the answer that says so.
-  const stale = await until(async () => {
-    const answer = await poll('all-status', { tag: fresh.headers.ETag });
-    return answer.statusCode === 304 ? undefined : answer;
-  }, `the all-status answer changed by ${id} turning stale`);
+  const stale = await until(
+    async () => {
+      const answer = await poll('all-status', { tag: fresh.headers.ETag });
+      return answer.statusCode !== 304 && answer;
+    },
+    `the all-status answer changed by ${id} turning stale`,
+    { everyMs: 200 },
+  );
   expect(stale.statusCode).toBe(200);
   expect(entry(stale.body).stale).toBe(true);
   expect((await poll('account-status', { account: id })).body.stale).toBe(true);

@@ -260,10 +260,14 @@ describe('a bot mirrored poll by poll', () => {
       );
     });
     expect(failed).toEqual([]);
-    const stale = await until(async () => {
-      const status = await api('account-status', account);
-      return status.stale ? status : undefined;
-    }, `${account} turning stale`);
+    const stale = await until(
+      async () => {
+        const status = await api('account-status', account);
+        return status.stale && status;
+      },
+      `${account} turning stale`,
+      { everyMs: 200 },
+    );
     expect(stale).toMatchObject({ state: 'running', stale: true });
     await bot.start();
     await bridge.poll();
@@ -555,19 +559,14 @@ describe('npm run bridge', () => {
       ],
       { ...process.env, FREQTRADE_PASSWORD: bot.password },
     );
-    const until = async (pattern: RegExp) => {
-      const deadline = Date.now() + 20_000;
-      while (!pattern.test(printed())) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern} in:\n${printed()}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    };
-    await until(/mirroring/);
+    const printedLine = (pattern: RegExp) =>
+      until(() => pattern.test(printed()), `${pattern} in what the bridge printed`, { everyMs: 100 });
+    await printedLine(/mirroring/);
     await bot.stop();
-    await until(/cannot be reached/);
+    await printedLine(/cannot be reached/);
     await new Promise((resolve) => setTimeout(resolve, 2000));
     await bot.start();
-    await until(/answers again/);
+    await printedLine(/answers again/);
     child.kill('SIGTERM');
     expect(await new Promise((resolve) => child.on('exit', resolve))).toBe(0);
     expect(printed()).toBe(

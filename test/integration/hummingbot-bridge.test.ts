@@ -22,6 +22,7 @@ import { FakeHummingbot, FakeTradesFile, marketMakerSession, TRADES_CSV_COLUMNS 
 import { FaultProxy } from '../kit/fault-proxy';
 import { TestBroker } from '../kit/mqtt-broker';
 import { startScript } from '../kit/scripts';
+import { until } from '../kit/until';
 
 jest.setTimeout(120_000);
 
@@ -52,17 +53,6 @@ const api = async (name: Parameters<typeof eventFor>[0], account: string, query:
 /** The account's trades; none while it does not exist yet (a 404). */
 const trades = async (account: string) => ((await api('account-trades', account, { limit: '500' })).trades ?? []) as Record<string, any>[];
 const tradeOf = async (account: string, id: string) => (await trades(account)).find((trade) => trade.id === id);
-
-/** Waits for `condition` (polled, never a fixed sleep), failing with `what` after 20 s. */
-async function until<T>(condition: () => T | Promise<T>, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await condition();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** The tables the writes of `work` touched (the proxy sees every request the writer makes), once the bridge is idle. */
 async function writesOf(bridge: HummingbotBridge, work: () => Promise<unknown>): Promise<string[]> {
@@ -316,7 +306,9 @@ describe('a hummingbot instance mirrored message by message', () => {
     await bot.connect();
     await until(async () => (await api('account-status', account)).state === 'running', 'online again');
     expect((await api('account-status', account)).stale).toBe(false);
-    await until(async () => (await api('account-status', account)).stale === true, 'stale', (STALE_AFTER_SECONDS + 5) * 1000);
+    await until(async () => (await api('account-status', account)).stale === true, 'stale', {
+      timeoutMs: (STALE_AFTER_SECONDS + 5) * 1000,
+    });
     expect(await api('account-status', account)).toMatchObject({ state: 'running', stale: true });
     await bot.beat();
     await until(async () => (await api('account-status', account)).stale === false, 'fresh again');

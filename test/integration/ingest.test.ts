@@ -31,6 +31,7 @@ import { adminClient, deleteTables, ensureTables } from '../../scripts/local-sta
 import { startScript, scriptArgs } from '../kit/scripts';
 import { eventFor, type Harness, invoke, startHarness, uniqueStage } from '../kit/api-harness';
 import { FaultProxy } from '../kit/fault-proxy';
+import { until } from '../kit/until';
 
 jest.setTimeout(120_000);
 
@@ -434,13 +435,6 @@ describe('stopped and started again', () => {
 });
 
 describe('--follow', () => {
-  const until = async (check: () => Promise<boolean>, what: string) => {
-    const deadline = Date.now() + 20_000;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  };
   const tradeIds = async (account: string) =>
     ((await invoke('account-trades', eventFor('account-trades', { account, query: { limit: '500' } }))).body.trades ?? [])
       .map((trade: { id: string }) => trade.id)
