@@ -7,6 +7,7 @@
  * on a slow hour rather than on a slow dashboard.
  */
 import { Readable } from 'node:stream';
+import type { Browser } from 'playwright-core';
 import { ingest } from '@trading-bot-api/feeds/ingest/ingest';
 import { streamLines } from '@trading-bot-api/feeds/ingest/source';
 import { launchChromium } from '../test/kit/browser';
@@ -60,11 +61,18 @@ export async function measureDashboardDraw(options: {
     quiet: true,
     env: { STALE_AFTER_SECONDS: '300' },
   });
-  options.onStarted(() => api.stop());
-  const browser = await launchChromium();
-  options.onStarted(() => browser.close());
+  let browser: Browser | undefined;
+  // Once, whether the measurement ends or the bench is interrupted meanwhile (its cleanups call it too).
+  let closed: Promise<void> | undefined;
+  const close = () =>
+    (closed ??= (async () => {
+      await browser?.close();
+      await api.stop();
+    })());
+  options.onStarted(close);
   const firstPageMs: number[] = [];
   try {
+    browser = await launchChromium();
     // The first load warms what a user's first load finds warm on a deployed stage (the functions' instances); not counted.
     for (let sample = 0; sample <= options.samples; sample++) {
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -85,8 +93,7 @@ export async function measureDashboardDraw(options: {
       note(`dashboard draw: load ${sample}${sample === 0 ? ' (warm-up)' : ''} drew the first page in ${Math.round(drawnAt)} ms`);
     }
   } finally {
-    await browser.close();
-    await api.stop();
+    await close();
   }
   return { bots, firstPageMs, p50Ms: median(firstPageMs), maxMs: Math.max(...firstPageMs) };
 }
