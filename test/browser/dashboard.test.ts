@@ -312,8 +312,29 @@ describe('the fleet', () => {
     await shot(page, 'fleet');
   });
 
-  it('gives each currency its win rate and profit factor over 90 days', async () => {
+  it('gives each currency its win rate and profit factor over 90 days, "…" until they come', async () => {
+    // The figures held back: the totals are drawn, their two last columns say they are on the way, not that there
+    // are none ("—", a currency with no closed trade).
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/api/all/performance*', async (route) => {
+      await held;
+      await route.continue();
+    });
     await page.goto(`${base}/#/`);
+    await page.waitForSelector('[data-testid=totals] tbody tr');
+    const waiting = await page
+      .locator('[data-testid=totals] tbody tr')
+      .evaluateAll((trs) =>
+        trs.map((tr) => [
+          tr.querySelector('[data-label="Win rate (90 d)"]')?.textContent,
+          tr.querySelector('[data-label="Profit factor (90 d)"]')?.textContent,
+        ]),
+      );
+    expect(waiting.length).toBeGreaterThan(1);
+    expect(new Set(waiting.flat())).toEqual(new Set(['…']));
+    release();
+    await page.unroute('**/api/all/performance*');
     await page.waitForFunction(() => /%/.test(document.querySelector('[data-testid=totals] tbody')?.textContent ?? ''));
     const api = await page.evaluate(async () => {
       const from = new Date(Date.now() - 89 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');

@@ -97,8 +97,11 @@ export function fleetView(main: HTMLElement): View {
   let statusAt = performance.now();
   let statuses: AccountStatus[] = [];
   let balances = new Map<string, Balance>();
-  /** Win rate and profit factor over 90 days, per currency (one request for the fleet). */
-  let ratios = new Map<string, { winRate: string | null; profitFactor: string | null }>();
+  /**
+   * Win rate and profit factor over 90 days, per currency (one request for the fleet, on a schedule of its own);
+   * undefined until its first answer, shown as "…" meanwhile: "—" is a currency without a closed trade.
+   */
+  let ratios: Map<string, { winRate: string | null; profitFactor: string | null }> | undefined;
   let lastTotals: Total[] = [];
 
   async function loadPerformance() {
@@ -282,8 +285,12 @@ export function fleetView(main: HTMLElement): View {
                 ),
               ),
               h('td', { class: 'num', 'data-label': 'Open trades' }, String(row.openTradeCount)),
-              h('td', { class: 'num', 'data-label': 'Win rate (90 d)' }, percent(ratios.get(row.currency)?.winRate)),
-              h('td', { class: 'num', 'data-label': 'Profit factor (90 d)' }, ratios.get(row.currency)?.profitFactor ?? '—'),
+              h('td', { class: 'num', 'data-label': 'Win rate (90 d)' }, ratios ? percent(ratios.get(row.currency)?.winRate) : '…'),
+              h(
+                'td',
+                { class: 'num', 'data-label': 'Profit factor (90 d)' },
+                ratios ? (ratios.get(row.currency)?.profitFactor ?? '—') : '…',
+              ),
             ),
           ),
         ),
