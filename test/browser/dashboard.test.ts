@@ -395,6 +395,32 @@ describe('the fleet', () => {
       { timeout: 2_100 },
     );
   });
+
+  it('says "…", not "—", for a bot the balances do not list yet (the fleet’s two answers are projected a moment apart)', async () => {
+    // The balances answer as it is a moment after a bot is created: the statuses list it, the balances not yet.
+    await page.route('**/api/all/balance', async (route) => {
+      const answer = await route.fetch({ headers: { ...route.request().headers(), 'if-none-match': '' } });
+      const body = await answer.json();
+      body.accounts = body.accounts.filter((entry: { accountId: string }) => entry.accountId !== 'gold-desk');
+      await route.fulfill({ response: answer, json: body, headers: { ...answer.headers(), etag: '"held"' } });
+    });
+    // Loaded afresh: the page is on the fleet already, where a navigation to it would fetch nothing.
+    await page.goto(`${base}/#/`);
+    await page.reload();
+    const figures = (account: string) =>
+      page
+        .locator(`article[data-account=${account}] dl`)
+        .evaluate((list) =>
+          Object.fromEntries([...list.querySelectorAll('dt')].map((dt) => [dt.textContent, dt.nextElementSibling?.textContent])),
+        );
+    await page.waitForSelector('article[data-account=gold-desk]');
+    expect(await figures('gold-desk')).toMatchObject({ Balance: '…', NAV: '…' });
+    expect((await figures('primary-usd')).Balance).toMatch(/^[\d,]+\.\d+ USD$/);
+    await page.unroute('**/api/all/balance');
+    await page.reload();
+    await page.waitForSelector('article[data-account=gold-desk] dd .amount');
+    expect((await figures('gold-desk')).Balance).toMatch(/^[\d,]+(\.\d+)? \w+$/);
+  });
 });
 
 describe('an account', () => {

@@ -183,6 +183,13 @@ export function fleetView(main: HTMLElement): View {
     void loadToday().then(render, () => undefined);
   }
 
+  /**
+   * A bot the statuses list but the balances do not yet: every account has a balance from its creation (zero until
+   * its first snapshot), so it is on its way (the fleet's two answers are projected a moment apart), not absent: "…",
+   * never "—".
+   */
+  const notYet = () => h('span', { class: 'muted', title: 'not in the balances yet' }, '…');
+
   function card(status: AccountStatus): HTMLElement {
     const balance = balances.get(status.accountId);
     // One number of places for the card's amounts, so they line up.
@@ -217,9 +224,9 @@ export function fleetView(main: HTMLElement): View {
         h('dt', {}, 'Open trades'),
         h('dd', {}, String(status.openTradeCount)),
         h('dt', {}, 'Balance'),
-        h('dd', {}, amount(balance?.balance, balance?.currency, { places })),
+        h('dd', {}, balance ? amount(balance.balance, balance.currency, { places }) : notYet()),
         h('dt', {}, 'NAV'),
-        h('dd', {}, amount(balance?.nav, balance?.currency, { places })),
+        h('dd', {}, balance ? amount(balance.nav, balance.currency, { places }) : notYet()),
         h('dt', {}, 'Realized today'),
         h(
           'dd',
