@@ -9,6 +9,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { freePort, portIsFree } from '../../scripts/local-stack/processes';
 import { http } from './http';
+import { until } from './until';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -149,14 +150,8 @@ export async function whilePaused<T>(pid: number, during: () => Promise<T>): Pro
 }
 
 /** What `find` finds within 15 s (a line crosses two pipes before npm start writes it out). */
-export async function eventually<T>(find: () => T | undefined, what: string): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const found = find();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`not found within 15 s: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+export function eventually<T>(find: () => T | undefined, what: string): Promise<T> {
+  return until(find, what, { timeoutMs: 15_000, everyMs: 200 }) as Promise<T>;
 }
 
 /** The lines of `text` that carry the request id `id`. */
