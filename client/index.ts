@@ -64,9 +64,14 @@ export interface TradingBotClient extends Client<paths, Json> {
   /**
    * A trade listing as one CSV file (`format` `csv`, the default, or `cointracking`), page by page in order: the
    * first chunk has the header row, the others only records, so the chunks concatenated are one file. Follows the
-   * `Link` of each page (same filters, window and key) until the last;
+   * `Link` of each page (same filters, window and key) until the last; `onPage` sees each page's headers (such as
+   * `X-Trades-Left-Out`, 1.5) before its text is yielded.
    */
-  csvPages<P extends '/api/all/trades' | '/api/{account}/trades'>(path: P, init: TradeListingInit<P>): AsyncGenerator<string>;
+  csvPages<P extends '/api/all/trades' | '/api/{account}/trades'>(
+    path: P,
+    init: TradeListingInit<P>,
+    onPage?: (headers: Headers) => void,
+  ): AsyncGenerator<string>;
 }
 
 /** The cursor of a `Link: <?…cursor=…>; rel="next"` header (relative to the request, whose other parameters it repeats). */
@@ -145,6 +150,7 @@ export function createClient(options: ClientOptions): TradingBotClient {
   async function* csvPages<P extends '/api/all/trades' | '/api/{account}/trades'>(
     path: P,
     init: TradeListingInit<P>,
+    onPage?: (headers: Headers) => void,
   ): AsyncGenerator<string> {
     let cursor: string | undefined;
     let first = true;
@@ -160,6 +166,7 @@ export function createClient(options: ClientOptions): TradingBotClient {
         const problem = typeof error === 'string' ? (JSON.parse(error) as Problem) : error;
         throw new Error(`${path}: ${response.status} ${problem?.code ?? ''} ${problem?.detail ?? ''}`.trim());
       }
+      onPage?.(response.headers);
       // Every page starts with the header row (RFC 4180 records end with CRLF; a header has no line break in it).
       yield first ? data : data.slice(data.indexOf('\r\n') + 2);
       first = false;

@@ -434,9 +434,12 @@ export interface components {
          */
         CurrencyCode: string;
         /**
-         * @description An instrument in canonical form, `BASE_QUOTE` in upper case.
+         * @description An instrument in canonical form, `BASE_QUOTE` in upper case; a future's (1.5) adds its contract: `_PERP` for a
+         *     perpetual, `_YYYYMMDD` for one that expires that day (see `Trade`).
          * @example EUR_USD
          * @example USD_JPY
+         * @example SOL_USDT_PERP
+         * @example BTC_USDT_20261225
          */
         Instrument: string;
         /**
@@ -574,7 +577,25 @@ export interface components {
          *     so its outcome is unknown. `closeTime` is when that was found, `closeReason` says why, `closePrice` is
          *     `null`, and `realizedPL` and `unrealizedPL` are zero: a gone trade counts in no open count, no P&L and no
          *     performance figure. Gone is final: it never counts as open again (it can still be closed, if the bot reports
-         *     its close after all: then its realized P&L counts). `closeReason` is `null` for every other trade.
+         *     its close after all: then its realized P&L counts). Its JSON keeps these 1.3 fields as they were, zeros
+         *     included, so no client of 1.3 breaks: read `status`, not the zeros, to tell an unknown outcome from a
+         *     break-even (the CSV leaves a gone trade's P&L cells empty).
+         *
+         *     **`realizedPL` is the bot's own figure.** freqtrade's (`close_profit_abs`) and the hummingbot bridge's are net
+         *     of the trade's fees and, for a future, of its funding; a bot writing through the writer says its own, and
+         *     the writer asks for it net of the `fees` it gives. Exports take it so (`format=cointracking`).
+         *
+         *     **1.5: the whole trade.** `currency`, `market`, `leverage`, `fees`, `feeTotal`, `fundingFees`,
+         *     `liquidationPrice` and `orderIds` are new, and `closeReason` is now set on a closed trade too when its source
+         *     says why it closed. Each is `null` when unknown: a trade stored before 1.5 reads them as `null` (never as
+         *     zero) until its bot's bridge syncs it again or `npm run backfill` gives it its account's `currency`.
+         *
+         *     **Futures** name their contract in the instrument: `BASE_QUOTE_PERP` for a perpetual (`SOL_USDT_PERP`),
+         *     `BASE_QUOTE_YYYYMMDD` for one that expires that day (`BTC_USDT_20261225`), with `market` `futures`; a spot
+         *     or margin trade's instrument is the pair alone (`SOL_USDT`). So a listing filtered by `instrument`, and the
+         *     performance per instrument, never mix spot and futures, nor two expiries. A future's amounts (`realizedPL`,
+         *     fees, funding) are in its settlement currency, which is the account's `currency`: an inverse future (settled
+         *     in its base, such as `BTC_USD_PERP` settled in BTC) is written only to an account in that currency.
          * @example {
          *       "id": "primary-usd-0001200",
          *       "accountId": "primary-usd",
@@ -590,7 +611,54 @@ export interface components {
          *       "unrealizedPL": "-31.0666",
          *       "stopLoss": "152.634",
          *       "takeProfit": null,
-         *       "closeReason": null
+         *       "closeReason": null,
+         *       "currency": "USD",
+         *       "market": "spot",
+         *       "leverage": "1",
+         *       "fees": [],
+         *       "feeTotal": "0",
+         *       "fundingFees": null,
+         *       "liquidationPrice": null,
+         *       "orderIds": null
+         *     }
+         * @example {
+         *       "id": "ft-7-1772445600000",
+         *       "accountId": "ft-futures",
+         *       "instrument": "SOL_USDT_PERP",
+         *       "side": "sell",
+         *       "units": "10.00",
+         *       "status": "closed",
+         *       "openPrice": "150.25",
+         *       "openTime": "2026-03-02T10:00:00.000Z",
+         *       "closePrice": "140.50",
+         *       "closeTime": "2026-03-02T16:00:00.000Z",
+         *       "realizedPL": "95.19375",
+         *       "unrealizedPL": "0",
+         *       "stopLoss": "165.27",
+         *       "takeProfit": null,
+         *       "closeReason": "stop_loss",
+         *       "currency": "USDT",
+         *       "market": "futures",
+         *       "leverage": "5",
+         *       "fees": [
+         *         {
+         *           "amount": "0.75125",
+         *           "currency": "USDT",
+         *           "leg": "open"
+         *         },
+         *         {
+         *           "amount": "0.7025",
+         *           "currency": "USDT",
+         *           "leg": "close"
+         *         }
+         *       ],
+         *       "feeTotal": "1.45375",
+         *       "fundingFees": "0.8525",
+         *       "liquidationPrice": "178.42",
+         *       "orderIds": [
+         *         "8389765504",
+         *         "8389771920"
+         *       ]
          *     }
          */
         Trade: {
@@ -598,7 +666,10 @@ export interface components {
             id: string;
             accountId: components["schemas"]["AccountId"];
             instrument: components["schemas"]["Instrument"];
-            /** @enum {string} */
+            /**
+             * @description `buy` opened a long position, `sell` a short one (a future's or a margin trade's short).
+             * @enum {string}
+             */
             side: "buy" | "sell";
             units: components["schemas"]["Decimal"];
             /** @enum {string} */
@@ -607,13 +678,70 @@ export interface components {
             openTime: components["schemas"]["Timestamp"];
             closePrice: components["schemas"]["Decimal"] | null;
             closeTime: components["schemas"]["Timestamp"] | null;
+            /** @description The bot's realized P&L in `currency` (see above: net of fees and funding where the bot's is). */
             realizedPL: components["schemas"]["Decimal"];
             unrealizedPL: components["schemas"]["Decimal"];
             stopLoss: components["schemas"]["Decimal"] | null;
             takeProfit: components["schemas"]["Decimal"] | null;
-            /** @description Why a `gone` trade is gone (the bot's writer says it); `null` for every other trade. */
+            /**
+             * @description Why a `gone` trade is gone (always set), or (1.5) why a closed trade closed, as its source says it:
+             *     freqtrade's `exit_reason` (`roi`, `stop_loss`, `trailing_stop_loss`, `exit_signal`, `force_exit`,
+             *     `liquidation`, or a strategy's own tag), a hummingbot executor's close type, an event line's `reason`.
+             *     `null` for an open trade, and for a closed one whose source gave none.
+             */
             closeReason: string | null;
-        } & (unknown & unknown & unknown);
+            /**
+             * @description (1.5) The account's currency, which every amount of the trade but a fee's is in: a listing of several
+             *     accounts says what each trade's amounts are in. `null` only for a trade stored before 1.5 on a stage where
+             *     `npm run backfill` has not run since.
+             */
+            currency: components["schemas"]["CurrencyCode"] | null;
+            /** @description (1.5) `spot`, `margin` (spot traded on borrowed funds) or `futures`; `null` when the source did not say. */
+            market: ("spot" | "margin" | "futures") | null;
+            /** @description (1.5) The position's leverage (`"10"`); `"1"` for spot; `null` when unknown. */
+            leverage: components["schemas"]["Decimal"] | null;
+            /**
+             * @description (1.5) The fees the exchange charged for the trade's orders, as charged: each in its own currency (BNB,
+             *     the base bought, the quote), with the exchange of the trade that charged it (`leg`). `[]` when none
+             *     was charged; `null` when the source did not say (a trade stored before 1.5, or a freqtrade trade whose
+             *     fee freqtrade did not learn). A negative amount is a rebate. Funding is not a fee here: see `fundingFees`.
+             */
+            fees: components["schemas"]["Fee"][] | null;
+            /**
+             * @description (1.5) The sum of `fees` when every one is in `currency` (exact; `"0"` for `[]`); `null` when one is in
+             *     another currency (they are never converted) or the fees are unknown.
+             */
+            feeTotal: components["schemas"]["Decimal"] | null;
+            /**
+             * @description (1.5) A perpetual future's funding over the trade's life, in `currency`, signed as a fee: positive paid,
+             *     negative received (freqtrade's `funding_fees`, whose sign is the other way, negated). Counted in
+             *     `realizedPL` where the bot's figure counts it (freqtrade's does). `null` when unknown or not a future.
+             */
+            fundingFees: components["schemas"]["Decimal"] | null;
+            /** @description (1.5) Where the exchange would liquidate a leveraged position, as the bot last reported it; `null` when unknown or none. */
+            liquidationPrice: components["schemas"]["Decimal"] | null;
+            /**
+             * @description (1.5) The exchange's ids of the orders that opened and closed the trade, in the order they were placed
+             *     (freqtrade's `orders[].order_id`; hummingbot's fills' `exchange_trade_id`): what a check against the
+             *     exchange's own records matches on. `null` when the source gave none.
+             */
+            orderIds: string[] | null;
+        } & (unknown & unknown & unknown & unknown);
+        /**
+         * @description (1.5) One fee as the exchange charged it: its amount in its own currency, and which exchange of the trade
+         *     charged it: `open` (an order that opened or added to the position) or `close` (one that reduced or closed it).
+         * @example {
+         *       "amount": "0.0021",
+         *       "currency": "BNB",
+         *       "leg": "open"
+         *     }
+         */
+        Fee: {
+            amount: components["schemas"]["Decimal"];
+            currency: components["schemas"]["CurrencyCode"];
+            /** @enum {string} */
+            leg: "open" | "close";
+        };
         /**
          * @description One page of trades, newest `openTime` first (ties: `id` descending, then `accountId` descending).
          *     `count` is the number of trades on the page, at most `limit`. `nextCursor` is `null` on the last page;
@@ -753,7 +881,8 @@ export interface components {
          *     zero. Every amount is written with the most decimal places any of the trades' `realizedPL` has: sums exactly,
          *     averages rounded half-even to those places. Ratios are rounded half-even to 4 places. A figure that has
          *     nothing to be computed from (no trade, no win, no loss) is null. Used inside `InstrumentPerformance` and
-         *     `CurrencyPerformance`, which admit no other member.
+         *     `CurrencyPerformance`, which admit no other member. The figures are of `realizedPL` as the bots report it
+         *     (net of fees where theirs is: see `Trade`); `feesPaid` (1.5) says what the fees were.
          */
         PerformanceFigures: {
             closedTrades: number;
@@ -785,6 +914,16 @@ export interface components {
             /** @description The longest closeTime − openTime, in whole seconds rounded half-even. */
             longestHoldingSeconds: number | null;
             maxDrawdown: components["schemas"]["Drawdown"];
+            /**
+             * @description (1.5) The fees the trades paid in the currency of the figures (the account's), exact: every fee in that
+             *     currency of every trade whose fees are known. Fees in another currency (BNB) are never converted, and
+             *     are left out; so are the fees of trades whose fees are unknown. Funding is not a fee here.
+             */
+            feesPaid: components["schemas"]["Decimal"];
+            /** @description (1.5) Of `closedTrades`, how many have fees unknown (`fees` null, such as every trade stored before 1.5 until its bot's bridge syncs it). */
+            tradesWithUnknownFees: number;
+            /** @description (1.5) Of `closedTrades`, how many paid a fee in another currency than the figures', left out of `feesPaid`. */
+            tradesWithOtherCurrencyFees: number;
         };
         /** @description The figures of one instrument's trades. */
         InstrumentPerformance: {
@@ -1181,8 +1320,9 @@ export interface components {
         Status: string;
         /**
          * @description Only trades of this instrument, written `BASE_QUOTE` such as `EUR_USD`: two to twelve letters or digits
-         *     on each side. Case-insensitive, and `/` or `-` are accepted as the separator (`eur/usd` and `EUR-USD` are
-         *     `EUR_USD`); the filter uses the canonical upper-case form with `_`. Anything else is a `400`.
+         *     on each side; a future (1.5) adds its contract, `_PERP` or `_YYYYMMDD` (`SOL_USDT_PERP`), so spot and
+         *     futures are filtered apart. Case-insensitive, and `/` or `-` are accepted as the separator (`eur/usd` and
+         *     `EUR-USD` are `EUR_USD`); the filter uses the canonical upper-case form with `_`. Anything else is a `400`.
          * @example EUR_USD
          */
         Instrument: string;
@@ -1251,7 +1391,8 @@ export interface components {
         /**
          * @description The representation, for clients that cannot set `Accept` (1.4; any case): `json` (the default), `csv` (one
          *     record per trade, the `Trade` fields as columns, amounts the exact strings), or `cointracking`
-         *     (CoinTracking's import columns; closed trades only, so `status` must be `closed` or left out). It wins over
+         *     (CoinTracking's import columns; closed trades only, so `status` must be `closed` or left out; the open and gone
+         *     trades of a page are counted in `X-Trades-Left-Out`). It wins over
          *     `Accept`. Without `limit`, a CSV page holds 500 trades (the most a page may hold); a JSON page 50.
          * @example csv
          */
@@ -1313,6 +1454,14 @@ export interface components {
          * @example <?status=closed&format=csv&cursor=MjAyNi0xMS0wMVQxMTowODoyNC4yMDJa…>; rel="next"
          */
         Link: string;
+        /**
+         * @description (1.5) `format=cointracking` only: how many trades of the page were left out of the export, and why, as
+         *     `open=N, gone=M`: open trades have no result yet, and a `gone` trade's outcome is unknown (exporting it as a
+         *     trade would state a result nobody knows). `npm run export` sums them over the pages and says so on standard
+         *     error.
+         * @example open=0, gone=2
+         */
+        TradesLeftOut: string;
         /**
          * @description Seconds to wait before retrying (5 unless configured otherwise).
          * @example 5
@@ -1603,8 +1752,9 @@ export interface operations {
                 status?: components["parameters"]["Status"];
                 /**
                  * @description Only trades of this instrument, written `BASE_QUOTE` such as `EUR_USD`: two to twelve letters or digits
-                 *     on each side. Case-insensitive, and `/` or `-` are accepted as the separator (`eur/usd` and `EUR-USD` are
-                 *     `EUR_USD`); the filter uses the canonical upper-case form with `_`. Anything else is a `400`.
+                 *     on each side; a future (1.5) adds its contract, `_PERP` or `_YYYYMMDD` (`SOL_USDT_PERP`), so spot and
+                 *     futures are filtered apart. Case-insensitive, and `/` or `-` are accepted as the separator (`eur/usd` and
+                 *     `EUR-USD` are `EUR_USD`); the filter uses the canonical upper-case form with `_`. Anything else is a `400`.
                  * @example EUR_USD
                  */
                 instrument?: components["parameters"]["Instrument"];
@@ -1638,7 +1788,8 @@ export interface operations {
                 /**
                  * @description The representation, for clients that cannot set `Accept` (1.4; any case): `json` (the default), `csv` (one
                  *     record per trade, the `Trade` fields as columns, amounts the exact strings), or `cointracking`
-                 *     (CoinTracking's import columns; closed trades only, so `status` must be `closed` or left out). It wins over
+                 *     (CoinTracking's import columns; closed trades only, so `status` must be `closed` or left out; the open and gone
+                 *     trades of a page are counted in `X-Trades-Left-Out`). It wins over
                  *     `Accept`. Without `limit`, a CSV page holds 500 trades (the most a page may hold); a JSON page 50.
                  * @example csv
                  */
@@ -1662,6 +1813,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     Link: components["headers"]["Link"];
+                    "X-Trades-Left-Out": components["headers"]["TradesLeftOut"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
@@ -1689,7 +1841,15 @@ export interface operations {
                      *           "unrealizedPL": "-31.0666",
                      *           "stopLoss": "152.634",
                      *           "takeProfit": null,
-                     *           "closeReason": null
+                     *           "closeReason": null,
+                     *           "currency": "USD",
+                     *           "market": null,
+                     *           "leverage": null,
+                     *           "fees": null,
+                     *           "feeTotal": null,
+                     *           "fundingFees": null,
+                     *           "liquidationPrice": null,
+                     *           "orderIds": null
                      *         },
                      *         {
                      *           "id": "euro-swing-0000240",
@@ -1706,7 +1866,15 @@ export interface operations {
                      *           "unrealizedPL": "-12.3200",
                      *           "stopLoss": "139.412",
                      *           "takeProfit": "143.636",
-                     *           "closeReason": null
+                     *           "closeReason": null,
+                     *           "currency": "EUR",
+                     *           "market": null,
+                     *           "leverage": null,
+                     *           "fees": null,
+                     *           "feeTotal": null,
+                     *           "fundingFees": null,
+                     *           "liquidationPrice": null,
+                     *           "orderIds": null
                      *         }
                      *       ],
                      *       "count": 2,
@@ -1716,8 +1884,8 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["TradePage"];
                     /**
-                     * @example id,accountId,instrument,side,units,status,openPrice,openTime,closePrice,closeTime,realizedPL,unrealizedPL,stopLoss,takeProfit,closeReason
-                     *     primary-usd-0001200,primary-usd,USD_JPY,buy,20000,open,154.175,2026-11-01T11:18:30.974Z,,,0.0000,-31.0666,152.634,,
+                     * @example id,accountId,instrument,side,units,status,openPrice,openTime,closePrice,closeTime,realizedPL,unrealizedPL,stopLoss,takeProfit,closeReason,currency,market,leverage,fees,feeTotal,fundingFees,liquidationPrice,orderIds
+                     *     primary-usd-0001200,primary-usd,USD_JPY,buy,20000,open,154.175,2026-11-01T11:18:30.974Z,,,0.0000,-31.0666,152.634,,,USD,spot,1,none,0,,,
                      */
                     "text/csv": string;
                 };
@@ -1939,8 +2107,9 @@ export interface operations {
                 to?: components["parameters"]["PerformanceTo"];
                 /**
                  * @description Only trades of this instrument, written `BASE_QUOTE` such as `EUR_USD`: two to twelve letters or digits
-                 *     on each side. Case-insensitive, and `/` or `-` are accepted as the separator (`eur/usd` and `EUR-USD` are
-                 *     `EUR_USD`); the filter uses the canonical upper-case form with `_`. Anything else is a `400`.
+                 *     on each side; a future (1.5) adds its contract, `_PERP` or `_YYYYMMDD` (`SOL_USDT_PERP`), so spot and
+                 *     futures are filtered apart. Case-insensitive, and `/` or `-` are accepted as the separator (`eur/usd` and
+                 *     `EUR-USD` are `EUR_USD`); the filter uses the canonical upper-case form with `_`. Anything else is a `400`.
                  * @example EUR_USD
                  */
                 instrument?: components["parameters"]["Instrument"];
@@ -2057,8 +2226,9 @@ export interface operations {
                 status?: components["parameters"]["Status"];
                 /**
                  * @description Only trades of this instrument, written `BASE_QUOTE` such as `EUR_USD`: two to twelve letters or digits
-                 *     on each side. Case-insensitive, and `/` or `-` are accepted as the separator (`eur/usd` and `EUR-USD` are
-                 *     `EUR_USD`); the filter uses the canonical upper-case form with `_`. Anything else is a `400`.
+                 *     on each side; a future (1.5) adds its contract, `_PERP` or `_YYYYMMDD` (`SOL_USDT_PERP`), so spot and
+                 *     futures are filtered apart. Case-insensitive, and `/` or `-` are accepted as the separator (`eur/usd` and
+                 *     `EUR-USD` are `EUR_USD`); the filter uses the canonical upper-case form with `_`. Anything else is a `400`.
                  * @example EUR_USD
                  */
                 instrument?: components["parameters"]["Instrument"];
@@ -2092,7 +2262,8 @@ export interface operations {
                 /**
                  * @description The representation, for clients that cannot set `Accept` (1.4; any case): `json` (the default), `csv` (one
                  *     record per trade, the `Trade` fields as columns, amounts the exact strings), or `cointracking`
-                 *     (CoinTracking's import columns; closed trades only, so `status` must be `closed` or left out). It wins over
+                 *     (CoinTracking's import columns; closed trades only, so `status` must be `closed` or left out; the open and gone
+                 *     trades of a page are counted in `X-Trades-Left-Out`). It wins over
                  *     `Accept`. Without `limit`, a CSV page holds 500 trades (the most a page may hold); a JSON page 50.
                  * @example csv
                  */
@@ -2123,6 +2294,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     Link: components["headers"]["Link"];
+                    "X-Trades-Left-Out": components["headers"]["TradesLeftOut"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
@@ -2150,7 +2322,15 @@ export interface operations {
                      *           "unrealizedPL": "0.0000",
                      *           "stopLoss": "0.65984",
                      *           "takeProfit": null,
-                     *           "closeReason": null
+                     *           "closeReason": null,
+                     *           "currency": "USD",
+                     *           "market": null,
+                     *           "leverage": null,
+                     *           "fees": null,
+                     *           "feeTotal": null,
+                     *           "fundingFees": null,
+                     *           "liquidationPrice": null,
+                     *           "orderIds": null
                      *         }
                      *       ],
                      *       "count": 1,
@@ -2160,8 +2340,8 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["TradePage"];
                     /**
-                     * @example id,accountId,instrument,side,units,status,openPrice,openTime,closePrice,closeTime,realizedPL,unrealizedPL,stopLoss,takeProfit,closeReason
-                     *     primary-usd-0001200,primary-usd,USD_JPY,buy,20000,open,154.175,2026-11-01T11:18:30.974Z,,,0.0000,-31.0666,152.634,,
+                     * @example id,accountId,instrument,side,units,status,openPrice,openTime,closePrice,closeTime,realizedPL,unrealizedPL,stopLoss,takeProfit,closeReason,currency,market,leverage,fees,feeTotal,fundingFees,liquidationPrice,orderIds
+                     *     primary-usd-0001200,primary-usd,USD_JPY,buy,20000,open,154.175,2026-11-01T11:18:30.974Z,,,0.0000,-31.0666,152.634,,,USD,spot,1,none,0,,,
                      */
                     "text/csv": string;
                 };
@@ -2351,8 +2531,9 @@ export interface operations {
                 to?: components["parameters"]["PerformanceTo"];
                 /**
                  * @description Only trades of this instrument, written `BASE_QUOTE` such as `EUR_USD`: two to twelve letters or digits
-                 *     on each side. Case-insensitive, and `/` or `-` are accepted as the separator (`eur/usd` and `EUR-USD` are
-                 *     `EUR_USD`); the filter uses the canonical upper-case form with `_`. Anything else is a `400`.
+                 *     on each side; a future (1.5) adds its contract, `_PERP` or `_YYYYMMDD` (`SOL_USDT_PERP`), so spot and
+                 *     futures are filtered apart. Case-insensitive, and `/` or `-` are accepted as the separator (`eur/usd` and
+                 *     `EUR-USD` are `EUR_USD`); the filter uses the canonical upper-case form with `_`. Anything else is a `400`.
                  * @example EUR_USD
                  */
                 instrument?: components["parameters"]["Instrument"];

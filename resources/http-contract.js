@@ -55,7 +55,7 @@ const SECURITY_HEADERS = {
 const API_HEADERS = { 'Cache-Control': 'no-store', ...SECURITY_HEADERS };
 
 /** Response headers browser code may read besides the CORS-safelisted ones. */
-const EXPOSED_HEADERS = ['X-Request-Id', 'Retry-After', 'ETag', 'Link'];
+const EXPOSED_HEADERS = ['X-Request-Id', 'Retry-After', 'ETag', 'Link', 'X-Trades-Left-Out'];
 
 /**
  * Statuses after which a client is told how long to wait (the stage's `retryAfterSeconds`).

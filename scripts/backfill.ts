@@ -1,8 +1,8 @@
 /**
  * `npm run backfill -- [--stage NAME] [--endpoint URL] [--account ID]`
  *
- * Writes the performance roll-ups (days, blocks, months) for trade histories written before the writer kept them (see
- * the writer's backfill): every account, or one; then, on a whole run, rebuilds the fleet's summary from the tables
+ * Writes the performance roll-ups (days, blocks, months) for trade histories written before the writer kept them, and
+ * the account's currency on trades stored before API 1.5 (see the writer's backfill): every account, or one; then, on a whole run, rebuilds the fleet's summary from the tables
  * (api/projector/rebuild.ts) and marks it complete. Idempotent: a second run writes nothing. Safe while bots
  * write. Locally into `npm start`'s database (DB_PORT); with --stage into that deployed stage (AWS credentials and
  * region from the environment). Prints one line per account and a total; exits 1 when an account failed.
@@ -23,7 +23,7 @@ async function main() {
   const writer = targetWriter({ stage: values.stage, endpoint: values.endpoint });
   const started = performance.now();
   let failed = 0;
-  const totals = { trades: 0, entries: 0, written: 0, unchanged: 0 };
+  const totals = { trades: 0, entries: 0, stamped: 0, written: 0, unchanged: 0 };
   const { store, windowSeconds } = targetStore({ stage: values.stage, endpoint: values.endpoint });
   try {
     const ids = values.account ? [values.account] : (await writer.listAccounts()).map(({ account }) => account.id);
@@ -32,11 +32,12 @@ async function main() {
         const result = await backfillAccount(writer, accountId);
         totals.trades += result.closedTrades;
         totals.entries += result.entries;
+        totals.stamped += result.stamped;
         totals.written += result.written;
         totals.unchanged += result.unchanged;
         const retried = result.attempts > 1 ? `, ${result.attempts} attempts (a bot wrote meanwhile)` : '';
         console.log(
-          `[${i + 1}/${ids.length}] ${accountId}: ${result.closedTrades} closed trades, ${result.entries} roll-up periods, ${result.written} written, ${result.unchanged} unchanged${retried}`,
+          `[${i + 1}/${ids.length}] ${accountId}: ${result.closedTrades} closed trades, ${result.entries} roll-up periods, ${result.written} written, ${result.unchanged} unchanged, ${result.stamped} trades given their currency${retried}`,
         );
       } catch (error) {
         failed += 1;
@@ -49,7 +50,7 @@ async function main() {
     const fleet = complete ? await rebuildFleet(store, windowSeconds) : undefined;
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     console.log(
-      `${ids.length} accounts, ${totals.trades} closed trades, ${totals.entries} roll-up periods: ${totals.written} written, ${totals.unchanged} unchanged, ${failed} failed${fleet ? `; fleet summary: stamps written for ${fleet.stamped} accounts, ${fleet.sumsWritten} of ${fleet.sums} currency sums written, marked complete` : ''}, in ${seconds} s`,
+      `${ids.length} accounts, ${totals.trades} closed trades, ${totals.entries} roll-up periods: ${totals.written} written, ${totals.unchanged} unchanged, ${totals.stamped} trades given their currency, ${failed} failed${fleet ? `; fleet summary: stamps written for ${fleet.stamped} accounts, ${fleet.sumsWritten} of ${fleet.sums} currency sums written, marked complete` : ''}, in ${seconds} s`,
     );
   } finally {
     writer.close();

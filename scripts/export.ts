@@ -6,7 +6,9 @@
  * through its `Link` headers, the header row once. Against `npm start` (http://localhost:$PORT, default 3000) or a
  * deployed stage (`--url https://<api-id>.execute-api.<region>.amazonaws.com/prod`). The API key comes from
  * TBA_API_KEY or --key-file, never from the command line (`ps` shows it); it is never printed. Progress goes to
- * stderr; the file is written beside FILE and renamed into place once whole, so a failed export leaves none.
+ * stderr; the file is written beside FILE and renamed into place once whole, so a failed export leaves none. With
+ * `--format cointracking`, a last line on stderr says how many trades the file leaves out and why (the pages'
+ * `X-Trades-Left-Out`: open trades have no result yet; a gone trade's outcome is unknown).
  */
 import { createWriteStream, readFileSync, renameSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
@@ -61,25 +63,30 @@ async function main() {
   ) as Record<string, string>;
   // Pages are never polled again: no If-None-Match, no bodies remembered.
   const api = createClient({ baseUrl, apiKey, revalidate: false });
+  const leftOut = { open: 0, gone: 0 };
+  const count = (headers: Headers) => {
+    const match = /^open=(\d+), gone=(\d+)$/.exec(headers.get('X-Trades-Left-Out') ?? '');
+    if (match) [leftOut.open, leftOut.gone] = [leftOut.open + Number(match[1]), leftOut.gone + Number(match[2])];
+  };
   const pages =
     values.account === 'all'
-      ? api.csvPages('/api/all/trades', { params: { query } })
-      : api.csvPages('/api/{account}/trades', { params: { path: { account: values.account }, query } });
+      ? api.csvPages('/api/all/trades', { params: { query } }, count)
+      : api.csvPages('/api/{account}/trades', { params: { path: { account: values.account }, query } }, count);
 
   const partial = values.out ? `${values.out}.partial` : undefined;
   const out = partial ? createWriteStream(partial) : process.stdout;
   const started = Date.now();
-  let [records, count] = [0, 0];
+  let [records, pageCount] = [0, 0];
   const progress = (done: boolean) => {
-    const line = `export: ${records.toLocaleString('en-US')} records, ${count} pages, ${((Date.now() - started) / 1000).toFixed(1)} s`;
+    const line = `export: ${records.toLocaleString('en-US')} records, ${pageCount} pages, ${((Date.now() - started) / 1000).toFixed(1)} s`;
     if (process.stderr.isTTY) process.stderr.write(`\r${line}\x1b[K${done ? '\n' : ''}`);
-    else if (done || count % 20 === 0) process.stderr.write(`${line}\n`);
+    else if (done || pageCount % 20 === 0) process.stderr.write(`${line}\n`);
   };
   try {
     for await (const page of pages) {
       // The header row is not a record.
-      records += recordsIn(page) - (count === 0 ? 1 : 0);
-      count += 1;
+      records += recordsIn(page) - (pageCount === 0 ? 1 : 0);
+      pageCount += 1;
       if (!out.write(page)) await once(out, 'drain');
       progress(false);
     }
@@ -90,6 +97,10 @@ async function main() {
     }
     progress(true);
     if (values.out) process.stderr.write(`export: wrote ${values.out}\n`);
+    if (query.format === 'cointracking')
+      process.stderr.write(
+        `export: left out ${leftOut.gone} gone trade${leftOut.gone === 1 ? '' : 's'} (the bot no longer has them: their outcome is unknown) and ${leftOut.open} open trade${leftOut.open === 1 ? '' : 's'} (no result yet)\n`,
+      );
   } catch (error) {
     if (partial) {
       out.destroy();

@@ -2,7 +2,7 @@ import type { TradePage } from '@trading-bot-api/core/types';
 import { readProfiles } from '../operations/accounts';
 import { JSON_REPRESENTATION, type RenderRequest, type Representation } from './representation';
 import { nextLink } from './links';
-import { cointrackingCsv, tradesCsv } from './trade-csv';
+import { cointrackingCsv, leftOutOf, tradesCsv } from './trade-csv';
 
 /**
  * The representations of both trade listings: JSON (the default), CSV (by `Accept: text/csv` or `format=csv`) and
@@ -25,6 +25,10 @@ export const TRADE_REPRESENTATIONS: readonly Representation<TradePage>[] = [
     byFormatOnly: true,
     // The broker (CoinTracking's Exchange) and currency are the account's: one BatchGetItem of the page's accounts.
     render: async (page) => cointrackingCsv(page.trades, await readProfiles([...new Set(page.trades.map((trade) => trade.accountId))])),
-    headers: linked,
+    // What the layout leaves out, and why, in a header: a comment row would be a record to CoinTracking's import.
+    headers: (page, request) => {
+      const { open, gone } = leftOutOf(page.trades);
+      return { ...linked(page, request), 'X-Trades-Left-Out': `open=${open}, gone=${gone}` };
+    },
   },
 ];

@@ -109,6 +109,11 @@ export class PricePaths {
   }
 }
 const CURRENCIES = ['USD', 'EUR', 'GBP', 'USD', 'EUR'];
+/**
+ * How the demo accounts trade (API 1.5): forex and gold on margin at 30:1 (the EU's retail limit for majors), their
+ * brokers paid by the spread, so no fee is charged. The demo bot opens its trades so too.
+ */
+export const DEMO_TERMS = { market: 'margin', leverage: '30', fees: [] } as const;
 const BROKERS = ['OANDA', 'Interactive Brokers', 'Saxo'];
 const STATES: BotState[] = ['running', 'paused', 'running', 'stopped', 'error'];
 // The demo bot (demo-bot.ts) reports the same strategy for the same demo account.
@@ -229,6 +234,14 @@ export function generateDataset(options: DatasetOptions): Dataset {
         stopLoss: next() < 0.7 ? decimal(stop, instrument.scale) : null,
         takeProfit: next() < 0.5 ? decimal(target, instrument.scale) : null,
         closeReason: null,
+        currency,
+        market: DEMO_TERMS.market,
+        leverage: DEMO_TERMS.leverage,
+        fees: [],
+        feeTotal: '0',
+        fundingFees: null,
+        liquidationPrice: null,
+        orderIds: null,
       });
       // Several trades may open in the same millisecond: the order then falls back to the id.
       time -= next() < 0.05 ? 0 : 60_000 + Math.floor(next() * 4 * 3_600_000);

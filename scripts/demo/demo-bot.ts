@@ -15,7 +15,7 @@
 import { formatDecimal, sumDecimals } from '@trading-bot-api/core/decimal';
 import type { BotState, Trade } from '@trading-bot-api/core/types';
 import type { Writer } from '@trading-bot-api/writer';
-import { type Instrument, INSTRUMENTS, nearNormal, placesOf, positionMargin, profit, random } from './dataset';
+import { DEMO_TERMS, type Instrument, INSTRUMENTS, nearNormal, placesOf, positionMargin, profit, random } from './dataset';
 
 export type Role = 'trading' | 'paused' | 'flaky' | 'stopped' | 'lapsing';
 
@@ -277,7 +277,7 @@ export class DemoBot {
       stopLoss: formatDecimal(side === 'buy' ? price - risk : price + risk, instrument.scale),
       takeProfit: formatDecimal(side === 'buy' ? price + 2n * risk : price - 2n * risk, instrument.scale),
     } as const;
-    await this.options.writer.openTrade(account.id, trade);
+    await this.options.writer.openTrade(account.id, { ...trade, ...DEMO_TERMS, fees: [] });
     const stored: Trade = {
       ...trade,
       accountId: account.id,
@@ -287,6 +287,14 @@ export class DemoBot {
       realizedPL: '0',
       unrealizedPL: '0',
       closeReason: null,
+      currency: null,
+      market: DEMO_TERMS.market,
+      leverage: DEMO_TERMS.leverage,
+      fees: [],
+      feeTotal: '0',
+      fundingFees: null,
+      liquidationPrice: null,
+      orderIds: null,
     };
     account.positions.set(trade.id, { trade: stored, openedAt: now.getTime(), holdSeconds: this.holdSeconds() });
     this.counts.opened += 1;

@@ -3,7 +3,9 @@
  * - JSON Lines: one object per line in the API's Trade shape (`accountId` may be left out). Amounts are strings;
  *   a JSON number is refused by the writer, since parsing it may already have lost digits.
  * - CSV (RFC 4180, read by csv-parse): a header row of the same field names, then one trade per row; an empty cell
- *   is null; a cell in double quotes may hold commas, quotes ("") and line breaks.
+ *   is null; a cell in double quotes may hold commas, quotes ("") and line breaks. The lists are written as the API's
+ *   CSV writes them (api/http/trade-csv.ts): `fees` as `AMOUNT CURRENCY LEG; …` (`none`: no fee), `orderIds`
+ *   separated by spaces; so a file `npm run export` wrote reads back whole.
  * Each row comes out with the number of the line it starts on, as a value or as the reason it cannot be read.
  */
 import { createReadStream } from 'node:fs';
@@ -11,6 +13,7 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { type CsvError, type Options, parse } from 'csv-parse';
 import { TRADE_FIELDS } from '@trading-bot-api/core/types';
+import { feesOfCell } from '../../api/http/trade-csv';
 
 export type TradeFileFormat = 'jsonl' | 'csv';
 
@@ -137,10 +140,22 @@ async function* csvRows(input: Readable): AsyncGenerator<TradeRow> {
       yield { line: record.line, error: `${record.cells.length} cells where the header has ${header.length} columns` };
       continue;
     }
-    yield {
-      line: record.line,
-      value: Object.fromEntries(header.map((name, i) => [name, record.cells[i] === '' ? null : record.cells[i]])),
-    };
+    const value: Record<string, unknown> = Object.fromEntries(
+      header.map((name, i) => [name, record.cells[i] === '' ? null : record.cells[i]]),
+    );
+    if (typeof value.fees === 'string') {
+      const fees = feesOfCell(value.fees);
+      if (!fees) {
+        yield {
+          line: record.line,
+          error: `fees: must be "none" or fees such as "0.12 USDT open; 0.0021 BNB close", got ${JSON.stringify(value.fees)}`,
+        };
+        continue;
+      }
+      value.fees = fees;
+    }
+    if (typeof value.orderIds === 'string') value.orderIds = value.orderIds.split(/\s+/).filter(Boolean);
+    yield { line: record.line, value };
   }
 }
 

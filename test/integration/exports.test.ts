@@ -6,7 +6,7 @@
  */
 import { parse } from 'csv-parse/sync';
 import type { Trade } from '@trading-bot-api/core/types';
-import { generateDataset } from '../../scripts/demo/dataset';
+import { DEMO_TERMS, generateDataset } from '../../scripts/demo/dataset';
 import { COINTRACKING_COLUMNS, cointrackingRecords, TRADE_COLUMNS } from '../../api/http/trade-csv';
 import { type Harness, eventFor, startHarness } from '../kit/api-harness';
 import { expectContract } from '../kit/contract';
@@ -36,6 +36,13 @@ dataset.trades.push({
   stopLoss: null,
   takeProfit: null,
   closeReason: null,
+  currency: 'USD',
+  ...DEMO_TERMS,
+  fees: [{ amount: '0.12', currency: 'USD', leg: 'close' }],
+  feeTotal: '0.12',
+  fundingFees: null,
+  liquidationPrice: null,
+  orderIds: null,
 });
 let harness: Harness;
 /** A key that sees every account: every request goes through the gateway's rules and the real authorizer. */

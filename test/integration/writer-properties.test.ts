@@ -3,15 +3,16 @@
  * network (a share of requests throttled before they reach the database, a share applied and then their answer
  * lost, so the SDK retries requests that took effect), with calls repeated at random as a bot repeats a call after a
  * timeout. Afterwards every rule the read API relies on holds, read through the API's own handlers: each listing
- * equals the model built from the calls that succeeded, the counters and exact sums equal the model's, each P&L
- * aggregate equals the sum over its trades, and the latest heartbeat and snapshot win.
+ * equals the model built from the calls that succeeded (API 1.5's fees, order ids, market, leverage and close reason
+ * included), the counters and exact sums equal the model's, each P&L aggregate equals the sum over its trades, the
+ * fees the performance counts are the trades' own, and the latest heartbeat and snapshot win.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
-import { sumDecimals } from '@trading-bot-api/core/decimal';
+import { sumDecimals, trimDecimal } from '@trading-bot-api/core/decimal';
 import { periodStart, PERIODS, timestamp } from '@trading-bot-api/core/time';
 import type { Trade } from '@trading-bot-api/core/types';
-import type { Writer } from '@trading-bot-api/writer';
+import type { CloseTrade, OpenTrade, Writer } from '@trading-bot-api/writer';
 import { localWriter } from '../../scripts/support/load-data';
 import { eventFor, type Harness, invoke, startHarness } from '../kit/api-harness';
 import { expectedTrades } from '../kit/expected';
@@ -36,15 +37,39 @@ afterAll(async () => {
 });
 
 const IDS = ['x1', 'x2', 'x3', 'x4', 'x5', 'x6'];
-const OPENINGS = [
-  { instrument: 'EUR_USD', side: 'buy', units: '1000', openPrice: '1.08420' },
+// One opening says its fees, market, leverage and order; the other says none of it (unknown).
+const OPENINGS: Omit<OpenTrade, 'id' | 'openTime'>[] = [
+  {
+    instrument: 'EUR_USD',
+    side: 'buy',
+    units: '1000',
+    openPrice: '1.08420',
+    market: 'margin',
+    leverage: '30',
+    fees: [{ amount: '0.05', currency: 'USD' }],
+    orderIds: ['o-1'],
+  },
   { instrument: 'XAU_USD', side: 'sell', units: '2', openPrice: '2341.50' },
-] as const;
+];
 // Around a month's, a year's and an ISO week's end: 2020-12-31 is a Thursday, 2021-01-04 a Monday (in the past: the writer refuses times ahead of its clock).
-const CLOSES = [
-  { closePrice: '1.08610', closeTime: '2020-12-31T23:30:00.000Z', realizedPL: '12.3456' },
-  { closePrice: '1.08000', closeTime: '2021-01-01T00:30:00.000Z', realizedPL: '-0.0001' },
-  { closePrice: '1.20000', closeTime: '2021-01-04T10:00:00.000Z', realizedPL: '98765432109876543210.12345' },
+// Closes with their fees in the account's currency or in BNB, none, or unsaid; why; and the closing order.
+const CLOSES: CloseTrade[] = [
+  {
+    closePrice: '1.08610',
+    closeTime: '2020-12-31T23:30:00.000Z',
+    realizedPL: '12.3456',
+    fees: [{ amount: '0.0512', currency: 'USD' }],
+    reason: 'take_profit',
+    orderIds: ['o-2'],
+  },
+  { closePrice: '1.08000', closeTime: '2021-01-01T00:30:00.000Z', realizedPL: '-0.0001', fees: [{ amount: '0.00002', currency: 'BNB' }] },
+  {
+    closePrice: '1.20000',
+    closeTime: '2021-01-04T10:00:00.000Z',
+    realizedPL: '98765432109876543210.12345',
+    fees: [],
+    reason: 'exit_signal',
+  },
   { closePrice: '1.08420', closeTime: '2021-01-04T11:00:00.000Z', realizedPL: '0' },
 ];
 const openTimeOf = (id: string) => `2020-12-30T10:0${IDS.indexOf(id)}:00.000Z`;
@@ -227,10 +252,18 @@ it('after any interleaving of calls, retries and failures, every rule holds as t
           }
           const opening = OPENINGS[[...opens][0]];
           const close = closes.size ? CLOSES[[...closes][0]] : undefined;
+          // Written independently of the writer's rules: an opening's fees, then its close's (all the trade's, when the
+          // opening said none); the order ids of both; why it closed.
+          const openFees = opening.fees ? opening.fees.map((fee) => ({ ...fee, leg: 'open' as const })) : null;
+          const closeFees = close?.fees ? close.fees.map((fee) => ({ ...fee, leg: 'close' as const })) : null;
+          const fees = closeFees ? [...(openFees ?? []), ...closeFees] : openFees;
+          const orderIds = [...(opening.orderIds ?? []), ...(close?.orderIds ?? [])];
           model.set(tradeId, {
             id: tradeId,
             accountId,
-            ...opening,
+            instrument: opening.instrument,
+            units: opening.units,
+            openPrice: opening.openPrice,
             side: opening.side,
             status: close ? 'closed' : 'open',
             openTime: openTimeOf(tradeId),
@@ -240,7 +273,15 @@ it('after any interleaving of calls, retries and failures, every rule holds as t
             unrealizedPL: '0',
             stopLoss: null,
             takeProfit: null,
-            closeReason: null,
+            closeReason: close?.reason ?? null,
+            currency: 'USD',
+            market: opening.market ?? null,
+            leverage: opening.leverage ?? null,
+            fees,
+            feeTotal: fees && !fees.some((fee) => fee.currency !== 'USD') ? sumDecimals(['0', ...fees.map((fee) => fee.amount)]) : null,
+            fundingFees: null,
+            liquidationPrice: null,
+            orderIds: orderIds.length ? orderIds : null,
           });
           marks.set(
             tradeId,
@@ -298,6 +339,20 @@ it('after any interleaving of calls, retries and failures, every rule holds as t
           undefined,
         );
         if (latest) expect(balance).toMatchObject({ nav: latest.nav, unrealizedPL: '-1.5', marginUsed: '50' });
+
+        // The fees the performance counts are the closed trades' own: in USD, paid where known; the rest counted.
+        const performance = await invoke(
+          'account-performance',
+          eventFor('account-performance', { account: accountId, query: { from: '2020-12-31T00:00:00Z', to: '2021-01-05T00:00:00Z' } }),
+        );
+        expect(performance.statusCode).toBe(200);
+        const [figures] = performance.body.currencies;
+        const usd = closed.flatMap((trade) => (trade.fees ?? []).filter((fee) => fee.currency === 'USD').map((fee) => fee.amount));
+        expect(figures ?? { feesPaid: '0', tradesWithUnknownFees: 0, tradesWithOtherCurrencyFees: 0 }).toMatchObject({
+          feesPaid: trimDecimal(sumDecimals(['0', ...usd])),
+          tradesWithUnknownFees: closed.filter((trade) => trade.fees === null).length,
+          tradesWithOtherCurrencyFees: closed.filter((trade) => trade.fees?.some((fee) => fee.currency !== 'USD')).length,
+        });
 
         // Each P&L aggregate is the exact sum over the closed trades of its period; each equity bucket holds its latest snapshot.
         const ledger = await harness.store.client.send(

@@ -2,7 +2,15 @@
  * The API's documented behaviour written independently of the service's code, for comparing what the service returns
  * with what it should return.
  */
-import { compareDecimals, decimalSign, divideDecimals, formatDecimal, negateDecimal, sumDecimals } from '@trading-bot-api/core/decimal';
+import {
+  compareDecimals,
+  decimalSign,
+  divideDecimals,
+  formatDecimal,
+  negateDecimal,
+  sumDecimals,
+  trimDecimal,
+} from '@trading-bot-api/core/decimal';
 import type { PerformanceFigures, Trade } from '@trading-bot-api/core/types';
 
 /** Newest openTime first, then id descending (as strings), then accountId descending. */
@@ -76,6 +84,10 @@ function expectedFigures(from: string, group: readonly Trade[], startBalance: st
   const lowest = [...group].sort((a, b) => compareDecimals(a.realizedPL, b.realizedPL) || tieOrder(a, b));
   const held = group.map((t) => BigInt(Date.parse(t.closeTime!) - Date.parse(t.openTime)));
   const n = group.length;
+  // Fees (API 1.5): those in each trade's own currency (the figures' currency is its account's), of the trades whose
+  // fees are known; the others counted.
+  const known = group.filter((t) => t.fees !== null);
+  const paid = known.flatMap((t) => t.fees!.filter((fee) => fee.currency === t.currency).map((fee) => fee.amount));
   return {
     closedTrades: n,
     wins: wins.length,
@@ -94,6 +106,9 @@ function expectedFigures(from: string, group: readonly Trade[], startBalance: st
     averageHoldingSeconds: n ? Number(divideDecimals(String(held.reduce((a, b) => a + b, 0n)), String(n * 1000), 0)) : null,
     longestHoldingSeconds: n ? Number(divideDecimals(String(held.reduce((a, b) => (b > a ? b : a), 0n)), '1000', 0)) : null,
     maxDrawdown: expectedDrawdown(from, group, zero, startBalance),
+    feesPaid: trimDecimal(sumDecimals(['0', ...paid])),
+    tradesWithUnknownFees: n - known.length,
+    tradesWithOtherCurrencyFees: known.filter((t) => t.fees!.some((fee) => fee.currency !== t.currency)).length,
   };
 }
 

@@ -10,6 +10,7 @@ import { foldTrade, type NumberedEvent } from '@trading-bot-api/feeds/ingest/app
 import { EVENT_FIELDS, LineError, MAX_LINE_BYTES, parseLine } from '@trading-bot-api/feeds/ingest/lines';
 import { linesShown, type TradeEvent } from '@trading-bot-api/feeds/ingest/replay';
 import { streamLines } from '@trading-bot-api/feeds/ingest/source';
+import { UNKNOWN_DETAILS } from '../kit/trade-details';
 
 const ROOT = join(__dirname, '..', '..');
 const schema = JSON.parse(readFileSync(join(ROOT, 'docs', 'event-lines.schema.json'), 'utf8'));
@@ -146,6 +147,30 @@ describe('folding a trade’s lines', () => {
       stopLoss: null,
       takeProfit: null,
       closeReason: null,
+      ...UNKNOWN_DETAILS,
+    });
+  });
+
+  it('folds what the lines say besides as the writer’s calls do: fees by leg, order ids added, why it closed', () => {
+    const open = { ...GOOD.open, market: 'spot', fees: [{ amount: '0.0091', currency: 'USDT' }], orderIds: ['o1'] };
+    const marks = { ...GOOD.marks, fees: [{ amount: '0.009', currency: 'USDT' }] };
+    const close = { ...GOOD.close, reason: 'take_profit', fees: [{ amount: '0.0002', currency: 'BNB' }], orderIds: ['o2', 'o1'] };
+    expect(foldTrade(numbered(open, marks, close))).toMatchObject({
+      market: 'spot',
+      leverage: '1',
+      closeReason: 'take_profit',
+      fees: [
+        { amount: '0.009', currency: 'USDT', leg: 'open' },
+        { amount: '0.0002', currency: 'BNB', leg: 'close' },
+      ],
+      orderIds: ['o1', 'o2'],
+    });
+    // A close line that says nothing of fees keeps the opening's; an open line without them leaves them unknown.
+    expect(foldTrade(numbered(open, GOOD.close))?.fees).toEqual([{ amount: '0.0091', currency: 'USDT', leg: 'open' }]);
+    expect(foldTrade(numbered(GOOD.open, GOOD.close))?.fees).toBeNull();
+    expect(() => parseLine(JSON.stringify({ ...GOOD.open, instrument: 'SOL/USDT', market: 'futures' }))).toThrow(LineError);
+    expect(parseLine(JSON.stringify({ ...GOOD.open, instrument: 'sol-usdt-perp' }))).toMatchObject({
+      trade: { instrument: 'SOL_USDT_PERP', market: 'futures' },
     });
   });
 

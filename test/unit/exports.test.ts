@@ -1,18 +1,19 @@
 /**
- * Issue 28's pure logic: RFC 4180 quoting, the CSV and CoinTracking layouts, content negotiation, Prometheus's text
+ * Issues 28 and 43's pure logic: RFC 4180 quoting, the CSV and CoinTracking layouts (fees, futures, gone trades), content negotiation, Prometheus's text
  * format (rendered, then read back by the tests' strict parser), the key's Bearer form, an exact product.
  */
 import type { Trade } from '@trading-bot-api/core/types';
-import { multiplyDecimals } from '@trading-bot-api/core/decimal';
+import { multiplyDecimals, negateDecimal, sumDecimals, trimDecimal } from '@trading-bot-api/core/decimal';
 import { apiKeyOf } from '@trading-bot-api/core/store/api-keys-table';
 import { csvField, csvRecord, inertText } from '../../api/http/csv';
 import { negotiate, parseAccept } from '../../api/http/negotiation';
 import { escapeLabelValue, renderExposition } from '../../api/http/prometheus';
-import { cointrackingCsv, cointrackingRecords, tradesCsv } from '../../api/http/trade-csv';
+import { cointrackingCsv, cointrackingRecords, feesCell, feesOfCell, leftOutOf, tradesCsv } from '../../api/http/trade-csv';
 import { fleetExposition } from '../../api/http/fleet-exposition';
 import { nextLink } from '../../api/http/links';
 import { recordsIn } from '../../scripts/export';
 import { parsePrometheusText, sampleOf } from '../kit/prometheus-text';
+import { UNKNOWN_DETAILS } from '../kit/trade-details';
 
 const closed: Trade = {
   id: 'ft-3-1700000000000',
@@ -30,6 +31,54 @@ const closed: Trade = {
   stopLoss: null,
   takeProfit: '62000',
   closeReason: null,
+  ...UNKNOWN_DETAILS,
+};
+
+/** A spot trade whose fees are known: the opening's in BTC (the base bought), the closing's in USDT and in BNB. */
+const spot: Trade = {
+  ...closed,
+  closeReason: 'roi',
+  currency: 'USDT',
+  market: 'spot',
+  leverage: '1',
+  fees: [
+    { amount: '0.000015', currency: 'BTC', leg: 'open' },
+    { amount: '0.9225075', currency: 'USDT', leg: 'close' },
+    { amount: '0.0021', currency: 'BNB', leg: 'close' },
+  ],
+  feeTotal: null,
+  orderIds: ['8389765504', '8389771920'],
+};
+
+/**
+ * A leveraged short future, closed with a profit net of its fees and funding (freqtrade's close_profit_abs): 10 SOL
+ * sold at 150.25 and bought back at 140.50 make 97.5 before fees (0.75125 + 0.7025) and funding paid (0.8525).
+ */
+const future: Trade = {
+  ...closed,
+  id: 'ft-7-1772445600000',
+  accountId: 'ft-futures',
+  instrument: 'SOL_USDT_PERP',
+  side: 'sell',
+  units: '10.00',
+  openPrice: '150.25',
+  closePrice: '140.50',
+  openTime: '2026-03-02T10:00:00.000Z',
+  closeTime: '2026-03-02T16:00:00.000Z',
+  realizedPL: '95.19375',
+  takeProfit: null,
+  closeReason: 'stop_loss',
+  currency: 'USDT',
+  market: 'futures',
+  leverage: '5',
+  fees: [
+    { amount: '0.75125', currency: 'USDT', leg: 'open' },
+    { amount: '0.7025', currency: 'USDT', leg: 'close' },
+  ],
+  feeTotal: '1.45375',
+  fundingFees: '0.8525',
+  liquidationPrice: '178.42',
+  orderIds: ['8389765504', '8389771920'],
 };
 
 it('quotes a field only when RFC 4180 asks, doubling its quotes; records end with CRLF', () => {
@@ -42,31 +91,74 @@ it('quotes a field only when RFC 4180 asks, doubling its quotes; records end wit
   expect(csvRecord(['a', null, 'b,c'])).toBe('a,,"b,c"\r\n');
 });
 
-it('neutralises free text a spreadsheet would run as a formula, never an amount', () => {
+it('neutralises free text a spreadsheet would run as a formula, never an amount; a gone trade’s P&L is empty, not 0', () => {
   for (const text of ['=HYPERLINK("x")', '+1', '-cmd', '@SUM(A1)', '\t=1']) expect(inertText(text)).toBe(`'${text}`);
   expect(inertText('gone from the bot')).toBe('gone from the bot');
   expect(inertText(null)).toBeNull();
-  const gone = { ...closed, status: 'gone', closePrice: null, realizedPL: '-0.50', closeReason: '=cmd|calc' } as Trade;
+  const gone = { ...closed, status: 'gone', closePrice: null, realizedPL: '0', closeReason: '=cmd|calc' } as Trade;
   const [, row] = tradesCsv([gone]).split('\r\n');
   expect(row).toBe(
-    "ft-3-1700000000000,ft-main,BTC_USDT,buy,0.015,gone,61250.50,2026-11-01T09:00:00.123Z,,2026-11-01T15:30:00.000Z,-0.50,0,,62000,'=cmd|calc",
+    "ft-3-1700000000000,ft-main,BTC_USDT,buy,0.015,gone,61250.50,2026-11-01T09:00:00.123Z,,2026-11-01T15:30:00.000Z,,,,62000,'=cmd|calc,,,,,,,,",
   );
 });
 
-it('writes the trades layout: a header, then each trade’s exact strings in the contract’s order', () => {
-  expect(tradesCsv([closed])).toBe(
-    'id,accountId,instrument,side,units,status,openPrice,openTime,closePrice,closeTime,realizedPL,unrealizedPL,stopLoss,takeProfit,closeReason\r\n' +
-      'ft-3-1700000000000,ft-main,BTC_USDT,buy,0.015,closed,61250.50,2026-11-01T09:00:00.123Z,61500.5,2026-11-01T15:30:00.000Z,3.75,0,,62000,\r\n',
+const HEADER =
+  'id,accountId,instrument,side,units,status,openPrice,openTime,closePrice,closeTime,realizedPL,unrealizedPL,stopLoss,takeProfit,closeReason,' +
+  'currency,market,leverage,fees,feeTotal,fundingFees,liquidationPrice,orderIds\r\n';
+
+it('writes the trades layout: a header, then each trade’s exact strings in the contract’s order, its currency on every row', () => {
+  expect(tradesCsv([closed, spot, future, { ...spot, fees: [] }])).toBe(
+    HEADER +
+      'ft-3-1700000000000,ft-main,BTC_USDT,buy,0.015,closed,61250.50,2026-11-01T09:00:00.123Z,61500.5,2026-11-01T15:30:00.000Z,3.75,0,,62000,,,,,,,,,\r\n' +
+      'ft-3-1700000000000,ft-main,BTC_USDT,buy,0.015,closed,61250.50,2026-11-01T09:00:00.123Z,61500.5,2026-11-01T15:30:00.000Z,3.75,0,,62000,roi,' +
+      'USDT,spot,1,0.000015 BTC open; 0.9225075 USDT close; 0.0021 BNB close,,,,8389765504 8389771920\r\n' +
+      'ft-7-1772445600000,ft-futures,SOL_USDT_PERP,sell,10.00,closed,150.25,2026-03-02T10:00:00.000Z,140.50,2026-03-02T16:00:00.000Z,95.19375,0,,,stop_loss,' +
+      'USDT,futures,5,0.75125 USDT open; 0.7025 USDT close,1.45375,0.8525,178.42,8389765504 8389771920\r\n' +
+      'ft-3-1700000000000,ft-main,BTC_USDT,buy,0.015,closed,61250.50,2026-11-01T09:00:00.123Z,61500.5,2026-11-01T15:30:00.000Z,3.75,0,,62000,roi,' +
+      'USDT,spot,1,none,,,,8389765504 8389771920\r\n',
   );
-  expect(tradesCsv([])).toBe(
-    'id,accountId,instrument,side,units,status,openPrice,openTime,closePrice,closeTime,realizedPL,unrealizedPL,stopLoss,takeProfit,closeReason\r\n',
-  );
+  expect(tradesCsv([])).toBe(HEADER);
 });
 
-it('maps a closed trade to its two exchanges for CoinTracking, long and short; nothing for open or gone trades', () => {
-  const facts = { broker: 'Binance', currency: 'USDT' };
+it('reads a fees cell back as it was written: none, unknown, one or several', () => {
+  for (const fees of [[], spot.fees, future.fees]) expect(feesOfCell(feesCell(fees)!)).toEqual(fees);
+  expect(feesCell(null)).toBeNull();
+  expect(feesOfCell('0.1 USDT')).toBeUndefined();
+  expect(feesOfCell('0.1 USDT later')).toBeUndefined();
+});
+
+const facts = { broker: 'Binance', currency: 'USDT' };
+const row = (cells: Record<string, string>) =>
+  [
+    'Type',
+    'Buy Amount',
+    'Buy Currency',
+    'Sell Amount',
+    'Sell Currency',
+    'Fee',
+    'Fee Currency',
+    'Exchange',
+    'Trade-Group',
+    'Comment',
+    'Date',
+  ].map((column) => cells[column] ?? (column === 'Exchange' ? 'Binance' : null));
+
+it('maps a closed spot trade to its two exchanges for CoinTracking, each with its fees in their own currency', () => {
+  // A trade whose fees are unknown, as 1.4 wrote every trade: the same two records.
   expect(cointrackingRecords(closed, facts)).toEqual([
-    ['Trade', '0.015', 'BTC', '918.75750', 'USDT', null, null, 'Binance', 'ft-main', 'ft-3-1700000000000 open', '2026-11-01 09:00:00'],
+    [
+      'Trade',
+      '0.015',
+      'BTC',
+      '918.75750',
+      'USDT',
+      null,
+      null,
+      'Binance',
+      'ft-main',
+      'ft-3-1700000000000 open; fees unknown',
+      '2026-11-01 09:00:00',
+    ],
     [
       'Trade',
       '922.5075',
@@ -82,17 +174,116 @@ it('maps a closed trade to its two exchanges for CoinTracking, long and short; n
     ],
   ]);
   const short = cointrackingRecords({ ...closed, side: 'sell' }, facts);
-  expect(short.map((row) => row.slice(1, 5))).toEqual([
+  expect(short.map((cells) => cells.slice(1, 5))).toEqual([
     ['918.75750', 'USDT', '0.015', 'BTC'],
     ['0.015', 'BTC', '922.5075', 'USDT'],
   ]);
-  expect(cointrackingRecords({ ...closed, status: 'open', closePrice: null, closeTime: null }, facts)).toEqual([]);
-  expect(cointrackingRecords({ ...closed, status: 'gone', closePrice: null, closeReason: 'gone' }, facts)).toEqual([]);
-  // Without the account (not found): no exchange, no currency; the records still stand.
+  // The opening's fee (in the base) in its record's Fee; the closing's, in two currencies, as records of their own.
+  expect(cointrackingRecords(spot, facts)).toEqual([
+    row({
+      Type: 'Trade',
+      'Buy Amount': '0.015',
+      'Buy Currency': 'BTC',
+      'Sell Amount': '918.75750',
+      'Sell Currency': 'USDT',
+      Fee: '0.000015',
+      'Fee Currency': 'BTC',
+      'Trade-Group': 'ft-main',
+      Comment: 'ft-3-1700000000000 open',
+      Date: '2026-11-01 09:00:00',
+    }),
+    row({
+      Type: 'Trade',
+      'Buy Amount': '922.5075',
+      'Buy Currency': 'USDT',
+      'Sell Amount': '0.015',
+      'Sell Currency': 'BTC',
+      'Trade-Group': 'ft-main',
+      Comment: 'ft-3-1700000000000 close (roi); realized P&L 3.75 USDT',
+      Date: '2026-11-01 15:30:00',
+    }),
+    row({
+      Type: 'Other Fee',
+      'Sell Amount': '0.9225075',
+      'Sell Currency': 'USDT',
+      'Trade-Group': 'ft-main',
+      Comment: 'ft-3-1700000000000 close fee',
+      Date: '2026-11-01 15:30:00',
+    }),
+    row({
+      Type: 'Other Fee',
+      'Sell Amount': '0.0021',
+      'Sell Currency': 'BNB',
+      'Trade-Group': 'ft-main',
+      Comment: 'ft-3-1700000000000 close fee',
+      Date: '2026-11-01 15:30:00',
+    }),
+  ]);
+  // One closing fee alone goes in its record's Fee.
+  expect(cointrackingRecords({ ...spot, fees: [spot.fees![1]] }, facts)[1].slice(5, 7)).toEqual(['0.9225075', 'USDT']);
+  // Without the account (not found): no exchange; the records still stand.
   expect(cointrackingRecords(closed, undefined)[1][7]).toBeNull();
   expect(cointrackingCsv([closed], new Map()).split('\r\n')[0]).toBe(
     'Type,Buy Amount,Buy Currency,Sell Amount,Sell Currency,Fee,Fee Currency,Exchange,Trade-Group,Comment,Date',
   );
+});
+
+it('maps a short future to a derivatives profit in its settlement currency, never a sale; its fees and funding add up to its P&L', () => {
+  const records = cointrackingRecords(future, facts);
+  expect(records).toEqual([
+    row({
+      Type: 'Derivatives / Futures Profit',
+      'Buy Amount': '97.5',
+      'Buy Currency': 'USDT',
+      Fee: '1.45375',
+      'Fee Currency': 'USDT',
+      'Trade-Group': 'ft-futures',
+      Comment: 'ft-7-1772445600000 short 10.00 SOL_USDT_PERP leverage 5 (stop_loss); realized P&L 95.19375 USDT',
+      Date: '2026-03-02 16:00:00',
+    }),
+    row({
+      Type: 'Derivatives / Futures Loss',
+      'Sell Amount': '0.8525',
+      'Sell Currency': 'USDT',
+      'Trade-Group': 'ft-futures',
+      Comment: 'ft-7-1772445600000 funding paid',
+      Date: '2026-03-02 16:00:00',
+    }),
+  ]);
+  expect(records.some((cells) => cells[0] === 'Trade' || cells[2] === 'SOL' || cells[4] === 'SOL')).toBe(false);
+  // What the records move in USDT: the P&L, less the fees and the funding, is the trade's realized P&L to the digit.
+  const moved = (cells: (string | null)[]) =>
+    sumDecimals(['0', cells[1] ?? '0', negateDecimal(cells[3] ?? '0'), negateDecimal(cells[5] ?? '0')]);
+  expect(trimDecimal(sumDecimals(records.map(moved)))).toBe(future.realizedPL);
+  // Funding received is a profit; a loss before fees is a loss; a fee in another currency a Margin Fee of its own.
+  const losing = cointrackingRecords(
+    {
+      ...future,
+      market: 'margin',
+      instrument: 'SOL_USDT',
+      realizedPL: '-12.5',
+      fundingFees: null,
+      fees: [{ amount: '0.01', currency: 'BNB', leg: 'open' }],
+    },
+    facts,
+  );
+  expect(losing.map((cells) => cells.slice(0, 7))).toEqual([
+    ['Margin Loss', null, null, '12.5', 'USDT', null, null],
+    ['Margin Fee', null, null, '0.01', 'BNB', null, null],
+  ]);
+  expect(
+    cointrackingRecords({ ...future, fundingFees: '-2' }, facts)
+      .at(-1)!
+      .slice(0, 3),
+  ).toEqual(['Derivatives / Futures Profit', '2', 'USDT']);
+});
+
+it('exports no open or gone trade to CoinTracking, and counts them', () => {
+  const open = { ...closed, status: 'open', closePrice: null, closeTime: null } as Trade;
+  const gone = { ...closed, status: 'gone', closePrice: null, closeReason: 'gone from the bot' } as Trade;
+  expect(cointrackingRecords(open, facts)).toEqual([]);
+  expect(cointrackingRecords(gone, facts)).toEqual([]);
+  expect(leftOutOf([open, gone, gone, future])).toEqual({ open: 1, gone: 2 });
 });
 
 it('multiplies decimals exactly, scales added', () => {

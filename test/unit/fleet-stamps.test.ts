@@ -86,19 +86,24 @@ const figures = fc
       pl: fc.integer({ min: -5000, max: 5000 }).map((cents) => (cents / 100).toFixed(2)),
       held: fc.integer({ min: 0, max: 86_400_000 }),
       id: fc.integer({ min: 0, max: 50 }),
+      fee: fc.option(fc.constantFrom({ amount: '0.10', currency: 'USD' }, { amount: '0.001', currency: 'BNB' }), { nil: null }),
     }),
     { maxLength: 4 },
   )
   .map((trades) =>
     trades
-      .map(({ pl, held, id }) =>
-        tradeStats({
-          accountId: 'a',
-          id: `t${id}`,
-          realizedPL: pl,
-          openTime: AT,
-          closeTime: new Date(Date.parse(AT) + held).toISOString(),
-        }),
+      .map(({ pl, held, id, fee }) =>
+        tradeStats(
+          {
+            accountId: 'a',
+            id: `t${id}`,
+            realizedPL: pl,
+            openTime: AT,
+            closeTime: new Date(Date.parse(AT) + held).toISOString(),
+            fees: fee && [{ ...fee, leg: 'close' }],
+          },
+          'USD',
+        ),
       )
       .reduce(mergeStats, NO_TRADES),
   );
@@ -113,7 +118,12 @@ it("a contribution replaced in the fleet's figures gives what merging every cont
       if (replaced === undefined) return;
       folded += 1;
       // The same figures (sums equal as amounts: a sum that lost a contribution may keep its trailing places).
-      const amounts = (value: StatsFigures) => ({ ...value, grossProfit: Number(value.grossProfit), grossLoss: Number(value.grossLoss) });
+      const amounts = (value: StatsFigures) => ({
+        ...value,
+        grossProfit: Number(value.grossProfit),
+        grossLoss: Number(value.grossLoss),
+        feesPaid: Number(value.feesPaid),
+      });
       expect(amounts(replaced)).toEqual(amounts(expected));
     }),
     { numRuns: propertyRuns(500) },
@@ -121,7 +131,7 @@ it("a contribution replaced in the fleet's figures gives what merging every cont
   // Most changes are a trade added: folded without a recomputation.
   expect(folded).toBeGreaterThan(0);
   // A new contribution (no figures before) always folds; one that goes away never does.
-  const one = tradeStats({ accountId: 'a', id: 't', realizedPL: '1.5', openTime: AT, closeTime: AT });
+  const one = tradeStats({ accountId: 'a', id: 't', realizedPL: '1.5', openTime: AT, closeTime: AT, fees: [] }, 'USD');
   expect(replaceContribution(NO_TRADES, null, one)).toEqual(one);
   expect(replaceContribution(one, one, null)).toBeUndefined();
 });

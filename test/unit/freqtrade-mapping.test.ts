@@ -1,4 +1,4 @@
-/** The freqtrade bridge's pure rules: floats to decimals, pairs to instruments, ids, states, the balance. */
+/** The freqtrade bridge's pure rules: floats to decimals, pairs to instruments, ids, fees, futures, states, the balance. */
 import fc from 'fast-check';
 import type { FreqtradeTrade } from '@trading-bot-api/feeds/bridges/freqtrade/api';
 import {
@@ -119,10 +119,12 @@ describe("amounts and prices: the exchange's precision", () => {
   });
 });
 
-it('instruments: spot and futures pairs alike', () => {
-  expect(instrumentOf('BTC/USDT')).toBe('BTC_USDT');
-  expect(instrumentOf('BTC/USDT:USDT')).toBe('BTC_USDT');
-  expect(instrumentOf('1000SHIB/USDC')).toBe('1000SHIB_USDC');
+it('instruments: a spot pair is the pair, a future names its contract, and says what it settles in', () => {
+  expect(instrumentOf('BTC/USDT')).toEqual({ instrument: 'BTC_USDT', settlement: 'USDT' });
+  expect(instrumentOf('SOL/USDT:USDT')).toEqual({ instrument: 'SOL_USDT_PERP', settlement: 'USDT' });
+  expect(instrumentOf('BTC/USDT:USDT-261225')).toEqual({ instrument: 'BTC_USDT_20261225', settlement: 'USDT' });
+  expect(instrumentOf('BTC/USD:BTC')).toEqual({ instrument: 'BTC_USD_PERP', settlement: 'BTC' });
+  expect(instrumentOf('1000SHIB/USDC')).toEqual({ instrument: '1000SHIB_USDC', settlement: 'USDC' });
   expect(() => instrumentOf('BTCUSDT')).toThrow('not of the form BASE/QUOTE');
 });
 
@@ -146,7 +148,7 @@ const trade: FreqtradeTrade = {
 
 it('trades: ids carry the open time, an unfilled entry is not a trade yet, a closed trade its whole profit', () => {
   expect(tradeIdOf(trade)).toBe('ft-3-1795168800000');
-  expect(tradeOf('a', trade)).toMatchObject({
+  expect(tradeOf('a', trade, 'USDT')).toMatchObject({
     id: 'ft-3-1795168800000',
     side: 'sell',
     units: '0.1',
@@ -155,15 +157,19 @@ it('trades: ids carry the open time, an unfilled entry is not a trade yet, a clo
     stopLoss: null,
     status: 'open',
   });
-  expect(tradeOf('a', { ...trade, open_fill_timestamp: null })).toBeUndefined();
-  const closed = tradeOf('a', {
-    ...trade,
-    is_open: false,
-    close_rate: 2900,
-    close_timestamp: Date.parse('2026-11-21T00:00:00Z'),
-    close_profit_abs: 9.7,
-    profit_abs: 9.7,
-  });
+  expect(tradeOf('a', { ...trade, open_fill_timestamp: null }, 'USDT')).toBeUndefined();
+  const closed = tradeOf(
+    'a',
+    {
+      ...trade,
+      is_open: false,
+      close_rate: 2900,
+      close_timestamp: Date.parse('2026-11-21T00:00:00Z'),
+      close_profit_abs: 9.7,
+      profit_abs: 9.7,
+    },
+    'USDT',
+  );
   expect(closed).toMatchObject({
     status: 'closed',
     closePrice: '2900',
@@ -171,6 +177,106 @@ it('trades: ids carry the open time, an unfilled entry is not a trade yet, a clo
     realizedPL: '9.7',
     unrealizedPL: '0',
   });
+  // What freqtrade did not say (a trade from before it kept fees, mode, leverage and orders) is unknown, never zero.
+  expect(closed).toMatchObject({ currency: 'USDT', market: 'spot', leverage: '1', fees: null, closeReason: null, orderIds: null });
+});
+
+it('trades whole: fees in their own currencies, a leveraged short future with its funding, why it closed, its orders', () => {
+  const base: FreqtradeTrade = {
+    ...trade,
+    is_short: false,
+    pair: 'BTC/USDT',
+    trading_mode: 'spot',
+    leverage: 1,
+    fee_open_cost: 0.000015,
+    fee_open_currency: 'BTC',
+    fee_close_cost: null,
+    fee_close_currency: null,
+    orders: [
+      {
+        pair: 'BTC/USDT',
+        order_id: '111',
+        status: 'closed',
+        amount: 0.1,
+        filled: 0.1,
+        ft_order_side: 'buy',
+        order_type: 'limit',
+        is_open: false,
+      },
+      // An order that did not fill opened nothing.
+      {
+        pair: 'BTC/USDT',
+        order_id: '112',
+        status: 'canceled',
+        amount: 0.1,
+        filled: 0,
+        ft_order_side: 'buy',
+        order_type: 'limit',
+        is_open: false,
+      },
+    ],
+  };
+  // Open: the entry's fee so far.
+  expect(tradeOf('a', base, 'USDT')).toMatchObject({
+    market: 'spot',
+    leverage: '1',
+    fees: [{ amount: '0.000015', currency: 'BTC', leg: 'open' }],
+    orderIds: ['111'],
+    fundingFees: null,
+    liquidationPrice: null,
+  });
+  const exit = {
+    is_open: false,
+    close_rate: 2900,
+    close_timestamp: Date.parse('2026-11-21T00:00:00Z'),
+    close_profit_abs: 9.7,
+    exit_reason: 'trailing_stop_loss',
+  };
+  // Closed, the exit's fee not learnt: the fees are unknown (not just the entry's).
+  expect(tradeOf('a', { ...base, ...exit }, 'USDT')).toMatchObject({ fees: null, closeReason: 'trailing_stop_loss' });
+  expect(tradeOf('a', { ...base, ...exit, fee_close_cost: 0.29, fee_close_currency: 'USDT' }, 'USDT')!.fees).toEqual([
+    { amount: '0.000015', currency: 'BTC', leg: 'open' },
+    { amount: '0.29', currency: 'USDT', leg: 'close' },
+  ]);
+  // A fee of 0 is none; a cost without its currency is freqtrade's estimate, in the stake currency.
+  expect(tradeOf('a', { ...base, ...exit, fee_open_cost: 0, fee_close_cost: 0.3, fee_close_currency: null }, 'USDT')!.fees).toEqual([
+    { amount: '0.3', currency: 'USDT', leg: 'close' },
+  ]);
+  const future = tradeOf(
+    'a',
+    {
+      ...base,
+      ...exit,
+      pair: 'SOL/USDT:USDT',
+      is_short: true,
+      trading_mode: 'futures',
+      leverage: 5.0,
+      liquidation_price: 178.42000000000002,
+      funding_fees: -0.8525000000000001,
+      fee_open_cost: 0.75125,
+      fee_open_currency: 'USDT',
+      fee_close_cost: 0.7025,
+      fee_close_currency: 'USDT',
+      exit_reason: 'stop_loss',
+    },
+    'USDT',
+  );
+  expect(future).toMatchObject({
+    instrument: 'SOL_USDT_PERP',
+    side: 'sell',
+    market: 'futures',
+    leverage: '5',
+    // freqtrade's funding is the trade's gain: -0.8525 is 0.8525 paid.
+    fundingFees: '0.8525',
+    liquidationPrice: '178.42',
+    closeReason: 'stop_loss',
+    fees: [
+      { amount: '0.75125', currency: 'USDT', leg: 'open' },
+      { amount: '0.7025', currency: 'USDT', leg: 'close' },
+    ],
+  });
+  // A future settled in another currency than the account's is not this account's to mirror.
+  expect(() => tradeOf('a', { ...base, pair: 'BTC/USD:BTC', trading_mode: 'futures' }, 'USDT')).toThrow('settles in BTC');
 });
 
 it('the balance: sums exact, never through floats', () => {
@@ -210,14 +316,18 @@ it("a trade with float noise and the exchange's precision reads clean", () => {
     price_precision: 0.01,
     precision_mode: 4,
   };
-  expect(tradeOf('a', noisy)).toMatchObject({ units: '0.3000', openPrice: '3000.10', stopLoss: '2700.09', unrealizedPL: '-3.825' });
-  const closed = tradeOf('a', {
-    ...noisy,
-    is_open: false,
-    close_rate: 3100.2,
-    close_timestamp: Date.parse('2026-11-21T00:00:00Z'),
-    close_profit_abs: 9.689999999999998,
-  });
+  expect(tradeOf('a', noisy, 'USDT')).toMatchObject({ units: '0.3000', openPrice: '3000.10', stopLoss: '2700.09', unrealizedPL: '-3.825' });
+  const closed = tradeOf(
+    'a',
+    {
+      ...noisy,
+      is_open: false,
+      close_rate: 3100.2,
+      close_timestamp: Date.parse('2026-11-21T00:00:00Z'),
+      close_profit_abs: 9.689999999999998,
+    },
+    'USDT',
+  );
   expect(closed).toMatchObject({ closePrice: '3100.20', realizedPL: '9.69' });
   for (const value of Object.values(closed!))
     if (typeof value === 'string' && isDecimal(value)) expect(significant(value)).not.toMatch(ARTEFACT);

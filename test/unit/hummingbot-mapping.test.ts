@@ -7,7 +7,15 @@ import fc from 'fast-check';
 import { compareDecimals, divideDecimals, negateDecimal, sumDecimals, trimDecimal } from '@trading-bot-api/core/decimal';
 import { configOf, profileOf } from '@trading-bot-api/feeds/bridges/hummingbot/config';
 import { csvFields, csvFillOf, headerOf, pythonLiteral } from '@trading-bot-api/feeds/bridges/hummingbot/csv';
-import { eventOf, type Fill, jsonOf, Malformed, performanceOf, topicOf } from '@trading-bot-api/feeds/bridges/hummingbot/messages';
+import {
+  eventOf,
+  type Fill,
+  jsonOf,
+  leverageOf,
+  Malformed,
+  performanceOf,
+  topicOf,
+} from '@trading-bot-api/feeds/bridges/hummingbot/messages';
 import { applyFill, bookOf, feeInQuote, type Position, tradeIdOf } from '@trading-bot-api/feeds/bridges/hummingbot/positions';
 import { multiplyDecimals, proportionOf, pythonDecimal, quotientOf } from '@trading-bot-api/feeds/bridges/numbers';
 import { emptyAccount, REPLAY_WINDOW_MS, replayed } from '@trading-bot-api/feeds/bridges/hummingbot/state';
@@ -92,6 +100,7 @@ describe('topics and payloads', () => {
         amount: '0.3',
         fee: { percent: '0', flat: [{ token: 'USDT', amount: '1.837515' }] },
         position: 'NIL',
+        leverage: '1',
         time: '2026-07-25T17:20:00.000Z',
       },
     });
@@ -161,6 +170,7 @@ describe('topics and payloads', () => {
 const fill = (side: 'buy' | 'sell', price: string, amount: string, minute: number, extra: Partial<Fill> = {}): Fill => ({
   orderId: `o-${minute}`,
   exchangeTradeId: `t-${minute}`,
+  leverage: '1',
   pair: 'BTC-USDT',
   base: 'BTC',
   quote: 'USDT',
@@ -241,6 +251,60 @@ describe('fills into trades', () => {
     // Short: bought back lower is a gain.
     const covered = applyFill(flipped.position, fill('buy', '105', '1', 2), '0.1');
     expect(covered.trades).toEqual([expect.objectContaining({ side: 'sell', status: 'closed', realizedPL: '4.8' })]);
+  });
+
+  it('keeps each fee as charged, in its own token, shared out with the units as the cost is; with the fills’ ids', () => {
+    const first = fill('buy', '60000', '0.01', 0, { fee: { percent: '0', flat: [{ token: 'USDT', amount: '0.6' }] } });
+    const grow = fill('buy', '61500', '0.02', 1, { fee: { percent: '0.001', flat: [] } });
+    const reduce = fill('sell', '62000', '0.01', 2, { fee: { percent: '0', flat: [{ token: 'BNB', amount: '0.001' }] } });
+    const last = fill('sell', '60500', '0.02', 3, { fee: { percent: '0', flat: [{ token: 'BNB', amount: '0.002' }] } });
+    const opened = applyFill(undefined, first, '0.6');
+    expect(opened.trades[0]).toMatchObject({
+      market: 'spot',
+      leverage: '1',
+      fees: [{ amount: '0.6', currency: 'USDT', leg: 'open' }],
+      orderIds: ['t-0'],
+    });
+    const grown = applyFill(opened.position, grow, '1.23');
+    expect(grown.trades[0]).toMatchObject({ fees: [{ amount: '1.83', currency: 'USDT', leg: 'open' }], orderIds: ['t-0', 't-1'] });
+    const reduced = applyFill(grown.position, reduce, '0.6');
+    // A third of the units close: a third of the opening fees go with them, and the BNB fee of the fill that closed them.
+    expect(reduced.trades[0]).toMatchObject({
+      fees: [
+        { amount: '0.61', currency: 'USDT', leg: 'open' },
+        { amount: '0.001', currency: 'BNB', leg: 'close' },
+      ],
+      orderIds: ['t-0', 't-1', 't-2'],
+    });
+    expect(reduced.trades[1]).toMatchObject({ status: 'open', fees: [{ amount: '1.22', currency: 'USDT', leg: 'open' }] });
+    const closed = applyFill(reduced.position, last, '1.2');
+    expect(closed.trades[0]).toMatchObject({
+      fees: [
+        { amount: '1.22', currency: 'USDT', leg: 'open' },
+        { amount: '0.002', currency: 'BNB', leg: 'close' },
+      ],
+      orderIds: ['t-0', 't-1', 't-3'],
+    });
+    // A position the bridge kept before it kept fees as charged: its trades' fees are unknown, never none.
+    const { charged: _charged, market: _market, leverage: _leverage, orderIds: _ids, ...before } = grown.position!;
+    expect(applyFill(before, reduce, '0.6').trades[0]).toMatchObject({ fees: null, market: null, orderIds: null });
+  });
+
+  it("makes a perpetual connector's fills futures trades of the perpetual's instrument, with their leverage", () => {
+    const open = fill('sell', '3000', '0.5', 0, { position: 'OPEN', leverage: '10', fee: { percent: '0.0005', flat: [] } });
+    const opened = applyFill(undefined, open, '0.75');
+    expect(opened.trades[0]).toMatchObject({
+      instrument: 'BTC_USDT_PERP',
+      side: 'sell',
+      market: 'futures',
+      leverage: '10',
+      fees: [{ amount: '0.75', currency: 'USDT', leg: 'open' }],
+    });
+    const closed = applyFill(opened.position, fill('buy', '2900', '0.5', 1, { position: 'CLOSE', leverage: '10' }), '0');
+    expect(closed.trades[0]).toMatchObject({ instrument: 'BTC_USDT_PERP', status: 'closed', realizedPL: '49.25', market: 'futures' });
+    expect(leverageOf(20)).toBe('20');
+    expect(leverageOf(undefined)).toBe('1');
+    expect(leverageOf(1.5)).toBeUndefined();
   });
 
   it("keeps a derivative's long and short apart (hedge mode); a CLOSE beyond what it knows is unmatched, never a new position", () => {
@@ -386,6 +450,7 @@ describe("hummingbot's trades CSV", () => {
       amount: '0.001',
       fee: { percent: '0', flat: [{ token: 'BTC', amount: '0.000001' }] },
       position: 'NIL',
+      leverage: '1',
       time: '2026-07-25T17:20:00.123Z',
     });
   });

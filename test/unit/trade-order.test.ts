@@ -3,6 +3,7 @@ import { accountOfOrderKey, isOrderKey, orderKey, tradeItem, tradeListing, toTra
 import type { Trade } from '@trading-bot-api/core/types';
 import { generateDataset } from '../../scripts/demo/dataset';
 import { compareNewestFirst } from '../kit/expected';
+import { UNKNOWN_DETAILS } from '../kit/trade-details';
 
 const trade = (accountId: string, id: string, openTime: string): Trade => ({
   id,
@@ -20,6 +21,7 @@ const trade = (accountId: string, id: string, openTime: string): Trade => ({
   stopLoss: null,
   takeProfit: null,
   closeReason: null,
+  ...UNKNOWN_DETAILS,
 });
 
 describe('order keys', () => {

@@ -14,10 +14,23 @@
  *   loss, net, drawdown) exactly, averages (expectancy, average win and loss) rounded half-even to those places;
  * - the best trade has the highest realized P&L, the worst the lowest; a tie goes to the earlier close, then to the
  *   smaller id, then to the smaller account id;
- * - holding time is closeTime − openTime; averages and the longest are in whole seconds, rounded half-even.
+ * - holding time is closeTime − openTime; averages and the longest are in whole seconds, rounded half-even;
+ * - fees paid (API 1.5) are the exact sum of the fees charged in the figures' currency (the account's) of the trades
+ *   whose fees are known; the trades whose fees are unknown, and those that paid one in another currency (never
+ *   converted, so left out of the sum), are counted.
  */
-import { compareDecimals, decimalScale, decimalSign, divideDecimals, formatDecimal, negateDecimal, sumDecimals } from './decimal';
-import type { Drawdown, PerformanceFigures } from './types';
+import {
+  compareDecimals,
+  decimalScale,
+  decimalSign,
+  divideDecimals,
+  formatDecimal,
+  negateDecimal,
+  sumDecimals,
+  trimDecimal,
+} from './decimal';
+import { feesIn } from './fees';
+import type { Drawdown, Fee, PerformanceFigures } from './types';
 
 /** Digits after the point of every ratio. */
 export const RATIO_PLACES = 4;
@@ -47,6 +60,12 @@ export interface StatsFigures {
   places: number;
   best: TradeMark | null;
   worst: TradeMark | null;
+  /** The fees charged in the figures' currency, of the trades whose fees are known (API 1.5); trailing zeros dropped. */
+  feesPaid: string;
+  /** Trades whose fees are unknown. */
+  feesUnknown: number;
+  /** Trades that paid a fee in another currency, left out of `feesPaid`. */
+  feesElsewhere: number;
 }
 
 export const NO_TRADES: StatsFigures = {
@@ -61,7 +80,21 @@ export const NO_TRADES: StatsFigures = {
   places: 0,
   best: null,
   worst: null,
+  feesPaid: '0',
+  feesUnknown: 0,
+  feesElsewhere: 0,
 };
+
+/**
+ * Figures as stored, whatever version of the writer stored them: those stored before API 1.5 kept no fees, which
+ * counts each of their trades as one whose fees are unknown (as the trades themselves read).
+ */
+export function storedStats<T extends Omit<StatsFigures, 'feesPaid' | 'feesUnknown' | 'feesElsewhere'>>(
+  figures: T & Partial<StatsFigures>,
+): T & StatsFigures {
+  if (figures.feesPaid !== undefined) return figures as T & StatsFigures;
+  return { ...figures, feesPaid: '0', feesUnknown: figures.closedTrades, feesElsewhere: 0 };
+}
 
 /** What a closed trade contributes. */
 export interface ClosedTrade {
@@ -70,10 +103,12 @@ export interface ClosedTrade {
   realizedPL: string;
   openTime: string;
   closeTime: string;
+  fees: readonly Fee[] | null;
 }
 
-/** The figures of one closed trade. */
-export function tradeStats(trade: ClosedTrade): StatsFigures {
+/** The figures of one closed trade of an account in `currency`. */
+export function tradeStats(trade: ClosedTrade, currency: string): StatsFigures {
+  const fees = feesIn(trade.fees, currency);
   const sign = decimalSign(trade.realizedPL);
   const held = Math.max(0, Date.parse(trade.closeTime) - Date.parse(trade.openTime));
   const mark = { accountId: trade.accountId, id: trade.id, realizedPL: trade.realizedPL, closeTime: trade.closeTime };
@@ -89,6 +124,9 @@ export function tradeStats(trade: ClosedTrade): StatsFigures {
     places: decimalScale(trade.realizedPL),
     best: mark,
     worst: mark,
+    feesPaid: trimDecimal(fees.paid),
+    feesUnknown: fees.unknown ? 1 : 0,
+    feesElsewhere: fees.elsewhere ? 1 : 0,
   };
 }
 
@@ -125,6 +163,9 @@ export function mergeStats(a: StatsFigures, b: StatsFigures): StatsFigures {
     places: Math.max(a.places, b.places),
     best: better(a.best, b.best),
     worst: worse(a.worst, b.worst),
+    feesPaid: trimDecimal(sumDecimals([a.feesPaid, b.feesPaid])),
+    feesUnknown: a.feesUnknown + b.feesUnknown,
+    feesElsewhere: a.feesElsewhere + b.feesElsewhere,
   };
 }
 
@@ -169,6 +210,9 @@ export function replaceContribution(
     grossProfit: sumDecimals([total.grossProfit, negateDecimal(minus.grossProfit), next.grossProfit]),
     grossLoss: sumDecimals([total.grossLoss, negateDecimal(minus.grossLoss), next.grossLoss]),
     holdingMs: String(BigInt(total.holdingMs) - BigInt(minus.holdingMs) + BigInt(next.holdingMs)),
+    feesPaid: trimDecimal(sumDecimals([total.feesPaid, negateDecimal(minus.feesPaid), next.feesPaid])),
+    feesUnknown: total.feesUnknown - minus.feesUnknown + next.feesUnknown,
+    feesElsewhere: total.feesElsewhere - minus.feesElsewhere + next.feesElsewhere,
   };
 }
 
@@ -369,5 +413,8 @@ export function performanceOf(stats: StatsFigures, drawdown: Drawdown): Performa
     averageHoldingSeconds: stats.closedTrades ? Number(divideDecimals(stats.holdingMs, String(stats.closedTrades * 1000), 0)) : null,
     longestHoldingSeconds: stats.closedTrades ? seconds(String(stats.longestHoldingMs)) : null,
     maxDrawdown: { ...drawdown, amount: withPlaces(drawdown.amount, places) },
+    feesPaid: stats.feesPaid,
+    tradesWithUnknownFees: stats.feesUnknown,
+    tradesWithOtherCurrencyFees: stats.feesElsewhere,
   };
 }

@@ -26,6 +26,7 @@ import {
   replaceContribution,
   runOfUnits,
   type StatsFigures,
+  storedStats,
   tradeStats,
   unitsOf,
 } from './performance';
@@ -91,17 +92,33 @@ export interface InstrumentPeriod extends StatsFigures {
 /** The figures of one period, per instrument (an instrument with no close in it is absent). */
 export type PeriodFigures = Record<string, InstrumentPeriod>;
 
+/**
+ * A period's figures as an item holds them (an account's in the ledger, a currency's sum in the fleet table), read by
+ * the rules of the version that reads them (performance.ts's storedStats: figures stored before API 1.5 count their
+ * trades' fees as unknown).
+ */
+export function storedPeriod(instruments: unknown): PeriodFigures {
+  const figures: PeriodFigures = {};
+  for (const [instrument, held] of Object.entries((instruments ?? {}) as Record<string, InstrumentPeriod>))
+    figures[instrument] = storedStats(held);
+  return figures;
+}
+
 /** The day of the month of a time, as a period's nets are keyed. */
 function dayOfMonth(time: string): string {
   return time.slice(8, 10);
 }
 
 /**
- * `period` with the closed trades `trades` (each of its `instrument`) counted in, in order: a new object, `period`
+ * `period` with the closed trades `trades` (each of its `instrument`, of an account in `currency`) counted in, in order: a new object, `period`
  * unchanged. Each instrument's figures and nets are copied once, not once per trade: a writer's transaction counts
  * dozens of trades into the same month (issue 29: the importer's copies of a month's every instrument per trade).
  */
-export function withTrades(period: PeriodFigures, trades: readonly (ClosedTrade & { instrument: string })[]): PeriodFigures {
+export function withTrades(
+  period: PeriodFigures,
+  trades: readonly (ClosedTrade & { instrument: string })[],
+  currency: string,
+): PeriodFigures {
   const next: PeriodFigures = { ...period };
   const copied = new Set<string>();
   for (const trade of trades) {
@@ -110,7 +127,7 @@ export function withTrades(period: PeriodFigures, trades: readonly (ClosedTrade 
     copied.add(trade.instrument);
     const day = dayOfMonth(trade.closeTime);
     nets[day] = sumDecimals([nets[day] ?? '0', trade.realizedPL]);
-    next[trade.instrument] = { ...mergeStats(figures, tradeStats(trade)), nets };
+    next[trade.instrument] = { ...mergeStats(figures, tradeStats(trade, currency)), nets };
   }
   return next;
 }

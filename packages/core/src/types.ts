@@ -14,6 +14,9 @@ export type Balance = Schemas['Balance'];
 export type Total = Schemas['Total'];
 export type AllBalances = Schemas['AllBalances'];
 export type Trade = Schemas['Trade'];
+/** A fee as the exchange charged it, in its own currency, with the exchange of the trade that charged it (API 1.5). */
+export type Fee = Schemas['Fee'];
+export type Market = NonNullable<Trade['market']>;
 
 /**
  * A Trade's fields in the contract's order: the columns of a CSV of trades, written (the listings' `csv` layout) and
@@ -35,6 +38,14 @@ export const TRADE_FIELDS = [
   'stopLoss',
   'takeProfit',
   'closeReason',
+  'currency',
+  'market',
+  'leverage',
+  'fees',
+  'feeTotal',
+  'fundingFees',
+  'liquidationPrice',
+  'orderIds',
 ] as const satisfies readonly (keyof Trade)[];
 export type TradePage = Schemas['TradePage'];
 export type AccountStatus = Schemas['AccountStatus'];

@@ -1,8 +1,10 @@
 /**
  * The one-off backfill of what the writer keeps beside the data, for data written before it kept them: the
  * performance roll-ups (issue 29), per account the figures of every day, block and month recomputed from its closed
- * trades, each written where missing or different, and the statistics of the format before them (one item per day and
- * instrument, which nothing reads) removed. Running it again changes nothing. (The fleet's summary is the fleet
+ * trades, each written where missing or different (API 1.5 added the fees paid to them), and the statistics of the
+ * format before them (one item per day and instrument, which nothing reads) removed; and the account's currency on
+ * each of its trades stored before API 1.5 (the writer stamps it on every trade it writes since). Running it again
+ * changes nothing. (The fleet's summary is the fleet
  * projector's: `npm run backfill` rebuilds it after the accounts, api/projector/rebuild.ts.)
  *
  * A bot may write while it runs. The stored roll-ups are read first and the trades after, and each write is
@@ -20,7 +22,8 @@ import {
 import { deletePeriod, legacyStatsKeys, type PeriodEntry, putPeriod, readAllPeriods } from '@trading-bot-api/core/store/ledger-table';
 import { canonicalJson } from '@trading-bot-api/core/canonical';
 import { periodId } from '@trading-bot-api/core/rollups';
-import { readTrades, tradeListing } from '@trading-bot-api/core/store/trades-table';
+import { getBalanceRecord } from '@trading-bot-api/core/store/balances-table';
+import { readTrades, stampCurrency, tradeListing } from '@trading-bot-api/core/store/trades-table';
 import type { Trade } from '@trading-bot-api/core/types';
 import { periodsAfter } from './rules';
 
@@ -30,6 +33,8 @@ export interface BackfillResult {
   closedTrades: number;
   /** Days, blocks and months with closed trades. */
   entries: number;
+  /** Trades given their account's currency (stored before API 1.5). */
+  stamped: number;
   written: number;
   unchanged: number;
   attempts: number;
@@ -37,9 +42,9 @@ export interface BackfillResult {
 
 const MAX_ATTEMPTS = 8;
 
-/** Every closed trade of the account (one Query, followed to the end). */
-function closedTrades(store: Store, accountId: string): Promise<Trade[]> {
-  return readTrades(store, tradeListing(accountId, { status: 'closed' }), {});
+/** Every trade of the account (one Query, followed to the end). */
+function tradesOf(store: Store, accountId: string): Promise<Trade[]> {
+  return readTrades(store, tradeListing(accountId, {}), {});
 }
 
 /** The figures alone (no version), for telling whether a stored entry already holds them, the best and worst included. */
@@ -80,14 +85,24 @@ async function rewritePeriods(
 
 async function backfillOnce(store: Store, accountId: string): Promise<Omit<BackfillResult, 'attempts'>> {
   // First what is stored (with its versions), then the trades: see the module's comment.
-  const [stored, legacy] = await Promise.all([readAllPeriods(store, accountId), legacyStatsKeys(store, accountId)]);
-  const trades = await closedTrades(store, accountId);
-  const computed = periodsAfter(accountId, [], trades);
+  const [stored, legacy, balance] = await Promise.all([
+    readAllPeriods(store, accountId),
+    legacyStatsKeys(store, accountId),
+    getBalanceRecord(store, accountId),
+  ]);
+  if (!balance) throw new Error(`account ${accountId} has no balance item: it was not written by a writer`);
+  const trades = await tradesOf(store, accountId);
+  const unstamped = trades.filter((trade) => trade.currency === null).map((trade) => stampCurrency(store, trade, balance.currency));
+  for (let at = 0; at < unstamped.length; at += MAX_TRANSACTION_ITEMS)
+    await transactWrite(store, unstamped.slice(at, at + MAX_TRANSACTION_ITEMS));
+  const closed = trades.filter((trade) => trade.status === 'closed');
+  const computed = periodsAfter(accountId, balance.currency, [], closed);
   const { put, removed } = await rewritePeriods(store, stored, computed, legacy);
   return {
     accountId,
-    closedTrades: trades.length,
+    closedTrades: closed.length,
     entries: computed.length,
+    stamped: unstamped.length,
     written: put + removed,
     unchanged: computed.length - put,
   };

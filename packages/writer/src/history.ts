@@ -9,7 +9,13 @@
  *   (TRADE_CONFLICT); a stored closed trade that comes with anything different is refused (TRADE_CLOSED), unless
  *   the history is the source's own record (`correct`): then it is corrected, and every figure that counted it moves;
  * - a stored gone trade (markGone) that comes closed is closed (the bot knew its outcome after all); gone is final
- *   otherwise: one that comes open is TRADE_CLOSED.
+ *   otherwise: one that comes open is TRADE_CLOSED;
+ * - what a trade says besides (API 1.5: its market, leverage, fees, funding, liquidation price, order ids, why it
+ *   closed) is taken where given and kept where given null (trades.ts, withDetails); on a closed trade, what was
+ *   unknown (null) is filled in, and every figure that counted it moves (as a correction), while a value that was
+ *   known changes only in the source's own record (`correct`). A futures trade stored under its pair before 1.5 takes
+ *   the instrument that names its contract (`SOL_USDT_PERP`). A trade given with a `currency` other than its account's
+ *   is CURRENCY_MISMATCH.
  *
  * Which trades are stored is read in batches (the ids' registers, then the trades), so a history given again, as a
  * bridge does when it starts, costs reads and no writes.
@@ -23,19 +29,23 @@ import { isRefusal, WriterError } from './errors';
 import { attempts, Retry } from './retry';
 import { periodKeysOf, pnlId, pnlPeriodsOf } from './rules';
 import { periodId } from '@trading-bot-api/core/rollups';
+import { getBalanceRecord } from '@trading-bot-api/core/store/balances-table';
 import {
   BALANCE_ITEMS,
   CLOSING,
   createTrades,
+  DETAILS,
   differing,
   carrying,
   forget,
   IDENTITY,
   MARKS,
+  namesContractOf,
   pick,
   POSITION,
   preload,
   storedTrade,
+  withDetails,
   writeClose,
   writeCorrection,
   writeGone,
@@ -70,25 +80,36 @@ export type TradeResult =
 
 type Decision = 'create' | 'unchanged' | 'close' | 'update' | 'correct' | 'gone' | WriterError;
 
+/** The fields a trade's details may change (withDetails): its instrument only as a contract named (namesContractOf). */
+const SAID = ['instrument', ...DETAILS] as const;
+
 /** What must happen for `given` when `stored` is what is stored under its id (undefined: nothing). */
 export function decide(stored: Trade | undefined, given: Trade, correct = false): Decision {
   if (!stored) return 'create';
-  const other = differing(stored, given, IDENTITY);
+  const other = differing(stored, given, IDENTITY).filter((field) => field !== 'instrument' || !namesContractOf(stored, given));
   if (other.length) return errors.tradeConflict(given.id, `stored with other ${other.join(', ')}`);
+  const merged = withDetails(stored, given);
+  const said = differing(stored, merged, SAID);
   if (stored.status === 'gone') {
     if (given.status === 'closed') return 'close';
-    if (given.status === 'gone') return 'unchanged';
+    if (given.status === 'gone') return said.length ? 'update' : 'unchanged';
     return errors.tradeClosed(given.id, `it is gone from the bot (${stored.closeReason}), and gone is final`);
   }
   if (given.status === 'gone') return stored.status === 'open' ? 'gone' : errors.tradeClosed(given.id, 'a closed trade cannot be gone');
   if (stored.status === 'closed') {
-    const changed = differing(stored, given, ['status', ...POSITION, ...CLOSING, ...MARKS]);
+    const changed = [
+      ...differing(stored, given, ['status', ...POSITION, ...CLOSING, ...MARKS]),
+      ...differing(stored, merged, [...SAID, 'closeReason']),
+    ];
     if (!changed.length) return 'unchanged';
     if (correct && given.status === 'closed') return 'correct';
+    // What was unknown, filled in: not a change of the record, which any source may make.
+    const unknownBefore = (field: keyof Trade) => stored[field] === null || (field === 'instrument' && namesContractOf(stored, given));
+    if (given.status === 'closed' && changed.every(unknownBefore)) return 'correct';
     return errors.tradeClosed(given.id, `stored closed, given other ${changed.join(', ')}`);
   }
   if (given.status === 'closed') return 'close';
-  return differing(stored, given, [...POSITION, ...MARKS]).length ? 'update' : 'unchanged';
+  return said.length || differing(stored, given, [...POSITION, ...MARKS]).length ? 'update' : 'unchanged';
 }
 
 /** One trade against what is stored, as one call (read, decide, write, retried as a whole). */
@@ -107,25 +128,33 @@ export async function recordOne(
       // Registered meanwhile by another writer: read what it stored.
       throw new Retry();
     }
+    const merged = withDetails(read!.trade, trade);
     if (decision === 'close') {
-      const closed: Trade = { ...read!.trade, ...pick(trade, [...POSITION, ...CLOSING, ...MARKS]), status: 'closed', closeReason: null };
+      // Why it closed is the close's own (a gone trade's reason was why it was gone).
+      const closed: Trade = {
+        ...merged,
+        ...pick(trade, [...POSITION, ...CLOSING, ...MARKS]),
+        status: 'closed',
+        closeReason: trade.closeReason,
+      };
       await writeClose(store, accountId, read!, closed);
       return 'closed';
     }
     if (decision === 'gone') {
       await writeGone(store, accountId, read!, {
-        ...read!.trade,
+        ...merged,
         ...pick(trade, ['status', 'closePrice', 'closeTime', 'realizedPL', 'unrealizedPL', 'closeReason']),
       });
       return 'gone';
     }
     if (decision === 'correct') {
-      const corrected: Trade = { ...read!.trade, ...pick(trade, [...POSITION, ...CLOSING, ...MARKS]) };
+      const corrected: Trade = { ...merged, ...pick(trade, [...POSITION, ...CLOSING, ...MARKS]) };
       await writeCorrection(store, accountId, read!, corrected, options.corrections ?? {});
       return 'corrected';
     }
     if (decision === 'update') {
-      await writeUpdate(store, read!, { ...read!.trade, ...pick(trade, [...POSITION, ...MARKS]) });
+      // A gone trade takes what is said of it, never a position or marks again.
+      await writeUpdate(store, read!, read!.trade.status === 'gone' ? merged : { ...merged, ...pick(trade, [...POSITION, ...MARKS]) });
       return 'updated';
     }
     return 'unchanged';
@@ -153,6 +182,27 @@ export async function recordTrades(
       results.push({ id: typeof id === 'string' ? id : undefined, index, error });
     }
   });
+  // A trade that says its currency says the account's: read once, when one does.
+  if (valid.some(({ trade }) => trade.currency !== null)) {
+    let balance: Awaited<ReturnType<typeof getBalanceRecord>>;
+    try {
+      balance = await attempts(`reading the account ${accountId}`, () => getBalanceRecord(store, accountId));
+    } catch (error) {
+      if (!(error instanceof WriterError) || error.code !== 'UNAVAILABLE') throw error;
+      results.push(...valid.map(({ trade, index }) => ({ id: trade.id, index, error })));
+      return results.sort((a, b) => a.index - b.index);
+    }
+    if (!balance) throw errors.accountNotFound(accountId);
+    for (const entry of [...valid]) {
+      if (entry.trade.currency === null || entry.trade.currency === balance.currency) continue;
+      valid.splice(valid.indexOf(entry), 1);
+      results.push({
+        id: entry.trade.id,
+        index: entry.index,
+        error: errors.currencyMismatch(accountId, balance.currency, entry.trade.currency),
+      });
+    }
+  }
   // An id given twice: its first trade goes with the others, the rest one by one afterwards, in order.
   const seen = new Set<string>();
   const once = valid.filter(({ trade }) => {

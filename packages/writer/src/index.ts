@@ -58,6 +58,8 @@ import {
   MARKS,
   POSITION,
   storedTrade,
+  tradeAfterClose,
+  tradeAfterMarks,
   writeClose,
   writeGone,
   writeUpdate,
@@ -69,9 +71,11 @@ export { isRefusal, WriterError } from './errors';
 export type { WriterErrorCode } from './errors';
 export type { RecordOptions, TradeOutcome, TradeResult } from './history';
 export type { BackfillResult } from './backfill';
+/** How a close and marks change a trade, as the writer's calls store them (for a feed that folds several calls into one). */
+export { tradeAfterClose, tradeAfterMarks } from './trades';
 export type { Close, Gone, Heartbeat, Snapshot, TradeMarks } from './validate';
 export type { Tables } from '@trading-bot-api/core/store/dynamodb';
-export type { Account, Balance, BotReport, BotState, Trade } from '@trading-bot-api/core/types';
+export type { Account, Balance, BotReport, BotState, Fee, Market, Trade } from '@trading-bot-api/core/types';
 /**
  * The writer's own input checks, for a feed that checks what it is given before writing it (the event lines' parser):
  * each returns the value as the writer stores it, or throws WriterError INVALID_INPUT naming the field.
@@ -158,20 +162,28 @@ export interface Writer {
   }): Promise<AccountOutcome>;
   /**
    * Stores a new open trade with every listing key; counts it open; advances lastTradeAt. Opening it again with the
-   * same instrument, side, units, price and time is a repeat (`unchanged`), even after it changed or closed.
+   * same instrument, side, units, price and time is a repeat (`unchanged`), even after it changed or closed. Its
+   * market, leverage, fees (leg `open` unless said), liquidation price and order ids may be given (API 1.5).
    */
   openTrade(accountId: string, trade: OpenTrade): Promise<'opened' | 'unchanged'>;
-  /** Closes an open trade (whole); adds its realizedPL to the account and to its day, week and month. */
-  closeTrade(
-    accountId: string,
-    tradeId: string,
-    close: { closePrice: string; closeTime: string; realizedPL: string; unrealizedPL?: string },
-  ): Promise<'closed' | 'unchanged'>;
+  /**
+   * Closes an open trade (whole); adds its realizedPL to the account and to its day, week and month. `realizedPL` is
+   * the trade's, net of its fees (and a future's funding) as the bot counts them: the exports take it so. `reason`
+   * says why it closed (`stop_loss`, `take_profit`, …); `fees` are those charged at the close (leg `close` unless
+   * said: given with leg `open` too, they are the trade's whole list); `orderIds` are added to those of its opening.
+   */
+  closeTrade(accountId: string, tradeId: string, close: CloseTrade): Promise<'closed' | 'unchanged'>;
   /**
    * Updates an open trade: its marks (unrealizedPL; stopLoss and takeProfit, null clears them) and its position
-   * (units and the average openPrice, after the bot added to it or exited part of it). A field left out keeps its value.
+   * (units and the average openPrice, after the bot added to it or exited part of it); and (API 1.5) its liquidation
+   * price (null clears it), funding so far, leverage, its opening orders' fees so far (they replace those stored) and
+   * order ids (added to those stored). A field left out keeps its value.
    */
-  updateTradeMarks(accountId: string, tradeId: string, marks: TradeMarks): Promise<'updated' | 'unchanged'>;
+  updateTradeMarks(
+    accountId: string,
+    tradeId: string,
+    marks: Omit<TradeMarks, 'fees'> & { fees?: FeeInput[] },
+  ): Promise<'updated' | 'unchanged'>;
   /**
    * Records the broker's figures, and keeps them as the equity point of their hour and day. A snapshot no newer than
    * the one stored (a repeat, or one that arrived late) is `stale` and changes nothing.
@@ -231,14 +243,33 @@ export interface Writer {
   close(): void;
 }
 
-export type OpenTrade = Omit<
-  Trade,
-  'accountId' | 'status' | 'closePrice' | 'closeTime' | 'realizedPL' | 'unrealizedPL' | 'stopLoss' | 'takeProfit' | 'closeReason'
-> & {
+/** A fee as a call gives it: `leg` may be left out where the call says it (an open's are `open`, a close's `close`). */
+export type FeeInput = { amount: string; currency: string; leg?: 'open' | 'close' };
+
+export type OpenTrade = Pick<Trade, 'id' | 'instrument' | 'side' | 'units' | 'openPrice' | 'openTime'> & {
   unrealizedPL?: string;
   stopLoss?: string | null;
   takeProfit?: string | null;
+  market?: Trade['market'];
+  leverage?: string | null;
+  fees?: FeeInput[] | null;
+  liquidationPrice?: string | null;
+  orderIds?: string[] | null;
 };
+
+export type CloseTrade = {
+  closePrice: string;
+  closeTime: string;
+  realizedPL: string;
+  unrealizedPL?: string;
+  reason?: string | null;
+  fees?: FeeInput[] | null;
+  fundingFees?: string | null;
+  orderIds?: string[] | null;
+};
+
+/** What updateTradeMarks may change besides the position and marks (API 1.5). */
+const MARKED = ['liquidationPrice', 'fundingFees', 'leverage', 'fees', 'orderIds'] as const;
 
 /** The fields an open repeated must match: whoever opened it with these opened this one. */
 const OPENING = ['instrument', 'side', 'units', 'openPrice', 'openTime'] as const;
@@ -304,7 +335,7 @@ export function createWriter(options: WriterOptions): Writer {
     },
 
     async openTrade(accountId, input) {
-      const trade = check.tradeInput({ ...input, status: 'open' }, check.accountId(accountId), '', now());
+      const trade = check.tradeInput({ ...input, status: 'open' }, check.accountId(accountId), '', now(), 'open');
       return attempts(`opening ${trade.id}`, async () => {
         if (await createTrades(store, accountId, [trade])) return 'opened';
         const read = await storedTrade(store, accountId, trade.id);
@@ -326,15 +357,10 @@ export function createWriter(options: WriterOptions): Writer {
       return attempts(`closing ${tradeId}`, async () => {
         const read = await storedTrade(store, accountId, tradeId);
         if (!read) throw errors.tradeNotFound(accountId, tradeId);
-        // A gone trade closes too: the bot knew its outcome after all.
-        const closed: Trade = {
-          ...read.trade,
-          ...check.closeInput(input, read.trade.openTime, now()),
-          status: 'closed',
-          closeReason: null,
-        };
+        // A gone trade closes too: the bot knew its outcome after all (why it was gone is not why it closed).
+        const closed = tradeAfterClose(read.trade, check.closeInput(input, read.trade.openTime, now()));
         if (read.trade.status === 'closed') {
-          const changed = differing(read.trade, closed, CLOSING);
+          const changed = differing(read.trade, closed, [...CLOSING, 'closeReason', 'fees', 'fundingFees', 'orderIds']);
           if (!changed.length) return 'unchanged';
           throw errors.tradeClosed(tradeId, `it closed with other ${changed.join(', ')}`);
         }
@@ -350,11 +376,18 @@ export function createWriter(options: WriterOptions): Writer {
       return attempts(`updating ${tradeId}`, async () => {
         const read = await storedTrade(store, accountId, tradeId);
         if (!read) throw errors.tradeNotFound(accountId, tradeId);
-        const marked = { ...read.trade, ...marks };
-        const changed = differing(read.trade, marked, [...POSITION, ...MARKS]);
+        const marked = tradeAfterMarks(read.trade, marks);
+        const changed = differing(read.trade, marked, [...POSITION, ...MARKS, ...MARKED]);
         if (!changed.length) return 'unchanged';
         if (read.trade.status !== 'open')
           throw errors.tradeClosed(tradeId, `it is ${read.trade.status}: its ${changed.join(', ')} cannot change`);
+        if (marks.fundingFees !== undefined && marked.market !== 'futures')
+          throw errors.invalidInput('fundingFees', `is for a future, and ${tradeId} is ${marked.market ?? 'of an unknown market'}`);
+        if (marked.market === 'spot' && (marks.liquidationPrice || (marks.leverage && marks.leverage !== read.trade.leverage)))
+          throw errors.invalidInput(
+            marks.liquidationPrice ? 'liquidationPrice' : 'leverage',
+            `${tradeId} is a spot trade (leverage 1, no liquidation)`,
+          );
         await writeUpdate(store, read, marked);
         return 'updated';
       });

@@ -158,9 +158,10 @@ export function periodKeysOf(closed: readonly Trade[]): PeriodKey[] {
 
 /**
  * The performance roll-ups after the trades in `closed` are counted (packages/core/src/rollups.ts): one entry per
- * period they touch, starting from the stored entry or from no trades, its version incremented once.
+ * period they touch, starting from the stored entry or from no trades, its version incremented once. `currency` is
+ * the account's, which the fees paid are counted in.
  */
-export function periodsAfter(accountId: string, stored: readonly PeriodEntry[], closed: readonly Trade[]): PeriodEntry[] {
+export function periodsAfter(accountId: string, currency: string, stored: readonly PeriodEntry[], closed: readonly Trade[]): PeriodEntry[] {
   const touched = new Map<string, { key: PeriodKey; trades: (Trade & { closeTime: string })[] }>();
   for (const trade of closed) {
     for (const key of periodsOfClose(trade.closeTime!)) {
@@ -172,7 +173,7 @@ export function periodsAfter(accountId: string, stored: readonly PeriodEntry[], 
   }
   return [...touched].map(([id, { key, trades }]) => {
     const held = stored.find((entry) => periodId(entry) === id);
-    return { accountId, ...key, figures: withTrades(held?.figures ?? {}, trades), version: (held?.version ?? 0) + 1 };
+    return { accountId, ...key, figures: withTrades(held?.figures ?? {}, trades, currency), version: (held?.version ?? 0) + 1 };
   });
 }
 
@@ -183,6 +184,7 @@ export function periodsAfter(accountId: string, stored: readonly PeriodEntry[], 
  */
 export function periodRecomputed(
   owner: string,
+  currency: string,
   key: PeriodKey,
   trades: readonly Trade[],
   stored: PeriodEntry | undefined,
@@ -190,6 +192,7 @@ export function periodRecomputed(
   const id = periodId(key);
   const [entry] = periodsAfter(
     owner,
+    currency,
     [],
     trades.filter((trade) => trade.status === 'closed' && periodsOfClose(trade.closeTime!).some((period) => periodId(period) === id)),
   ).filter((entry) => periodId(entry) === id);

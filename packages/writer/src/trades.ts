@@ -18,9 +18,12 @@ import {
 } from '@trading-bot-api/core/store/ledger-table';
 import { type PeriodKey, periodId } from '@trading-bot-api/core/rollups';
 import { getTradeRecord, putTrade, readTrades, tradeListing } from '@trading-bot-api/core/store/trades-table';
+import { canonicalJson } from '@trading-bot-api/core/canonical';
+import { contractOf, pairOfInstrument } from '@trading-bot-api/core/instruments';
 import type { Period } from '@trading-bot-api/core/time';
 import type { Trade } from '@trading-bot-api/core/types';
 import * as errors from './errors';
+import type { Close, TradeMarks } from './validate';
 import { commit, Retry } from './retry';
 import {
   aggregatesAfter,
@@ -41,6 +44,11 @@ export const IDENTITY = ['instrument', 'side', 'openTime'] as const;
 export const POSITION = ['units', 'openPrice'] as const;
 export const CLOSING = ['closePrice', 'closeTime', 'realizedPL'] as const;
 export const MARKS = ['unrealizedPL', 'stopLoss', 'takeProfit'] as const;
+/**
+ * What a source may say of a trade besides (API 1.5): each null when it did not say. Given null, what is stored
+ * stands: a source that says less than before (an event line's close without fees) never erases what was said.
+ */
+export const DETAILS = ['market', 'leverage', 'fees', 'fundingFees', 'liquidationPrice', 'orderIds'] as const;
 
 /** A stored trade and the version it was read at. */
 export interface StoredTrade {
@@ -48,9 +56,83 @@ export interface StoredTrade {
   version: number;
 }
 
-/** The fields among `fields` in which two trades differ. */
-export function differing(a: Trade, b: Trade, fields: readonly (keyof Trade)[]): string[] {
-  return fields.filter((field) => a[field] !== b[field]);
+/** The fields among `fields` in which two trades differ (lists, such as the fees, by their content). */
+export function differing(a: Trade, b: Trade, fields: readonly (keyof Trade)[]): (keyof Trade)[] {
+  return fields.filter((field) =>
+    typeof a[field] === 'object' && a[field] !== null && b[field] !== null
+      ? canonicalJson(a[field]) !== canonicalJson(b[field])
+      : a[field] !== b[field],
+  );
+}
+
+/**
+ * `stored` with what `given` says of it besides (DETAILS, and why it closed), where `given` says it: a detail given
+ * null keeps the stored one. A futures trade stored before API 1.5 under its pair (`SOL_USDT`, its market unknown)
+ * takes the instrument that names its contract (`SOL_USDT_PERP`): the same trade, now said whole.
+ */
+export function withDetails(stored: Trade, given: Trade): Trade {
+  const merged: Trade = { ...stored, closeReason: given.closeReason ?? stored.closeReason };
+  for (const field of DETAILS) if (given[field] !== null) Object.assign(merged, { [field]: given[field] });
+  if (namesContractOf(stored, given)) merged.instrument = given.instrument;
+  return merged;
+}
+
+/** Whether `given` names the contract of `stored`, a trade stored before API 1.5 under its pair alone. */
+export function namesContractOf(stored: Trade, given: Trade): boolean {
+  return (
+    stored.market === null &&
+    contractOf(stored.instrument) === 'none' &&
+    contractOf(given.instrument) !== 'none' &&
+    pairOfInstrument(given.instrument) === stored.instrument
+  );
+}
+
+/**
+ * The fees of a trade after its close reported `given` (leg `close` unless said): the opening's as stored, then the
+ * close's. Fees given with leg `open` too are the trade's whole list; and so are those given at the close of a trade
+ * whose opening's fees are unknown (a bot that says its fees once, when it closes). Given none, the stored stand.
+ */
+export function feesAfterClose(stored: Trade['fees'], given: Trade['fees']): Trade['fees'] {
+  if (given === null) return stored;
+  if (stored === null || given.some((fee) => fee.leg === 'open')) return given;
+  return [...stored.filter((fee) => fee.leg === 'open'), ...given];
+}
+
+/** The order ids of `stored` with those of `given` after them, each once (null when neither has any). */
+export function orderIdsWith(stored: Trade['orderIds'], given: Trade['orderIds']): Trade['orderIds'] {
+  if (given === null) return stored;
+  return [...new Set([...(stored ?? []), ...given])];
+}
+
+/**
+ * `trade` (open, or gone: the bot knew its outcome after all) as `close` leaves it: closed, why (a gone trade's reason
+ * was why it was gone, not why it closed), its fees (feesAfterClose), funding and order ids. What closeTrade stores,
+ * and what an ingester folds an open and its close into.
+ */
+export function tradeAfterClose(trade: Trade, close: Close): Trade {
+  return {
+    ...trade,
+    closePrice: close.closePrice,
+    closeTime: close.closeTime,
+    realizedPL: close.realizedPL,
+    unrealizedPL: close.unrealizedPL,
+    status: 'closed',
+    closeReason: close.closeReason ?? (trade.status === 'closed' ? trade.closeReason : null),
+    fees: feesAfterClose(trade.fees, close.fees),
+    fundingFees: close.fundingFees ?? trade.fundingFees,
+    orderIds: orderIdsWith(trade.orderIds, close.orderIds),
+  };
+}
+
+/** `trade` as `marks` leave it: what updateTradeMarks stores (an opening's fees given replace those it had). */
+export function tradeAfterMarks(trade: Trade, marks: TradeMarks): Trade {
+  const { fees, orderIds, ...plain } = marks;
+  return { ...trade, ...plain, fees: fees ?? trade.fees, orderIds: orderIdsWith(trade.orderIds, orderIds ?? null) };
+}
+
+/** `trade` in its account's currency (which the writer stamps on every trade it writes, from the balance it read). */
+function inCurrency(trade: Trade, currency: string): Trade {
+  return trade.currency === currency ? trade : { ...trade, currency };
 }
 
 export function pick<T extends object, K extends keyof T>(value: T, keys: readonly K[]): Pick<T, K> {
@@ -165,9 +247,12 @@ export async function createTrades(store: Store, accountId: string, trades: read
     .map((trade) => ({ kind: trade.status === 'open' ? 'opened' : 'recordedClosed', trade }));
   const nextBalance = balanceAfter(balance, events);
   const aggregates = aggregatesAfter(accountId, stored, closed);
-  const perf = periodsAfter(accountId, storedPerf, closed);
+  const perf = periodsAfter(accountId, balance.currency, storedPerf, closed);
   const items: TransactItem[] = [
-    ...trades.flatMap((trade) => [registerTradeId(store, accountId, trade.id, trade.openTime), putTrade(store, trade, undefined)]),
+    ...trades.flatMap((trade) => [
+      registerTradeId(store, accountId, trade.id, trade.openTime),
+      putTrade(store, inCurrency(trade, balance.currency), undefined),
+    ]),
     putBalance(store, nextBalance, balance),
     ...aggregates.map((entry) => putPnl(store, entry, findEntry(stored, entry))),
     ...perf.map((entry) => putPeriod(store, entry, findPeriod(storedPerf, entry))),
@@ -201,13 +286,14 @@ function findPeriod(entries: readonly PeriodEntry[], key: PeriodKey): PeriodEntr
  * Stores `closed` (the stored trade `read`, open or gone, closed), counting it in the balance, the aggregates and the
  * statistics; a gone trade was out of the open count already.
  */
-export async function writeClose(store: Store, accountId: string, read: StoredTrade, closed: Trade): Promise<void> {
+export async function writeClose(store: Store, accountId: string, read: StoredTrade, closing: Trade): Promise<void> {
   const [balance, { pnl: stored, perf: storedPerf }] = await Promise.all([
     balanceOf(store, accountId),
-    getAggregates(store, accountId, pnlPeriodsOf(closed.closeTime!), periodKeysOf([closed])),
+    getAggregates(store, accountId, pnlPeriodsOf(closing.closeTime!), periodKeysOf([closing])),
   ]);
+  const closed = inCurrency(closing, balance.currency);
   const aggregates = aggregatesAfter(accountId, stored, [closed]);
-  const perf = periodsAfter(accountId, storedPerf, [closed]);
+  const perf = periodsAfter(accountId, balance.currency, storedPerf, [closed]);
   await commit(store, [
     putTrade(store, closed, read),
     putBalance(
@@ -228,7 +314,10 @@ export async function writeUpdate(store: Store, read: StoredTrade, updated: Trad
 /** Stores `gone` (the stored open trade `read`, gone from the bot) and takes it out of the open count. */
 export async function writeGone(store: Store, accountId: string, read: StoredTrade, gone: Trade): Promise<void> {
   const balance = await balanceOf(store, accountId);
-  await commit(store, [putTrade(store, gone, read), putBalance(store, balanceAfter(balance, [{ kind: 'gone', trade: gone }]), balance)]);
+  await commit(store, [
+    putTrade(store, inCurrency(gone, balance.currency), read),
+    putBalance(store, balanceAfter(balance, [{ kind: 'gone', trade: gone }]), balance),
+  ]);
 }
 
 /**
@@ -257,15 +346,16 @@ export async function writeCorrection(
   store: Store,
   accountId: string,
   read: StoredTrade,
-  corrected: Trade,
+  correcting: Trade,
   corrections: Corrections,
 ): Promise<void> {
   const was = read.trade;
-  const rollups = periodKeysOf([was, corrected]);
+  const rollups = periodKeysOf([was, correcting]);
   const [balance, stored] = await Promise.all([
     balanceOf(store, accountId),
-    getAggregates(store, accountId, uniquePeriods([was, corrected]), rollups),
+    getAggregates(store, accountId, uniquePeriods([was, correcting]), rollups),
   ]);
+  const corrected = inCurrency(correcting, balance.currency);
   corrections.closed ??= await closedTradesOf(store, accountId);
   const trades = [...corrections.closed.values()].map((trade) => (trade.id === corrected.id ? corrected : trade));
   const items: TransactItem[] = [
@@ -278,7 +368,7 @@ export async function writeCorrection(
   ];
   for (const key of rollups) {
     const storedPerf = findPeriod(stored.perf, key);
-    const perf = periodRecomputed(accountId, key, trades, storedPerf);
+    const perf = periodRecomputed(accountId, balance.currency, key, trades, storedPerf);
     if (perf) items.push(putPeriod(store, perf, storedPerf));
     else if (storedPerf) items.push(deletePeriod(store, storedPerf));
   }

@@ -5,10 +5,10 @@
  * since it may already have lost digits.
  */
 import { isAccountId, isTradeId } from '@trading-bot-api/core/ids';
-import { decimalSign, isDecimal } from '@trading-bot-api/core/decimal';
-import { canonicalInstrument } from '@trading-bot-api/core/instruments';
+import { compareDecimals, decimalSign, isDecimal } from '@trading-bot-api/core/decimal';
+import { canonicalInstrument, contractOf } from '@trading-bot-api/core/instruments';
 import { MAX_CLOCK_AHEAD_MS, parseUtcTimestamp } from '@trading-bot-api/core/time';
-import type { Account, BotState, Trade } from '@trading-bot-api/core/types';
+import type { Account, BotState, Fee, Market, Trade } from '@trading-bot-api/core/types';
 import { invalidInput } from './errors';
 
 /**
@@ -17,6 +17,12 @@ import { invalidInput } from './errors';
  */
 export const CURRENCY = /^[A-Z0-9]{2,12}$/;
 const MAX_TEXT = 500;
+/** The most fees and order ids a trade keeps (a trade with more orders than this is not one a bot makes). */
+export const MAX_FEES = 50;
+export const MAX_ORDER_IDS = 100;
+/** An exchange's order id: printable ASCII without spaces (the CSV separates ids with one), 1 to 128 characters. */
+const ORDER_ID = /^[!-~]{1,128}$/;
+const MARKETS = ['spot', 'margin', 'futures'] as const;
 
 type Input = Record<string, unknown>;
 
@@ -52,6 +58,49 @@ export function decimal(value: unknown, field: string, sign: 'any' | 'positive' 
 
 function optionalDecimal(value: unknown, field: string, sign: 'any' | 'positive' = 'any'): string | null {
   return value === undefined || value === null ? null : decimal(value, field, sign);
+}
+
+/** A currency code, or the refusal naming `field`. */
+function currencyCode(value: unknown, field: string): string {
+  if (typeof value !== 'string' || !CURRENCY.test(value))
+    throw invalidInput(
+      field,
+      `must be a currency code of 2 to 12 upper-case letters or digits, such as "USD" or "USDT", got ${JSON.stringify(value)}`,
+    );
+  return value;
+}
+
+/**
+ * A trade's fees (API 1.5): absent or null, unknown (null); else a list of `{ amount, currency, leg }`, each amount a
+ * decimal string (negative: a rebate) in its own currency, `leg` the exchange that charged it (`open` or `close`).
+ * Where the call says which exchange it reports (an open, a close), `leg` may be left out and is that one.
+ */
+export function feesInput(value: unknown, field: string, leg?: Fee['leg']): Fee[] | null {
+  if (value === undefined || value === null) return null;
+  if (!Array.isArray(value)) throw invalidInput(field, 'must be a list of fees such as [{"amount": "0.12", "currency": "USDT"}], or null');
+  if (value.length > MAX_FEES) throw invalidInput(field, `must hold at most ${MAX_FEES} fees, got ${value.length}`);
+  return value.map((entry, i) => {
+    const fee = object(entry, `${field}[${i}]`);
+    return {
+      amount: decimal(fee.amount, `${field}[${i}].amount`),
+      currency: currencyCode(fee.currency, `${field}[${i}].currency`),
+      leg: fee.leg === undefined && leg !== undefined ? leg : oneOf(fee.leg, `${field}[${i}].leg`, ['open', 'close'] as const),
+    };
+  });
+}
+
+/** The exchange's order ids of a trade: null when absent or empty; each id once, in the order given. */
+export function orderIdsInput(value: unknown, field: string): string[] | null {
+  if (value === undefined || value === null) return null;
+  if (!Array.isArray(value)) throw invalidInput(field, 'must be a list of order ids (strings), or null');
+  const ids = value.map((id, i) => {
+    if (typeof id !== 'string' || !ORDER_ID.test(id))
+      throw invalidInput(`${field}[${i}]`, `must be 1–128 printable ASCII characters without spaces, got ${JSON.stringify(id)}`);
+    return id;
+  });
+  const unique = [...new Set(ids)];
+  if (unique.length > MAX_ORDER_IDS) throw invalidInput(field, `must hold at most ${MAX_ORDER_IDS} ids, got ${unique.length}`);
+  return unique.length ? unique : null;
 }
 
 /** The latest time the writer accepts from a bot at `now` (stored form): see MAX_CLOCK_AHEAD_MS (packages/core/src/time.ts). */
@@ -125,9 +174,10 @@ export function accountInput(value: unknown, now: Date): Account {
 
 /**
  * A whole trade of `account` (opened, or as a history records it, open or closed): every field of the API's Trade
- * (`accountId` may be left out), consistent with its status. Fields are named with `prefix` (such as `trades[3].`).
+ * (`accountId` may be left out; API 1.5's may all be), consistent with its status. Fields are named with `prefix` (such
+ * as `trades[3].`). `feeLeg`: the leg of a fee that does not say (an opening's fees are its own).
  */
-export function tradeInput(value: unknown, account: string, prefix = '', now: Date = new Date()): Trade {
+export function tradeInput(value: unknown, account: string, prefix = '', now: Date = new Date(), feeLeg?: Fee['leg']): Trade {
   const input = object(value, prefix ? prefix.slice(0, -1) : 'trade');
   const field = (name: string) => `${prefix}${name}`;
   if (input.accountId !== undefined && input.accountId !== account) {
@@ -141,6 +191,10 @@ export function tradeInput(value: unknown, account: string, prefix = '', now: Da
   if (!instrument)
     throw invalidInput(field('instrument'), `must be an instrument such as "EUR_USD", got ${JSON.stringify(input.instrument)}`);
   const openTime = time(input.openTime, field('openTime'), now);
+  if (input.currency !== undefined && input.currency !== null) currencyCode(input.currency, field('currency'));
+  // Derived from the fees and the account's currency whenever the trade is read: a value given (a trade read from the
+  // API, an exported file) is checked for its form and not kept.
+  optionalDecimal(input.feeTotal, field('feeTotal'));
   const trade: Trade = {
     id: tradeId(input.id, field('id')),
     accountId: account,
@@ -159,9 +213,15 @@ export function tradeInput(value: unknown, account: string, prefix = '', now: Da
     stopLoss: optionalDecimal(input.stopLoss, field('stopLoss'), 'positive'),
     takeProfit: optionalDecimal(input.takeProfit, field('takeProfit'), 'positive'),
     closeReason: text(input.closeReason, field('closeReason'), { optional: true }),
+    currency: (input.currency as string | null | undefined) ?? null,
+    ...detailsInput(input, instrument, field, feeLeg),
+    feeTotal: null,
+    orderIds: orderIdsInput(input.orderIds, field('orderIds')),
   };
-  if (status !== 'gone' && trade.closeReason !== null)
-    throw invalidInput(field('closeReason'), 'is for a gone trade only (null otherwise)');
+  if (status === 'open' && trade.closeReason !== null)
+    throw invalidInput(field('closeReason'), 'must be null while the trade is open (it says why a trade closed or is gone)');
+  if (status === 'open' && trade.fees?.some((fee) => fee.leg === 'close'))
+    throw invalidInput(field('fees'), 'an open trade has no closing fee (leg "close")');
   if (status === 'open') {
     if (trade.closePrice !== null) throw invalidInput(field('closePrice'), 'must be null while the trade is open');
     if (trade.closeTime !== null) throw invalidInput(field('closeTime'), 'must be null while the trade is open');
@@ -182,12 +242,56 @@ export function tradeInput(value: unknown, account: string, prefix = '', now: Da
   return trade;
 }
 
-/** How a trade closes: price, time, realized P&L, and the unrealized P&L left (normally 0). */
+/**
+ * What a trade's market, leverage, fees, funding and liquidation price may be (API 1.5), checked together: a future's
+ * instrument names its contract (`SOL_USDT_PERP`), and one that does is a future (its market is `futures` when not
+ * given); a spot trade's leverage is 1 (and is `"1"` when not given); funding is a future's, a liquidation price a
+ * leveraged position's.
+ */
+function detailsInput(
+  input: Input,
+  instrument: string,
+  field: (name: string) => string,
+  feeLeg?: Fee['leg'],
+): Pick<Trade, 'market' | 'leverage' | 'fees' | 'fundingFees' | 'liquidationPrice'> {
+  const given = input.market === undefined || input.market === null ? null : oneOf(input.market, field('market'), MARKETS);
+  const contract = contractOf(instrument) !== 'none';
+  if (contract && given !== null && given !== 'futures')
+    throw invalidInput(field('market'), `is ${given}, but ${instrument} names a futures contract (market "futures")`);
+  if (!contract && given === 'futures')
+    throw invalidInput(
+      field('instrument'),
+      `a future's instrument names its contract: ${instrument}_PERP for a perpetual, ${instrument}_YYYYMMDD for one expiring that day`,
+    );
+  const market: Market | null = contract ? 'futures' : given;
+  let leverage = optionalDecimal(input.leverage, field('leverage'), 'positive');
+  if (market === 'spot') {
+    if (leverage !== null && compareDecimals(leverage, '1') !== 0)
+      throw invalidInput(field('leverage'), `is 1 for a spot trade, got ${leverage}`);
+    leverage = '1';
+  }
+  const fundingFees = optionalDecimal(input.fundingFees, field('fundingFees'));
+  if (fundingFees !== null && market !== 'futures') throw invalidInput(field('fundingFees'), 'is for a future (market "futures") only');
+  const liquidationPrice = optionalDecimal(input.liquidationPrice, field('liquidationPrice'), 'positive');
+  if (liquidationPrice !== null && market === 'spot')
+    throw invalidInput(field('liquidationPrice'), 'a spot trade has no liquidation price');
+  return { market, leverage, fees: feesInput(input.fees, field('fees'), feeLeg), fundingFees, liquidationPrice };
+}
+
+/**
+ * How a trade closes: price, time, realized P&L, and the unrealized P&L left (normally 0); and (API 1.5) what its
+ * source says besides: why it closed, the fees charged at its close (leg `close` unless said), its funding and the ids
+ * of the orders that closed it, each null when not said.
+ */
 export interface Close {
   closePrice: string;
   closeTime: string;
   realizedPL: string;
   unrealizedPL: string;
+  closeReason: string | null;
+  fees: Fee[] | null;
+  fundingFees: string | null;
+  orderIds: string[] | null;
 }
 
 export function closeInput(value: unknown, openTime: string, now: Date = new Date()): Close {
@@ -197,6 +301,10 @@ export function closeInput(value: unknown, openTime: string, now: Date = new Dat
     closeTime: time(input.closeTime, 'closeTime', now),
     realizedPL: decimal(input.realizedPL, 'realizedPL'),
     unrealizedPL: input.unrealizedPL === undefined ? '0' : decimal(input.unrealizedPL, 'unrealizedPL'),
+    closeReason: text(input.reason, 'reason', { optional: true }),
+    fees: feesInput(input.fees, 'fees', 'close'),
+    fundingFees: optionalDecimal(input.fundingFees, 'fundingFees'),
+    orderIds: orderIdsInput(input.orderIds, 'orderIds'),
   };
   if (close.closeTime < openTime) throw invalidInput('closeTime', `must not be before the trade's openTime (${openTime})`);
   return close;
@@ -204,7 +312,9 @@ export function closeInput(value: unknown, openTime: string, now: Date = new Dat
 
 /**
  * What may change on an open trade: its marks, and its position when the bot adds to it or exits part of it (`units`
- * and the average `openPrice`). A field left out keeps its value; `null` clears a stop-loss or take-profit.
+ * and the average `openPrice`); and (API 1.5) its liquidation price, funding so far, leverage, the fees its opening
+ * orders were charged so far (leg `open`; they replace those stored) and order ids (added to those stored). A field
+ * left out keeps its value; `null` clears a stop-loss, take-profit or liquidation price.
  */
 export interface TradeMarks {
   unrealizedPL?: string;
@@ -212,6 +322,11 @@ export interface TradeMarks {
   takeProfit?: string | null;
   units?: string;
   openPrice?: string;
+  liquidationPrice?: string | null;
+  fundingFees?: string;
+  leverage?: string;
+  fees?: Fee[];
+  orderIds?: string[];
 }
 
 export function marksInput(value: unknown): TradeMarks {
@@ -222,6 +337,16 @@ export function marksInput(value: unknown): TradeMarks {
   if (input.takeProfit !== undefined) marks.takeProfit = optionalDecimal(input.takeProfit, 'takeProfit', 'positive');
   if (input.units !== undefined) marks.units = decimal(input.units, 'units', 'positive');
   if (input.openPrice !== undefined) marks.openPrice = decimal(input.openPrice, 'openPrice', 'positive');
+  if (input.liquidationPrice !== undefined)
+    marks.liquidationPrice = optionalDecimal(input.liquidationPrice, 'liquidationPrice', 'positive');
+  if (input.fundingFees !== undefined && input.fundingFees !== null) marks.fundingFees = decimal(input.fundingFees, 'fundingFees');
+  if (input.leverage !== undefined && input.leverage !== null) marks.leverage = decimal(input.leverage, 'leverage', 'positive');
+  const fees = feesInput(input.fees, 'fees', 'open');
+  if (fees?.some((fee) => fee.leg !== 'open'))
+    throw invalidInput('fees', 'are the opening orders\' fees (leg "open") while the trade is open');
+  if (fees) marks.fees = fees;
+  const orderIds = orderIdsInput(input.orderIds, 'orderIds');
+  if (orderIds) marks.orderIds = orderIds;
   return marks;
 }
 

@@ -2,16 +2,28 @@
  * The performance statistics (packages/core/src/performance.ts and rollups.ts, the writer's `periodsAfter`) against a
  * recomputation from the trades themselves, written independently: every figure equal to the last digit, for any
  * window (mid-month, across a year boundary, before any trade), whatever the batches the trades were written in and
- * however they fall across days, blocks, months and instruments; and the drawdown's composition against the
+ * however they fall across days, blocks, months and instruments, fees (API 1.5) included; the merge of figures
+ * (associative, commutative, undone exactly by replaceContribution); and the drawdown's composition against the
  * day-by-day computation.
  */
 import fc from 'fast-check';
 import { formatDecimal } from '@trading-bot-api/core/decimal';
 import { compareDecimals } from '@trading-bot-api/core/decimal';
-import { composeRuns, maxDrawdown, runOf, unitsOf } from '@trading-bot-api/core/performance';
+import {
+  type ClosedTrade,
+  composeRuns,
+  maxDrawdown,
+  mergeStats,
+  NO_TRADES,
+  replaceContribution,
+  runOf,
+  storedStats,
+  tradeStats,
+  unitsOf,
+} from '@trading-bot-api/core/performance';
 import { periodId, periodsPerformance, unitEnd, unitStart, windowPeriods } from '@trading-bot-api/core/rollups';
 import type { PeriodEntry } from '@trading-bot-api/core/store/ledger-table';
-import type { Trade } from '@trading-bot-api/core/types';
+import type { Fee, Trade } from '@trading-bot-api/core/types';
 import { periodsAfter } from '../src/rules';
 import { expectedPerformance } from '../../../test/kit/expected';
 import { propertyRuns } from '../../../test/kit/property-runs';
@@ -23,9 +35,27 @@ const INSTRUMENTS = ['BTC_USDT', 'EUR_USD', 'XAU_USD'];
 const SPAN_FROM = Date.parse('2025-11-17T00:00:00.000Z');
 const SPAN_DAYS = 430;
 
+/** The account's currency, which the fees paid are counted in; BNB is another. */
+const CURRENCY = 'USDT';
+
+/** A trade's fees: unknown, none, or some in the account's currency and in BNB, at several scales (a rebate too). */
+const feeLists: fc.Arbitrary<Fee[] | null> = fc.oneof(
+  fc.constant(null),
+  fc.array(
+    fc.record({
+      amount: fc
+        .tuple(fc.integer({ min: -2, max: 90 }), fc.constantFrom(0, 2, 8))
+        .map(([units, scale]) => formatDecimal(BigInt(units), scale)),
+      currency: fc.constantFrom(CURRENCY, CURRENCY, 'BNB'),
+      leg: fc.constantFrom('open' as const, 'close' as const),
+    }),
+    { maxLength: 3 },
+  ),
+);
+
 /**
  * Closed trades: few distinct P&L values (so ties happen), three scales, closes near midnights and month boundaries
- * (where days, blocks and months meet) over fourteen months.
+ * (where days, blocks and months meet) over fourteen months; fees unknown, none, or in two currencies.
  */
 const trades = fc
   .array(
@@ -43,11 +73,12 @@ const trades = fc
       ),
       atMs: fc.integer({ min: 0, max: DAY - 1 }).map((ms) => (ms % 5 === 0 ? DAY - 1 : ms)),
       heldMs: fc.integer({ min: 0, max: 3 * DAY }),
+      fees: feeLists,
     }),
     { maxLength: 60 },
   )
   .map((drawn) =>
-    drawn.map(({ instrument, units, scale, day, atMs, heldMs }, i): Trade => {
+    drawn.map(({ instrument, units, scale, day, atMs, heldMs, fees }, i): Trade => {
       const closeAt = SPAN_FROM + Math.min(day, SPAN_DAYS - 1) * DAY + atMs;
       return {
         id: `t-${String(i).padStart(3, '0')}`,
@@ -65,6 +96,14 @@ const trades = fc
         stopLoss: null,
         takeProfit: null,
         closeReason: null,
+        currency: CURRENCY,
+        market: null,
+        leverage: null,
+        fees,
+        feeTotal: null,
+        fundingFees: null,
+        liquidationPrice: null,
+        orderIds: null,
       };
     }),
   );
@@ -77,7 +116,7 @@ function writtenInBatches(all: readonly Trade[], batchSizes: readonly number[]):
   let stored: PeriodEntry[] = [];
   for (let at = 0, b = 0; at < all.length; b++) {
     const size = batchSizes[b % batchSizes.length];
-    const written = periodsAfter('perf', stored, all.slice(at, at + size));
+    const written = periodsAfter('perf', CURRENCY, stored, all.slice(at, at + size));
     stored = [...stored.filter((entry) => !written.some((w) => periodId(w) === periodId(entry))), ...written];
     at += size;
   }
@@ -97,6 +136,30 @@ it('every figure of any window, overall and per instrument, equals a recomputati
     }),
     { numRuns: propertyRuns(300) },
   );
+});
+
+it('merging figures is associative and commutative, fees included, and a contribution replaced is as if merged anew', () => {
+  const figures = trades.map((all) => all.map((trade) => tradeStats(trade as ClosedTrade, CURRENCY)).reduce(mergeStats, NO_TRADES));
+  fc.assert(
+    fc.property(figures, figures, figures, (a, b, d) => {
+      expect(mergeStats(a, mergeStats(b, d))).toEqual(mergeStats(mergeStats(a, b), d));
+      expect(mergeStats(a, b)).toEqual(mergeStats(b, a));
+      // The fleet's sums move one account's figures at a time: an account's figures that grew (b, then b and d) are
+      // replaced in the sum exactly as merging the accounts anew would make it.
+      expect(replaceContribution(mergeStats(a, b), b, mergeStats(b, d))).toEqual(mergeStats(a, mergeStats(b, d)));
+    }),
+    { numRuns: propertyRuns(300) },
+  );
+});
+
+it('figures stored before API 1.5 count every trade of theirs as one whose fees are unknown', () => {
+  const {
+    feesPaid: _p,
+    feesUnknown: _u,
+    feesElsewhere: _e,
+    ...before
+  } = tradeStats({ accountId: 'a', id: 't', realizedPL: '5', openTime: FROM, closeTime: FROM, fees: [] }, CURRENCY);
+  expect(storedStats({ ...before, closedTrades: 3 })).toMatchObject({ closedTrades: 3, feesPaid: '0', feesUnknown: 3, feesElsewhere: 0 });
 });
 
 it('the drawdown composes: runs of consecutive periods combined equal the day-by-day run, however the days are cut', () => {

@@ -8,6 +8,7 @@ import type { Trade } from '@trading-bot-api/core/types';
 import { WriterError } from '../src/errors';
 import { aggregatesAfter, balanceAfter, balanceAfterSnapshot, equityEntriesOf, pnlPeriodsOf } from '../src/rules';
 import { accountInput, closeInput, heartbeatInput, marksInput, snapshotInput, tradeInput } from '../src/validate';
+import { UNKNOWN_DETAILS } from '../../../test/kit/trade-details';
 
 const NOW = new Date('2026-11-22T10:00:00.000Z');
 
@@ -27,6 +28,7 @@ const trade = (overrides: Partial<Trade> = {}): Trade => ({
   stopLoss: null,
   takeProfit: null,
   closeReason: null,
+  ...UNKNOWN_DETAILS,
   ...overrides,
 });
 

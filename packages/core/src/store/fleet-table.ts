@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { AccountScope } from '../ids';
 import { canonicalJson } from '../canonical';
 import { decimalScale, negateDecimal, sumDecimals } from '../decimal';
-import { type PeriodFigures, type PeriodKey, mergePeriods, replacePeriod } from '../rollups';
+import { type PeriodFigures, type PeriodKey, mergePeriods, replacePeriod, storedPeriod } from '../rollups';
 import type { Period } from '../time';
 import { MAX_CLOCK_AHEAD_MS } from '../time';
 import type { Account, BotReport } from '../types';
@@ -522,7 +522,7 @@ async function rebuildSum<T>(
 /** The performance roll-ups: every instrument's figures, and its days' nets, summed over the accounts. */
 function periodKind(period: PeriodKey): SumKind<PeriodFigures> {
   return {
-    decode: (item) => (item.instruments ?? {}) as PeriodFigures,
+    decode: (item) => storedPeriod(item.instruments),
     encode: (total) => periodAttributes(period, total),
     empty: {},
     replace: replacePeriod,

@@ -1,5 +1,5 @@
 import { ABOVE_EVERY_ID } from '../ids';
-import type { PeriodFigures, PeriodKey, ReadPeriod, StatsUnit } from '../rollups';
+import { type PeriodFigures, type PeriodKey, type ReadPeriod, type StatsUnit, storedPeriod } from '../rollups';
 import type { Interval, Period } from '../time';
 import { batchGetItems, getItem, type Item, queryItems, type Store, type TransactItem, versionedPut } from './dynamodb';
 
@@ -327,7 +327,7 @@ export function toPeriodEntry(item: Item): PeriodEntry {
     accountId: item.accountId as string,
     start: item.start as string,
     unit: item.unit as StatsUnit,
-    figures: (item.instruments ?? {}) as PeriodFigures,
+    figures: storedPeriod(item.instruments),
     version: Number(item.version),
   };
 }
@@ -406,7 +406,7 @@ export async function readPeriodItems(store: Store, where: PeriodPartition, peri
 /** `periods` (as readPeriodItems) with their figures; a period with no item (no close) has none. */
 export async function readPeriods(store: Store, where: PeriodPartition, periods: readonly PeriodKey[]): Promise<ReadPeriod[]> {
   const items = await readPeriodItems(store, where, periods);
-  const figures = new Map(items.map((item) => [`${item.unit}#${item.start}`, (item.instruments ?? {}) as PeriodFigures]));
+  const figures = new Map(items.map((item) => [`${item.unit}#${item.start}`, storedPeriod(item.instruments)]));
   return periods.map((period) => ({ ...period, figures: figures.get(`${period.unit}#${period.start}`) ?? {} }));
 }
 

@@ -1,6 +1,7 @@
 import { TRADE_INDEXES } from '../../../../resources/tables';
 import { ABOVE_EVERY_ID } from '../ids';
-import type { Trade, TradeStatus } from '../types';
+import { feeTotalOf } from '../fees';
+import type { Fee, Market, Trade, TradeStatus } from '../types';
 import { batchGetItems, getItem, type Item, queryItems, type Store, type TransactItem, versionedPut } from './dynamodb';
 
 /**
@@ -50,13 +51,31 @@ function compose(...parts: string[]): string {
   return parts.join(SEPARATOR);
 }
 
+/** The fields a trade may not have: absent from its item when null. */
+const OPTIONAL = [
+  'closePrice',
+  'closeTime',
+  'stopLoss',
+  'takeProfit',
+  'closeReason',
+  'currency',
+  'market',
+  'leverage',
+  'fees',
+  'fundingFees',
+  'liquidationPrice',
+  'orderIds',
+] as const satisfies readonly (keyof Trade)[];
+
 /**
  * The stored item for a trade: its fields plus the key of every listing it appears in, and a version the writer
  * increments on every change (a write is made on condition that the version is the one read).
  */
 export function tradeItem(trade: Trade, version = 1): Item {
+  // `feeTotal` is derived from the fees and the currency whenever a trade is read (toTrade): stored, it could disagree.
+  const { feeTotal: _derived, ...fields } = trade;
   const item: Item = {
-    ...trade,
+    ...fields,
     version,
     orderKey: orderKey(trade),
     accountStatus: compose(trade.accountId, trade.status),
@@ -66,9 +85,7 @@ export function tradeItem(trade: Trade, version = 1): Item {
     statusInstrument: compose(trade.status, trade.instrument),
   };
   // Absent attributes rather than NULLs: nothing to index, and they read back as null.
-  for (const key of ['closePrice', 'closeTime', 'stopLoss', 'takeProfit', 'closeReason'] as const) {
-    if (trade[key] === null) delete item[key];
-  }
+  for (const key of OPTIONAL) if (trade[key] === null) delete item[key];
   return item;
 }
 
@@ -125,8 +142,30 @@ export function putTrade(store: Store, trade: Trade, read: { version: number } |
   return versionedPut(store.tables.trades, tradeItem(trade, (read?.version ?? 0) + 1), read);
 }
 
-/** The API shape of a stored trade: key attributes dropped, absent optional fields as null. */
+/**
+ * Gives a trade stored before API 1.5 its account's `currency` (the backfill), moving its version as any write does,
+ * on condition that it still has none: a writer that read it before then reads it again.
+ */
+export function stampCurrency(store: Store, trade: Pick<Trade, 'openTime' | 'id' | 'accountId'>, currency: string): TransactItem {
+  return {
+    Update: {
+      TableName: store.tables.trades,
+      Key: tradeKey(trade),
+      UpdateExpression: 'SET #currency = :currency, #version = #version + :one',
+      ConditionExpression: 'attribute_exists(#version) AND attribute_not_exists(#currency)',
+      ExpressionAttributeNames: { '#currency': 'currency', '#version': 'version' },
+      ExpressionAttributeValues: { ':currency': currency, ':one': 1 },
+    },
+  };
+}
+
+/**
+ * The API shape of a stored trade: key attributes dropped, absent optional fields as null (a trade stored before API
+ * 1.5 has none of that version's fields: each reads as unknown, never as zero), `feeTotal` derived.
+ */
 export function toTrade(item: Item): Trade {
+  const currency = (item.currency as string | undefined) ?? null;
+  const fees = (item.fees as Fee[] | undefined) ?? null;
   return {
     id: item.id as string,
     accountId: item.accountId as string,
@@ -143,6 +182,15 @@ export function toTrade(item: Item): Trade {
     stopLoss: (item.stopLoss as string | undefined) ?? null,
     takeProfit: (item.takeProfit as string | undefined) ?? null,
     closeReason: (item.closeReason as string | undefined) ?? null,
+    currency,
+    market: (item.market as Market | undefined) ?? null,
+    leverage: (item.leverage as string | undefined) ?? null,
+    // The SDK reads a list of maps back as new objects: in the contract's key order, whatever the item's.
+    fees: fees ? fees.map(({ amount, currency, leg }) => ({ amount, currency, leg })) : null,
+    feeTotal: feeTotalOf(fees, currency),
+    fundingFees: (item.fundingFees as string | undefined) ?? null,
+    liquidationPrice: (item.liquidationPrice as string | undefined) ?? null,
+    orderIds: (item.orderIds as string[] | undefined) ?? null,
   };
 }
 

@@ -13,7 +13,7 @@
  * stopped mid-batch (`replay`) that the store already shows are `unchanged` and not applied again (replay.ts): applied
  * again, some would be refused only because later lines of the batch were applied too.
  */
-import { checkHeartbeat, isRefusal, type Trade, type Writer, WriterError } from '@trading-bot-api/writer';
+import { checkHeartbeat, isRefusal, type Trade, tradeAfterClose, tradeAfterMarks, type Writer, WriterError } from '@trading-bot-api/writer';
 import type { Event } from './lines';
 import { heartbeatShown, linesShown, type TradeEvent } from './replay';
 
@@ -119,8 +119,8 @@ export function foldTrade(entries: readonly NumberedEvent[]): Trade | undefined 
   let trade: Trade = first.trade;
   for (const event of rest) {
     if (trade.status === 'closed') return undefined;
-    if (event.type === 'marks') trade = { ...trade, ...event.marks };
-    else if (event.type === 'close' && event.close.closeTime >= trade.openTime) trade = { ...trade, ...event.close, status: 'closed' };
+    if (event.type === 'marks') trade = tradeAfterMarks(trade, event.marks);
+    else if (event.type === 'close' && event.close.closeTime >= trade.openTime) trade = tradeAfterClose(trade, event.close);
     else return undefined;
   }
   return trade;

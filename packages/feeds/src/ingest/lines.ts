@@ -26,9 +26,29 @@ export type EventType = 'account' | 'open' | 'close' | 'marks' | 'gone' | 'balan
 /** The fields of each type of line besides `type` and `account`: the writer call's own. */
 export const EVENT_FIELDS: Record<EventType, { required: readonly string[]; optional: readonly string[] }> = {
   account: { required: ['name', 'currency', 'broker', 'environment'], optional: ['createdAt'] },
-  open: { required: ['id', 'instrument', 'side', 'units', 'openPrice', 'openTime'], optional: ['unrealizedPL', 'stopLoss', 'takeProfit'] },
-  close: { required: ['id', 'closePrice', 'closeTime', 'realizedPL'], optional: ['unrealizedPL'] },
-  marks: { required: ['id'], optional: ['unrealizedPL', 'stopLoss', 'takeProfit', 'units', 'openPrice'] },
+  open: {
+    required: ['id', 'instrument', 'side', 'units', 'openPrice', 'openTime'],
+    optional: ['unrealizedPL', 'stopLoss', 'takeProfit', 'market', 'leverage', 'fees', 'liquidationPrice', 'orderIds'],
+  },
+  close: {
+    required: ['id', 'closePrice', 'closeTime', 'realizedPL'],
+    optional: ['unrealizedPL', 'reason', 'fees', 'fundingFees', 'orderIds'],
+  },
+  marks: {
+    required: ['id'],
+    optional: [
+      'unrealizedPL',
+      'stopLoss',
+      'takeProfit',
+      'units',
+      'openPrice',
+      'liquidationPrice',
+      'fundingFees',
+      'leverage',
+      'fees',
+      'orderIds',
+    ],
+  },
   balance: { required: ['balance', 'unrealizedPL', 'nav', 'marginUsed', 'marginAvailable', 'time'], optional: [] },
   heartbeat: { required: ['state'], optional: ['strategy', 'message', 'time'] },
   gone: { required: ['id', 'reason'], optional: ['time'] },
@@ -93,7 +113,13 @@ function event(type: EventType, account: string, fields: Record<string, unknown>
       checkAccount({ ...fields, id: account }, now);
       return { type, account, fields };
     case 'open':
-      return { type, account, id: checkTradeId(fields.id), fields, trade: checkTrade({ ...fields, status: 'open' }, account) };
+      return {
+        type,
+        account,
+        id: checkTradeId(fields.id),
+        fields,
+        trade: checkTrade({ ...fields, status: 'open' }, account, '', now, 'open'),
+      };
     case 'close':
       // Checked against the trade's open time when applied.
       return { type, account, id: checkTradeId(fields.id), fields, close: checkClose(fields, '0000-01-01T00:00:00.000Z') };

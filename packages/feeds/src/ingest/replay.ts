@@ -16,7 +16,7 @@
  * The trade before the batch is unknown: it is worked out as far as the lines say, in at most two branches (open
  * or closed, once a line needs to know), from what never changes (instrument, side, openTime: the stored trade's).
  */
-import type { BotReport, Trade } from '@trading-bot-api/writer';
+import type { BotReport, Close, Trade, TradeMarks } from '@trading-bot-api/writer';
 import type { Event } from './lines';
 
 export type TradeEvent = Extract<Event, { type: 'open' | 'close' | 'marks' }>;
@@ -31,11 +31,15 @@ type Known = Partial<Trade>;
 const pick = <K extends keyof Trade>(from: Partial<Trade>, fields: readonly K[]) =>
   Object.fromEntries(fields.map((field) => [field, from[field]])) as Partial<Trade>;
 
+/** Two values of a trade's field: lists (fees, order ids) by their content. */
+const same = (a: unknown, b: unknown) =>
+  a === b || (typeof a === 'object' && typeof b === 'object' && JSON.stringify(a) === JSON.stringify(b));
+
 /** `known` once it holds `values`: fields not yet known take them, known ones must equal them; undefined if not. */
 function holding(known: Known, values: Partial<Trade>): Known | undefined {
   const next = { ...known };
   for (const [field, value] of Object.entries(values) as [keyof Trade, Trade[keyof Trade]][]) {
-    if (field in next && next[field] !== value) return undefined;
+    if (field in next && !same(next[field], value)) return undefined;
     (next as Record<string, unknown>)[field] = value;
   }
   return next;
@@ -50,6 +54,34 @@ function byStatus(known: Known): Known[] {
   ];
 }
 
+/** The order ids `known` holds after `given` are added (the writer's orderIdsWith): unknown while its own are. */
+function withIds(known: Known, given: string[] | null | undefined): Known {
+  if (!given) return known;
+  const { orderIds, ...rest } = known;
+  return 'orderIds' in known ? { ...rest, orderIds: [...new Set([...(orderIds ?? []), ...given])] } : rest;
+}
+
+/** An open `known` once marked (the writer's tradeAfterMarks, as far as `known` is known). */
+function marked(known: Known, marks: TradeMarks): Known {
+  const { orderIds, ...plain } = marks;
+  return withIds({ ...known, ...plain }, orderIds);
+}
+
+/** An open `known` once closed (the writer's tradeAfterClose, as far as `known` is known). */
+function closed(known: Known, close: Close): Known {
+  const { closePrice, closeTime, realizedPL, unrealizedPL } = close;
+  const next: Known = { ...known, closePrice, closeTime, realizedPL, unrealizedPL, status: 'closed', closeReason: close.closeReason };
+  if (close.fundingFees !== null) next.fundingFees = close.fundingFees;
+  if (close.fees !== null) {
+    // The opening's fees, then the close's; unknown while the opening's are (unless the close gives them too).
+    const whole = close.fees.some((fee) => fee.leg === 'open') || known.fees === null;
+    if (whole) next.fees = close.fees;
+    else if (known.fees) next.fees = [...known.fees.filter((fee) => fee.leg === 'open'), ...close.fees];
+    else delete next.fees;
+  }
+  return withIds(next, close.orderIds);
+}
+
 /** The trades `known` may become by `event`, accepted by the writer; none when the writer would refuse it. */
 function step(known: Known, event: TradeEvent): Known[] {
   const out: (Known | undefined)[] = [];
@@ -58,16 +90,15 @@ function step(known: Known, event: TradeEvent): Known[] {
     for (const branch of byStatus(known)) {
       if (event.type === 'marks')
         // Marks of a closed trade are accepted only when they change nothing.
-        out.push(branch.status === 'open' ? { ...branch, ...event.marks } : holding(branch, event.marks));
+        out.push(branch.status === 'open' ? marked(branch, event.marks) : holding(branch, event.marks as Partial<Trade>));
       else if (branch.status === 'closed') out.push(holding(branch, pick(event.close, CLOSING)));
-      else if (branch.openTime !== undefined && event.close.closeTime >= branch.openTime)
-        out.push({ ...branch, ...event.close, status: 'closed' });
+      else if (branch.openTime !== undefined && event.close.closeTime >= branch.openTime) out.push(closed(branch, event.close));
     }
   return out.filter((branch): branch is Known => branch !== undefined);
 }
 
 const isStored = (known: Known, stored: Trade) =>
-  (Object.entries(known) as [keyof Trade, unknown][]).every(([field, value]) => stored[field] === value);
+  (Object.entries(known) as [keyof Trade, unknown][]).every(([field, value]) => same(stored[field], value));
 
 /** How many of a trade's lines (in order) the stored trade already shows; see the module's comment. */
 export function linesShown(stored: Trade, events: readonly TradeEvent[]): number {

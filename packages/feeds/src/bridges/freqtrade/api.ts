@@ -27,6 +27,23 @@ export interface Health {
   bot_startup_ts?: number | null;
 }
 
+/** OrderSchema: one order of a trade (freqtrade lists its filled and open ones, `Trade.select_filled_or_open_orders`). */
+export interface FreqtradeOrder {
+  pair: string;
+  /** The exchange's id of the order. */
+  order_id: string;
+  status: string;
+  amount: number;
+  /** How much of it filled (null: not known yet). */
+  filled?: number | null;
+  /** `buy`, `sell`, or `stoploss` (an order on the exchange that guards the position). */
+  ft_order_side: string;
+  order_type: string;
+  is_open: boolean;
+  order_timestamp?: number | null;
+  order_filled_timestamp?: number | null;
+}
+
 /** TradeSchema (closed trades in `/trades`; `/status` sends OpenTradeSchema, a superset). */
 export interface FreqtradeTrade {
   trade_id: number;
@@ -48,6 +65,24 @@ export interface FreqtradeTrade {
   realized_profit: number;
   stop_loss_abs?: number | null;
   has_open_orders: boolean;
+  /**
+   * The fees of the entry and the exit, as freqtrade learnt them from the exchange (`Trade.update_fee`): the cost in
+   * its currency (BNB, the base, the stake). null: not learnt (yet); a cost without a currency is freqtrade's own
+   * estimate (its fee rate × the stake), in the stake currency.
+   */
+  fee_open_cost?: number | null;
+  fee_open_currency?: string | null;
+  fee_close_cost?: number | null;
+  fee_close_currency?: string | null;
+  /** Why it exited: `roi`, `stop_loss`, `trailing_stop_loss`, `exit_signal`, `force_exit`, `liquidation`, a strategy's tag. */
+  exit_reason?: string | null;
+  /** `spot`, `margin` or `futures` (TradingMode); null on a trade from before freqtrade kept it. */
+  trading_mode?: string | null;
+  leverage?: number | null;
+  liquidation_price?: number | null;
+  /** A future's funding over its life, in the stake currency: positive received, negative paid (freqtrade's sign). */
+  funding_fees?: number | null;
+  orders?: FreqtradeOrder[];
   /**
    * The exchange's precision of the pair's amounts and prices, as ccxt gives them: with `precision_mode` 2
    * (DECIMAL_PLACES) a number of places, 3 (SIGNIFICANT_DIGITS) a number of digits, 4 (TICK_SIZE) the step itself

@@ -46,8 +46,9 @@ export interface PollSummary {
 export class FreqtradeBridge {
   private readonly stallSeconds: number;
   private readonly now: () => number;
-  /** The account profile last written. */
+  /** The account profile last written, and its currency (freqtrade's stake currency). */
   private profile?: string;
+  private currency?: string;
   /** Each trade as last written (or found stored), by its id here. */
   private readonly mirror = new Map<string, string>();
   /** The open trades of the last poll, by freqtrade's id. */
@@ -78,6 +79,7 @@ export class FreqtradeBridge {
     const time = new Date(polledAt).toISOString();
 
     const account = accountOf(this.account, config);
+    this.currency = account.currency;
     const profile = JSON.stringify(account);
     if (this.profile !== profile) {
       await writer.upsertAccount(account);
@@ -91,7 +93,7 @@ export class FreqtradeBridge {
     for (const source of [...status, ...(await this.closedTrades(status))]) {
       let trade: Trade | undefined;
       try {
-        trade = tradeOf(this.account, source);
+        trade = tradeOf(this.account, source, account.currency);
       } catch (error) {
         // One odd trade must not stop the bot's others from being mirrored.
         const id = tradeIdOf(source);
@@ -159,6 +161,7 @@ export class FreqtradeBridge {
    */
   private async endGhosts(present: ReadonlySet<string>, summary: PollSummary, time: string): Promise<void> {
     const { client, writer } = this.options;
+    const currency = this.currency!;
     for (const stored of await writer.openTrades(this.account)) {
       if (present.has(stored.id)) continue;
       const id = /^ft-(\d+)-(\d+)$/.exec(stored.id);
@@ -167,7 +170,7 @@ export class FreqtradeBridge {
         const now = await client.trade(Number(id[1]));
         if (now && now.open_timestamp === Number(id[2])) {
           // Still there after all (a close this poll missed): mirror it as it is.
-          const trade = tradeOf(this.account, now);
+          const trade = tradeOf(this.account, now, currency);
           if (trade && trade.status !== 'open') {
             for (const result of await writer.recordTrades(this.account, [trade], { correct: true }))
               if ('outcome' in result) this.count(summary, result.outcome);

@@ -25,6 +25,8 @@ import {
   trimDecimal,
   type BotState,
   canonicalInstrument,
+  type Fee,
+  type Market,
   type Trade,
 } from '@trading-bot-api/writer';
 import type { Balances, FreqtradeTrade, Health, ShowConfig } from './api';
@@ -72,11 +74,19 @@ export function accountOf(
   };
 }
 
-/** `BTC/USDT` (spot) and `BTC/USDT:USDT` (futures, settled in USDT) are both `BTC_USDT`. */
-export function instrumentOf(pair: string): string {
-  const instrument = canonicalInstrument(pair.split(':')[0]);
-  if (!instrument) throw new TypeError(`pair ${JSON.stringify(pair)} is not of the form BASE/QUOTE`);
-  return instrument;
+/**
+ * The instrument of a freqtrade pair (ccxt's symbol) and the currency it settles in: `BTC/USDT` (spot, margin) is
+ * `BTC_USDT`, settled in its quote; `SOL/USDT:USDT` (a perpetual swap, settled in USDT) is `SOL_USDT_PERP`; and
+ * `BTC/USDT:USDT-261225` (a future expiring on 25 December 2026) is `BTC_USDT_20261225` (docs/operations.md,
+ * "Futures").
+ */
+export function instrumentOf(pair: string): { instrument: string; settlement: string } {
+  const match = /^([^/:]+)\/([^/:]+)(?::([^-]+)(?:-(\d{6}))?)?$/.exec(pair);
+  const contract = match?.[3] === undefined ? '' : match[4] === undefined ? '_PERP' : `_20${match[4]}`;
+  const instrument = match && canonicalInstrument(`${match[1]}_${match[2]}${contract}`);
+  if (!match || !instrument)
+    throw new TypeError(`pair ${JSON.stringify(pair)} is not of the form BASE/QUOTE, BASE/QUOTE:SETTLE or BASE/QUOTE:SETTLE-YYMMDD`);
+  return { instrument, settlement: (match[3] ?? match[2]).toUpperCase() };
 }
 
 /**
@@ -91,33 +101,78 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const finite = (value: number | null | undefined): value is number => value !== null && value !== undefined && Number.isFinite(value);
 const money = (value: number | null | undefined) => (finite(value) ? moneyOf(value) : undefined);
 
+/** freqtrade's trading modes (TradingMode), which are this API's markets. */
+const MARKETS: readonly string[] = ['spot', 'margin', 'futures'];
+
+/**
+ * One side's fee as freqtrade learnt it: none when its cost is 0; unknown (undefined) without a cost. A cost without a
+ * currency is freqtrade's own estimate (its fee rate × the stake, `recalc_trade_from_orders`): in the stake currency.
+ */
+function feeOf(cost: number | null | undefined, currency: string | null | undefined, stake: string, leg: Fee['leg']): Fee[] | undefined {
+  if (!finite(cost)) return undefined;
+  const amount = moneyOf(cost);
+  return amount === '0' ? [] : [{ amount, currency: (currency || stake).toUpperCase(), leg }];
+}
+
 /**
  * A freqtrade trade as this API's Trade, or undefined when it has no position yet (its entry order has not filled:
- * freqtrade deletes such a trade when the order is cancelled, so it is not mirrored until it fills).
+ * freqtrade deletes such a trade when the order is cancelled, so it is not mirrored until it fills). `currency` is
+ * the account's (freqtrade's stake currency), which a future must settle in.
  *
  * Open: units the current amount (it changes with added entries and partial exits), the average open rate, the
- * unrealized P&L (`profit_abs`) and stop loss as marks. Closed: the close rate and time, and the realized P&L of the
- * whole trade, fees and partial exits included (`close_profit_abs`).
+ * unrealized P&L (`profit_abs`), stop loss, liquidation price, funding so far and the entry's fee as marks. Closed: the
+ * close rate and time, the realized P&L of the whole trade, fees, funding and partial exits included
+ * (`close_profit_abs`), why it exited (`exit_reason`), and both sides' fees (unknown while either is). Every trade:
+ * its market (`trading_mode`), leverage, side (`is_short`: `sell`) and the exchange's ids of its filled orders.
  */
-export function tradeOf(accountId: string, trade: FreqtradeTrade): Trade | undefined {
+export function tradeOf(accountId: string, trade: FreqtradeTrade, currency: string): Trade | undefined {
   if (trade.open_fill_timestamp === null || trade.open_fill_timestamp === undefined) return undefined;
   const priceMode = trade.precision_mode_price ?? trade.precision_mode;
   const price = (value: number) => atPrecision(value, trade.price_precision, priceMode);
+  const { instrument, settlement } = instrumentOf(trade.pair);
+  if (settlement !== currency)
+    throw new TypeError(`${trade.pair} settles in ${settlement}, and the account is in ${currency} (an account has one currency)`);
+  const market = (
+    MARKETS.includes(trade.trading_mode ?? '') ? trade.trading_mode : trade.pair.includes(':') ? 'futures' : 'spot'
+  ) as Market;
+  const leverage = market === 'spot' ? '1' : finite(trade.leverage) ? trimDecimal(decimalOfFloat(trade.leverage)) : null;
+  const orderIds = (trade.orders ?? [])
+    .filter((order) => (order.filled ?? 0) > 0 && typeof order.order_id === 'string' && order.order_id !== '')
+    .map((order) => order.order_id);
+  const opening = feeOf(trade.fee_open_cost, trade.fee_open_currency, currency, 'open');
   const base = {
     id: tradeIdOf(trade),
     accountId,
-    instrument: instrumentOf(trade.pair),
+    instrument,
     side: trade.is_short ? ('sell' as const) : ('buy' as const),
     units: atPrecision(trade.amount, trade.amount_precision, trade.precision_mode),
     openPrice: price(trade.open_rate),
     openTime: iso(trade.open_timestamp),
     stopLoss: finite(trade.stop_loss_abs) ? price(trade.stop_loss_abs) : null,
     takeProfit: null,
-    closeReason: null,
+    currency,
+    market,
+    leverage,
+    feeTotal: null,
+    // freqtrade's sign is the trade's gain; a fee here is what the trade paid.
+    fundingFees: market === 'futures' && finite(trade.funding_fees) ? moneyOf(-trade.funding_fees) : null,
+    liquidationPrice:
+      market !== 'spot' && finite(trade.liquidation_price) && trade.liquidation_price > 0 ? price(trade.liquidation_price) : null,
+    orderIds: orderIds.length ? [...new Set(orderIds)] : null,
   };
   if (trade.is_open)
-    return { ...base, status: 'open', unrealizedPL: money(trade.profit_abs) ?? '0', closePrice: null, closeTime: null, realizedPL: '0' };
+    return {
+      ...base,
+      status: 'open',
+      unrealizedPL: money(trade.profit_abs) ?? '0',
+      closePrice: null,
+      closeTime: null,
+      realizedPL: '0',
+      closeReason: null,
+      fees: opening ?? null,
+    };
   if (!finite(trade.close_timestamp) || !finite(trade.close_rate)) return undefined;
+  const closing = feeOf(trade.fee_close_cost, trade.fee_close_currency, currency, 'close');
   return {
     ...base,
     status: 'closed',
@@ -125,6 +180,8 @@ export function tradeOf(accountId: string, trade: FreqtradeTrade): Trade | undef
     closePrice: price(trade.close_rate),
     closeTime: iso(trade.close_timestamp),
     realizedPL: money(trade.close_profit_abs ?? trade.profit_abs) ?? '0',
+    closeReason: trade.exit_reason ? trade.exit_reason.slice(0, 500) : null,
+    fees: opening && closing ? [...opening, ...closing] : null,
   };
 }
 

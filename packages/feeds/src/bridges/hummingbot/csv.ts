@@ -12,7 +12,7 @@
 import { fileLines, type SourceOptions } from '../../ingest/source';
 import { pythonDecimal } from '../numbers';
 import type { HummingbotBridge } from './bridge';
-import { feeOf, type Fill, Malformed, pairOf, positionOf, sideOf } from './messages';
+import { feeOf, type Fill, leverageOf, Malformed, pairOf, positionOf, sideOf } from './messages';
 
 /** The fields of one CSV line (RFC 4180 quoting, as pandas writes: `"…"` with `""` inside), or undefined if a quote is left open. */
 export function csvFields(line: string): string[] | undefined {
@@ -207,6 +207,8 @@ export function csvFillOf(line: string, header: readonly string[]): Fill {
     );
   const position = positionOf(row.position);
   if (!position) throw new Malformed(`csv position ${row.position}`, `a row with position ${JSON.stringify(row.position)}`);
+  const leverage = leverageOf(row.leverage);
+  if (!leverage) throw new Malformed(`csv leverage ${row.leverage}`, `a row with leverage ${JSON.stringify(row.leverage)}`);
   const ms = Number(text('timestamp'));
   if (!Number.isSafeInteger(ms) || ms <= 0)
     throw new Malformed('csv with timestamp not ms', `a row with timestamp not a time in ms: ${JSON.stringify(row.timestamp)}`);
@@ -226,6 +228,7 @@ export function csvFillOf(line: string, header: readonly string[]): Fill {
     amount: decimal('amount'),
     fee: feeOf(fee, 'a row'),
     position,
+    leverage,
     time: new Date(ms).toISOString(),
   };
 }

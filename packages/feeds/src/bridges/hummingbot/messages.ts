@@ -131,6 +131,8 @@ export interface Fill {
   fee: Fee;
   /** A derivative's position action; `NIL` on spot. */
   position: 'OPEN' | 'CLOSE' | 'NIL';
+  /** The position's leverage, a whole number (hummingbot's `leverage`; 1 on spot). */
+  leverage: string;
   /** ISO 8601, ms. */
   time: string;
 }
@@ -156,6 +158,13 @@ export function pairOf(pair: string): { base: string; quote: string } | undefine
 export function sideOf(value: string): 'buy' | 'sell' | undefined {
   const name = value.replace(/^TradeType\./, '').toUpperCase();
   return name === 'BUY' ? 'buy' : name === 'SELL' ? 'sell' : undefined;
+}
+
+/** hummingbot's `leverage` (an int; missing, 1), as a decimal string; undefined when it is no whole number above 0. */
+export function leverageOf(value: unknown): string | undefined {
+  if (value === undefined || value === null || value === '') return '1';
+  const number = typeof value === 'number' ? value : Number(value);
+  return Number.isSafeInteger(number) && number > 0 ? String(number) : undefined;
 }
 
 /** `OPEN`, `CLOSE`, `NIL` (or `PositionAction.OPEN`); missing is `NIL`. */
@@ -223,6 +232,9 @@ export function eventOf(json: Json): { fill: Fill } | { quiet: string } {
   const position = positionOf(data.position);
   if (!position)
     throw new Malformed(`${where} with position ${String(data.position)}`, `${where} with "position" ${JSON.stringify(data.position)}`);
+  const leverage = leverageOf(data.leverage);
+  if (!leverage)
+    throw new Malformed(`${where} with leverage ${String(data.leverage)}`, `${where} with "leverage" ${JSON.stringify(data.leverage)}`);
   return {
     fill: {
       orderId: String(field(data, 'order_id', where, isId, 'an id')),
@@ -234,6 +246,7 @@ export function eventOf(json: Json): { fill: Fill } | { quiet: string } {
       amount: positive(decimalOfFloat(field(data, 'amount', where, isNumber, 'a number')), where, 'amount'),
       fee: feeOf(data.trade_fee, where),
       position,
+      leverage,
       // hummingbot sends the event's time in whole seconds.
       time: new Date(Math.trunc(timestamp) * 1000).toISOString(),
     },

@@ -12,7 +12,12 @@
  * - the fill that takes it **flat** closes the position's own trade; what a fill has beyond flat opens the opposite
  *   position (on spot and one-way futures; a derivative's CLOSE never opens one);
  * - **fees** are in the quote currency: a percent of the fill's value, flat fees in the quote, in the base (at the
- *   fill's price) or in another token at a rate the configuration gives (hummingbot's `fee_amount_in_token`).
+ *   fill's price) or in another token at a rate the configuration gives (hummingbot's `fee_amount_in_token`);
+ * - and each trade keeps its fees as charged (API 1.5), each in its own token (BNB stays BNB): the opening fills'
+ *   that its units carry (leg `open`, shared out as the cost is) and the reducing fill's (leg `close`), with the
+ *   exchange's ids of those fills (`exchange_trade_id`);
+ * - a derivative's fills (a perpetual connector's, `position` OPEN or CLOSE) make futures trades, of the instrument
+ *   that names the perpetual (`BTC_USDT_PERP`), with the fill's leverage.
  *
  * Every figure is exact: costs and proceeds are products of the fills' decimals, a round trip's P&L is its proceeds
  * less its costs and fees to the last digit, and only a part closed out of a position bought at several prices has its
@@ -28,9 +33,16 @@ import {
   sumDecimals,
   type Trade,
   trimDecimal,
+  type Fee as TradeFee,
 } from '@trading-bot-api/writer';
 import { MONEY_PLACES, multiplyDecimals, proportionOf, quotientOf } from '../numbers';
 import type { Fee, Fill } from './messages';
+
+/** A fee as charged, in its own token. */
+export interface Charge {
+  amount: string;
+  currency: string;
+}
 
 /** An open position, as the bridge keeps it (its state file) between fills. */
 export interface Position {
@@ -46,6 +58,15 @@ export interface Position {
   openTime: string;
   /** The unrealized P&L last written (hummingbot's `performance`). */
   unrealizedPL: string;
+  /**
+   * The fees charged opening and growing it that its units still carry, each in its own token; absent in a position
+   * the bridge kept before it kept them (its trades' fees are then unknown), as are the three below.
+   */
+  charged?: Charge[];
+  market?: 'spot' | 'futures';
+  leverage?: string;
+  /** The exchange's ids of the fills that opened and grew it. */
+  orderIds?: string[];
 }
 
 /** A fill's key: hummingbot's TradeFill is unique by market, order id and exchange trade id (model/trade_fill.py). */
@@ -103,6 +124,40 @@ export function feeInQuote(
   return { fee: trimDecimal(roundDecimal(sumDecimals(parts), MONEY_PLACES)), unpriced };
 }
 
+/** A fill's fees as charged: the percent's in the quote (8 places, half-even), each flat fee in its token. */
+export function chargesOf(fill: Pick<Fill, 'quote' | 'price' | 'amount' | 'fee'>): Charge[] {
+  const charges: Charge[] = [];
+  if (decimalSign(fill.fee.percent) !== 0)
+    charges.push({
+      amount: trimDecimal(roundDecimal(multiplyDecimals(multiplyDecimals(fill.price, fill.amount), fill.fee.percent), MONEY_PLACES)),
+      currency: fill.quote.toUpperCase(),
+    });
+  for (const { token, amount } of fill.fee.flat) if (decimalSign(amount) !== 0) charges.push({ amount, currency: token });
+  return addCharges([], charges);
+}
+
+/** `a` and `b` together, one charge per currency, in the order the currencies came. */
+function addCharges(a: readonly Charge[], b: readonly Charge[]): Charge[] {
+  const sums = new Map<string, string>();
+  for (const charge of [...a, ...b]) sums.set(charge.currency, plus(sums.get(charge.currency) ?? '0', charge.amount));
+  return [...sums].map(([currency, amount]) => ({ amount, currency }));
+}
+
+/** The share `part` / `whole` of each charge (what rounding leaves stays with the rest: see proportionOf). */
+function shareOf(charges: readonly Charge[], part: string, whole: string): Charge[] {
+  return charges.map((charge) => ({ ...charge, amount: proportionOf(charge.amount, part, whole) }));
+}
+
+/** `a` less `b` (a share of it), charges left at 0 dropped. */
+function lessCharges(a: readonly Charge[], b: readonly Charge[]): Charge[] {
+  return addCharges(
+    a,
+    b.map((charge) => ({ ...charge, amount: negateDecimal(charge.amount) })),
+  ).filter((charge) => decimalSign(charge.amount) !== 0);
+}
+
+const asFees = (charges: readonly Charge[], leg: TradeFee['leg']): TradeFee[] => charges.map((charge) => ({ ...charge, leg }));
+
 /** The position as this API's open trade. */
 export function openTradeOf(position: Position): Trade {
   return {
@@ -121,6 +176,14 @@ export function openTradeOf(position: Position): Trade {
     stopLoss: null,
     takeProfit: null,
     closeReason: null,
+    currency: null,
+    market: position.market ?? null,
+    leverage: position.leverage ?? null,
+    fees: position.charged ? asFees(position.charged, 'open') : null,
+    feeTotal: null,
+    fundingFees: null,
+    liquidationPrice: null,
+    orderIds: position.orderIds?.length ? position.orderIds : null,
   };
 }
 
@@ -136,9 +199,10 @@ export interface Applied {
 const minus = (a: string, b: string) => trimDecimal(sumDecimals([a, negateDecimal(b)]));
 const plus = (...values: string[]) => trimDecimal(sumDecimals(values));
 
-/** A new position of `units` of the fill, carrying `fees`. */
-function opened(fill: Fill, units: string, fees: string): Position {
-  const instrument = canonicalInstrument(fill.pair);
+/** A new position of `units` of the fill, carrying `fees` (in the quote) and `charged` (as charged). */
+function opened(fill: Fill, units: string, fees: string, charged: Charge[]): Position {
+  const futures = fill.position !== 'NIL';
+  const instrument = canonicalInstrument(futures ? `${fill.pair}-PERP` : fill.pair);
   if (!instrument) throw new TypeError(`pair ${JSON.stringify(fill.pair)} is not an instrument here`);
   return {
     id: tradeIdOf(fill),
@@ -149,6 +213,10 @@ function opened(fill: Fill, units: string, fees: string): Position {
     fees,
     openTime: fill.time,
     unrealizedPL: '0',
+    charged,
+    market: futures ? 'futures' : 'spot',
+    leverage: futures ? fill.leverage : '1',
+    orderIds: [fill.exchangeTradeId],
   };
 }
 
@@ -157,9 +225,10 @@ function opened(fill: Fill, units: string, fees: string): Position {
  * The fill's time must not be before the position's.
  */
 export function applyFill(position: Position | undefined, fill: Fill, fee: string): Applied {
+  const charges = chargesOf(fill);
   if (!position) {
     if (fill.position === 'CLOSE') return { position: undefined, trades: [], unmatched: fill.amount };
-    const fresh = opened(fill, fill.amount, fee);
+    const fresh = opened(fill, fill.amount, fee, charges);
     return { position: fresh, trades: [openTradeOf(fresh)] };
   }
   if (fill.side === position.side) {
@@ -168,6 +237,8 @@ export function applyFill(position: Position | undefined, fill: Fill, fee: strin
       units: plus(position.units, fill.amount),
       cost: plus(position.cost, multiplyDecimals(fill.price, fill.amount)),
       fees: plus(position.fees, fee),
+      charged: position.charged && addCharges(position.charged, charges),
+      orderIds: position.orderIds && [...new Set([...position.orderIds, fill.exchangeTradeId])],
     };
     return { position: grown, trades: [openTradeOf(grown)] };
   }
@@ -176,8 +247,10 @@ export function applyFill(position: Position | undefined, fill: Fill, fee: strin
   const excess = minus(fill.amount, matched);
   // The fill's fee goes with its units: the share of the units that close, the rest with what it opens.
   const closingFee = decimalSign(excess) === 0 ? fee : proportionOf(fee, matched, fill.amount);
+  const closingCharges = decimalSign(excess) === 0 ? charges : shareOf(charges, matched, fill.amount);
   const costShare = whole ? position.cost : proportionOf(position.cost, matched, position.units);
   const feesShare = whole ? position.fees : proportionOf(position.fees, matched, position.units);
+  const carried = position.charged && (whole ? position.charged : shareOf(position.charged, matched, position.units));
   const proceeds = multiplyDecimals(fill.price, matched);
   const gross = position.side === 'buy' ? minus(proceeds, costShare) : minus(costShare, proceeds);
   const closed: Trade = {
@@ -189,6 +262,8 @@ export function applyFill(position: Position | undefined, fill: Fill, fee: strin
     closeTime: fill.time,
     realizedPL: minus(gross, plus(feesShare, closingFee)),
     unrealizedPL: '0',
+    fees: carried ? [...asFees(carried, 'open'), ...asFees(closingCharges, 'close')] : null,
+    orderIds: position.orderIds ? [...new Set([...position.orderIds, fill.exchangeTradeId])] : null,
   };
   if (!whole) {
     const rest: Position = {
@@ -196,11 +271,12 @@ export function applyFill(position: Position | undefined, fill: Fill, fee: strin
       units: minus(position.units, matched),
       cost: minus(position.cost, costShare),
       fees: minus(position.fees, feesShare),
+      charged: position.charged && carried ? lessCharges(position.charged, carried) : undefined,
     };
     return { position: rest, trades: [closed, openTradeOf(rest)] };
   }
   if (decimalSign(excess) === 0) return { position: undefined, trades: [closed] };
   if (fill.position === 'CLOSE') return { position: undefined, trades: [closed], unmatched: excess };
-  const flipped = opened(fill, excess, minus(fee, closingFee));
+  const flipped = opened(fill, excess, minus(fee, closingFee), lessCharges(charges, closingCharges));
   return { position: flipped, trades: [closed, openTradeOf(flipped)] };
 }
