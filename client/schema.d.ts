@@ -1391,8 +1391,9 @@ export interface components {
         /**
          * @description The representation, for clients that cannot set `Accept` (1.4; any case): `json` (the default), `csv` (one
          *     record per trade, the `Trade` fields as columns, amounts the exact strings), or `cointracking`
-         *     (CoinTracking's import columns; closed trades only, so `status` must be `closed` or left out; the open and gone
-         *     trades of a page are counted in `X-Trades-Left-Out`). It wins over
+         *     (CoinTracking's import columns, which have records for closed trades only: `status` must be `closed` or left
+         *     out; left out (1.5), a page holds trades of every status and counts its open and gone ones in
+         *     `X-Trades-Left-Out`). It wins over
          *     `Accept`. Without `limit`, a CSV page holds 500 trades (the most a page may hold); a JSON page 50.
          * @example csv
          */
@@ -1788,8 +1789,9 @@ export interface operations {
                 /**
                  * @description The representation, for clients that cannot set `Accept` (1.4; any case): `json` (the default), `csv` (one
                  *     record per trade, the `Trade` fields as columns, amounts the exact strings), or `cointracking`
-                 *     (CoinTracking's import columns; closed trades only, so `status` must be `closed` or left out; the open and gone
-                 *     trades of a page are counted in `X-Trades-Left-Out`). It wins over
+                 *     (CoinTracking's import columns, which have records for closed trades only: `status` must be `closed` or left
+                 *     out; left out (1.5), a page holds trades of every status and counts its open and gone ones in
+                 *     `X-Trades-Left-Out`). It wins over
                  *     `Accept`. Without `limit`, a CSV page holds 500 trades (the most a page may hold); a JSON page 50.
                  * @example csv
                  */
@@ -2262,8 +2264,9 @@ export interface operations {
                 /**
                  * @description The representation, for clients that cannot set `Accept` (1.4; any case): `json` (the default), `csv` (one
                  *     record per trade, the `Trade` fields as columns, amounts the exact strings), or `cointracking`
-                 *     (CoinTracking's import columns; closed trades only, so `status` must be `closed` or left out; the open and gone
-                 *     trades of a page are counted in `X-Trades-Left-Out`). It wins over
+                 *     (CoinTracking's import columns, which have records for closed trades only: `status` must be `closed` or left
+                 *     out; left out (1.5), a page holds trades of every status and counts its open and gone ones in
+                 *     `X-Trades-Left-Out`). It wins over
                  *     `Accept`. Without `limit`, a CSV page holds 500 trades (the most a page may hold); a JSON page 50.
                  * @example csv
                  */

@@ -18,7 +18,7 @@ export const DEFAULT_CSV_LIMIT = MAX_LIMIT;
  * A trade listing over HTTP: the query's defaults, and the cursor that carries a position from one page to the
  * next, signed for this very listing (scope, filters, window and key). The listing itself knows only positions.
  * `format` is the representation the page will be rendered in (trade-representations.ts): a CoinTracking page
- * lists closed trades, the only ones it has records for.
+ * without `status` lists every trade, to count those it has no records for (open and gone: X-Trades-Left-Out).
  */
 export async function tradePage(
   scope: TradeScope,
@@ -30,12 +30,14 @@ export async function tradePage(
   if (scope !== 'all') requireVisibleAccount(principal, scope.accountId);
   const window = checkWindow({ from: query.from, to: query.to });
   if (format === 'cointracking' && query.status !== undefined && query.status !== 'closed') {
-    throw invalidParameter('status', 'must be closed or left out with format=cointracking, which lists closed trades only');
+    throw invalidParameter('status', 'must be closed or left out with format=cointracking, which exports closed trades only');
   }
-  const status = format === 'cointracking' ? 'closed' : query.status === 'all' ? undefined : query.status;
+  const status = query.status === 'all' ? undefined : query.status;
   const binding: CursorBinding = {
     scope: scope === 'all' ? 'all' : scope.accountId,
-    status,
+    // Bound as the closed listing it was before 1.5 (its cursors stay valid): a position in one is one in the other,
+    // and the pages of both hold the same closed trades in the same order.
+    status: format === 'cointracking' ? 'closed' : status,
     instrument: query.instrument,
     ...storedWindow(window),
     principal,

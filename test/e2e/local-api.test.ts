@@ -13,6 +13,10 @@ import { expectedPerformance, expectedStartBalance, expectedTrades } from '../ki
 import { http, type HttpAnswer } from '../kit/http';
 import { createClient } from '../../client';
 import { connect } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runScript } from '../kit/scripts';
 import type { Trade } from '@trading-bot-api/core/types';
 import { tradesCsv } from '../../api/http/trade-csv';
 import { parsePrometheusText, sampleOf } from '../kit/prometheus-text';
@@ -542,6 +546,89 @@ it('stays within its bounds under 50 concurrent clients: every answer complete, 
   }
   // Throttled, not shut: the stage's burst is served whole (a gateway answering every request 429 fails here).
   expect(answers.flat().filter((answer) => answer.status === 200).length).toBeGreaterThan(0);
+});
+
+it('npm run export and npm run import: a round trip keeps every field; the CoinTracking file says what it left out', async () => {
+  // Last in the file: an account of its own, which the fleet's answers above do not count.
+  const account = 'e2e-ft';
+  await harness.writer.upsertAccount({ id: account, name: 'FT', currency: 'USDT', broker: 'binance', environment: 'paper' });
+  const at = (hours: number) => new Date(Date.parse('2026-10-20T00:00:00.000Z') + hours * 3_600_000).toISOString();
+  const base = { side: 'buy', units: '0.015', openPrice: '61250.50', stopLoss: null, takeProfit: null, unrealizedPL: '0' };
+  const written = await harness.writer.recordTrades(account, [
+    {
+      ...base,
+      id: 'spot-1',
+      instrument: 'BTC_USDT',
+      status: 'closed',
+      openTime: at(0),
+      closePrice: '61500.5',
+      closeTime: at(6),
+      realizedPL: '2.8',
+      closeReason: 'roi',
+      market: 'spot',
+      fees: [
+        { amount: '0.000015', currency: 'BTC', leg: 'open' },
+        { amount: '0.9225075', currency: 'USDT', leg: 'close' },
+        { amount: '0.0021', currency: 'BNB', leg: 'close' },
+      ],
+      orderIds: ['8389765504', '8389771920'],
+    },
+    {
+      ...base,
+      id: 'perp-1',
+      instrument: 'SOL_USDT_PERP',
+      side: 'sell',
+      units: '10.00',
+      openPrice: '150.25',
+      status: 'closed',
+      openTime: at(1),
+      closePrice: '140.50',
+      closeTime: at(7),
+      realizedPL: '95.19375',
+      closeReason: 'stop_loss',
+      leverage: '5',
+      fees: [
+        { amount: '0.75125', currency: 'USDT', leg: 'open' },
+        { amount: '0.7025', currency: 'USDT', leg: 'close' },
+      ],
+      fundingFees: '0.8525',
+      liquidationPrice: '178.42',
+      orderIds: ['9001', '9002'],
+    },
+    { ...base, id: 'gone-1', instrument: 'ETH_USDT', status: 'gone', openTime: at(2), closeTime: at(3), closeReason: 'gone from the bot' },
+    { ...base, id: 'open-1', instrument: 'ETH_USDT', status: 'open', openTime: at(4), market: 'spot', fees: [] },
+  ]);
+  expect(written.filter((result) => !('outcome' in result))).toEqual([]);
+  const dir = mkdtempSync(join(tmpdir(), 'round-trip-'));
+  try {
+    const file = join(dir, 'trades.csv');
+    const exported = await runScript('export', ['--account', account, '--out', file, '--url', api.url]);
+    expect(exported.status).toBe(0);
+    // Into a fresh account: the file's accountId cells name the copy.
+    const copy = `${account}-copy`;
+    writeFileSync(file, readFileSync(file, 'utf8').replaceAll(`,${account},`, `,${copy},`));
+    const imported = await runScript('import', [
+      ...['--account', copy, '--create', '--currency', 'USDT', '--stage', harness.stage, '--endpoint', harness.db.endpoint],
+      file,
+    ]);
+    expect(imported.stdout).toContain('4 rows read, 4 written, 0 unchanged, 0 rejected');
+    const listing = async (id: string) => (await get(`/api/${id}/trades`, '/api/{account}/trades')).body.trades as Trade[];
+    const original = await listing(account);
+    expect((await listing(copy)).map((trade) => ({ ...trade, accountId: account }))).toEqual(original);
+    expect(original.find((trade) => trade.id === 'perp-1')).toMatchObject({ feeTotal: '1.45375', fundingFees: '0.8525', market: 'futures' });
+
+    const tax = await runScript('export', ['--account', account, '--format', 'cointracking', '--out', join(dir, 'ct.csv'), '--url', api.url]);
+    expect(tax.status).toBe(0);
+    expect(tax.stderr).toContain('export: left out 1 gone trade (the bot no longer has them: their outcome is unknown) and 1 open trade');
+    const records = readFileSync(join(dir, 'ct.csv'), 'utf8').trim().split('\r\n');
+    expect(records.filter((record) => record.includes('perp-1')).map((record) => record.split(',')[0])).toEqual([
+      'Derivatives / Futures Profit',
+      'Derivatives / Futures Loss',
+    ]);
+    expect(records.some((record) => record.includes('gone-1') || record.includes('open-1'))).toBe(false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 afterAll(() => {

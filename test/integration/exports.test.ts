@@ -7,6 +7,7 @@
 import { parse } from 'csv-parse/sync';
 import type { Trade } from '@trading-bot-api/core/types';
 import { DEMO_TERMS, generateDataset } from '../../scripts/demo/dataset';
+import { UNKNOWN_DETAILS } from '../kit/trade-details';
 import { COINTRACKING_COLUMNS, cointrackingRecords, TRADE_COLUMNS } from '../../api/http/trade-csv';
 import { type Harness, eventFor, startHarness } from '../kit/api-harness';
 import { expectContract } from '../kit/contract';
@@ -44,6 +45,57 @@ dataset.trades.push({
   liquidationPrice: null,
   orderIds: null,
 });
+// A trade gone from the bot (its outcome unknown) and a short future closed with its fees and funding (API 1.5).
+const daysAgo = (days: number) => new Date(now.getTime() - days * 86_400_000).toISOString();
+dataset.trades.push(
+  {
+    id: 'x-usd-gone',
+    accountId: 'x-usd',
+    instrument: 'EUR_USD',
+    side: 'sell',
+    units: '2000',
+    status: 'gone',
+    openPrice: '1.08000',
+    openTime: daysAgo(3),
+    closePrice: null,
+    closeTime: daysAgo(2),
+    realizedPL: '0',
+    unrealizedPL: '0',
+    stopLoss: null,
+    takeProfit: null,
+    closeReason: 'gone from the bot: its database was reset',
+    ...UNKNOWN_DETAILS,
+    currency: 'USD',
+  },
+  {
+    id: 'x-usd-future',
+    accountId: 'x-usd',
+    instrument: 'BTC_USD_PERP',
+    side: 'sell',
+    units: '0.5',
+    status: 'closed',
+    openPrice: '60000',
+    openTime: daysAgo(4),
+    closePrice: '59000',
+    closeTime: daysAgo(3.5),
+    realizedPL: '486.5',
+    unrealizedPL: '0',
+    stopLoss: null,
+    takeProfit: null,
+    closeReason: 'take_profit',
+    currency: 'USD',
+    market: 'futures',
+    leverage: '10',
+    fees: [
+      { amount: '6', currency: 'USD', leg: 'open' },
+      { amount: '5.9', currency: 'USD', leg: 'close' },
+    ],
+    feeTotal: '11.9',
+    fundingFees: '1.6',
+    liquidationPrice: '65400',
+    orderIds: ['77001', '77002'],
+  },
+);
 let harness: Harness;
 /** A key that sees every account: every request goes through the gateway's rules and the real authorizer. */
 let allKey: string;
@@ -72,8 +124,20 @@ function records(text: string, columns: readonly string[]): Record<string, strin
   return rows.slice(1).map((row) => Object.fromEntries(columns.map((column, i) => [column, row[i]])));
 }
 
-/** A trade as the CSV writes it: every field a string, null an empty cell. */
-const asRow = (trade: Trade) => Object.fromEntries(TRADE_COLUMNS.map((column) => [column, trade[column] ?? '']));
+/**
+ * A trade as the CSV writes it: every field a string, null an empty cell; the fees as `AMOUNT CURRENCY LEG; …` (`none`
+ * for none), the order ids separated by spaces; a gone trade's P&L empty (unknown, not zero).
+ */
+const asRow = (trade: Trade) =>
+  Object.fromEntries(
+    TRADE_COLUMNS.map((column) => {
+      if (column === 'fees')
+        return [column, trade.fees ? trade.fees.map((f) => `${f.amount} ${f.currency} ${f.leg}`).join('; ') || 'none' : ''];
+      if (column === 'orderIds') return [column, trade.orderIds?.join(' ') ?? ''];
+      if (trade.status === 'gone' && (column === 'realizedPL' || column === 'unrealizedPL')) return [column, ''];
+      return [column, trade[column] ?? ''];
+    }),
+  );
 
 /** Follows a listing's `Link` headers (CSV) or `nextCursor` (JSON) to its end. */
 async function walk(scope: string | undefined, query: Record<string, string>, headers: Record<string, string> = {}) {
@@ -121,14 +185,18 @@ describe('trades as CSV', () => {
         expect(page.headers['Content-Type']).toBe('text/csv; charset=utf-8; header=present');
         expect(page.headers.Vary).toMatch(/Accept/);
       }
-      expect(pages.flatMap((page) => records(page.body, TRADE_COLUMNS))).toEqual(json.map(asRow));
+      const rows = pages.flatMap((page) => records(page.body, TRADE_COLUMNS));
+      expect(rows).toEqual(json.map(asRow));
+      // Every row says the currency its amounts are in: its account's, whichever accounts the listing has.
+      const currencyOf = Object.fromEntries(dataset.accounts.map(({ account }) => [account.id, account.currency]));
+      expect(rows.filter((row) => row.currency === '' || row.currency !== currencyOf[row.accountId])).toEqual([]);
       // Without a limit a CSV page holds 500 trades (docs/api.md); with one, as JSON.
       if (!query.limit) expect(pages.length).toBe(Math.max(1, Math.ceil(json.length / 500)));
       else expect(pages.length).toBe(Math.max(1, Math.ceil(json.length / Number(query.limit))));
     }
   });
 
-  it('CoinTracking: each closed trade as its two exchanges, with its account’s broker', async () => {
+  it('CoinTracking: each closed trade as its records, with its account’s broker; open and gone trades counted, not exported', async () => {
     const pages = await walk('x-usd', { format: 'cointracking', limit: '40' });
     const rows = pages.flatMap((page) => records(page.body, COINTRACKING_COLUMNS));
     const closed = expectedTrades(dataset.trades, { accountId: 'x-usd', status: 'closed' });
@@ -137,7 +205,25 @@ describe('trades as CSV', () => {
     expect(rows.map((row) => COINTRACKING_COLUMNS.map((column) => row[column]))).toEqual(
       expected.map((record) => record.map((cell) => cell ?? '')),
     );
-    expect(rows.every((row) => row.Exchange === broker && row['Trade-Group'] === 'x-usd' && row.Type === 'Trade')).toBe(true);
+    expect(rows.every((row) => row.Exchange === broker && row['Trade-Group'] === 'x-usd')).toBe(true);
+    // The demo's margin trades are profits and losses, never purchases; the short future is a derivatives profit
+    // (60000 − 59000) × 0.5 = 500 before its fees (in Fee) and funding (a loss of its own): no sale of BTC.
+    expect(new Set(rows.map((row) => row.Type))).toEqual(
+      new Set(['Margin Profit', 'Margin Loss', 'Derivatives / Futures Profit', 'Derivatives / Futures Loss']),
+    );
+    expect(rows.filter((row) => row.Comment.startsWith('x-usd-future'))).toMatchObject([
+      { Type: 'Derivatives / Futures Profit', 'Buy Amount': '500', 'Buy Currency': 'USD', Fee: '11.9', 'Fee Currency': 'USD' },
+      { Type: 'Derivatives / Futures Loss', 'Sell Amount': '1.6', 'Sell Currency': 'USD', Comment: 'x-usd-future funding paid' },
+    ]);
+    expect(
+      rows.some((row) => row['Buy Currency'] === 'BTC' || row['Sell Currency'] === 'BTC' || row.Comment.startsWith('x-usd-gone')),
+    ).toBe(false);
+    const all = expectedTrades(dataset.trades, { accountId: 'x-usd' });
+    const leftOut = pages.map((page) => /^open=(\d+), gone=(\d+)$/.exec(page.headers['X-Trades-Left-Out'])!.slice(1).map(Number));
+    expect(leftOut.reduce(([open, gone], [o, g]) => [open + o, gone + g], [0, 0])).toEqual([
+      all.filter((trade) => trade.status === 'open').length,
+      1,
+    ]);
   });
 
   it('refuses what it cannot answer with a 4xx problem, never a 5xx', async () => {

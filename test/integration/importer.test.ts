@@ -74,8 +74,16 @@ async function pnlEntries(store: Store, account: string) {
 
 const csvCell = (value: unknown) =>
   value === null || value === undefined ? '' : /[",\n]/.test(String(value)) ? `"${String(value).replaceAll('"', '""')}"` : String(value);
+/** A field as docs/api.md says the CSV writes it: fees as `AMOUNT CURRENCY LEG; …` or `none`, order ids by spaces. */
+const cellOf = (trade: Record<string, unknown>, field: string) => {
+  const value = trade[field];
+  if (field === 'fees' && Array.isArray(value))
+    return value.length ? value.map((fee: { amount: string; currency: string; leg: string }) => `${fee.amount} ${fee.currency} ${fee.leg}`).join('; ') : 'none';
+  if (field === 'orderIds' && Array.isArray(value)) return value.join(' ');
+  return csvCell(value);
+};
 const asCsv = (trades: Record<string, unknown>[]) =>
-  [TRADE_FIELDS.join(','), ...trades.map((trade) => TRADE_FIELDS.map((field) => csvCell(trade[field])).join(','))].join('\n');
+  [TRADE_FIELDS.join(','), ...trades.map((trade) => TRADE_FIELDS.map((field) => cellOf(trade, field)).join(','))].join('\n');
 const asJsonLines = (trades: unknown[]) => trades.map((trade) => JSON.stringify(trade)).join('\n');
 
 describe.each([
@@ -173,7 +181,7 @@ it('reports each bad row with its line and reason, writes the valid ones, and ex
     JSON.stringify({ id: 'bad-7', ...good, accountId: 'someone-else' }),
     JSON.stringify({ id: 'bad-8', ...good, units: 1000 }),
     '{"id": "bad-9", ',
-    JSON.stringify({ id: 'bad-10', ...good, leverage: '30' }),
+    JSON.stringify({ id: 'bad-10', ...good, commission: '30' }),
     '',
     JSON.stringify({ id: 'ok-2', ...good, openTime: '2026-11-01T11:00:00.000Z' }),
   ];
@@ -192,7 +200,7 @@ it('reports each bad row with its line and reason, writes the valid ones, and ex
     [8, /accountId: is "someone-else"/],
     [9, /units: must be a decimal string such as "10.50", not a number/],
     [10, /not valid JSON/],
-    [11, /unknown field leverage/],
+    [11, /unknown field commission/],
   ] as const) {
     expect(result.stdout).toMatch(new RegExp(`^line ${line}: ${reason.source}`, 'm'));
   }
@@ -212,10 +220,10 @@ it('reports each bad row with its line and reason, writes the valid ones, and ex
   expect(fromCsv.stdout).toMatch(/^line 3: 6 cells where the header has 7 columns/m);
 
   const header = join(dir, 'header.csv');
-  writeFileSync(header, 'id,instrument,leverage\n');
+  writeFileSync(header, 'id,instrument,commission\n');
   const refused = await importFile(harness.stage, ['--account', account, header]);
   expect(refused.code).toBe(2);
-  expect(refused.stderr).toContain('unknown column leverage');
+  expect(refused.stderr).toContain('unknown column commission');
   const missing = await importFile(harness.stage, ['--account', 'nobody-here', file]);
   expect(missing.code).toBe(2);
   expect(missing.stderr).toContain('no account nobody-here: create it with --create --currency CUR');
