@@ -615,9 +615,22 @@ it('npm run export and npm run import: a round trip keeps every field; the CoinT
     const listing = async (id: string) => (await get(`/api/${id}/trades`, '/api/{account}/trades')).body.trades as Trade[];
     const original = await listing(account);
     expect((await listing(copy)).map((trade) => ({ ...trade, accountId: account }))).toEqual(original);
-    expect(original.find((trade) => trade.id === 'perp-1')).toMatchObject({ feeTotal: '1.45375', fundingFees: '0.8525', market: 'futures' });
+    expect(original.find((trade) => trade.id === 'perp-1')).toMatchObject({
+      feeTotal: '1.45375',
+      fundingFees: '0.8525',
+      market: 'futures',
+    });
 
-    const tax = await runScript('export', ['--account', account, '--format', 'cointracking', '--out', join(dir, 'ct.csv'), '--url', api.url]);
+    const tax = await runScript('export', [
+      '--account',
+      account,
+      '--format',
+      'cointracking',
+      '--out',
+      join(dir, 'ct.csv'),
+      '--url',
+      api.url,
+    ]);
     expect(tax.status).toBe(0);
     expect(tax.stderr).toContain('export: left out 1 gone trade (the bot no longer has them: their outcome is unknown) and 1 open trade');
     const records = readFileSync(join(dir, 'ct.csv'), 'utf8').trim().split('\r\n');

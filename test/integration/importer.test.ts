@@ -78,7 +78,9 @@ const csvCell = (value: unknown) =>
 const cellOf = (trade: Record<string, unknown>, field: string) => {
   const value = trade[field];
   if (field === 'fees' && Array.isArray(value))
-    return value.length ? value.map((fee: { amount: string; currency: string; leg: string }) => `${fee.amount} ${fee.currency} ${fee.leg}`).join('; ') : 'none';
+    return value.length
+      ? value.map((fee: { amount: string; currency: string; leg: string }) => `${fee.amount} ${fee.currency} ${fee.leg}`).join('; ')
+      : 'none';
   if (field === 'orderIds' && Array.isArray(value)) return value.join(' ');
   return csvCell(value);
 };
