@@ -1,6 +1,7 @@
 /**
  * The freqtrade bridge against a fake freqtrade (test/kit/fake-freqtrade.ts, answering as freqtrade's REST API
- * does) and DynamoDB Local: what an operator then reads from the API, what each poll costs in writes, and what the
+ * does) and DynamoDB Local: what an operator then reads from the API (every trade whole: fees in two currencies, a
+ * leveraged short future with its funding, exit reasons, orders), what each poll costs in writes, and what the
  * command says when the bot cannot be reached or refuses the password.
  */
 import { execFile } from 'node:child_process';
@@ -109,9 +110,10 @@ describe('a bot mirrored poll by poll', () => {
     await bot.start();
     bridge = new FreqtradeBridge({ client: freqtradeClient(bot), writer, account });
     // A history before the bridge ever ran: two closed trades, and three open ones (long spot, short futures, and
-    // an entry order that has not filled).
-    ids.closedWin = bot.open({ pair: 'BTC/USDT', amount: 0.01, rate: 60000, at: at(50) });
-    bot.close(ids.closedWin, { rate: 61000, at: at(49), profit: 9.87878 });
+    // an entry order that has not filled). The first paid its fees in two currencies, as Binance charges them: the
+    // entry's in the base bought, the exit's in BNB.
+    ids.closedWin = bot.open({ pair: 'BTC/USDT', amount: 0.01, rate: 60000, at: at(50), fee: { cost: 0.00001, currency: 'BTC' } });
+    bot.close(ids.closedWin, { rate: 61000, at: at(49), profit: 9.87878, reason: 'exit_signal', fee: { cost: 0.00152, currency: 'BNB' } });
     ids.closedLoss = bot.open({ pair: 'ETH/USDT:USDT', short: true, amount: 0.5, rate: 3000, at: at(48) });
     bot.close(ids.closedLoss, { rate: 3030, at: at(47), profit: -15.0300000000001 });
     ids.long = bot.open({ pair: 'SOL/USDT', amount: 2.5, rate: 0.30000000000000004, stake: 0.75, at: at(5) });
@@ -145,7 +147,8 @@ describe('a bot mirrored poll by poll', () => {
       stopLoss: '0.27',
     });
     expect(await tradeOf(account, ours(ids.short))).toMatchObject({
-      instrument: 'ETH_USDT',
+      instrument: 'ETH_USDT_PERP',
+      market: 'futures',
       side: 'sell',
       units: '0.20000',
       openPrice: '3100.50',
@@ -154,7 +157,8 @@ describe('a bot mirrored poll by poll', () => {
     });
     // Money at freqtrade's 8 places.
     expect(await tradeOf(account, ours(ids.closedLoss))).toMatchObject({
-      instrument: 'ETH_USDT',
+      instrument: 'ETH_USDT_PERP',
+      closeReason: 'roi',
       side: 'sell',
       status: 'closed',
       closePrice: '3030.00',
@@ -164,7 +168,20 @@ describe('a bot mirrored poll by poll', () => {
       status: 'closed',
       realizedPL: '9.87878',
       closeTime: new Date(at(49)).toISOString(),
+      closeReason: 'exit_signal',
+      currency: 'USDT',
+      market: 'spot',
+      leverage: '1',
+      // As charged, each in its currency: never converted, so no total in USDT.
+      fees: [
+        { amount: '0.00001', currency: 'BTC', leg: 'open' },
+        { amount: '0.00152', currency: 'BNB', leg: 'close' },
+      ],
+      feeTotal: null,
+      orderIds: [expect.stringMatching(/^\d+$/), expect.stringMatching(/^\d+$/)],
     });
+    // An open trade: its entry's fee so far (the dry run's, in USDT); the unfilled entry has no trade yet.
+    expect(await tradeOf(account, ours(ids.long))).toMatchObject({ fees: [{ amount: '0.00075', currency: 'USDT', leg: 'open' }] });
     // NAV is what the bot manages; the balance is NAV without the open trades' unrealized P&L; the margin used and
     // available are what freqtrade reports of USDT: its free (1000 + 9.87878 - 15.0300000000001 - 670.85 as Python
     // sums it, 323.9987799999999) and its used (the unfilled entry's stake).
@@ -325,10 +342,143 @@ describe('a bot mirrored poll by poll', () => {
     const odd = bot.open({ pair: 'VERYLONGBASENAME/USDT', amount: 1, rate: 1, at: at(0.05) });
     const fine = bot.open({ pair: 'ADA/USDT', amount: 10, rate: 0.4, at: at(0.04) });
     const first = await bridge.poll();
-    expect(first.refused).toEqual([`trade ${ours(odd)}: pair "VERYLONGBASENAME/USDT" is not of the form BASE/QUOTE; not mirrored`]);
+    expect(first.refused).toEqual([
+      `trade ${ours(odd)}: pair "VERYLONGBASENAME/USDT" is not of the form BASE/QUOTE, BASE/QUOTE:SETTLE or BASE/QUOTE:SETTLE-YYMMDD; not mirrored`,
+    ]);
     expect(first.written).toEqual({ created: 1 });
     expect(await tradeOf(account, ours(fine))).toMatchObject({ instrument: 'ADA_USDT', status: 'open' });
     expect((await bridge.poll()).refused).toEqual([]);
+  });
+});
+
+describe('a futures bot, every trade whole', () => {
+  const bot = new FakeFreqtrade();
+  const account = 'ft-futures';
+  const ours = (id: number) => {
+    const trade = (bot as unknown as { trades: { trade_id: number; open_timestamp: number }[] }).trades.find(
+      (candidate) => candidate.trade_id === id,
+    )!;
+    return `ft-${id}-${trade.open_timestamp}`;
+  };
+  const ordersOf = (id: number) =>
+    (bot as unknown as { trades: { trade_id: number; orders: { order_id: string }[] }[] }).trades
+      .find((candidate) => candidate.trade_id === id)!
+      .orders.map((order) => order.order_id);
+  let bridge: FreqtradeBridge;
+  const ids: Record<string, number> = {};
+  const opened = Math.floor(at(30) / 1000) * 1000;
+  const closedAt = opened + 6 * HOUR;
+  const ctDate = new Date(closedAt).toISOString().slice(0, 19).replace('T', ' ');
+
+  beforeAll(async () => {
+    bot.tradingMode = 'futures';
+    await bot.start();
+    // A short SOL perpetual at 5x: 10 SOL sold at 150.25 and bought back at 140.50 make 97.5, less the fees of its
+    // two orders (0.75125 and 0.7025 USDT) and the funding it paid (freqtrade: -0.8525): 95.19375 (close_profit_abs).
+    ids.short = bot.open({
+      pair: 'SOL/USDT:USDT',
+      short: true,
+      amount: 10,
+      rate: 150.25,
+      stake: 300.5,
+      at: opened,
+      leverage: 5,
+      liquidation: 178.42000000000002,
+      fee: { cost: 0.75125, currency: 'USDT' },
+    });
+    bot.update(ids.short, { funding_fees: -0.8525000000000001 });
+    bot.close(ids.short, { rate: 140.5, at: closedAt, profit: 95.19375, reason: 'stop_loss', fee: { cost: 0.7025, currency: 'USDT' } });
+    // A leveraged long still open, paying funding as it goes.
+    ids.long = bot.open({ pair: 'BTC/USDT:USDT', amount: 0.05, rate: 60000, stake: 1000, at: at(3), leverage: 3, liquidation: 40_500.5 });
+    bot.update(ids.long, { funding_fees: -0.12, profit_abs: 4.2 });
+    // What the bridge of 1.4 stored of the short: its pair as the instrument, nothing of its market, fees or orders.
+    await writer.upsertAccount({ id: account, name: 'ft-test', currency: 'USDT', broker: 'binance', environment: 'paper' });
+    const before = await writer.recordTrades(account, [
+      {
+        id: ours(ids.short),
+        instrument: 'SOL_USDT',
+        side: 'sell',
+        units: '10.00000',
+        status: 'closed',
+        openPrice: '150.25',
+        openTime: new Date(opened).toISOString(),
+        closePrice: '140.50',
+        closeTime: new Date(closedAt).toISOString(),
+        realizedPL: '95.19375',
+        stopLoss: '165.275',
+      },
+    ]);
+    expect(before).toMatchObject([{ outcome: 'created' }]);
+    bridge = new FreqtradeBridge({ client: freqtradeClient(bot), writer, account });
+  });
+  afterAll(() => bot.stop());
+
+  it('the next sync fills in what 1.4 did not keep: the future names its contract, with its fees, funding, exit reason and orders', async () => {
+    const summary = await bridge.poll();
+    expect(summary).toMatchObject({ refused: [], written: { corrected: 1, created: 1 } });
+    // The whole trade, every field as the API answers it.
+    expect(await tradeOf(account, ours(ids.short))).toEqual({
+      id: ours(ids.short),
+      accountId: account,
+      instrument: 'SOL_USDT_PERP',
+      side: 'sell',
+      units: '10.00000',
+      status: 'closed',
+      openPrice: '150.25',
+      openTime: new Date(opened).toISOString(),
+      closePrice: '140.50',
+      closeTime: new Date(closedAt).toISOString(),
+      realizedPL: '95.19375',
+      unrealizedPL: '0',
+      stopLoss: '165.275',
+      takeProfit: null,
+      closeReason: 'stop_loss',
+      currency: 'USDT',
+      market: 'futures',
+      leverage: '5',
+      fees: [
+        { amount: '0.75125', currency: 'USDT', leg: 'open' },
+        { amount: '0.7025', currency: 'USDT', leg: 'close' },
+      ],
+      feeTotal: '1.45375',
+      fundingFees: '0.8525',
+      liquidationPrice: '178.42',
+      orderIds: ordersOf(ids.short),
+    });
+    expect(ordersOf(ids.short)).toHaveLength(2);
+    expect(await tradeOf(account, ours(ids.long))).toMatchObject({
+      instrument: 'BTC_USDT_PERP',
+      status: 'open',
+      market: 'futures',
+      leverage: '3',
+      fundingFees: '0.12',
+      liquidationPrice: '40500.50',
+      fees: [{ amount: '1', currency: 'USDT', leg: 'open' }],
+    });
+    // The funding goes on: the next poll writes it.
+    bot.update(ids.long, { funding_fees: -0.31 });
+    expect((await bridge.poll()).written).toEqual({ updated: 1 });
+    expect(await tradeOf(account, ours(ids.long))).toMatchObject({ fundingFees: '0.31' });
+    // Per instrument, the future is its own: nothing of SOL_USDT is left, and its fees are counted.
+    const performance = await api('account-performance', account, { from: new Date(at(40)).toISOString() });
+    expect(performance.currencies[0]).toMatchObject({
+      feesPaid: '1.45375',
+      tradesWithUnknownFees: 0,
+      tradesWithOtherCurrencyFees: 0,
+      instruments: [{ instrument: 'SOL_USDT_PERP', closedTrades: 1, feesPaid: '1.45375' }],
+    });
+    expect(await api('account-trades', account, { instrument: 'SOL_USDT' })).toMatchObject({ count: 0 });
+  });
+
+  it('exports the short future to CoinTracking as a derivatives profit and its funding, never a sale of SOL', async () => {
+    const csv = (await invoke('account-trades', eventFor('account-trades', { account, query: { format: 'cointracking' } }))).body as string;
+    const rows = csv.trim().split('\r\n').slice(1);
+    const id = ours(ids.short);
+    expect(rows.filter((row) => row.includes(id))).toEqual([
+      `Derivatives / Futures Profit,97.5,USDT,,,1.45375,USDT,binance,${account},${id} short 10.00000 SOL_USDT_PERP leverage 5 (stop_loss); realized P&L 95.19375 USDT,${ctDate}`,
+      `Derivatives / Futures Loss,,,0.8525,USDT,,,binance,${account},${id} funding paid,${ctDate}`,
+    ]);
+    expect(rows.some((row) => row.startsWith('Trade,') || row.includes(',SOL,'))).toBe(false);
   });
 });
 

@@ -172,6 +172,15 @@ describe('a hummingbot instance mirrored message by message', () => {
         // (60500 − 61000) × 0.02, two thirds of the buys' fees (1.22), the BNB fee at 600 (1.2).
         realizedPL: '-12.42',
         unrealizedPL: '0',
+        // The fees as charged: the buys' share in USDT, the closing fill's in BNB (never converted: no total).
+        market: 'spot',
+        fees: [
+          { amount: '1.22', currency: 'USDT', leg: 'open' },
+          { amount: '0.002', currency: 'BNB', leg: 'close' },
+        ],
+        feeTotal: null,
+        currency: 'USDT',
+        orderIds: [fills.first.exchangeTradeId, fills.grow.exchangeTradeId, fills.close.exchangeTradeId],
       }),
       [idOf(fills.eth, 'ETH-USDT')]: expect.objectContaining({
         id: idOf(fills.eth, 'ETH-USDT'),
@@ -183,6 +192,7 @@ describe('a hummingbot instance mirrored message by message', () => {
         openTime: iso(t0 + 150),
         // hummingbot's unrealized P&L: (3010 − 3000.5) × 0.5 less the fee paid in ETH (0.0005 × 3000.5).
         unrealizedPL: '3.24975',
+        fees: [{ amount: '0.0005', currency: 'ETH', leg: 'open' }],
       }),
       [idOf(fills.reduce, 'BTC-USDT')]: expect.objectContaining({
         id: idOf(fills.reduce, 'BTC-USDT'),
@@ -196,6 +206,11 @@ describe('a hummingbot instance mirrored message by message', () => {
         closeTime: iso(t0 + 120),
         // (62000 − 61000) × 0.01, a third of the buys' fees (0.6 + 1.23), the sell's fee.
         realizedPL: '8.77',
+        fees: [
+          { amount: '0.61', currency: 'USDT', leg: 'open' },
+          { amount: '0.62', currency: 'USDT', leg: 'close' },
+        ],
+        feeTotal: '1.23',
       }),
     });
     // Realized P&L per pair is what hummingbot reports for its controllers (computed on their own by the fake).
@@ -209,7 +224,17 @@ describe('a hummingbot instance mirrored message by message', () => {
     expect(decimalOfFloat(Number(bot.realized('pmm_btc')))).toBe('-3.65');
     const window = { from: iso(t0 - 60) };
     const performance = await api('account-performance', account, window);
-    expect(performance.currencies[0]).toMatchObject({ currency: 'USDT', netRealizedPL: '-3.65', closedTrades: 2, wins: 1, losses: 1 });
+    expect(performance.currencies[0]).toMatchObject({
+      currency: 'USDT',
+      netRealizedPL: '-3.65',
+      closedTrades: 2,
+      wins: 1,
+      losses: 1,
+      // The USDT fees of both closed trades; the BNB one counted apart, never converted.
+      feesPaid: '2.45',
+      tradesWithUnknownFees: 0,
+      tradesWithOtherCurrencyFees: 1,
+    });
     expect(performance.currencies[0].instruments).toEqual(
       expect.arrayContaining([expect.objectContaining({ instrument: 'BTC_USDT', netRealizedPL: '-3.65', closedTrades: 2 })]),
     );
@@ -346,6 +371,37 @@ describe('a hummingbot instance mirrored message by message', () => {
     expect(await until(() => tradeOf(account, idOf(fills.after, 'BTC-USDT')), 'the next fill')).toMatchObject({
       status: 'open',
       units: '0.001',
+    });
+  });
+
+  it("a perpetual connector's fills are a future of its own instrument, short, with their leverage and fees", async () => {
+    const fee = { percent: '0.0005' };
+    fills.perpOpen = await bot.fill({
+      pair: 'SOL-USDT',
+      side: 'SELL',
+      price: 150,
+      amount: 4,
+      at: t0 + 310,
+      position: 'OPEN',
+      leverage: 10,
+      fee,
+    });
+    await bot.fill({ pair: 'SOL-USDT', side: 'BUY', price: 140, amount: 4, at: t0 + 320, position: 'CLOSE', leverage: 10, fee });
+    const id = idOf(fills.perpOpen, 'SOL-USDT');
+    expect(
+      await until(async () => ((await tradeOf(account, id))?.status === 'closed' ? tradeOf(account, id) : undefined), 'the close'),
+    ).toMatchObject({
+      instrument: 'SOL_USDT_PERP',
+      side: 'sell',
+      market: 'futures',
+      leverage: '10',
+      // (150 − 140) × 4, less 0.05 % of each fill's value (0.3 and 0.28).
+      realizedPL: '39.42',
+      fees: [
+        { amount: '0.3', currency: 'USDT', leg: 'open' },
+        { amount: '0.28', currency: 'USDT', leg: 'close' },
+      ],
+      feeTotal: '0.58',
     });
   });
 

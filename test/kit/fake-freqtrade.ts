@@ -1,15 +1,39 @@
 /**
  * A fake freqtrade bot's REST API for the bridge's tests, answering as freqtrade does (freqtrade/rpc/api_server,
- * api_v1.py and api_schemas.py at the version read): the same routes under /api/v1, HTTP Basic auth with a 401
- * `{"detail":"Unauthorized"}`, every field of ShowConfig, TradeSchema / OpenTradeSchema and Balances with freqtrade's
- * names, dates as "%Y-%m-%d %H:%M:%S" beside millisecond timestamps, closed trades in `/trades` by id, `/status` an
- * empty list when nothing is open, and floats written as Python writes them (`1e-05`, `0.30000000000000004`).
+ * api_v1.py and api_schemas.py, and persistence/trade_model.py's `to_json`, at c9ae5e1, October 2024): the same
+ * routes under /api/v1, HTTP Basic auth with a 401 `{"detail":"Unauthorized"}`, every field of ShowConfig,
+ * TradeSchema / OpenTradeSchema (exactly their fields, in their order, as FastAPI's response models write them:
+ * `to_json`'s others are dropped) with their OrderSchema orders, and Balances with freqtrade's names, dates as
+ * "%Y-%m-%d %H:%M:%S" beside millisecond timestamps, closed trades in `/trades` by id, `/status` an empty list when
+ * nothing is open, and floats written as Python writes them (`1e-05`, `0.30000000000000004`).
+ *
+ * A trade carries what freqtrade records of it: each side's fee as the exchange charged it (`Trade.update_fee`: its
+ * cost and currency, which may be BNB or the base), its trading mode, leverage, liquidation price and funding fees
+ * (a future's; freqtrade's sign: positive gained), why it exited, and its orders, filled or open
+ * (`select_filled_or_open_orders`).
  *
  * The test drives the bot: trades open (filled or not), change, close; the state, the loop's last run and the
  * balance change; the database is reset (ids from 1 again); the server goes away and comes back on the same port.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
+/** A fee as freqtrade records one side's (`fee_open_cost`/`fee_open_currency`, or the close's). */
+export interface FakeFee {
+  cost: number | null;
+  currency: string | null;
+}
+
+/** An order of a trade, as freqtrade keeps it (Order): what OrderSchema shows of it. */
+export interface FakeOrder {
+  order_id: string;
+  side: 'buy' | 'sell';
+  amount: number;
+  filled: number;
+  price: number;
+  at: number;
+  filled_at: number | null;
+}
 
 export interface FakeTrade {
   trade_id: number;
@@ -32,6 +56,15 @@ export interface FakeTrade {
   amount_precision: number | null;
   price_precision: number | null;
   precision_mode: number | null;
+  trading_mode: 'spot' | 'margin' | 'futures';
+  leverage: number;
+  liquidation_price: number | null;
+  /** freqtrade's sign: positive, the trade gained; negative, it paid. */
+  funding_fees: number;
+  fee_open: FakeFee;
+  fee_close: FakeFee;
+  exit_reason: string | null;
+  orders: FakeOrder[];
 }
 
 /** Binance spot's precision of BTC/USDT as ccxt 4 reports it (TICK_SIZE mode): 0.00001 BTC, 0.01 USDT. */
@@ -125,6 +158,12 @@ const FLOATS = new Set([
   'api_version',
   'available_capital',
   'stoploss',
+  // OrderSchema's
+  'remaining',
+  'safe_price',
+  'cost',
+  'filled',
+  'ft_fee_base',
 ]);
 
 const printed = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString().slice(0, 19).replace('T', ' '));
@@ -141,9 +180,13 @@ export class FakeFreqtrade {
   clockAheadMs = 0;
   dryRun = true;
   botName = 'ft-test';
+  /** The bot's trading mode (`show_config`): a futures bot trades pairs with a settlement, `SOL/USDT:USDT`. */
+  tradingMode: 'spot' | 'futures' = 'spot';
   readonly requests: string[] = [];
   private trades: FakeTrade[] = [];
   private nextId = 1;
+  /** The exchange's order ids, numbered as Binance's are. */
+  private nextOrderId = 8_389_765_504;
   private server?: Server;
   private port = 0;
 
@@ -187,7 +230,9 @@ export class FakeFreqtrade {
 
   /**
    * A trade entered: filled at once unless `filled` is false (its entry order still open); with Binance's tick
-   * precision unless `precision` says otherwise (null fields: a trade older than freqtrade's precision columns).
+   * precision unless `precision` says otherwise (null fields: a trade older than freqtrade's precision columns). A
+   * pair with a settlement (`SOL/USDT:USDT`) is a future (`trading_mode` futures) unless `mode` says otherwise; its
+   * entry's fee is the dry run's (0.1 % of the stake, in the quote) unless `fee` gives the exchange's.
    */
   open(trade: {
     pair: string;
@@ -198,15 +243,22 @@ export class FakeFreqtrade {
     at: number;
     filled?: boolean;
     precision?: Pick<FakeTrade, 'amount_precision' | 'price_precision' | 'precision_mode'>;
+    mode?: FakeTrade['trading_mode'];
+    leverage?: number;
+    liquidation?: number;
+    fee?: FakeFee;
   }): number {
     const id = this.nextId++;
+    const stake = trade.stake ?? trade.amount * trade.rate;
+    const filled = trade.filled !== false;
+    const quote = trade.pair.split('/')[1].split(':')[0];
     this.trades.push({
       trade_id: id,
       pair: trade.pair,
       is_short: trade.short ?? false,
       is_open: true,
       amount: trade.amount,
-      stake_amount: trade.stake ?? trade.amount * trade.rate,
+      stake_amount: stake,
       open_rate: trade.rate,
       open_timestamp: trade.at,
       open_fill_timestamp: trade.filled === false ? null : trade.at,
@@ -218,8 +270,21 @@ export class FakeFreqtrade {
       close_timestamp: null,
       close_profit_abs: null,
       ...(trade.precision ?? TICK_PRECISION),
+      trading_mode: trade.mode ?? (trade.pair.includes(':') ? 'futures' : 'spot'),
+      leverage: trade.leverage ?? 1,
+      liquidation_price: trade.liquidation ?? null,
+      funding_fees: 0,
+      // The dry run charges its fee on the quote (exchange.py, _dry_order's `fee`); a live exchange says its own.
+      fee_open: filled ? (trade.fee ?? { cost: stake * 0.001, currency: quote }) : { cost: null, currency: null },
+      fee_close: { cost: null, currency: null },
+      exit_reason: null,
+      orders: [this.order(trade.short ? 'sell' : 'buy', trade.amount, trade.rate, trade.at, filled)],
     });
     return id;
+  }
+
+  private order(side: 'buy' | 'sell', amount: number, price: number, at: number, filled: boolean): FakeOrder {
+    return { order_id: String(this.nextOrderId++), side, amount, filled: filled ? amount : 0, price, at, filled_at: filled ? at : null };
   }
 
   update(
@@ -235,21 +300,38 @@ export class FakeFreqtrade {
         | 'realized_profit'
         | 'open_fill_timestamp'
         | 'stake_amount'
+        | 'funding_fees'
+        | 'liquidation_price'
       >
     >,
   ): void {
-    Object.assign(this.get(id), change);
+    const trade = this.get(id);
+    // An entry that fills now: its order fills, and freqtrade learns its fee.
+    if (change.open_fill_timestamp && trade.open_fill_timestamp === null) {
+      Object.assign(trade.orders[0], { filled: trade.orders[0].amount, filled_at: change.open_fill_timestamp });
+      trade.fee_open = { cost: trade.stake_amount * 0.001, currency: trade.pair.split('/')[1].split(':')[0] };
+    }
+    Object.assign(trade, change);
   }
 
-  close(id: number, close: { rate: number; at: number; profit: number }): void {
-    Object.assign(this.get(id), {
+  /**
+   * The exit fills: at `rate`, `profit` being freqtrade's close_profit_abs (net of both fees and a future's funding),
+   * for `reason` (default `roi`), its fee the dry run's (0.1 % of the exit's value, in the quote) unless `fee` gives
+   * the exchange's.
+   */
+  close(id: number, close: { rate: number; at: number; profit: number; reason?: string; fee?: FakeFee }): void {
+    const trade = this.get(id);
+    Object.assign(trade, {
       is_open: false,
       close_rate: close.rate,
       close_timestamp: close.at,
       close_profit_abs: close.profit,
       profit_abs: close.profit,
       current_rate: close.rate,
+      exit_reason: close.reason ?? 'roi',
+      fee_close: close.fee ?? { cost: trade.amount * close.rate * 0.001, currency: trade.pair.split('/')[1].split(':')[0] },
     });
+    trade.orders.push(this.order(trade.is_short ? 'buy' : 'sell', trade.amount, close.rate, close.at, true));
   }
 
   /** Deleted, as freqtrade deletes a trade whose entry order was cancelled before it filled. */
@@ -306,7 +388,7 @@ export class FakeFreqtrade {
       strategy_version: null,
       api_version: 2.34,
       dry_run: this.dryRun,
-      trading_mode: 'spot',
+      trading_mode: this.tradingMode,
       short_allowed: false,
       stake_currency: 'USDT',
       stake_amount: 'unlimited',
@@ -403,7 +485,32 @@ export class FakeFreqtrade {
     };
   }
 
-  /** TradeSchema, as `Trade.to_json()` fills it. */
+  /**
+   * OrderSchema, as `Order.to_json()` fills it (`select_filled_or_open_orders`: a cancelled order that filled nothing is
+   * not listed).
+   */
+  private orderJson(trade: FakeTrade, order: FakeOrder) {
+    const open = order.filled_at === null;
+    return {
+      pair: trade.pair,
+      order_id: order.order_id,
+      status: open ? 'open' : 'closed',
+      remaining: order.amount - order.filled,
+      amount: order.amount,
+      safe_price: order.price,
+      cost: order.filled * order.price,
+      filled: order.filled,
+      ft_order_side: order.side,
+      order_type: 'limit',
+      is_open: open,
+      order_timestamp: order.at,
+      order_filled_timestamp: order.filled_at,
+      ft_fee_base: null,
+      ft_order_tag: null,
+    };
+  }
+
+  /** TradeSchema, as `Trade.to_json()` fills it: the schema's fields, in its order. */
   private tradeJson(trade: FakeTrade) {
     const [base, quoteAndSettle] = trade.pair.split('/');
     const closed = !trade.is_open;
@@ -423,11 +530,11 @@ export class FakeFreqtrade {
       enter_tag: null,
       timeframe: 5,
       fee_open: 0.001,
-      fee_open_cost: trade.stake_amount * 0.001,
-      fee_open_currency: 'USDT',
+      fee_open_cost: trade.fee_open.cost,
+      fee_open_currency: trade.fee_open.currency,
       fee_close: 0.001,
-      fee_close_cost: closed ? trade.stake_amount * 0.001 : null,
-      fee_close_currency: closed ? 'USDT' : null,
+      fee_close_cost: trade.fee_close.cost,
+      fee_close_currency: trade.fee_close.currency,
       open_date: printed(trade.open_timestamp),
       open_timestamp: trade.open_timestamp,
       open_fill_date: printed(trade.open_fill_timestamp),
@@ -448,7 +555,7 @@ export class FakeFreqtrade {
       profit_fiat: null,
       realized_profit: closed ? trade.close_profit_abs! : trade.realized_profit,
       realized_profit_ratio: null,
-      exit_reason: closed ? 'roi' : null,
+      exit_reason: trade.exit_reason,
       exit_order_status: closed ? 'closed' : null,
       stop_loss_abs: trade.stop_loss_abs,
       stop_loss_ratio: -0.1,
@@ -460,17 +567,16 @@ export class FakeFreqtrade {
       initial_stop_loss_pct: -10.0,
       min_rate: trade.open_rate,
       max_rate: trade.open_rate,
-      has_open_orders: trade.open_fill_timestamp === null,
-      orders: [],
-      leverage: 1.0,
+      has_open_orders: trade.orders.some((order) => order.filled_at === null),
+      orders: trade.orders.filter((order) => order.filled > 0 || order.filled_at === null).map((order) => this.orderJson(trade, order)),
+      leverage: trade.leverage,
       interest_rate: 0.0,
-      liquidation_price: null,
-      funding_fees: 0.0,
-      trading_mode: 'spot',
+      liquidation_price: trade.liquidation_price,
+      funding_fees: trade.funding_fees,
+      trading_mode: trade.trading_mode,
       amount_precision: trade.amount_precision,
       price_precision: trade.price_precision,
       precision_mode: trade.precision_mode,
-      precision_mode_price: trade.precision_mode,
     };
   }
 

@@ -84,6 +84,8 @@ export interface FillInput {
   orderId?: string;
   exchangeTradeId?: string;
   position?: 'OPEN' | 'CLOSE' | 'NIL';
+  /** A perpetual connector's leverage (an int; 1 on spot). */
+  leverage?: number;
   orderType?: 'LIMIT' | 'MARKET' | 'LIMIT_MAKER';
 }
 
@@ -140,7 +142,7 @@ export function orderFilledEvent(input: FillInput, sequence: number): { payload:
     trade_fee: feeJson(input.fee),
     exchange_trade_id: exchangeTradeId,
     exchange_order_id: `ex-${orderId}`,
-    leverage: 1,
+    leverage: input.leverage ?? 1,
     position: input.position ?? 'NIL',
   };
   return { payload: ujson({ timestamp: Math.trunc(input.at), type: 'OrderFilled', data }), orderId, exchangeTradeId };
