@@ -82,7 +82,7 @@ it('loads as CommonJS and as an ES module, and writes what the API reads', async
     const main = async () => {
       const writer = createWriter({ stage: ${JSON.stringify(harness.stage)}, endpoint: ${JSON.stringify(harness.db.endpoint)} });
       const created = await writer.upsertAccount({ id: '${account}', name: 'Packaged', currency: 'USDT', broker: 'binance', environment: 'paper' });
-      const opened = await writer.openTrade('${account}', { id: 't-1', instrument: 'BTC/USDT', side: 'buy', units: '0.001', openPrice: '91000.5', openTime: '2026-11-22T09:00:00.000Z' });
+      const opened = await writer.openTrade('${account}', { id: 't-1', instrument: 'BTC/USDT', side: 'buy', units: '0.001', openPrice: '91000.5', openTime: '2026-11-22T09:00:00.000Z', market: 'spot', fees: [{ amount: '0.000001', currency: 'BTC' }], orderIds: ['o-1'] });
       const refused = await writer.openTrade('${account}', { id: 't-2', instrument: 'BTC/USDT', side: 'buy', units: 1, openPrice: '1', openTime: '2026-11-22T09:00:00.000Z' }).catch((error) => error);
       writer.close();
       console.log(JSON.stringify({ created, opened, refused: refused instanceof WriterError && [refused.code, refused.field] }));
@@ -104,7 +104,18 @@ it('loads as CommonJS and as an ES module, and writes what the API reads', async
     });
     const listed = await invoke('account-trades', eventFor('account-trades', { account, query: {} }));
     expect(listed.body.trades).toEqual([
-      expect.objectContaining({ id: 't-1', instrument: 'BTC_USDT', units: '0.001', openPrice: '91000.5', status: 'open' }),
+      expect.objectContaining({
+        id: 't-1',
+        instrument: 'BTC_USDT',
+        units: '0.001',
+        openPrice: '91000.5',
+        status: 'open',
+        currency: 'USDT',
+        market: 'spot',
+        leverage: '1',
+        fees: [{ amount: '0.000001', currency: 'BTC', leg: 'open' }],
+        orderIds: ['o-1'],
+      }),
     ]);
   }
 });
@@ -117,14 +128,19 @@ it('its types compile for an ES module and a CommonJS consumer alike', () => {
     const code: WriterErrorCode | undefined = results.find((result) => 'error' in result && result.error instanceof WriterError) ? 'UNAVAILABLE' : undefined;
     // @ts-expect-error amounts are decimal strings, never numbers
     await writer.updateTradeMarks('main', 't-1', { unrealizedPL: 1 });
-    console.log(outcome, code);`;
+    const close: CloseTrade = { closePrice: '1.2', closeTime: '2026-11-22T10:00:00.000Z', realizedPL: '9.5', reason: 'take_profit', fees: [{ amount: '0.5', currency: 'USD' }], orderIds: ['o-2'] };
+    await writer.closeTrade('main', 't-1', close);
+    // @ts-expect-error a fee's amount is a decimal string too
+    const fee: FeeInput = { amount: 0.5, currency: 'USD' };
+    const market: Market = 'futures';
+    console.log(outcome, code, fee, market);`;
   writeFileSync(
     join(WORK, 'consumer-types.mts'),
-    `import { createWriter, WriterError, type TradeResult, type WriterErrorCode } from '@trading-bot-api/writer';\n${body}\nexport {};\n`,
+    `import { createWriter, WriterError, type CloseTrade, type FeeInput, type Market, type TradeResult, type WriterErrorCode } from '@trading-bot-api/writer';\n${body}\nexport {};\n`,
   );
   writeFileSync(
     join(WORK, 'consumer-types.cts'),
-    `import { createWriter, WriterError, type TradeResult, type WriterErrorCode } from '@trading-bot-api/writer';\nasync function main() {${body}\n}\nvoid main();\n`,
+    `import { createWriter, WriterError, type CloseTrade, type FeeInput, type Market, type TradeResult, type WriterErrorCode } from '@trading-bot-api/writer';\nasync function main() {${body}\n}\nvoid main();\n`,
   );
   // The package's own declarations are checked as sources: copies beside them, where their imports resolve as the
   // originals' do, so a declaration that names a file the package does not ship, or a name it never declares, fails
