@@ -31,6 +31,7 @@ for (const entry of dataset.accounts.slice(2)) {
   entry.account.currency = 'USD';
   entry.balance.currency = 'USD';
 }
+for (const trade of dataset.trades) if (/^perf-usd\d+$/.test(trade.accountId)) trade.currency = 'USD';
 for (const trade of dataset.trades) if (/^perf-usd\d+$/.test(trade.accountId)) trade.id = `${trade.accountId.slice(5)}-${trade.id}`;
 // Closes on both sides of a midnight, a break-even, and a tie with the best trade (an earlier close wins it); and
 // closes on both sides of the new year.
@@ -346,6 +347,29 @@ it('npm run backfill writes the roll-ups of histories written before them, and a
     'not-the-best',
   );
   expect((await call('account-performance', WINDOW, { account: 'perf-usd' })).body.currencies[0].closedTrades).toBe(0);
+  // Trades stored before 1.5 have no currency: they read as unknown, until the backfill gives them their account's.
+  const unstamped = (await closedIn('perf-eur', WINDOW)).slice(0, 3);
+  for (const trade of unstamped) {
+    const { Items = [] } = await client.send(
+      new QueryCommand({
+        TableName: tables.trades,
+        KeyConditionExpression: 'accountId = :a',
+        FilterExpression: 'id = :id',
+        ExpressionAttributeValues: { ':a': 'perf-eur', ':id': trade.id },
+      }),
+    );
+    await client.send(
+      new UpdateCommand({
+        TableName: tables.trades,
+        Key: { accountId: 'perf-eur', orderKey: Items[0].orderKey },
+        UpdateExpression: 'REMOVE currency',
+      }),
+    );
+  }
+  const ids = new Set(unstamped.map((trade) => trade.id));
+  expect((await closedIn('perf-eur', WINDOW)).filter((trade) => ids.has(trade.id))).toMatchObject(
+    unstamped.map(() => ({ currency: null, feeTotal: null })),
+  );
 
   const first = await backfill();
   expect([first.code, first.stderr]).toEqual([0, '']);
@@ -353,7 +377,10 @@ it('npm run backfill writes the roll-ups of histories written before them, and a
     // Every roll-up written again, and the item of the format before them removed.
     new RegExp(`perf-usd: \\d+ closed trades, ${kept.length} roll-up periods, ${kept.length + 1} written, 0 unchanged`),
   );
-  expect(first.stdout).toMatch(/perf-eur: \d+ closed trades, \d+ roll-up periods, 2 written, \d+ unchanged/);
+  expect(first.stdout).toMatch(/perf-eur: \d+ closed trades, \d+ roll-up periods, 2 written, \d+ unchanged, 3 trades given their currency/);
+  expect((await closedIn('perf-eur', WINDOW)).filter((trade) => ids.has(trade.id))).toMatchObject(
+    unstamped.map(() => ({ currency: 'EUR', feeTotal: '0' })),
+  );
   expect(await ledgerItems('perf-usd', 'stats#')).toEqual([]);
   expect((await call('account-performance', WINDOW, { account: 'perf-usd' })).body).toEqual(before);
   const eur = await closedIn('perf-eur', WINDOW);
@@ -369,6 +396,6 @@ it('npm run backfill writes the roll-ups of histories written before them, and a
   const second = await backfill();
   expect(second.code).toBe(0);
   expect(second.stdout).toMatch(
-    /accounts, \d+ closed trades, \d+ roll-up periods: 0 written, \d+ unchanged, 0 failed; fleet summary: stamps written for 0 accounts, 0 of \d+ currency sums written, marked complete/,
+    /accounts, \d+ closed trades, \d+ roll-up periods: 0 written, \d+ unchanged, 0 trades given their currency, 0 failed; fleet summary: stamps written for 0 accounts, 0 of \d+ currency sums written, marked complete/,
   );
 });
