@@ -73,9 +73,12 @@ export function parseStatus(value: string): TradeStatus | 'all' {
   return reject('must be one of open, closed, gone, all');
 }
 
-/** An instrument `BASE_QUOTE` (`/` or `-` also accepted), returned in canonical upper case with `_`. */
+/** An instrument `BASE_QUOTE` (`/` or `-` also accepted; a future's with `_PERP` or `_YYYYMMDD`), returned in canonical upper case with `_`. */
 export function parseInstrument(value: string): string {
-  return canonicalInstrument(value) ?? reject('must be an instrument such as EUR_USD (BASE_QUOTE; "/" or "-" also accepted)');
+  return (
+    canonicalInstrument(value) ??
+    reject('must be an instrument such as EUR_USD (BASE_QUOTE; "/" or "-" also accepted), or a future\'s such as SOL_USDT_PERP')
+  );
 }
 
 /** A whole number from 1 to 500 written in plain digits: `0`, `1.5`, `1e3`, ` 5` or `501` are refused, not clamped. */

@@ -189,7 +189,10 @@ export function tradeInput(value: unknown, account: string, prefix = '', now: Da
   const status = oneOf(input.status ?? 'open', field('status'), ['open', 'closed', 'gone'] as const);
   const instrument = typeof input.instrument === 'string' ? canonicalInstrument(input.instrument) : undefined;
   if (!instrument)
-    throw invalidInput(field('instrument'), `must be an instrument such as "EUR_USD", got ${JSON.stringify(input.instrument)}`);
+    throw invalidInput(
+      field('instrument'),
+      `must be an instrument such as "EUR_USD" (a future's names its contract: "SOL_USDT_PERP"), got ${JSON.stringify(input.instrument)}`,
+    );
   const openTime = time(input.openTime, field('openTime'), now);
   if (input.currency !== undefined && input.currency !== null) currencyCode(input.currency, field('currency'));
   // Derived from the fees and the account's currency whenever the trade is read: a value given (a trade read from the

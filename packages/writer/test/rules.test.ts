@@ -6,6 +6,8 @@ import { newBalanceRecord } from '@trading-bot-api/core/store/balances-table';
 import { nextPeriodStart, parseTime, parseUtcTimestamp, periodStart, timestamp } from '@trading-bot-api/core/time';
 import type { Trade } from '@trading-bot-api/core/types';
 import { WriterError } from '../src/errors';
+import { decide } from '../src/history';
+import { tradeAfterClose, tradeAfterMarks, withDetails } from '../src/trades';
 import { aggregatesAfter, balanceAfter, balanceAfterSnapshot, equityEntriesOf, pnlPeriodsOf } from '../src/rules';
 import { accountInput, closeInput, heartbeatInput, marksInput, snapshotInput, tradeInput } from '../src/validate';
 import { UNKNOWN_DETAILS } from '../../../test/kit/trade-details';
@@ -67,6 +69,23 @@ describe('input checks name the field and refuse before anything is written', ()
     ['closeTime', { closeTime: '2026-11-21T00:00:00.000Z' }],
     ['realizedPL', { realizedPL: '5' }],
     ['accountId', { accountId: 'another' }],
+    // API 1.5: a trade whole, consistent with itself.
+    ['closeReason', { closeReason: 'take_profit' }],
+    ['instrument', { market: 'futures' }],
+    ['market', { instrument: 'SOL_USDT_PERP', market: 'spot' }],
+    ['market', { market: 'perpetual' }],
+    ['leverage', { market: 'spot', leverage: '3' }],
+    ['leverage', { leverage: '0' }],
+    ['fundingFees', { market: 'margin', fundingFees: '1' }],
+    ['liquidationPrice', { market: 'spot', liquidationPrice: '100' }],
+    ['fees', { fees: [{ amount: '1', currency: 'USD', leg: 'close' }] }],
+    ['fees', { fees: { amount: '1', currency: 'USD' } }],
+    ['fees[0].amount', { fees: [{ amount: 0.1, currency: 'USD', leg: 'open' }] }],
+    ['fees[0].currency', { fees: [{ amount: '0.1', currency: 'bnb', leg: 'open' }] }],
+    ['fees[0].leg', { fees: [{ amount: '0.1', currency: 'BNB' }] }],
+    ['orderIds[0]', { orderIds: ['has space'] }],
+    ['currency', { currency: 'us dollars' }],
+    ['feeTotal', { feeTotal: 'all of it' }],
   ])('%s: %j', (field, overrides) => {
     const error = refusal(() => tradeInput({ ...trade(), ...overrides }, 'acc'));
     expect(error).toMatchObject({ code: 'INVALID_INPUT', field });
@@ -81,6 +100,24 @@ describe('input checks name the field and refuse before anything is written', ()
   it('stores canonical forms: instruments upper case with _, times with milliseconds in UTC', () => {
     const stored = tradeInput({ ...trade(), instrument: 'eur/usd', openTime: '2026-11-20T09:00:00Z' }, 'acc');
     expect(stored).toMatchObject({ instrument: 'EUR_USD', openTime: '2026-11-20T09:00:00.000Z' });
+  });
+
+  it('takes a trade whole (API 1.5): a future names its contract, spot is leverage 1, lists as given, derived fields not kept', () => {
+    const future = tradeInput({ ...trade(), instrument: 'sol-usdt-perp', leverage: '5', fundingFees: '-0.5', feeTotal: '999' }, 'acc');
+    expect(future).toMatchObject({ instrument: 'SOL_USDT_PERP', market: 'futures', leverage: '5', fundingFees: '-0.5', feeTotal: null });
+    expect(tradeInput({ ...trade(), instrument: 'BTC_USDT_20261225' }, 'acc').market).toBe('futures');
+    expect(tradeInput({ ...trade(), market: 'spot' }, 'acc').leverage).toBe('1');
+    expect(tradeInput({ ...trade(), market: 'spot', leverage: '1.0' }, 'acc').leverage).toBe('1');
+    // Unknown stays unknown, never zero; an empty list of order ids is none given.
+    expect(tradeInput(trade(), 'acc')).toMatchObject({ market: null, leverage: null, fees: null, orderIds: null, currency: null });
+    expect(tradeInput({ ...trade(), fees: [], orderIds: [] }, 'acc')).toMatchObject({ fees: [], orderIds: null });
+    expect(tradeInput({ ...trade(), orderIds: ['a', 'b', 'a'] }, 'acc').orderIds).toEqual(['a', 'b']);
+    // A closed trade may say why it closed; an open's fees without a leg are its opening's where the call says so.
+    const closedTrade = { ...trade(), status: 'closed', closePrice: '1.1', closeTime: '2026-11-21T00:00:00.000Z', closeReason: 'roi' };
+    expect(tradeInput(closedTrade, 'acc').closeReason).toBe('roi');
+    expect(tradeInput({ ...trade(), fees: [{ amount: '0.1', currency: 'BNB' }] }, 'acc', '', NOW, 'open').fees).toEqual([
+      { amount: '0.1', currency: 'BNB', leg: 'open' },
+    ]);
   });
 
   it('keeps every digit of an amount', () => {
@@ -232,5 +269,65 @@ describe('bookkeeping', () => {
       ['hour', '2026-11-22T10:00:00.000Z'],
       ['day', '2026-11-22T00:00:00.000Z'],
     ]);
+  });
+});
+
+describe('what a trade says besides (API 1.5): filled in, kept, corrected only by its source', () => {
+  const closedAt = { status: 'closed' as const, closePrice: '1.09', closeTime: '2026-11-21T00:00:00.000Z', realizedPL: '5' };
+  const fees = [
+    { amount: '0.5', currency: 'USD', leg: 'open' as const },
+    { amount: '0.5', currency: 'USD', leg: 'close' as const },
+  ];
+  const stored = trade(closedAt);
+
+  it('a repeat, or one that says less, changes nothing', () => {
+    const whole = { ...stored, market: 'margin' as const, leverage: '30', fees, closeReason: 'roi' };
+    expect(decide(whole, whole)).toBe('unchanged');
+    expect(decide(whole, { ...whole, ...UNKNOWN_DETAILS, closeReason: null })).toBe('unchanged');
+  });
+
+  it('what was unknown on a closed trade is filled in by any source, as a correction (its figures move)', () => {
+    expect(decide(stored, { ...stored, fees })).toBe('correct');
+    expect(withDetails(stored, { ...stored, fees, closeReason: 'roi' })).toMatchObject({ fees, closeReason: 'roi' });
+    // A future stored under its pair before 1.5 takes its contract's instrument: the same trade.
+    const perp = { ...stored, instrument: 'EUR_USD_PERP', market: 'futures' as const };
+    expect(decide(stored, perp)).toBe('correct');
+    expect(withDetails(stored, perp).instrument).toBe('EUR_USD_PERP');
+  });
+
+  it('what was known changes only in the source’s own record; another instrument is another trade', () => {
+    const known = { ...stored, fees };
+    const other = { ...stored, fees: [{ amount: '0.7', currency: 'USD', leg: 'close' as const }] };
+    expect(decide(known, other)).toMatchObject({ code: 'TRADE_CLOSED' });
+    expect(decide(known, other, true)).toBe('correct');
+    expect(decide({ ...stored, market: 'margin' }, { ...stored, instrument: 'EUR_USD_PERP', market: 'futures' })).toMatchObject({
+      code: 'TRADE_CONFLICT',
+    });
+    expect(decide(stored, { ...stored, instrument: 'GBP_USD' })).toMatchObject({ code: 'TRADE_CONFLICT' });
+  });
+
+  it('an open trade takes what is said of it as an update; its close keeps the opening’s fees and adds its own', () => {
+    const open = trade({ fees: [fees[0]], orderIds: ['o-1'] });
+    expect(decide(open, { ...open, fundingFees: '0.2' })).toBe('update');
+    expect(decide(open, { ...open, fees: null })).toBe('unchanged');
+    const close = { closePrice: '1.09', closeTime: '2026-11-21T00:00:00.000Z', realizedPL: '5', unrealizedPL: '0' };
+    const details = { closeReason: 'stop_loss', fees: [fees[1]], fundingFees: null, orderIds: ['o-2', 'o-1'] };
+    expect(tradeAfterClose(open, { ...close, ...details })).toMatchObject({
+      status: 'closed',
+      closeReason: 'stop_loss',
+      fees,
+      orderIds: ['o-1', 'o-2'],
+    });
+    // Fees given at the close of a trade whose opening's are unknown are taken as all of them.
+    expect(tradeAfterClose(trade(), { ...close, ...details }).fees).toEqual([fees[1]]);
+    expect(tradeAfterClose(open, { ...close, closeReason: null, fees: null, fundingFees: null, orderIds: null })).toMatchObject({
+      fees: [fees[0]],
+      closeReason: null,
+      orderIds: ['o-1'],
+    });
+    expect(tradeAfterMarks(open, { fees: [{ ...fees[0], amount: '0.7' }], orderIds: ['o-3'] })).toMatchObject({
+      fees: [{ ...fees[0], amount: '0.7' }],
+      orderIds: ['o-1', 'o-3'],
+    });
   });
 });
