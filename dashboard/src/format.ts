@@ -179,6 +179,12 @@ export function amount(value: string | null | undefined, options: { places?: num
 }
 
 /**
+ * What is not known, in words, never as a zero (a `gone` trade's P&L: the API's zero there is a placeholder); `why`
+ * in its title.
+ */
+export const unknown = (why: string): HTMLElement => h('span', { class: 'unknown', title: why }, 'unknown');
+
+/**
  * A chart axis's tick (a number the chart chose, not an amount the API sent): grouped, with the places its step
  * has (`0.25` has 2), at most its currency's: a fiat currency's fractional ticks at its minor units (`24,728.50`).
  */

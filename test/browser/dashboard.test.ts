@@ -683,7 +683,7 @@ describe('an account fed by freqtrade through the bridge, among fiat accounts', 
     ['laptop', 1280],
     ['phone', 390],
   ] as const)(
-    'at %s width (%i px): money by its own currency (fiat at 2 places, USDT as its values need, the code in sight); its one snapshot a dot in the chart’s window',
+    'at %s width (%i px): money by its own currency (fiat at 2 places, USDT as its values need, the code in sight), a gone trade’s P&L unknown; its one snapshot a dot in the chart’s window',
     async (name, width) => {
       await page.setViewportSize({ width, height: 900 });
       const opened = Date.now();
@@ -792,6 +792,23 @@ describe('an account fed by freqtrade through the bridge, among fiat accounts', 
       expect(new Set(owners.map(([, currency]) => currency))).toEqual(new Set(['EUR', 'GBP', 'USD', 'USDT']));
       await shot(page, `trades-open-all-${name}`);
 
+      // A trade gone from its bot: its P&L and close are unknown, said in words with why, never a zero.
+      await page.goto(`${base}/#/trades?status=gone`);
+      const gone = page.locator(`table.trades tbody tr[data-status=gone][data-trade^="${FREQTRADE}/"]`);
+      await gone.waitFor();
+      expect(
+        await gone.evaluate((row) =>
+          Object.fromEntries(
+            [...row.querySelectorAll<HTMLElement>('td')].map((cell) => [
+              cell.dataset.label,
+              cell.querySelector('.amount') ? 'an amount' : cell.textContent,
+            ]),
+          ),
+        ),
+      ).toMatchObject({ 'Realized P&L': 'unknown', 'Unrealized P&L': 'unknown', 'Closed (UTC)': 'unknown', Status: `gone${GONE_REASON}` });
+      expect(await gone.locator('.reason').isVisible()).toBe(true);
+      await shot(page, `trades-gone-${name}`);
+
       await page.goto(`${base}/#/`);
       // The cards once their day's P&L is in (until then they say "…"), and the totals once they have the USDT row.
       await page.waitForFunction(
@@ -825,7 +842,8 @@ describe('an account fed by freqtrade through the bridge, among fiat accounts', 
     await page.waitForFunction(() => document.querySelectorAll('table.trades tbody tr').length === 1);
     const badge = page.locator('table.trades tbody tr[data-status=gone] .badge.gone');
     await expect(badge.textContent()).resolves.toBe('gone');
-    await expect(badge.getAttribute('title')).resolves.toBe(GONE_REASON);
+    await expect(page.locator('table.trades tbody tr[data-status=gone] .reason').textContent()).resolves.toBe(GONE_REASON);
+    await expect(badge.getAttribute('title')).resolves.toMatch(/^Found gone \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/);
     await expect(page.locator('#f-status').inputValue()).resolves.toBe('gone');
     await page.goto(`${base}/#/`);
     await page.waitForSelector('[data-testid=fleet] article');

@@ -4,14 +4,15 @@
  * own `currency` where the API gives it, API 1.5, else its account's) and is written as that currency is
  * (format.ts): listed across accounts, EUR, USD and USDT amounts stand in one column, each with its code, a crypto's
  * padded to no more places than that currency's values in the column need. Prices keep each instrument's quoted
- * places, units the places the instrument's values need; each figure is exact in its title. The first page refreshes
- * every 30 s while no further page is loaded (a loaded page is never reshuffled under the reader). "Download CSV" saves the whole
+ * places, units the places the instrument's values need; each figure is exact in its title. A `gone` trade's outcome
+ * is unknown, and its P&L and close say "unknown", never zero, with why. The first page refreshes every 30 s while no
+ * further page is loaded (a loaded page is never reshuffled under the reader). "Download CSV" saves the whole
  * listing of the current filters and window as one CSV file, following the API's pages (1.4).
  */
 import type { Trade, TradePage } from '../../../client';
 import { api, unwrap } from '../api';
 import { fill, h } from '../dom';
-import { amount, columnPlaces, money, placesByCurrency, pricePlaces, utc } from '../format';
+import { amount, columnPlaces, money, placesByCurrency, pricePlaces, unknown, utc } from '../format';
 import { tradesHash } from '../router';
 import type { View } from './view';
 
@@ -46,10 +47,13 @@ const currencyOf = (trade: Trade, accountCurrency: (accountId: string) => string
 const price = (value: string | null, trade: Trade, places: Places) =>
   value === null ? '—' : amount(value, { places: places.price.get(trade.instrument) });
 
+/** Why a gone trade's figures are unknown: the bot no longer has it (its database reset, the trade deleted). */
+const goneWhy = (trade: Trade) => `Outcome unknown: ${trade.closeReason ?? 'the bot no longer has this trade'}`;
+
 const profitOrLoss =
   (field: 'realizedPL' | 'unrealizedPL') =>
   (trade: Trade, places: Places, currency: string | undefined): Node =>
-    money(trade[field], currency, { signed: true, places: places[field](currency) });
+    trade.status === 'gone' ? unknown(goneWhy(trade)) : money(trade[field], currency, { signed: true, places: places[field](currency) });
 
 const COLUMNS: Column[] = [
   { label: 'Opened (UTC)', time: true, cell: (trade) => utc(trade.openTime, { zone: false }) },
@@ -60,12 +64,28 @@ const COLUMNS: Column[] = [
   {
     label: 'Status',
     key: true,
-    // A gone trade says why in its title: the bot no longer has it (its database reset, the trade deleted).
-    cell: (trade) => h('span', { class: `badge ${trade.status}`, title: trade.closeReason ?? null }, trade.status),
+    // A gone trade says why, on the page (a phone has no hover): the bot no longer has it.
+    cell: (trade) =>
+      trade.status === 'gone'
+        ? h(
+            'span',
+            { class: 'status' },
+            h('span', { class: 'badge gone', title: `Found gone ${utc(trade.closeTime)}` }, 'gone'),
+            h('span', { class: 'reason' }, trade.closeReason ?? 'the bot no longer has this trade'),
+          )
+        : h('span', { class: `badge ${trade.status}`, title: trade.closeReason ?? null }, trade.status),
   },
   { label: 'Open price', num: true, cell: (trade, places) => price(trade.openPrice, trade, places) },
   { label: 'Close price', num: true, cell: (trade, places) => price(trade.closePrice, trade, places) },
-  { label: 'Closed (UTC)', time: true, cell: (trade) => utc(trade.closeTime, { zone: false }) },
+  {
+    label: 'Closed (UTC)',
+    time: true,
+    // A gone trade's closeTime is when it was found gone: whether and when it closed is not known.
+    cell: (trade) =>
+      trade.status === 'gone'
+        ? unknown(`Found gone ${utc(trade.closeTime)}; whether and when it closed is unknown`)
+        : utc(trade.closeTime, { zone: false }),
+  },
   { label: 'Realized P&L', num: true, key: true, cell: profitOrLoss('realizedPL') },
   { label: 'Unrealized P&L', num: true, key: true, cell: profitOrLoss('unrealizedPL') },
 ];
