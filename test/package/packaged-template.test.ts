@@ -138,7 +138,7 @@ it('gives each concern its own least-privilege role', () => {
     },
   ]);
   for (const table of streamed) {
-    expect(resources[table].Properties.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' });
+    expect(resources[table].Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
   }
   const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, mapping]) => mapping.Properties);
   expect(mappings.map((mapping) => mapping.EventSourceArn)).toEqual(streamed.map((table) => ({ 'Fn::GetAtt': [table, 'StreamArn'] })));
