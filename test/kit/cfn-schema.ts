@@ -13,7 +13,7 @@
  * string where a string is expected, and "5" or "true" is an integer or boolean.
  *
  * What it cannot see is what only AWS knows: IAM action names, quotas, a name already taken, a runtime's support
- * (docs/operations.md, "What the tests prove without AWS").
+ * (docs/operations.md, "Deploying: what is proven before AWS").
  */
 import { readFileSync } from 'node:fs';
 import { loadAwsServiceSpecSync } from '@aws-cdk/aws-service-spec';
@@ -37,6 +37,8 @@ const SECTIONS = [
   'Resources',
   'Outputs',
 ];
+/** CloudFormation's own quota of resources per stack (its documented limits; the account's quotas are AWS's to tell). */
+const MAX_RESOURCES = 500;
 const RESOURCE_KEYS = [
   'Type',
   'Properties',
@@ -117,7 +119,8 @@ class TemplateCheck {
   }
 
   run(): SchemaReport {
-    this.expect(Object.keys(this.resources).length > 0, 'the template has no Resources');
+    const count = Object.keys(this.resources).length;
+    this.expect(count > 0 && count <= MAX_RESOURCES, `the template has ${count} resources (CloudFormation takes 1 to ${MAX_RESOURCES})`);
     for (const section of Object.keys(this.template))
       this.expect(SECTIONS.includes(section), `${section} is not a section of a template (known: ${SECTIONS.join(', ')})`);
     for (const [id, resource] of Object.entries(this.resources)) this.resource(id, resource);
