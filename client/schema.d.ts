@@ -971,7 +971,11 @@ export interface components {
         };
         /** @description One bad query parameter. */
         ParameterError: {
-            /** @description The parameter's name, as given. */
+            /**
+             * @description The parameter's name, as given (whole, however long: a request's line and headers are at most 10,240
+             *     bytes). A tenth entry, when more than ten parameters are bad, is `…` with `message` "and N more bad
+             *     parameters".
+             */
             parameter: string;
             /** @description What is wrong, completing "<parameter> …". */
             message: string;
@@ -998,10 +1002,10 @@ export interface components {
             detail: string;
             /**
              * @description The request path in the functions' answers; the route template (such as `/api/{account}/trades`) in API
-             *     Gateway's own. Absent where no route matched: API Gateway's 404 for an unknown path, its default 400 and
-             *     413, and the local server's refusals of malformed requests (bad percent-encoding; a raw space, NUL or
-             *     non-ASCII byte in the path; a header continued on the next line: 400) and of a request line and headers
-             *     over API Gateway's 10,240-byte limit (431).
+             *     Gateway's own. Absent where no route matched: API Gateway's 404 for an unknown path or method, its default
+             *     400 and 413, and the local server's refusals of malformed requests (bad percent-encoding; a raw space, NUL
+             *     or non-ASCII byte in the path; a header continued on the next line: 400), of a request line and headers
+             *     over API Gateway's 10,240-byte limit (431) and of a foreign `Host` (421).
              */
             instance?: string;
             /** @enum {string} */
@@ -1074,8 +1078,9 @@ export interface components {
             };
         };
         /**
-         * @description `NOT_ACCEPTABLE` (1.4): the `Accept` header allows none of the media types the operation answers in; `detail`
-         *     names them. An `Accept` the server cannot read is ignored rather than refused.
+         * @description `NOT_ACCEPTABLE` (1.4): the `Accept` header gives every media type the operation answers in weight 0 (such as
+         *     `application/xml` alone, or `text/csv;q=0` on a trade listing with no other range); `detail` names them. A range
+         *     the server cannot read is ignored rather than refused (see Conventions).
          */
         NotAcceptable: {
             headers: {
@@ -1334,8 +1339,9 @@ export interface components {
         Limit: string;
         /**
          * @description The `nextCursor` of the previous page, unchanged. Opaque and signed (HMAC): it is valid only for the same
-         *     path (account or `all`), the same `status` and `instrument` filters and the same API key. A cursor that was
-         *     altered, truncated or issued for another listing is a `400` naming `cursor`. `limit` may differ from page to
+         *     path (account or `all`), the same `status` and `instrument` filters, window and API key. A cursor that was
+         *     altered, truncated or issued for another listing is a `400` naming `cursor`; one that is not of a cursor's form
+         *     or is over 512 characters is named with the request's other bad parameters. `limit` may differ from page to
          *     page.
          * @example MjAyNi0xMS0wMVQwMToyMToxNS40NDJaI3ByaW1hcnktdXNkLTAwMDExOTUjcHJpbWFyeS11c2Q.NxOn49DLLr7MSyDG45pBUibqlIS65ipl2xKdddhwPhE
          */
@@ -1343,8 +1349,10 @@ export interface components {
         /**
          * @description Only trades opened at or after this time (`openTime` ≥ `from`). An RFC 3339 date-time with a zone: `Z` or
          *     an offset (`2026-11-01T09:00:00+09:00`); fractions of a second to nine digits, compared exactly with the
-         *     stored milliseconds. A time without a zone, a date without a time, or a day or hour that does not exist is a
-         *     `400`; so is `from` at or after `to`. A cursor is bound to its window: page on with the same `from` and `to`.
+         *     stored milliseconds; from `0000-01-01T00:00:00Z` to `9999-12-31T23:59:59.999Z`. A time without a zone, a date
+         *     without a time, or a day or hour that does not exist is a `400` (every form accepted and refused: Time
+         *     windows); `from` at or after `to` is a `400` naming `from`. A cursor is bound to its window: page on with the
+         *     same `from` and `to`.
          * @example 2026-10-01T00:00:00Z
          */
         From: string;
@@ -1366,38 +1374,42 @@ export interface components {
         /**
          * @description The start of the window, moved back to the start of the period (or interval) that holds it. An RFC 3339
          *     date-time with a zone, as on the trade listings. Default: enough whole periods before `to` for the
-         *     operation's default window.
+         *     operation's default window. A window that moving back (or counting back from `to`) would start before
+         *     `0000-01-01T00:00:00Z` is a `400` naming `from` (or `to`, when `from` was left out).
          * @example 2026-09-01T00:00:00Z
          */
         SeriesFrom: string;
         /**
          * @description The end of the window (exclusive), moved forward to the next period (or interval) boundary unless already
-         *     on one. Default: the end of the current period. `from` at or after `to` is a `400`.
+         *     on one. Default: the end of the current period. `from` at or after `to` is a `400` naming `from`; a `to` that
+         *     moving forward would take past `9999-12-31T23:59:59.999Z` is a `400` naming `to`.
          * @example 2026-11-01T00:00:00Z
          */
         SeriesTo: string;
         /**
          * @description The start of the window, moved back to the start of its UTC day. An RFC 3339 date-time with a zone. Default:
-         *     90 days before `to`.
+         *     90 days before `to`. A window that would start before `0000-01-01T00:00:00Z` is a `400` naming `from` (or
+         *     `to`, when the 90 days are counted back from it).
          * @example 2026-10-01T00:00:00Z
          */
         PerformanceFrom: string;
         /**
          * @description The end of the window (exclusive), moved forward to the next UTC midnight unless already on one. Default: the
-         *     end of today. `from` at or after `to` is a `400`.
+         *     end of today. `from` at or after `to` is a `400` naming `from`; a `to` in the last day of 9999 (whose end no
+         *     answer can write) is a `400` naming `to`.
          * @example 2026-11-01T00:00:00Z
          */
         PerformanceTo: string;
         /**
-         * @description The representation, for clients that cannot set `Accept` (1.4; any case): `json` (the default), `csv` (one
-         *     record per trade, the `Trade` fields as columns, amounts the exact strings), or `cointracking`
-         *     (CoinTracking's import columns, which have records for closed trades only: `status` must be `closed` or left
-         *     out; left out (1.5), a page holds trades of every status and counts its open and gone ones in
-         *     `X-Trades-Left-Out`). It wins over
-         *     `Accept`. Without `limit`, a CSV page holds 500 trades (the most a page may hold); a JSON page 50.
+         * @description The representation, for clients that cannot set `Accept` (1.4): `json` (the default), `csv` (one record per
+         *     trade, the `Trade` fields as columns, amounts the exact strings), or `cointracking` (CoinTracking's import
+         *     columns, which have records for closed trades only: `status` must be `closed` or left out; left out (1.5), a
+         *     page holds trades of every status and counts its open and gone ones in `X-Trades-Left-Out`), in any case
+         *     (`CSV`, `Csv`). It wins over `Accept`. Without `limit`, a CSV page holds 500 trades (the most a page may hold);
+         *     a JSON page 50.
          * @example csv
          */
-        Format: "json" | "csv" | "cointracking" | "JSON" | "CSV" | "COINTRACKING";
+        Format: string;
         /**
          * @description The `ETag` of a body you already hold (or `*`). When the body would be the same, the answer is `304 Not
          *     Modified` with no body. Several tags may be listed, comma-separated; `W/` before a tag is ignored.
@@ -1439,13 +1451,16 @@ export interface components {
         StrictTransportSecurity: "max-age=63072000; includeSubDomains";
         /**
          * @description CORS: the request's `Origin` when it is on the stage's allow-list, or `*` where the allow-list is `*`
-         *     (never in production). Absent when the origin is not allowed or there is none.
+         *     (never in production). Absent when the origin is not allowed or there is none, preflights included. The
+         *     answers the gateway gives by itself have fixed headers: in a stage that allows exactly one origin (production)
+         *     they name that one whatever the request's `Origin`, elsewhere none (see Headers).
          * @example https://dashboard.trading-bot.example
          */
         AccessControlAllowOrigin: string;
         /**
-         * @description `Origin` on every response of a stage that allows specific origins: CORS headers depend on it. `Accept` too
-         *     on the answers of an operation with several representations (the trade listings, 1.4).
+         * @description `Origin` on every response of a stage that allows specific origins (every stage but one whose allow-list is
+         *     `*`), refusals and preflights included: CORS headers depend on it. `Accept` too on the answers of an operation
+         *     with several representations (the trade listings, 1.4).
          */
         Vary: string;
         /**
@@ -1762,8 +1777,10 @@ export interface operations {
                 /**
                  * @description Only trades opened at or after this time (`openTime` ≥ `from`). An RFC 3339 date-time with a zone: `Z` or
                  *     an offset (`2026-11-01T09:00:00+09:00`); fractions of a second to nine digits, compared exactly with the
-                 *     stored milliseconds. A time without a zone, a date without a time, or a day or hour that does not exist is a
-                 *     `400`; so is `from` at or after `to`. A cursor is bound to its window: page on with the same `from` and `to`.
+                 *     stored milliseconds; from `0000-01-01T00:00:00Z` to `9999-12-31T23:59:59.999Z`. A time without a zone, a date
+                 *     without a time, or a day or hour that does not exist is a `400` (every form accepted and refused: Time
+                 *     windows); `from` at or after `to` is a `400` naming `from`. A cursor is bound to its window: page on with the
+                 *     same `from` and `to`.
                  * @example 2026-10-01T00:00:00Z
                  */
                 from?: components["parameters"]["From"];
@@ -1780,19 +1797,20 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /**
                  * @description The `nextCursor` of the previous page, unchanged. Opaque and signed (HMAC): it is valid only for the same
-                 *     path (account or `all`), the same `status` and `instrument` filters and the same API key. A cursor that was
-                 *     altered, truncated or issued for another listing is a `400` naming `cursor`. `limit` may differ from page to
+                 *     path (account or `all`), the same `status` and `instrument` filters, window and API key. A cursor that was
+                 *     altered, truncated or issued for another listing is a `400` naming `cursor`; one that is not of a cursor's form
+                 *     or is over 512 characters is named with the request's other bad parameters. `limit` may differ from page to
                  *     page.
                  * @example MjAyNi0xMS0wMVQwMToyMToxNS40NDJaI3ByaW1hcnktdXNkLTAwMDExOTUjcHJpbWFyeS11c2Q.NxOn49DLLr7MSyDG45pBUibqlIS65ipl2xKdddhwPhE
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /**
-                 * @description The representation, for clients that cannot set `Accept` (1.4; any case): `json` (the default), `csv` (one
-                 *     record per trade, the `Trade` fields as columns, amounts the exact strings), or `cointracking`
-                 *     (CoinTracking's import columns, which have records for closed trades only: `status` must be `closed` or left
-                 *     out; left out (1.5), a page holds trades of every status and counts its open and gone ones in
-                 *     `X-Trades-Left-Out`). It wins over
-                 *     `Accept`. Without `limit`, a CSV page holds 500 trades (the most a page may hold); a JSON page 50.
+                 * @description The representation, for clients that cannot set `Accept` (1.4): `json` (the default), `csv` (one record per
+                 *     trade, the `Trade` fields as columns, amounts the exact strings), or `cointracking` (CoinTracking's import
+                 *     columns, which have records for closed trades only: `status` must be `closed` or left out; left out (1.5), a
+                 *     page holds trades of every status and counts its open and gone ones in `X-Trades-Left-Out`), in any case
+                 *     (`CSV`, `Csv`). It wins over `Accept`. Without `limit`, a CSV page holds 500 trades (the most a page may hold);
+                 *     a JSON page 50.
                  * @example csv
                  */
                 format?: components["parameters"]["Format"];
@@ -1994,13 +2012,15 @@ export interface operations {
                 /**
                  * @description The start of the window, moved back to the start of the period (or interval) that holds it. An RFC 3339
                  *     date-time with a zone, as on the trade listings. Default: enough whole periods before `to` for the
-                 *     operation's default window.
+                 *     operation's default window. A window that moving back (or counting back from `to`) would start before
+                 *     `0000-01-01T00:00:00Z` is a `400` naming `from` (or `to`, when `from` was left out).
                  * @example 2026-09-01T00:00:00Z
                  */
                 from?: components["parameters"]["SeriesFrom"];
                 /**
                  * @description The end of the window (exclusive), moved forward to the next period (or interval) boundary unless already
-                 *     on one. Default: the end of the current period. `from` at or after `to` is a `400`.
+                 *     on one. Default: the end of the current period. `from` at or after `to` is a `400` naming `from`; a `to` that
+                 *     moving forward would take past `9999-12-31T23:59:59.999Z` is a `400` naming `to`.
                  * @example 2026-11-01T00:00:00Z
                  */
                 to?: components["parameters"]["SeriesTo"];
@@ -2097,13 +2117,15 @@ export interface operations {
             query?: {
                 /**
                  * @description The start of the window, moved back to the start of its UTC day. An RFC 3339 date-time with a zone. Default:
-                 *     90 days before `to`.
+                 *     90 days before `to`. A window that would start before `0000-01-01T00:00:00Z` is a `400` naming `from` (or
+                 *     `to`, when the 90 days are counted back from it).
                  * @example 2026-10-01T00:00:00Z
                  */
                 from?: components["parameters"]["PerformanceFrom"];
                 /**
                  * @description The end of the window (exclusive), moved forward to the next UTC midnight unless already on one. Default: the
-                 *     end of today. `from` at or after `to` is a `400`.
+                 *     end of today. `from` at or after `to` is a `400` naming `from`; a `to` in the last day of 9999 (whose end no
+                 *     answer can write) is a `400` naming `to`.
                  * @example 2026-11-01T00:00:00Z
                  */
                 to?: components["parameters"]["PerformanceTo"];
@@ -2237,8 +2259,10 @@ export interface operations {
                 /**
                  * @description Only trades opened at or after this time (`openTime` ≥ `from`). An RFC 3339 date-time with a zone: `Z` or
                  *     an offset (`2026-11-01T09:00:00+09:00`); fractions of a second to nine digits, compared exactly with the
-                 *     stored milliseconds. A time without a zone, a date without a time, or a day or hour that does not exist is a
-                 *     `400`; so is `from` at or after `to`. A cursor is bound to its window: page on with the same `from` and `to`.
+                 *     stored milliseconds; from `0000-01-01T00:00:00Z` to `9999-12-31T23:59:59.999Z`. A time without a zone, a date
+                 *     without a time, or a day or hour that does not exist is a `400` (every form accepted and refused: Time
+                 *     windows); `from` at or after `to` is a `400` naming `from`. A cursor is bound to its window: page on with the
+                 *     same `from` and `to`.
                  * @example 2026-10-01T00:00:00Z
                  */
                 from?: components["parameters"]["From"];
@@ -2255,19 +2279,20 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /**
                  * @description The `nextCursor` of the previous page, unchanged. Opaque and signed (HMAC): it is valid only for the same
-                 *     path (account or `all`), the same `status` and `instrument` filters and the same API key. A cursor that was
-                 *     altered, truncated or issued for another listing is a `400` naming `cursor`. `limit` may differ from page to
+                 *     path (account or `all`), the same `status` and `instrument` filters, window and API key. A cursor that was
+                 *     altered, truncated or issued for another listing is a `400` naming `cursor`; one that is not of a cursor's form
+                 *     or is over 512 characters is named with the request's other bad parameters. `limit` may differ from page to
                  *     page.
                  * @example MjAyNi0xMS0wMVQwMToyMToxNS40NDJaI3ByaW1hcnktdXNkLTAwMDExOTUjcHJpbWFyeS11c2Q.NxOn49DLLr7MSyDG45pBUibqlIS65ipl2xKdddhwPhE
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /**
-                 * @description The representation, for clients that cannot set `Accept` (1.4; any case): `json` (the default), `csv` (one
-                 *     record per trade, the `Trade` fields as columns, amounts the exact strings), or `cointracking`
-                 *     (CoinTracking's import columns, which have records for closed trades only: `status` must be `closed` or left
-                 *     out; left out (1.5), a page holds trades of every status and counts its open and gone ones in
-                 *     `X-Trades-Left-Out`). It wins over
-                 *     `Accept`. Without `limit`, a CSV page holds 500 trades (the most a page may hold); a JSON page 50.
+                 * @description The representation, for clients that cannot set `Accept` (1.4): `json` (the default), `csv` (one record per
+                 *     trade, the `Trade` fields as columns, amounts the exact strings), or `cointracking` (CoinTracking's import
+                 *     columns, which have records for closed trades only: `status` must be `closed` or left out; left out (1.5), a
+                 *     page holds trades of every status and counts its open and gone ones in `X-Trades-Left-Out`), in any case
+                 *     (`CSV`, `Csv`). It wins over `Accept`. Without `limit`, a CSV page holds 500 trades (the most a page may hold);
+                 *     a JSON page 50.
                  * @example csv
                  */
                 format?: components["parameters"]["Format"];
@@ -2435,13 +2460,15 @@ export interface operations {
                 /**
                  * @description The start of the window, moved back to the start of the period (or interval) that holds it. An RFC 3339
                  *     date-time with a zone, as on the trade listings. Default: enough whole periods before `to` for the
-                 *     operation's default window.
+                 *     operation's default window. A window that moving back (or counting back from `to`) would start before
+                 *     `0000-01-01T00:00:00Z` is a `400` naming `from` (or `to`, when `from` was left out).
                  * @example 2026-09-01T00:00:00Z
                  */
                 from?: components["parameters"]["SeriesFrom"];
                 /**
                  * @description The end of the window (exclusive), moved forward to the next period (or interval) boundary unless already
-                 *     on one. Default: the end of the current period. `from` at or after `to` is a `400`.
+                 *     on one. Default: the end of the current period. `from` at or after `to` is a `400` naming `from`; a `to` that
+                 *     moving forward would take past `9999-12-31T23:59:59.999Z` is a `400` naming `to`.
                  * @example 2026-11-01T00:00:00Z
                  */
                 to?: components["parameters"]["SeriesTo"];
@@ -2522,13 +2549,15 @@ export interface operations {
             query?: {
                 /**
                  * @description The start of the window, moved back to the start of its UTC day. An RFC 3339 date-time with a zone. Default:
-                 *     90 days before `to`.
+                 *     90 days before `to`. A window that would start before `0000-01-01T00:00:00Z` is a `400` naming `from` (or
+                 *     `to`, when the 90 days are counted back from it).
                  * @example 2026-10-01T00:00:00Z
                  */
                 from?: components["parameters"]["PerformanceFrom"];
                 /**
                  * @description The end of the window (exclusive), moved forward to the next UTC midnight unless already on one. Default: the
-                 *     end of today. `from` at or after `to` is a `400`.
+                 *     end of today. `from` at or after `to` is a `400` naming `from`; a `to` in the last day of 9999 (whose end no
+                 *     answer can write) is a `400` naming `to`.
                  * @example 2026-11-01T00:00:00Z
                  */
                 to?: components["parameters"]["PerformanceTo"];
@@ -2598,13 +2627,15 @@ export interface operations {
                 /**
                  * @description The start of the window, moved back to the start of the period (or interval) that holds it. An RFC 3339
                  *     date-time with a zone, as on the trade listings. Default: enough whole periods before `to` for the
-                 *     operation's default window.
+                 *     operation's default window. A window that moving back (or counting back from `to`) would start before
+                 *     `0000-01-01T00:00:00Z` is a `400` naming `from` (or `to`, when `from` was left out).
                  * @example 2026-09-01T00:00:00Z
                  */
                 from?: components["parameters"]["SeriesFrom"];
                 /**
                  * @description The end of the window (exclusive), moved forward to the next period (or interval) boundary unless already
-                 *     on one. Default: the end of the current period. `from` at or after `to` is a `400`.
+                 *     on one. Default: the end of the current period. `from` at or after `to` is a `400` naming `from`; a `to` that
+                 *     moving forward would take past `9999-12-31T23:59:59.999Z` is a `400` naming `to`.
                  * @example 2026-11-01T00:00:00Z
                  */
                 to?: components["parameters"]["SeriesTo"];

@@ -47,12 +47,15 @@ const RESPONSES = [
 const HEADERS = { 'Content-Type': GATEWAY_PROBLEM_CONTENT_TYPE, ...API_HEADERS };
 
 /**
- * The headers of gateway responses in a stage. A gateway response's headers are static (API Gateway does not run a
- * template over them), so it can name an allowed origin only when the stage allows exactly one concrete origin (or
- * every origin); otherwise it names none, and a browser page sees such an answer as a network error.
+ * The CORS headers of the gateway's own answers in a stage (and of `npm start`'s gateway's refusals). They are static
+ * (API Gateway runs no template over a gateway response's headers), so they can name an allowed origin only when the
+ * stage allows exactly one concrete origin (or every origin): then that one, whatever the request's Origin; otherwise
+ * none, and a browser page sees such an answer as a network error.
+ * @returns {Record<string, string>}
  */
-function stageHeaders(settings, status) {
-  const headers = { ...HEADERS };
+function staticCorsHeaders(settings) {
+  /** @type {Record<string, string>} */
+  const headers = {};
   const origins = settings.corsOrigins;
   if (origins.length === 1 && !origins[0].slice(1).includes('*')) {
     headers['Access-Control-Allow-Origin'] = origins[0];
@@ -60,7 +63,12 @@ function stageHeaders(settings, status) {
   }
   // Where the functions' CORS headers depend on the origin, every answer says so (api/http/cors.ts).
   if (!origins.includes('*')) headers.Vary = 'Origin';
-  return { ...headers, ...retryAfterHeaders(status, settings.retryAfterSeconds) };
+  return headers;
+}
+
+/** The headers of gateway responses in a stage. */
+function stageHeaders(settings, status) {
+  return { ...HEADERS, ...staticCorsHeaders(settings), ...retryAfterHeaders(status, settings.retryAfterSeconds) };
 }
 
 /** The velocity template of a response body; API Gateway fills $context.* in. */
@@ -120,6 +128,7 @@ function render(type, context, settings) {
 module.exports = {
   RESPONSES,
   HEADERS,
+  staticCorsHeaders,
   cloudFormationResources,
   render,
   resources: async ({ resolveVariable }) => cloudFormationResources(stageSettings(await resolveVariable('sls:stage'))),

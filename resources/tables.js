@@ -89,8 +89,14 @@ function tableEnvironment(stage) {
   };
 }
 
-/** CreateTable input for `table`; the same object is the CloudFormation `Properties`. */
-function tableDefinition(stage, table) {
+/** What every change of a streamed table writes to its stream: the item before and after (the projector folds both). */
+const STREAM_VIEW_TYPE = 'NEW_AND_OLD_IMAGES';
+
+/**
+ * The keys and indexes of `table`, shared by its two shapes below (its stream is where they differ).
+ * @returns {{ TableName: string, BillingMode: string, KeySchema: object[], AttributeDefinitions: object[], GlobalSecondaryIndexes?: object[] }}
+ */
+function keyDefinition(stage, table) {
   const spec = TABLES[table];
   const attributes = new Set([spec.partitionKey]);
   const keySchema = [{ AttributeName: spec.partitionKey, KeyType: 'HASH' }];
@@ -98,12 +104,7 @@ function tableDefinition(stage, table) {
     attributes.add(spec.sortKey);
     keySchema.push({ AttributeName: spec.sortKey, KeyType: 'RANGE' });
   }
-  const definition = {
-    TableName: tableName(stage, table),
-    BillingMode: 'PAY_PER_REQUEST',
-    KeySchema: keySchema,
-    ...(spec.stream ? { StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' } } : {}),
-  };
+  const definition = { TableName: tableName(stage, table), BillingMode: 'PAY_PER_REQUEST', KeySchema: keySchema };
   if (spec.indexes) {
     definition.GlobalSecondaryIndexes = Object.entries(spec.indexes).map(([IndexName, partitionKey]) => {
       attributes.add(partitionKey);
@@ -121,6 +122,32 @@ function tableDefinition(stage, table) {
   return definition;
 }
 
+/**
+ * DynamoDB's `CreateTable` input for `table` (npm start, the tests, the bench), where a stream is
+ * `{ StreamEnabled, StreamViewType }`. Without `streams` a streamed table is made without one (local-db.ts says when).
+ */
+function createTableInput(stage, table, { streams = true } = {}) {
+  const stream = streams && TABLES[table].stream;
+  return {
+    ...keyDefinition(stage, table),
+    ...(stream ? { StreamSpecification: { StreamEnabled: true, StreamViewType: STREAM_VIEW_TYPE } } : {}),
+  };
+}
+
+/**
+ * CloudFormation's `Properties` of `table`. Its `StreamSpecification` is not CreateTable's: giving one enables the
+ * stream, and it knows no `StreamEnabled` (CloudFormation refuses a property its schema does not know, which is how
+ * the streams of issue 31 made the stack undeployable: test/package/cloudformation-schema.test.ts now checks).
+ */
+function cloudFormationProperties(stage, table) {
+  return {
+    ...keyDefinition(stage, table),
+    ...(TABLES[table].stream ? { StreamSpecification: { StreamViewType: STREAM_VIEW_TYPE } } : {}),
+    PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+    SSESpecification: { SSEEnabled: true },
+  };
+}
+
 /** CloudFormation resources for every table of `stage`. */
 function cloudFormationResources(stage) {
   const resources = {};
@@ -129,11 +156,7 @@ function cloudFormationResources(stage) {
       Type: 'AWS::DynamoDB::Table',
       DeletionPolicy: 'Retain',
       UpdateReplacePolicy: 'Retain',
-      Properties: {
-        ...tableDefinition(stage, table),
-        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
-        SSESpecification: { SSEEnabled: true },
-      },
+      Properties: cloudFormationProperties(stage, table),
     };
   }
   return resources;
@@ -149,7 +172,7 @@ module.exports = {
   tableName,
   tableNames,
   tableEnvironment,
-  tableDefinition,
+  createTableInput,
   cloudFormationResources,
   // Entry points for serverless.yml's `${file(./resources/tables.js):...}`.
   resources: async ({ resolveVariable }) => cloudFormationResources(await resolveVariable('sls:stage')),

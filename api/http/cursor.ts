@@ -50,14 +50,24 @@ export function encodeCursor(position: string, binding: CursorBinding, secret: s
   return `${payload}.${sign(position, binding, secret).toString('base64url')}`;
 }
 
+/** What a cursor the listing did not issue is told, whether its form or its signature gave it away. */
+export const NOT_A_CURSOR = 'is not a cursor issued for this listing (same scope, filters and window)';
+
+/** A cursor's form: the base64url position, a dot, the 43 characters of its signature; at most 512 characters. */
+const CURSOR_FORM = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/;
+
+/** Whether `text` has a cursor's form, as the query's parsing checks it (params.ts), before any signature is. */
+export function cursorShaped(text: string): boolean {
+  return text.length <= MAX_LENGTH && CURSOR_FORM.test(text);
+}
+
 /**
  * The position inside a cursor, once its signature proves it was issued for this very listing;
  * otherwise a 400 on `cursor`.
  */
 export function decodeCursor(cursor: string, binding: CursorBinding, secret: string): string {
-  const invalid = invalidParameter('cursor', 'is not a cursor issued for this listing (same scope, filters and window)');
-  if (cursor.length > MAX_LENGTH) throw invalid;
-  const match = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/.exec(cursor);
+  const invalid = invalidParameter('cursor', NOT_A_CURSOR);
+  const match = cursorShaped(cursor) ? CURSOR_FORM.exec(cursor) : null;
   if (!match) throw invalid;
   const position = Buffer.from(match[1], 'base64url').toString('utf8');
   const given = Buffer.from(match[2], 'base64url');

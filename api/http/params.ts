@@ -1,6 +1,17 @@
 import { invalidParameters, type ParameterError } from '../errors';
+import { windowError } from '../operations/window';
 import { canonicalInstrument } from '@trading-bot-api/core/instruments';
-import { INTERVALS, type Interval, parseTime, PERIODS, type Period } from '@trading-bot-api/core/time';
+import {
+  EARLIEST_TIME,
+  INTERVALS,
+  type Interval,
+  LATEST_TIME,
+  parseTime,
+  PERIODS,
+  type Period,
+  timestamp,
+} from '@trading-bot-api/core/time';
+import { cursorShaped, NOT_A_CURSOR } from './cursor';
 import type { TradeStatus } from '@trading-bot-api/core/types';
 
 /**
@@ -19,16 +30,17 @@ function reject(message: string): never {
   throw new ParameterRejection(message);
 }
 
-/** At most this many bad parameters are described: an error body stays small whatever the request holds. */
+/**
+ * At most this many bad parameters are described, the last entry counting the rest: an error body stays small whatever
+ * the request holds. Each is named as given, whole: a client matches the names it sent, and API Gateway's limit on a
+ * request's line and headers (10,240 bytes) bounds them all.
+ */
 export const MAX_REPORTED_ERRORS = 10;
-const MAX_NAME_LENGTH = 64;
 
-/** A parameter's name as an error names it: client text, so only its start. */
-function shownName(name: string): string {
-  return name.length > MAX_NAME_LENGTH ? `${name.slice(0, MAX_NAME_LENGTH)}…` : name;
-}
-
-/** Parses the raw (possibly repeated) query parameters against `parsers`. */
+/**
+ * Parses the raw (possibly repeated) query parameters against `parsers`. A window (`from` and `to`, both parsed) is
+ * checked here too, so that its error is reported with the others.
+ */
 export function parseQuery<P extends ParameterParsers>(parsers: P, raw: Record<string, readonly string[] | undefined>): ParsedQuery<P> {
   const errors: ParameterError[] = [];
   const parsed: Record<string, unknown> = {};
@@ -36,7 +48,7 @@ export function parseQuery<P extends ParameterParsers>(parsers: P, raw: Record<s
     if (!Object.hasOwn(parsers, name)) {
       const known = Object.keys(parsers);
       errors.push({
-        parameter: shownName(name),
+        parameter: name,
         message: known.length
           ? `is not a parameter of this operation (accepted: ${known.join(', ')})`
           : 'this operation takes no parameters',
@@ -54,6 +66,8 @@ export function parseQuery<P extends ParameterParsers>(parsers: P, raw: Record<s
       }
     }
   }
+  const window = windowError(parsed as { from?: number; to?: number });
+  if (window) errors.push(window);
   if (errors.length > MAX_REPORTED_ERRORS) {
     const more = errors.length - (MAX_REPORTED_ERRORS - 1);
     errors.splice(MAX_REPORTED_ERRORS - 1, Infinity, { parameter: '…', message: `and ${more} more bad parameters` });
@@ -89,14 +103,13 @@ export function parseLimit(value: string): number {
   return Number(value);
 }
 
-/** A cursor's text; its signature is checked once the listing it must belong to is known. */
+/**
+ * A cursor's text, of the form the API issues (and at most 512 characters); its signature is checked once the listing
+ * it must belong to is known.
+ */
 export function parseCursor(value: string): string {
-  return value;
+  return cursorShaped(value) ? value : reject(NOT_A_CURSOR);
 }
-
-/** The first and last instants a time parameter may name: stored times are four-digit years in UTC. */
-const EARLIEST = Date.parse('0000-01-01T00:00:00.000Z');
-const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
 
 /**
  * An RFC 3339 time with a zone (`Z` or `±hh:mm`), as milliseconds since the epoch; digits below the millisecond are
@@ -105,6 +118,12 @@ const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
  */
 export function parseTimeParameter(value: string): number {
   const ms = parseTime(value);
+  if (ms === undefined && /^\d{4}-\d{2}-\d{2} \d{2}:/.test(value)) {
+    return reject('must separate its date and time with T (RFC 3339), not a space: such as 2026-11-01T09:00:00Z');
+  }
+  if (ms === undefined && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:60/i.test(value)) {
+    return reject('names a leap second (:60), which no time here has (as in POSIX and JavaScript): use :59.999 or the next second');
+  }
   // An offset's `+` sent unencoded arrives as a space: a query string reads `+` as one.
   if (ms === undefined && /^\d{4}-\d{2}-\d{2}T[\d:.]+ \d{2}:\d{2}$/.test(value)) {
     return reject(
@@ -112,7 +131,7 @@ export function parseTimeParameter(value: string): number {
     );
   }
   if (ms === undefined) return reject('must be an RFC 3339 time with a zone, such as 2026-11-01T00:00:00Z or 2026-11-01T09:00:00+09:00');
-  if (ms < EARLIEST || ms > LATEST) return reject('must fall between 0000-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z');
+  if (ms < EARLIEST_TIME || ms > LATEST_TIME) return reject(`must fall between ${timestamp(EARLIEST_TIME)} and ${timestamp(LATEST_TIME)}`);
   return ms;
 }
 

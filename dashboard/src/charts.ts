@@ -6,11 +6,17 @@
  * whatever the number of points, and labels its times in UTC like the rest of the page. What it drew is written on
  * its container for the browser tests: `data-x-min` and `data-x-max` (the x scale, seconds), `data-x-ticks` (the
  * labelled times, seconds), `data-from` and `data-to` (the window, ISO), `data-plot-left` and `data-plot-width` (the
- * plot's box in canvas pixels), and for the equity chart `data-gaps` and `data-dots` (canvas pixels).
+ * plot's box in canvas pixels), `data-y-label` and `data-y-values` (the left axis's title and its ticks as written,
+ * `|`-separated), and for the equity chart `data-gaps` and `data-dots` (canvas pixels).
+ *
+ * The y axes are amounts of the account's currency: the axis's title names it, and its ticks are written as that
+ * currency is (format.ts, tickText: a fiat currency's fractional ticks at its minor units, a crypto's at the places
+ * the step needs, at most 8), each axis as wide as its longest tick, so none is cut.
  */
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { isolated, seconds, withGaps } from './chart-data';
+import { tickText } from './format';
 
 function size(container: HTMLElement): { width: number; height: number } {
   return { width: Math.max(280, container.clientWidth), height: 260 };
@@ -33,6 +39,43 @@ export interface Chart {
 const axisStroke = '#3d4451';
 const grid = { stroke: '#e3e6ea', width: 1 };
 const utcDate = (ts: number) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC');
+
+/** The axes' font (uPlot's default face), set so that a tick's width can be measured before it is drawn. */
+const AXIS_FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
+let measuring: CanvasRenderingContext2D | null | undefined;
+
+/** Width in CSS pixels of the widest of `texts` in the axes' font. */
+function widest(texts: string[]): number {
+  measuring ??= document.createElement('canvas').getContext('2d');
+  if (!measuring) return 8 * Math.max(0, ...texts.map((text) => text.length));
+  measuring.font = AXIS_FONT;
+  return Math.max(0, ...texts.map((text) => measuring!.measureText(text).width));
+}
+
+/**
+ * A y axis of amounts in `currency`: titled `title` and the code, its ticks written as that currency is, as wide as
+ * its widest tick (ticks 10 px and gap 5 px, uPlot's, and a margin). With `container`, its title and ticks as written
+ * go on it (`data-y-label`, `data-y-values`).
+ */
+function moneyAxis(currency: string, title: string, options: uPlot.Axis, container?: HTMLElement): uPlot.Axis {
+  const label = `${title} (${currency})`;
+  if (container) container.dataset.yLabel = label;
+  return {
+    stroke: axisStroke,
+    grid,
+    font: AXIS_FONT,
+    label,
+    labelSize: 22,
+    labelFont: AXIS_FONT,
+    values: (_u, splits, _axis, _space, step) => {
+      const values = splits.map((split) => (split === null ? '' : tickText(split, step, currency)));
+      if (container) container.dataset.yValues = values.join('|');
+      return values;
+    },
+    size: (_u, values) => Math.ceil(10 + 5 + widest(values ?? []) + 6),
+    ...options,
+  };
+}
 
 /**
  * The x scale and axis of a chart over `range`, and a hook that writes on `container` what was drawn: the scale as
@@ -74,6 +117,7 @@ export function equityChart(
   points: { time: string; balance: string; nav: string }[],
   step: number,
   range: [number, number],
+  currency: string,
 ): Chart {
   const { data, gaps } = withGaps(
     points.map((p) => seconds(p.time)),
@@ -104,7 +148,7 @@ export function equityChart(
       cursor: { drag: { x: false, y: false } },
       scales: { x: x.scale },
       hooks: { draw: [mark] },
-      axes: [x.axis, { stroke: axisStroke, grid, size: 80 }],
+      axes: [x.axis, moneyAxis(currency, 'NAV and balance', {}, container)],
       series: [
         {},
         { label: 'NAV', stroke: '#1f5fbf', width: 2, points: { size: 8, space: 16, fill: '#1f5fbf', filter: lone } },
@@ -120,7 +164,12 @@ export function equityChart(
 }
 
 /** Realized P&L per day as bars, and its running total as a line on its own scale, across `range` (chartWindow's). */
-export function pnlChart(container: HTMLElement, points: { start: string; realizedPL: string }[], range: [number, number]): Chart {
+export function pnlChart(
+  container: HTMLElement,
+  points: { start: string; realizedPL: string }[],
+  range: [number, number],
+  currency: string,
+): Chart {
   let total = 0;
   const cumulative = points.map((p) => (total += Number(p.realizedPL)));
   const values = points.map((p) => Number(p.realizedPL));
@@ -143,8 +192,8 @@ export function pnlChart(container: HTMLElement, points: { start: string; realiz
       hooks: { draw: [x.mark] },
       axes: [
         x.axis,
-        { scale: 'pl', stroke: axisStroke, grid, size: 70 },
-        { scale: 'total', side: 1, stroke: '#1f5fbf', grid: { show: false }, size: 80 },
+        moneyAxis(currency, 'Per day', { scale: 'pl' }, container),
+        moneyAxis(currency, 'Cumulative', { scale: 'total', side: 1, stroke: '#1f5fbf', grid: { show: false } }),
       ],
       series: [
         {},

@@ -48,9 +48,8 @@ export async function ensureTables(client: DynamoDBClient, stage: string, option
   for await (const page of paginateListTables({ client }, {})) for (const name of page.TableNames ?? []) existing.add(name);
   const created: string[] = [];
   for (const table of Object.keys(tables.TABLES)) {
-    const { StreamSpecification, ...definition } = tables.tableDefinition(stage, table);
+    const definition = tables.createTableInput(stage, table, { streams: options.streams !== false });
     if (existing.has(definition.TableName)) continue;
-    if (options.streams !== false && StreamSpecification) Object.assign(definition, { StreamSpecification });
     await client.send(new CreateTableCommand(definition as CreateTableCommandInput));
     created.push(definition.TableName);
   }

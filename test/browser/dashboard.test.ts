@@ -161,13 +161,16 @@ async function mirrorFreqtrade(writer: ReturnType<typeof localWriter>): Promise<
   const bot = await new FakeFreqtrade().start();
   try {
     bot.botName = 'Noisy freqtrade';
-    bot.totalBot = 1014.4662374999999;
+    // A NAV of 8 places, the most a USDT figure has: the widest a bot card's balance gets.
+    bot.totalBot = 1014.46623791;
     const hoursAgo = (hours: number) => Date.now() - hours * 3_600_000;
     const trades: [string, number, number, number, number][] = [
       // pair, amount, open rate, close rate, profit
       ['BTC/USDT', 0.1 + 0.2, 61250.50000000001, 61237.75, -3.8249999999999997],
       ['ETH/USDT', 0.7 + 0.1, 2702.4580000000005, 2705.5, 2.4350000000000005],
       ['ETH/USDT', 0.5, 2710.1, 2698.35, -5.875000000000001],
+      // A satoshi's worth of profit: the fewest places a USDT amount needs are 8.
+      ['XRP/USDT', 10, 0.5, 0.500000001, 0.00000001],
     ];
     trades.forEach(([pair, amount, rate, closeRate, profit], i) => {
       const id = bot.open({ pair, amount, rate, at: hoursAgo(6 - i) });
@@ -354,27 +357,30 @@ describe('the fleet', () => {
     expect(shown).toBe(balances.accounts.find((entry) => entry.accountId === 'gold-desk')!.balance);
   });
 
-  it('groups thousands, pads each column to one number of places, and cuts an amount too long for its cell', async () => {
+  it('groups thousands, writes each total as its currency is, and cuts an amount too long for its cell, never its code', async () => {
     const totals = page.locator('[data-testid=totals]');
     const balances = await totals
       .locator('tbody tr td:nth-of-type(2) .amount')
-      .evaluateAll((nodes) => nodes.map((node) => node.textContent ?? ''));
-    // Every balance of the column with the same places, and grouped by thousands.
-    const places = balances.map((text) => text.split('.')[1]?.length ?? 0);
-    expect(new Set(places).size).toBe(1);
-    for (const text of balances) expect(text).toMatch(/^-?\d{1,3}(,\d{3})*(\.\d+)?$/);
+      .evaluateAll((nodes) => nodes.map((node) => [(node as HTMLElement).dataset.currency, node.textContent ?? '']));
+    // A fiat currency's totals at its 2 minor units, whatever the USDT row beside them needs; each grouped by thousands.
+    expect(balances.map(([currency]) => currency)).toEqual(['CHF', 'EUR', 'GBP', 'USD', 'USDT']);
+    for (const [currency, text] of balances.filter(([currency]) => currency !== 'USDT'))
+      expect(text).toMatch(new RegExp(`^-?\\d{1,3}(,\\d{3})*\\.\\d{2} ${currency}$`));
     const long = totals.locator(`.amount[data-amount="${LONG_BALANCE}"]`).first();
-    await expect(long.getAttribute('title')).resolves.toBe(LONG_BALANCE);
+    await expect(long.getAttribute('title')).resolves.toBe(`${LONG_BALANCE} CHF`);
     const fit = await long.evaluate((node) => {
       const cell = node.closest('td')!.getBoundingClientRect();
+      const figure = node.querySelector('.figure')!;
+      const code = node.querySelector('.ccy')!.getBoundingClientRect();
       const box = node.getBoundingClientRect();
       return {
-        cut: node.scrollWidth > node.clientWidth,
-        ellipsis: getComputedStyle(node).textOverflow,
+        cut: figure.scrollWidth > figure.clientWidth,
+        ellipsis: getComputedStyle(figure).textOverflow,
         inside: box.left >= cell.left - 0.5 && box.right <= cell.right + 0.5,
+        code: code.width > 0 && code.left >= figure.getBoundingClientRect().right - 0.5 && code.right <= cell.right + 0.5,
       };
     });
-    expect(fit).toEqual({ cut: true, ellipsis: 'ellipsis', inside: true });
+    expect(fit).toEqual({ cut: true, ellipsis: 'ellipsis', inside: true, code: true });
   });
 
   it('highlights a stale bot, and counts its heartbeat age up', async () => {
@@ -522,52 +528,81 @@ describe('an account', () => {
   });
 });
 
-describe('an account fed by freqtrade through the bridge', () => {
+describe('an account fed by freqtrade through the bridge, among fiat accounts', () => {
   interface Shown {
     group: string;
     quoted: boolean;
+    /** The currency the amount says it is in (`data-currency`); '' for a quantity that is not money (units, a price). */
+    currency: string;
+    /** The figure, and the code written after it. */
     text: string;
+    code: string;
     exact: string;
     title: string;
     cut: boolean;
+    /** Its currency code not wholly in sight: cut, outside a box that clips it or the window, or over its figure. */
+    codeHidden: boolean;
   }
 
   /**
-   * Every amount under `scope`, with the group it lines up with: a table's column (a price column per instrument), or
-   * a list of figures (the account's figures, its performance, a fleet card).
+   * Every amount under `scope`, with the group it lines up with: a table's column (prices and units per instrument);
+   * each figure of a list (the account's figures, its performance, a fleet card) is a group of its own.
    */
   const amountsIn = (scope: Locator) =>
     scope.locator('.amount').evaluateAll((nodes) =>
-      nodes.map((node): Shown => {
+      nodes.map((node, index): Shown => {
         const element = node as HTMLElement;
+        const figure = element.querySelector<HTMLElement>('.figure')!;
+        const code = element.querySelector<HTMLElement>('.ccy');
         const table = element.closest('table');
         const label = element.closest('td, th')?.getAttribute('data-label') ?? '';
         const quoted = /price/i.test(label);
         const instrument = element.closest('tr')?.querySelector('[data-label=Instrument]')?.textContent ?? '';
         const list = element.closest('dl');
+        let codeHidden = false;
+        if (code) {
+          const box = code.getBoundingClientRect();
+          const inside = (outer: DOMRect) =>
+            box.left >= outer.left - 0.5 &&
+            box.right <= outer.right + 0.5 &&
+            box.top >= outer.top - 0.5 &&
+            box.bottom <= outer.bottom + 0.5;
+          const mark = figure.getBoundingClientRect();
+          const apart =
+            box.left >= mark.right - 0.5 || box.right <= mark.left + 0.5 || box.top >= mark.bottom - 0.5 || box.bottom <= mark.top + 0.5;
+          const clips: DOMRect[] = [];
+          for (let up = code.parentElement; up; up = up.parentElement)
+            if (getComputedStyle(up).overflowX !== 'visible') clips.push(up.getBoundingClientRect());
+          codeHidden =
+            box.width === 0 ||
+            code.scrollWidth > code.clientWidth ||
+            box.left < 0 ||
+            box.right > window.innerWidth ||
+            !clips.every(inside) ||
+            !apart;
+        }
         return {
           group: table
-            ? `${table.dataset.testid ?? table.className}: ${quoted ? `prices of ${instrument}` : label}`
-            : list?.dataset.testid === 'figures'
-              ? // The balance figures stand side by side: each is a group of its own.
-                `figures: ${element.closest('div')?.querySelector('dt')?.textContent}`
-              : (list?.dataset.testid ?? list?.closest('article')?.dataset.account ?? '?'),
+            ? `${table.dataset.testid ?? table.className}: ${quoted ? `prices of ${instrument}` : label === 'Units' ? `units of ${instrument}` : label}`
+            : `${list?.dataset.testid ?? list?.closest('article')?.dataset.account ?? '?'} #${index}`,
           quoted,
-          // The figure itself, without the currency beside it.
-          text: [...element.childNodes]
-            .filter((child) => child.nodeType === Node.TEXT_NODE)
-            .map((child) => child.textContent)
-            .join(''),
+          currency: element.dataset.currency ?? '',
+          text: figure.textContent ?? '',
+          code: code?.textContent?.trim() ?? '',
           exact: element.dataset.amount ?? '',
           title: element.title,
-          cut: element.scrollWidth > element.clientWidth,
+          cut: figure.scrollWidth > figure.clientWidth,
+          codeHidden,
         };
       }),
     );
 
+  /** ISO 4217's minor units of the fleet's fiat currencies; USDT is not one (a crypto). */
+  const FIAT: Record<string, number> = { USD: 2, EUR: 2, GBP: 2, CHF: 2 };
+
   /**
-   * The places the issue asks a value to be shown with, worked out here from the exact string: those it needs (no
-   * trailing zeros) once rounded half-even to 8; a price (`quoted`) keeps a quote's own places up to 8.
+   * The places a value needs, worked out here from the exact string: those it has but trailing zeros, once rounded
+   * half-even to 8; a price (`quoted`) keeps a quote's own places up to 8.
    */
   function needs(exact: string, quoted: boolean): number {
     const places = (exact.split('.')[1] ?? '').length;
@@ -577,24 +612,31 @@ describe('an account fed by freqtrade through the bridge', () => {
   }
 
   /**
-   * Each amount is its exact value rounded half-even to its group's places, which are the most any of the group's
-   * values needs (at most 8): no padding to a float's noise, nothing cut; the exact value is in its title.
+   * The amounts shown otherwise than the issue asks: each is its exact value rounded half-even to the places of its
+   * currency (a fiat currency's minor units, whatever its group), or for a crypto or a quantity to the most any value
+   * of that currency in its group needs (at most 8: no padding to a float's noise, nor to another currency's places);
+   * its code is its currency's, wholly in sight; its exact value is in its title; with `uncut`, no figure is cut.
    */
   function misread(shown: Shown[], options: { uncut: boolean }) {
+    const key = ({ group, currency }: Shown) => `${group} ${currency}`;
     const places = new Map<string, number>();
-    for (const { group, exact, quoted } of shown) places.set(group, Math.max(places.get(group) ?? 0, needs(exact, quoted)));
-    return shown.filter(({ group, text, exact, title, cut }) => {
-      const figure = text.replace(/,/g, '');
+    for (const entry of shown) places.set(key(entry), Math.max(places.get(key(entry)) ?? 0, needs(entry.exact, entry.quoted)));
+    return shown.filter((entry) => {
+      const figure = entry.text.replace(/,/g, '');
       const written = (figure.split('.')[1] ?? '').length;
       return (
-        written > 8 ||
-        written !== places.get(group) ||
-        figure !== divideDecimals(exact, '1', written) ||
-        title.split(' ')[0] !== exact ||
-        (options.uncut && cut)
+        written !== (FIAT[entry.currency] ?? places.get(key(entry))) ||
+        figure !== divideDecimals(entry.exact, '1', written) ||
+        entry.title.split(' ')[0] !== entry.exact ||
+        entry.code !== entry.currency ||
+        entry.codeHidden ||
+        (options.uncut && entry.cut)
       );
     });
   }
+
+  /** `1013.77623791` → `1,013.77623791`. */
+  const withCommas = (exact: string) => exact.replace(/^(-?\d+)/, (whole) => whole.replace(/\B(?=(\d{3})+$)/g, ','));
 
   /** The window the daily charts ask for (89 days back, from the start of that UTC day). */
   const dailyFrom = () => `${new Date(Date.now() - 89 * 86_400_000).toISOString().slice(0, 10)}T00:00:00.000Z`;
@@ -641,7 +683,7 @@ describe('an account fed by freqtrade through the bridge', () => {
     ['laptop', 1280],
     ['phone', 390],
   ] as const)(
-    'at %s width (%i px): amounts to the places their column needs, at most 8; its one snapshot a dot in the chart’s window',
+    'at %s width (%i px): money by its own currency (fiat at 2 places, USDT as its values need, the code in sight), a gone trade’s P&L unknown; its one snapshot a dot in the chart’s window',
     async (name, width) => {
       await page.setViewportSize({ width, height: 900 });
       const opened = Date.now();
@@ -653,9 +695,32 @@ describe('an account fed by freqtrade through the bridge', () => {
       await page.waitForSelector('[data-testid=figures] .amount');
       const main = page.locator('main');
       const shown = await amountsIn(main);
-      // The figures, the performance summary and its three instruments, the open trade: all there to be judged.
+      // The figures, the performance summary and its four instruments, the open trade: all there to be judged.
       expect(shown.length).toBeGreaterThanOrEqual(20);
       expect(misread(shown, { uncut: true })).toEqual([]);
+      // A satoshi's profit keeps its 8 places; a NAV of 8 places is whole, its code beside or under it.
+      expect(shown.filter((entry) => entry.group.endsWith('Net P&L') && entry.exact === '0.00000001').map((entry) => entry.text)).toEqual([
+        '0.00000001',
+      ]);
+      expect(shown.find((entry) => entry.group.startsWith('figures') && entry.exact === '1014.46623791')).toMatchObject({
+        text: '1,014.46623791',
+        code: 'USDT',
+        cut: false,
+      });
+      // The charts' axes say the currency, and their ticks are told apart (none rounded into its neighbour).
+      for (const chart of ['equity-chart', 'pnl-chart']) {
+        const axis = await page.locator(`[data-testid=${chart}]`).evaluate((box) => ({ ...(box as HTMLElement).dataset }));
+        const ticks = (axis.yValues ?? '').split('|').filter(Boolean);
+        expect({
+          chart,
+          label: axis.yLabel?.endsWith('(USDT)'),
+          distinct: ticks.length > 1 && new Set(ticks).size === ticks.length,
+        }).toEqual({
+          chart,
+          label: true,
+          distinct: true,
+        });
+      }
 
       await expectOneDot(await expectWindow('equity-chart', dailyFrom(), opened));
       await expectWindow('pnl-chart', dailyFrom(), opened);
@@ -694,28 +759,80 @@ describe('an account fed by freqtrade through the bridge', () => {
         await shot(page, 'no-snapshot-account');
       }
 
-      // Its trades (prices per instrument), and on the fleet its card and the totals.
+      // Its trades (prices and units per instrument, P&L per currency), a satoshi's profit at its 8 places.
       await page.goto(`${base}/#/trades?account=${FREQTRADE}`);
-      await page.waitForFunction(() => document.querySelectorAll('table.trades tbody tr').length === 5);
+      await page.waitForFunction(() => document.querySelectorAll('table.trades tbody tr').length === 6);
       const trades = await amountsIn(main);
-      expect(trades.length).toBeGreaterThanOrEqual(4 * 4);
+      expect(trades.length).toBeGreaterThanOrEqual(5 * 4);
       expect(misread(trades, { uncut: true })).toEqual([]);
+      expect(trades.find((entry) => entry.exact === '0.00000001')).toMatchObject({ text: '0.00000001', code: 'USDT' });
       await shot(page, `freqtrade-trades-${name}`);
-      await page.goto(`${base}/#/`);
-      // The card once its day's P&L is in (until then it says "…"), and the totals once they have the USDT row.
-      await page.waitForFunction(
-        (id) =>
-          /Realized today-?\d/.test(document.querySelector(`article[data-account=${id}]`)?.textContent ?? '') &&
-          /USDT/.test(document.querySelector('[data-testid=totals]')?.textContent ?? ''),
-        FREQTRADE,
+
+      // Every account's open trades: USD, EUR, GBP and USDT in one column, each amount in its account's currency.
+      const currencies = new Map(
+        ((await (await fetch(`${base}/api/accounts`)).json()) as { accounts: { id: string; currency: string }[] }).accounts.map(
+          (account) => [account.id, account.currency],
+        ),
       );
-      // The fleet's totals hold the silent bot's balance too, cut on purpose (tested above): judged, but not for fitting.
-      const fleet = [
-        ...(await amountsIn(page.locator(`article[data-account=${FREQTRADE}]`))),
-        ...(await amountsIn(page.locator('[data-testid=totals]'))),
-      ];
-      expect(fleet.length).toBeGreaterThanOrEqual(3 + 5 * 4);
+      await page.goto(`${base}/#/trades?status=open`);
+      await page.waitForSelector(`table.trades tbody tr[data-trade^="${FREQTRADE}/"]`);
+      const open = await amountsIn(main);
+      expect(misread(open, { uncut: true })).toEqual([]);
+      const owners = await page
+        .locator('table.trades tbody tr')
+        .evaluateAll((rows) =>
+          rows.flatMap((row) =>
+            [...row.querySelectorAll<HTMLElement>('[data-label$="P&L"] .amount')].map((cell) => [
+              row.querySelector('[data-label=Account]')?.textContent ?? '',
+              cell.dataset.currency ?? '',
+            ]),
+          ),
+        );
+      expect(owners.filter(([account, currency]) => currencies.get(account) !== currency)).toEqual([]);
+      expect(new Set(owners.map(([, currency]) => currency))).toEqual(new Set(['EUR', 'GBP', 'USD', 'USDT']));
+      await shot(page, `trades-open-all-${name}`);
+
+      // A trade gone from its bot: its P&L and close are unknown, said in words with why, never a zero.
+      await page.goto(`${base}/#/trades?status=gone`);
+      const gone = page.locator(`table.trades tbody tr[data-status=gone][data-trade^="${FREQTRADE}/"]`);
+      await gone.waitFor();
+      expect(
+        await gone.evaluate((row) =>
+          Object.fromEntries(
+            [...row.querySelectorAll<HTMLElement>('td')].map((cell) => [
+              cell.dataset.label,
+              cell.querySelector('.amount') ? 'an amount' : cell.textContent,
+            ]),
+          ),
+        ),
+      ).toMatchObject({ 'Realized P&L': 'unknown', 'Unrealized P&L': 'unknown', 'Closed (UTC)': 'unknown', Status: `gone${GONE_REASON}` });
+      expect(await gone.locator('.reason').isVisible()).toBe(true);
+      await shot(page, `trades-gone-${name}`);
+
+      await page.goto(`${base}/#/`);
+      // The cards once their day's P&L is in (until then they say "…"), and the totals once they have the USDT row.
+      await page.waitForFunction(
+        () =>
+          !/…/.test(document.querySelector('[data-testid=fleet]')?.textContent ?? '…') &&
+          /USDT.*%/.test(document.querySelector('[data-testid=totals]')?.textContent ?? ''),
+      );
+      // The silent bot's balance is cut on purpose (tested above): judged, but not for fitting; its code still shows.
+      const fleet = [...(await amountsIn(page.locator('[data-testid=fleet]'))), ...(await amountsIn(page.locator('[data-testid=totals]')))];
+      expect(fleet.length).toBeGreaterThanOrEqual(3 * 9 + 4 * 5);
       expect(misread(fleet, { uncut: false })).toEqual([]);
+      expect(fleet.filter((entry) => entry.cut).map((entry) => entry.exact)).toEqual(expect.arrayContaining([LONG_BALANCE]));
+      expect(fleet.filter((entry) => entry.cut && entry.exact !== LONG_BALANCE)).toEqual([]);
+      const balance = (await (await fetch(`${base}/api/${FREQTRADE}/balance`)).json()) as { balance: string; nav: string };
+      const card = await page
+        .locator(`article[data-account=${FREQTRADE}] dl`)
+        .evaluate((list) =>
+          Object.fromEntries([...list.querySelectorAll('dt')].map((dt) => [dt.textContent, dt.nextElementSibling?.textContent])),
+        );
+      expect(card).toMatchObject({ Balance: `${withCommas(balance.balance)} USDT`, NAV: `${withCommas(balance.nav)} USDT` });
+      expect(balance.nav).toBe('1014.46623791');
+      // A fiat zero keeps its minor units.
+      await expect(page.locator(`article[data-account=${NO_SNAPSHOT}] dd .amount`).first().textContent()).resolves.toBe('0.00 EUR');
+      await shot(page, `fleet-currencies-${name}`);
     },
   );
 
@@ -725,7 +842,8 @@ describe('an account fed by freqtrade through the bridge', () => {
     await page.waitForFunction(() => document.querySelectorAll('table.trades tbody tr').length === 1);
     const badge = page.locator('table.trades tbody tr[data-status=gone] .badge.gone');
     await expect(badge.textContent()).resolves.toBe('gone');
-    await expect(badge.getAttribute('title')).resolves.toBe(GONE_REASON);
+    await expect(page.locator('table.trades tbody tr[data-status=gone] .reason').textContent()).resolves.toBe(GONE_REASON);
+    await expect(badge.getAttribute('title')).resolves.toMatch(/^Found gone \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/);
     await expect(page.locator('#f-status').inputValue()).resolves.toBe('gone');
     await page.goto(`${base}/#/`);
     await page.waitForSelector('[data-testid=fleet] article');

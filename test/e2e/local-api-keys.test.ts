@@ -12,7 +12,10 @@ import { type Harness, startHarness, TEST_CURSOR_SECRET } from '../kit/api-harne
 import { schemaViolations } from '../kit/contract';
 import { expectedTrades } from '../kit/expected';
 import { FaultProxy } from '../kit/fault-proxy';
-import { http, type HttpAnswer } from '../kit/http';
+import fc from 'fast-check';
+import { answerViolations, type FuzzEnvironment, fuzzRequests, requestBytes } from '../kit/contract-fuzz';
+import { http, type HttpAnswer, rawHttp } from '../kit/http';
+import { propertyRuns } from '../kit/property-runs';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +27,9 @@ import { parsePrometheusText } from '../kit/prometheus-text';
 import { runScript } from '../kit/scripts';
 
 jest.setTimeout(120_000);
+
+/** Requests of the generated contract check in `npm test` (PROPERTY_SCALE multiplies it). */
+const FUZZ_REQUESTS = 300;
 
 const IDS = ['ek-one', 'ek-two', 'ek-three'];
 const dataset = generateDataset({ tradeCounts: [40, 35, 5], accountId: (i) => IDS[i], seed: 8 });
@@ -270,5 +276,28 @@ describe('npm run export', () => {
     const refused = await exportTo('refused.csv', ['--account', 'ek-one'], { TBA_API_KEY: scoped });
     expect([refused.status, refused.stderr]).toEqual([1, expect.stringContaining('404 ACCOUNT_NOT_FOUND')]);
     expect(() => readFileSync(join(folder, 'refused.csv'))).toThrow();
+  });
+});
+
+describe('every answer as openapi.yaml says (requests generated from it)', () => {
+  it('holds for generated requests: valid and hostile parameters, with and without keys, odd headers, other methods', async () => {
+    const port = Number(new URL(api.url).port);
+    const env: FuzzEnvironment = {
+      accounts: [...IDS, 'ek-many'],
+      keys: { scoped: keys.scoped, all: keys.all, disabled: keys.disabled },
+      allowedOrigins: ['http://localhost:5173', 'http://127.0.0.1:8080', 'http://localhost'],
+      allowList: stages.stageSettings(harness.stage, {}).corsOrigins,
+      port,
+    };
+    await fc.assert(
+      fc.asyncProperty(fuzzRequests(env), async (request) => {
+        const answer = await rawHttp(port, requestBytes(request));
+        expect([`${request.method} ${request.target}`, answerViolations(request, answer, env)]).toEqual([
+          `${request.method} ${request.target}`,
+          [],
+        ]);
+      }),
+      { numRuns: propertyRuns(FUZZ_REQUESTS) },
+    );
   });
 });

@@ -10,7 +10,7 @@ import { type LocalApi, startLocalApi } from '../../scripts/local-stack/local-ap
 import { type Harness, startHarness, TEST_CURSOR_SECRET } from '../kit/api-harness';
 import { expectContract, schemaViolations } from '../kit/contract';
 import { expectedPerformance, expectedStartBalance, expectedTrades } from '../kit/expected';
-import { http, type HttpAnswer } from '../kit/http';
+import { http, type HttpAnswer, rawHttp } from '../kit/http';
 import { createClient } from '../../client';
 import { connect } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -93,6 +93,11 @@ function checked<T>(template: string, result: { data?: T; error?: unknown; respo
   expect(result.response.status).toBe(200);
   return result.data!;
 }
+
+// First: serverless offline's start-up lines are read from the end of its output, which later requests' lines push out.
+it('keeps the schedule off: the probe runs in AWS, and locally only when npm start runs it', () => {
+  expect(api.offline.process.output()).toMatch(/Scheduling \[probe\] cron: disabled/);
+});
 
 it('serves every operation, through the typed client', async () => {
   const typed = client();
@@ -356,7 +361,7 @@ describe('CORS: the stage’s allow-list, never credentials', () => {
     }
   });
 
-  it('answers the preflight as API Gateway compiles serverless.yml’s cors block', async () => {
+  it('answers the preflight as the deployed stage does: serverless.yml’s cors block, an origin only to an allowed Origin', async () => {
     const allowed = await call('/api/all/trades', {
       method: 'OPTIONS',
       headers: { origin: DASHBOARD, 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' },
@@ -369,11 +374,12 @@ describe('CORS: the stage’s allow-list, never credentials', () => {
     expect(allowed.headers['access-control-allow-methods'].split(',')).toEqual(expect.arrayContaining(['GET', 'OPTIONS']));
     // Like every other answer (and the deployed preflight, whose mock integration resources/stage-options.js extends).
     expectCommonHeaders(allowed);
-    const refused = await call('/api/all/trades', {
-      method: 'OPTIONS',
-      headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' },
-    });
-    expect(refused.headers['access-control-allow-origin']).not.toBe('https://evil.example');
+    expect(allowed.headers.vary).toBe('Origin');
+    // A foreign or missing Origin is named no origin at all (not the allow-list's first entry).
+    for (const headers of [{ origin: 'https://evil.example' }, {}] as Record<string, string>[]) {
+      const refused = await call('/api/all/trades', { method: 'OPTIONS', headers: { ...headers, 'access-control-request-method': 'GET' } });
+      expect([refused.status, refused.headers['access-control-allow-origin'], refused.headers.vary]).toEqual([200, undefined, 'Origin']);
+    }
     expect((await call('/nowhere', { method: 'OPTIONS', headers: { origin: DASHBOARD } })).status).toBe(404);
   });
 });
@@ -381,8 +387,10 @@ describe('CORS: the stage’s allow-list, never credentials', () => {
 it('serves only requests addressed to a loopback name (no DNS rebinding)', async () => {
   const port = new URL(api.url).port;
   for (const host of [`attacker.example:${port}`, 'attacker.example', `192.168.1.10:${port}`, `localhost.attacker.example:${port}`]) {
-    const answer = await call('/api/all/trades?limit=5', { headers: { host } });
+    const answer = await call('/api/all/trades?limit=5', { headers: { host, origin: DASHBOARD } });
     expect(answer.status).toBe(421);
+    // A refusal of the local gateway's own carries the stage's fixed CORS headers, as API Gateway's own answers do.
+    expect([answer.headers.vary, answer.headers['access-control-allow-origin']]).toEqual(['Origin', undefined]);
     expect(answer.body).toMatchObject({ code: 'MISDIRECTED_REQUEST', status: 421 });
     expect(schemaViolations('Problem', answer.body)).toEqual([]);
     expect(answer.text).not.toContain('e2e-usd');
@@ -415,29 +423,30 @@ it('answers unknown routes and methods with a 404 problem, never a route listing
   }
 });
 
+it('routes paths as openapi.yaml says: a trailing slash and encoded letters are the same path; dots, HEAD, // are none', async () => {
+  expect((await get('/api/health/', '/api/health')).statusCode).toBe(200);
+  expect((await get('/api/%61ll/balance', '/api/all/balance')).body.accounts).toHaveLength(3);
+  expect((await get('/api/e2e-usd/tr%61des/?limit=1', '/api/{account}/trades')).body.trades).toHaveLength(1);
+  expect((await get('/api/e2e%2Dusd/balance', '/api/{account}/balance')).body.accountId).toBe('e2e-usd');
+  expect((await get('/api/e2e-usd%2Fx/balance', '/api/{account}/balance')).body.code).toBe('ACCOUNT_NOT_FOUND');
+  for (const path of ['/api/e2e-usd/../health', '/api/./accounts', '/api/%2e%2E/balance', '/api/health//', '/api//accounts']) {
+    const answer = await raw(`GET ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
+    expect([path, answer.status, (answer.body as { code?: string }).code]).toEqual([path, 404, 'NOT_FOUND']);
+  }
+  const head = await raw('HEAD /api/health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
+  expect([head.status, head.body]).toEqual([404, '']);
+});
+
 /** Sends `request` as raw bytes (what no HTTP client would send) and parses the answer. */
-function raw(request: Buffer | string): Promise<{ status: number; headers: Record<string, string>; body: unknown }> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(new URL(api.url).port), '127.0.0.1', () => socket.write(request));
-    let received = Buffer.alloc(0);
-    socket.on('data', (chunk) => (received = Buffer.concat([received, chunk])));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const text = received.toString('utf8');
-      const [head, ...rest] = text.split('\r\n\r\n');
-      const [statusLine, ...lines] = head.split('\r\n');
-      const headers = Object.fromEntries(
-        lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
-      );
-      let body: unknown = rest.join('\r\n\r\n');
-      try {
-        body = JSON.parse(body as string);
-      } catch {
-        // Left as text: the expectation below then says what came instead.
-      }
-      resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
-    });
-  });
+async function raw(request: Buffer | string): Promise<{ status: number; headers: Record<string, string>; body: unknown }> {
+  const { status, headers, text } = await rawHttp(Number(new URL(api.url).port), request);
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Left as text: the expectation below then says what came instead.
+  }
+  return { status, headers, body };
 }
 
 it('answers malformed requests with a problem, as every other refusal: bad encoding, raw bytes, folded headers, oversize', async () => {
@@ -467,6 +476,7 @@ it('answers malformed requests with a problem, as every other refusal: bad encod
       code: (answer.body as { code?: string }).code,
       violations: schemaViolations('Problem', answer.body),
       nosniff: answer.headers['x-content-type-options'],
+      vary: answer.headers.vary,
     });
     expect(answers.at(-1)).toEqual({
       name,
@@ -475,6 +485,7 @@ it('answers malformed requests with a problem, as every other refusal: bad encod
       code: 'INVALID_PARAMETER',
       violations: [],
       nosniff: 'nosniff',
+      vary: 'Origin',
     });
   }
   // Just under the limit is served.
@@ -526,10 +537,6 @@ it('serves no account data on the Lambda port: not to a web page, not to a forge
   });
   expect(probe.status).toBe(200);
   expect(probe.body).toMatchObject({ databaseHealthy: true, bots: { total: 3 } });
-});
-
-it('keeps the schedule off: the probe runs in AWS, and locally only when npm start runs it', () => {
-  expect(api.offline.process.output()).toMatch(/Scheduling \[probe\] cron: disabled/);
 });
 
 it('stays within its bounds under 50 concurrent clients: every answer complete, none an empty 5xx', async () => {

@@ -3,6 +3,8 @@
  * and see every header exactly as the server sent it.
  */
 import { request } from 'node:http';
+import { connect } from 'node:net';
+import { gunzipSync } from 'node:zlib';
 
 export interface HttpAnswer {
   status: number;
@@ -39,5 +41,39 @@ export function http(url: string, options: { method?: string; headers?: Record<s
     outgoing.on('timeout', () => outgoing.destroy(new Error(`no answer from ${url}`)));
     outgoing.on('error', reject);
     outgoing.end(options.body);
+  });
+}
+
+/**
+ * Sends `request` as raw bytes on a connection of its own (what no HTTP client would send: a malformed path, a folded
+ * header, a foreign Host) and reads the answer until the server closes it; a gzipped body is unzipped.
+ */
+export function rawHttp(
+  port: number,
+  request: Buffer | string,
+): Promise<{ status: number; headers: Record<string, string>; text: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(request));
+    const chunks: Buffer[] = [];
+    socket.setTimeout(30_000, () => socket.destroy(new Error(`no answer on port ${port}`)));
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const received = Buffer.concat(chunks);
+      const end = received.indexOf('\r\n\r\n');
+      const [statusLine, ...lines] = received
+        .subarray(0, end < 0 ? received.length : end)
+        .toString('latin1')
+        .split('\r\n');
+      const headers: Record<string, string> = {};
+      for (const line of lines) {
+        const name = line.slice(0, line.indexOf(':')).toLowerCase();
+        const value = line.slice(line.indexOf(':') + 1).trim();
+        headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
+      }
+      const body = end < 0 ? Buffer.alloc(0) : received.subarray(end + 4);
+      const text = (headers['content-encoding'] === 'gzip' && body.length ? gunzipSync(body) : body).toString('utf8');
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, text });
+    });
   });
 }

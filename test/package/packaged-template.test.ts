@@ -138,7 +138,7 @@ it('gives each concern its own least-privilege role', () => {
     },
   ]);
   for (const table of streamed) {
-    expect(resources[table].Properties.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' });
+    expect(resources[table].Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
   }
   const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, mapping]) => mapping.Properties);
   expect(mappings.map((mapping) => mapping.EventSourceArn)).toEqual(streamed.map((table) => ({ 'Fn::GetAtt': [table, 'StreamArn'] })));
@@ -242,8 +242,19 @@ it('throttles the stage and caps every function’s concurrency', () => {
 
 it('allows only the configured origins in prod, never *, never with credentials', () => {
   for (const [, method] of ofType('AWS::ApiGateway::Method').filter(([, r]) => r.Properties.HttpMethod === 'OPTIONS')) {
-    const parameters = method.Properties.Integration.IntegrationResponses[0].ResponseParameters;
-    expect(parameters['method.response.header.Access-Control-Allow-Origin']).toBe("'https://dashboard.trading-bot.example'");
+    const [integration] = method.Properties.Integration.IntegrationResponses;
+    const parameters = integration.ResponseParameters;
+    // The preflight names an origin only through its template, and only the allowed one: no fixed value that a missing
+    // or foreign Origin would be told. Its answer depends on the Origin, as Vary says.
+    expect(parameters).not.toHaveProperty('method.response.header.Access-Control-Allow-Origin');
+    expect(integration.ResponseTemplates['application/json']).toContain(
+      '#if($origin.matches("https://dashboard[.]trading-bot[.]example")) #set($context.responseOverride.header.Access-Control-Allow-Origin = $origin) #end',
+    );
+    expect(parameters['method.response.header.Vary']).toBe("'Origin'");
+    expect(method.Properties.MethodResponses[0].ResponseParameters).toMatchObject({
+      'method.response.header.Access-Control-Allow-Origin': true,
+      'method.response.header.Vary': true,
+    });
     expect(parameters['method.response.header.Access-Control-Allow-Headers']).toBe("'Content-Type,X-Api-Key,If-None-Match'");
     expect(parameters).not.toHaveProperty('method.response.header.Access-Control-Allow-Credentials');
     // The preflight carries the security headers of every other answer.

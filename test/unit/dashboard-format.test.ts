@@ -1,11 +1,25 @@
 /**
- * The dashboard's pure figures and chart shaping (dashboard/src/format.ts, chart-data.ts): how many places a column
- * of amounts shows, rounding on the digits, and the x window a chart spans. The values are those a freqtrade bot's
- * floats give (`0.30000000000000004`, `-3.8249999999999997`), beside the API's own exact strings.
+ * The dashboard's pure figures and chart shaping (dashboard/src/format.ts, chart-data.ts): money written as its own
+ * currency is (a fiat currency at its ISO 4217 minor units, a crypto at the places its values need), how many places a
+ * column of amounts shows, rounding on the digits, a chart's ticks, and the x window a chart spans. The values are
+ * those a freqtrade bot's floats give (`0.30000000000000004`, `-3.8249999999999997`), beside the API's own exact strings.
  */
 import fc from 'fast-check';
 import { chartWindow, isolated, withGaps } from '../../dashboard/src/chart-data';
-import { columnPlaces, grouped, MAX_PLACES, placesNeeded, pricePlaces, roundHalfEven } from '../../dashboard/src/format';
+import {
+  columnPlaces,
+  currencyPlaces,
+  grouped,
+  MAX_PLACES,
+  minorUnits,
+  moneyFigure,
+  moneyText,
+  placesByCurrency,
+  placesNeeded,
+  pricePlaces,
+  roundHalfEven,
+  tickText,
+} from '../../dashboard/src/format';
 import { divideDecimals } from '@trading-bot-api/core/decimal';
 import { propertyRuns } from '../kit/property-runs';
 
@@ -73,13 +87,6 @@ describe('rounding on the digits', () => {
   });
 
   it('agrees with the API’s own half-even division by 1, for any decimal and any number of places', () => {
-    const decimal = fc
-      .tuple(fc.boolean(), fc.bigInt({ min: 0n, max: 10n ** 30n }), fc.integer({ min: 0, max: 20 }))
-      .map(([negative, units, scale]) => {
-        const digits = units.toString().padStart(scale + 1, '0');
-        const point = digits.length - scale;
-        return `${negative ? '-' : ''}${digits.slice(0, point)}${scale ? `.${digits.slice(point)}` : ''}`;
-      });
     fc.assert(
       fc.property(decimal, fc.integer({ min: 0, max: 12 }), (value, places) => {
         expect(roundHalfEven(value, places)).toBe(divideDecimals(value, '1', places));
@@ -104,6 +111,114 @@ describe('an amount as shown', () => {
     expect(grouped('1014.4662374999999')).toBe('1,014.4662375');
     expect(grouped('0.30000000000000004')).toBe('0.3');
     expect(grouped('12')).toBe('12');
+  });
+});
+
+/** Any exact decimal string: a sign, up to 31 digits, up to 20 of them after the point. */
+const decimal = fc
+  .tuple(fc.boolean(), fc.bigInt({ min: 0n, max: 10n ** 30n }), fc.integer({ min: 0, max: 20 }))
+  .map(([negative, units, scale]) => {
+    const digits = units.toString().padStart(scale + 1, '0');
+    const point = digits.length - scale;
+    return `${negative ? '-' : ''}${digits.slice(0, point)}${scale ? `.${digits.slice(point)}` : ''}`;
+  });
+
+/** The places a crypto's value needs, by the API's own rounding: rounded half-even to 8, trailing zeros left out. */
+const needed = (value: string) => (divideDecimals(value, '1', 8).split('.')[1] ?? '').replace(/0+$/, '').length;
+
+describe('money, written as its own currency is', () => {
+  it('knows a fiat currency by its ISO 4217 code, and its minor units; anything else is a crypto', () => {
+    expect([minorUnits('USD'), minorUnits('EUR'), minorUnits('GBP'), minorUnits('CHF')]).toEqual([2, 2, 2, 2]);
+    expect([minorUnits('JPY'), minorUnits('KRW'), minorUnits('KWD'), minorUnits('BHD'), minorUnits('CLF')]).toEqual([0, 0, 3, 3, 4]);
+    expect([minorUnits('USDT'), minorUnits('BTC'), minorUnits('ETH'), minorUnits('XAU'), minorUnits(''), minorUnits(undefined)]).toEqual(
+      new Array(6).fill(undefined),
+    );
+  });
+
+  it('shows fiat at its minor units, never dropping cents nor padding past them: 24,728.80 USD, 0.00 USD', () => {
+    expect(moneyText('24728.80', 'USD')).toBe('24,728.80 USD');
+    expect(moneyText('24728.8', 'USD')).toBe('24,728.80 USD');
+    expect(moneyText('101628.7200000', 'EUR')).toBe('101,628.72 EUR');
+    expect(moneyText('0', 'USD')).toBe('0.00 USD');
+    expect(moneyText('-31.0666', 'USD')).toBe('-31.07 USD');
+    expect(moneyText('-0.001', 'USD')).toBe('0.00 USD');
+    expect(moneyText('1500.5', 'JPY')).toBe('1,500 JPY');
+    expect(moneyText('1501.5', 'JPY')).toBe('1,502 JPY');
+    expect(moneyText('12.5', 'KWD')).toBe('12.500 KWD');
+    // A column's places do not move a fiat figure: its currency decides.
+    expect(moneyFigure('87105.3310', 'EUR', 7)).toBe('87,105.33');
+    expect(moneyFigure('87105.3310', 'EUR', 0)).toBe('87,105.33');
+  });
+
+  it('shows a crypto at the places its value carries, at most 8: 1,014.46623791 USDT, 0.00000001 USDT, 0 USDT', () => {
+    expect(moneyText('1014.46623791', 'USDT')).toBe('1,014.46623791 USDT');
+    expect(moneyText('0.00000001', 'USDT')).toBe('0.00000001 USDT');
+    expect(moneyText('0', 'USDT')).toBe('0 USDT');
+    expect(moneyText('0.0000000', 'USDT')).toBe('0 USDT');
+    expect(moneyText('-5.87499999', 'USDT')).toBe('-5.87499999 USDT');
+    expect(moneyText('1014.4662374999999', 'USDT')).toBe('1,014.4662375 USDT');
+    expect(moneyText('0.000000005', 'BTC')).toBe('0 BTC');
+    expect(moneyText('0.000000015', 'BTC')).toBe('0.00000002 BTC');
+    // In a column, padded to its currency's places there, as given.
+    expect(moneyFigure('2.435', 'USDT', 8)).toBe('2.43500000');
+    expect(moneyText('12.5', undefined)).toBe('12.5');
+  });
+
+  it('lines a column up per currency: a USDT amount pads no fiat one, a fiat one keeps its minor units', () => {
+    const places = placesByCurrency([
+      ['EUR', '101628.72'],
+      ['USDT', '1014.46623791'],
+      ['USDT', '0'],
+      ['USD', '24728.8'],
+      ['BTC', '0.5'],
+      ['JPY', '1500'],
+      [undefined, '1.25'],
+    ]);
+    expect(['EUR', 'USD', 'USDT', 'BTC', 'JPY', undefined, 'GBP', 'ETH'].map(places)).toEqual([2, 2, 8, 1, 0, 2, 2, 0]);
+    expect(currencyPlaces('USDT', ['1.5', '0.3000000000000000444'])).toBe(1);
+    expect(currencyPlaces('USD', ['1.5', '0.123'])).toBe(2);
+  });
+
+  it('writes any amount as its exact decimal rounded half-even to its currency’s places, grouped by thousands', () => {
+    const currency = fc.constantFrom('USD', 'EUR', 'JPY', 'KWD', 'CLF', 'USDT', 'BTC', 'ETH', undefined);
+    fc.assert(
+      fc.property(decimal, currency, (value, code) => {
+        const shown = moneyFigure(value, code);
+        const places = minorUnits(code) ?? needed(value);
+        expect(shown).toMatch(/^-?\d{1,3}(,\d{3})*(\.\d+)?$/);
+        expect(shown.replace(/,/g, '')).toBe(divideDecimals(value, '1', places));
+      }),
+      { numRuns: propertyRuns(2_000) },
+    );
+  });
+
+  it('in a column of several currencies, writes each at its currency’s places: a crypto at the most its values there need, never more', () => {
+    const column = fc.array(fc.tuple(fc.constantFrom('USD', 'JPY', 'USDT', 'BTC'), decimal), { minLength: 1, maxLength: 12 });
+    fc.assert(
+      fc.property(column, (entries) => {
+        const places = placesByCurrency(entries);
+        for (const [code, value] of entries) {
+          const most = Math.max(...entries.filter(([other]) => other === code).map(([, other]) => needed(other)));
+          const written = minorUnits(code) ?? most;
+          expect(moneyFigure(value, code, places(code)).replace(/,/g, '')).toBe(divideDecimals(value, '1', written));
+        }
+      }),
+      { numRuns: propertyRuns(500) },
+    );
+  });
+});
+
+describe('a chart axis’s ticks', () => {
+  it('have the places of their step, a fiat currency’s fractional ticks at its minor units, never a float’s noise', () => {
+    expect(tickText(24728.5, 0.5, 'USD')).toBe('24,728.50');
+    expect(tickText(24750, 50, 'USD')).toBe('24,750');
+    expect(tickText(1500, 0.5, 'JPY')).toBe('1,500');
+    expect(tickText(1014.4000000000001, 0.2, 'USDT')).toBe('1,014.4');
+    expect(tickText(0.30000000000000004, 0.1, 'USDT')).toBe('0.3');
+    expect(tickText(0.25, 0.05, 'USDT')).toBe('0.25');
+    expect(tickText(2e-8, 1e-8, 'USDT')).toBe('0.00000002');
+    expect(tickText(-1e-17, 1e-8, 'USDT')).toBe('0.00000000');
+    expect(tickText(-2, 2, 'EUR')).toBe('-2');
   });
 });
 

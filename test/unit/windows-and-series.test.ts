@@ -26,6 +26,18 @@ describe('time parameters', () => {
     expect(() => parseTimeParameter('0000-01-01T00:00:00+00:01')).toThrow('must fall between');
     expect(() => parseTimeParameter('2026-11-22T10:00:00')).toThrow('with a zone');
   });
+
+  it('take the RFC 3339 forms openapi.yaml lists, and say what is wrong with the others', () => {
+    const instant = Date.parse('2026-11-01T09:00:00.000Z');
+    for (const form of ['2026-11-01T09:00:00Z', '2026-11-01t09:00:00z', '2026-11-01T09:00:00-00:00', '2026-11-01T18:00:00+09:00'])
+      expect(parseTimeParameter(form)).toBe(instant);
+    expect(parseTimeParameter('2026-11-01T09:00:00.123456789Z') - instant).toBeCloseTo(123.456789, 4);
+    expect(() => parseTimeParameter('2026-11-01T09:00:00.1234567890Z')).toThrow('with a zone');
+    expect(() => parseTimeParameter('2026-11-01 09:00:00Z')).toThrow('with T (RFC 3339), not a space');
+    expect(() => parseTimeParameter('2016-12-31T23:59:60Z')).toThrow('leap second');
+    expect(() => parseTimeParameter('2026-11-01T09:00:00+0900')).toThrow('with a zone');
+    expect(() => parseTimeParameter('+02026-11-01T09:00:00Z')).toThrow('with a zone');
+  });
 });
 
 describe('keyBefore: the exclusive upper bound of a key range', () => {
@@ -114,6 +126,28 @@ describe('seriesWindow', () => {
       'from: makes a window of 367 days; at most 366',
     );
     expect(iso(seriesWindow('day', { from: at('2025-01-01T00:00:00Z'), to: at('2026-01-02T00:00:00Z') }, now, 30, 366))[2]).toBe(366);
+  });
+
+  it('refuses a window that four-digit years cannot write, naming the bound that made it', () => {
+    // Counted back 90 days from the first instant; widened past the last; a week that began in the year -1.
+    expect(() => seriesWindow('day', { to: at('0000-01-01T00:00:00Z') }, now, 90, 366)).toThrow(
+      'to: makes the window start before 0000-01-01T00:00:00.000Z (counted back 90 days)',
+    );
+    expect(() => seriesWindow('day', { from: at('9999-12-01T00:00:00Z'), to: at('9999-12-31T23:59:59Z') }, now, 30, 366)).toThrow(
+      'to: makes the window end after 9999-12-31T23:59:59.999Z (moved forward to the end of its day)',
+    );
+    expect(() => seriesWindow('week', { from: at('0000-01-01T00:00:00Z'), to: at('0000-02-01T00:00:00Z') }, now, 12, 366)).toThrow(
+      'from: makes the window start before 0000-01-01T00:00:00.000Z (moved back to the start of its week)',
+    );
+    // Inside them, the edges themselves are fine.
+    expect(iso(seriesWindow('day', { from: at('0000-01-01T00:00:00Z'), to: at('0000-01-03T00:00:00Z') }, now, 30, 366))).toEqual([
+      '0000-01-01T00:00:00.000Z',
+      '0000-01-03T00:00:00.000Z',
+      2,
+    ]);
+    expect(iso(seriesWindow('month', { from: at('9999-01-01T00:00:00Z'), to: at('9999-12-01T00:00:00Z') }, now, 12, 366))[1]).toBe(
+      '9999-12-01T00:00:00.000Z',
+    );
   });
 });
 

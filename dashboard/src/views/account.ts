@@ -2,9 +2,9 @@
  * One account: its name, broker and environment, its balance figures and bot status, the equity chart (NAV and
  * balance, by day over 90 days or by hour over 7; the line breaks where an interval has no snapshot), daily realized
  * P&L as bars with the cumulative line (90 days), how it traded over 90 days (a summary and a row per instrument),
- * and its open trades. Each chart spans the window its note states, up to now. Each group of amounts (the
- * performance summary, a table's column) is written to the places its values need, at most 8 (format.ts); the
- * balance figures, side by side, each to its own.
+ * and its open trades. Each chart spans the window its note states, up to now. Every amount is in the account's
+ * currency, says so, and is written as that currency is (format.ts): a fiat currency at its minor units, a crypto at
+ * the places each figure needs (a table's column at the most its values need); the charts' axes name the currency.
  * Refreshes every 30 s. An account the API does not know gets a not-found message.
  */
 import type { AccountPerformance, Trade } from '../../../client';
@@ -12,7 +12,7 @@ import { api, unwrap } from '../api';
 import { chartWindow } from '../chart-data';
 import { type Chart, equityChart, pnlChart } from '../charts';
 import { fill, h } from '../dom';
-import { age, amount, columnPlaces, daysAgo, duration, grouped, percent, utc } from '../format';
+import { age, currencyPlaces, daysAgo, duration, money, moneyText, percent, utc } from '../format';
 import { tradesTable } from './trades';
 import type { View } from './view';
 
@@ -129,15 +129,15 @@ export function accountView(main: HTMLElement, account: string): View {
       h('span', {}, bot.heartbeatAgeSeconds === null ? 'no heartbeat yet' : `heartbeat ${age(bot.heartbeatAgeSeconds)} ago`),
       bot.message ? h('span', { class: 'message' }, bot.message) : null,
     );
-    // Side by side, not in a column: each figure shows the places it needs (a NAV of 7 places does not pad a margin
-    // of 0 to 0.0000000).
+    // Side by side, not in a column: each figure at its currency's places, a crypto's at those it needs (a NAV of 8
+    // places does not pad a margin of 0 to 0.00000000).
     const rows: [string, HTMLElement | string][] = [
-      ['Balance', amount(balance.balance, currency)],
-      ['NAV', amount(balance.nav, currency)],
-      ['Unrealized P&L', amount(balance.unrealizedPL, currency, { signed: true })],
-      ['Realized P&L', amount(balance.realizedPL, currency, { signed: true })],
-      ['Margin used', amount(balance.marginUsed, currency)],
-      ['Margin available', amount(balance.marginAvailable, currency)],
+      ['Balance', money(balance.balance, currency)],
+      ['NAV', money(balance.nav, currency)],
+      ['Unrealized P&L', money(balance.unrealizedPL, currency, { signed: true })],
+      ['Realized P&L', money(balance.realizedPL, currency, { signed: true })],
+      ['Margin used', money(balance.marginUsed, currency)],
+      ['Margin available', money(balance.marginAvailable, currency)],
       ['Open trades', String(balance.openTradeCount)],
       ['As of', utc(balance.updatedAt)],
     ];
@@ -159,21 +159,21 @@ export function accountView(main: HTMLElement, account: string): View {
     fill(pnlBox);
     const last = equityData.points.at(-1);
     const equityRange = chartWindow(equityData, last?.time);
-    charts.push(equityChart(equityBox, equityData.points, hourly ? 3_600 : 86_400, equityRange));
+    charts.push(equityChart(equityBox, equityData.points, hourly ? 3_600 : 86_400, equityRange, currency));
     equityBox.dataset.points = String(equityData.points.length);
     equityBox.setAttribute(
       'aria-label',
-      `Equity chart, ${spanned(equityRange, equityData.to)}: ${equityData.points.length} points${last ? `; last NAV ${grouped(last.nav)} ${currency}` : ''}`,
+      `Equity chart, ${spanned(equityRange, equityData.to)}: ${equityData.points.length} points${last ? `; last NAV ${moneyText(last.nav, currency)}` : ''}`,
     );
     fill(
       equityNote,
       `${hourly ? 'Hourly' : 'Daily'}, ${spanned(equityRange, equityData.to)}. `,
       last
-        ? `NAV (solid) and balance (dashed); last snapshot ${utc(last.time)}: NAV ${grouped(last.nav)} ${currency}. Gaps are intervals without a snapshot.`
+        ? `NAV (solid) and balance (dashed); last snapshot ${utc(last.time)}: NAV ${moneyText(last.nav, currency)}. Gaps are intervals without a snapshot.`
         : 'No balance snapshots in this window.',
     );
     const pnlRange = chartWindow(pnlData, pnlData.points.at(-1)?.start);
-    charts.push(pnlChart(pnlBox, pnlData.points, pnlRange));
+    charts.push(pnlChart(pnlBox, pnlData.points, pnlRange, currency));
     const closed = pnlData.points.reduce((n, point) => n + point.tradesClosed, 0);
     pnlBox.dataset.points = String(pnlData.points.length);
     pnlBox.setAttribute(
@@ -193,27 +193,16 @@ export function accountView(main: HTMLElement, account: string): View {
     );
     const [summary] = data.currencies;
     const ccy = summary.currency;
-    const places = columnPlaces([
-      summary.netRealizedPL,
-      summary.expectancy,
-      summary.averageWin,
-      summary.averageLoss,
-      summary.bestTrade?.realizedPL,
-      summary.worstTrade?.realizedPL,
-      summary.maxDrawdown.amount,
-    ]);
+    // Different quantities side by side, not a column: each figure at its own places.
     const trade = (mark: typeof summary.bestTrade) =>
-      mark ? h('span', {}, amount(mark.realizedPL, ccy, { signed: true, places }), h('span', { class: 'muted' }, ` ${mark.id}`)) : '—';
+      mark ? h('span', {}, money(mark.realizedPL, ccy, { signed: true }), h('span', { class: 'muted' }, ` ${mark.id}`)) : '—';
     const rows: [string, HTMLElement | string][] = [
       ['Closed trades', `${summary.closedTrades} (${summary.wins} won, ${summary.losses} lost, ${summary.breakEvens} even)`],
       ['Win rate', percent(summary.winRate)],
-      ['Net realized P&L', amount(summary.netRealizedPL, ccy, { signed: true, places })],
+      ['Net realized P&L', money(summary.netRealizedPL, ccy, { signed: true })],
       ['Profit factor', summary.profitFactor ?? '—'],
-      ['Expectancy per trade', amount(summary.expectancy, ccy, { signed: true, places })],
-      [
-        'Average win / loss',
-        h('span', {}, amount(summary.averageWin, ccy, { places }), ' / ', amount(summary.averageLoss, ccy, { places })),
-      ],
+      ['Expectancy per trade', money(summary.expectancy, ccy, { signed: true })],
+      ['Average win / loss', h('span', {}, money(summary.averageWin, ccy), ' / ', money(summary.averageLoss, ccy))],
       ['Best trade', trade(summary.bestTrade)],
       ['Worst trade', trade(summary.worstTrade)],
       ['Holding time, average / longest', `${duration(summary.averageHoldingSeconds)} / ${duration(summary.longestHoldingSeconds)}`],
@@ -222,14 +211,22 @@ export function accountView(main: HTMLElement, account: string): View {
         h(
           'span',
           {},
-          amount(summary.maxDrawdown.amount, ccy, { places }),
+          money(summary.maxDrawdown.amount, ccy),
           summary.maxDrawdown.ratio === null ? '' : ` (${percent(summary.maxDrawdown.ratio)} of equity)`,
         ),
       ],
     ];
     fill(performanceBox, ...rows.map(([label, value]) => h('div', {}, h('dt', {}, label), h('dd', {}, value))));
     const columns = ['Instrument', 'Trades', 'Win rate', 'Net P&L', 'Profit factor', 'Expectancy'];
-    const instrumentPlaces = columnPlaces(summary.instruments.flatMap((row) => [row.netRealizedPL, row.expectancy]));
+    // A column of one currency lines up: a crypto's at the most its values need.
+    const netPlaces = currencyPlaces(
+      ccy,
+      summary.instruments.map((row) => row.netRealizedPL),
+    );
+    const expectancyPlaces = currencyPlaces(
+      ccy,
+      summary.instruments.map((row) => row.expectancy),
+    );
     fill(
       perInstrument,
       summary.instruments.length
@@ -250,13 +247,13 @@ export function accountView(main: HTMLElement, account: string): View {
                   h(
                     'td',
                     { class: 'num key', 'data-label': 'Net P&L' },
-                    amount(row.netRealizedPL, undefined, { signed: true, places: instrumentPlaces }),
+                    money(row.netRealizedPL, ccy, { signed: true, places: netPlaces }),
                   ),
                   h('td', { class: 'num', 'data-label': 'Profit factor' }, row.profitFactor ?? '—'),
                   h(
                     'td',
                     { class: 'num', 'data-label': 'Expectancy' },
-                    amount(row.expectancy, undefined, { signed: true, places: instrumentPlaces }),
+                    money(row.expectancy, ccy, { signed: true, places: expectancyPlaces }),
                   ),
                 ),
               ),
@@ -272,7 +269,9 @@ export function accountView(main: HTMLElement, account: string): View {
     );
     fill(
       open,
-      page.trades.length ? tradesTable(page.trades as Trade[], { showAccount: false }) : h('p', { class: 'note' }, 'No open trades.'),
+      page.trades.length
+        ? tradesTable(page.trades as Trade[], { showAccount: false, accountCurrency: () => currency })
+        : h('p', { class: 'note' }, 'No open trades.'),
     );
   }
 

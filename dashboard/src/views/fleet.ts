@@ -7,11 +7,15 @@
  * Built for a thousand bots: problems first (error, then stale, then stopped), a filter by state and a search by
  * name or id, and PAGE_SIZE cards a page, so the page draws the same few cards at any fleet size. Today's P&L is
  * asked for the cards shown only (one small request each, every 30 s).
+ *
+ * Every amount says its currency and is written as that currency is (format.ts): a card's figures each at its own
+ * places (a USDT balance of 8 places does not pad the day's `0 USDT`); the totals one row per currency, never added
+ * together.
  */
 import type { AccountStatus, Balance, components } from '../../../client';
 import { api, unwrap } from '../api';
 import { fill, h } from '../dom';
-import { age, amount, columnPlaces, daysAgo, percent, startOfTodayUtc, utc } from '../format';
+import { age, daysAgo, money, percent, startOfTodayUtc, utc } from '../format';
 import type { View } from './view';
 
 type Total = components['schemas']['Total'];
@@ -92,6 +96,8 @@ export function fleetView(main: HTMLElement): View {
   );
 
   let names = new Map<string, string>();
+  /** Each account's currency, for a card whose balance has not come yet (its day's P&L still says its currency). */
+  let currencies = new Map<string, string>();
   const today = new Map<string, string>();
   /** When each status was read, to count heartbeat ages up from what the server computed (no client clock skew). */
   let statusAt = performance.now();
@@ -112,6 +118,7 @@ export function fleetView(main: HTMLElement): View {
   async function loadNames() {
     const { accounts } = unwrap(await api().GET('/api/accounts'));
     names = new Map(accounts.map((account: Account) => [account.id, account.name]));
+    currencies = new Map(accounts.map((account: Account) => [account.id, account.currency]));
   }
 
   /** Today's realized P&L of the cards on the page (not of the whole fleet: one request per card). */
@@ -192,8 +199,7 @@ export function fleetView(main: HTMLElement): View {
 
   function card(status: AccountStatus): HTMLElement {
     const balance = balances.get(status.accountId);
-    // One number of places for the card's amounts, so they line up.
-    const places = columnPlaces([balance?.balance, balance?.nav, today.get(status.accountId)]);
+    const currency = balance?.currency ?? currencies.get(status.accountId);
     const attention = status.stale ? 'stale' : status.state === 'error' ? 'error' : '';
     return h(
       'article',
@@ -224,16 +230,14 @@ export function fleetView(main: HTMLElement): View {
         h('dt', {}, 'Open trades'),
         h('dd', {}, String(status.openTradeCount)),
         h('dt', {}, 'Balance'),
-        h('dd', {}, balance ? amount(balance.balance, balance.currency, { places }) : notYet()),
+        h('dd', {}, balance ? money(balance.balance, currency) : notYet()),
         h('dt', {}, 'NAV'),
-        h('dd', {}, balance ? amount(balance.nav, balance.currency, { places }) : notYet()),
+        h('dd', {}, balance ? money(balance.nav, currency) : notYet()),
         h('dt', {}, 'Realized today'),
         h(
           'dd',
           {},
-          today.has(status.accountId)
-            ? amount(today.get(status.accountId), balance?.currency, { signed: true, places })
-            : h('span', { class: 'muted' }, '…'),
+          today.has(status.accountId) ? money(today.get(status.accountId), currency, { signed: true }) : h('span', { class: 'muted' }, '…'),
         ),
         h('dt', {}, 'Last trade'),
         h('dd', {}, utc(status.lastTradeAt)),
@@ -241,13 +245,13 @@ export function fleetView(main: HTMLElement): View {
     );
   }
 
-  /** The totals, one row per currency; each amount column padded to one number of places; stacked on a phone. */
+  /**
+   * The totals, one row per currency, each amount at its row's currency's places (one row per currency: a column
+   * lines up within a currency, never across); stacked on a phone.
+   */
   function renderTotals(rows: Total[]) {
-    const amounts = (['balance', 'nav', 'unrealizedPL', 'realizedPL'] as const).map((field) => ({
-      field,
-      places: columnPlaces(rows.map((row) => row[field])),
-    }));
-    const labels: Record<(typeof amounts)[number]['field'], string> = {
+    const amounts = ['balance', 'nav', 'unrealizedPL', 'realizedPL'] as const;
+    const labels: Record<(typeof amounts)[number], string> = {
       balance: 'Balance',
       nav: 'NAV',
       unrealizedPL: 'Unrealized P&L',
@@ -268,7 +272,7 @@ export function fleetView(main: HTMLElement): View {
             ...[
               'Currency',
               'Accounts',
-              ...amounts.map(({ field }) => labels[field]),
+              ...amounts.map((field) => labels[field]),
               'Open trades',
               'Win rate (90 d)',
               'Profit factor (90 d)',
@@ -284,12 +288,8 @@ export function fleetView(main: HTMLElement): View {
               {},
               h('th', { scope: 'row', class: 'key', 'data-label': 'Currency' }, row.currency),
               h('td', { class: 'num', 'data-label': 'Accounts' }, String(row.accountCount)),
-              ...amounts.map(({ field, places }) =>
-                h(
-                  'td',
-                  { class: 'num', 'data-label': labels[field] },
-                  amount(row[field], undefined, { signed: signed.has(field), places }),
-                ),
+              ...amounts.map((field) =>
+                h('td', { class: 'num', 'data-label': labels[field] }, money(row[field], row.currency, { signed: signed.has(field) })),
               ),
               h('td', { class: 'num', 'data-label': 'Open trades' }, String(row.openTradeCount)),
               h('td', { class: 'num', 'data-label': 'Win rate (90 d)' }, ratios ? percent(ratios.get(row.currency)?.winRate) : '…'),

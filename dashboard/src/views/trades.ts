@@ -1,14 +1,18 @@
 /**
  * The trade history: filters (account, status, instrument, a time window in UTC) that live in the URL, so a view
- * can be shared; pages of 50 followed by cursor with "Load more"; amounts written to their column's places (at most
- * 8, format.ts), each exact in its title. The first page refreshes every 30 s while no further page is loaded (a
- * loaded page is never reshuffled under the reader). "Download CSV" saves the whole listing of the current filters
- * and window as one CSV file, following the API's pages (1.4).
+ * can be shared; pages of 50 followed by cursor with "Load more". Each trade's P&L says its currency (the trade's
+ * own `currency` where the API gives it, API 1.5, else its account's) and is written as that currency is
+ * (format.ts): listed across accounts, EUR, USD and USDT amounts stand in one column, each with its code, a crypto's
+ * padded to no more places than that currency's values in the column need. Prices keep each instrument's quoted
+ * places, units the places the instrument's values need; each figure is exact in its title. A `gone` trade's outcome
+ * is unknown, and its P&L and close say "unknown", never zero, with why. The first page refreshes every 30 s while no
+ * further page is loaded (a loaded page is never reshuffled under the reader). "Download CSV" saves the whole
+ * listing of the current filters and window as one CSV file, following the API's pages (1.4).
  */
 import type { Trade, TradePage } from '../../../client';
 import { api, unwrap } from '../api';
 import { fill, h } from '../dom';
-import { amount, columnPlaces, pricePlaces, utc } from '../format';
+import { amount, columnPlaces, money, placesByCurrency, pricePlaces, unknown, utc } from '../format';
 import { tradesHash } from '../router';
 import type { View } from './view';
 
@@ -22,64 +26,94 @@ interface Column {
   key?: boolean;
   /** A date and time, which may break between the two when the table is short of room (style.css). */
   time?: boolean;
-  cell(trade: Trade, places: Places): Node | string;
+  cell(trade: Trade, places: Places, currency: string | undefined): Node | string;
 }
 
-/** Places per amount column, and per instrument for prices (a yen pair has 3, gold 2, most pairs 5). */
+/**
+ * Places per instrument for units and prices (a yen pair's prices have 3, gold's 2, most pairs 5), and per currency
+ * for each P&L column.
+ */
 interface Places {
-  units: number;
-  realized: number;
-  unrealized: number;
+  units: Map<string, number>;
   price: Map<string, number>;
+  realizedPL: (currency: string | undefined) => number;
+  unrealizedPL: (currency: string | undefined) => number;
 }
+
+/** A trade's currency: its own (API 1.5), else its account's. */
+const currencyOf = (trade: Trade, accountCurrency: (accountId: string) => string | undefined): string | undefined =>
+  (trade as Trade & { currency?: string | null }).currency ?? accountCurrency(trade.accountId);
 
 const price = (value: string | null, trade: Trade, places: Places) =>
-  value === null ? '—' : amount(value, undefined, { places: places.price.get(trade.instrument) });
+  value === null ? '—' : amount(value, { places: places.price.get(trade.instrument) });
+
+/** Why a gone trade's figures are unknown: the bot no longer has it (its database reset, the trade deleted). */
+const goneWhy = (trade: Trade) => `Outcome unknown: ${trade.closeReason ?? 'the bot no longer has this trade'}`;
+
+const profitOrLoss =
+  (field: 'realizedPL' | 'unrealizedPL') =>
+  (trade: Trade, places: Places, currency: string | undefined): Node =>
+    trade.status === 'gone' ? unknown(goneWhy(trade)) : money(trade[field], currency, { signed: true, places: places[field](currency) });
 
 const COLUMNS: Column[] = [
   { label: 'Opened (UTC)', time: true, cell: (trade) => utc(trade.openTime, { zone: false }) },
   { label: 'Account', cell: (trade) => h('a', { href: `#/account/${encodeURIComponent(trade.accountId)}` }, trade.accountId) },
   { label: 'Instrument', key: true, cell: (trade) => trade.instrument },
   { label: 'Side', cell: (trade) => trade.side },
-  { label: 'Units', num: true, cell: (trade, places) => amount(trade.units, undefined, { places: places.units }) },
+  { label: 'Units', num: true, cell: (trade, places) => amount(trade.units, { places: places.units.get(trade.instrument) }) },
   {
     label: 'Status',
     key: true,
-    // A gone trade says why in its title: the bot no longer has it (its database reset, the trade deleted).
-    cell: (trade) => h('span', { class: `badge ${trade.status}`, title: trade.closeReason ?? null }, trade.status),
+    // A gone trade says why, on the page (a phone has no hover): the bot no longer has it.
+    cell: (trade) =>
+      trade.status === 'gone'
+        ? h(
+            'span',
+            { class: 'status' },
+            h('span', { class: 'badge gone', title: `Found gone ${utc(trade.closeTime)}` }, 'gone'),
+            h('span', { class: 'reason' }, trade.closeReason ?? 'the bot no longer has this trade'),
+          )
+        : h('span', { class: `badge ${trade.status}`, title: trade.closeReason ?? null }, trade.status),
   },
   { label: 'Open price', num: true, cell: (trade, places) => price(trade.openPrice, trade, places) },
   { label: 'Close price', num: true, cell: (trade, places) => price(trade.closePrice, trade, places) },
-  { label: 'Closed (UTC)', time: true, cell: (trade) => utc(trade.closeTime, { zone: false }) },
   {
-    label: 'Realized P&L',
-    num: true,
-    key: true,
-    cell: (trade, places) => amount(trade.realizedPL, undefined, { signed: true, places: places.realized }),
+    label: 'Closed (UTC)',
+    time: true,
+    // A gone trade's closeTime is when it was found gone: whether and when it closed is not known.
+    cell: (trade) =>
+      trade.status === 'gone'
+        ? unknown(`Found gone ${utc(trade.closeTime)}; whether and when it closed is unknown`)
+        : utc(trade.closeTime, { zone: false }),
   },
-  {
-    label: 'Unrealized P&L',
-    num: true,
-    key: true,
-    cell: (trade, places) => amount(trade.unrealizedPL, undefined, { signed: true, places: places.unrealized }),
-  },
+  { label: 'Realized P&L', num: true, key: true, cell: profitOrLoss('realizedPL') },
+  { label: 'Unrealized P&L', num: true, key: true, cell: profitOrLoss('unrealizedPL') },
 ];
+
+/** The most places `values(trade)` needs, per instrument. */
+function perInstrument(trades: Trade[], places: (trade: Trade) => number): Map<string, number> {
+  const most = new Map<string, number>();
+  for (const trade of trades) most.set(trade.instrument, Math.max(most.get(trade.instrument) ?? 0, places(trade)));
+  return most;
+}
 
 /**
  * A table of trades; newest first, as the API lists them. Every column fits from 1280 px up; on a phone each trade
  * becomes a stacked row (style.css, `table.stack`) that leads with status, instrument and P&L, each cell labelled.
+ * `accountCurrency` names an account's currency, for a trade that does not say its own.
  */
-export function tradesTable(trades: Trade[], options: { showAccount: boolean }): HTMLTableElement {
+export function tradesTable(
+  trades: Trade[],
+  options: { showAccount: boolean; accountCurrency: (accountId: string) => string | undefined },
+): HTMLTableElement {
   const columns = COLUMNS.filter((column) => options.showAccount || column.label !== 'Account');
+  const currencies = new Map(trades.map((trade) => [trade, currencyOf(trade, options.accountCurrency)]));
   const places: Places = {
-    units: columnPlaces(trades.map((trade) => trade.units)),
-    realized: columnPlaces(trades.map((trade) => trade.realizedPL)),
-    unrealized: columnPlaces(trades.map((trade) => trade.unrealizedPL)),
-    price: new Map(),
+    units: perInstrument(trades, (trade) => columnPlaces([trade.units])),
+    price: perInstrument(trades, (trade) => pricePlaces([trade.openPrice, trade.closePrice])),
+    realizedPL: placesByCurrency(trades.map((trade) => [currencies.get(trade), trade.realizedPL])),
+    unrealizedPL: placesByCurrency(trades.map((trade) => [currencies.get(trade), trade.unrealizedPL])),
   };
-  for (const trade of trades) {
-    places.price.set(trade.instrument, Math.max(places.price.get(trade.instrument) ?? 0, pricePlaces([trade.openPrice, trade.closePrice])));
-  }
   return h(
     'table',
     { class: 'trades stack' },
@@ -98,7 +132,7 @@ export function tradesTable(trades: Trade[], options: { showAccount: boolean }):
                 class: [column.num ? 'num' : '', column.key ? 'key' : '', column.time ? 'time' : ''].join(' ').trim() || null,
                 'data-label': column.label,
               },
-              column.cell(trade, places),
+              column.cell(trade, places, currencies.get(trade)),
             ),
           ),
         ),
@@ -190,6 +224,8 @@ export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: 
   });
 
   let trades: Trade[] = [];
+  /** Each account's currency, for a trade that does not say its own (before API 1.5). */
+  let currencies = new Map<string, string>();
   let cursor: string | null = null;
   let pages = 0;
 
@@ -210,7 +246,9 @@ export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: 
   function render() {
     fill(
       tableBox,
-      trades.length ? tradesTable(trades, { showAccount: !account }) : h('p', { class: 'note' }, 'No trades match these filters.'),
+      trades.length
+        ? tradesTable(trades, { showAccount: !account, accountCurrency: (id) => currencies.get(id) })
+        : h('p', { class: 'note' }, 'No trades match these filters.'),
     );
     fill(counter, `Showing ${trades.length} trade${trades.length === 1 ? '' : 's'}${cursor ? ' (more available)' : ''}.`);
     more.hidden = !cursor;
@@ -277,6 +315,7 @@ export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: 
 
   async function loadAccounts() {
     const { accounts } = unwrap(await api().GET('/api/accounts'));
+    currencies = new Map(accounts.map((entry) => [entry.id, entry.currency]));
     fill(
       accountSelect,
       h('option', { value: '' }, 'All accounts'),

@@ -22,6 +22,13 @@ const HOUR = 3_600_000;
 export const MAX_CLOCK_AHEAD_MS = 5 * 60_000;
 const DAY = 24 * HOUR;
 
+/**
+ * The first and last instants a time of the API can name: its times are written with four-digit years
+ * (`YYYY-MM-DDTHH:mm:ss.sssZ`), so 0000-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z.
+ */
+export const EARLIEST_TIME = Date.parse('0000-01-01T00:00:00.000Z');
+export const LATEST_TIME = Date.parse('9999-12-31T23:59:59.999Z');
+
 /** The stored form of a time: `YYYY-MM-DDTHH:mm:ss.sssZ`. */
 export function timestamp(ms: number): string {
   return new Date(ms).toISOString();

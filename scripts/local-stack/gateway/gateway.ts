@@ -7,10 +7,12 @@
  * empty 5xx. Here, each of those is decided as the deployed stage decides it, from the same definitions:
  *
  * - Host: only loopback names (DNS rebinding would otherwise let any web page read the API).
- * - Routes and methods: serverless.yml's; anything else is API Gateway's MISSING_AUTHENTICATION_TOKEN response,
- *   which the stage renders as a 404 problem (resources/gateway-responses.js).
- * - CORS: the preflight as serverless.yml's `cors` block compiles it; every response's CORS headers by the stage's
- *   allow-list (api/http/cors.ts, the functions' own rules). Never credentials.
+ * - Routes and methods: serverless.yml's, matched on the path as written by openapi.yaml's rules (routes.ts: a
+ *   trailing slash, percent-encoding, dot segments); anything else is API Gateway's MISSING_AUTHENTICATION_TOKEN
+ *   response, which the stage renders as a 404 problem (resources/gateway-responses.js).
+ * - CORS: the preflight as the deployed stage answers it (serverless.yml's `cors` block, as resources/stage-options.js
+ *   leaves it: an origin only to an allowed Origin); every response's CORS headers by the stage's allow-list
+ *   (api/http/cors.ts, the functions' own rules), this gateway's own refusals the stage's fixed ones. Never credentials.
  * - API keys (AUTH=on): the real authorizer function, invoked through serverless offline's Lambda API, and its
  *   outcome read by the rules the in-process tests use too (../gateway-rules.ts).
  * - Failures: a 5xx that no function produced becomes the stage's problem+json gateway response.
@@ -23,6 +25,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import gatewayResponses from '../../../resources/gateway-responses.js';
 import contract from '../../../resources/http-contract.js';
 import stages from '../../../resources/stages.js';
@@ -45,7 +48,7 @@ import {
 } from './http-server';
 import { startLambdaDoor } from './lambda-door';
 import { API_GATEWAY_HEADER_LIMIT, refuseMalformed } from './refusals';
-import { matchRoute } from './routes';
+import { matchRoute, routePath } from './routes';
 
 export interface LocalGatewayOptions {
   stage: string;
@@ -80,6 +83,19 @@ const AUTHORIZER_OVERRIDE = 'sls-offline-authorizer-override';
  */
 const NOT_FROM_FUNCTION = /^(access-control-.*|vary|accept-ranges|connection|keep-alive|transfer-encoding|content-length|date)$/i;
 
+/** A request-target as written (origin-form): its path, undecoded and unnormalised, and its query with the `?`. */
+interface Target {
+  path: string;
+  search: string;
+}
+
+function requestTarget(url: string | undefined): Target {
+  // The absolute form (`GET http://localhost:3000/api/health`) names the same target after its authority.
+  const text = (url ?? '/').replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/, '') || '/';
+  const query = text.indexOf('?');
+  return query < 0 ? { path: text, search: '' } : { path: text.slice(0, query), search: text.slice(query) };
+}
+
 /** Whether every `%` of `path` starts a percent-encoding that decodes (as UTF-8). */
 function validPercentEncoding(path: string): boolean {
   try {
@@ -104,16 +120,21 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     const rendered = gatewayResponses.render(type, { requestId, resourcePath }, settings);
     return { status: rendered.statusCode, headers: rendered.headers, body: rendered.body };
   };
+  // This gateway's own refusals (a foreign Host, a malformed request) carry the CORS headers of the stage's.
+  const refusalHeaders: Headers = gatewayResponses.staticCorsHeaders(settings);
+  const refusal = (answer: Answer): Answer => ({ ...answer, headers: { ...answer.headers, ...refusalHeaders } });
 
   const preflight = (origin: string | undefined, methods: string[]): Answer => {
-    // As serverless.yml's `cors` compiles: the first entry unless the request's origin matches one.
+    // As the deployed preflight (resources/stage-options.js): the request's origin when the allow-list has it (`*`
+    // when it allows every origin), otherwise none; the security headers of every answer.
     const allowList = options.corsAllowedOrigins;
-    const allowOrigin = origin !== undefined && originAllowed(origin, allowList) ? origin : allowList[0];
+    const every = allowList.includes('*');
+    const allowOrigin = every ? '*' : origin !== undefined && originAllowed(origin, allowList) ? origin : undefined;
     const headers: Headers = {
       'Content-Type': 'application/json',
-      // As the deployed preflight (resources/stage-options.js adds them to its mock integration).
       ...contract.API_HEADERS,
-      'Access-Control-Allow-Origin': allowOrigin,
+      ...(allowOrigin ? { 'Access-Control-Allow-Origin': allowOrigin } : {}),
+      ...(every ? {} : { Vary: 'Origin' }),
       'Access-Control-Allow-Headers': definition.cors.headers.join(','),
       'Access-Control-Allow-Methods': [...methods, 'OPTIONS'].join(','),
     };
@@ -126,19 +147,19 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     route: HttpRoute,
     params: Record<string, string>,
     requestId: string,
-    url: URL,
+    target: Target,
   ): Promise<Decision> {
     if (!identityPresent(req.headers, route.identityHeaders)) return { refusal: 'UNAUTHORIZED' };
     const event = authorizerEvent({
       stage: options.stage,
       method: route.method,
       resourcePath: route.path,
-      path: url.pathname,
+      path: target.path,
       headers: Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, firstHeader(value) ?? ''])),
       multiValueHeaders: Object.fromEntries(
         Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value : [value ?? '']]),
       ),
-      queryStringParameters: Object.fromEntries(url.searchParams),
+      queryStringParameters: Object.fromEntries(new URLSearchParams(target.search)),
       pathParameters: params,
       requestId,
     });
@@ -162,7 +183,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
 
   async function forward(
     req: IncomingMessage,
-    url: URL,
+    path: string,
     authorizer: Record<string, unknown> | undefined,
     requestId: string,
     route: HttpRoute,
@@ -174,7 +195,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     try {
       answer = await requestOverSocket(options.offline.httpSocket, {
         method: req.method ?? 'GET',
-        path: `${url.pathname}${url.search}`,
+        path,
         headers,
       });
     } catch {
@@ -200,23 +221,25 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
   async function handleApi(req: IncomingMessage): Promise<Answer> {
     const requestId = randomUUID();
     const origin = firstHeader(req.headers.origin);
-    if (!isLoopbackHost(req.headers.host)) return misdirected(requestId);
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    if (!validPercentEncoding(url.pathname)) {
-      return fromProblem(
-        localProblem({
-          code: 'INVALID_PARAMETER',
-          title: 'Bad request',
-          detail: 'The path has a "%" that does not start a valid UTF-8 percent-encoding (write a "%" itself as %25).',
-          requestId,
-        }),
+    if (!isLoopbackHost(req.headers.host)) return refusal(misdirected(requestId));
+    const target = requestTarget(req.url);
+    if (!validPercentEncoding(target.path)) {
+      return refusal(
+        fromProblem(
+          localProblem({
+            code: 'INVALID_PARAMETER',
+            title: 'Bad request',
+            detail: 'The path has a "%" that does not start a valid UTF-8 percent-encoding (write a "%" itself as %25).',
+            requestId,
+          }),
+        ),
       );
     }
     const method = (req.method ?? 'GET').toUpperCase();
-    const { route, pathExists, params } = matchRoute(definition.routes, method === 'OPTIONS' ? 'GET' : method, url.pathname);
+    const { route, pathExists, params } = matchRoute(definition.routes, method === 'OPTIONS' ? 'GET' : method, target.path);
     if (method === 'OPTIONS' && pathExists) {
       return preflight(origin, [
-        ...new Set(definition.routes.filter((r) => matchRoute([r], r.method, url.pathname).route).map((r) => r.method)),
+        ...new Set(definition.routes.filter((r) => matchRoute([r], r.method, target.path).route).map((r) => r.method)),
       ]);
     }
     if (!route) return gatewayAnswer('MISSING_AUTHENTICATION_TOKEN', requestId, '');
@@ -225,17 +248,20 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     try {
       let context: Record<string, unknown> | undefined;
       if (options.auth && route.authorizer) {
-        const decision = await authorize(req, route, params, requestId, url);
+        const decision = await authorize(req, route, params, requestId, target);
         if ('refusal' in decision) return gatewayAnswer(decision.refusal, requestId, route.path);
         context = decision.context;
       }
-      return await forward(req, url, context, requestId, route);
+      // The route's own path: serverless offline routes it as API Gateway routed the request's (a trailing slash, an
+      // encoded letter).
+      return await forward(req, `${routePath(route, params)}${target.search}`, context, requestId, route);
     } finally {
       release();
     }
   }
 
-  const api = await listen(options.port, { maxHeaderSize: API_GATEWAY_HEADER_LIMIT, onMalformed: refuseMalformed }, async (req, res) => {
+  const onMalformed = (error: NodeJS.ErrnoException, socket: Duplex) => refuseMalformed(error, socket, refusalHeaders);
+  const api = await listen(options.port, { maxHeaderSize: API_GATEWAY_HEADER_LIMIT, onMalformed }, async (req, res) => {
     // The request body is not read: every route is a GET, and API Gateway does not pass a GET's body on either.
     req.resume();
     send(res, compressed(req, await handleApi(req), definition.minimumCompressionSize));

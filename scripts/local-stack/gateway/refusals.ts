@@ -8,9 +8,10 @@ export const API_GATEWAY_HEADER_LIMIT = 10_240;
 /**
  * A request to the API that Node's parser refuses before any handler sees it (a raw space, NUL or non-ASCII byte in
  * the path, an obs-fold header, a header block over the limit): answered as a problem, like every other refusal,
- * then closed. Written to the raw socket: no response object exists for a request that never parsed.
+ * then closed, with `extraHeaders` (the stage's CORS headers). Written to the raw socket: no response object exists
+ * for a request that never parsed.
  */
-export function refuseMalformed(error: NodeJS.ErrnoException, socket: Duplex): void {
+export function refuseMalformed(error: NodeJS.ErrnoException, socket: Duplex, extraHeaders: Record<string, string> = {}): void {
   if (!socket.writable || error.code === 'ECONNRESET') {
     socket.destroy();
     return;
@@ -26,7 +27,7 @@ export function refuseMalformed(error: NodeJS.ErrnoException, socket: Duplex): v
     requestId: randomUUID(),
   });
   const reason = tooLarge ? 'Request Header Fields Too Large' : 'Bad Request';
-  const head = Object.entries({ ...headers, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' }).map(
+  const head = Object.entries({ ...headers, ...extraHeaders, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' }).map(
     ([name, value]) => `${name}: ${value}\r\n`,
   );
   socket.end(`HTTP/1.1 ${statusCode} ${reason}\r\n${head.join('')}\r\n${body}`);

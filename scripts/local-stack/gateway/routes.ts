@@ -9,15 +9,20 @@ function specificity(route: HttpRoute): string {
 }
 
 /**
- * The route a path and method reach, by API Gateway's rules: exact segments, `{name}` matching one segment, and a
- * literal segment winning over a `{name}` in the same place.
+ * The route a path (as the request wrote it, undecoded) and method reach, by the rules openapi.yaml states (its
+ * "Paths" convention): segments compared after percent-decoding (`%61ll` is `all`; an encoded `/` stays inside its
+ * segment), `{name}` matching one non-empty segment, a literal segment winning over a `{name}` in the same place, one
+ * trailing slash ignored (as API Gateway's REST routing does). A path with a dot segment (`.` or `..`, encoded or not)
+ * names no route: clients resolve them before sending, and none is resolved here (nor is one an account id).
  */
 export function matchRoute(
   routes: readonly HttpRoute[],
   method: string,
   path: string,
 ): { route?: HttpRoute; pathExists: boolean; params: Record<string, string> } {
-  const segments = path.split('/');
+  const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  const segments = trimmed.split('/').map(safeDecode);
+  if (segments.some((segment) => segment === '.' || segment === '..')) return { pathExists: false, params: {} };
   let pathExists = false;
   const bySpecificity = [...routes].sort((a, b) => (specificity(a) < specificity(b) ? 1 : specificity(a) > specificity(b) ? -1 : 0));
   for (const route of bySpecificity) {
@@ -28,7 +33,7 @@ export function matchRoute(
       const name = /^\{(\w+)\}$/.exec(part)?.[1];
       if (!name) return part === segments[i];
       if (segments[i] === '') return false;
-      params[name] = safeDecode(segments[i]);
+      params[name] = segments[i];
       return true;
     });
     if (!matches) continue;
@@ -45,4 +50,9 @@ export function safeDecode(segment: string): string {
   } catch {
     return segment;
   }
+}
+
+/** The path of `route` with its parameters filled in (percent-encoded): the canonical path of a request it matched. */
+export function routePath(route: HttpRoute, params: Record<string, string>): string {
+  return route.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
 }
