@@ -24,6 +24,7 @@ import { tradesCsv } from '../../api/http/trade-csv';
 import { createClient } from '../../client';
 import type { Trade } from '@trading-bot-api/core/types';
 import { parsePrometheusText } from '../kit/prometheus-text';
+import { until } from '../kit/until';
 import { runScript } from '../kit/scripts';
 
 jest.setTimeout(120_000);
@@ -137,8 +138,13 @@ describe('who may call', () => {
     const closedToday = async () =>
       parsePrometheusText((await get('/api/metrics', { authorization: `Bearer ${own}` })).text).get('tba_trades_closed_today')!.samples[0]
         ?.value;
-    let before: number | undefined;
-    for (let tries = 0; tries < 40 && before === undefined; tries++) before = await closedToday();
+    // Read until the account is in the scrape, then until the trade closed today is (0 is a figure, so each in a box).
+    const scraped = (changedFrom?: number) =>
+      until(async () => {
+        const value = await closedToday();
+        return value !== undefined && value !== changedFrom && { value };
+      }, 'a scrape with the account, and its change');
+    const before = (await scraped()).value;
     const opened = new Date(Date.now() - 60_000).toISOString();
     await harness.writer.openTrade('ek-scrape', {
       id: 's-1',
@@ -149,11 +155,7 @@ describe('who may call', () => {
       openTime: opened,
     });
     await harness.writer.closeTrade('ek-scrape', 's-1', { closePrice: '1.2', closeTime: new Date().toISOString(), realizedPL: '100.00' });
-    let after = before;
-    for (let tries = 0; tries < 40 && after === before; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      after = await closedToday();
-    }
+    const after = (await scraped(before)).value;
     expect([before, after]).toEqual([0, 1]);
     expectGatewayResponse(await get('/api/metrics'), 'UNAUTHORIZED');
     expectGatewayResponse(await get('/api/metrics', { authorization: 'Bearer tbk_nope' }), 'UNAUTHORIZED');
@@ -164,16 +166,16 @@ describe('who may call', () => {
     const unknown = `tbk_0123456789abcdef_${'y'.repeat(43)}`;
     const answer = await get('/api/accounts', withKey(unknown));
     expect(answer.status).toBe(401);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(logLines().find((line) => line.request_id === answer.body.requestId)).toMatchObject({
+    const refusal = await until(() => logLines().find((line) => line.request_id === answer.body.requestId), 'the refusal logged');
+    expect(refusal).toMatchObject({
       level: 'INFO',
       message: 'API key refused',
       keyId: '0123456789abcdef',
       reason: 'unknown key',
     });
     const allowed = await get('/api/accounts', withKey(keys.scoped));
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(logLines().find((line) => line.request_id === allowed.headers['x-request-id'])).toMatchObject({
+    const request = await until(() => logLines().find((line) => line.request_id === allowed.headers['x-request-id']), 'the request logged');
+    expect(request).toMatchObject({
       message: 'request',
       status: 200,
       keyId: keys.scoped.split('_')[1],

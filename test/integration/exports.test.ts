@@ -9,10 +9,10 @@ import type { Trade } from '@trading-bot-api/core/types';
 import { DEMO_TERMS, generateDataset } from '../../scripts/demo/dataset';
 import { UNKNOWN_DETAILS } from '../kit/trade-details';
 import { COINTRACKING_COLUMNS, cointrackingRecords, TRADE_COLUMNS } from '../../api/http/trade-csv';
-import { type Harness, eventFor, startHarness } from '../kit/api-harness';
+import { type Harness, startHarness } from '../kit/api-harness';
 import { expectContract } from '../kit/contract';
 import { expectedTrades } from '../kit/expected';
-import { throughGateway } from '../kit/gateway';
+import { call as callApi } from '../kit/gateway';
 import { parsePrometheusText, sampleOf } from '../kit/prometheus-text';
 
 const IDS = ['x-usd', 'x-eur', 'x-gbp'];
@@ -107,11 +107,8 @@ beforeAll(async () => {
 });
 afterAll(() => harness.close());
 
-/** A request through the gateway with `key` in x-api-key, or as a Bearer token. */
-function call(name: string, options: Parameters<typeof eventFor>[1] = {}, key = allKey, bearer = false) {
-  const auth: Record<string, string> = bearer ? { Authorization: `Bearer ${key}` } : { 'x-api-key': key };
-  return throughGateway(name, eventFor(name, { ...options, headers: { ...options.headers, ...auth } }));
-}
+const call = (name: string, options: Parameters<typeof callApi>[1] = {}, key = allKey, bearer = false) =>
+  callApi(name, { ...options, key, bearer });
 
 const nameOf = (scope: string | undefined) => (scope === undefined ? 'all-trades' : 'account-trades');
 const templateOf = (scope: string | undefined) => (scope === undefined ? '/api/all/trades' : '/api/{account}/trades');
@@ -152,7 +149,8 @@ async function walk(scope: string | undefined, query: Record<string, string>, he
     const cursor = typeof response.body === 'object' ? response.body.nextCursor : null;
     // The Link is the request's own query with the next cursor, relative to the request's URL.
     if (link) expect(link).toMatch(/^<\?[^>]*cursor=[^>]+>; rel="next"$/);
-    expect(link === undefined).toBe(typeof response.body === 'object' ? cursor === null : true && !link);
+    // JSON says the next page twice, and both agree; CSV only by its Link, which the page counts below hold to the rows.
+    if (typeof response.body === 'object') expect(link === undefined).toBe(cursor === null);
     next = link ? Object.fromEntries(new URLSearchParams(/^<\?([^>]*)>/.exec(link)![1])) : undefined;
   }
   return pages;
@@ -313,7 +311,7 @@ describe('a key scoped to some accounts', () => {
     }
     // Elsewhere x-api-key is API Gateway's identity source: a Bearer token alone is refused there, before the authorizer.
     expect((await call('all-trades', {}, key, true)).statusCode).toBe(401);
-    expect((await throughGateway('metrics', eventFor('metrics'))).statusCode).toBe(401);
-    expect((await throughGateway('metrics', eventFor('metrics', { headers: { Authorization: 'Bearer nope' } }))).statusCode).toBe(401);
+    expect((await callApi('metrics')).statusCode).toBe(401);
+    expect((await callApi('metrics', { headers: { Authorization: 'Bearer nope' } })).statusCode).toBe(401);
   });
 });

@@ -351,10 +351,11 @@ describe('stopped and started again', () => {
           }
         };
         const from = checkpoint()?.offset ?? 0;
-        const deadline = Date.now() + 60_000;
-        while (!(checkpoint()?.pending && checkpoint().offset >= from) && child.exitCode === null && Date.now() < deadline) {
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
+        await until(() => (checkpoint()?.pending && checkpoint().offset >= from) || child.exitCode !== null, 'a batch in flight', {
+          timeoutMs: 60_000,
+          everyMs: 20,
+        });
+        // Not a wait for anything: the kill's random moment within the batch being applied.
         await new Promise((resolve) => setTimeout(resolve, 100 + 600 * next()));
         child.kill('SIGKILL');
         await exited;
@@ -470,7 +471,8 @@ describe('--follow', () => {
     await until(async () => (await tradeIds('fw')).includes('f-2'), 'a trade after a bad line');
     expect(follower.output()).toMatch(/^line 3: not valid JSON/m);
 
-    // A line written in two pieces is read once whole.
+    // A line written in two pieces is read once whole. The follower shows nothing of a piece it read, so no condition
+    // says it did: the pause spans several of its polls (250 ms apart).
     appendFileSync(file, opening('f-3', 3).slice(0, 30));
     await new Promise((resolve) => setTimeout(resolve, 600));
     appendFileSync(file, opening('f-3', 3).slice(30));
@@ -479,7 +481,7 @@ describe('--follow', () => {
     // Rotation: renamed away (the bot still writing to it for a moment), then a new file.
     renameSync(file, `${file}.1`);
     appendFileSync(`${file}.1`, opening('f-4', 4));
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await until(async () => (ids = await tradeIds('fw')).includes('f-4'), 'a line written to the file renamed away');
     writeFileSync(file, opening('f-5', 5));
     await until(async () => {
       if (['f-4', 'f-5'].every((id) => ids.includes(id))) return true;
@@ -518,25 +520,31 @@ it('waits for a database that stops answering, says so once each way, and writes
     `${JSON.stringify({ type: 'account', account: 'down', name: 'Down', currency: 'USD', broker: 'Test', environment: 'live' })}\n`,
   );
   await proxy.inject({ kind: 'refuse' });
+  // The writer's calls counted: each attempt of the ingester makes one.
+  let calls = 0;
+  const counted = new Proxy(writer, {
+    get: (target, name, receiver) => {
+      const value = Reflect.get(target, name, receiver);
+      return typeof value === 'function' ? (...args: unknown[]) => (calls++, value.apply(target, args)) : value;
+    },
+  });
   const running = ingest({
-    writer,
+    writer: counted,
     source: fileLines(file, { follow: true, pollMs: 100, signal: stop.signal }),
     report: (text) => reports.push(text),
     retry: { initialMs: 100, maxMs: 400 },
     signal: stop.signal,
   });
-  // Long enough for several of its attempts (100, 200, then 400 ms apart), each refused: said once all the same.
-  await new Promise((resolve) => setTimeout(resolve, 1500));
+  // Several of its attempts (100, 200, then 400 ms apart), each refused: said once all the same.
+  await until(() => calls >= 4, 'four attempts');
   expect(reports).toEqual(['the database does not answer; trying again until it does']);
   await proxy.clear();
   appendFileSync(file, `${JSON.stringify({ type: 'heartbeat', account: 'down', state: 'running', time: time(1) })}\n`);
-  const deadline = Date.now() + 20_000;
-  while (
-    (await invoke('account-status', eventFor('account-status', { account: 'down', query: {} }))).body.state !== 'running' &&
-    Date.now() < deadline
-  ) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  await until(
+    async () => (await invoke('account-status', eventFor('account-status', { account: 'down', query: {} }))).body.state === 'running',
+    'the heartbeat written',
+    { everyMs: 200 },
+  );
   stop.abort();
   const result = await running;
   writer.close();

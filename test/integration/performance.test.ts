@@ -12,11 +12,10 @@ import { accountPeriods, entryPrefix, getPeriodOfOwners, readPeriodItems, readPe
 import { mergePeriods, windowPeriods } from '@trading-bot-api/core/rollups';
 import type { Trade } from '@trading-bot-api/core/types';
 import { generateDataset } from '../../scripts/demo/dataset';
-import { eventFor, type FunctionName, type Harness, ROUTES, startHarness } from '../kit/api-harness';
-import { expectContract } from '../kit/contract';
+import { type FunctionName, type Harness, startHarness } from '../kit/api-harness';
 import { sumDecimals } from '@trading-bot-api/core/decimal';
 import { expectedPerformance, expectedStartBalance } from '../kit/expected';
-import { throughGateway } from '../kit/gateway';
+import { call as callApi } from '../kit/gateway';
 import { scriptArgs } from '../kit/scripts';
 
 // perf-usd2 to perf-usd10 trade in USD too: the fleet's USD sums cover ten accounts, EUR's one; a key that sees every
@@ -70,14 +69,8 @@ beforeAll(async () => {
 });
 afterAll(() => harness.close());
 
-async function call(name: FunctionName, query: Record<string, string>, options: { account?: string; key?: string } = {}) {
-  const response = await throughGateway(
-    name,
-    eventFor(name, { account: options.account, query, headers: { 'x-api-key': options.key ?? keys.all } }),
-  );
-  expectContract(ROUTES[name], response);
-  return response;
-}
+const call = (name: FunctionName, query: Record<string, string>, { account, key = keys.all }: { account?: string; key?: string } = {}) =>
+  callApi(name, { query, account, key });
 
 /** An account's trades closed in the window, as the listing shows them (every page). */
 async function closedIn(account: string, window: { from: string; to: string }): Promise<Trade[]> {

@@ -6,10 +6,9 @@
  */
 import type { Trade } from '@trading-bot-api/core/types';
 import { type Dataset, generateDataset } from '../../scripts/demo/dataset';
-import { eventFor, type FunctionName, type Harness, ROUTES, startHarness } from '../kit/api-harness';
-import { expectContract } from '../kit/contract';
+import { type FunctionName, type Harness, startHarness } from '../kit/api-harness';
 import { exactSum, periodStartOf } from '../kit/expected';
-import { throughGateway } from '../kit/gateway';
+import { call as callApi } from '../kit/gateway';
 
 type Period = 'day' | 'week' | 'month';
 
@@ -51,14 +50,8 @@ beforeAll(async () => {
 });
 afterAll(() => harness.close());
 
-async function call(name: FunctionName, query: Record<string, string>, options: { account?: string; key?: string } = {}) {
-  const response = await throughGateway(
-    name,
-    eventFor(name, { account: options.account, query, headers: { 'x-api-key': options.key ?? keys.all } }),
-  );
-  expectContract(ROUTES[name], response);
-  return response;
-}
+const call = (name: FunctionName, query: Record<string, string>, { account, key = keys.all }: { account?: string; key?: string } = {}) =>
+  callApi(name, { query, account, key });
 
 /** Every closed trade of an account, as the listing shows it (all pages). */
 async function closedTrades(account: string): Promise<Trade[]> {

@@ -5,10 +5,9 @@
  */
 import type { Trade } from '@trading-bot-api/core/types';
 import { generateDataset } from '../../scripts/demo/dataset';
-import { eventFor, type FunctionName, type Harness, ROUTES, startHarness } from '../kit/api-harness';
-import { expectContract } from '../kit/contract';
+import { type FunctionName, type Harness, startHarness } from '../kit/api-harness';
 import { expectedTrades } from '../kit/expected';
-import { throughGateway } from '../kit/gateway';
+import { call as callApi } from '../kit/gateway';
 
 const IDS = ['w-a', 'w-b', 'w-c', 'w-d'];
 const dataset = generateDataset({ tradeCounts: [150, 70, 0, 40], accountId: (i) => IDS[i], seed: 13 });
@@ -56,11 +55,8 @@ function inWindow(trades: Trade[], window: { from?: number; to?: number }): Trad
   );
 }
 
-async function call(name: FunctionName, key: string, account: string | undefined, query: Record<string, string>) {
-  const response = await throughGateway(name, eventFor(name, { account, query, headers: { 'x-api-key': key } }));
-  expectContract(ROUTES[name], response);
-  return response;
-}
+const call = (name: FunctionName, key: string, account: string | undefined, query: Record<string, string>) =>
+  callApi(name, { key, account, query });
 
 /** Follows nextCursor to the end of a listing. */
 async function walk(key: string, account: string | undefined, query: Record<string, string>): Promise<Trade[]> {

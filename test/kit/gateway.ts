@@ -9,7 +9,8 @@ import gatewayResponses from '../../resources/gateway-responses.js';
 import stages from '../../resources/stages.js';
 import { authorizerDecision, authorizerEvent, identityPresent } from '../../scripts/local-stack/gateway-rules';
 import { serviceDefinition } from '../../scripts/local-stack/service-definition';
-import { type FunctionName, invoke, type Response } from './api-harness';
+import { eventFor, type FunctionName, invoke, ROUTES, type Response } from './api-harness';
+import { expectContract } from './contract';
 
 function gatewayAnswer(type: string, event: APIGatewayProxyEvent): Response {
   const settings = stages.stageSettings(event.requestContext.stage, { CORS_ALLOWED_ORIGINS: process.env.CORS_ALLOWED_ORIGINS });
@@ -18,7 +19,7 @@ function gatewayAnswer(type: string, event: APIGatewayProxyEvent): Response {
 }
 
 /** The authorizer's event for a request, as API Gateway builds it. */
-function eventFor(event: APIGatewayProxyEvent) {
+function authorizerEventOf(event: APIGatewayProxyEvent) {
   const defined = (values: Record<string, string | undefined> | null) =>
     values ? Object.fromEntries(Object.entries(values).map(([name, value]) => [name, value ?? ''])) : null;
   return authorizerEvent({
@@ -40,7 +41,7 @@ export async function runAuthorizer(event: APIGatewayProxyEvent): Promise<APIGat
   const { handler } = require('../../functions/authorizer.ts');
   const context = { functionName: 'authorizer', awsRequestId: `authorizer-${event.requestContext.requestId}` };
   return new Promise((resolve, reject) =>
-    handler(eventFor(event), context, (error: unknown, result: APIGatewayAuthorizerResult) =>
+    handler(authorizerEventOf(event), context, (error: unknown, result: APIGatewayAuthorizerResult) =>
       error ? reject(typeof error === 'string' ? new Error(error) : error) : resolve(result),
     ),
   );
@@ -51,7 +52,7 @@ export async function throughGateway(name: FunctionName, event: APIGatewayProxyE
   if (name !== 'health') {
     const route = serviceDefinition().routes.find((candidate) => candidate.functionKey === name);
     if (!identityPresent(event.headers, route?.identityHeaders)) return gatewayAnswer('UNAUTHORIZED', event);
-    const authorizer = eventFor(event);
+    const authorizer = authorizerEventOf(event);
     const decision = await runAuthorizer(event).then(
       (result) => authorizerDecision({ failed: false, result }, authorizer.methodArn),
       (error: unknown) => authorizerDecision({ failed: true, error }, authorizer.methodArn),
@@ -60,4 +61,19 @@ export async function throughGateway(name: FunctionName, event: APIGatewayProxyE
     event = { ...event, requestContext: { ...event.requestContext, authorizer: decision.context } };
   }
   return invoke(name, event);
+}
+
+/**
+ * The tests' one request: `name`'s event (its path's `account`, `query`, `headers`) with `key` in x-api-key (or as a
+ * Bearer token), through the gateway, its answer held to openapi.yaml.
+ */
+export async function call(
+  name: FunctionName,
+  options: { key?: string; bearer?: boolean; account?: string; query?: Record<string, string>; headers?: Record<string, string> } = {},
+): Promise<Response> {
+  const { key, bearer, account, query = {}, headers } = options;
+  const auth: Record<string, string> = key === undefined ? {} : bearer ? { Authorization: `Bearer ${key}` } : { 'x-api-key': key };
+  const response = await throughGateway(name, eventFor(name, { account, query, headers: { ...headers, ...auth } }));
+  expectContract(ROUTES[name], response);
+  return response;
 }
