@@ -5,7 +5,7 @@ import { config } from '../config';
 import contract from '../../resources/http-contract.js';
 import { corsHeaders } from './cors';
 import { entityTag, noneMatch } from './etag';
-import { type Held, heldOf, Validated } from './validated';
+import { type Held, heldOf, Validated } from '../operations/validated';
 import { HTTP, HttpProblem, serviceUnavailable, unauthorized } from '../errors';
 import { chosenRepresentation, JSON_REPRESENTATION, type Representation, represented } from './representation';
 import { DatabaseError } from '@trading-bot-api/core/store/errors';

@@ -2,7 +2,7 @@ import { readAccountScopedItems, toAccount } from '@trading-bot-api/core/store/a
 import type { Account, AccountList } from '@trading-bot-api/core/types';
 import type { Principal } from '../access';
 import { stampedAccounts } from './fleet';
-import type { Held, Validated } from '../http/validated';
+import type { Held, Validated } from './validated';
 import { store } from '../database';
 
 /**

@@ -3,7 +3,7 @@ import { accountNotFound } from '../errors';
 import type { AllBalances, Balance } from '@trading-bot-api/core/types';
 import type { Principal } from '../access';
 import { stampedBalances } from './fleet';
-import type { Held, Validated } from '../http/validated';
+import type { Held, Validated } from './validated';
 import { store } from '../database';
 import { requireVisibleAccount } from './visible';
 

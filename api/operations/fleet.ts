@@ -6,7 +6,7 @@ import { readStamps } from './fleet-stamps';
 import type { Account, Balance } from '@trading-bot-api/core/types';
 import type { Principal } from '../access';
 import { derivedOnce, idsWith, tagOf } from './fleet-tags';
-import { type Held, unlessHeld, type Validated } from '../http/validated';
+import { type Held, unlessHeld, type Validated } from './validated';
 import { store } from '../database';
 
 /**

@@ -10,7 +10,7 @@ import type { AccountStatus, BotReport, FleetStatus } from '@trading-bot-api/cor
 import type { Principal } from '../access';
 import { summarize, toAccountStatus } from './account-status';
 import { derivedOnce, idsWith, tagOf } from './fleet-tags';
-import { type Held, unlessHeld, Validated } from '../http/validated';
+import { type Held, unlessHeld, Validated } from './validated';
 import { store } from '../database';
 import { requireVisibleAccount } from './visible';
 
