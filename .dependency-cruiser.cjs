@@ -2,7 +2,8 @@
 //
 //   core ◄── writer ◄── feeds            core: the domain and the store, at the bottom
 //     ▲                                  writer: core only; its entry is all anyone else uses
-//     └──── api ◄── functions            feeds: the writer's entry only; api: core only; functions: the API
+//     └──── api ◄── functions            feeds: the writer's entry only; api: core only (its operations never its
+//                                        http/); functions: the API
 //
 // Programs (scripts/), the tests and the bench sit on top and may import any of them, but never a package's
 // modules past its entry where it has one (the writer's src/). A type-only import counts: the compiler reads it.
@@ -56,6 +57,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^api/' },
       to: { pathNot: ['^node_modules/', '^api/', '^packages/core/src/', '^client/', '^resources/[^/]+\\.js$'], ...outside },
+    },
+    {
+      name: 'operations-not-on-http',
+      comment:
+        'What an operation does knows nothing of HTTP (api/http/: events, headers, problems, representations): a command can call it as it is.',
+      severity: 'error',
+      from: { path: '^api/operations/' },
+      to: { path: '^api/http/' },
     },
     {
       name: 'functions-on-the-api',
