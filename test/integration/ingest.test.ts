@@ -481,7 +481,7 @@ describe('--follow', () => {
     // Rotation: renamed away (the bot still writing to it for a moment), then a new file.
     renameSync(file, `${file}.1`);
     appendFileSync(`${file}.1`, opening('f-4', 4));
-    await until(async () => (ids = await tradeIds('fw')).includes('f-4'), 'a line written to the file renamed away');
+    await until(async () => (await tradeIds('fw')).includes('f-4'), 'a line written to the file renamed away');
     writeFileSync(file, opening('f-5', 5));
     await until(async () => {
       if (['f-4', 'f-5'].every((id) => ids.includes(id))) return true;
@@ -525,7 +525,11 @@ it('waits for a database that stops answering, says so once each way, and writes
   const counted = new Proxy(writer, {
     get: (target, name, receiver) => {
       const value = Reflect.get(target, name, receiver);
-      return typeof value === 'function' ? (...args: unknown[]) => (calls++, value.apply(target, args)) : value;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        calls += 1;
+        return value.apply(target, args);
+      };
     },
   });
   const running = ingest({
