@@ -1,4 +1,5 @@
 import stages from '../resources/stages.js';
+import { DEFAULT_STALE_AFTER_SECONDS } from '@trading-bot-api/core/status';
 import type { Tables } from '@trading-bot-api/core/tables';
 
 /**
@@ -81,7 +82,7 @@ export function readConfig(env: Env): Config {
       maxAttempts: integer(env, 'DYNAMODB_MAX_ATTEMPTS', 3, 1, 5),
     },
     cursorSecret,
-    staleAfterSeconds: integer(env, 'STALE_AFTER_SECONDS', stages.DEFAULTS.staleAfterSeconds, 1, 86400),
+    staleAfterSeconds: integer(env, 'STALE_AFTER_SECONDS', DEFAULT_STALE_AFTER_SECONDS, 1, 86400),
     corsAllowedOrigins: (env.CORS_ALLOWED_ORIGINS ?? '')
       .split(',')
       .map((origin) => origin.trim())

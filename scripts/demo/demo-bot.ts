@@ -13,6 +13,7 @@
  * Every decision comes from a seeded generator: the same seed makes the same run (times aside).
  */
 import { formatDecimal, sumDecimals } from '@trading-bot-api/core/decimal';
+import { DEFAULT_STALE_AFTER_SECONDS } from '@trading-bot-api/core/status';
 import type { BotState, Trade } from '@trading-bot-api/core/types';
 import type { Writer } from '@trading-bot-api/writer';
 import { DEMO_TERMS, type Instrument, INSTRUMENTS, nearNormal, placesOf, positionMargin, profit, random } from './dataset';
@@ -181,7 +182,7 @@ export class DemoBot {
     const elapsed = (Date.now() - this.started) / 1000;
     this.walkPrices();
     for (const account of this.accounts) {
-      const report = reportFor(account.role, elapsed, this.options.staleAfterSeconds ?? 300);
+      const report = reportFor(account.role, elapsed, this.options.staleAfterSeconds ?? DEFAULT_STALE_AFTER_SECONDS);
       if (account.role === 'stopped') continue;
       // Positions close by their stop, their target, or their time; every account does that, paused or not.
       for (const position of [...account.positions.values()]) {
@@ -197,7 +198,7 @@ export class DemoBot {
     if (elapsed - this.lastHeartbeat >= (this.options.heartbeatSeconds ?? 5)) {
       this.lastHeartbeat = elapsed;
       for (const account of this.accounts) {
-        const report = reportFor(account.role, elapsed, this.options.staleAfterSeconds ?? 300);
+        const report = reportFor(account.role, elapsed, this.options.staleAfterSeconds ?? DEFAULT_STALE_AFTER_SECONDS);
         if (!report) continue;
         await writer.heartbeat(account.id, { ...report, strategy: STRATEGY[account.role], time: now.toISOString() });
         this.counts.heartbeats += 1;
