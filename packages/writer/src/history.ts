@@ -21,14 +21,13 @@
  * bridge does when it starts, costs reads and no writes.
  */
 import { MAX_TRANSACTION_ITEMS, type Store } from '@trading-bot-api/core/store/dynamodb';
-import { getRegisteredOpenTimes } from '@trading-bot-api/core/store/ledger-table';
+import { entryKeyOf, getRegisteredOpenTimes } from '@trading-bot-api/core/store/ledger-table';
 import { getTradeRecords } from '@trading-bot-api/core/store/trades-table';
 import type { Trade } from '@trading-bot-api/core/types';
 import * as errors from './errors';
 import { isRefusal, WriterError } from './errors';
 import { attempts, Retry } from './retry';
-import { periodKeysOf, pnlId, pnlPeriodsOf } from './rules';
-import { periodId } from '@trading-bot-api/core/rollups';
+import { periodKeysOf, pnlPeriodsOf } from './rules';
 import { getBalanceRecord } from '@trading-bot-api/core/store/balances-table';
 import {
   BALANCE_ITEMS,
@@ -315,7 +314,10 @@ function groupsForTransactions<T extends { trade: Trade }>(entries: readonly T[]
   for (const entry of entries) {
     const closed = entry.trade.status === 'closed';
     const added = closed
-      ? [...pnlPeriodsOf(entry.trade.closeTime!).map(pnlId), ...periodKeysOf([entry.trade]).map((key) => `perf#${periodId(key)}`)]
+      ? [
+          ...pnlPeriodsOf(entry.trade.closeTime!).map((key) => entryKeyOf('pnl', key.period, key.start)),
+          ...periodKeysOf([entry.trade]).map((key) => entryKeyOf('perf', key.unit, key.start)),
+        ]
       : [];
     const nextPeriods = new Set([...periods, ...added]);
     if (group.length && 2 * (group.length + 1) + nextPeriods.size + BALANCE_ITEMS > MAX_TRANSACTION_ITEMS) {
