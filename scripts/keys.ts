@@ -9,9 +9,9 @@
  */
 import './support/quiet-sdk';
 import { accountSet, isAccountId } from '@trading-bot-api/core/ids';
-import { accountKey } from '@trading-bot-api/core/store/accounts-table';
+import { readAccountRecords } from '@trading-bot-api/core/store/accounts-table';
 import { createApiKey, keyIdOf, listApiKeys, revokeApiKey } from '@trading-bot-api/core/store/api-keys-table';
-import { batchGetItems, type Store } from '@trading-bot-api/core/store/dynamodb';
+import type { Store } from '@trading-bot-api/core/store/dynamodb';
 import { targetStore } from './support/load-data';
 
 function usage(message?: string): never {
@@ -111,9 +111,7 @@ async function main() {
 
 /** The ids among `accounts` that have no item in the accounts table. */
 async function missingAccounts(store: Store, accounts: string[]): Promise<string[]> {
-  const table = store.tables.accounts;
-  const { [table]: items } = await batchGetItems(store, { [table]: accounts.map((accountId) => accountKey(accountId)) });
-  const found = new Set(items.map((item) => String(item.accountId)));
+  const found = new Set((await readAccountRecords(store, accounts)).map(({ account }) => account.id));
   return accounts.filter((id) => !found.has(id));
 }
 

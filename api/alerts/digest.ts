@@ -12,12 +12,13 @@
  * "Yesterday" is the last whole UTC day before `now`. Amounts are the API's exact decimal strings, never floats; a win
  * rate shows as a percentage by moving its decimal point, exactly.
  */
+import pMap from 'p-map';
 import { compareIds } from '@trading-bot-api/core/ids';
 import { EVERYONE } from '../access';
 import { compareDecimals } from '@trading-bot-api/core/decimal';
-import { readAccountScopedItems } from '@trading-bot-api/core/store/accounts-table';
+import { readAccountRecords } from '@trading-bot-api/core/store/accounts-table';
 import { readAllPerformance } from '../operations/performance';
-import { mapLimited, readAccountPnl, readAllPnl } from '../operations/series';
+import { readAccountPnl, readAllPnl } from '../operations/series';
 import { fleetStatusOf } from '../operations/status';
 import { store } from '../database';
 import type { AccountStatus } from '@trading-bot-api/core/types';
@@ -34,16 +35,20 @@ export async function buildDigest(now: Date): Promise<Digest> {
     readAllPnl({ period: 'day', from: weekFrom, to: today }, EVERYONE, now),
     readAllPerformance({ from: day, to: today }, EVERYONE, now),
     readAllPerformance({ from: weekFrom, to: today }, EVERYONE, now),
-    readAccountScopedItems(store, store.tables.accounts, EVERYONE.accounts),
+    readAccountRecords(store, EVERYONE.accounts),
     fleetStatusOf(EVERYONE, now),
   ]);
-  const names = new Map(accounts.map((item) => [item.accountId as string, String(item.name ?? item.accountId)]));
+  const names = new Map(accounts.map(({ account }) => [account.id, account.name]));
   const bot = (accountId: string): DigestBot => ({ accountId, accountName: names.get(accountId) ?? accountId });
   // Each account's day, as /api/{account}/pnl answers it: the best and worst bot come from these.
-  const perAccount = await mapLimited(accounts, 16, async (item) => {
-    const series = await readAccountPnl(item.accountId as string, { period: 'day', from: day, to: today }, EVERYONE, now);
-    return { accountId: series.accountId, currency: series.currency, point: series.points[0] };
-  });
+  const perAccount = await pMap(
+    accounts,
+    async ({ account }) => {
+      const series = await readAccountPnl(account.id, { period: 'day', from: day, to: today }, EVERYONE, now);
+      return { accountId: series.accountId, currency: series.currency, point: series.points[0] };
+    },
+    { concurrency: 16 },
+  );
   const currencies = pnl.series.map((series): DigestCurrency => {
     const last = series.points[series.points.length - 1];
     const ofDay = dayPerformance.currencies.find((entry) => entry.currency === series.currency);

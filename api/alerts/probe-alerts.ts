@@ -6,8 +6,8 @@
  */
 import { compareIds } from '@trading-bot-api/core/ids';
 import { type BotAlertState, readBotAlertStates, recordBotAlertState, undoBotAlertState } from '@trading-bot-api/core/store/alerts-table';
-import { accountKey } from '@trading-bot-api/core/store/accounts-table';
-import { batchGetItems, type Store } from '@trading-bot-api/core/store/dynamodb';
+import { readAccountNames } from '@trading-bot-api/core/store/accounts-table';
+import type { Store } from '@trading-bot-api/core/store/dynamodb';
 import type { AccountStatus } from '@trading-bot-api/core/types';
 import { type AlertEvent, botChangeEvent } from './events';
 import { botTransitions } from './transitions';
@@ -37,7 +37,7 @@ export async function alertOnFleet(statuses: readonly AccountStatus[], now: Date
     .filter((transition) => transition !== undefined)
     .sort((a, b) => compareIds(a.status.accountId, b.status.accountId));
   if (!recorded.length) return [];
-  const names = await accountNames(
+  const names = await readAccountNames(
     store,
     recorded.map((transition) => transition.status.accountId),
   );
@@ -73,12 +73,4 @@ export async function alertOnFleet(statuses: readonly AccountStatus[], now: Date
 async function undoChange(store: Store, table: string, recorded: BotAlertState, previous: BotAlertState, time: string): Promise<void> {
   // Best effort: if this fails too, the change stays recorded and unannounced, and the probe's error says so.
   await undoBotAlertState(store, table, recorded, previous, time).catch(() => false);
-}
-
-/** The names of these accounts, by id (an account gone meanwhile is named by its id). */
-async function accountNames(store: Store, ids: string[]): Promise<Map<string, string>> {
-  const items = (await batchGetItems(store, { [store.tables.accounts]: ids.map(accountKey) }, false, ['accountId', 'name']))[
-    store.tables.accounts
-  ];
-  return new Map(items.map((item) => [item.accountId as string, String(item.name ?? item.accountId)]));
 }

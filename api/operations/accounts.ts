@@ -1,4 +1,4 @@
-import { readAccountScopedItems, toAccount } from '@trading-bot-api/core/store/accounts-table';
+import { readAccountRecords } from '@trading-bot-api/core/store/accounts-table';
 import type { Account, AccountList } from '@trading-bot-api/core/types';
 import type { Principal } from '../access';
 import { stampedAccounts } from './fleet';
@@ -19,6 +19,6 @@ export async function readAccounts(principal: Principal, held: Held): Promise<Va
  */
 export async function readProfiles(ids: readonly string[]): Promise<Map<string, Account>> {
   if (!ids.length) return new Map();
-  const items = await readAccountScopedItems(store, store.tables.accounts, ids);
-  return new Map(items.map(toAccount).map((account) => [account.id, account]));
+  const records = await readAccountRecords(store, ids);
+  return new Map(records.map(({ account }) => [account.id, account]));
 }

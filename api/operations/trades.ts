@@ -1,5 +1,5 @@
 import { canSee } from '../access';
-import { getAccountItem } from '@trading-bot-api/core/store/accounts-table';
+import { getAccountRecord } from '@trading-bot-api/core/store/accounts-table';
 import { accountNotFound, invalidParameter } from '../errors';
 import {
   accountOfOrderKey,
@@ -65,7 +65,7 @@ export async function listTrades(scope: TradeScope, request: TradeRequest, princ
   }
 
   // An empty first page of an account that does not exist is a 404; only then is the account looked up.
-  if (accountId !== undefined && trades.length === 0 && after === undefined && !(await getAccountItem(store, accountId))) {
+  if (accountId !== undefined && trades.length === 0 && after === undefined && !(await getAccountRecord(store, accountId))) {
     throw accountNotFound(accountId);
   }
 

@@ -12,14 +12,13 @@
  * refused, and the account is done again from the start. A close it counted before is in both reads.
  */
 import {
-  type Item,
   MAX_TRANSACTION_ITEMS,
   type Store,
   TransactionCancelled,
   type TransactItem,
   transactWrite,
 } from '@trading-bot-api/core/store/dynamodb';
-import { deletePeriod, legacyStatsKeys, type PeriodEntry, putPeriod, readAllPeriods } from '@trading-bot-api/core/store/ledger-table';
+import { deletePeriod, legacyStatsRemovals, type PeriodEntry, putPeriod, readAllPeriods } from '@trading-bot-api/core/store/ledger-table';
 import { canonicalJson } from '@trading-bot-api/core/canonical';
 import { periodId } from '@trading-bot-api/core/rollups';
 import { getBalanceRecord } from '@trading-bot-api/core/store/balances-table';
@@ -61,7 +60,7 @@ async function rewritePeriods(
   store: Store,
   stored: readonly PeriodEntry[],
   computed: readonly PeriodEntry[],
-  legacy: readonly Item[],
+  legacy: readonly TransactItem[],
 ): Promise<{ put: number; removed: number }> {
   const storedBy = new Map(stored.map((entry) => [periodId(entry), entry]));
   const computedIds = new Set(computed.map((entry) => periodId(entry)));
@@ -75,7 +74,7 @@ async function rewritePeriods(
     .map(({ entry, read }) => putPeriod(store, entry, read));
   const removals: TransactItem[] = [
     ...stored.filter((entry) => !computedIds.has(periodId(entry))).map((entry) => deletePeriod(store, entry)),
-    ...legacy.map((key) => ({ Delete: { TableName: store.tables.ledger, Key: key } })),
+    ...legacy,
   ];
   const writes = [...puts, ...removals];
   for (let at = 0; at < writes.length; at += MAX_TRANSACTION_ITEMS)
@@ -87,7 +86,7 @@ async function backfillOnce(store: Store, accountId: string): Promise<Omit<Backf
   // First what is stored (with its versions), then the trades: see the module's comment.
   const [stored, legacy, balance] = await Promise.all([
     readAllPeriods(store, accountId),
-    legacyStatsKeys(store, accountId),
+    legacyStatsRemovals(store, accountId),
     getBalanceRecord(store, accountId),
   ]);
   if (!balance) throw new Error(`account ${accountId} has no balance item: it was not written by a writer`);

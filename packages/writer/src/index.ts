@@ -19,23 +19,27 @@
  */
 import tables from '../../../resources/tables.js';
 import {
+  type AccountRecord,
   createAccount,
-  getAccountItem,
+  getAccountRecord,
+  readAccountRecords,
   reportBot,
   restore,
   retire,
-  retiredAtOf,
-  toAccount,
-  toBotReport,
   updateProfile,
 } from '@trading-bot-api/core/store/accounts-table';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { compareIds } from '@trading-bot-api/core/ids';
-import { type BalanceRecord, getBalanceRecord, newBalanceRecord, putBalance, toBalance } from '@trading-bot-api/core/store/balances-table';
+import {
+  type BalanceRecord,
+  getBalanceRecord,
+  newBalanceRecord,
+  putBalance,
+  readBalances,
+} from '@trading-bot-api/core/store/balances-table';
 import {
   createStore,
   MAX_TRANSACTION_ITEMS,
-  scanAll,
   type Store,
   type Tables,
   TransactionCancelled,
@@ -43,7 +47,7 @@ import {
 } from '@trading-bot-api/core/store/dynamodb';
 import { type EquityEntry, getRegisteredOpenTimes, putEquity } from '@trading-bot-api/core/store/ledger-table';
 import { getTradeRecords, readTrades, tradeListing } from '@trading-bot-api/core/store/trades-table';
-import type { Account, Balance, BotReport, Trade } from '@trading-bot-api/core/types';
+import type { Balance, BotReport, Trade } from '@trading-bot-api/core/types';
 import * as backfill from './backfill';
 import * as errors from './errors';
 import { type RecordOptions, recordTrades, type TradeResult } from './history';
@@ -140,12 +144,8 @@ export interface WriterOptions {
 export type AccountOutcome = 'created' | 'updated' | 'unchanged';
 export type RecordOutcome = 'recorded' | 'stale';
 
-/** An account as stored: its profile, what its bot last reported, when it was retired, and its balance. */
-export interface StoredAccount {
-  account: Account;
-  bot: BotReport;
-  /** When it was retired (out of the fleet); null while it is in the fleet. */
-  retiredAt: string | null;
+/** An account as stored: its profile, what its bot last reported, when it was retired (null: in the fleet), and its balance. */
+export interface StoredAccount extends AccountRecord {
   /** Null only for an account whose balance item is missing (written by hand, not by a writer). */
   balance: Balance | null;
 }
@@ -310,8 +310,8 @@ export function createWriter(options: WriterOptions): Writer {
       return attempts(`writing account ${account.id}`, async () => {
         // Read first: most calls repeat a profile already stored (a bot restarting), and a read costs less than a
         // refused create.
-        const item = await getAccountItem(store, account.id, true);
-        if (!item) {
+        const record = await getAccountRecord(store, account.id, true);
+        if (!record) {
           const bot: BotReport = { state: 'stopped', lastHeartbeatAt: null, strategy: null, message: null, updatedAt: account.createdAt };
           try {
             await transactWrite(store, [
@@ -325,7 +325,7 @@ export function createWriter(options: WriterOptions): Writer {
             throw new Retry();
           }
         }
-        const stored = toAccount(item);
+        const stored = record.account;
         if (stored.currency !== account.currency) throw errors.currencyMismatch(account.id, stored.currency, account.currency);
         if (stored.name === account.name && stored.broker === account.broker && stored.environment === account.environment)
           return 'unchanged';
@@ -464,7 +464,7 @@ export function createWriter(options: WriterOptions): Writer {
       return attempts(`recording a heartbeat of ${accountId}`, async () => {
         // One item, the account's own: the fleet projector carries what the fleet shows of it to the fleet table.
         if (await reportBot(store, accountId, report, check.latestAcceptable(now()))) return 'recorded';
-        if (!(await getAccountItem(store, accountId, true))) throw errors.accountNotFound(accountId);
+        if (!(await getAccountRecord(store, accountId, true))) throw errors.accountNotFound(accountId);
         return 'stale';
       });
     },
@@ -499,9 +499,9 @@ export function createWriter(options: WriterOptions): Writer {
       check.accountId(accountId);
       const at = now().toISOString();
       return attempts(`retiring ${accountId}`, async () => {
-        const [item, balance] = await Promise.all([getAccountItem(store, accountId, true), getBalanceRecord(store, accountId)]);
-        if (!item || !balance) throw errors.accountNotFound(accountId);
-        if (retiredAtOf(item) !== null) return 'unchanged';
+        const [record, balance] = await Promise.all([getAccountRecord(store, accountId, true), getBalanceRecord(store, accountId)]);
+        if (!record || !balance) throw errors.accountNotFound(accountId);
+        if (record.retiredAt !== null) return 'unchanged';
         await commit(store, [
           retire(store, accountId, at),
           putBalance(store, { ...balance, retiredAt: at, version: balance.version + 1 }, balance),
@@ -513,9 +513,9 @@ export function createWriter(options: WriterOptions): Writer {
     async restoreAccount(accountId) {
       check.accountId(accountId);
       return attempts(`restoring ${accountId}`, async () => {
-        const [item, balance] = await Promise.all([getAccountItem(store, accountId, true), getBalanceRecord(store, accountId)]);
-        if (!item || !balance) throw errors.accountNotFound(accountId);
-        if (retiredAtOf(item) === null) return 'unchanged';
+        const [record, balance] = await Promise.all([getAccountRecord(store, accountId, true), getBalanceRecord(store, accountId)]);
+        if (!record || !balance) throw errors.accountNotFound(accountId);
+        if (record.retiredAt === null) return 'unchanged';
         const next: BalanceRecord = { ...balance, retiredAt: null, version: balance.version + 1 };
         await commit(store, [restore(store, accountId), putBalance(store, next, balance)]);
         return 'restored';
@@ -541,23 +541,15 @@ export function createWriter(options: WriterOptions): Writer {
 
     async botReport(accountId) {
       check.accountId(accountId);
-      return attempts(`reading the bot report of ${accountId}`, async () => {
-        const item = await getAccountItem(store, accountId, true);
-        return item && toBotReport(item);
-      });
+      return attempts(`reading the bot report of ${accountId}`, async () => (await getAccountRecord(store, accountId, true))?.bot);
     },
 
     async listAccounts() {
       return attempts('listing the accounts', async () => {
-        const [accounts, balances] = await Promise.all([scanAll(store, store.tables.accounts), scanAll(store, store.tables.balances)]);
-        const balanceOf = new Map(balances.map((item) => [item.accountId as string, toBalance(item)]));
+        const [accounts, balances] = await Promise.all([readAccountRecords(store, '*'), readBalances(store, '*')]);
+        const balanceOf = new Map(balances.map((balance) => [balance.accountId, balance]));
         return accounts
-          .map((item) => ({
-            account: toAccount(item),
-            bot: toBotReport(item),
-            retiredAt: retiredAtOf(item),
-            balance: balanceOf.get(item.accountId as string) ?? null,
-          }))
+          .map((record) => ({ ...record, balance: balanceOf.get(record.account.id) ?? null }))
           .sort((a, b) => compareIds(a.account.id, b.account.id));
       });
     },

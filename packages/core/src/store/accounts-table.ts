@@ -51,6 +51,35 @@ export function toBotReport(item: Item): BotReport {
   };
 }
 
+/** An account as stored: its profile, what its bot last reported, and when it was retired (null: in the fleet). */
+export interface AccountRecord {
+  account: Account;
+  bot: BotReport;
+  retiredAt: string | null;
+}
+
+function toAccountRecord(item: Item): AccountRecord {
+  return { account: toAccount(item), bot: toBotReport(item), retiredAt: retiredAtOf(item) };
+}
+
+/** One account as stored; `undefined` when it does not exist. */
+export async function getAccountRecord(store: Store, accountId: string, consistent = false): Promise<AccountRecord | undefined> {
+  const item = await getAccountItem(store, accountId, consistent);
+  return item && toAccountRecord(item);
+}
+
+/** The accounts in `scope` as stored, retired ones included, in no order (the whole table for `*`). */
+export async function readAccountRecords(store: Store, scope: AccountScope): Promise<AccountRecord[]> {
+  return (await readAccountScopedItems(store, store.tables.accounts, scope)).map(toAccountRecord);
+}
+
+/** The names of these accounts by id (an account without an item is absent): only the two attributes are read. */
+export async function readAccountNames(store: Store, accountIds: readonly string[]): Promise<Map<string, string>> {
+  const table = store.tables.accounts;
+  const { [table]: items } = await batchGetItems(store, { [table]: accountIds.map(accountKey) }, false, ['accountId', 'name']);
+  return new Map(items.map((item) => [item.accountId as string, String(item.name ?? item.accountId)]));
+}
+
 /** Reads one account item; `undefined` when the account does not exist. */
 export async function getAccountItem(store: Store, accountId: string, consistent = false): Promise<Item | undefined> {
   return getItem(store, store.tables.accounts, accountKey(accountId), consistent);

@@ -112,6 +112,11 @@ export async function getBalance(store: Store, accountId: string): Promise<Balan
   return item && toBalance(item);
 }
 
+/** The balances of the accounts in `scope`, retired accounts' included, in no order (the whole table for `*`). */
+export async function readBalances(store: Store, scope: AccountScope): Promise<Balance[]> {
+  return (await readAccountScopedItems(store, store.tables.balances, scope)).map(toBalance);
+}
+
 /** The balances of the accounts in `scope`, sorted by account id; retired accounts' left out. */
 export async function listBalances(store: Store, scope: AccountScope): Promise<Balance[]> {
   const items = await readAccountScopedItems(store, store.tables.balances, scope);

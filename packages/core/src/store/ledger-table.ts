@@ -17,7 +17,7 @@ import { batchGetItems, getItem, type Item, queryItems, type Store, type Transac
  * key-range Query reading about N items, however many trades or snapshots went into them.
  *
  * Stages written before the roll-ups also hold `stats#day#<start>#<instrument>` items, one per day and instrument:
- * nothing reads them; `npm run backfill` replaces them with the roll-ups (`legacyStatsKeys`).
+ * nothing reads them; `npm run backfill` replaces them with the roll-ups (`legacyStatsRemovals`).
  */
 
 /** The aggregate of the trades closed in one period. */
@@ -417,11 +417,11 @@ export async function readAllPeriods(store: Store, accountId: string): Promise<P
 }
 
 /**
- * The keys of an account's statistics in the format before the roll-ups (`stats#day#<start>#<instrument>`), which the
- * backfill removes.
+ * The deletes of an account's statistics in the format before the roll-ups (`stats#day#<start>#<instrument>`), which the
+ * backfill makes (one transaction item each).
  */
-export async function legacyStatsKeys(store: Store, accountId: string): Promise<Item[]> {
+export async function legacyStatsRemovals(store: Store, accountId: string): Promise<TransactItem[]> {
   const prefix = 'stats#';
   const items = await readKeyRange(store, accountId, prefix, `${prefix}${ABOVE_EVERY_ID}`);
-  return items.map((item) => ({ accountId, [KEY]: item[KEY] }));
+  return items.map((item) => ({ Delete: { TableName: store.tables.ledger, Key: { accountId, [KEY]: item[KEY] } } }));
 }
