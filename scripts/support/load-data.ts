@@ -3,6 +3,7 @@
  * balance snapshots (the history, then the last) and a heartbeat each. The demo, the tests and the benchmark all load their data this way, so every key,
  * counter and aggregate they read was made by the writer.
  */
+import pMap from 'p-map';
 import stages from '../../resources/stages.js';
 import { stampSecondsFor } from '@trading-bot-api/core/store/fleet-table';
 import { createWriter, type Writer, type WriterOptions } from '@trading-bot-api/writer';
@@ -26,10 +27,9 @@ export async function loadDataset(
   const byAccount = new Map<string, Dataset['trades']>();
   for (const trade of dataset.trades) byAccount.set(trade.accountId, [...(byAccount.get(trade.accountId) ?? []), trade]);
   let written = 0;
-  let next = 0;
-  const worker = async () => {
-    while (next < dataset.accounts.length) {
-      const { account, bot, balance, history } = dataset.accounts[next++];
+  await pMap(
+    dataset.accounts,
+    async ({ account, bot, balance, history }) => {
       await writer.upsertAccount(account);
       const trades = byAccount.get(account.id) ?? [];
       for (let start = 0; start < trades.length; start += CHUNK) {
@@ -47,9 +47,9 @@ export async function loadDataset(
         message: bot.message,
         time: bot.lastHeartbeatAt ?? bot.updatedAt,
       });
-    }
-  };
-  await Promise.all(Array.from({ length: 4 }, worker));
+    },
+    { concurrency: 4 },
+  );
 }
 
 /**

@@ -1,3 +1,4 @@
+import pMap from 'p-map';
 import { ABOVE_EVERY_ID } from '../ids';
 import { type PeriodFigures, type PeriodKey, type ReadPeriod, type StatsUnit, storedPeriod } from '../rollups';
 import type { Interval, Period } from '../time';
@@ -309,11 +310,12 @@ export async function readStartBalances(
   }
   const prefix = entryPrefix('equity', 'day');
   const each = async (read: (id: string) => Promise<Item[]>) => {
-    const missing = accountIds.filter((id) => !found.has(id));
-    for (let at = 0; at < missing.length; at += concurrency) {
-      const items = await Promise.all(missing.slice(at, at + concurrency).map(read));
-      for (const [item] of items) if (item) found.set(item.accountId as string, toEquityEntry(item));
-    }
+    const items = await pMap(
+      accountIds.filter((id) => !found.has(id)),
+      read,
+      { concurrency },
+    );
+    for (const [item] of items) if (item) found.set(item.accountId as string, toEquityEntry(item));
   };
   // The last point before the window, then (none before) the first in it.
   await each((id) => readKeyRange(store, id, prefix, `${prefix}${dayBefore}`, 1, undefined, false));

@@ -13,6 +13,7 @@
  * stopped mid-batch (`replay`) that the store already shows are `unchanged` and not applied again (replay.ts): applied
  * again, some would be refused only because later lines of the batch were applied too.
  */
+import pMap from 'p-map';
 import { checkHeartbeat, isRefusal, type Trade, tradeAfterClose, tradeAfterMarks, type Writer, WriterError } from '@trading-bot-api/writer';
 import type { Event } from './lines';
 import { heartbeatShown, linesShown, type TradeEvent } from './replay';
@@ -232,15 +233,11 @@ async function settleReplayed(writer: Writer, account: string, entries: readonly
 /** Applies a batch of lines; a result per line, in line order. Throws DatabaseDown when the database stops answering. */
 export async function applyEvents(writer: Writer, entries: readonly NumberedEvent[]): Promise<LineResult[]> {
   const byAccount = groupBy(entries, (entry) => entry.event.account);
-  const accounts = [...byAccount.keys()];
   const results: LineResult[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < accounts.length) {
-      const account = accounts[next++];
-      await applyAccount(writer, account, await settleReplayed(writer, account, byAccount.get(account)!, results), results);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENT_ACCOUNTS, accounts.length) }, worker));
+  await pMap(
+    byAccount.keys(),
+    async (account) => applyAccount(writer, account, await settleReplayed(writer, account, byAccount.get(account)!, results), results),
+    { concurrency: CONCURRENT_ACCOUNTS },
+  );
   return results.sort((a, b) => a.line - b.line);
 }
