@@ -19,6 +19,7 @@ import {
   transactWrite,
 } from '@trading-bot-api/core/store/dynamodb';
 import { deletePeriod, legacyStatsRemovals, type PeriodEntry, putPeriod, readAllPeriods } from '@trading-bot-api/core/store/ledger-table';
+import pRetry from 'p-retry';
 import { canonicalJson } from '@trading-bot-api/core/canonical';
 import { periodId } from '@trading-bot-api/core/rollups';
 import { getBalanceRecord } from '@trading-bot-api/core/store/balances-table';
@@ -108,12 +109,10 @@ async function backfillOnce(store: Store, accountId: string): Promise<Omit<Backf
 }
 
 /** Backfills one account, again from the start whenever a writer got in the way. */
-export async function backfillAccount(store: Store, accountId: string): Promise<BackfillResult> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return { ...(await backfillOnce(store, accountId)), attempts: attempt };
-    } catch (error) {
-      if (!(error instanceof TransactionCancelled) || attempt >= MAX_ATTEMPTS) throw error;
-    }
-  }
+export function backfillAccount(store: Store, accountId: string): Promise<BackfillResult> {
+  return pRetry(async (attempts) => ({ ...(await backfillOnce(store, accountId)), attempts }), {
+    retries: MAX_ATTEMPTS - 1,
+    minTimeout: 0,
+    shouldRetry: ({ error }) => error instanceof TransactionCancelled,
+  });
 }

@@ -18,6 +18,7 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
+import pRetry from 'p-retry';
 import type { Tables } from '../tables';
 import { DatabaseError, databaseError } from './errors';
 
@@ -217,16 +218,19 @@ export async function batchGetItems(
       batch[table] ??= { Keys: [], ConsistentRead: consistent, ...projection };
       batch[table].Keys!.push(key);
     }
-    for (let attempt = 0; batch && Object.keys(batch).length > 0; attempt++) {
-      if (attempt > UNPROCESSED_RETRIES) throw new DatabaseError('throttled', 'UnprocessedKeys');
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
-      const requestItems: BatchGetCommandInput['RequestItems'] = batch;
-      const output: BatchGetCommandOutput = await send(Object.keys(requestItems), () =>
-        store.client.send(new BatchGetCommand({ RequestItems: requestItems })),
-      );
-      for (const [table, items] of Object.entries(output.Responses ?? {})) results[table].push(...items);
-      batch = output.UnprocessedKeys as BatchGetCommandInput['RequestItems'];
-    }
+    const unprocessed = new DatabaseError('throttled', 'UnprocessedKeys');
+    await pRetry(
+      async () => {
+        const requestItems = batch ?? {};
+        const output: BatchGetCommandOutput = await send(Object.keys(requestItems), () =>
+          store.client.send(new BatchGetCommand({ RequestItems: requestItems })),
+        );
+        for (const [table, items] of Object.entries(output.Responses ?? {})) results[table].push(...items);
+        batch = output.UnprocessedKeys as BatchGetCommandInput['RequestItems'];
+        if (batch && Object.keys(batch).length > 0) throw unprocessed;
+      },
+      { retries: UNPROCESSED_RETRIES, minTimeout: 50, shouldRetry: ({ error }) => error === unprocessed },
+    );
   }
   return results;
 }

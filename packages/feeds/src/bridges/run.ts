@@ -5,6 +5,7 @@
  * any silent bot does. With `once`, each bridge polls one time and the result says which failed.
  */
 import { isRefusal, WriterError } from '@trading-bot-api/writer';
+import pRetry from 'p-retry';
 import { FreqtradeError } from './freqtrade/api';
 import type { PollSummary } from './freqtrade/bridge';
 import { pause } from '../pause';
@@ -57,37 +58,42 @@ async function runOne({ bridge, intervalMs, source }: Scheduled, options: RunOpt
   const say = (line: string) => options.report(`${bridge.account}: ${line}`);
   const backoffCapMs = Math.max(options.maxBackoffMs ?? 300_000, intervalMs);
   let failing: ReturnType<typeof failureOf> | undefined;
-  let failures = 0;
   // The bot's state at the last successful poll; undefined before the first.
   let state: string | undefined;
   const ran = (ok: boolean): Ran => ({ account: bridge.account, ok, wrote: state !== undefined });
   while (!options.signal?.aborted) {
-    let delay = intervalMs;
+    let summary: PollSummary;
     try {
-      const summary = await bridge.poll();
-      const first = state === undefined;
-      if (failing) say(failing.database ? 'the database answers again' : `${source} answers again`);
-      else if (first) say(`mirroring ${source}: ${summary.openTrades} open trades, bot ${summary.state}`);
-      else if (summary.state !== state) say(`bot ${summary.state}`);
-      const written = describe(summary);
-      if (written && !first) say(written);
-      for (const line of summary.refused) say(line);
-      failing = undefined;
-      failures = 0;
-      state = summary.state;
-      if (options.once) return ran(true);
+      // A failing poll is tried again, the pause doubling from the interval's to the cap; once, it is not.
+      summary = await pRetry(() => bridge.poll(), {
+        retries: options.once ? 0 : Number.POSITIVE_INFINITY,
+        minTimeout: 2 * intervalMs,
+        maxTimeout: backoffCapMs,
+        signal: options.signal,
+        onFailedAttempt: ({ error }) => {
+          const why = failureOf(error);
+          if (options.once) say(why.text);
+          else if (why.text !== failing?.text) say(`${why.text}; trying again, backing off up to ${Math.round(backoffCapMs / 1000)} s`);
+          failing = why;
+        },
+      });
     } catch (error) {
-      const why = failureOf(error);
-      failures += 1;
-      delay = Math.min(intervalMs * 2 ** Math.min(failures, 16), backoffCapMs);
-      if (options.once) {
-        say(why.text);
-        return ran(false);
-      }
-      if (why.text !== failing?.text) say(`${why.text}; trying again, backing off up to ${Math.round(backoffCapMs / 1000)} s`);
-      failing = why;
+      if (options.signal?.aborted) break;
+      failureOf(error); // rethrows what is no known failure (a bug)
+      if (options.once) return ran(false);
+      throw error;
     }
-    await pause(delay, options.signal);
+    const first = state === undefined;
+    if (failing) say(failing.database ? 'the database answers again' : `${source} answers again`);
+    else if (first) say(`mirroring ${source}: ${summary.openTrades} open trades, bot ${summary.state}`);
+    else if (summary.state !== state) say(`bot ${summary.state}`);
+    const written = describe(summary);
+    if (written && !first) say(written);
+    for (const line of summary.refused) say(line);
+    failing = undefined;
+    state = summary.state;
+    if (options.once) return ran(true);
+    await pause(intervalMs, options.signal);
   }
   return ran(true);
 }

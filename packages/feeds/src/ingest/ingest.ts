@@ -8,10 +8,10 @@
  * the lines the store already shows as `unchanged` (apply.ts).
  */
 import type { Writer } from '@trading-bot-api/writer';
+import pRetry from 'p-retry';
 import { applyEvents, changedSomething, DatabaseDown, type NumberedEvent } from './apply';
 import { LineError, parseLine } from './lines';
 import type { SourceLine } from './source';
-import { pause } from '../pause';
 
 export interface IngestCounts {
   read: number;
@@ -62,34 +62,39 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
       }
     }
     const accountOf = new Map(events.map(({ line, event }) => [line, event.account]));
-    const since = Date.now();
-    for (let wait = initialMs; ; wait = Math.min(maxMs, wait * 2)) {
-      try {
-        const results = await applyEvents(options.writer, events);
-        if (down) options.report('the database answers again');
-        down = false;
-        for (const result of results) {
-          if ('error' in result) {
-            counts.rejected += 1;
-            options.report(`line ${result.line}: ${result.error.message}`);
-          } else if (changedSomething(result.outcome)) {
-            counts.written += 1;
-            const account = accountOf.get(result.line)!;
-            if (!written.has(account)) {
-              written.add(account);
-              counts.accounts.push(account);
-            }
-          } else counts.unchanged += 1;
+    let results: Awaited<ReturnType<typeof applyEvents>>;
+    try {
+      results = await pRetry(() => applyEvents(options.writer, events), {
+        retries: Number.POSITIVE_INFINITY,
+        minTimeout: initialMs,
+        maxTimeout: maxMs,
+        maxRetryTime: options.giveUpAfterMs,
+        signal: options.signal,
+        shouldRetry: ({ error }) => error instanceof DatabaseDown,
+        onFailedAttempt: ({ error }) => {
+          if (error instanceof DatabaseDown && !down) options.report('the database does not answer; trying again until it does');
+          down ||= error instanceof DatabaseDown;
+        },
+      });
+    } catch (error) {
+      // Given up on, or stopped while waiting: the batch is read again next time.
+      if (error instanceof DatabaseDown || options.signal?.aborted) return { ...counts, gaveUp: true };
+      throw error;
+    }
+    if (down) options.report('the database answers again');
+    down = false;
+    for (const result of results) {
+      if ('error' in result) {
+        counts.rejected += 1;
+        options.report(`line ${result.line}: ${result.error.message}`);
+      } else if (changedSomething(result.outcome)) {
+        counts.written += 1;
+        const account = accountOf.get(result.line)!;
+        if (!written.has(account)) {
+          written.add(account);
+          counts.accounts.push(account);
         }
-        break;
-      } catch (error) {
-        if (!(error instanceof DatabaseDown)) throw error;
-        if (!down) options.report('the database does not answer; trying again until it does');
-        down = true;
-        if (options.giveUpAfterMs !== undefined && Date.now() - since >= options.giveUpAfterMs) return { ...counts, gaveUp: true };
-        if (options.signal?.aborted) return { ...counts, gaveUp: true };
-        await pause(wait, options.signal);
-      }
+      } else counts.unchanged += 1;
     }
     options.progress?.(counts);
   }

@@ -27,7 +27,7 @@ import {
   type Writer,
   WriterError,
 } from '@trading-bot-api/writer';
-import { pause } from '../../pause';
+import pRetry from 'p-retry';
 import { moneyOf } from '../numbers';
 import { type HummingbotConfig, type InstanceProfile, profileOf } from './config';
 import {
@@ -241,46 +241,54 @@ export class HummingbotBridge {
   }
 
   private async work(): Promise<void> {
-    let failures = 0;
     const cap = this.options.maxBackoffMs ?? 60_000;
+    // The database not answering, or refusing the writer for its configuration (a missing table or permission): the
+    // message waits, nothing is lost, and the bridge says why once and tries again, backing off, until it answers or
+    // someone fixes the configuration.
+    const waits = (error: unknown): error is WriterError =>
+      error instanceof WriterError && (error.code === 'UNAVAILABLE' || error.code === 'MISCONFIGURED');
     while (this.queue.length && !this.stop.signal.aborted) {
       const task = this.queue[0];
       try {
-        task.calls ??= await task.plan();
-        while (task.calls.length) {
-          try {
-            await task.calls[0]();
-          } catch (error) {
-            if (error instanceof Skip) task.calls.length = 1;
-            else throw error;
-          }
-          task.calls.shift();
-        }
+        await pRetry(() => this.run(task), {
+          retries: Number.POSITIVE_INFINITY,
+          minTimeout: 1000,
+          maxTimeout: cap,
+          signal: this.stop.signal,
+          shouldRetry: ({ error }) => waits(error),
+          onFailedAttempt: ({ error }) => {
+            if (!waits(error) || this.down === error.message) return;
+            this.options.report(
+              error.code === 'MISCONFIGURED'
+                ? `bridge: ${error.message}; holding the messages and trying again, backing off up to ${seconds(cap)}`
+                : `bridge: the database does not answer (${error.message}); trying again, backing off up to ${seconds(cap)}`,
+            );
+            this.down = error.message;
+          },
+        });
         if (this.down) this.options.report('bridge: the database answers again');
         this.down = undefined;
-        failures = 0;
-        this.queue.shift();
       } catch (error) {
-        // The database not answering, or refusing the writer for its configuration (a missing table or permission):
-        // the message waits, nothing is lost, and the bridge says why once and tries again, backing off, until it
-        // answers or someone fixes the configuration.
-        if (!(error instanceof WriterError && (error.code === 'UNAVAILABLE' || error.code === 'MISCONFIGURED'))) {
-          // A fault of the bridge's own (a bug, a state file it cannot write): said, and the message dropped, so
-          // one message cannot stop the others.
-          this.options.report(`bridge: a message could not be handled and is skipped: ${(error as Error).stack ?? String(error)}`);
-          this.queue.shift();
-          continue;
-        }
-        failures += 1;
-        if (this.down !== error.message)
-          this.options.report(
-            error.code === 'MISCONFIGURED'
-              ? `bridge: ${error.message}; holding the messages and trying again, backing off up to ${seconds(cap)}`
-              : `bridge: the database does not answer (${error.message}); trying again, backing off up to ${seconds(cap)}`,
-          );
-        this.down = error.message;
-        await pause(Math.min(500 * 2 ** Math.min(failures, 16), cap), this.stop.signal);
+        if (this.stop.signal.aborted) return;
+        // A fault of the bridge's own (a bug, a state file it cannot write): said, and the message dropped, so one
+        // message cannot stop the others.
+        this.options.report(`bridge: a message could not be handled and is skipped: ${(error as Error).stack ?? String(error)}`);
       }
+      this.queue.shift();
+    }
+  }
+
+  /** A task's calls, from where an earlier attempt stopped. */
+  private async run(task: Task): Promise<void> {
+    task.calls ??= await task.plan();
+    while (task.calls.length) {
+      try {
+        await task.calls[0]();
+      } catch (error) {
+        if (error instanceof Skip) task.calls.length = 1;
+        else throw error;
+      }
+      task.calls.shift();
     }
   }
 
