@@ -560,23 +560,30 @@ export function printReport(results: {
 }
 
 /** The fleet polls per fleet size, and what one open dashboard's polls cost a month. */
-/** The bundles' two targets: every function's size and import time against the baseline's. */
+/**
+ * Functions the bundle targets do not hold: the notifier answers no request and runs a few times a day (an alarm, the
+ * digest) within a 60 s timeout, and reads its channels through Powertools Parameters and the SDK's SSM and Secrets
+ * Manager clients (some 230 KiB) rather than a hand-signed client of its own (issue 44). Its figures are still shown.
+ */
+const OFF_THE_REQUEST_PATH = new Set(['notifier']);
+
+/** The bundles' two targets: every function's size and import time against the baseline's (but those above). */
 export function bundleTargets(bundles: readonly BundleRow[]): Target[] {
-  const bundleRows = bundles.filter((row) => row.function !== BASELINE);
+  const bundleRows = bundles.filter((row) => row.function !== BASELINE && !OFF_THE_REQUEST_PATH.has(row.function));
   const sizeMisses = bundleRows.filter((row) => row.bytesRatio > TARGETS.bundleBytesRatio);
   const importMisses = bundleRows.filter((row) => row.importRatio > TARGETS.bundleImportRatio);
   const worstSize = bundleRows.reduce((a, b) => (b.bytesRatio > a.bytesRatio ? b : a));
   const worstImport = bundleRows.reduce((a, b) => (b.importRatio > a.importRatio ? b : a));
   return [
     {
-      target: `every bundle ≤ ${TARGETS.bundleBytesRatio} × baseline bytes`,
+      target: `every bundle ≤ ${TARGETS.bundleBytesRatio} × baseline bytes (the notifier aside)`,
       pass: sizeMisses.length === 0,
       detail: sizeMisses.length
         ? sizeMisses.map((row) => `${row.function} ${row.bytesRatio} (${by(row.bytesRatio, TARGETS.bundleBytesRatio)})`).join('; ')
         : `worst ${worstSize.function} ${worstSize.bytesRatio}`,
     },
     {
-      target: `every bundle import ≤ ${TARGETS.bundleImportRatio} × baseline import time`,
+      target: `every bundle import ≤ ${TARGETS.bundleImportRatio} × baseline import time (the notifier aside)`,
       pass: importMisses.length === 0,
       detail: importMisses.length
         ? importMisses.map((row) => `${row.function} ${row.importRatio} (${by(row.importRatio, TARGETS.bundleImportRatio)})`).join('; ')

@@ -9,8 +9,8 @@
 import './support/quiet-sdk';
 import { deliverAlerts } from '../api/alerts/delivery';
 import { testEvent } from '../api/alerts/events';
-import { remoteAlertValues } from '../api/alerts/remote';
-import { ALERT_VARIABLES, channelsOf, localAlertValues, mergeAlertValues } from '../api/alerts/settings';
+import { configuredChannels } from '../api/alerts/remote';
+import { ALERT_VARIABLES } from '../api/alerts/settings';
 import { commandLine, usageFailure } from './support/command-line';
 
 const USAGE = 'usage: npm run alerts -- test [--stage NAME]';
@@ -22,14 +22,7 @@ async function main() {
   if (positionals.length !== 1 || positionals[0] !== 'test')
     usageFailure('alerts', USAGE, positionals.length ? `unknown command ${positionals.join(' ')}` : 'say test');
   const stage = values.stage ?? 'local';
-  const local = localAlertValues(process.env);
-  const settings = values.stage
-    ? mergeAlertValues(
-        local,
-        await remoteAlertValues({ secretId: `trading-bot-api/${stage}/alerts`, parametersPath: `/trading-bot-api/${stage}/alerts` }),
-      )
-    : local;
-  const { channels, problems } = channelsOf(settings);
+  const { channels, problems } = await configuredChannels(process.env, { stage: values.stage });
   for (const problem of problems) console.error(problem);
   if (!channels.length) {
     console.error(

@@ -45,16 +45,8 @@ async function main() {
   if (!values.send) return;
 
   const { deliverAlerts } = await import('../api/alerts/delivery');
-  const { remoteAlertValues } = await import('../api/alerts/remote');
-  const { channelsOf, localAlertValues, mergeAlertValues } = await import('../api/alerts/settings');
-  const local = localAlertValues(process.env);
-  const settings = values.stage
-    ? mergeAlertValues(
-        local,
-        await remoteAlertValues({ secretId: `trading-bot-api/${stage}/alerts`, parametersPath: `/trading-bot-api/${stage}/alerts` }),
-      )
-    : local;
-  const { channels, problems } = channelsOf(settings);
+  const { configuredChannels } = await import('../api/alerts/remote');
+  const { channels, problems } = await configuredChannels(process.env, { stage: values.stage });
   for (const problem of problems) console.error(problem);
   if (!channels.length) {
     console.error('digest: no channel is configured (docs/alerts.md): printed only');

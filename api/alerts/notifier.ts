@@ -14,8 +14,7 @@ import type { Channel } from './channels';
 import type { AlertsConfig } from './config';
 import { ChannelWatch, type ChannelReport, type DeliveryOptions, deliverAlerts } from './delivery';
 import type { AlertEvent } from './events';
-import { remoteAlertValues } from './remote';
-import { channelsOf, localAlertValues, mergeAlertValues } from './settings';
+import { configuredChannels } from './remote';
 
 export const notifierMetrics = new Metrics({ namespace: NAMESPACE, serviceName: SERVICE, defaultDimensions: { stage: config.stage } });
 
@@ -24,11 +23,7 @@ let lastSaid = '';
 
 /** The stage's channels: the environment and files first, then the secret and the parameters (settings.ts). */
 export async function stageChannels(alerts: AlertsConfig, env: Record<string, string | undefined>): Promise<Channel[]> {
-  const values = mergeAlertValues(
-    localAlertValues(env),
-    await remoteAlertValues({ secretId: alerts.secretId, parametersPath: alerts.parametersPath }),
-  );
-  const { channels, problems } = channelsOf(values);
+  const { channels, problems } = await configuredChannels(env, alerts);
   // A wrong setting, or none at all, is said when it first shows and when it changes, not on every alarm.
   const said = problems.length ? problems.join('\n') : channels.length ? '' : 'none';
   if (said !== lastSaid) {

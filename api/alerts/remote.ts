@@ -1,86 +1,116 @@
 /**
- * The ALERT_* values a deployed stage keeps in AWS, read at run time by one signed call each (aws-json.ts): the
- * Secrets Manager secret named by ALERT_SECRET_ID (a JSON object of the variables) and the SSM parameters under
- * ALERT_PARAMETERS_PATH (SecureString, one per variable, decrypted). Both are kept for five minutes per instance, so
- * a warm notifier does not read them for every alarm, and a changed value is used within five minutes.
- * A secret or path that does not exist means no channel is configured there; any other failure (no permission, no
- * answer) is an error naming its cause: the notifier then fails, and its event waits in the on-failure queue.
+ * The ALERT_* values a deployed stage keeps in AWS, read at run time through Powertools Parameters over the SDK's own
+ * clients: the Secrets Manager secret named by ALERT_SECRET_ID (a JSON object of the variables) and the SSM parameters
+ * under ALERT_PARAMETERS_PATH (SecureString, one per variable, decrypted, every page followed). Each is kept five
+ * minutes per instance, so a warm notifier does not read them for every alarm, and a changed value is used within five
+ * minutes; a failure is not kept. A secret that does not exist means no channel is configured there; any other failure
+ * (no permission, no answer after the SDK's three attempts) is an error naming its cause, never a value: the notifier
+ * then fails, and its event waits in the on-failure queue.
  */
-import { AwsCallError, callAwsJson, SECRETS_MANAGER, SSM } from './aws-json';
-import { type AlertValues, mergeAlertValues, pickAlertValues } from './settings';
+import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
+import { SSMProvider } from '@aws-lambda-powertools/parameters/ssm';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SSMClient } from '@aws-sdk/client-ssm';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { type AlertValues, channelsOf, localAlertValues, mergeAlertValues, pickAlertValues } from './settings';
 
 const MAX_AGE_SECONDS = 300;
 
-/** What each source last read, until when: values, or that there were none. */
-const kept = new Map<string, { until: number; values: AlertValues }>();
+let providers: { secrets: SecretsProvider; ssm: SSMProvider } | undefined;
 
-/** `read()`'s values, read again only when what was kept under `key` is older than five minutes (failures are not kept). */
-async function keptFor(key: string, read: () => Promise<AlertValues>): Promise<AlertValues> {
-  const hit = kept.get(key);
-  if (hit && hit.until > Date.now()) return hit.values;
-  const values = await read();
-  kept.set(key, { until: Date.now() + MAX_AGE_SECONDS * 1000, values });
-  return values;
+/** The providers, made at first use (a command sets its region first): per attempt 2 s to connect, 5 s to answer. */
+function providersOf() {
+  const requestHandler = () => new NodeHttpHandler({ connectionTimeout: 2_000, requestTimeout: 5_000, throwOnRequestTimeout: true });
+  providers ??= {
+    secrets: new SecretsProvider({ awsSdkV3Client: new SecretsManagerClient({ requestHandler: requestHandler() }) }),
+    ssm: new SSMProvider({ awsSdkV3Client: new SSMClient({ requestHandler: requestHandler() }) }),
+  };
+  return providers;
+}
+
+type SdkError = { name?: string; code?: unknown; message?: unknown; $metadata?: { httpStatusCode?: number; attempts?: number } };
+
+/** The SDK's error under Powertools' GetParameterError. */
+const sdkError = (error: unknown): SdkError => ((error as { cause?: SdkError }).cause ?? error) as SdkError;
+
+/**
+ * Why a call failed, in a line that quotes no value: the service's refusal, its failure at every attempt, or the
+ * network's. Only the first line of the service's words: a signature refusal goes on to quote the canonical request
+ * it expected, session token included.
+ */
+function failureOf(service: string, operation: string, error: unknown): string {
+  const { name, code, message, $metadata } = sdkError(error);
+  const words = String(message ?? '')
+    .split(/\n|The Canonical String/)[0]
+    .trim()
+    .slice(0, 300);
+  const status = $metadata?.httpStatusCode;
+  const attempts = $metadata?.attempts ?? 1;
+  if (status === undefined) {
+    const network = typeof code === 'string' && /^E[A-Z]+$/.test(code) ? code : name === 'TimeoutError' ? name : undefined;
+    return network ? `${service} did not answer ${operation} (${network})` : `${service} cannot be called: ${words}`;
+  }
+  // The SDK tries again only what may pass (throttling, 5xx): what it tried once was refused for good.
+  if (attempts > 1 || status >= 500) return `${service} failed ${operation} (${name}, HTTP ${status}) in ${attempts} attempts`;
+  return `${service} refused ${operation}: ${name}${words ? `: ${words}` : ''}`;
 }
 
 /** The values kept in the secret `secretId`, when it exists. */
 async function fromSecret(secretId: string): Promise<AlertValues> {
-  let answer: Record<string, unknown>;
+  let value: string | Uint8Array | undefined;
   try {
-    answer = await callAwsJson(SECRETS_MANAGER, 'GetSecretValue', { SecretId: secretId });
+    value = await providersOf().secrets.get(secretId, { maxAge: MAX_AGE_SECONDS });
   } catch (error) {
-    if (error instanceof AwsCallError && error.code === 'ResourceNotFoundException') return {};
-    throw new Error(`alerts: the secret ${secretId} could not be read: ${(error as Error).message}`);
+    if (sdkError(error).name === 'ResourceNotFoundException') return {};
+    throw new Error(`alerts: the secret ${secretId} could not be read: ${failureOf('Secrets Manager', 'GetSecretValue', error)}`);
   }
-  // A secret stored as bytes comes as SecretBinary (base64 in the JSON answer): the same JSON, encoded.
-  const { SecretString, SecretBinary } = answer;
-  const text =
-    typeof SecretString === 'string'
-      ? SecretString
-      : typeof SecretBinary === 'string'
-        ? Buffer.from(SecretBinary, 'base64').toString('utf8')
-        : '';
-  let value: unknown;
+  let parsed: unknown;
   try {
-    value = JSON.parse(text);
+    // A secret stored as bytes is the same JSON, encoded.
+    parsed = JSON.parse(typeof value === 'string' ? value : Buffer.from(value ?? '').toString('utf8'));
   } catch {
     // Said without JSON.parse's own words: they quote the text, which is the secret.
     throw new Error(`alerts: the secret ${secretId} is not JSON (it holds a JSON object of the ALERT_* variables: docs/alerts.md)`);
   }
-  return value && typeof value === 'object' ? pickAlertValues(value as Record<string, unknown>) : {};
+  return parsed && typeof parsed === 'object' ? pickAlertValues(parsed as Record<string, unknown>) : {};
 }
 
-/**
- * The values kept as parameters under `path`: its direct children (not recursive), each named by its variable, every
- * page followed (SSM may answer fewer than asked, with a NextToken). A path with none is an empty list, not an error.
- */
+/** The values kept as parameters under `path`, its direct children each named by its variable (none: an empty list). */
 async function fromParameters(path: string): Promise<AlertValues> {
-  const values: Record<string, unknown> = {};
-  let next: string | undefined;
   try {
-    do {
-      const page = await callAwsJson(SSM, 'GetParametersByPath', {
-        Path: path,
-        Recursive: false,
-        WithDecryption: true,
-        MaxResults: 10,
-        ...(next ? { NextToken: next } : {}),
-      });
-      for (const { Name, Value } of (Array.isArray(page.Parameters) ? page.Parameters : []) as { Name?: unknown; Value?: unknown }[])
-        if (typeof Name === 'string') values[Name.slice(Name.lastIndexOf('/') + 1)] = Value;
-      next = typeof page.NextToken === 'string' && page.NextToken ? page.NextToken : undefined;
-    } while (next);
+    const values = await providersOf().ssm.getMultiple(path, {
+      maxAge: MAX_AGE_SECONDS,
+      decrypt: true,
+      recursive: false,
+      sdkOptions: { MaxResults: 10 },
+    });
+    return pickAlertValues(values ?? {});
   } catch (error) {
-    throw new Error(`alerts: the parameters under ${path} could not be read: ${(error as Error).message}`);
+    throw new Error(`alerts: the parameters under ${path} could not be read: ${failureOf('SSM', 'GetParametersByPath', error)}`);
   }
-  return pickAlertValues(values);
 }
 
 /** What the secret and then the parameters hold; either source may be left out (undefined or empty). */
 export async function remoteAlertValues(sources: { secretId?: string; parametersPath?: string }): Promise<AlertValues> {
   const [secret, parameters] = await Promise.all([
-    sources.secretId ? keptFor(`secret:${sources.secretId}`, () => fromSecret(sources.secretId!)) : Promise.resolve({}),
-    sources.parametersPath ? keptFor(`ssm:${sources.parametersPath}`, () => fromParameters(sources.parametersPath!)) : Promise.resolve({}),
+    sources.secretId ? fromSecret(sources.secretId) : {},
+    sources.parametersPath ? fromParameters(sources.parametersPath) : {},
   ]);
   return mergeAlertValues(secret, parameters);
+}
+
+/**
+ * The channels `env`'s ALERT_* variables (and their files) configure, then the stage's secret and parameters: those
+ * of `sources`, or with a `stage` those a deployed stage keeps (serverless.yml's ALERT_SECRET_ID and
+ * ALERT_PARAMETERS_PATH), as the commands ask with --stage. With each channel configured wrong, a line (settings.ts).
+ */
+export async function configuredChannels(
+  env: Record<string, string | undefined>,
+  sources: { stage?: string; secretId?: string; parametersPath?: string },
+): Promise<ReturnType<typeof channelsOf>> {
+  const { stage, secretId, parametersPath } = sources;
+  const remote = stage
+    ? { secretId: `trading-bot-api/${stage}/alerts`, parametersPath: `/trading-bot-api/${stage}/alerts` }
+    : { secretId, parametersPath };
+  return channelsOf(mergeAlertValues(localAlertValues(env), await remoteAlertValues(remote)));
 }

@@ -271,7 +271,7 @@ describe('deployed: the probe publishes to the topic, the notifier sends what SN
       expect(texts[3]).toContain('The probe reads DynamoDB again since 2026-11-22 10:21 UTC.');
     }
     expect(aws.calls).toEqual(expect.arrayContaining(['GetParametersByPath', 'GetSecretValue']));
-    // Read once for the four invocations (kept five minutes), in signed calls the fake checked as SSM would: four
+    // Read once for the four invocations (kept five minutes), as SSM answers: four
     // parameters, at most two a page, so the read followed the NextToken.
     const reads = aws.inputs.filter((call) => call.action === 'GetParametersByPath' && call.input.Path === parametersPath);
     expect(reads.map((call) => call.input)).toEqual([
