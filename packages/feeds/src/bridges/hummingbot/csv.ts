@@ -9,44 +9,18 @@
  *
  * Rows become the same fills as MQTT's OrderFilled events (messages.ts) and go through the same mapping.
  */
+import { parse } from 'csv-parse/sync';
 import { fileLines, type SourceOptions } from '../../ingest/source';
 import { pythonDecimal } from '../numbers';
 import type { HummingbotBridge } from './bridge';
 import { feeOf, type Fill, leverageOf, Malformed, pairOf, positionOf, sideOf } from './messages';
 
-/** The fields of one CSV line (RFC 4180 quoting, as pandas writes: `"…"` with `""` inside), or undefined if a quote is left open. */
+/** The fields of one CSV line (RFC 4180 quoting, as pandas writes: `"…"` with `""` inside), or undefined when it does not parse. */
 export function csvFields(line: string): string[] | undefined {
-  const fields: string[] = [];
-  let at = 0;
-  for (;;) {
-    if (line[at] === '"') {
-      let value = '';
-      at += 1;
-      for (;;) {
-        const end = line.indexOf('"', at);
-        if (end === -1) return undefined;
-        value += line.slice(at, end);
-        if (line[end + 1] === '"') {
-          value += '"';
-          at = end + 2;
-          continue;
-        }
-        at = end + 1;
-        break;
-      }
-      fields.push(value);
-      if (at >= line.length) return fields;
-      if (line[at] !== ',') return undefined;
-      at += 1;
-    } else {
-      const end = line.indexOf(',', at);
-      if (end === -1) {
-        fields.push(line.slice(at));
-        return fields;
-      }
-      fields.push(line.slice(at, end));
-      at = end + 1;
-    }
+  try {
+    return parse(line, { relax_column_count: true })[0] ?? [''];
+  } catch {
+    return undefined;
   }
 }
 
