@@ -1,8 +1,9 @@
 /**
  * What the functions tell their operators: structured JSON log lines through Powertools Logger (one logger per
  * function, created here once), and the number of DynamoDB items each request read. Lines carry `service` and
- * `stage` always, and the request's own keys explicitly: serverless offline runs several requests of one function
- * in one process, so nothing request-specific is kept on the shared logger.
+ * `stage` always, the Lambda context the logger is given per invocation (function, its request id, cold start), and
+ * the request's own keys explicitly (`request_id`, the one to correlate by): serverless offline runs several requests
+ * of one function in one process, where a line's Lambda context may be a neighbouring request's.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Logger } from '@aws-lambda-powertools/logger';
@@ -37,7 +38,11 @@ export function itemsReadSoFar(): number {
 
 let coldStart = true;
 
-/** The keys of the invocation in progress: function, Lambda request id, and whether it is this instance's first. */
+/**
+ * The keys of the invocation in progress: function, Lambda request id, and whether it is this instance's first.
+ * @deprecated By hand: every function but the fleet projector has the logger add them (`logger.addContext`, or
+ * `injectLambdaContext` in api/http/handler.ts); the projector's owner moves it too, and this goes.
+ */
 export function invocationKeys(context: Pick<Context, 'functionName' | 'awsRequestId'>): Record<string, unknown> {
   const keys = { function_name: context.functionName, function_request_id: context.awsRequestId, cold_start: coldStart };
   coldStart = false;

@@ -6,7 +6,7 @@
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { loadAssets, serveAsset } from '../api/http/static-assets';
-import { invocationKeys, logger } from '../api/telemetry';
+import { logger } from '../api/telemetry';
 
 const assets = loadAssets();
 
@@ -14,9 +14,9 @@ export const handler = async (event: Partial<APIGatewayProxyEvent>, context: Con
   const requestId = event.requestContext?.requestId ?? context.awsRequestId;
   const started = performance.now();
   const response = serveAsset(assets, event, requestId);
+  logger.addContext(context);
   logger.info('request', {
     request_id: requestId,
-    ...invocationKeys(context),
     method: event.httpMethod,
     route: event.resource,
     status: response.statusCode,

@@ -9,7 +9,7 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
 import { config } from '../config';
 import { NAMESPACE } from '../operations/probe';
-import { invocationKeys, logger, SERVICE } from '../telemetry';
+import { logger, SERVICE } from '../telemetry';
 import type { Channel } from './channels';
 import type { AlertsConfig } from './config';
 import { ChannelWatch, type ChannelReport, type DeliveryOptions, deliverAlerts } from './delivery';
@@ -38,9 +38,10 @@ export async function stageChannels(alerts: AlertsConfig, env: Record<string, st
 export async function notify(
   events: AlertEvent[],
   channels: readonly Channel[],
-  context: Pick<Context, 'functionName' | 'awsRequestId'>,
+  context: Context,
   options: DeliveryOptions = {},
 ): Promise<ChannelReport[]> {
+  logger.addContext(context);
   const reports = await deliverAlerts(events, channels, options);
   const delivered = reports.reduce((sum, report) => sum + report.delivered.length, 0);
   const failed = reports.reduce((sum, report) => sum + report.failed.length, 0);
@@ -49,7 +50,6 @@ export async function notify(
   notifierMetrics.publishStoredMetrics();
   for (const { level, line, channel, reason } of watch.note(reports)) logger[level](line, { channel, reason });
   logger.info('alerts: sent', {
-    ...invocationKeys(context),
     events: events.map((event) => ({ type: event.type, id: event.id })),
     channels: reports.map((report) => ({
       channel: report.channel,

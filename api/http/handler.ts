@@ -1,3 +1,4 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { decodeScope, EVERYONE, NOBODY } from '../access';
@@ -10,7 +11,7 @@ import { HTTP, HttpProblem, serviceUnavailable, unauthorized } from '../errors';
 import { chosenRepresentation, JSON_REPRESENTATION, type Representation, represented } from './representation';
 import { DatabaseError } from '@trading-bot-api/core/store/errors';
 import { type ParameterParsers, type ParsedQuery, parseQuery } from './params';
-import { invocationKeys, itemsReadSoFar, logDatabaseFailure, logger, withReadTally } from '../telemetry';
+import { itemsReadSoFar, logDatabaseFailure, logger, withReadTally } from '../telemetry';
 import type { Principal } from '../access';
 
 /**
@@ -84,7 +85,7 @@ const problemErrors = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Con
     // The store's own words for a database that did not serve the call: an outage is always a 503, logged with
     // what the SDK or the network said; a misconfiguration is a 500 whose cause (the table, the permission) is
     // logged, never shown.
-    if (logDatabaseFailure(problem, { request_id: requestId, ...invocationOf(request) }, DATABASE_LINES)) {
+    if (logDatabaseFailure(problem, { request_id: requestId }, DATABASE_LINES)) {
       problem =
         problem instanceof DatabaseError
           ? serviceUnavailable(problem.fault === 'throttled' ? 'The database is busy (throttling requests). Retry later.' : undefined)
@@ -92,7 +93,7 @@ const problemErrors = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Con
     }
     if (!(problem instanceof HttpProblem)) {
       // The one line with the stack; the client sees only the request id.
-      logger.error('unexpected error', { request_id: requestId, ...invocationOf(request), error: problem });
+      logger.error('unexpected error', { request_id: requestId, error: problem });
       problem = new HttpProblem('INTERNAL_ERROR', 'The request failed unexpectedly.');
     }
     const { code, status, title, detail, errors } = problem as HttpProblem;
@@ -103,12 +104,6 @@ const problemErrors = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Con
     };
   },
 });
-
-/** The invocation keys of a request, taken once (they mark the first request of an instance as its cold start). */
-function invocationOf(request: { context: Context; internal: Record<string, unknown> }): Record<string, unknown> {
-  request.internal.invocation ??= invocationKeys(request.context);
-  return request.internal.invocation as Record<string, unknown>;
-}
 
 /**
  * One access line per request, the last thing done: method, route, status, duration, DynamoDB items read, the API
@@ -122,7 +117,6 @@ const accessLog = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Context
     const authorizer = request.event.requestContext?.authorizer as Record<string, unknown> | null | undefined;
     const line = {
       request_id: requestIdOf(request.event, request.context),
-      ...invocationOf(request),
       method: request.event.httpMethod,
       route: request.event.resource,
       status,
@@ -206,6 +200,7 @@ export function httpHandler<P extends ParameterParsers, T>(
   const offered = options.representations ?? [JSON_REPRESENTATION as Representation<T>];
   const negotiated = offered.length > 1;
   const composed = middy<Event, APIGatewayProxyResult, Error, Context>()
+    .use(injectLambdaContext(logger))
     .use(accessLog())
     .use(responseHeaders())
     .use(conditionalGet())

@@ -1,7 +1,7 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { encodeScope } from '../access';
 import { type ApiKeyRecord, apiKeyOf, findApiKey, keyIdOf } from '@trading-bot-api/core/store/api-keys-table';
-import { invocationKeys, logDatabaseFailure, logger } from '../telemetry';
+import { logDatabaseFailure, logger } from '../telemetry';
 import { store } from '../database';
 
 /** What the authorizer answers for a missing or unknown key: API Gateway turns exactly this into a 401. */
@@ -16,12 +16,12 @@ export const UNAUTHORIZED = 'Unauthorized';
  */
 export async function authorize(
   event: APIGatewayRequestAuthorizerEvent,
-  context: Pick<Context, 'functionName' | 'awsRequestId'>,
+  context: Context,
 ): Promise<APIGatewayAuthorizerResult | typeof UNAUTHORIZED> {
+  logger.addContext(context);
   const key = apiKeyOf(event.headers);
   const keys = {
     request_id: event.requestContext?.requestId,
-    ...invocationKeys(context),
     route: event.resource,
     keyId: key === undefined ? null : (keyIdOf(key) ?? null),
   };

@@ -2,7 +2,7 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
 import { EVERYONE } from '../access';
 import { config } from '../config';
-import { invocationKeys, logger, SERVICE } from '../telemetry';
+import { logger, SERVICE } from '../telemetry';
 import { DatabaseError, DatabaseMisconfigured } from '@trading-bot-api/core/store/errors';
 import type { BotState, FleetStatus } from '@trading-bot-api/core/types';
 import { fleetStatusOf } from './status';
@@ -83,7 +83,8 @@ export async function probeFleet(now: Date): Promise<{ result: ProbeResult; flee
 }
 
 /** Publishes a probe's findings as metrics (one EMF document) and one log line. */
-export function reportProbe(result: ProbeResult, context: Pick<Context, 'functionName' | 'awsRequestId'>): void {
+export function reportProbe(result: ProbeResult, context: Context): void {
+  logger.addContext(context);
   metrics.addMetric('ProbeRuns', MetricUnit.Count, 1);
   metrics.addMetric('ProbeLatencyMs', MetricUnit.Milliseconds, result.latencyMs);
   metrics.addMetric('DatabaseHealthy', MetricUnit.Count, result.databaseHealthy ? 1 : 0);
@@ -98,7 +99,6 @@ export function reportProbe(result: ProbeResult, context: Pick<Context, 'functio
   }
   metrics.publishStoredMetrics();
   const line = {
-    ...invocationKeys(context),
     databaseHealthy: result.databaseHealthy,
     latencyMs: result.latencyMs,
     bots: result.bots,

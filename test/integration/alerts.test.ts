@@ -420,7 +420,7 @@ describe('delivery', () => {
       slack.failAlways(500);
       await webhook.close(); // Nothing listens there any more: connections are refused.
       const channels = channelsOf(channelSettings({ telegram, discord, slack, webhook })).channels;
-      const context = { functionName: 'trading-bot-api-test-notifier', awsRequestId: 'n-1' };
+      const context = { functionName: 'trading-bot-api-test-notifier', awsRequestId: 'n-1' } as Context;
       const recorder = recordingSleep();
       const send = (text: string) => notify([event(text), event(`${text} (second)`)], channels, context, { sleep: recorder.sleep });
 
@@ -506,9 +506,9 @@ describe('delivery', () => {
       expect(problems).toEqual([]);
       const quoted = event('[test] quoted back');
       const run = await printedWhile(() =>
-        notify([quoted], channels, { functionName: 'trading-bot-api-test-notifier', awsRequestId: 'q-1' }, { sleep: async () => {} }).catch(
-          (error: Error) => error,
-        ),
+        notify([quoted], channels, { functionName: 'trading-bot-api-test-notifier', awsRequestId: 'q-1' } as Context, {
+          sleep: async () => {},
+        }).catch((error: Error) => error),
       );
       const error = run.result as Error;
       expect(error).toBeInstanceOf(Error);
