@@ -28,7 +28,7 @@ export interface Config {
   logLevel: LogLevel;
 }
 
-export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 const LOG_LEVELS: readonly LogLevel[] = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
 
 type Env = Record<string, string | undefined>;

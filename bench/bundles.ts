@@ -19,7 +19,7 @@ const run = promisify(execFile);
 
 export const BASELINE = 'baseline (DocumentClient only)';
 
-export interface Contributor {
+interface Contributor {
   package: string;
   bytes: number;
 }

@@ -20,13 +20,13 @@ import { round } from './stats';
 import type { WriteCost, WriteKind } from './write-costs';
 
 /** On-demand prices of read and write request units, us-east-1 (USD per million; AWS's prices since 1 November 2024). */
-export const PRICE_PER_MILLION_READS = 0.125;
-export const PRICE_PER_MILLION_WRITES = 0.625;
+const PRICE_PER_MILLION_READS = 0.125;
+const PRICE_PER_MILLION_WRITES = 0.625;
 /** The dashboard's fleet view polls /api/all/status and /api/all/balance every 5 s (dashboard/src/views/fleet.ts). */
-export const DASHBOARD_POLL_SECONDS = 5;
+const DASHBOARD_POLL_SECONDS = 5;
 const SECONDS_PER_MONTH = 30 * 24 * 3600;
 
-export interface FleetSize {
+interface FleetSize {
   accounts: number;
   loadSeconds: number;
   polls: Record<FleetOperation, { unchanged: PollFigures; changed: PollFigures; withoutStamps: PollFigures }>;

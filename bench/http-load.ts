@@ -18,7 +18,7 @@ import { percentile, round } from './stats';
 const run = promisify(execFile);
 const AUTOCANNON = join(ROOT, 'node_modules', 'autocannon', 'autocannon.js');
 
-export interface LoadResult {
+interface LoadResult {
   url: string;
   rps: number;
   p50Ms: number;
@@ -53,7 +53,7 @@ export interface HttpResults {
  * the raw SDK read on DynamoDB Local (both from the query phase, same query, same data). Each layer's share is the
  * difference between two of them; health, whose handler reads nothing, shows the fixed cost of the two servers.
  */
-export interface Breakdown {
+interface Breakdown {
   query: string;
   samples: number;
   p50Ms: { gateway: number; offline: number; handlerInProcess: number; rawRead: number; healthGateway: number; healthOffline: number };

@@ -6,7 +6,7 @@
 import type { Operation, QuerySpec } from './queries';
 import { mean, percentile, round } from './stats';
 
-export interface Timing {
+interface Timing {
   p50Ms: number;
   p95Ms: number;
   p99Ms: number;
@@ -25,7 +25,7 @@ export interface RepetitionSettings {
 }
 
 /** What DynamoDB did for one request of the query (the same on every call). */
-export interface ReadCounts {
+interface ReadCounts {
   itemsRead: number;
   itemsReturned: number;
   /** The most items the request may read: returned + 1 for a page; 2 per account for the fleet; points + 1 per account for a series. */
@@ -69,7 +69,7 @@ export type WorkerRequest =
   | { type: 'prepare'; queries: QuerySpec[] }
   | { type: 'measure'; id: string; reps?: number; settings: RepetitionSettings };
 
-export function timing(samples: number[]): Timing {
+function timing(samples: number[]): Timing {
   return {
     p50Ms: round(percentile(samples, 50)),
     p95Ms: round(percentile(samples, 95)),

@@ -22,7 +22,7 @@ export const OPERATIONS = [
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
-export const LIMITS = [1, 50, 500] as const;
+const LIMITS = [1, 50, 500] as const;
 export const DEEP_LIMIT = 500;
 
 export interface QuerySpec {

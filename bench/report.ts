@@ -32,7 +32,7 @@ export function importTarget(imported: WriteResults['import']): Target {
 }
 
 /** The long windows' targets (issue 29): a year costs a few dozen items, and not much more time than a week. */
-export const LONG_WINDOWS = { accountYearItems: 60, fleetYearItemsPerCurrency: 60, fleetDailyPnlYearItems: 400, yearOverWeekP50: 3 };
+const LONG_WINDOWS = { accountYearItems: 60, fleetYearItemsPerCurrency: 60, fleetDailyPnlYearItems: 400, yearOverWeekP50: 3 };
 
 /** The days a row's query spans (its `from` and `to`), and whether it names an instrument. */
 function windowOfRow(row: QueryRow): { days: number; instrument: boolean } | undefined {
@@ -49,7 +49,7 @@ function windowOfRow(row: QueryRow): { days: number; instrument: boolean } | und
  * A year of one account's performance and of the fleet's in a few dozen items, a year of the fleet's daily P&L in a
  * few hundred; a year's p50 within a few times a week's, for one account and for the fleet.
  */
-export function longWindowTargets(rows: readonly QueryRow[]): Target[] {
+function longWindowTargets(rows: readonly QueryRow[]): Target[] {
   const find = (operation: Operation, days: number, period?: string) =>
     rows.find((row) => {
       const window = windowOfRow(row);

@@ -1,6 +1,7 @@
 /**
  * `npm test`'s static checks before its tests: first what the machine must have (prerequisites.ts), then Biome, the
- * docs' links, the import rule, the types of the project and of the dashboard, and the OpenAPI lint, side by side.
+ * docs' links, the import rule, dead code (knip), the types of the project and of the dashboard, and the OpenAPI
+ * lint, side by side.
  * One after another they took some 30 s on two cores, 15 of them the project's `tsc` alone; side by side, about as
  * long as that `tsc`. Beside them, what the tests would otherwise fetch or build first (PREPARATIONS). Each one's
  * output is printed whole once it ends, so lines of two never mix; the run fails if any fails, after all have ended.
@@ -12,7 +13,7 @@ import './prerequisites';
 const ROOT = join(__dirname, '..');
 
 /** The checks: package.json's scripts of those names, each also run alone by `npm run <name>`. */
-const CHECKS = ['lint', 'lint:docs', 'lint:imports', 'typecheck', 'typecheck:dashboard', 'lint:openapi'];
+const CHECKS = ['lint', 'lint:docs', 'lint:imports', 'lint:dead', 'typecheck', 'typecheck:dashboard', 'lint:openapi'];
 
 /**
  * What the tests would otherwise fetch or build first (on a fresh clone: some 20 s of the run while every test waited,

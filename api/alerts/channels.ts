@@ -20,10 +20,10 @@
  */
 import type { AlertEvent } from './events';
 
-export const CHANNEL_NAMES = ['telegram', 'discord', 'slack', 'webhook'] as const;
+const CHANNEL_NAMES = ['telegram', 'discord', 'slack', 'webhook'] as const;
 export type ChannelName = (typeof CHANNEL_NAMES)[number];
 
-export interface OutgoingRequest {
+interface OutgoingRequest {
   url: string;
   headers: Record<string, string>;
   body: string;
@@ -235,7 +235,7 @@ export function webhookChannel(options: { url: string }): Channel {
  * webhook's secret is in its path or query; a server's error page may quote the URL, or only its path, as
  * Express's `Cannot POST /hooks/<secret>` does). Each also as JSON that escapes its slashes writes it, and decoded.
  */
-export function urlSecrets(url: string): string[] {
+function urlSecrets(url: string): string[] {
   const { pathname, search } = new URL(url);
   const forms = [url, `${pathname}${search}`, ...(pathname.length > 1 ? [pathname] : [])];
   const variants = forms.flatMap((form) => [form, form.replaceAll('/', '\\/'), safeDecode(form)]);

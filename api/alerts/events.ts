@@ -19,7 +19,7 @@ export const ALERT_TYPES = [
   'test',
 ] as const;
 
-export type AlertType = (typeof ALERT_TYPES)[number];
+type AlertType = (typeof ALERT_TYPES)[number];
 
 /** A bot as an alert names it. */
 export interface BotRef {
@@ -56,7 +56,7 @@ export interface AlertEvent {
   digest?: unknown;
 }
 
-export interface AlarmDetails {
+interface AlarmDetails {
   name: string;
   state: string;
   previousState: string | null;
@@ -87,7 +87,7 @@ export function botLabel(bot: BotRef): string {
 }
 
 /** The dashboard's view of an account under the stage's URL (which ends with `/`). */
-export function accountUrl(dashboardUrl: string | undefined, accountId: string): string | undefined {
+function accountUrl(dashboardUrl: string | undefined, accountId: string): string | undefined {
   if (!dashboardUrl) return undefined;
   return `${dashboardUrl.endsWith('/') ? dashboardUrl : `${dashboardUrl}/`}#/account/${encodeURIComponent(accountId)}`;
 }

@@ -16,7 +16,7 @@ import { ChannelWatch, type ChannelReport, type DeliveryOptions, deliverAlerts }
 import type { AlertEvent } from './events';
 import { configuredChannels } from './remote';
 
-export const notifierMetrics = new Metrics({ namespace: NAMESPACE, serviceName: SERVICE, defaultDimensions: { stage: config.stage } });
+const notifierMetrics = new Metrics({ namespace: NAMESPACE, serviceName: SERVICE, defaultDimensions: { stage: config.stage } });
 
 const watch = new ChannelWatch();
 let lastSaid = '';

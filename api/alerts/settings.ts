@@ -22,11 +22,11 @@ export const ALERT_VARIABLES = [
   'ALERT_WEBHOOK_URL',
 ] as const;
 
-export type AlertVariable = (typeof ALERT_VARIABLES)[number];
+type AlertVariable = (typeof ALERT_VARIABLES)[number];
 
 export type AlertValues = Partial<Record<AlertVariable, string>>;
 
-export const TELEGRAM_API_URL = 'https://api.telegram.org';
+const TELEGRAM_API_URL = 'https://api.telegram.org';
 
 type Env = Record<string, string | undefined>;
 

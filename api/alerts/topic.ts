@@ -23,7 +23,7 @@ function subjectOf(title: string): string {
 }
 
 /** Q Developer's custom notification of an event: its title, and the rest of its text as the description. */
-export function chatNotificationOf(event: AlertEvent): Record<string, unknown> {
+function chatNotificationOf(event: AlertEvent): Record<string, unknown> {
   const [, ...rest] = event.text.split('\n');
   return {
     version: '1.0',

@@ -9,7 +9,7 @@ import { type Family, PROMETHEUS_TYPE, renderExposition, type Sample } from './p
  */
 
 /** Every state a bot reports, in the API's order: one `tba_bot_state` series each, 1 for the bot's own. */
-export const BOT_STATES: readonly BotState[] = ['running', 'paused', 'stopped', 'error'];
+const BOT_STATES: readonly BotState[] = ['running', 'paused', 'stopped', 'error'];
 
 /** The labels of a bot's series: its account, and what the account's profile says of it. */
 function botLabels(bot: BotFigures): Record<string, string> {
@@ -40,7 +40,7 @@ function perBot(
 }
 
 /** The families of a scrape, in a fixed order. */
-export function fleetFamilies(figures: FleetFigures): Family[] {
+function fleetFamilies(figures: FleetFigures): Family[] {
   const { bots, summary } = figures;
   const labels = new Map(bots.map((bot) => [bot, botLabels(bot)]));
   const flag = (yes: boolean) => (yes ? 1 : 0);

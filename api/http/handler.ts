@@ -72,7 +72,7 @@ function principalOf(event: Event): Principal {
 }
 
 /** What a client is told of a misconfiguration: that it is one, and where its cause is; never the table or the role. */
-export const MISCONFIGURED_DETAIL =
+const MISCONFIGURED_DETAIL =
   'The service is misconfigured: its database refused it (a missing table, permission or credentials). The log names the cause under this request id.';
 
 const DATABASE_LINES = { unavailable: 'database unavailable', misconfigured: 'database misconfigured' };

@@ -24,7 +24,7 @@ export type ParameterParsers = Record<string, (value: string) => unknown>;
 export type ParsedQuery<P extends ParameterParsers> = { [K in keyof P]?: Exclude<ReturnType<P[K]>, undefined> };
 
 /** Thrown by a parser to reject a value; the message completes "<name> …". */
-export class ParameterRejection extends Error {}
+class ParameterRejection extends Error {}
 
 function reject(message: string): never {
   throw new ParameterRejection(message);
@@ -107,7 +107,7 @@ export function parseLimit(value: string): number {
  * A cursor's text, of the form the API issues (and at most 512 characters); its signature is checked once the listing
  * it must belong to is known.
  */
-export function parseCursor(value: string): string {
+function parseCursor(value: string): string {
   return cursorShaped(value) ? value : reject(NOT_A_CURSOR);
 }
 
@@ -136,23 +136,23 @@ export function parseTimeParameter(value: string): number {
 }
 
 /** `day`, `week` or `month`, in any case. */
-export function parsePeriod(value: string): Period {
+function parsePeriod(value: string): Period {
   const period = value.toLowerCase() as Period;
   return PERIODS.includes(period) ? period : reject(`must be one of ${PERIODS.join(', ')}`);
 }
 
 /** `hour` or `day`, in any case. */
-export function parseInterval(value: string): Interval {
+function parseInterval(value: string): Interval {
   const interval = value.toLowerCase() as Interval;
   return INTERVALS.includes(interval) ? interval : reject(`must be one of ${INTERVALS.join(', ')}`);
 }
 
 /** The representations of a trade listing the `format` parameter names (trade-representations.ts renders them). */
-export const TRADE_FORMATS = ['json', 'csv', 'cointracking'] as const;
-export type TradeFormat = (typeof TRADE_FORMATS)[number];
+const TRADE_FORMATS = ['json', 'csv', 'cointracking'] as const;
+type TradeFormat = (typeof TRADE_FORMATS)[number];
 
 /** `json`, `csv` or `cointracking`, in any case. */
-export function parseTradeFormat(value: string): TradeFormat {
+function parseTradeFormat(value: string): TradeFormat {
   const format = value.toLowerCase() as TradeFormat;
   return TRADE_FORMATS.includes(format) ? format : reject(`must be one of ${TRADE_FORMATS.join(', ')}`);
 }

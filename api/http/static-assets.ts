@@ -30,7 +30,7 @@ const TYPES: Record<string, string> = {
  * Scripts, styles and fetches from this origin only; no inline script or style, no plugin, no framing, and forms
  * post nowhere. The page loads nothing from elsewhere.
  */
-export const CONTENT_SECURITY_POLICY =
+const CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 function candidates(): string[] {

@@ -65,7 +65,7 @@ export interface AccountFacts {
 }
 
 /** A stored time as CoinTracking reads dates: `YYYY-MM-DD HH:mm:ss`, UTC (the import is told the zone). */
-export function cointrackingDate(time: string): string {
+function cointrackingDate(time: string): string {
   return `${time.slice(0, 10)} ${time.slice(11, 19)}`;
 }
 

@@ -12,7 +12,7 @@ import { DEFAULT_LIMIT, MAX_LIMIT, type ParsedQuery, type TRADE_QUERY } from './
  * A page size when `limit` is not given, per representation: 50 trades for JSON (a screen), the most a page may
  * hold for the CSV layouts, which are read whole by programs (fewer requests for the same export).
  */
-export const DEFAULT_CSV_LIMIT = MAX_LIMIT;
+const DEFAULT_CSV_LIMIT = MAX_LIMIT;
 
 /**
  * A trade listing over HTTP: the query's defaults, and the cursor that carries a position from one page to the

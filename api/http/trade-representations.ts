@@ -11,7 +11,7 @@ import { cointrackingCsv, leftOutOf, tradesCsv } from './trade-csv';
  */
 
 /** The media type of both CSV layouts: UTF-8, no byte order mark (pages concatenate), a header row on every page. */
-export const CSV_TYPE = 'text/csv; charset=utf-8; header=present';
+const CSV_TYPE = 'text/csv; charset=utf-8; header=present';
 
 const linked = (page: TradePage, request: RenderRequest) => nextLink(page.nextCursor, request);
 

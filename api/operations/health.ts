@@ -6,8 +6,8 @@ import type { Health } from '@trading-bot-api/core/types';
 import { store } from '../database';
 import { logDatabaseFailure } from '../telemetry';
 
-export const SERVICE_NAME = 'Trading Bot API';
-export const SERVICE_VERSION = '1.0';
+const SERVICE_NAME = 'Trading Bot API';
+const SERVICE_VERSION = '1.0';
 
 // A key no account can have (an account id starts with a letter or digit, packages/core/src/ids.ts): the probe reads
 // nothing, reveals nothing, and needs only the GetItem permission the API already has.

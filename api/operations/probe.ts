@@ -16,7 +16,7 @@ import { fleetStatusOf } from './status';
  */
 export const NAMESPACE = 'TradingBotApi';
 
-export const metrics = new Metrics({ namespace: NAMESPACE, serviceName: SERVICE, defaultDimensions: { stage: config.stage } });
+const metrics = new Metrics({ namespace: NAMESPACE, serviceName: SERVICE, defaultDimensions: { stage: config.stage } });
 
 export interface ProbeResult {
   time: string;
@@ -34,12 +34,10 @@ export interface ProbeResult {
   databaseCause?: string;
 }
 
-/** Reads every account's bot, and says what an operator must know. */
-export async function runProbe(now: Date): Promise<ProbeResult> {
-  return (await probeFleet(now)).result;
-}
-
-/** What runProbe finds, with the fleet's statuses it found it in (none when the database did not answer): the alerts read them. */
+/**
+ * Reads every account's bot, and says what an operator must know, with the fleet's statuses it found it in (none when
+ * the database did not answer): the alerts read them.
+ */
 export async function probeFleet(now: Date): Promise<{ result: ProbeResult; fleet: FleetStatus | undefined }> {
   const started = performance.now();
   let fleet: FleetStatus | undefined;

@@ -26,7 +26,7 @@ function parts(value: string): { sign: string; whole: string; fraction: string }
 }
 
 /** Places after the point of an exact decimal string, as written: `"1.08420"` has 5. */
-export const placesOf = (value: string | null | undefined): number => (value ? parts(value).fraction.length : 0);
+const placesOf = (value: string | null | undefined): number => (value ? parts(value).fraction.length : 0);
 
 /**
  * Places a value needs: those it has, less trailing zeros (`"10.50"` needs 1, `"10.00"` none); of a value with more

@@ -20,7 +20,7 @@ import { DEMO_TERMS, type Instrument, INSTRUMENTS, nearNormal, placesOf, positio
 
 export type Role = 'trading' | 'paused' | 'flaky' | 'stopped' | 'lapsing';
 
-export const DEMO_ROLES: Record<string, Role> = {
+const DEMO_ROLES: Record<string, Role> = {
   'primary-usd': 'trading',
   'euro-swing': 'paused',
   'sterling-carry': 'flaky',

@@ -22,10 +22,10 @@ export const DYNAMODB_LOCAL = {
   minimumJava: 17,
 } as const;
 
-export const JAVA_INSTALL_HINT = 'Debian/Ubuntu: sudo apt-get install -y openjdk-17-jre-headless';
+const JAVA_INSTALL_HINT = 'Debian/Ubuntu: sudo apt-get install -y openjdk-17-jre-headless';
 
 /** CORS allow-list given to DynamoDB Local: an origin under the reserved .invalid domain, which no page can have. */
-export const NO_WEB_ORIGIN = 'http://dynamodb-local.invalid';
+const NO_WEB_ORIGIN = 'http://dynamodb-local.invalid';
 
 /** A missing prerequisite, reported as its one-line message without a stack trace. */
 export class PrerequisiteError extends Error {}

@@ -12,12 +12,12 @@
  * Both render the gateway's own answers from resources/gateway-responses.js, the definition that is deployed.
  */
 /** The gateway responses an authorizer's outcome can lead to. */
-export type Refusal = 'UNAUTHORIZED' | 'AUTHORIZER_FAILURE' | 'ACCESS_DENIED';
+type Refusal = 'UNAUTHORIZED' | 'AUTHORIZER_FAILURE' | 'ACCESS_DENIED';
 
 export type Decision = { refusal: Refusal } | { context: Record<string, unknown> };
 
 /** The ARN API Gateway gives the authorizer for a method of a route. */
-export function methodArn(stage: string, method: string, resourcePath: string): string {
+function methodArn(stage: string, method: string, resourcePath: string): string {
   return `arn:aws:execute-api:us-east-1:000000000000:local/${stage}/${method}${resourcePath}`;
 }
 

@@ -47,7 +47,7 @@ export interface LocalApi {
  * (stream-pump.ts). A write shows in the fleet's answers within about a second at most, as a deployed one does within
  * the event source mapping's batching window (1 s).
  */
-export const PUMP_INTERVAL_MS = 250;
+const PUMP_INTERVAL_MS = 250;
 
 /** The stale threshold the functions run with (`env` overrides the stage's), which sets the bot stamps' window. */
 function staleAfterSeconds(stage: string, env: Record<string, string> | undefined): number {

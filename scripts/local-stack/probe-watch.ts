@@ -57,7 +57,7 @@ export function probeChanges(previous: ProbeResult | undefined, next: ProbeResul
 }
 
 /** Invokes the probe once through serverless offline's Lambda API; what it found. */
-export async function invokeProbe(offline: Pick<Offline, 'lambdaSocket'>, stage: string): Promise<ProbeAnswer> {
+async function invokeProbe(offline: Pick<Offline, 'lambdaSocket'>, stage: string): Promise<ProbeAnswer> {
   const event = { version: '0', 'detail-type': 'Scheduled Event', source: 'aws.events', time: new Date().toISOString(), detail: {} };
   const answer = await requestOverSocket(offline.lambdaSocket, {
     method: 'POST',
@@ -72,7 +72,7 @@ export async function invokeProbe(offline: Pick<Offline, 'lambdaSocket'>, stage:
 }
 
 /** The database's changes between two probes, as alerts (the first probe says only that it does not answer). */
-export function databaseAlerts(previous: ProbeResult | undefined, next: ProbeResult, stage: string): AlertEvent[] {
+function databaseAlerts(previous: ProbeResult | undefined, next: ProbeResult, stage: string): AlertEvent[] {
   if (!next.databaseHealthy && (!previous || previous.databaseHealthy))
     return [databaseEvent(true, stage, next.time, `No answer within ${next.latencyMs} ms.`)];
   if (next.databaseHealthy && previous && !previous.databaseHealthy) return [databaseEvent(false, stage, next.time)];

@@ -68,7 +68,7 @@ export interface Harness {
 }
 
 /** The DynamoDB Local of this test run (started by test/kit/global-setup.cjs). */
-export function testDatabase(): { endpoint: string } {
+function testDatabase(): { endpoint: string } {
   const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
   if (!endpoint) throw new Error('TEST_DYNAMODB_ENDPOINT is not set: run the tests with jest, whose global setup starts DynamoDB Local');
   return { endpoint };

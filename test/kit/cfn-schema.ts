@@ -83,7 +83,7 @@ const SCALARS = new Set(['string', 'number', 'integer', 'boolean', 'date-time'])
 
 let loaded: SpecDatabase | undefined;
 /** The published schemas (about half a second to load; kept for the process). */
-export function serviceSpec(): SpecDatabase {
+function serviceSpec(): SpecDatabase {
   loaded ??= loadAwsServiceSpecSync();
   return loaded;
 }

@@ -68,7 +68,7 @@ const deref = (value: any): any => {
 };
 
 /** Every GET operation of the document with its parameters resolved. */
-export const OPERATIONS: Operation[] = Object.entries<any>(openapi.paths).map(([template, item]) => ({
+const OPERATIONS: Operation[] = Object.entries<any>(openapi.paths).map(([template, item]) => ({
   template,
   parameters: (item.get.parameters ?? []).map(deref),
 }));
@@ -83,7 +83,7 @@ function withinSchema(parameter: Parameter, value: string): boolean {
 }
 
 /** Percent-encodes every byte of `text` (as UTF-8) that is not unreserved (RFC 3986). */
-export function percentEncode(text: string): string {
+function percentEncode(text: string): string {
   let out = '';
   for (const byte of Buffer.from(text, 'utf8')) {
     const char = String.fromCharCode(byte);

@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface Received {
+interface Received {
   path: string;
   /** The JSON body (Slack's and the others' alike). */
   body: any;

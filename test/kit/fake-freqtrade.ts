@@ -68,7 +68,7 @@ export interface FakeTrade {
 }
 
 /** Binance spot's precision of BTC/USDT as ccxt 4 reports it (TICK_SIZE mode): 0.00001 BTC, 0.01 USDT. */
-export const TICK_PRECISION = { amount_precision: 1e-5, price_precision: 0.01, precision_mode: 4 } as const;
+const TICK_PRECISION = { amount_precision: 1e-5, price_precision: 0.01, precision_mode: 4 } as const;
 
 /** Python's repr of a float: the shortest round-trip digits, with an exponent below 1e-4 and from 1e16 on. */
 export function pythonFloat(value: number): string {

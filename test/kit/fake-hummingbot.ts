@@ -65,7 +65,7 @@ const minus = (a: string, b: string) => plus(a, negateDecimal(b));
 /** Python's Decimal division (28 significant digits is more than any figure here needs). */
 const over = (a: string, b: string) => trimDecimal(divideDecimals(a, b, 24));
 
-export interface FakeFee {
+interface FakeFee {
   /** `AddedToCost` (spot, most exchanges) or `DeductedFromReturns`. */
   type?: 'AddedToCost' | 'DeductedFromReturns';
   percent?: string;

@@ -9,6 +9,10 @@ module.exports = async function globalTeardown() {
   await globalThis.testWriterBuild;
   globalThis.testWriterBuild = undefined;
   // The workers' DynamoDB Locals with streams end with their workers; one that outlived its worker ends here.
-  if (process.env.TEST_RUN_DIR) require('./streams-database.ts').stopStreamsDatabases();
-  require('./run-dir.ts').removeRunDir();
+  if (process.env.TEST_RUN_DIR) {
+    const { stopStreamsDatabases } = require('./streams-database.ts');
+    stopStreamsDatabases();
+  }
+  const { removeRunDir } = require('./run-dir.ts');
+  removeRunDir();
 };

@@ -46,7 +46,7 @@ export function deployEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv
 }
 
 /** `serverless package --stage prod` into `out`, with deployEnv(`extra`): in `.esbuild` unless `extra` says otherwise. */
-export async function packageStage(out: string, extra: Record<string, string> = {}): Promise<void> {
+async function packageStage(out: string, extra: Record<string, string> = {}): Promise<void> {
   await promisify(execFile)(process.execPath, [SERVERLESS, 'package', '--stage', 'prod', '--package', out], {
     cwd: ROOT,
     env: deployEnv(extra),

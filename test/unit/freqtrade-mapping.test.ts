@@ -1,15 +1,8 @@
 /** The freqtrade bridge's pure rules: floats to decimals, pairs to instruments, ids, fees, futures, states, the balance. */
 import fc from 'fast-check';
 import type { FreqtradeTrade } from '@trading-bot-api/feeds/bridges/freqtrade/api';
-import {
-  atPrecision,
-  botStateOf,
-  instrumentOf,
-  moneyOf,
-  snapshotOf,
-  tradeIdOf,
-  tradeOf,
-} from '@trading-bot-api/feeds/bridges/freqtrade/mapping';
+import { atPrecision, botStateOf, instrumentOf, snapshotOf, tradeIdOf, tradeOf } from '@trading-bot-api/feeds/bridges/freqtrade/mapping';
+import { moneyOf } from '@trading-bot-api/feeds/bridges/numbers';
 import { decimalOfFloat, formatDecimal, isDecimal, trimDecimal } from '@trading-bot-api/core/decimal';
 import { pythonFloat } from '../kit/fake-freqtrade';
 import { propertyRuns } from '../kit/property-runs';

@@ -1,5 +1,5 @@
 /** What a view gives the page: work to repeat, each at its own pace, and where to say that something failed. */
-export interface Schedule {
+interface Schedule {
   every: number;
   run: () => Promise<void>;
   /** Failures of this one are not shown (a clock tick). */

@@ -54,7 +54,7 @@ export function negateDecimal(value: string): string {
  * a double and back unchanged, while the 16th and 17th digits of a double's shortest form are where arithmetic leaves
  * its noise (`0.1 + 0.2` is `0.30000000000000004`, a sum of profits `9.689999999999998`).
  */
-export const FLOAT_DIGITS = 15;
+const FLOAT_DIGITS = 15;
 
 /** `text` (a plain decimal) without trailing zeros after the point, nor the point itself when nothing follows it. */
 export function trimDecimal(text: string): string {

@@ -21,7 +21,7 @@ export const ABOVE_EVERY_ID = '~';
 export type AccountScope = '*' | readonly string[];
 
 /** `all` names every account in paths; it is never an account id. */
-export const ALL_ACCOUNTS = 'all';
+const ALL_ACCOUNTS = 'all';
 
 /** True when `value` can be an account id (ACCOUNT_ID, and not `all`). */
 export function isAccountId(value: string): boolean {

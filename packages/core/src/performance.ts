@@ -33,10 +33,10 @@ import { feesIn } from './fees';
 import type { Drawdown, Fee, PerformanceFigures } from './types';
 
 /** Digits after the point of every ratio. */
-export const RATIO_PLACES = 4;
+const RATIO_PLACES = 4;
 
 /** A trade singled out (the best or the worst): its id, P&L and close time (the tie-break). */
-export interface TradeMark {
+interface TradeMark {
   accountId: string;
   id: string;
   realizedPL: string;

@@ -37,7 +37,7 @@ import { compareDecimals } from './decimal';
 export type StatsUnit = 'day' | 'block' | 'month';
 
 /** The units a closed trade counts in: each of its day's. */
-export const STATS_UNITS: readonly StatsUnit[] = ['day', 'block', 'month'];
+const STATS_UNITS: readonly StatsUnit[] = ['day', 'block', 'month'];
 
 const DAY = 86_400_000;
 /** The days of a block, and the last block's first day of the month (29th): it runs to the month's end. */
@@ -85,7 +85,7 @@ export function windowPeriods(firstDay: number, lastDay: number): PeriodKey[] {
 }
 
 /** One instrument's figures over a period, and the net realized P&L of each of its days that had a close ("01"–"31"). */
-export interface InstrumentPeriod extends StatsFigures {
+interface InstrumentPeriod extends StatsFigures {
   nets: Record<string, string>;
 }
 

@@ -55,11 +55,7 @@ export type FleetStatus = Schemas['FleetStatus'];
 /** The realized P&L of the trades closed in one period (by `closeTime`), with their counts. */
 export type PnlPoint = Schemas['PnlPoint'];
 export type AccountPnl = Schemas['AccountPnl'];
-/** The P&L of every visible account in one currency, summed per period. */
-export type PnlSeries = Schemas['PnlSeries'];
 export type AllPnl = Schemas['AllPnl'];
-/** The last balance snapshot recorded in one interval. */
-export type EquityPoint = Schemas['EquityPoint'];
 export type AccountEquity = Schemas['AccountEquity'];
 /** How well the trades closed in a window did, in one currency, overall and per instrument (API 1.2). */
 export type CurrencyPerformance = Schemas['CurrencyPerformance'];
@@ -74,8 +70,6 @@ export type InstrumentPerformance = Schemas['InstrumentPerformance'];
 export type AccountPerformance = Schemas['AccountPerformance'];
 export type AllPerformance = Schemas['AllPerformance'];
 
-export type Environment = Account['environment'];
-export type TradeSide = Trade['side'];
 export type TradeStatus = Trade['status'];
 export type BotState = AccountStatus['state'];
 

@@ -112,7 +112,7 @@ export function decide(stored: Trade | undefined, given: Trade, correct = false)
 }
 
 /** One trade against what is stored, as one call (read, decide, write, retried as a whole). */
-export async function recordOne(
+async function recordOne(
   store: Store,
   accountId: string,
   trade: Trade,

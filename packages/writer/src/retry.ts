@@ -11,7 +11,7 @@ import { DatabaseError, DatabaseMisconfigured } from '@trading-bot-api/core/stor
 import * as errors from './errors';
 
 /** Read-modify-writes tried before a call gives up with WRITE_CONFLICT. */
-export const MAX_ATTEMPTS = 12;
+const MAX_ATTEMPTS = 12;
 
 /** Thrown inside an attempt when another writer changed what it read: read again and retry. */
 export class Retry extends Error {}

@@ -92,14 +92,14 @@ export function namesContractOf(stored: Trade, given: Trade): boolean {
  * close's. Fees given with leg `open` too are the trade's whole list; and so are those given at the close of a trade
  * whose opening's fees are unknown (a bot that says its fees once, when it closes). Given none, the stored stand.
  */
-export function feesAfterClose(stored: Trade['fees'], given: Trade['fees']): Trade['fees'] {
+function feesAfterClose(stored: Trade['fees'], given: Trade['fees']): Trade['fees'] {
   if (given === null) return stored;
   if (stored === null || given.some((fee) => fee.leg === 'open')) return given;
   return [...stored.filter((fee) => fee.leg === 'open'), ...given];
 }
 
 /** The order ids of `stored` with those of `given` after them, each once (null when neither has any). */
-export function orderIdsWith(stored: Trade['orderIds'], given: Trade['orderIds']): Trade['orderIds'] {
+function orderIdsWith(stored: Trade['orderIds'], given: Trade['orderIds']): Trade['orderIds'] {
   if (given === null) return stored;
   return [...new Set([...(stored ?? []), ...given])];
 }

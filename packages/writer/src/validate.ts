@@ -15,11 +15,11 @@ import { invalidInput } from './errors';
  * Currency codes: upper-case letters and digits, 2 to 12 of them: ISO 4217's `USD` and `EUR`, and the quote
  * currencies of crypto exchanges (`USDT`, `USDC`, `BTC`, `FDUSD`). Amounts are never converted between them.
  */
-export const CURRENCY = /^[A-Z0-9]{2,12}$/;
+const CURRENCY = /^[A-Z0-9]{2,12}$/;
 const MAX_TEXT = 500;
 /** The most fees and order ids a trade keeps (a trade with more orders than this is not one a bot makes). */
-export const MAX_FEES = 50;
-export const MAX_ORDER_IDS = 100;
+const MAX_FEES = 50;
+const MAX_ORDER_IDS = 100;
 /** An exchange's order id: printable ASCII without spaces (the CSV separates ids with one), 1 to 128 characters. */
 const ORDER_ID = /^[!-~]{1,128}$/;
 const MARKETS = ['spot', 'margin', 'futures'] as const;
@@ -45,7 +45,7 @@ export function tradeId(value: unknown, field = 'id'): string {
   return value;
 }
 
-export function decimal(value: unknown, field: string, sign: 'any' | 'positive' = 'any'): string {
+function decimal(value: unknown, field: string, sign: 'any' | 'positive' = 'any'): string {
   if (typeof value === 'number') throw invalidInput(field, `must be a decimal string such as "10.50", not a number (${value})`);
   if (!isDecimal(value))
     throw invalidInput(
@@ -75,7 +75,7 @@ function currencyCode(value: unknown, field: string): string {
  * decimal string (negative: a rebate) in its own currency, `leg` the exchange that charged it (`open` or `close`).
  * Where the call says which exchange it reports (an open, a close), `leg` may be left out and is that one.
  */
-export function feesInput(value: unknown, field: string, leg?: Fee['leg']): Fee[] | null {
+function feesInput(value: unknown, field: string, leg?: Fee['leg']): Fee[] | null {
   if (value === undefined || value === null) return null;
   if (!Array.isArray(value)) throw invalidInput(field, 'must be a list of fees such as [{"amount": "0.12", "currency": "USDT"}], or null');
   if (value.length > MAX_FEES) throw invalidInput(field, `must hold at most ${MAX_FEES} fees, got ${value.length}`);
@@ -90,7 +90,7 @@ export function feesInput(value: unknown, field: string, leg?: Fee['leg']): Fee[
 }
 
 /** The exchange's order ids of a trade: null when absent or empty; each id once, in the order given. */
-export function orderIdsInput(value: unknown, field: string): string[] | null {
+function orderIdsInput(value: unknown, field: string): string[] | null {
   if (value === undefined || value === null) return null;
   if (!Array.isArray(value)) throw invalidInput(field, 'must be a list of order ids (strings), or null');
   const ids = value.map((id, i) => {
@@ -120,7 +120,7 @@ function ahead(ms: number): string {
  * A time as stored (`YYYY-MM-DDTHH:mm:ss.sssZ`); with `now`, one more than MAX_CLOCK_AHEAD_MS ahead of it is refused
  * too, naming how far ahead it is.
  */
-export function time(value: unknown, field: string, now?: Date): string {
+function time(value: unknown, field: string, now?: Date): string {
   const stored = parseUtcTimestamp(value);
   if (stored === undefined) {
     throw invalidInput(

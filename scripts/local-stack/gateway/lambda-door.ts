@@ -33,7 +33,7 @@ export interface LambdaDoorOptions {
   apiPort: () => number;
 }
 
-export function lambdaError(status: number, type: string, message: string): Answer {
+function lambdaError(status: number, type: string, message: string): Answer {
   return {
     status,
     headers: { 'Content-Type': 'application/json', 'x-amzn-ErrorType': type },

@@ -18,7 +18,7 @@ export type Profile = Pick<Account, 'name' | 'broker' | 'environment'>;
  * The stored item for an account and its bot's report. A report's missing values are left out rather than stored
  * as NULL, so conditions on them (`attribute_not_exists`) mean what they say.
  */
-export function accountItem(account: Account, bot: BotReport): Item {
+function accountItem(account: Account, bot: BotReport): Item {
   const { id, ...profile } = account;
   return { ...accountKey(id), ...profile, bot: storedReport(bot) };
 }

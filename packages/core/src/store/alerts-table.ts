@@ -23,7 +23,7 @@ export interface BotAlertState {
 }
 
 /** The key of a bot's item. */
-export function botAlertKey(accountId: string): Item {
+function botAlertKey(accountId: string): Item {
   return { subject: `bot#${accountId}` };
 }
 

@@ -20,7 +20,7 @@ export interface ApiKeyRecord {
 const KEY = /^tbk_([a-f0-9]{16})_([A-Za-z0-9_-]{43})$/;
 
 /** Hex SHA-256 of a key. */
-export function hashApiKey(key: string): string {
+function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
@@ -38,7 +38,7 @@ export function keyIdOf(text: string): string | undefined {
 }
 
 /** The table key of a key id. */
-export function apiKeyKey(keyId: string): Item {
+function apiKeyKey(keyId: string): Item {
   return { keyId };
 }
 

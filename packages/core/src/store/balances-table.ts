@@ -29,7 +29,7 @@ export interface BalanceRecord extends Balance {
 }
 
 /** The stored item for a balance record (missing times left out rather than stored as NULL). */
-export function balanceItem(record: BalanceRecord): Item {
+function balanceItem(record: BalanceRecord): Item {
   return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== null));
 }
 
@@ -73,18 +73,6 @@ export async function getBalanceRecord(store: Store, accountId: string): Promise
  */
 export function putBalance(store: Store, record: BalanceRecord, read: BalanceRecord | undefined): TransactItem {
   return versionedPut(store.tables.balances, balanceItem(record), read);
-}
-
-/** A transaction's check that the balance is still the version read (it writes nothing to it). */
-export function balanceUnchanged(store: Store, accountId: string, version: number): TransactItem {
-  return {
-    ConditionCheck: {
-      TableName: store.tables.balances,
-      Key: balanceKey(accountId),
-      ConditionExpression: 'version = :version',
-      ExpressionAttributeValues: { ':version': version },
-    },
-  };
 }
 
 /**

@@ -88,13 +88,13 @@ export function periodKey(accountId: string, period: PeriodKey): Item {
   return { accountId, [KEY]: entryKeyOf('perf', period.unit, period.start) };
 }
 
-export function equityKey(accountId: string, interval: Interval, start: string): Item {
+function equityKey(accountId: string, interval: Interval, start: string): Item {
   return { accountId, [KEY]: entryKeyOf('equity', interval, start) };
 }
 
 const TRADE_ID_PREFIX = 'trade#';
 
-export function tradeIdKey(accountId: string, tradeId: string): Item {
+function tradeIdKey(accountId: string, tradeId: string): Item {
   return { accountId, [KEY]: `${TRADE_ID_PREFIX}${tradeId}` };
 }
 

@@ -13,7 +13,7 @@ import { batchGetItems, getItem, type Item, queryItems, type Store, type Transac
  * by exactly that filter and sorted by `orderKey`, so a page is one key-range Query with no FilterExpression.
  */
 
-export type IndexName = keyof typeof TRADE_INDEXES;
+type IndexName = keyof typeof TRADE_INDEXES;
 
 export interface TradeFilter {
   status?: TradeStatus;
@@ -109,7 +109,7 @@ function index(indexName: IndexName, partitionValue: string): Listing {
 }
 
 /** The key of a trade in the table: its account and its order key. */
-export function tradeKey(trade: Pick<Trade, 'openTime' | 'id' | 'accountId'>): Item {
+function tradeKey(trade: Pick<Trade, 'openTime' | 'id' | 'accountId'>): Item {
   return { accountId: trade.accountId, orderKey: orderKey(trade) };
 }
 

@@ -10,7 +10,7 @@ import { FreqtradeError } from './freqtrade/api';
 import type { PollSummary } from './freqtrade/bridge';
 import { pause } from '../pause';
 
-export interface Pollable {
+interface Pollable {
   readonly account: string;
   poll(): Promise<PollSummary>;
 }
@@ -31,7 +31,7 @@ export interface RunOptions {
 }
 
 /** One line saying why a poll failed, and whether the database (not the bot) is the cause; rethrows a bug or a misconfiguration. */
-export function failureOf(error: unknown): { text: string; database: boolean } {
+function failureOf(error: unknown): { text: string; database: boolean } {
   if (error instanceof FreqtradeError) return { text: error.message, database: false };
   if (error instanceof WriterError && error.code === 'UNAVAILABLE') {
     return { text: `the database does not answer (${error.message})`, database: true };

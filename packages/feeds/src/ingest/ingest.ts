@@ -13,7 +13,7 @@ import { applyEvents, changedSomething, DatabaseDown, type NumberedEvent } from 
 import { LineError, parseLine } from './lines';
 import type { SourceLine } from './source';
 
-export interface IngestCounts {
+interface IngestCounts {
   read: number;
   written: number;
   unchanged: number;

@@ -28,7 +28,7 @@ export interface Health {
 }
 
 /** OrderSchema: one order of a trade (freqtrade lists its filled and open ones, `Trade.select_filled_or_open_orders`). */
-export interface FreqtradeOrder {
+interface FreqtradeOrder {
   pair: string;
   /** The exchange's id of the order. */
   order_id: string;
@@ -95,7 +95,7 @@ export interface FreqtradeTrade {
 }
 
 /** `GET /api/v1/trades?limit=&offset=`: closed trades by id, paged. */
-export interface TradeResponse {
+interface TradeResponse {
   trades: FreqtradeTrade[];
   trades_count: number;
   offset: number;
@@ -103,7 +103,7 @@ export interface TradeResponse {
 }
 
 /** One currency of `/balance` (Balance): what the exchange (or the dry-run wallet) holds of it. */
-export interface BalanceEntry {
+interface BalanceEntry {
   currency: string;
   /** Free to trade with. */
   free: number;
@@ -144,7 +144,7 @@ export interface FreqtradeOptions {
 }
 
 /** The largest page freqtrade's `/trades` is asked for. */
-export const TRADES_PAGE = 500;
+const TRADES_PAGE = 500;
 
 export interface FreqtradeClient {
   readonly url: string;

@@ -32,15 +32,11 @@ import {
 import type { Balances, FreqtradeTrade, Health, ShowConfig } from './api';
 import { MONEY_PLACES, moneyOf } from '../numbers';
 
-// freqtrade rounds every profit to 8 places (persistence/trade_model.py, calculate_profit): the bridges' money rule,
-// shared with hummingbot's (../numbers.ts).
-export { MONEY_PLACES, moneyOf };
-
 /** ccxt's precision modes, as freqtrade reports them (`precision_mode`). */
-export const PRECISION_MODES = { DECIMAL_PLACES: 2, SIGNIFICANT_DIGITS: 3, TICK_SIZE: 4 } as const;
+const PRECISION_MODES = { DECIMAL_PLACES: 2, SIGNIFICANT_DIGITS: 3, TICK_SIZE: 4 } as const;
 
 /** The places the exchange's precision gives `value` (a decimal), or undefined when the trade reports none. */
-export function precisionPlaces(value: string, precision: number | null | undefined, mode: number | null | undefined): number | undefined {
+function precisionPlaces(value: string, precision: number | null | undefined, mode: number | null | undefined): number | undefined {
   if (precision === null || precision === undefined || !Number.isFinite(precision) || precision < 0) return undefined;
   if (mode === PRECISION_MODES.TICK_SIZE) return precision > 0 ? decimalScale(decimalOfFloat(precision)) : undefined;
   // ccxt counts places and digits in whole numbers (freqtrade: `int(amount_precision)`).

@@ -22,7 +22,7 @@ import { decimalOfFloat } from '@trading-bot-api/writer';
 import { pythonDecimal } from '../numbers';
 
 /** Channels whose messages are mirrored. */
-export type Channel = 'hb' | 'status_updates' | 'log' | 'events' | 'performance';
+type Channel = 'hb' | 'status_updates' | 'log' | 'events' | 'performance';
 
 /** hummingbot's command topics (`…/balance/limit` and `…/balance/paper` have two levels), and its notifications. */
 const QUIET_CHANNELS = new Set(['notify', 'start', 'stop', 'config', 'import', 'status', 'history']);

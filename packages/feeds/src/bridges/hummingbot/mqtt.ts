@@ -27,7 +27,7 @@ export interface BrokerOptions {
 }
 
 /** The broker's URL as said: no credentials, ever. */
-export function brokerName(url: string): string {
+function brokerName(url: string): string {
   try {
     const parsed = new URL(url);
     return `${parsed.protocol}//${parsed.hostname}${parsed.port ? `:${parsed.port}` : ''}${parsed.pathname === '/' ? '' : parsed.pathname}`;

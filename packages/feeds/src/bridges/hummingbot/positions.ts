@@ -39,7 +39,7 @@ import { MONEY_PLACES, multiplyDecimals, proportionOf, quotientOf } from '../num
 import type { Fee, Fill } from './messages';
 
 /** A fee as charged, in its own token. */
-export interface Charge {
+interface Charge {
   amount: string;
   currency: string;
 }
@@ -125,7 +125,7 @@ export function feeInQuote(
 }
 
 /** A fill's fees as charged: the percent's in the quote (8 places, half-even), each flat fee in its token. */
-export function chargesOf(fill: Pick<Fill, 'quote' | 'price' | 'amount' | 'fee'>): Charge[] {
+function chargesOf(fill: Pick<Fill, 'quote' | 'price' | 'amount' | 'fee'>): Charge[] {
   const charges: Charge[] = [];
   if (decimalSign(fill.fee.percent) !== 0)
     charges.push({
