@@ -31,7 +31,7 @@ import { timestamp } from '@trading-bot-api/core/time';
 import { accountKey } from '@trading-bot-api/core/store/accounts-table';
 import { MOST_STAMP_ITEMS } from '../api/operations/fleet-stamps';
 import { config } from '../api/config';
-import { HEALTH_PROBE_KEY } from '../api/operations/health';
+import { HEALTH_CHECKS } from '../api/operations/health';
 import { store } from '../api/database';
 import { type Item, queryItems, scanAll, type Store } from '@trading-bot-api/core/store/dynamodb';
 import { keyBefore, orderKey, tradeListing } from '@trading-bot-api/core/store/trades-table';
@@ -288,9 +288,15 @@ async function floor({ spec, after }: Prepared): Promise<Item[]> {
       return [...meta, ...members, ...entries];
     }
     case 'health':
-      return [(await raw.send(new GetCommand({ TableName: accountsTable, Key: HEALTH_PROBE_KEY }))).Item].filter(
-        (item): item is Item => !!item,
-      );
+      return Object.values(
+        (
+          await raw.send(
+            new BatchGetCommand({
+              RequestItems: Object.fromEntries(HEALTH_CHECKS.map(({ name, key }) => [config.tables[name], { Keys: [key] }])),
+            }),
+          )
+        ).Responses ?? {},
+      ).flat();
     case 'accounts':
     case 'all-balance':
       return scan(spec.operation === 'accounts' ? accountsTable : balances);

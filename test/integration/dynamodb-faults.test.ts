@@ -2,11 +2,15 @@
  * DynamoDB faults injected on the wire by a proxy between the real SDK and DynamoDB Local: every fault ends in the
  * complete answer or a bounded 503, never a hang, a 5xx of another kind, or a silently shorter list.
  */
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import tables from '../../resources/tables.js';
 import { generateDataset } from '../../scripts/demo/dataset';
+import { adminClient } from '../../scripts/local-stack/local-db';
 import { eventFor, type Harness, invoke, ROUTES, startHarness } from '../kit/api-harness';
 import { expectContract } from '../kit/contract';
 import { expectedTrades } from '../kit/expected';
 import { FaultProxy } from '../kit/fault-proxy';
+import { printedWhile } from '../kit/printed';
 
 jest.setTimeout(30_000);
 
@@ -107,10 +111,11 @@ describe.each([
       expect(JSON.stringify(result.body)).not.toMatch(/Exception|arn:|trading-bot-api-/);
       expect(ms).toBeLessThan(BUDGET_MS / 2);
     }
-    // Not retried by the SDK as an outage would be: health's one read is one request (three attempts are allowed).
+    // Not retried by the SDK as an outage would be: health's one read is one request (three attempts are allowed),
+    // then one read per table to name the one refused.
     proxy.seen.length = 0;
     await invoke('health', eventFor('health', { query: {} }));
-    expect(proxy.seen).toEqual(['GetItem']);
+    expect(proxy.seen).toEqual(['BatchGetItem', ...tables.DATA_TABLES.map(() => 'GetItem')]);
   });
 });
 
@@ -192,4 +197,19 @@ describe('BatchGetItem UnprocessedKeys', () => {
     expect(response.statusCode).toBe(503);
     expect(response.body.code).toBe('SERVICE_UNAVAILABLE');
   });
+});
+
+// Last: it deletes a table of this file's stage.
+it('health checks every table the API reads: with the trades table gone, a 500 that says misconfigured, the table in the log', async () => {
+  expect((await invoke('health', eventFor('health', { query: {} }))).statusCode).toBe(200);
+  const admin = adminClient(harness.db.endpoint);
+  await admin.send(new DeleteTableCommand({ TableName: harness.store.tables.trades }));
+  admin.destroy();
+  const { result, lines } = await printedWhile(() => invoke('health', eventFor('health', { query: {} })));
+  expectContract('/api/health', result);
+  expect(result.statusCode).toBe(500);
+  expect(result.body).toMatchObject({ code: 'INTERNAL_ERROR', detail: expect.stringContaining('misconfigured') });
+  expect(lines).toContainEqual(
+    expect.objectContaining({ level: 'ERROR', misconfigured: 'table', cause: expect.stringContaining(`(${harness.store.tables.trades})`) }),
+  );
 });
