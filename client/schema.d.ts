@@ -13,10 +13,11 @@ export interface paths {
         };
         /**
          * Check the API and its database
-         * @description Checks the database with one read. `200` with `status: "ok"` when it answers; `503` with the same shape,
+         * @description Checks every table the API reads (accounts, balances, trades, ledger, fleet summary) with one read of a key
+         *     no item has. `200` with `status: "ok"` when the database answers; `503` with the same shape,
          *     `status: "unavailable"` and `checks.database.status: "error"`, plus `Retry-After`, when it does not; a
-         *     `500` problem saying the service is misconfigured when the database refuses it (a missing table or
-         *     permission: no retry mends that), the cause in the log. Public: no API key is needed, and the body says nothing about accounts. Takes no query parameters (any is a
+         *     `500` problem saying the service is misconfigured when the database refuses it for any of those tables (a
+         *     missing table or permission: no retry mends that), the table and cause in the log. Public: no API key is needed, and the body says nothing about accounts. Takes no query parameters (any is a
          *     `400`). It watches no bot: a separate scheduled probe does, as metrics and alarms (README, "Operating it").
          */
         get: operations["health"];
