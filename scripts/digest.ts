@@ -5,7 +5,8 @@
  * --send also sent to every configured channel (ALERT_* variables; with --stage, also that stage's secret and
  * parameters). Its figures are the API's own answers (api/alerts/digest.ts). Locally it reads `npm start`'s database
  * (DB_PORT); with --stage that deployed stage's tables (AWS credentials and region from the environment).
- * Exit: 0; 1 when the database did not answer or a channel did not take the digest; 2 when the command is wrong.
+ * Exit: 0; 1 when the database did not answer, or with --send when a channel did not take the digest, is configured
+ * wrong or none is; 2 when the command is wrong.
  */
 import './support/quiet-sdk';
 import { randomBytes } from 'node:crypto';
@@ -44,21 +45,14 @@ async function main() {
   console.log(event.text);
   if (!values.send) return;
 
-  const { deliverAlerts } = await import('../api/alerts/delivery');
-  const { configuredChannels } = await import('../api/alerts/remote');
-  const { channels, problems } = await configuredChannels(process.env, { stage: values.stage });
-  for (const problem of problems) console.error(problem);
-  if (!channels.length) {
-    console.error('digest: no channel is configured (docs/alerts.md): printed only');
-    process.exitCode = 1;
-    return;
-  }
   console.log('');
-  for (const report of await deliverAlerts([event], channels)) {
-    const [failure] = report.failed;
-    console.log(failure ? `${report.channel}: not sent: ${failure.reason}` : `${report.channel}: sent`);
-    if (failure) process.exitCode = 1;
-  }
+  const { sendToChannels } = await import('./support/send-alerts');
+  const sent = await sendToChannels(event, values.stage, {
+    none: 'digest: no channel is configured (docs/alerts.md): printed only',
+    took: 'sent',
+    failed: 'not sent',
+  });
+  if (!sent) process.exitCode = 1;
 }
 
 main().catch((error) => {
