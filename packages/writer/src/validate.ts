@@ -156,12 +156,7 @@ function oneOf<T extends string>(value: unknown, field: string, allowed: readonl
 /** An account's profile; `createdAt` defaults to `now`. */
 export function accountInput(value: unknown, now: Date): Account {
   const input = object(value, 'account');
-  const currency = input.currency;
-  if (typeof currency !== 'string' || !CURRENCY.test(currency))
-    throw invalidInput(
-      'currency',
-      `must be a currency code of 2 to 12 upper-case letters or digits, such as "USD" or "USDT", got ${JSON.stringify(currency)}`,
-    );
+  const currency = currencyCode(input.currency, 'currency');
   return {
     id: accountId(input.id, 'id'),
     name: text(input.name, 'name'),
