@@ -8,7 +8,5 @@ module.exports = async function globalTeardown() {
   await db?.close();
   await globalThis.testWriterBuild;
   globalThis.testWriterBuild = undefined;
-  // The workers' DynamoDB Locals with streams end with their workers; one that outlived its worker ends here.
-  if (process.env.TEST_RUN_DIR) require('./streams-database.ts').stopStreamsDatabases();
   require('./run-dir.ts').removeRunDir();
 };
