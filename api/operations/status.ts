@@ -18,7 +18,7 @@ import { requireVisibleAccount } from './visible';
 const NO_TRADES = { openTradeCount: 0, lastTradeAt: null };
 
 /** The status of an account from its two items (the balances item may be missing: no trades, no figures yet). */
-export function statusOfItems(account: Item, balance: Item | undefined, now: Date): AccountStatus {
+function statusOfItems(account: Item, balance: Item | undefined, now: Date): AccountStatus {
   const trades = balance ? toBalanceRecord(balance) : NO_TRADES;
   return toAccountStatus(String(account.accountId), toBotReport(account), trades, now, config.staleAfterSeconds, retiredAtOf(account));
 }

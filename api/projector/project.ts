@@ -64,11 +64,11 @@ export interface Projected {
 /** Sums folded at once: a batch of a history's import touches hundreds of periods. */
 const FOLDS_AT_ONCE = 16;
 
-export function accountFacts(item: Item | undefined): AccountFacts | undefined {
+function accountFacts(item: Item | undefined): AccountFacts | undefined {
   return item && { account: toAccount(item), bot: toBotReport(item), retiredAt: retiredAtOf(item) };
 }
 
-export function balanceFacts(item: Item | undefined): BalanceFacts | undefined {
+function balanceFacts(item: Item | undefined): BalanceFacts | undefined {
   if (!item) return undefined;
   const { lastTradeAt, retiredAt } = toBalanceRecord(item);
   return { balance: toBalance(item), lastTradeAt, retiredAt };

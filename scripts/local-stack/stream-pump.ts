@@ -124,10 +124,15 @@ export function startStreamPump(options: {
     return ids;
   }
 
-  /** One batch as the mapping runs it: tried again from its first failed record, then given up to the queue. */
+  /**
+   * One batch as the mapping runs it: tried again from its first failed record (every record, when the projector
+   * threw), then given up to the queue.
+   */
   async function runBatch(arn: string, shardId: string, batch: SourceRecord[]): Promise<void> {
     for (let attempt = 1; ; attempt++) {
-      const { failures } = await project({ store, staleAfterSeconds: options.staleAfterSeconds }, batch);
+      const { failures } = await project({ store, staleAfterSeconds: options.staleAfterSeconds }, batch).catch((error) => ({
+        failures: batch.map(({ id }) => ({ id, error })),
+      }));
       if (!failures.length) return;
       const failed = new Set(failures.map(({ id }) => id));
       batch = batch.slice(batch.findIndex((record) => failed.has(record.id)));

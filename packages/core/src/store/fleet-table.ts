@@ -35,7 +35,7 @@ import { entryKeyOf, type PeriodPartition, periodAttributes } from './ledger-tab
  */
 
 /** An item's key in the fleet table. */
-export type FleetKey = { part: string; key: string };
+type FleetKey = { part: string; key: string };
 
 // --- Versions: one per fleet answer.
 
