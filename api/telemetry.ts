@@ -7,7 +7,6 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Logger } from '@aws-lambda-powertools/logger';
-import type { Context } from 'aws-lambda';
 import { DatabaseError, DatabaseMisconfigured } from '@trading-bot-api/core/store/errors';
 import { config } from './config';
 
@@ -34,19 +33,6 @@ export function countItemsRead(items: number): void {
 
 export function itemsReadSoFar(): number {
   return tallies.getStore()?.itemsRead ?? 0;
-}
-
-let coldStart = true;
-
-/**
- * The keys of the invocation in progress: function, Lambda request id, and whether it is this instance's first.
- * @deprecated By hand: every function but the fleet projector has the logger add them (`logger.addContext`, or
- * `injectLambdaContext` in api/http/handler.ts); the projector's owner moves it too, and this goes.
- */
-export function invocationKeys(context: Pick<Context, 'functionName' | 'awsRequestId'>): Record<string, unknown> {
-  const keys = { function_name: context.functionName, function_request_id: context.awsRequestId, cold_start: coldStart };
-  coldStart = false;
-  return keys;
 }
 
 /**

@@ -30,7 +30,6 @@ import { type Dataset, DEFAULT_ANCHOR, generateDataset } from '../scripts/demo/d
 import { DYNAMODB_LOCAL, type LocalDb, startDynamoDbLocal } from '../scripts/local-stack/dynamodb-local';
 import { loadDataset, localWriter } from '../scripts/support/load-data';
 import { adminClient, ensureTables, LOCAL_AWS_ENV, localFunctionEnv, localStore } from '../scripts/local-stack/local-db';
-import { DEFAULT_STAMP_SECONDS } from '@trading-bot-api/core/store/fleet-table';
 import { rebuildFleet } from '../api/projector/rebuild';
 import type { LocalApi } from '../scripts/local-stack/local-api';
 import { buildBundles, measureImports } from './bundles';
@@ -128,9 +127,9 @@ async function loadDatabase(db: LocalDb, stage: string, label: string, dataset: 
     const started = Date.now();
     await loadDataset(writer, dataset, (done) => bar.update(done));
     bar.finish();
-    // The fleet's summary, as `npm run backfill` builds it for data written without streams: a deployed stage's fleet
-    // answers read it (its stamps, its currencies' roll-ups and P&L).
-    await rebuildFleet(localStore(endpoint, stage), DEFAULT_STAMP_SECONDS);
+    // The fleet's summary, as `npm run backfill` builds it when a stage is deployed: the fleet answers read it (their
+    // versions, the currencies' roll-ups and P&L).
+    await rebuildFleet(localStore(endpoint, stage));
     const loadSeconds = round((Date.now() - started) / 1000, 1);
     return { label, endpoint, stage, trades, loadSeconds };
   } finally {

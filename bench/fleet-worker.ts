@@ -3,12 +3,14 @@
  * read by api/config at load), for /api/accounts, /api/all/status and /api/all/balance, on the parent's requests
  * (fleet-figures.ts): `warm` takes each answer's tag; `unchanged` times polls with it (If-None-Match: a 304), in
  * rounds the parent alternates with another fleet's; `rest` times changed polls (one account changed through the
- * writer and projected just before: a 200), then the first poll with the summary marked incomplete, which is what
- * every poll cost before the stamps, and measures the stamp items and what a bot's writes cost, its own and the
+ * writer and projected just before: a 200), then polls without If-None-Match (every item: what every poll cost
+ * before the fleet's summary), and measures the version items and what a bot's writes cost, its own and the
  * projector's (write-costs.ts); `metrics` times Prometheus scrapes of /api/metrics on the warm instance (1.4: no
  * If-None-Match, every heartbeat age moves). The fleet projector runs here, over the stage's streams, drained after
  * each write.
  */
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as accounts } from '../functions/accounts';
@@ -19,7 +21,6 @@ import { config } from '../api/config';
 import { store } from '../api/database';
 import { accountKey } from '@trading-bot-api/core/store/accounts-table';
 import { getItem } from '@trading-bot-api/core/store/dynamodb';
-import { markComplete, markIncomplete } from '@trading-bot-api/core/store/fleet-table';
 import { eventFor } from '../test/kit/api-harness';
 import { createWriter } from '@trading-bot-api/writer';
 import { localStore } from '../scripts/local-stack/local-db';
@@ -38,13 +39,18 @@ const { client: writerClient } = localStore(config.dynamodbEndpoint!, config.sta
 const writer = createWriter({ tables: config.tables, client: writerClient });
 const writerMeter = new ReadMeter();
 writerMeter.attach(writerClient);
-// The fleet projector, on a client of its own too; its bot stamps' window is the local stage's 30 s, so the write
-// figures can date their heartbeats into the next window (stamps state their window: the API reads any).
-const PROJECTOR_WINDOW_SECONDS = 30;
+// The fleet projector, on a client of its own too, with the functions' stale threshold.
 const projectorStore = localStore(config.dynamodbEndpoint!, config.stage);
 const projectorMeter = new ReadMeter();
 projectorMeter.attach(projectorStore.client);
-const projector = startStreamPump({ store: projectorStore, endpoint: config.dynamodbEndpoint!, windowSeconds: PROJECTOR_WINDOW_SECONDS });
+const projector = startStreamPump({
+  store: projectorStore,
+  endpoint: config.dynamodbEndpoint!,
+  staleAfterSeconds: config.staleAfterSeconds,
+  failedQueue: join(tmpdir(), `projector-failed-${config.stage}.jsonl`),
+});
+/** The window the write figures date their heartbeats in (a heartbeat into the next one moved a stamp before issue 44). */
+const HEARTBEAT_WINDOW_SECONDS = 30;
 const context = { awsRequestId: 'bench', functionName: 'bench', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
 
 async function call(operation: FleetOperation, tag?: string): Promise<{ result: APIGatewayProxyResult; ms: number; reads: ReadTally }> {
@@ -90,7 +96,7 @@ const tags = new Map<FleetOperation, string>();
 
 /** Warms each answer (the instance's first poll reads everything, and fills what it keeps) and takes its tag. */
 async function warm(): Promise<void> {
-  // The fleet as loaded, projected (the first drain also marks the stage's summary complete: it began with its streams).
+  // The fleet as loaded, projected.
   await projector.drain();
   for (const operation of FLEET_OPERATIONS) {
     await call(operation);
@@ -120,10 +126,10 @@ async function unchanged(operation: FleetOperation, samples: number): Promise<Po
 
 /**
  * The rest, once the unchanged polls are measured: the changed polls (one account changed just before each), the
- * polls without the stamps, the stamp items' sizes and what the stamps add to the writes.
+ * unconditional polls, the version items' sizes and what a bot's writes cost.
  */
 async function measureRest(request: { samples: number; changedAccounts: string[] }) {
-  const result: Record<string, { changed: PollFigures; withoutStamps: PollFigures }> = {};
+  const result: Record<string, { changed: PollFigures; unconditional: PollFigures }> = {};
   for (const operation of FLEET_OPERATIONS) {
     let tag = tags.get(operation)!;
     const changed = [];
@@ -133,26 +139,13 @@ async function measureRest(request: { samples: number; changedAccounts: string[]
       tag = run.result.headers!.ETag as string;
       changed.push(run);
     }
-    result[operation] = { changed: figures(runsOf(changed)), withoutStamps: undefined as unknown as PollFigures };
+    // What a poll cost before the fleet's summary, and costs a client that sends no tag: every item read.
+    const unconditional = [];
+    for (let i = 0; i < Math.max(3, Math.floor(request.samples / 4)); i++) unconditional.push(await call(operation));
+    result[operation] = { changed: figures(runsOf(changed)), unconditional: figures(runsOf(unconditional)) };
   }
-  // What a poll cost before the stamps (and costs on a stage not yet backfilled): the tables read whole.
-  await markIncomplete(store);
-  for (const operation of FLEET_OPERATIONS) {
-    const runs = [];
-    for (let i = 0; i < Math.max(3, Math.floor(request.samples / 4)); i++) runs.push(await call(operation));
-    result[operation].withoutStamps = figures(runsOf(runs));
-  }
-  await markComplete(store, ['accounts', 'balances', 'ledger'], new Date().toISOString());
-  // The stamp items' sizes: what each stamped write rewrites (DynamoDB bills a write by the item's size, 1 KB units).
-  const stampItems = await scanItems(config.tables.fleet, (item) => item.key === 'stamps');
-  const stampSizes = stampItems.map(sizeOf).sort((a, b) => a - b);
-  // Per answer, its largest shard item: what a write of one of its stamps may rewrite.
-  const largest = Object.fromEntries(
-    (['profile', 'status', 'balance'] as const).map((aspect) => [
-      aspect,
-      Math.max(...stampItems.filter((item) => String(item.part).startsWith(`${aspect}#`)).map(sizeOf)),
-    ]),
-  ) as Record<'profile' | 'status' | 'balance', number>;
+  // The version items' sizes: what a bot's change rewrites (DynamoDB bills a write by the item's size, 1 KB units).
+  const versionSizes = (await scanItems(config.tables.fleet, (item) => item.part === 'version')).map(sizeOf).sort((a, b) => a - b);
   const costAccount = request.changedAccounts[request.changedAccounts.length - 1];
   const writes = await measureWriteCosts({
     writer,
@@ -161,13 +154,13 @@ async function measureRest(request: { samples: number; changedAccounts: string[]
     projector: projectorMeter,
     accountId: costAccount,
     currency: 'USD',
-    windowSeconds: PROJECTOR_WINDOW_SECONDS,
+    windowSeconds: HEARTBEAT_WINDOW_SECONDS,
     start: new Date(),
   });
   const accountBytes = sizeOf((await getItem(store, config.tables.accounts, accountKey(costAccount)))!);
   return {
     polls: result,
-    stampItemBytes: { max: stampSizes[stampSizes.length - 1], items: stampSizes.length, largest },
+    versionItemBytes: { max: versionSizes[versionSizes.length - 1], items: versionSizes.length },
     accountItemBytes: accountBytes,
     writes,
   };
@@ -181,7 +174,7 @@ function sizeOf(item: Record<string, unknown>): number {
   );
 }
 
-/** A table's items that `keep` selects (one scan page: the fleet table is 25 small items). */
+/** A table's items that `keep` selects (one scan page: the fleet table is a few small items here). */
 async function scanItems(table: string, keep: (item: Record<string, unknown>) => boolean): Promise<Record<string, unknown>[]> {
   const scanned = await store.client.send(new ScanCommand({ TableName: table }));
   return (scanned.Items ?? []).filter(keep);

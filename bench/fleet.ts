@@ -2,8 +2,8 @@
  * The fleet phase of `npm run bench`: a fleet of 5 bots and one of 1,000 (by default), each written through the
  * event-line ingester (packages/feeds/src/ingest: an account, a balance snapshot and a heartbeat per bot, as a bot's
  * own lines would be), then the fleet polls measured in a worker (fleet-worker.ts): unchanged (a 304), changed (one
- * account changed just before) and without the stamps (what every poll cost before them). Also what one open
- * dashboard's fleet polls cost a month at on-demand prices.
+ * account changed just before) and unconditional (no If-None-Match: what every poll cost before the fleet's summary).
+ * Also what one open dashboard's fleet polls cost a month at on-demand prices.
  */
 import { Readable } from 'node:stream';
 import { join } from 'node:path';
@@ -12,7 +12,6 @@ import { streamLines } from '@trading-bot-api/feeds/ingest/source';
 import { localWriter } from '../scripts/support/load-data';
 import { adminClient, ensureTables } from '../scripts/local-stack/local-db';
 import { type Child, startChild } from './child-rpc';
-import { DEFAULT_STAMP_SECONDS } from '@trading-bot-api/core/store/fleet-table';
 import { FLEET_OPERATIONS, type FleetOperation, type FleetRequest, figures, type PollFigures, type PollRuns } from './fleet-figures';
 import { ROOT } from './options';
 import { note } from './progress';
@@ -24,26 +23,28 @@ const PRICE_PER_MILLION_READS = 0.125;
 const PRICE_PER_MILLION_WRITES = 0.625;
 /** The dashboard's fleet view polls /api/all/status and /api/all/balance every 5 s (dashboard/src/views/fleet.ts). */
 const DASHBOARD_POLL_SECONDS = 5;
+/**
+ * How often each bot's heartbeat moved its stamp before the fleet's versions (issue 44: a stamp's window under the
+ * deployed 300 s threshold): the month's figure of a heartbeat into a new window is priced at that rate.
+ */
+const HEARTBEAT_WINDOW_SECONDS = 240;
 const SECONDS_PER_MONTH = 30 * 24 * 3600;
 
 interface FleetSize {
   accounts: number;
   loadSeconds: number;
-  polls: Record<FleetOperation, { unchanged: PollFigures; changed: PollFigures; withoutStamps: PollFigures }>;
+  polls: Record<FleetOperation, { unchanged: PollFigures; changed: PollFigures; unconditional: PollFigures }>;
   /** Prometheus scrapes of /api/metrics (1.4) on a warm instance: a 200 every time, read as the fleet polls read. */
   metrics: PollFigures;
-  stampItemBytes: { max: number; items: number; largest: Record<'profile' | 'status' | 'balance', number> };
+  /** The fleet table's items a bot's heartbeat, balance or profile may rewrite (the versions): the largest, and how many. */
+  versionItemBytes: { max: number; items: number };
   /** Each kind of bot write, in write units as DynamoDB Local reports them: the bot's own, and the projector's for it (write-costs.ts). */
   writes: Record<WriteKind, WriteCost>;
   /** One open dashboard's fleet polls (status and balance every 5 s, all unchanged), per month. */
-  dashboardMonth: { readUnits: number; usd: number; withoutStampsReadUnits: number; withoutStampsUsd: number };
+  dashboardMonth: { readUnits: number; usd: number; unconditionalReadUnits: number; unconditionalUsd: number };
   accountItemBytes: number;
-  /**
-   * What the projector writes to move every bot's stamp once per DEFAULT_STAMP_SECONDS (a heartbeat into a new
-   * window), per month, on demand: an upper bound, as one projector batch moves many bots' stamps of a shard item in
-   * one update, where the bench projects each call alone.
-   */
-  stampMonth: { writeUnits: number; usd: number };
+  /** What the projector writes a month for every bot's heartbeat into a new window each HEARTBEAT_WINDOW_SECONDS, on demand. */
+  heartbeatMonth: { writeUnits: number; usd: number };
 }
 
 export interface FleetResults {
@@ -51,7 +52,7 @@ export interface FleetResults {
   pricePerMillionReads: number;
   pricePerMillionWrites: number;
   pollSeconds: number;
-  stampSeconds: number;
+  heartbeatWindowSeconds: number;
 }
 
 const STATES = ['running', 'running', 'running', 'running', 'running', 'running', 'paused', 'stopped', 'error'] as const;
@@ -131,7 +132,7 @@ async function loadFleet(
 /**
  * Loads every fleet, then times their unchanged polls in alternating rounds (5 bots, 1,000 bots, 5 bots, …) so
  * that whatever the machine or DynamoDB Local does meanwhile weighs on both alike: the ratio of their p50s is the
- * target. Then, fleet by fleet, the changed polls, the polls without the stamps and the write figures.
+ * target. Then, fleet by fleet, the changed polls, the unconditional ones and the write figures.
  */
 export async function measureFleet(options: {
   endpoint: string;
@@ -171,8 +172,8 @@ export async function measureFleet(options: {
       .filter((i) => i % 5 !== 4)
       .map((i) => `bot-${String(i).padStart(4, '0')}`);
     const rest = await worker.call<
-      Pick<FleetSize, 'stampItemBytes' | 'writes' | 'accountItemBytes'> & {
-        polls: Record<FleetOperation, { changed: PollFigures; withoutStamps: PollFigures }>;
+      Pick<FleetSize, 'versionItemBytes' | 'writes' | 'accountItemBytes'> & {
+        polls: Record<FleetOperation, { changed: PollFigures; unconditional: PollFigures }>;
       }
     >({ type: 'rest', samples: options.samples, changedAccounts } satisfies FleetRequest);
     await worker.close();
@@ -183,9 +184,9 @@ export async function measureFleet(options: {
       ) as FleetSize['polls'],
     };
     const pollsPerMonth = SECONDS_PER_MONTH / DASHBOARD_POLL_SECONDS;
-    const refreshesPerMonth = (count * SECONDS_PER_MONTH) / DEFAULT_STAMP_SECONDS;
-    const stampWrites = measured.writes.heartbeatNewWindow.projected * refreshesPerMonth;
-    const month = (figure: 'unchanged' | 'withoutStamps') =>
+    const refreshesPerMonth = (count * SECONDS_PER_MONTH) / HEARTBEAT_WINDOW_SECONDS;
+    const heartbeatWrites = measured.writes.heartbeatNewWindow.projected * refreshesPerMonth;
+    const month = (figure: 'unchanged' | 'unconditional') =>
       (['all-status', 'all-balance'] as const).reduce((sum, operation) => sum + measured.polls[operation][figure].rcu, 0) * pollsPerMonth;
     sizes.push({
       accounts: count,
@@ -195,10 +196,10 @@ export async function measureFleet(options: {
       dashboardMonth: {
         readUnits: Math.round(month('unchanged')),
         usd: round((month('unchanged') / 1e6) * PRICE_PER_MILLION_READS, 2),
-        withoutStampsReadUnits: Math.round(month('withoutStamps')),
-        withoutStampsUsd: round((month('withoutStamps') / 1e6) * PRICE_PER_MILLION_READS, 2),
+        unconditionalReadUnits: Math.round(month('unconditional')),
+        unconditionalUsd: round((month('unconditional') / 1e6) * PRICE_PER_MILLION_READS, 2),
       },
-      stampMonth: { writeUnits: Math.round(stampWrites), usd: round((stampWrites / 1e6) * PRICE_PER_MILLION_WRITES, 2) },
+      heartbeatMonth: { writeUnits: Math.round(heartbeatWrites), usd: round((heartbeatWrites / 1e6) * PRICE_PER_MILLION_WRITES, 2) },
     });
   }
   return {
@@ -206,6 +207,6 @@ export async function measureFleet(options: {
     pricePerMillionReads: PRICE_PER_MILLION_READS,
     pricePerMillionWrites: PRICE_PER_MILLION_WRITES,
     pollSeconds: DASHBOARD_POLL_SECONDS,
-    stampSeconds: DEFAULT_STAMP_SECONDS,
+    heartbeatWindowSeconds: HEARTBEAT_WINDOW_SECONDS,
   };
 }

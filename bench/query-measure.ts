@@ -29,7 +29,6 @@ import { parseTimeParameter } from '../api/http/params';
 import { seriesWindow } from '../api/operations/window';
 import { timestamp } from '@trading-bot-api/core/time';
 import { accountKey } from '@trading-bot-api/core/store/accounts-table';
-import { MOST_STAMP_ITEMS } from '../api/operations/fleet-stamps';
 import { config } from '../api/config';
 import { HEALTH_CHECKS } from '../api/operations/health';
 import { store } from '../api/database';
@@ -44,7 +43,7 @@ import {
   readKeyRange,
   readPeriodItems,
 } from '@trading-bot-api/core/store/ledger-table';
-import { fleetPeriods, PNL_PART } from '@trading-bot-api/core/store/fleet-table';
+import { fleetPeriods, pnlSum } from '@trading-bot-api/core/store/fleet-table';
 import { windowPeriods } from '@trading-bot-api/core/rollups';
 import type { Trade } from '@trading-bot-api/core/types';
 import { eventFor } from '../test/kit/api-harness';
@@ -196,17 +195,19 @@ function periodsRange(where: PeriodPartition, spec: QuerySpec): Promise<Item[]> 
   return readPeriodItems(rawStore, where, windowPeriods(starts[0], starts[starts.length - 1]));
 }
 
-/** The fleet summary's meta item (complete or not) and the accounts of every currency: what a fleet figure reads first. */
-async function currencies(): Promise<{ meta: Item[]; members: Item[] }> {
-  const [meta, members] = await Promise.all([
-    raw.send(new GetCommand({ TableName: config.tables.fleet, Key: { part: 'meta', key: 'meta' } })),
-    queryItems(rawStore, {
-      TableName: config.tables.fleet,
-      KeyConditionExpression: 'part = :part',
-      ExpressionAttributeValues: { ':part': 'members' },
-    }),
-  ]);
-  return { meta: meta.Item ? [meta.Item] : [], members };
+/** The accounts of every currency (one item each, in the fleet table): what a fleet figure reads first. */
+function currencies(): Promise<Item[]> {
+  return queryItems(rawStore, {
+    TableName: config.tables.fleet,
+    KeyConditionExpression: 'part = :part',
+    ExpressionAttributeValues: { ':part': 'members' },
+  });
+}
+
+/** The version of a fleet answer: what its tag is made of, for a key that sees every account. */
+async function version(aspect: 'profile' | 'status' | 'balance'): Promise<Item[]> {
+  const read = await raw.send(new GetCommand({ TableName: config.tables.fleet, Key: { part: 'version', key: aspect } }));
+  return read.Item ? [read.Item] : [];
 }
 
 /** The accounts of a currency's members item. */
@@ -245,6 +246,7 @@ async function floor({ spec, after }: Prepared): Promise<Item[]> {
     // version of the account's balances item (the writer moves both in one transaction): a warm instance, as measured
     // here, with the same versions as its last scrape reads no P&L item, and so neither does its floor.
     case 'all-status':
+      return (await Promise.all([version('status'), scan(accountsTable), scan(balances)])).flat();
     case 'metrics':
       return (await Promise.all([scan(accountsTable), scan(balances)])).flat();
     case 'account-pnl':
@@ -265,27 +267,27 @@ async function floor({ spec, after }: Prepared): Promise<Item[]> {
       ]);
       return [account.Item!, ...entries, ...start];
     }
-    // The bench's stages have a complete fleet summary (bench.ts rebuilds it as `npm run backfill` does): a currency's
-    // figures are its sums, one partition each, and its accounts are listed in one item.
+    // The bench's stages have the fleet summary (bench.ts rebuilds it as `npm run backfill` does): a currency's figures
+    // are its sums, one partition each, and its accounts are listed in one item.
     case 'all-performance': {
-      const { meta, members } = await currencies();
+      const members = await currencies();
       const entries = await Promise.all([
         ...members.map((item) => periodsRange(fleetPeriods(rawStore, String(item.key)), spec)),
         ...members.flatMap(idsOf).map((id) => startBalance(id, spec)),
       ]);
-      return [...meta, ...members, ...entries.flat()];
+      return [...members, ...entries.flat()];
     }
     case 'all-pnl': {
-      const { meta, members } = await currencies();
+      const members = await currencies();
       const { starts } = windowOf(spec.period!, spec);
-      const [first, last] = [starts[0], starts[starts.length - 1]].map((start) => entryKeyOf('pnl', spec.period!, timestamp(start)));
+      const [first, last] = [starts[0], starts[starts.length - 1]].map((start) => pnlSum(spec.period!, timestamp(start)).key);
       const entries = await queryItems(rawStore, {
         TableName: config.tables.fleet,
         KeyConditionExpression: 'part = :part AND #key BETWEEN :first AND :last',
         ExpressionAttributeNames: { '#key': 'key' },
-        ExpressionAttributeValues: { ':part': PNL_PART, ':first': first, ':last': last },
+        ExpressionAttributeValues: { ':part': first.part, ':first': first.key, ':last': last.key },
       });
-      return [...meta, ...members, ...entries];
+      return [...members, ...entries];
     }
     case 'health':
       return Object.values(
@@ -299,7 +301,10 @@ async function floor({ spec, after }: Prepared): Promise<Item[]> {
       ).flat();
     case 'accounts':
     case 'all-balance':
-      return scan(spec.operation === 'accounts' ? accountsTable : balances);
+      return [
+        ...(await version(spec.operation === 'accounts' ? 'profile' : 'balance')),
+        ...(await scan(spec.operation === 'accounts' ? accountsTable : balances)),
+      ];
     case 'account-balance':
       return [(await raw.send(new GetCommand({ TableName: balances, Key: accountKey(spec.account!) }))).Item].filter(
         (item): item is Item => !!item,
@@ -377,19 +382,17 @@ function returnedIds(operation: Operation, body: any, fetched: Item[]): string[]
 
 /**
  * The most items a request may read (the issue's cost rules): a page or a single item, what it returns plus one;
- * the fleet status, two per account, and the fleet's stamps; a series, one per point and account plus the account itself.
+ * the fleet status, two per account, and the answer's version; a series, one per point and account plus the account itself.
  */
 function readBudget(operation: Operation, body: any, returned: number): number {
-  // The fleet answers read the fleet's stamps first (at most MOST_STAMP_ITEMS; a 304 reads nothing else).
-  const stamps = MOST_STAMP_ITEMS;
-  if (operation === 'all-status') return 2 * returned + stamps;
+  // The fleet answers read their version first (one item; a 304 reads nothing else).
+  if (operation === 'all-status') return 2 * returned + 1;
   // The scrape: the status's two items per account, and the P&L of today of each account whose balance moved since
-  // this instance last read it (a cold one: every account). No stamp.
+  // this instance last read it (a cold one: every account). No version.
   if (operation === 'metrics') return 3 * returned;
-  if (operation === 'accounts' || operation === 'all-balance') return returned + stamps;
-  // The fleet's meta item that says whether the currencies' sums may be read instead of every account's (they hold at
-  // most as many items as the accounts' they add up), and the currencies' account lists.
-  const lists = 1 + (operation === 'all-pnl' ? body.series.length : operation === 'all-performance' ? body.currencies.length : 0);
+  if (operation === 'accounts' || operation === 'all-balance') return returned + 1;
+  // The currencies' account lists (the sums hold at most as many items as the accounts' they add up).
+  const lists = operation === 'all-pnl' ? body.series.length : operation === 'all-performance' ? body.currencies.length : 0;
   if (operation === 'all-pnl') {
     const accounts = body.series.reduce((n: number, series: { accountCount: number }) => n + series.accountCount, 0);
     return returned + Math.max(accounts, lists);
@@ -430,7 +433,8 @@ function sameItems(operation: Operation, body: any, returned: string[], fetched:
     const times = fetched.filter((item) => isEntryOf(item, 'equity')).map((item) => String(item.time));
     return returned.length === times.length && returned.every((time, i) => times[i] === time);
   }
-  const ids = new Set(fetched.map((item) => String(item.accountId)));
+  // The accounts' items (not the fleet's version the floor read first).
+  const ids = new Set(fetched.filter((item) => item.accountId !== undefined).map((item) => String(item.accountId)));
   return returned.length === ids.size && returned.every((id) => ids.has(id));
 }
 

@@ -623,11 +623,11 @@ export function printFleet(print: (text?: string) => void, fleet: FleetResults):
       operation,
       `${polls.unchanged.status}: ${polls.unchanged.itemsRead} items, ${fmt(polls.unchanged.rcu, 1)} RCU, p50 ${fmt(polls.unchanged.p50Ms)} ms`,
       `${polls.changed.status}: ${polls.changed.itemsRead} items, ${fmt(polls.changed.rcu, 1)} RCU, p50 ${fmt(polls.changed.p50Ms)} ms`,
-      `${polls.withoutStamps.itemsRead} items, ${fmt(polls.withoutStamps.rcu, 1)} RCU, p50 ${fmt(polls.withoutStamps.p50Ms)} ms`,
+      `${polls.unconditional.itemsRead} items, ${fmt(polls.unconditional.rcu, 1)} RCU, p50 ${fmt(polls.unconditional.p50Ms)} ms`,
     ]),
   );
   print(
-    table(['bots', 'poll', 'unchanged (If-None-Match)', 'changed (one bot changed)', 'without the stamps (before)'], rows, [1, 2, 3, 4]),
+    table(['bots', 'poll', 'unchanged (If-None-Match)', 'changed (one bot changed)', 'unconditional (every item)'], rows, [1, 2, 3, 4]),
   );
   for (const size of fleet.sizes) {
     const scrape = size.metrics;
@@ -638,13 +638,13 @@ export function printFleet(print: (text?: string) => void, fleet: FleetResults):
   for (const size of fleet.sizes) {
     const month = size.dashboardMonth;
     print(
-      `${size.accounts} bots (loaded in ${size.loadSeconds} s; largest stamp item ${kb(size.stampItemBytes.max)} of ${size.stampItemBytes.items}): one open dashboard polling status and balance every ${fleet.pollSeconds} s, unchanged, reads ${month.readUnits.toLocaleString('en-US')} read units a month = $${month.usd.toFixed(2)} at $${fleet.pricePerMillionReads} per million on demand (before the stamps: ${month.withoutStampsReadUnits.toLocaleString('en-US')} = $${month.withoutStampsUsd.toFixed(2)})`,
+      `${size.accounts} bots (loaded in ${size.loadSeconds} s; largest version item ${kb(size.versionItemBytes.max)} of ${size.versionItemBytes.items}): one open dashboard polling status and balance every ${fleet.pollSeconds} s, unchanged, reads ${month.readUnits.toLocaleString('en-US')} read units a month = $${month.usd.toFixed(2)} at $${fleet.pricePerMillionReads} per million on demand (unconditional polls: ${month.unconditionalReadUnits.toLocaleString('en-US')} = $${month.unconditionalUsd.toFixed(2)})`,
     );
     const writes = WRITE_KINDS.map((kind) => `${kind} ${fmt(size.writes[kind].bot, 1)} + ${fmt(size.writes[kind].projected, 1)}`).join(
       ', ',
     );
     print(
-      `${size.accounts} bots: write units as DynamoDB Local reports them, the bot's own transaction + the fleet projector's (account item ${kb(size.accountItemBytes)}, status stamp item ${kb(size.stampItemBytes.largest.status)}): ${writes}; moving every bot's stamp once per ${fleet.stampSeconds} s costs the projector at most ${size.stampMonth.writeUnits.toLocaleString('en-US')} write units a month = $${size.stampMonth.usd.toFixed(2)} at $${fleet.pricePerMillionWrites} per million writes`,
+      `${size.accounts} bots: write units as DynamoDB Local reports them, the bot's own transaction + the fleet projector's (account item ${kb(size.accountItemBytes)}): ${writes}; every bot heartbeating into a new ${fleet.heartbeatWindowSeconds}-s window costs the projector ${size.heartbeatMonth.writeUnits.toLocaleString('en-US')} write units a month = $${size.heartbeatMonth.usd.toFixed(2)} at $${fleet.pricePerMillionWrites} per million writes`,
     );
   }
 }

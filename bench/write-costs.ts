@@ -26,11 +26,11 @@ export interface WriteCost {
 }
 
 /**
- * Each kind of call once on `accountId` (an account of the fleet whose stamps are current), measured one at a time:
- * `project` carries the changes so far to the fleet's summary (a local projector's drain), metered by `projector`.
- * The calls are dated from the first stamp window that begins after `start` (later than any heartbeat stored), a
- * few seconds apart; `windowSeconds` is the bot stamps' window (a heartbeat into the next one moves the stamp), short
- * enough that two windows stay within the 5 minutes ahead the writer accepts.
+ * Each kind of call once on `accountId` (an account of the fleet, projected), measured one at a time: `project`
+ * carries the changes so far to the fleet's summary (a local projector's drain), metered by `projector`. The calls
+ * are dated from the first window of `windowSeconds` that begins after `start` (later than any heartbeat stored), a
+ * few seconds apart: a heartbeat into the next window is what moved a bot's stamp before issue 44, kept so the
+ * figures compare; short enough that two windows stay within the 5 minutes ahead the writer accepts.
  */
 export async function measureWriteCosts(options: {
   writer: Writer;

@@ -6,7 +6,8 @@
 //   which is why no alarm counts stale or erroring bots any more ("StaleBots > 0" named no bot);
 // - alarms on the probe's metrics (the database unhealthy; the probe not running, where missing data counts as
 //   breaching), on the API's 5xx rate and p99 latency, on each function's errors (but the authorizer's, below) and
-//   throttles, and on the alerts themselves: messages a channel did not take, and events in the on-failure queue;
+//   throttles, and on the alerts themselves: messages a channel did not take, and events in the on-failure queue; and on
+//   the fleet projector's on-failure queue;
 // - the alerts' wiring that exists only in AWS: the topic's ARN in the probe's environment, and the stage's URL
 //   (for the alerts' links to the dashboard) where DASHBOARD_URL was not given at deploy;
 // - a CloudWatch dashboard: the probe's metrics, the API's requests and latency, and each function's invocations,
@@ -110,6 +111,12 @@ function alarmResources(settings, stage, functions) {
       { Name: 'Stage', Value: stage },
     ],
   });
+  const queueDepth = (queue) => ({
+    Namespace: 'AWS/SQS',
+    MetricName: 'ApproximateNumberOfMessagesVisible',
+    Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queue, 'QueueName'] } }],
+    Statistic: 'Maximum',
+  });
   const anyAbove = (threshold, periods, missing) => ({
     ComparisonOperator: 'GreaterThanThreshold',
     Threshold: threshold,
@@ -150,12 +157,12 @@ function alarmResources(settings, stage, functions) {
     ),
     AlertsFailedQueueAlarm: alarm(
       'Alert events wait in the on-failure queue (trading-bot-api-<stage>-alerts-failed): read them, then purge it.',
-      {
-        Namespace: 'AWS/SQS',
-        MetricName: 'ApproximateNumberOfMessagesVisible',
-        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': ['AlertsFailedQueue', 'QueueName'] } }],
-        Statistic: 'Maximum',
-      },
+      queueDepth('AlertsFailedQueue'),
+      anyAbove(0, 1, 'notBreaching'),
+    ),
+    ProjectorFailedQueueAlarm: alarm(
+      'Stream records the fleet projector gave up on wait in trading-bot-api-<stage>-projector-failed: the fleet answers may be wrong until `npm run backfill -- --fleet` (docs/operations.md).',
+      queueDepth('ProjectorFailedQueue'),
       anyAbove(0, 1, 'notBreaching'),
     ),
     ApiLatencyP99Alarm: alarm(

@@ -243,27 +243,3 @@ function botWriterPolicy(stage) {
 }
 
 module.exports.botWriterPolicy = async ({ resolveVariable }) => botWriterPolicy(await resolveVariable('sls:stage'));
-
-/**
- * What the fleet projector (functions/fleet-projector.ts) may do: read the streams of the streamed tables and tell
- * whether each began with its table (DescribeTable); read an account's currency and the accounts' own statistics
- * (to recompute a fleet figure a correction moved); read and write the fleet table, and nothing else.
- */
-function projectorStatements() {
-  return [
-    {
-      Effect: 'Allow',
-      Action: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
-      Resource: STREAMED_TABLES.map((table) => ({ 'Fn::Join': ['/', [arnOf(table), 'stream', '*']] })),
-    },
-    { Effect: 'Allow', Action: ['dynamodb:DescribeTable'], Resource: STREAMED_TABLES.map(arnOf) },
-    { Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'], Resource: [arnOf('accounts'), arnOf('ledger')] },
-    {
-      Effect: 'Allow',
-      Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query'],
-      Resource: [arnOf('fleet')],
-    },
-  ];
-}
-
-module.exports.projectorStatements = async () => projectorStatements();

@@ -142,7 +142,7 @@ function headerOf(event: Event, name: string): string | undefined {
 
 /**
  * Cheap polling: every 200 carries an ETag, and a request whose If-None-Match names it gets 304 with no body and
- * the same headers. An operation that tags its answer before reading it (the fleet's, from the fleet's stamps) has
+ * the same headers. An operation that tags its answer before reading it (the fleet's, from its version) has
  * set both already; any other 200 gets a strong tag derived from its body, which is still computed (and its items
  * read): what is saved there is the transfer.
  */
@@ -178,10 +178,10 @@ const responseHeaders = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, C
   return { after: addHeaders, onError: addHeaders };
 };
 
-/** A 304 for an answer the client holds, a 200 otherwise; with the operation's own tag when it made one. */
+/** A 304 for an answer the client holds, a 200 otherwise; with the operation's own tag. */
 function validatedResponse<T>(result: Validated<T>): APIGatewayProxyResult {
   // A 304 carries the headers its 200 would (RFC 9110 asks for ETag; the rest keeps clients' caches simple).
-  const headers: Record<string, string> = { 'Content-Type': JSON_TYPE, ...(result.tag === undefined ? {} : { ETag: result.tag }) };
+  const headers: Record<string, string> = { 'Content-Type': JSON_TYPE, ETag: result.tag };
   if (result.body === undefined) return { statusCode: HTTP.NOT_MODIFIED, headers, body: '' };
   return { statusCode: HTTP.OK, headers, body: JSON.stringify(result.body) };
 }

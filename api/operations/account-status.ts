@@ -1,10 +1,10 @@
-import { MAX_CLOCK_AHEAD_MS } from '@trading-bot-api/core/time';
+import { isStale } from '@trading-bot-api/core/fleet';
 import type { AccountStatus, BotReport, FleetSummary } from '@trading-bot-api/core/types';
 
 /**
- * The status a client sees: the bot's own report, plus whether it is stale (running, yet silent for longer than
- * the threshold, or never heard from) and how old its last heartbeat is; the open trade count and the time of the
- * latest trade come from the balances item, where the writer keeps them.
+ * The status a client sees: the bot's own report, plus whether it is stale (the one rule: packages/core/src/fleet.ts)
+ * and how old its last heartbeat is; the open trade count and the time of the latest trade come from the balances
+ * item, where the writer keeps them.
  */
 export function toAccountStatus(
   accountId: string,
@@ -15,17 +15,12 @@ export function toAccountStatus(
   retiredAt: string | null = null,
 ): AccountStatus {
   const sinceMs = bot.lastHeartbeatAt === null ? null : now.getTime() - Date.parse(bot.lastHeartbeatAt);
-  const heartbeatAgeSeconds = sinceMs === null ? null : Math.max(0, Math.floor(sinceMs / 1000));
-  // A heartbeat dated further ahead than a clock may drift is not believed (packages/core/src/time.ts): it vouches
-  // for nothing.
-  const unbelievable = sinceMs !== null && -sinceMs > MAX_CLOCK_AHEAD_MS;
-  const stale = bot.state === 'running' && (heartbeatAgeSeconds === null || heartbeatAgeSeconds > staleAfterSeconds || unbelievable);
   return {
     accountId,
     state: bot.state,
-    stale,
+    stale: isStale(bot, now.getTime(), staleAfterSeconds),
     lastHeartbeatAt: bot.lastHeartbeatAt,
-    heartbeatAgeSeconds,
+    heartbeatAgeSeconds: sinceMs === null ? null : Math.max(0, Math.floor(sinceMs / 1000)),
     openTradeCount: trades.openTradeCount,
     lastTradeAt: trades.lastTradeAt,
     strategy: bot.strategy,

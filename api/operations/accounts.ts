@@ -1,16 +1,14 @@
-import { readAccountRecords } from '@trading-bot-api/core/store/accounts-table';
+import { listAccounts, readAccountRecords } from '@trading-bot-api/core/store/accounts-table';
 import type { Account, AccountList } from '@trading-bot-api/core/types';
 import type { Principal } from '../access';
-import { stampedAccounts } from './fleet';
+import { readFleetList } from './fleet';
 import type { Held, Validated } from './validated';
 import { store } from '../database';
 
-/**
- * The accounts the principal may see, sorted by id, and how many; none when `held` says the client has them. Read
- * through the fleet's stamps and the instance's cache (fleet.ts), or whole while the stamps are not complete.
- */
+/** The accounts the principal may see, sorted by id, and how many; none when `held` says the client has them (fleet.ts). */
 export async function readAccounts(principal: Principal, held: Held): Promise<Validated<AccountList>> {
-  return (await stampedAccounts(principal, held)).map((accounts) => ({ accounts, count: accounts.length }));
+  const read = await readFleetList('profile', principal, held, (scope, consistent) => listAccounts(store, scope, consistent));
+  return read.map((accounts) => ({ accounts, count: accounts.length }));
 }
 
 /**

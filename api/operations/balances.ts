@@ -1,8 +1,8 @@
-import { getBalance, oldestUpdate, totalBalances } from '@trading-bot-api/core/store/balances-table';
+import { getBalance, listBalances, oldestUpdate, totalBalances } from '@trading-bot-api/core/store/balances-table';
 import { accountNotFound } from '../errors';
 import type { AllBalances, Balance } from '@trading-bot-api/core/types';
 import type { Principal } from '../access';
-import { stampedBalances } from './fleet';
+import { readFleetList } from './fleet';
 import type { Held, Validated } from './validated';
 import { store } from '../database';
 import { requireVisibleAccount } from './visible';
@@ -17,11 +17,11 @@ export async function readAccountBalance(accountId: string, principal: Principal
 
 /**
  * Every balance the principal may see, with exact per-currency totals and the age of the oldest figure; none when
- * `held` says the client has it already. Read through the fleet's stamps and the instance's cache (fleet.ts), or
- * whole while the stamps are not complete.
+ * `held` says the client has it already (fleet.ts).
  */
 export async function readAllBalances(principal: Principal, held: Held): Promise<Validated<AllBalances>> {
-  return (await stampedBalances(principal, held)).map((accounts) => ({
+  const read = await readFleetList('balance', principal, held, (scope, consistent) => listBalances(store, scope, consistent));
+  return read.map((accounts) => ({
     accounts,
     totals: totalBalances(accounts),
     asOf: oldestUpdate(accounts),

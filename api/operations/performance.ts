@@ -106,7 +106,8 @@ export async function readAccountPerformance(
 export async function readAllPerformance(request: PerformanceRequest, principal: Principal, now: Date): Promise<AllPerformance> {
   const window = seriesWindow('day', request, now, DEFAULT_DAYS, MAX_DAYS);
   const periods = periodsOfWindow(window);
-  const { byCurrency, summed } = await accountsByCurrency(principal);
+  const byCurrency = await accountsByCurrency(principal);
+  const summed = principal.accounts === '*';
   const ids = [...byCurrency.values()].flat();
   const [perCurrency, balances] = await Promise.all([
     mapLimited([...byCurrency], summed ? CONCURRENT_READS : 1, async ([currency, accountIds]) =>

@@ -109,7 +109,8 @@ function sumPoints(series: readonly PnlPoint[][]): PnlPoint[] {
 export async function readAllPnl(query: PnlRequest, principal: Principal, now: Date): Promise<AllPnl> {
   const period = query.period ?? 'day';
   const window = seriesWindow(period, query, now, PNL_DEFAULT_POINTS[period], PNL_MAX_POINTS);
-  const { byCurrency, summed } = await accountsByCurrency(principal);
+  const byCurrency = await accountsByCurrency(principal);
+  const summed = principal.accounts === '*';
   const [first, last] = [window.starts[0], window.starts[window.starts.length - 1]].map(timestamp);
   // The fleet's: one key range holding every currency's points.
   const fleet = summed ? await readFleetPnl(store, period, first, last) : [];

@@ -6,8 +6,7 @@
 /** An answer with its entity tag; no body when the tag is one the client holds (the caller answers 304). */
 export class Validated<T> {
   constructor(
-    /** Undefined when the stage's stamps are not complete: the HTTP layer then tags the body itself. */
-    readonly tag: string | undefined,
+    readonly tag: string,
     readonly body?: T,
   ) {}
 
@@ -19,20 +18,20 @@ export class Validated<T> {
 
 /**
  * Whether the client already holds the answer with this tag (If-None-Match, read by the HTTP layer); `any` is false
- * when it named none, so the body is wanted whatever the tag (an answer may then read both at once).
+ * when it named none, and `tags` are the ones it named (a tag may say how long it holds: the fleet status's).
  */
-export type Held = ((tag: string) => boolean) & { readonly any: boolean };
+export type Held = ((tag: string) => boolean) & { readonly any: boolean; readonly tags: readonly string[] };
 
 /** The Held of an If-None-Match header's value (undefined: none sent). */
 export function heldOf(ifNoneMatch: string | undefined, matches: (header: string, tag: string) => boolean): Held {
-  return Object.assign((tag: string) => ifNoneMatch !== undefined && matches(ifNoneMatch, tag), { any: ifNoneMatch !== undefined });
+  return Object.assign((tag: string) => ifNoneMatch !== undefined && matches(ifNoneMatch, tag), {
+    any: ifNoneMatch !== undefined,
+    tags: ifNoneMatch?.split(',').map((tag) => tag.trim()) ?? [],
+  });
 }
 
-/**
- * The answer tagged `tag` (undefined: not tagged yet), read by `read` only when the client does not hold it
- * already: the tag is settled before anything else is read.
- */
-export async function unlessHeld<T>(tag: string | undefined, held: Held, read: () => Promise<T>): Promise<Validated<T>> {
-  if (tag !== undefined && held(tag)) return new Validated(tag);
+/** The answer tagged `tag`, read by `read` only when the client does not hold it already. */
+export async function unlessHeld<T>(tag: string, held: Held, read: () => Promise<T>): Promise<Validated<T>> {
+  if (held(tag)) return new Validated(tag);
   return new Validated(tag, await read());
 }

@@ -3,10 +3,11 @@
  * behind the local gateway, over tables in a DynamoDB Local, with the fleet projector fed from their streams
  * (stream-pump.ts). One function, so what the tests check over HTTP is what a user of `npm start` gets.
  */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import stages from '../../resources/stages.js';
-import { stampSecondsFor } from '@trading-bot-api/core/store/fleet-table';
 import { localFunctionEnv, localStore } from './local-db';
-import { NO_PUMP, type StreamPump, startStreamPump } from './stream-pump';
+import { type StreamPump, startStreamPump } from './stream-pump';
 import { type LocalGateway, startLocalGateway } from './gateway/gateway';
 import { type Offline, startOffline } from './offline';
 
@@ -30,6 +31,8 @@ export interface LocalApiOptions {
   maxInFlight?: number;
   /** Run the fleet projector over the stage's streams (default); false for tables made without streams (the bench's). */
   projector?: boolean;
+  /** The fleet projector's on-failure queue (a file of JSON lines): .data/projector-failed-<stage>.jsonl unless given. */
+  failedQueue?: string;
 }
 
 export interface LocalApi {
@@ -49,22 +52,23 @@ export interface LocalApi {
  */
 const PUMP_INTERVAL_MS = 250;
 
-/** The stale threshold the functions run with (`env` overrides the stage's), which sets the bot stamps' window. */
-function staleAfterSeconds(stage: string, env: Record<string, string> | undefined): number {
-  return Number(env?.STALE_AFTER_SECONDS ?? stages.stageSettings(stage).staleAfterSeconds);
-}
-
-/** The fleet projector over a local stage's streams, a round every `intervalMs` (none: drain() alone). */
+/**
+ * The fleet projector over a local stage's streams, a round every `intervalMs` (none: drain() alone), with the stale
+ * threshold the functions run with (`env` overrides the stage's); what it gives up on is appended to `failedQueue`.
+ */
 export function localProjector(
   endpoint: string,
   stage: string,
-  options: { env?: Record<string, string>; intervalMs?: number; onError?: (error: unknown) => void } = {},
+  options: { env?: Record<string, string>; intervalMs?: number; onError?: (error: unknown) => void; failedQueue?: string } = {},
 ): StreamPump {
   const store = localStore(endpoint, stage);
+  const failedQueue = options.failedQueue ?? join(__dirname, '..', '..', '.data', `projector-failed-${stage}.jsonl`);
+  mkdirSync(join(failedQueue, '..'), { recursive: true });
   const pump = startStreamPump({
     store,
     endpoint,
-    windowSeconds: stampSecondsFor(staleAfterSeconds(stage, options.env)),
+    staleAfterSeconds: stages.stageSettings(stage, { ...process.env, ...options.env }).staleAfterSeconds,
+    failedQueue,
     intervalMs: options.intervalMs,
     onError: options.onError,
   });
@@ -108,13 +112,16 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
   }
   const pump: StreamPump =
     options.projector === false
-      ? NO_PUMP
+      ? { drain: async () => {}, stop: async () => {} }
       : localProjector(options.dbEndpoint, options.stage, {
           env: options.env,
           intervalMs: PUMP_INTERVAL_MS,
+          failedQueue: options.failedQueue,
           // As a failed Lambda batch: said, and tried again on the next round.
           onError: (error) =>
-            (options.onLine ?? console.error)(`fleet projector: ${error instanceof Error ? error.message : String(error)}`),
+            (options.onLine ?? console.error)(
+              `fleet projector: ${error instanceof Error ? `${error.message}${error.cause ? `: ${error.cause}` : ''}` : String(error)}`,
+            ),
         });
   // What was written before the API started (npm start's demo data, a test's fixture) is in the fleet's summary
   // before the first request: the answers never show a fleet half projected.

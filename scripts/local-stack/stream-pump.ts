@@ -1,10 +1,13 @@
 /**
- * The local stand-in for the fleet projector's event source mappings: reads the streams of the accounts, balances
- * and ledger tables from DynamoDB Local (which has the Streams API) and hands their records to the same projector
- * the deployed function runs (api/projector/project.ts), in batches of at most 1,000 as its event source mappings do. `npm start`, the
- * end-to-end tests and the bench run it beside serverless offline (local-api.ts); the integration harness drains it
- * before each invocation. A failed batch is read again from where it began on the next round, as Lambda retries.
+ * The local stand-in for the fleet projector's event source mappings: reads the streams of the streamed tables from
+ * DynamoDB Local (which has the Streams API) and hands their records to the projector the deployed function runs
+ * (api/projector/project.ts), as the mappings do (resources/projector.js): in batches of MAPPING.batchSize; a batch
+ * with failed records is tried again from the first of them MAPPING.maximumRetryAttempts times, then what still fails
+ * goes to the on-failure queue (here a file of JSON lines, each the message the deployed mapping sends to SQS) and
+ * the shard goes on. `npm start`, the end-to-end tests and the bench run it beside serverless offline (local-api.ts);
+ * the integration harness drains it before each function that reads the fleet's summary.
  */
+import { appendFileSync } from 'node:fs';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import {
   DescribeStreamCommand,
@@ -15,23 +18,20 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Store } from '@trading-bot-api/core/store/dynamodb';
-import type { Source } from '@trading-bot-api/core/store/fleet-table';
-import { project, type SourceRecord } from '../../api/projector/project';
+import { MAPPING } from '../../resources/projector.js';
+import { project, SOURCES, type SourceRecord } from '../../api/projector/project';
 import { LOCAL_CLIENT_CONFIG } from './local-db';
 
-const SOURCES: Source[] = ['accounts', 'balances', 'ledger'];
-const BATCH = 1000;
 /** The longest wait between two rounds of a pump on a timer while nothing is written. */
-export const IDLE_MS = 1000;
+const IDLE_MS = 1000;
 /** How long a stream's list of shards is used before it is asked for again. */
 const SHARDS_FRESH_MS = 30_000;
 
 /**
  * Where a shard is read from: after its last record projected (none yet: from its start), unless it is closed and
  * read to its end. `iterator`, the one the last round's read ended with, goes on from there without asking for a new
- * one (half of a quiet stack's requests); there is none while the shard is empty (DynamoDB Local refuses, with
- * TrimmedDataAccessException, an iterator kept from an empty shard) or after a failed batch, and one refused
- * (expired after 15 minutes, or trimmed) is replaced by a new iterator from `after`.
+ * one (half of a quiet stack's requests); there is none while the shard is empty (DynamoDB Local refuses an iterator
+ * kept from an empty shard), and one refused (expired after 15 minutes, or trimmed) is replaced from `after`.
  */
 interface ShardPosition {
   after?: string;
@@ -46,28 +46,27 @@ export interface StreamPump {
   stop(): Promise<void>;
 }
 
-/** The pump of tables without streams: nothing to project (their fleet answers read the tables). */
-export const NO_PUMP: StreamPump = { drain: async () => {}, stop: async () => {} };
-
 export function startStreamPump(options: {
   store: Store;
   endpoint: string;
-  windowSeconds: number;
+  staleAfterSeconds: number;
+  /** The on-failure queue: a file each message is appended to, as a line of JSON. */
+  failedQueue: string;
   /** A round every so many milliseconds; none when absent (drain() alone). */
   intervalMs?: number;
-  /** Hears a failed round (the next one tries again). */
+  /** Hears a failed round (the next one tries again) and each record the projector could not project. */
   onError?: (error: unknown) => void;
 }): StreamPump {
   const { store } = options;
   const streams = new DynamoDBStreamsClient({ endpoint: options.endpoint, ...LOCAL_CLIENT_CONFIG });
-  const arns = new Map<Source, string>();
+  const arns = new Map<string, string>();
   const positions = new Map<string, ShardPosition>();
 
-  async function streamOf(source: Source): Promise<string> {
+  async function streamOf(source: string): Promise<string> {
     if (!arns.has(source)) {
-      const { Table } = await store.client.send(new DescribeTableCommand({ TableName: store.tables[source] }));
-      if (!Table?.LatestStreamArn)
-        throw new Error(`${store.tables[source]} has no stream (tables made by an older npm start: delete .data)`);
+      const table = store.tables[source as keyof Store['tables']];
+      const { Table } = await store.client.send(new DescribeTableCommand({ TableName: table }));
+      if (!Table?.LatestStreamArn) throw new Error(`${table} has no stream (tables made by an older npm start: delete .data)`);
       arns.set(source, Table.LatestStreamArn);
     }
     return arns.get(source)!;
@@ -75,8 +74,8 @@ export function startStreamPump(options: {
 
   /**
    * The records of one shard from where it was left, in order. When the record it was left at has been trimmed
-   * meanwhile (TrimmedDataAccessException, seen once in a test run), from the shard's oldest record instead: a record
-   * projected twice leaves what one projection leaves (api/projector/project.ts), one never read would be lost.
+   * meanwhile (TrimmedDataAccessException), from the shard's oldest record instead: a record projected twice leaves
+   * what one projection leaves, one never read would be lost.
    */
   async function readShard(arn: string, shardId: string): Promise<{ records: StreamRecord[]; position: ShardPosition }> {
     const held = positions.get(`${arn}/${shardId}`) ?? {};
@@ -113,8 +112,7 @@ export function startStreamPump(options: {
 
   /**
    * A stream's shards, asked for again only when one of them was read to its closed end (its child is then listed) or
-   * after SHARDS_FRESH_MS: asking each round was a third of an idle stack's requests. A list with no open shard (a
-   * stream not written to yet has none) is asked for again each round.
+   * after SHARDS_FRESH_MS. A list with no open shard (a stream not written to yet has none) is asked for each round.
    */
   const shardLists = new Map<string, { shards: string[]; at: number }>();
   async function shardsOf(arn: string): Promise<string[]> {
@@ -126,7 +124,39 @@ export function startStreamPump(options: {
     return ids;
   }
 
-  /** Projects what the streams hold; resolves to the number of records projected. */
+  /**
+   * One batch as the mapping runs it: tried again from its first failed record (every record, when the projector
+   * threw), then given up to the queue.
+   */
+  async function runBatch(arn: string, shardId: string, batch: SourceRecord[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const { failures } = await project({ store, staleAfterSeconds: options.staleAfterSeconds }, batch).catch((error) => ({
+        failures: batch.map(({ id }) => ({ id, error })),
+      }));
+      if (!failures.length) return;
+      const failed = new Set(failures.map(({ id }) => id));
+      batch = batch.slice(batch.findIndex((record) => failed.has(record.id)));
+      if (attempt > MAPPING.maximumRetryAttempts) {
+        for (const { id, error } of failures)
+          options.onError?.(new Error(`record ${id} not projected after ${attempt} tries`, { cause: error }));
+        const message = {
+          requestContext: { condition: 'RetryAttemptsExhausted', approximateInvokeCount: attempt },
+          timestamp: new Date().toISOString(),
+          DDBStreamBatchInfo: {
+            shardId,
+            startSequenceNumber: batch[0].id,
+            endSequenceNumber: batch.at(-1)!.id,
+            batchSize: batch.length,
+            streamArn: arn,
+          },
+        };
+        appendFileSync(options.failedQueue, `${JSON.stringify(message)}\n`);
+        return;
+      }
+    }
+  }
+
+  /** Projects what the streams hold; resolves to the number of records read. */
   async function round(): Promise<number> {
     let count = 0;
     for (const source of SOURCES) {
@@ -136,15 +166,16 @@ export function startStreamPump(options: {
         if (positions.get(key)?.closed) continue;
         const { records, position } = await readShard(arn, shardId);
         const projected: SourceRecord[] = records.map((record) => ({
+          id: record.dynamodb!.SequenceNumber!,
           source,
           before: record.dynamodb?.OldImage && unmarshall(record.dynamodb.OldImage as never),
           after: record.dynamodb?.NewImage && unmarshall(record.dynamodb.NewImage as never),
         }));
-        for (let at = 0; at < projected.length; at += BATCH) {
-          await project({ store, windowSeconds: options.windowSeconds }, projected.slice(at, at + BATCH));
+        for (let at = 0; at < projected.length; at += MAPPING.batchSize) {
+          const batch = projected.slice(at, at + MAPPING.batchSize);
+          await runBatch(arn, shardId, batch);
           // Each batch done is not read again, even if a later one fails.
-          const done = records[Math.min(at + BATCH, records.length) - 1].dynamodb?.SequenceNumber;
-          positions.set(key, { after: done });
+          positions.set(key, { after: batch.at(-1)!.id });
         }
         positions.set(key, position);
         count += records.length;
@@ -159,9 +190,6 @@ export function startStreamPump(options: {
   const next = () => {
     running = running.then(round, round);
     return running;
-  };
-  const drain = async () => {
-    await next();
   };
   let timer: NodeJS.Timeout | undefined;
   if (options.intervalMs !== undefined) {
@@ -182,7 +210,9 @@ export function startStreamPump(options: {
     timer = setTimeout(tick, 0);
   }
   return {
-    drain,
+    drain: async () => {
+      await next();
+    },
     stop: async () => {
       clearTimeout(timer);
       timer = undefined;

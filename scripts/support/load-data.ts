@@ -4,8 +4,6 @@
  * counter and aggregate they read was made by the writer.
  */
 import pMap from 'p-map';
-import stages from '../../resources/stages.js';
-import { stampSecondsFor } from '@trading-bot-api/core/store/fleet-table';
 import { createWriter, type Writer, type WriterOptions } from '@trading-bot-api/writer';
 import type { Dataset } from '../demo/dataset';
 import tables from '../../resources/tables.js';
@@ -68,14 +66,14 @@ export function targetWriter(options: { stage?: string; endpoint?: string }): Wr
   return endpoint ? localWriter(endpoint, { stage }) : createWriter({ stage });
 }
 
-/** The store of the same tables, for what is not the writer's (the fleet's summary, API keys); and its stage's bot stamp window. */
-export function targetStore(options: { stage?: string; endpoint?: string }): { store: Store; windowSeconds: number } {
+/** The store of the same tables, for what is not the writer's (the fleet's summary, API keys). */
+export function targetStore(options: { stage?: string; endpoint?: string }): { store: Store } {
   const { stage, endpoint } = target(options);
   const store = endpoint
     ? localStore(endpoint, stage)
     : // In AWS: the SDK's own chain for credentials and region (AWS_PROFILE, the environment, ...).
       createStore({ tables: tables.tableNames(stage), connectTimeoutMs: 2000, requestTimeoutMs: 5000, maxAttempts: 3 });
-  return { store, windowSeconds: stampSecondsFor(stages.stageSettings(stage).staleAfterSeconds) };
+  return { store };
 }
 
 /** A writer for a local DynamoDB (DynamoDB Local takes any credentials; the writer signs with placeholders). */

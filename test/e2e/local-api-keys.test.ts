@@ -49,7 +49,7 @@ const output: string[] = [];
 const logLines = () => output.filter((text) => text.startsWith('{')).map((text) => JSON.parse(text) as Record<string, unknown>);
 
 beforeAll(async () => {
-  harness = await startHarness({ AUTH_MODE: 'required', LOG_LEVEL: 'INFO' }, { projector: true });
+  harness = await startHarness({ AUTH_MODE: 'required', LOG_LEVEL: 'INFO' });
   await harness.load(dataset);
   keys.scoped = await harness.createKey(['ek-two']);
   keys.twin = await harness.createKey(['ek-two']);

@@ -34,7 +34,7 @@ const seen: HttpAnswer[] = [];
 const output: string[] = [];
 
 beforeAll(async () => {
-  harness = await startHarness({ LOG_LEVEL: 'INFO' }, { projector: true });
+  harness = await startHarness({ LOG_LEVEL: 'INFO' });
   await harness.load(dataset);
   api = await startLocalApi({
     stage: harness.stage,

@@ -115,6 +115,8 @@ it('`npm run digest` prints the digest as rendered from the API’s figures; `--
     return { ...result, expected: await Promise.all((dayOf(before) === dayOf(after) ? [before] : [before, after]).map(rendered)) };
   };
   const before = taken().map((texts) => texts.length);
+  // Projected, as a deployed stage's streams are within a second: the digest reads the fleet's summary.
+  await harness.projector.drain();
 
   const shown = await printed(() => run('digest', args, {}));
   expect(shown.code).toBe(0);

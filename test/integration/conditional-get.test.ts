@@ -19,7 +19,7 @@ const dataset = generateDataset({
 let harness: Harness;
 
 beforeAll(async () => {
-  harness = await startHarness({ CORS_ALLOWED_ORIGINS: 'http://localhost:5173' }, { projector: true });
+  harness = await startHarness({ CORS_ALLOWED_ORIGINS: 'http://localhost:5173' });
   await harness.load(dataset);
 });
 afterAll(() => harness.close());

@@ -58,6 +58,8 @@ beforeAll(async () => {
   await harness.writer.heartbeat('dg-usd-b', { state: 'error', message: 'Order rejected: insufficient margin' });
   await harness.writer.heartbeat('dg-usd-c', { state: 'stopped' });
   await harness.writer.heartbeat('dg-eur', { state: 'paused' });
+  // Projected, as a deployed stage's streams are within a second: the digest reads the fleet's summary.
+  await harness.projector.drain();
 });
 afterAll(async () => {
   await Promise.all([telegram?.close(), webhook?.close()]);

@@ -21,7 +21,7 @@ let harness: Harness;
 const ids: string[] = [];
 
 beforeAll(async () => {
-  harness = await startHarness({ LOG_LEVEL: 'INFO' }, { projector: true });
+  harness = await startHarness({ LOG_LEVEL: 'INFO' });
   const dataset = generateDataset({
     tradeCounts: Array.from({ length: ACCOUNTS }, () => TRADES),
     accountId: (i) => `fleet-${String(i).padStart(4, '0')}`,

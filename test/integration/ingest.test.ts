@@ -30,6 +30,7 @@ import { localWriter } from '../../scripts/support/load-data';
 import { adminClient, deleteTables, ensureTables } from '../../scripts/local-stack/local-db';
 import { startScript, scriptArgs } from '../kit/scripts';
 import { eventFor, type Harness, invoke, startHarness, uniqueStage } from '../kit/api-harness';
+import { claimStage } from '../kit/fleet-stages';
 import { FaultProxy } from '../kit/fault-proxy';
 import { until } from '../kit/until';
 
@@ -242,8 +243,8 @@ describe('a file of event lines', () => {
     proxy.seen.length = 0;
     // The reference, made at the same time (its waits overlap the ingester's): a fresh set of tables, each line its
     // own writer call. Only the ingester goes through the proxy, which counts its transactions.
-    const stage = uniqueStage();
-    await ensureTables(adminClient(harness.db.endpoint), stage, { streams: false });
+    const stage = claimStage() ?? uniqueStage();
+    await ensureTables(adminClient(harness.db.endpoint), stage);
     const reference = localWriter(harness.db.endpoint, { stage });
     try {
       const [run, refused] = await Promise.all([ingestFile([file()], proxy.endpoint), oneByOne(reference, lines)]);
@@ -323,8 +324,8 @@ describe('stopped and started again', () => {
     const file = join(dir, 'killed.jsonl');
     writeFileSync(file, text);
     // The clean run, on tables of its own.
-    const stage = uniqueStage();
-    await ensureTables(adminClient(harness.db.endpoint), stage, { streams: false });
+    const stage = claimStage() ?? uniqueStage();
+    await ensureTables(adminClient(harness.db.endpoint), stage);
     writeFileSync(join(dir, 'clean.jsonl'), text);
     // Run beside the killed runs (their waits overlap), judged once they are done.
     const cleanRun = ingestFile([join(dir, 'clean.jsonl')], harness.db.endpoint, stage);

@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { fleetPeriods, perfPart } from '@trading-bot-api/core/store/fleet-table';
+import { fleetPeriods } from '@trading-bot-api/core/store/fleet-table';
 import { accountPeriods, entryPrefix, getPeriodOfOwners, readPeriodItems, readPeriods } from '@trading-bot-api/core/store/ledger-table';
 import { mergePeriods, windowPeriods } from '@trading-bot-api/core/rollups';
 import type { Trade } from '@trading-bot-api/core/types';
@@ -52,7 +52,7 @@ let harness: Harness;
 const keys = { all: '', some: '' };
 
 beforeAll(async () => {
-  harness = await startHarness({ AUTH_MODE: 'required' }, { projector: true });
+  harness = await startHarness({ AUTH_MODE: 'required' });
   await harness.load(dataset);
   // One close written trade by trade too (writeClose), after the batch import of the rest.
   await harness.writer.openTrade('perf-eur', {
@@ -287,7 +287,7 @@ async function usdSums() {
     new QueryCommand({
       TableName: tables.fleet,
       KeyConditionExpression: 'part = :p',
-      ExpressionAttributeValues: { ':p': perfPart('USD') },
+      ExpressionAttributeValues: { ':p': fleetPeriods(harness.store, 'USD').partition },
       ConsistentRead: true,
     }),
   );
@@ -382,13 +382,13 @@ it('npm run backfill writes the roll-ups of histories written before them, and a
     ...expectedPerformance('2026-01-15T00:00:00.000Z', eur, await startBalance(['perf-eur'], WINDOW)),
   });
   // The fleet's roll-ups are whole again (perf-eur's two repaired entries moved the EUR ones too).
-  expect(first.stdout).toMatch(/fleet summary: stamps written for 0 accounts, [1-9]\d* of \d+ currency sums written, marked complete/);
+  expect(first.stdout).toMatch(/fleet summary: 0 accounts listed or unlisted, [1-9]\d* of \d+ sums written, versions moved/);
   const fleet = (await call('all-performance', WINDOW)).body.currencies;
   expect(fleet.filter((c: { currency: string }) => c.currency !== 'CHF')).toEqual([await expectedFleet('EUR'), usd]);
 
   const second = await backfill();
   expect(second.code).toBe(0);
   expect(second.stdout).toMatch(
-    /accounts, \d+ closed trades, \d+ roll-up periods: 0 written, \d+ unchanged, 0 trades given their currency, 0 failed; fleet summary: stamps written for 0 accounts, 0 of \d+ currency sums written, marked complete/,
+    /accounts, \d+ closed trades, \d+ roll-up periods: 0 written, \d+ unchanged, 0 trades given their currency, 0 failed; fleet summary: 0 accounts listed or unlisted, 0 of \d+ sums written, versions moved/,
   );
 });

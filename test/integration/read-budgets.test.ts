@@ -27,7 +27,7 @@ let harness: Harness;
 let measured: Awaited<ReturnType<typeof import('../../bench/query-measure').measure>>[];
 
 beforeAll(async () => {
-  harness = await startHarness({}, { projector: true });
+  harness = await startHarness();
   await harness.load(dataset);
   // Projected, as a deployed stage's streams are within seconds: the fleet's answers read its summary.
   await harness.projector.drain();

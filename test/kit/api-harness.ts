@@ -16,8 +16,9 @@ import { loadDataset, localWriter } from '../../scripts/support/load-data';
 import { adminClient, deleteTables, ensureTables, localFunctionEnv, localStore } from '../../scripts/local-stack/local-db';
 import { serviceDefinition } from '../../scripts/local-stack/service-definition';
 import { localProjector } from '../../scripts/local-stack/local-api';
-import { NO_PUMP, type StreamPump } from '../../scripts/local-stack/stream-pump';
-import { streamsDatabase } from './streams-database';
+import type { StreamPump } from '../../scripts/local-stack/stream-pump';
+import { claimStage, fleetReaders } from './fleet-stages';
+import { runDir } from './run-dir';
 
 export const TEST_CURSOR_SECRET = 'test-cursor-secret-0123456789abcdef0123456789';
 const ROOT = join(__dirname, '..', '..');
@@ -56,11 +57,12 @@ export interface Harness {
   /** Disables a key, as `npm run keys -- revoke` does. */
   revokeKey(key: string): Promise<void>;
   /**
-   * The fleet projector over this file's streams (a harness started with `projector`): an invocation of a function
-   * that reads the fleet's summary drains it first, so the function sees every change written before it (deployed,
-   * within about a second). Without it the tables have no streams, and the fleet's answers read the tables.
+   * The fleet projector over this file's streams: an invocation of a function that reads the fleet's summary drains
+   * it first, so the function sees every change written before it (deployed, within about a second).
    */
   projector: StreamPump;
+  /** The projector's on-failure queue: a file of JSON lines, each the message the deployed mapping sends to SQS. */
+  failedQueue: string;
   /** Writes items as they are into one of this file's tables. */
   putItems(table: string, items: Record<string, unknown>[]): Promise<void>;
   invoke(name: FunctionName, event: Partial<APIGatewayProxyEvent>): Promise<Response>;
@@ -86,19 +88,17 @@ export function uniqueStage(): string {
  * A file that checks what is logged, or starts the local stack (whose processes inherit this environment), asks for
  * LOG_LEVEL INFO.
  */
-export async function startHarness(env: Record<string, string> = {}, options: { projector?: boolean } = {}): Promise<Harness> {
-  // A file that tests the fleet projector gets a DynamoDB Local with streams, apart from the run's shared one, where
-  // stream-enabled tables of every file would slow every write of every file (ensureTables says how much).
-  const own = options.projector ? await streamsDatabase() : undefined;
-  const db = own ? { endpoint: own.endpoint } : testDatabase();
-  const stage = uniqueStage();
+export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+  const db = testDatabase();
+  const stage = claimStage() ?? uniqueStage();
   Object.assign(process.env, localFunctionEnv(stage, db.endpoint, TEST_CURSOR_SECRET), { AUTH_MODE: 'off', LOG_LEVEL: 'ERROR' }, env);
   const client = adminClient(db.endpoint);
   const documents = DynamoDBDocumentClient.from(client);
-  await ensureTables(client, stage, { streams: own !== undefined });
+  await ensureTables(client, stage);
   const writer = localWriter(db.endpoint, { stage });
   const store = localStore(db.endpoint, stage);
-  const projector: StreamPump = own ? localProjector(db.endpoint, stage, { env }) : NO_PUMP;
+  const failedQueue = join(runDir(), `projector-failed-${stage}.jsonl`);
+  const projector = localProjector(db.endpoint, stage, { env, failedQueue });
   projectors.add(projector);
   const putItems = async (table: string, items: Record<string, unknown>[]) => {
     for (const item of items) await documents.send(new PutCommand({ TableName: table, Item: item }));
@@ -118,6 +118,7 @@ export async function startHarness(env: Record<string, string> = {}, options: { 
       await revokeApiKey(store, keyIdOf(key)!);
     },
     projector,
+    failedQueue,
     putItems,
     invoke: (name, event) => invoke(name, event),
     close: async () => {
@@ -136,11 +137,8 @@ let invocation = 0;
 /** The projectors of the harnesses open in this file, drained before each invocation of a function that reads the fleet table. */
 const projectors = new Set<StreamPump>();
 
-/**
- * The functions that read the fleet's summary (its stamps or statistics). Only they wait for the projector: a drain
- * asks DynamoDB Local about three streams, which thousands of listing calls need not pay for.
- */
-const READS_THE_FLEET = new Set(['accounts', 'all-status', 'all-balance', 'all-performance', 'probe', 'notifier']);
+/** The functions that read the fleet's summary (fleet-stages.ts): only they wait for the projector. */
+let readers: Set<string> | undefined;
 
 /**
  * Invokes a function's exported handler as Lambda would, and parses its JSON body (a 304's empty body stays ''; a
@@ -149,7 +147,8 @@ const READS_THE_FLEET = new Set(['accounts', 'all-status', 'all-balance', 'all-p
 export async function invoke(name: FunctionName, event: Partial<APIGatewayProxyEvent>): Promise<Response> {
   const { handler } = require(join(ROOT, 'functions', `${name}.ts`));
   invocation += 1;
-  if (READS_THE_FLEET.has(name)) for (const projector of projectors) await projector.drain();
+  readers ??= fleetReaders();
+  if (readers.has(name)) for (const projector of projectors) await projector.drain();
   const context = {
     awsRequestId: `test-request-${invocation}`,
     functionName: name,

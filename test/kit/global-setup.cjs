@@ -11,6 +11,7 @@ const { makeRunDir } = require('./run-dir.ts');
 const { startWriterBuild } = require('./writer-build.ts');
 const { buildFunctionBundles } = require('../../scripts/local-stack/function-bundles.ts');
 const { buildScripts } = require('./scripts.ts');
+const { makeStagePool, saveFleetReaders } = require('./fleet-stages.ts');
 
 /** The projects whose tests use the writer package as built (test/kit/writer-build.ts). */
 const WITH_WRITER_BUILD = ['e2e', 'package'];
@@ -32,12 +33,15 @@ module.exports = async function globalSetup(globalConfig) {
   // DynamoDB Local starts; the workers inherit the variable.
   const bundles = join(process.env.TEST_RUN_DIR, 'bundles');
   try {
-    const [db] = await Promise.all([
+    const [db, metafile] = await Promise.all([
       startDynamoDbLocal({ lightLoad: true, log: (line) => process.stderr.write(`${line}\n`) }),
       buildFunctionBundles(bundles),
       // The programs the tests run (test/kit/scripts.ts), the same way.
       buildScripts(),
     ]);
+    // Before any test writes: the stages whose streams stay quick (test/kit/fleet-stages.ts).
+    saveFleetReaders(metafile);
+    await makeStagePool(db.endpoint);
     process.env.OFFLINE_PREBUILT_BUNDLES = bundles;
     globalThis.testDynamoDbLocal = db;
     // Jest starts its workers after this, and they inherit the variable.

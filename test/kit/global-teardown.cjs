@@ -8,11 +8,6 @@ module.exports = async function globalTeardown() {
   await db?.close();
   await globalThis.testWriterBuild;
   globalThis.testWriterBuild = undefined;
-  // The workers' DynamoDB Locals with streams end with their workers; one that outlived its worker ends here.
-  if (process.env.TEST_RUN_DIR) {
-    const { stopStreamsDatabases } = require('./streams-database.ts');
-    stopStreamsDatabases();
-  }
   const { removeRunDir } = require('./run-dir.ts');
   removeRunDir();
 };

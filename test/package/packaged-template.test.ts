@@ -118,8 +118,8 @@ it('gives each concern its own least-privilege role', () => {
   });
   // The dashboard's files are in its package: its role reads nothing.
   expect(dynamodbStatements('DashboardRole')).toEqual([]);
-  // The fleet projector reads the three streams and whether each began with its table, an account's currency and the
-  // accounts' own statistics; it writes the fleet table and nothing else.
+  // The fleet projector reads the three streams, an account's currency and the accounts' own statistics; it writes
+  // the fleet table and nothing else, and hands what it gives up on to its queue.
   const projector = dynamodbStatements('FleetProjectorRole');
   const arn = (table: string) => ({ 'Fn::GetAtt': [table, 'Arn'] });
   const streamed = ['AccountsTable', 'BalancesTable', 'LedgerTable'];
@@ -129,7 +129,6 @@ it('gives each concern its own least-privilege role', () => {
       Action: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
       Resource: streamed.map((table) => ({ 'Fn::Join': ['/', [arn(table), 'stream', '*']] })),
     },
-    { Effect: 'Allow', Action: ['dynamodb:DescribeTable'], Resource: streamed.map(arn) },
     { Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'], Resource: [arn('AccountsTable'), arn('LedgerTable')] },
     {
       Effect: 'Allow',
@@ -137,16 +136,39 @@ it('gives each concern its own least-privilege role', () => {
       Resource: [arn('FleetSummaryTable')],
     },
   ]);
+  expect(statementsOf('FleetProjectorRole').filter((s: any) => s.Action.includes('sqs:SendMessage'))).toEqual([
+    { Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: [{ 'Fn::GetAtt': ['ProjectorFailedQueue', 'Arn'] }] },
+  ]);
   for (const table of streamed) {
     expect(resources[table].Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
   }
   const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, mapping]) => mapping.Properties);
   expect(mappings.map((mapping) => mapping.EventSourceArn)).toEqual(streamed.map((table) => ({ 'Fn::GetAtt': [table, 'StreamArn'] })));
   for (const mapping of mappings) {
-    // From the first record, and every failed batch retried (split) until it goes through: none skipped.
-    expect(mapping).toMatchObject({ StartingPosition: 'TRIM_HORIZON', BisectBatchOnFunctionError: true });
-    expect(mapping.MaximumRetryAttempts ?? -1).toBe(-1);
+    // From the first record; a record the projector names as failed retried with the rest of its batch ten times (the
+    // batch split in two each time), then handed to the on-failure queue: one poison record never stalls its shard.
+    expect(mapping).toMatchObject({
+      StartingPosition: 'TRIM_HORIZON',
+      BatchSize: 1000,
+      MaximumBatchingWindowInSeconds: 1,
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': ['ProjectorFailedQueue', 'Arn'] } } },
+    });
   }
+  expect(resources.ProjectorFailedQueue).toMatchObject({
+    Type: 'AWS::SQS::Queue',
+    Properties: { QueueName: 'trading-bot-api-prod-projector-failed', MessageRetentionPeriod: 1209600, SqsManagedSseEnabled: true },
+  });
+  expect(resources.ProjectorFailedQueueAlarm.Properties).toMatchObject({
+    Namespace: 'AWS/SQS',
+    MetricName: 'ApproximateNumberOfMessagesVisible',
+    Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': ['ProjectorFailedQueue', 'QueueName'] } }],
+    ComparisonOperator: 'GreaterThanThreshold',
+    Threshold: 0,
+    AlarmActions: [{ Ref: 'AlertsTopic' }],
+  });
   for (const role of ['AuthorizerRole', 'DataFunctionsRole', 'DashboardRole']) {
     const actions: string[] = statementsOf(role).flatMap((s: any) => s.Action);
     expect(actions.filter((a) => a.includes('*') || (a.startsWith('dynamodb:') && /Put|Update|Delete|Write/.test(a)))).toEqual([]);
@@ -314,7 +336,7 @@ describe('alerts', () => {
     expect(outputs.AlertsTopicArn.Value).toEqual({ Ref: 'AlertsTopic' });
     const alarms = ofType('AWS::CloudWatch::Alarm');
     // Errors and throttles per function, but no Errors alarm on the two authorizers (below).
-    expect(alarms.length).toBe(6 + 2 * functions().length - 2);
+    expect(alarms.length).toBe(7 + 2 * functions().length - 2);
     for (const [, { Properties }] of alarms) {
       expect(Properties.AlarmActions).toEqual([{ Ref: 'AlertsTopic' }]);
       expect(Properties.OKActions).toEqual([{ Ref: 'AlertsTopic' }]);

@@ -30,7 +30,6 @@ describe('ETag', () => {
   it('accepts the strong tag of a body, as every answer but the fleet carries it', () => {
     expect(STRONG).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
     expect(contractViolations('/api/{account}/balance', notModified(STRONG))).toEqual([]);
-    // Without its stamps a fleet answer falls back to the body's tag.
     expect(contractViolations('/api/all/balance', notModified(STRONG))).toEqual([]);
   });
 

@@ -89,9 +89,9 @@ export async function getAccountItem(store: Store, accountId: string, consistent
  * Reads the items of `table` (keyed by account id) of the accounts in `scope`: the whole table for `*`, otherwise
  * only those accounts by BatchGetItem, so a scoped read reads nothing it cannot return.
  */
-export async function readAccountScopedItems(store: Store, table: string, scope: AccountScope): Promise<Item[]> {
-  if (scope === '*') return scanAll(store, table);
-  const results = await batchGetItems(store, { [table]: accountSet(scope).map(accountKey) });
+export async function readAccountScopedItems(store: Store, table: string, scope: AccountScope, consistent = false): Promise<Item[]> {
+  if (scope === '*') return scanAll(store, table, consistent);
+  const results = await batchGetItems(store, { [table]: accountSet(scope).map(accountKey) }, consistent);
   return results[table];
 }
 
@@ -101,8 +101,8 @@ export function retiredAtOf(item: Item): string | null {
 }
 
 /** The accounts in `scope`, sorted by id; retired ones left out. */
-export async function listAccounts(store: Store, scope: AccountScope): Promise<Account[]> {
-  const items = await readAccountScopedItems(store, store.tables.accounts, scope);
+export async function listAccounts(store: Store, scope: AccountScope, consistent = false): Promise<Account[]> {
+  const items = await readAccountScopedItems(store, store.tables.accounts, scope, consistent);
   return items
     .filter((item) => retiredAtOf(item) === null)
     .map(toAccount)

@@ -19,10 +19,7 @@ export interface BalanceRecord extends Balance {
   lastTradeAt: string | null;
   /** The time of the broker's latest balance snapshot. */
   snapshotAt: string | null;
-  /**
-   * When the account was retired (as on its accounts item): writers keep its fleet stamps away while it is set, and
-   * the fleet's balances leave it out. Null for an account in the fleet.
-   */
+  /** When the account was retired (as on its accounts item): the fleet's answers leave it out. Null for an account in the fleet. */
   retiredAt: string | null;
   /** Incremented by every write. */
   version: number;
@@ -106,8 +103,8 @@ export async function readBalances(store: Store, scope: AccountScope): Promise<B
 }
 
 /** The balances of the accounts in `scope`, sorted by account id; retired accounts' left out. */
-export async function listBalances(store: Store, scope: AccountScope): Promise<Balance[]> {
-  const items = await readAccountScopedItems(store, store.tables.balances, scope);
+export async function listBalances(store: Store, scope: AccountScope, consistent = false): Promise<Balance[]> {
+  const items = await readAccountScopedItems(store, store.tables.balances, scope, consistent);
   return items
     .filter((item) => item.retiredAt === undefined)
     .map(toBalance)

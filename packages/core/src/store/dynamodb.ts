@@ -139,12 +139,13 @@ export async function getItem(
 
 /**
  * Reads a whole (small) table, following `LastEvaluatedKey` to the end: a scan page stops at 1 MB, and a list
- * that silently stopped there would be wrong.
+ * that silently stopped there would be wrong. `consistent`: every write acknowledged before the scan is in it.
  */
-export async function scanAll(store: Store, table: string): Promise<Item[]> {
+export async function scanAll(store: Store, table: string, consistent = false): Promise<Item[]> {
   const items: Item[] = [];
   await send([table], async () => {
-    for await (const page of paginateScan({ client: store.client }, { TableName: table })) items.push(...(page.Items ?? []));
+    for await (const page of paginateScan({ client: store.client }, { TableName: table, ConsistentRead: consistent }))
+      items.push(...(page.Items ?? []));
   });
   return items;
 }

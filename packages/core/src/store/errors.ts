@@ -162,3 +162,19 @@ export function databaseError(error: unknown, tables: readonly string[] = []): E
   if (sdk.$metadata && status === undefined) return new DatabaseError('unavailable', name === 'Error' ? sdk.message.slice(0, 120) : name);
   return sdk;
 }
+
+/** An item of the fleet table that is not what fleet-table.ts writes (a hand edit, a bug): its projection stops there. */
+export class FleetItemMalformed extends Error {
+  constructor(key: { part: string; key: string }, what: string) {
+    super(`the fleet table's item ${key.part} / ${key.key} is malformed: ${what}`);
+    this.name = 'FleetItemMalformed';
+  }
+}
+
+/** A fleet sum other projectors kept rewriting while one tried to: it gave up rather than spin. */
+export class FleetSumContended extends Error {
+  constructor(key: { part: string; key: string }, attempts: number) {
+    super(`the fleet's sum ${key.part} / ${key.key} changed under the projector ${attempts} times in a row`);
+    this.name = 'FleetSumContended';
+  }
+}

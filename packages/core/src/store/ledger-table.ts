@@ -80,11 +80,11 @@ export function isEntryOf(item: Item, kind: keyof LedgerUnits): boolean {
   return String(item[KEY] ?? '').startsWith(entryPrefix(kind));
 }
 
-export function pnlKey(accountId: string, period: Period, start: string): Item {
+function pnlKey(accountId: string, period: Period, start: string): Item {
   return { accountId, [KEY]: entryKeyOf('pnl', period, start) };
 }
 
-export function periodKey(accountId: string, period: PeriodKey): Item {
+function periodKey(accountId: string, period: PeriodKey): Item {
   return { accountId, [KEY]: entryKeyOf('perf', period.unit, period.start) };
 }
 
