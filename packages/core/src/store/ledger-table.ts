@@ -139,11 +139,6 @@ export function toPnlEntry(item: Item): PnlEntry {
   };
 }
 
-/** The stored aggregates among `keys` (period and start), read for a read-modify-write; missing ones are absent. */
-export async function getPnlEntries(store: Store, accountId: string, keys: { period: Period; start: string }[]): Promise<PnlEntry[]> {
-  return (await getAggregates(store, accountId, keys, [])).pnl;
-}
-
 /** The P&L aggregate of one period of each of `accountIds` (none closed: absent), batched, as a fleet reads them. */
 export async function getPnlOfAccounts(
   store: Store,
@@ -176,13 +171,6 @@ export async function getAggregates(
   };
 }
 
-/** The stored P&L aggregates of `key` of each of `owners`, read consistently; missing ones are absent. */
-export async function getPnlOfOwners(store: Store, owners: readonly string[], key: { period: Period; start: string }): Promise<PnlEntry[]> {
-  if (!owners.length) return [];
-  const found = await batchGetItems(store, { [store.tables.ledger]: owners.map((owner) => pnlKey(owner, key.period, key.start)) }, true);
-  return found[store.tables.ledger].map(toPnlEntry);
-}
-
 /** The stored performance figures of `period` of each of `owners`, read consistently; missing ones are absent. */
 export async function getPeriodOfOwners(store: Store, owners: readonly string[], period: PeriodKey): Promise<PeriodEntry[]> {
   if (!owners.length) return [];
@@ -209,15 +197,6 @@ export function putEquity(store: Store, entry: EquityEntry, future: string): Tra
       ExpressionAttributeValues: { ':time': entry.time, ':future': future },
     },
   };
-}
-
-/**
- * The entries of one kind and unit (`pnl#day#`, `equity#hour#`, ...) of an account whose start lies in [`first`,
- * `last`] (stored times), oldest first: one key range, reading the entries there are and nothing else (at most
- * `points`).
- */
-function readEntries(store: Store, accountId: string, prefix: string, first: string, last: string, points: number): Promise<Item[]> {
-  return readKeyRange(store, accountId, `${prefix}${first}`, `${prefix}${last}`, points);
 }
 
 /**
@@ -248,30 +227,24 @@ export function readKeyRange(
   );
 }
 
-/** The P&L aggregates of `period` starting from `first` to `last` (both period starts), oldest first. */
-export async function readPnlEntries(
+/**
+ * The aggregates of one kind and unit (`pnl` by day, `equity` by hour, ...) of an account whose start lies in
+ * [`first`, `last`] (stored times, unit starts), oldest first: one key range, reading the entries there are and
+ * nothing else (at most `points`).
+ */
+export async function readEntries<K extends 'pnl' | 'equity'>(
   store: Store,
   accountId: string,
-  period: Period,
-  first: string,
-  last: string,
+  kind: K,
+  unit: LedgerUnits[K],
+  [first, last]: readonly [string, string],
   points: number,
-): Promise<PnlEntry[]> {
-  return (await readEntries(store, accountId, entryPrefix('pnl', period), first, last, points)).map(toPnlEntry);
+): Promise<ReturnType<(typeof ENTRY_OF)[K]>[]> {
+  const items = await readKeyRange(store, accountId, entryKeyOf(kind, unit, first), entryKeyOf(kind, unit, last), points);
+  return items.map((item) => ENTRY_OF[kind](item) as ReturnType<(typeof ENTRY_OF)[K]>);
 }
 
-/** The equity points of `interval` starting from `first` to `last` (both interval starts), oldest first. */
-export async function readEquityEntries(
-  store: Store,
-  accountId: string,
-  interval: Interval,
-  first: string,
-  last: string,
-  points: number,
-): Promise<EquityEntry[]> {
-  const items = await readEntries(store, accountId, entryPrefix('equity', interval), first, last, points);
-  return items.map(toEquityEntry);
-}
+const ENTRY_OF = { pnl: toPnlEntry, equity: toEquityEntry };
 
 function toEquityEntry(item: Item): EquityEntry {
   return {
