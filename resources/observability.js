@@ -60,13 +60,6 @@ class Observability {
   }
 }
 
-function probeDimensions(stage) {
-  return [
-    { Name: 'service', Value: SERVICE },
-    { Name: 'stage', Value: stage },
-  ];
-}
-
 /**
  * The alert topic, and its email subscription when the stage names an address.
  * @returns {Record<string, any>}
@@ -102,7 +95,11 @@ function alarm(description, metric, rule) {
 }
 
 function alarmResources(settings, stage, functions) {
-  const probe = (MetricName, Statistic) => ({ Namespace: NAMESPACE, MetricName, Dimensions: probeDimensions(stage), Statistic });
+  const dimensions = [
+    { Name: 'service', Value: SERVICE },
+    { Name: 'stage', Value: stage },
+  ];
+  const probe = (MetricName, Statistic) => ({ Namespace: NAMESPACE, MetricName, Dimensions: dimensions, Statistic });
   const api = (MetricName) => ({
     Namespace: 'AWS/ApiGateway',
     MetricName,

@@ -1,6 +1,6 @@
 import pMap from 'p-map';
 import { ABOVE_EVERY_ID } from '../ids';
-import { type PeriodFigures, type PeriodKey, type ReadPeriod, type StatsUnit, storedPeriod } from '../rollups';
+import { type PeriodFigures, type PeriodKey, periodId, type ReadPeriod, type StatsUnit, storedPeriod } from '../rollups';
 import type { Interval, Period } from '../time';
 import { batchGetItems, getItem, type Item, queryItems, type Store, type TransactItem, versionedPut } from './dynamodb';
 
@@ -80,17 +80,13 @@ export function isEntryOf(item: Item, kind: keyof LedgerUnits): boolean {
   return String(item[KEY] ?? '').startsWith(entryPrefix(kind));
 }
 
-function pnlKey(accountId: string, period: Period, start: string): Item {
-  return { accountId, [KEY]: entryKeyOf('pnl', period, start) };
+/** The key of an account's aggregate of `kind` for one unit starting at `start`. */
+function entryItemKey<K extends keyof LedgerUnits>(accountId: string, kind: K, unit: LedgerUnits[K], start: string): Item {
+  return { accountId, [KEY]: entryKeyOf(kind, unit, start) };
 }
 
-function periodKey(accountId: string, period: PeriodKey): Item {
-  return { accountId, [KEY]: entryKeyOf('perf', period.unit, period.start) };
-}
-
-function equityKey(accountId: string, interval: Interval, start: string): Item {
-  return { accountId, [KEY]: entryKeyOf('equity', interval, start) };
-}
+const pnlKey = (accountId: string, period: Period, start: string) => entryItemKey(accountId, 'pnl', period, start);
+const periodKey = (accountId: string, period: PeriodKey) => entryItemKey(accountId, 'perf', period.unit, period.start);
 
 const TRADE_ID_PREFIX = 'trade#';
 
@@ -191,7 +187,7 @@ export function putEquity(store: Store, entry: EquityEntry, future: string): Tra
   return {
     Put: {
       TableName: store.tables.ledger,
-      Item: { ...equityKey(entry.accountId, entry.interval, entry.start), ...entry },
+      Item: { ...entryItemKey(entry.accountId, 'equity', entry.interval, entry.start), ...entry },
       ConditionExpression: 'attribute_not_exists(accountId) OR #time <= :time OR #time > :future',
       ExpressionAttributeNames: { '#time': 'time' },
       ExpressionAttributeValues: { ':time': entry.time, ':future': future },
@@ -277,7 +273,7 @@ export async function readStartBalances(
   // One account's Query below reads the day before as cheaply as the batch would, and finds an older point too: the
   // batch only saves requests for several accounts (one account's performance made one request more than it needed).
   if (accountIds.length > 1) {
-    const keys = accountIds.map((id) => equityKey(id, 'day', dayBefore));
+    const keys = accountIds.map((id) => entryItemKey(id, 'equity', 'day', dayBefore));
     for (const item of (await batchGetItems(store, { [store.tables.ledger]: keys }))[store.tables.ledger])
       found.set(item.accountId as string, toEquityEntry(item));
   }
@@ -381,8 +377,8 @@ export async function readPeriodItems(store: Store, where: PeriodPartition, peri
 /** `periods` (as readPeriodItems) with their figures; a period with no item (no close) has none. */
 export async function readPeriods(store: Store, where: PeriodPartition, periods: readonly PeriodKey[]): Promise<ReadPeriod[]> {
   const items = await readPeriodItems(store, where, periods);
-  const figures = new Map(items.map((item) => [`${item.unit}#${item.start}`, storedPeriod(item.instruments)]));
-  return periods.map((period) => ({ ...period, figures: figures.get(`${period.unit}#${period.start}`) ?? {} }));
+  const figures = new Map(items.map((item) => [periodId(item as unknown as PeriodKey), storedPeriod(item.instruments)]));
+  return periods.map((period) => ({ ...period, figures: figures.get(periodId(period)) ?? {} }));
 }
 
 /** Every period item of an account, any unit (the backfill's comparison with what its trades make). */

@@ -119,8 +119,10 @@ export async function getTradeRecord(
   trade: Pick<Trade, 'openTime' | 'id' | 'accountId'>,
 ): Promise<{ trade: Trade; version: number } | undefined> {
   const item = await getItem(store, store.tables.trades, tradeKey(trade), true);
-  return item && { trade: toTrade(item), version: Number(item.version ?? 1) };
+  return item && toRecord(item);
 }
+
+const toRecord = (item: Item) => ({ trade: toTrade(item), version: Number(item.version ?? 1) });
 
 /** Stored trades and their versions by id, read in batches; trades not stored are absent. */
 export async function getTradeRecords(
@@ -129,9 +131,7 @@ export async function getTradeRecords(
 ): Promise<Map<string, { trade: Trade; version: number }>> {
   if (!trades.length) return new Map();
   const found = await batchGetItems(store, { [store.tables.trades]: trades.map(tradeKey) }, true);
-  return new Map(
-    found[store.tables.trades].map((item) => [item.id as string, { trade: toTrade(item), version: Number(item.version ?? 1) }]),
-  );
+  return new Map(found[store.tables.trades].map((item) => [item.id as string, toRecord(item)]));
 }
 
 /**
@@ -169,7 +169,7 @@ export function toTrade(item: Item): Trade {
   for (const field of TRADE_FIELDS) trade[field] = item[field] ?? null;
   const fees = trade.fees as Fee[] | null;
   // The SDK reads a list of maps back as new objects: in the contract's key order, whatever the item's.
-  trade.fees = fees && fees.map(({ amount, currency, leg }) => ({ amount, currency, leg }));
+  trade.fees = fees ? fees.map(({ amount, currency, leg }) => ({ amount, currency, leg })) : null;
   trade.feeTotal = feeTotalOf(fees, trade.currency as string | null);
   return trade as Trade;
 }
