@@ -35,8 +35,8 @@ import {
   trimDecimal,
   type Fee as TradeFee,
 } from '@trading-bot-api/writer';
-import { MONEY_PLACES, multiplyDecimals, proportionOf, quotientOf } from '../numbers';
-import type { Fee, Fill } from './messages';
+import { MONEY_PLACES, multiplyDecimals, proportionOf, quotientOf } from './numbers';
+import type { Fee, Fill } from './hummingbot/messages';
 
 /** A fee as charged, in its own token. */
 export interface Charge {
