@@ -23,6 +23,7 @@ const SECONDS = {
   'test/e2e/local-api-keys.test.ts': 23,
   'test/integration/performance.test.ts': 22,
   'test/integration/hummingbot-bridge.test.ts': 21,
+  'test/integration/exchange-feed.test.ts': 20,
   'test/e2e/local-api.test.ts': 19,
   'test/integration/freqtrade-bridge.test.ts': 19,
   'test/integration/fleet-polls.test.ts': 18,
