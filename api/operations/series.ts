@@ -1,4 +1,4 @@
-import { negateDecimal, sumDecimals } from '@trading-bot-api/core/decimal';
+import { sumDecimals } from '@trading-bot-api/core/decimal';
 import { accountNotFound } from '../errors';
 import { getAccountItem } from '@trading-bot-api/core/store/accounts-table';
 import { readFleetPnl } from '@trading-bot-api/core/store/fleet-table';
@@ -11,6 +11,7 @@ import type { Principal } from '../access';
 import { store } from '../database';
 import { type SeriesWindow, seriesWindow } from './window';
 import { requireVisibleAccount } from './visible';
+import { markTransfers } from './transfers';
 
 /**
  * The P&L and equity series. Each is read from the aggregates the writer keeps in the ledger table (one item per
@@ -147,26 +148,4 @@ export async function readAccountEquity(accountId: string, query: EquityRequest,
     transfers,
   );
   return { accountId, currency: account.currency as string, interval, from: timestamp(window.from), to: timestamp(window.to), points };
-}
-
-type EquityPoint = AccountEquity['points'][number];
-
-/**
- * `points` (oldest first) each marked with the net value of `transfers` (oldest first, from the window's start) after
- * the point before it and up to its own time: deposits add, withdrawals take away; null when one had no value.
- */
-export function markTransfers(
-  points: readonly EquityPoint[],
-  transfers: readonly { time: string; kind: 'deposit' | 'withdrawal'; value: string | null }[],
-): EquityPoint[] {
-  let next = 0;
-  return points.map((point) => {
-    const moved: (string | null)[] = [];
-    for (; next < transfers.length && transfers[next].time <= point.time; next++) {
-      const { kind, value } = transfers[next];
-      moved.push(value === null ? null : kind === 'deposit' ? value : negateDecimal(value));
-    }
-    if (!moved.length) return point;
-    return { ...point, transfers: moved.includes(null) ? null : sumDecimals(moved as string[]) };
-  });
 }

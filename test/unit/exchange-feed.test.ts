@@ -27,6 +27,7 @@ import {
 } from '@trading-bot-api/feeds/bridges/exchange/mirror';
 import type { ExchangeTransfer, MarketInfo } from '@trading-bot-api/feeds/bridges/exchange/profile';
 import { multiplyDecimals } from '@trading-bot-api/feeds/bridges/numbers';
+import { markTransfers } from '../../api/operations/transfers';
 import { applyFill } from '@trading-bot-api/feeds/bridges/positions';
 import { type RawTrade, READ_ONLY } from '../kit/fake-binance';
 import { propertyRuns } from '../kit/property-runs';
@@ -429,6 +430,35 @@ describe('transfers', () => {
       }),
     );
     expect(transferRecord(withdrawal, undefined)).toEqual(expect.objectContaining({ value: null, rate: null }));
+  });
+});
+
+describe('transfers on the equity series', () => {
+  const point = (time: string, nav: string) => ({ time, balance: nav, nav, unrealizedPL: '0' });
+  const points = [
+    point('2026-11-01T10:30:00.000Z', '1000'),
+    point('2026-11-01T11:45:00.000Z', '1600'),
+    point('2026-11-01T12:10:00.000Z', '1590'),
+  ];
+
+  it('marks each point with the transfers after the point before it, up to its own time, and no other', () => {
+    const marked = markTransfers(points, [
+      { time: '2026-11-01T10:00:00.000Z', kind: 'deposit', value: '1000' },
+      { time: '2026-11-01T11:00:00.000Z', kind: 'deposit', value: '650.5' },
+      { time: '2026-11-01T11:45:00.000Z', kind: 'withdrawal', value: '50.5' },
+      { time: '2026-11-01T12:30:00.000Z', kind: 'deposit', value: '7' },
+    ]);
+    expect(marked).toEqual([{ ...points[0], transfers: '1000' }, { ...points[1], transfers: '600.0' }, points[2]]);
+    // Summed with their places (600.0), as every sum here. What the account earned over the window: the change of NAV
+    // less the transfers after the first point.
+    expect(sumDecimals([marked[2].nav, negateDecimal(marked[0].nav), negateDecimal(marked[1].transfers!)])).toBe('-10.0');
+  });
+
+  it('says a net it cannot know as null, never as a figure that leaves a transfer out', () => {
+    expect(markTransfers(points.slice(0, 1), [{ time: '2026-11-01T10:00:00.000Z', kind: 'deposit', value: null }])).toEqual([
+      { ...points[0], transfers: null },
+    ]);
+    expect(markTransfers(points, [])).toEqual(points);
   });
 });
 

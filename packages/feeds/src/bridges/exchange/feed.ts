@@ -9,6 +9,7 @@ import { type SyncSummary, syncExchangeAccount } from './sync';
 
 export class ExchangeFeed {
   private readonly said = new Set<string>();
+  private readonly signal?: AbortSignal;
   readonly client: ExchangeClient;
 
   constructor(
@@ -26,8 +27,6 @@ export class ExchangeFeed {
     });
     this.signal = options.signal;
   }
-
-  private readonly signal?: AbortSignal;
 
   get account(): string {
     return this.feed.config.account;
