@@ -30,12 +30,7 @@ import {
 } from '@trading-bot-api/core/store/accounts-table';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { compareIds } from '@trading-bot-api/core/ids';
-import {
-  getBalanceRecord,
-  newBalanceRecord,
-  putBalance,
-  readBalances,
-} from '@trading-bot-api/core/store/balances-table';
+import { getBalanceRecord, newBalanceRecord, putBalance, readBalances } from '@trading-bot-api/core/store/balances-table';
 import {
   createStore,
   MAX_TRANSACTION_ITEMS,

@@ -32,10 +32,10 @@ const PYTHON_ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\'
 
 /** The text of a Python string literal's body: its escapes (`\\'`, `\\n`, `\\xE9`, `\\u00e9`) read. */
 function pythonString(body: string): string {
-  return body.replace(/\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)/gs, (_, escape: string) => {
-    if (escape.length > 1) return String.fromCharCode(Number.parseInt(escape.slice(1), 16));
-    if (!Object.hasOwn(PYTHON_ESCAPES, escape)) throw new SyntaxError(`not a Python escape: \\${escape}`);
-    return PYTHON_ESCAPES[escape];
+  return body.replace(/\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)/gs, (_, code: string) => {
+    if (code.length > 1) return String.fromCharCode(Number.parseInt(code.slice(1), 16));
+    if (!Object.hasOwn(PYTHON_ESCAPES, code)) throw new SyntaxError(`not a Python escape: \\${code}`);
+    return PYTHON_ESCAPES[code];
   });
 }
 
