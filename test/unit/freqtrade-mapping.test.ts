@@ -127,16 +127,12 @@ const trade: FreqtradeTrade = {
   is_open: true,
   is_short: true,
   amount: 0.1,
-  stake_amount: 300,
   strategy: 'S',
-  open_date: '2026-11-20 10:00:00',
   open_timestamp: Date.parse('2026-11-20T10:00:00Z'),
   open_fill_timestamp: Date.parse('2026-11-20T10:00:05Z'),
   open_rate: 3000,
   profit_abs: -1.5,
-  realized_profit: 0,
   stop_loss_abs: null,
-  has_open_orders: false,
 };
 
 it('trades: ids carry the open time, an unfilled entry is not a trade yet, a closed trade its whole profit', () => {
@@ -192,8 +188,6 @@ it('trades whole: fees in their own currencies, a leveraged short future with it
         status: 'closed',
         amount: 0.1,
         filled: 0.1,
-        ft_order_side: 'buy',
-        order_type: 'limit',
         is_open: false,
       },
       // An order that did not fill opened nothing.
@@ -203,8 +197,6 @@ it('trades whole: fees in their own currencies, a leveraged short future with it
         status: 'canceled',
         amount: 0.1,
         filled: 0,
-        ft_order_side: 'buy',
-        order_type: 'limit',
         is_open: false,
       },
     ],
@@ -342,7 +334,6 @@ describe('states', () => {
   };
   const now = Date.parse('2026-11-20T10:00:00Z');
   const health = (secondsAgo: number | null) => ({
-    last_process: null,
     last_process_ts: secondsAgo === null ? null : now / 1000 - secondsAgo,
   });
   it.each([
