@@ -18,21 +18,25 @@ import { targetStore, targetWriter } from './support/load-data';
 const USAGE = 'usage: npm run backfill -- [--stage NAME] [--endpoint URL] [--account ID | --fleet]';
 
 async function main() {
-  const parsed = commandLine('backfill', USAGE, {
-    stage: { type: 'string' },
-    endpoint: { type: 'string' },
-    account: { type: 'string' },
-    fleet: { type: 'boolean' },
-  });
+  const parsed = commandLine(
+    'backfill',
+    USAGE,
+    {
+      stage: { type: 'string' },
+      endpoint: { type: 'string' },
+      account: { type: 'string' },
+      fleet: { type: 'boolean' },
+    },
+    false,
+  );
   if (!parsed) return;
-  const { values, positionals } = parsed;
-  if (positionals.length) usageFailure('backfill', USAGE, `unexpected ${positionals.join(' ')}`);
+  const { values } = parsed;
   if (values.account && values.fleet) usageFailure('backfill', USAGE, '--account and --fleet do not go together');
   const writer = targetWriter({ stage: values.stage, endpoint: values.endpoint });
   const started = performance.now();
   let failed = 0;
   const totals = { trades: 0, entries: 0, stamped: 0, written: 0, unchanged: 0 };
-  const { store } = targetStore({ stage: values.stage, endpoint: values.endpoint });
+  const store = targetStore({ stage: values.stage, endpoint: values.endpoint });
   try {
     const ids = values.fleet ? [] : values.account ? [values.account] : (await writer.listAccounts()).map(({ account }) => account.id);
     for (const [i, accountId] of ids.entries()) {

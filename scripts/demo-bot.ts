@@ -7,22 +7,25 @@ import './support/quiet-sdk';
 import stages from '../resources/stages.js';
 import { DemoBot } from './demo/demo-bot';
 import { commandLine, runCommand, usageFailure } from './support/command-line';
-import { localWriter } from './support/load-data';
-import { localDatabaseEndpoint } from './local-stack/local-db';
+import { targetWriter } from './support/load-data';
 
 const USAGE = 'usage: npm run demo-bot -- [--seconds N] [--seed N] [--quiet]';
 
 const fail: (message: string) => never = (message) => usageFailure('demo-bot', USAGE, message);
 
 async function main() {
-  const parsed = commandLine('demo-bot', USAGE, {
-    seconds: { type: 'string' },
-    seed: { type: 'string' },
-    quiet: { type: 'boolean', default: false },
-  });
+  const parsed = commandLine(
+    'demo-bot',
+    USAGE,
+    {
+      seconds: { type: 'string' },
+      seed: { type: 'string' },
+      quiet: { type: 'boolean', default: false },
+    },
+    false,
+  );
   if (!parsed) return;
-  const { values, positionals } = parsed;
-  if (positionals.length) fail(`unexpected ${positionals.join(' ')}`);
+  const { values } = parsed;
   const number = (name: string, raw: string | undefined) => {
     if (raw === undefined) return undefined;
     if (!/^\d+$/.test(raw) || Number(raw) < 1) fail(`--${name} must be a positive whole number`);
@@ -30,7 +33,7 @@ async function main() {
   };
   const seconds = number('seconds', values.seconds);
   const seed = number('seed', values.seed);
-  const writer = localWriter(localDatabaseEndpoint(), { stage: 'local' });
+  const writer = targetWriter({});
   const bot = new DemoBot({
     writer,
     seed,

@@ -32,20 +32,24 @@ export function recordsIn(text: string): number {
 }
 
 async function main() {
-  const parsed = commandLine('export', USAGE, {
-    account: { type: 'string' },
-    from: { type: 'string' },
-    to: { type: 'string' },
-    status: { type: 'string' },
-    instrument: { type: 'string' },
-    format: { type: 'string' },
-    out: { type: 'string' },
-    url: { type: 'string' },
-    'key-file': { type: 'string' },
-  });
+  const parsed = commandLine(
+    'export',
+    USAGE,
+    {
+      account: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      status: { type: 'string' },
+      instrument: { type: 'string' },
+      format: { type: 'string' },
+      out: { type: 'string' },
+      url: { type: 'string' },
+      'key-file': { type: 'string' },
+    },
+    false,
+  );
   if (!parsed) return;
-  const { values, positionals } = parsed;
-  if (positionals.length) usageFailure('export', USAGE, `unexpected ${positionals.join(' ')}`);
+  const { values } = parsed;
   if (!values.account) usageFailure('export', USAGE, '--account ID (or all) is required');
   if (values.format !== undefined && values.format !== 'csv' && values.format !== 'cointracking') {
     usageFailure('export', USAGE, `--format must be csv or cointracking, not ${values.format}`);
