@@ -18,19 +18,15 @@ import { targetStore, targetWriter } from './support/load-data';
 const USAGE = 'usage: npm run backfill -- [--stage NAME] [--endpoint URL] [--account ID | --fleet]';
 
 async function main() {
-  const parsed = commandLine(
-    'backfill',
-    USAGE,
-    {
-      stage: { type: 'string' },
-      endpoint: { type: 'string' },
-      account: { type: 'string' },
-      fleet: { type: 'boolean' },
-    },
-    false,
-  );
+  const parsed = commandLine('backfill', USAGE, {
+    stage: { type: 'string' },
+    endpoint: { type: 'string' },
+    account: { type: 'string' },
+    fleet: { type: 'boolean' },
+  });
   if (!parsed) return;
-  const { values } = parsed;
+  const { values, positionals } = parsed;
+  if (positionals.length) usageFailure('backfill', USAGE, `unexpected ${positionals.join(' ')}`);
   if (values.account && values.fleet) usageFailure('backfill', USAGE, '--account and --fleet do not go together');
   const writer = targetWriter({ stage: values.stage, endpoint: values.endpoint });
   const started = performance.now();

@@ -14,18 +14,14 @@ const USAGE = 'usage: npm run demo-bot -- [--seconds N] [--seed N] [--quiet]';
 const fail: (message: string) => never = (message) => usageFailure('demo-bot', USAGE, message);
 
 async function main() {
-  const parsed = commandLine(
-    'demo-bot',
-    USAGE,
-    {
-      seconds: { type: 'string' },
-      seed: { type: 'string' },
-      quiet: { type: 'boolean', default: false },
-    },
-    false,
-  );
+  const parsed = commandLine('demo-bot', USAGE, {
+    seconds: { type: 'string' },
+    seed: { type: 'string' },
+    quiet: { type: 'boolean', default: false },
+  });
   if (!parsed) return;
-  const { values } = parsed;
+  const { values, positionals } = parsed;
+  if (positionals.length) fail(`unexpected ${positionals.join(' ')}`);
   const number = (name: string, raw: string | undefined) => {
     if (raw === undefined) return undefined;
     if (!/^\d+$/.test(raw) || Number(raw) < 1) fail(`--${name} must be a positive whole number`);

@@ -32,24 +32,20 @@ export function recordsIn(text: string): number {
 }
 
 async function main() {
-  const parsed = commandLine(
-    'export',
-    USAGE,
-    {
-      account: { type: 'string' },
-      from: { type: 'string' },
-      to: { type: 'string' },
-      status: { type: 'string' },
-      instrument: { type: 'string' },
-      format: { type: 'string' },
-      out: { type: 'string' },
-      url: { type: 'string' },
-      'key-file': { type: 'string' },
-    },
-    false,
-  );
+  const parsed = commandLine('export', USAGE, {
+    account: { type: 'string' },
+    from: { type: 'string' },
+    to: { type: 'string' },
+    status: { type: 'string' },
+    instrument: { type: 'string' },
+    format: { type: 'string' },
+    out: { type: 'string' },
+    url: { type: 'string' },
+    'key-file': { type: 'string' },
+  });
   if (!parsed) return;
-  const { values } = parsed;
+  const { values, positionals } = parsed;
+  if (positionals.length) usageFailure('export', USAGE, `unexpected ${positionals.join(' ')}`);
   if (!values.account) usageFailure('export', USAGE, '--account ID (or all) is required');
   if (values.format !== undefined && values.format !== 'csv' && values.format !== 'cointracking') {
     usageFailure('export', USAGE, `--format must be csv or cointracking, not ${values.format}`);

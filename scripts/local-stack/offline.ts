@@ -38,15 +38,10 @@ export function requestOverSocket(
     timeoutMs?: number;
   },
 ): Promise<SocketResponse> {
+  const where = typeof to === 'string' ? { socketPath: to } : to;
   return new Promise((resolve, reject) => {
     const outgoing = request(
-      {
-        ...(typeof to === 'string' ? { socketPath: to } : to),
-        method: options.method,
-        path: options.path,
-        headers: options.headers,
-        timeout: options.timeoutMs ?? 30_000,
-      },
+      { ...where, method: options.method, path: options.path, headers: options.headers, timeout: options.timeoutMs ?? 30_000 },
       async (response) => {
         const chunks: Buffer[] = [];
         try {

@@ -45,15 +45,12 @@ export function stopSignal(): AbortSignal {
   return stop.signal;
 }
 
-/**
- * The parsed command line (options and, unless `positionals` is false, positionals), or undefined once --help has
- * printed the usage.
- */
-export function commandLine<O extends Options>(command: string, usage: string, options: O, positionals = true) {
+/** The parsed command line (options and positionals), or undefined once --help has printed the usage. */
+export function commandLine<O extends Options>(command: string, usage: string, options: O) {
   const config = {
     args: process.argv.slice(2),
     options: { ...options, help: { type: 'boolean', default: false } } as O & { help: { type: 'boolean'; default: false } },
-    allowPositionals: positionals,
+    allowPositionals: true,
     strict: true,
   } as const;
   let parsed: ReturnType<typeof parseArgs<typeof config>>;
