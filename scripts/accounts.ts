@@ -11,7 +11,7 @@
  */
 import './support/quiet-sdk';
 import { isRefusal } from '@trading-bot-api/writer';
-import { commandLine, usageFailure } from './support/command-line';
+import { commandLine, runCommand, usageFailure } from './support/command-line';
 import { targetWriter } from './support/load-data';
 
 const USAGE = [
@@ -91,7 +91,4 @@ async function main() {
   }
 }
 
-main().catch((error) => {
-  console.error(`accounts: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
-});
+runCommand('accounts', main);

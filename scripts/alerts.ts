@@ -10,7 +10,7 @@
 import './support/quiet-sdk';
 import { testEvent } from '../api/alerts/events';
 import { ALERT_VARIABLES } from '../api/alerts/settings';
-import { commandLine, usageFailure } from './support/command-line';
+import { commandLine, runCommand, usageFailure } from './support/command-line';
 import { sendToChannels } from './support/send-alerts';
 
 const USAGE = 'usage: npm run alerts -- test [--stage NAME]';
@@ -30,9 +30,5 @@ async function main() {
   if (!sent) process.exitCode = 1;
 }
 
-main().catch((error) => {
-  const message = error instanceof Error ? error.message : String(error);
-  // The stage's settings say `alerts:` themselves (as the notifier logs them): once is enough.
-  console.error(message.startsWith('alerts: ') ? message : `alerts: ${message}`);
-  process.exit(1);
-});
+// The stage's settings say `alerts:` themselves (as the notifier logs them): once is enough.
+runCommand('alerts', main, { text: (error) => (error instanceof Error ? error.message : String(error)).replace(/^alerts: /, '') });

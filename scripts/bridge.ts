@@ -38,7 +38,7 @@ import { listenToBroker } from '@trading-bot-api/feeds/bridges/hummingbot/mqtt';
 import { runBridges, type Scheduled } from '@trading-bot-api/feeds/bridges/run';
 import { ConfigError, type FeedAccount, feedAccountOf, feedAccountsOf } from '@trading-bot-api/feeds/bridges/exchange/config';
 import { ExchangeFeed } from '@trading-bot-api/feeds/bridges/exchange/feed';
-import { commandLine, failureText, usageFailure } from './support/command-line';
+import { commandLine, failureText, runCommand, stopSignal, usageFailure } from './support/command-line';
 import { targetWriter } from './support/load-data';
 
 const USAGE = [
@@ -85,6 +85,18 @@ function positive(value: unknown, what: string): number {
   return number;
 }
 
+/** A bot of the config file or the command line; `name` says how its fields are written there. */
+function botOf(bot: Record<string, unknown>, password: string, name: (field: 'interval' | 'stallSeconds') => string): BotConfig {
+  return {
+    url: bot.url as string,
+    username: bot.username as string,
+    password,
+    account: bot.account as string,
+    intervalSeconds: bot.interval === undefined ? DEFAULT_INTERVAL : positive(bot.interval, name('interval')),
+    stallSeconds: bot.stallSeconds === undefined ? undefined : positive(bot.stallSeconds, name('stallSeconds')),
+  };
+}
+
 function botsOfConfig(file: string): { bots: BotConfig[]; stage?: string; endpoint?: string } {
   let parsed: { stage?: string; endpoint?: string; bots?: Record<string, unknown>[] };
   try {
@@ -105,14 +117,7 @@ function botsOfConfig(file: string): { bots: BotConfig[]; stage?: string; endpoi
     else if (typeof bot.passwordFile === 'string') password = secretFile(bot.passwordFile);
     else if (typeof bot.passwordEnv === 'string') password = process.env[bot.passwordEnv];
     if (password === undefined) fail(`${where}: give "password", "passwordFile" or "passwordEnv" (an environment variable that is set)`);
-    return {
-      url: bot.url as string,
-      username: bot.username as string,
-      password,
-      account: bot.account as string,
-      intervalSeconds: bot.interval === undefined ? DEFAULT_INTERVAL : positive(bot.interval, `${where}.interval`),
-      stallSeconds: bot.stallSeconds === undefined ? undefined : positive(bot.stallSeconds, `${where}.stallSeconds`),
-    };
+    return botOf(bot, password, (field) => `${where}.${field}`);
   });
   return { bots, stage: parsed.stage, endpoint: parsed.endpoint };
 }
@@ -167,14 +172,9 @@ function parse() {
   for (const flag of ['url', 'username', 'account'] as const) if (!values[flag]) fail(`--${flag} is required (or --config FILE)`);
   const password = values.password ?? (values['password-file'] ? secretFile(values['password-file']) : process.env.FREQTRADE_PASSWORD);
   if (password === undefined) fail('no password: set FREQTRADE_PASSWORD, or give --password-file FILE');
-  const bot: BotConfig = {
-    url: values.url!,
-    username: values.username!,
-    password,
-    account: values.account!,
-    intervalSeconds: values.interval === undefined ? DEFAULT_INTERVAL : positive(values.interval, '--interval'),
-    stallSeconds: values['stall-after'] === undefined ? undefined : positive(values['stall-after'], '--stall-after'),
-  };
+  const bot = botOf({ ...values, stallSeconds: values['stall-after'] }, password, (field) =>
+    field === 'interval' ? '--interval' : '--stall-after',
+  );
   return { bots: [bot], once: values.once, stage: values.stage, endpoint: values.endpoint };
 }
 
@@ -246,15 +246,14 @@ function exchangeOptions(values: Record<string, string | boolean | string[] | un
 
 async function exchange(options: ReturnType<typeof exchangeOptions>): Promise<void> {
   const writer = targetWriter({ stage: options.stage, endpoint: options.endpoint });
-  const stop = new AbortController();
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+  const stop = stopSignal();
   const report = (line: string) => console.log(`bridge ${line}`);
   const scheduled: Scheduled[] = options.accounts.map((account) => {
-    const feed = new ExchangeFeed(account, writer, { report, signal: stop.signal });
+    const feed = new ExchangeFeed(account, writer, { report, signal: stop });
     return { bridge: feed, intervalMs: account.intervalSeconds * 1000, source: feed.source };
   });
   try {
-    const ok = await runBridges(scheduled, { once: options.once, signal: stop.signal, report });
+    const ok = await runBridges(scheduled, { once: options.once, signal: stop, report });
     process.exitCode = ok ? 0 : 1;
   } finally {
     writer.close();
@@ -331,8 +330,7 @@ function hummingbotOptions(values: Record<string, string | boolean | string[] | 
 
 async function hummingbot(options: ReturnType<typeof hummingbotOptions>): Promise<void> {
   const writer = targetWriter({ stage: options.stage, endpoint: options.endpoint });
-  const stop = new AbortController();
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+  const stop = stopSignal();
   const report = (line: string) => console.log(line);
   let bridge: HummingbotBridge | undefined;
   try {
@@ -345,7 +343,7 @@ async function hummingbot(options: ReturnType<typeof hummingbotOptions>): Promis
     });
     if (options.csv) {
       report(`bridge ${options.csv}: following it into account ${options.instance}${options.once ? ' (to its end)' : ''}`);
-      await followTradesFile(options.csv, options.instance!, bridge, { follow: !options.once, signal: stop.signal, report });
+      await followTradesFile(options.csv, options.instance!, bridge, { follow: !options.once, signal: stop, report });
     } else {
       const opened = bridge;
       await listenToBroker({
@@ -354,7 +352,7 @@ async function hummingbot(options: ReturnType<typeof hummingbotOptions>): Promis
         username: options.username,
         password: options.password,
         clientId: options.clientId,
-        signal: stop.signal,
+        signal: stop,
         report,
         onMessage: (topic, payload) => opened.receive(topic, payload),
       });
@@ -376,22 +374,18 @@ async function main() {
   if ('hummingbot' in options) return hummingbot(options.hummingbot!);
   if ('exchange' in options) return exchange(options.exchange!);
   const writer = targetWriter({ stage: options.stage, endpoint: options.endpoint });
-  const stop = new AbortController();
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+  const stop = stopSignal();
   const scheduled: Scheduled[] = options.bots.map((bot) => ({
     bridge: new FreqtradeBridge({ client: freqtradeClient(bot), writer, account: bot.account, stallSeconds: bot.stallSeconds }),
     intervalMs: bot.intervalSeconds * 1000,
     source: `freqtrade at ${bot.url}`,
   }));
   try {
-    const ok = await runBridges(scheduled, { once: options.once, signal: stop.signal, report: (line) => console.log(`bridge ${line}`) });
+    const ok = await runBridges(scheduled, { once: options.once, signal: stop, report: (line) => console.log(`bridge ${line}`) });
     process.exitCode = ok ? 0 : 1;
   } finally {
     writer.close();
   }
 }
 
-main().catch((error) => {
-  console.error(`bridge: ${failureText(error)}`);
-  process.exit(1);
-});
+runCommand('bridge', main, { text: (error) => failureText(error) });

@@ -67,13 +67,12 @@ export function targetWriter(options: { stage?: string; endpoint?: string }): Wr
 }
 
 /** The store of the same tables, for what is not the writer's (the fleet's summary, API keys). */
-export function targetStore(options: { stage?: string; endpoint?: string }): { store: Store } {
+export function targetStore(options: { stage?: string; endpoint?: string }): Store {
   const { stage, endpoint } = target(options);
-  const store = endpoint
+  return endpoint
     ? localStore(endpoint, stage)
     : // In AWS: the SDK's own chain for credentials and region (AWS_PROFILE, the environment, ...).
       createStore({ tables: tables.tableNames(stage), connectTimeoutMs: 2000, requestTimeoutMs: 5000, maxAttempts: 3 });
-  return { store };
 }
 
 /** A writer for a local DynamoDB (DynamoDB Local takes any credentials; the writer signs with placeholders). */
