@@ -223,7 +223,7 @@ function hummingbotOptions(values: Record<string, string | boolean | undefined>)
 }
 
 async function hummingbot(options: ReturnType<typeof hummingbotOptions>): Promise<void> {
-  const writer = targetWriter({ stage: options.stage, endpoint: options.endpoint });
+  const writer = await targetWriter({ stage: options.stage, endpoint: options.endpoint });
   const stop = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
   const report = (line: string) => console.log(line);
@@ -267,7 +267,7 @@ async function main() {
   const options = parse();
   if (!options) return;
   if ('hummingbot' in options) return hummingbot(options.hummingbot!);
-  const writer = targetWriter({ stage: options.stage, endpoint: options.endpoint });
+  const writer = await targetWriter({ stage: options.stage, endpoint: options.endpoint });
   const stop = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
   const scheduled: Scheduled[] = options.bots.map((bot) => ({

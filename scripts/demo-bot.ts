@@ -7,8 +7,7 @@ import './support/quiet-sdk';
 import { parseArgs } from 'node:util';
 import stages from '../resources/stages.js';
 import { DemoBot } from './demo/demo-bot';
-import { localWriter } from './support/load-data';
-import { localDatabaseEndpoint } from './local-stack/local-db';
+import { targetWriter } from './support/load-data';
 
 function fail(message: string): never {
   console.error(`demo-bot: ${message}`);
@@ -31,7 +30,7 @@ async function main() {
   };
   const seconds = number('seconds', values.seconds);
   const seed = number('seed', values.seed);
-  const writer = localWriter(localDatabaseEndpoint(), { stage: 'local' });
+  const writer = await targetWriter({});
   const bot = new DemoBot({
     writer,
     seed,

@@ -40,7 +40,7 @@ async function main() {
 
   const stop = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
-  const writer = targetWriter({ stage: values.stage, endpoint: values.endpoint });
+  const writer = await targetWriter({ stage: values.stage, endpoint: values.endpoint });
   const progress = progressReporter('ingest', 'lines');
   const note = (line: string) => console.error(`ingest: ${line}`);
   let skipped = false;

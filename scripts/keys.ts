@@ -47,7 +47,7 @@ async function main() {
   const force = flag(args, 'force');
   const quiet = flag(args, 'quiet');
   const [command, ...rest] = args;
-  const { store } = targetStore({ stage, endpoint: endpointOption });
+  const { store } = await targetStore({ stage, endpoint: endpointOption });
   const table = store.tables.apiKeys;
 
   if (quiet && command !== 'create') usage('--quiet is for create only');

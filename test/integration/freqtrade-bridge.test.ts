@@ -634,7 +634,7 @@ describe('npm run bridge', () => {
   it('--once twice writes the trades once; the password comes from the environment and is never printed', async () => {
     const args = ['--url', bot.url, '--username', 'operator', '--account', 'ft-cli', '--once'];
     const first = await bridgeCommand(args, { FREQTRADE_PASSWORD: bot.password });
-    expect(first).toMatchObject({ code: 0, stderr: '' });
+    expect(first).toMatchObject({ code: 0, stderr: `bridge: writing to stage ${harness.stage} on DynamoDB Local at ${proxy.endpoint}\n` });
     expect(first.stdout).toBe(
       `bridge ft-cli: mirroring freqtrade at ${bot.url}: 1 open trades, bot running\nbridge polled once: wrote ft-cli\n`,
     );
@@ -689,6 +689,24 @@ describe('npm run bridge', () => {
     expect(usage.stderr).toMatch(/^bridge: --username is required/);
   });
 
+  it("refuses a database without this stage's tables, naming the stages it found, and writes nothing", async () => {
+    const run = await new Promise<Run>((resolve) =>
+      execFile(
+        process.execPath,
+        [...scriptArgs('bridge'), 'freqtrade', '--url', bot.url, '--username', 'operator', '--account', 'ft-elsewhere', '--once'],
+        // DB_PORT forgotten: the default stage (local) at an endpoint that holds other stages' tables only.
+        { cwd: ROOT, env: { ...process.env, FREQTRADE_PASSWORD: bot.password, DB_PORT: new URL(proxy.endpoint).port } },
+        (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+      ),
+    );
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain(
+      `bridge: refusing to write: ${proxy.endpoint} has no trading-bot-api-local-* tables; it holds the tables of stage`,
+    );
+    expect(await accountOf('ft-elsewhere')).toBeUndefined();
+  });
+
   it('running, says when the bot stops answering and when it answers again', async () => {
     const { child, output: printed } = startScript(
       'bridge',
@@ -721,6 +739,7 @@ describe('npm run bridge', () => {
     expect(await new Promise((resolve) => child.on('exit', resolve))).toBe(0);
     expect(printed()).toBe(
       [
+        `bridge: writing to stage ${harness.stage} on DynamoDB Local at ${proxy.endpoint}`,
         `bridge ft-cli: mirroring freqtrade at ${bot.url}: 1 open trades, bot running`,
         `bridge ft-cli: freqtrade at ${bot.url}: cannot be reached (ECONNREFUSED); trying again, backing off up to 300 s`,
         `bridge ft-cli: freqtrade at ${bot.url} answers again`,
