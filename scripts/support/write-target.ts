@@ -41,7 +41,7 @@ export function stageOfTable(name: string): string | undefined {
  * Why `stage`'s tables are not all among `names` (the tables a database holds), in words naming what is there
  * instead; undefined when they all are. Pure, so the wording is unit-tested.
  */
-export function targetProblem(stage: string, names: readonly string[], where: string): string | undefined {
+export function targetProblem(stage: string, names: readonly string[], where: string, verb = 'write'): string | undefined {
   const wanted = Object.keys(tables.TABLES).map((table) => tables.tableName(stage, table));
   const present = new Set(names);
   const missing = wanted.filter((name) => !present.has(name));
@@ -64,15 +64,15 @@ export function targetProblem(stage: string, names: readonly string[], where: st
   const hint = stages.length
     ? ` Is this the database you meant? Give --stage ${stages[0]}, or the right DB_PORT or --endpoint.`
     : ' Is npm start running there, with the DB_PORT you meant (or the right --endpoint)?';
-  return `refusing to write: ${where} has ${what}; ${holds}.${hint}`;
+  return `refusing to ${verb}: ${where} has ${what}; ${holds}.${hint}`;
 }
 
 /** The line a command prints before it writes. */
-export function targetLine(target: Target, region?: string): string {
+export function targetLine(target: Target, region?: string, verb = 'writing to'): string {
   const { stage, endpoint } = target;
-  if (!endpoint) return `writing to stage ${stage} on DynamoDB in AWS${region ? ` (${region})` : ''}`;
+  if (!endpoint) return `${verb} stage ${stage} on DynamoDB in AWS${region ? ` (${region})` : ''}`;
   const local = /^https?:\/\/(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?\/?$/.test(endpoint);
-  return `writing to stage ${stage} on ${local ? 'DynamoDB Local' : 'the DynamoDB'} at ${endpoint}`;
+  return `${verb} stage ${stage} on ${local ? 'DynamoDB Local' : 'the DynamoDB'} at ${endpoint}`;
 }
 
 class TargetRefused extends Error {}
@@ -87,11 +87,11 @@ async function tableNames(client: DynamoDBClient): Promise<string[]> {
 }
 
 /**
- * Checks `target` and prints where the command writes; on a database without this stage's tables, prints why
+ * Checks `target` and prints where the command writes (or, `reading`, reads); on a database without this stage's tables, prints why
  * and exits 1. In AWS the tables are described one by one (a bot's credentials need not list every table of the
  * account); credentials that may not describe them leave the check to the first write, and the line says so.
  */
-export async function checkTarget(target: Target, command = commandName()): Promise<void> {
+export async function checkTarget(target: Target, options: { reading?: boolean } = {}, command = commandName()): Promise<void> {
   const key = `${target.stage} ${target.endpoint}`;
   if (checked.has(key)) return;
   const client = target.endpoint ? adminClient(target.endpoint) : new DynamoDBClient({ maxAttempts: 2 });
@@ -119,11 +119,11 @@ export async function checkTarget(target: Target, command = commandName()): Prom
       names = [];
       unchecked = true;
     }
-    const problem = unchecked ? undefined : targetProblem(target.stage, names, where);
+    const problem = unchecked ? undefined : targetProblem(target.stage, names, where, options.reading ? 'read' : 'write');
     if (problem) throw new TargetRefused(problem);
     checked.add(key);
     console.error(
-      `${command}: ${targetLine(target, region)}${unchecked ? ' (tables not checked: these credentials may not describe them)' : ''}`,
+      `${command}: ${targetLine(target, region, options.reading ? 'reading' : 'writing to')}${unchecked ? ' (tables not checked: these credentials may not describe them)' : ''}`,
     );
   } catch (error) {
     if (!(error instanceof TargetRefused)) throw error;
