@@ -22,6 +22,7 @@ import { startDatabaseDoor } from './local-stack/database-door';
 import { watchProbe } from './local-stack/probe-watch';
 import { startLocalApi } from './local-stack/local-api';
 import { portIsFree } from './local-stack/processes';
+import { type Exposure, exposureOf } from './local-stack/exposure';
 
 const STAGE = 'local';
 const ROOT = join(__dirname, '..');
@@ -100,6 +101,12 @@ async function main() {
   const auth = process.env.AUTH === 'on';
   // DEMO=off: an operator's own fleet, which starts empty and never gets a demo account or the demo bot's trading.
   const demo = process.env.DEMO !== 'off';
+  let exposure: Exposure;
+  try {
+    exposure = exposureOf(process.env);
+  } catch (error) {
+    fail((error as Error).message);
+  }
   const ports = { PORT: portFromEnv('PORT'), DB_PORT: portFromEnv('DB_PORT'), LAMBDA_PORT: portFromEnv('LAMBDA_PORT') };
   for (const [name, value] of Object.entries(ports)) {
     if (!(await portIsFree(value))) {
@@ -160,6 +167,8 @@ async function main() {
     port: ports.PORT,
     lambdaPort: ports.LAMBDA_PORT,
     auth,
+    listenAddress: exposure.listenAddress,
+    allowedHosts: exposure.allowedHosts,
     env: { DASHBOARD_URL: `http://localhost:${ports.PORT}/` },
     onLine: offlineLineRouter(logs, verbose),
   });
@@ -208,7 +217,9 @@ async function main() {
   console.log(
     [
       '',
-      `Trading Bot API is running at ${base}/api (loopback only)`,
+      exposure.opened
+        ? `Trading Bot API is running at ${base}/api, listening on ${exposure.listenAddress}:${ports.PORT}, answering the Host names ${['localhost', ...exposure.allowedHosts].join(', ')}`
+        : `Trading Bot API is running at ${base}/api (loopback only)`,
       `  Dashboard: ${base}/`,
       auth
         ? '  API keys: ON, as on a deployed stage: every request but /api/health needs one in the x-api-key header'
