@@ -655,13 +655,20 @@ describe('npm run bridge', () => {
         JSON.stringify({
           bots: [
             { url: bot.url, username: 'operator', passwordEnv: 'FT_ONE', account: 'ft-one' },
-            { url: other.url, username: 'second', passwordFile: join(dir, 'second.password'), account: 'ft-two', interval: 30 },
+            {
+              url: other.url,
+              username: 'second',
+              passwordFile: join(dir, 'second.password'),
+              account: 'ft-two',
+              interval: 30,
+              name: 'Second desk',
+            },
           ],
         }),
       );
       const run = await bridgeCommand(['--config', join(dir, 'bots.json'), '--once'], { FT_ONE: bot.password });
       expect(run.code).toBe(0);
-      expect(await accountOf('ft-two')).toMatchObject({ name: 'second-bot', environment: 'live' });
+      expect(await accountOf('ft-two')).toMatchObject({ name: 'Second desk', environment: 'live' });
       expect((await trades('ft-one')).length).toBe(2);
     } finally {
       await other.stop();
