@@ -41,7 +41,7 @@ const COPIED: readonly CopiedTable[] = [...ACCOUNT_TABLES, ...STAGE_TABLES];
 /** Reads of one account (or table) before a backup gives up on it: a bot writing it without pause for that long. */
 const MAX_READS = 20;
 
-export const FORMAT = 'trading-bot-api-backup';
+const FORMAT = 'trading-bot-api-backup';
 
 export interface Header {
   format: typeof FORMAT;
@@ -63,7 +63,7 @@ interface ItemLine {
 }
 
 /** JSON of an item, binary values as `{"B64": "..."}`. */
-export function itemText(line: ItemLine): string {
+function itemText(line: ItemLine): string {
   return JSON.stringify(line, (_key, value) => (value instanceof Uint8Array ? { B64: Buffer.from(value).toString('base64') } : value));
 }
 
@@ -79,7 +79,7 @@ function itemOf(text: string): ItemLine {
  * Reads `read` until two reads in a row give the same items (see above), at most MAX_READS times; throws naming
  * `what` when it never settles.
  */
-export async function settled(what: string, read: () => Promise<Item[]>): Promise<Item[]> {
+async function settled(what: string, read: () => Promise<Item[]>): Promise<Item[]> {
   let last = await read();
   for (let reads = 1; reads < MAX_READS; reads++) {
     const again = await read();
