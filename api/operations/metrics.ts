@@ -54,17 +54,21 @@ async function todaysPnl(ids: readonly string[], day: string, versions: Readonly
   return new Map(ids.map((id) => [id, read.get(id) ?? todayHeld.get(id)?.entry]));
 }
 
-/** The recent figures of each account this instance has read, kept like todayHeld (by day and balances version). */
-const recentHeld = new Map<string, { day: string; version: number; recent: BotFigures['recent'] }>();
+/**
+ * The recent figures of each account this instance has read, with the day and the account's trade activity they
+ * were read under (its last trade's time and realized P&L): unlike the balances version, which every heartbeat's
+ * balance moves, these move only when a trade opens or closes.
+ */
+const recentHeld = new Map<string, { day: string; activity: string; recent: BotFigures['recent'] }>();
 
 /**
  * The last 90 days' win rate and drawdown ratio of each of `ids`, read (a few dozen roll-up items each) only where
- * this instance holds none for today and the balances item's version now: a closed trade moves that version.
+ * this instance holds none for today and the account's trade activity now (`activity`).
  */
-async function recentFigures(ids: readonly string[], day: string, versions: ReadonlyMap<string, number>, principal: Principal, now: Date) {
+async function recentFigures(ids: readonly string[], day: string, activity: ReadonlyMap<string, string>, principal: Principal, now: Date) {
   const missing = ids.filter((id) => {
     const held = recentHeld.get(id);
-    return !(held && held.day === day && held.version === versions.get(id));
+    return !(held && held.day === day && held.activity === activity.get(id));
   });
   const read = await Promise.all(
     missing.map(async (id) => {
@@ -72,11 +76,7 @@ async function recentFigures(ids: readonly string[], day: string, versions: Read
       return [id, { winRate: figures.winRate, maxDrawdownRatio: figures.maxDrawdown.ratio }] as const;
     }),
   );
-  for (const [id, recent] of read) {
-    const version = versions.get(id);
-    if (version === undefined) recentHeld.delete(id);
-    else recentHeld.set(id, { day, version, recent });
-  }
+  for (const [id, recent] of read) recentHeld.set(id, { day, activity: activity.get(id)!, recent });
   const fresh = new Map(read);
   return new Map(ids.map((id) => [id, fresh.get(id) ?? recentHeld.get(id)!.recent]));
 }
@@ -100,7 +100,13 @@ export async function readFleetFigures(principal: Principal, now: Date): Promise
     }),
   );
   const day = timestamp(periodStart(now.getTime(), 'day'));
-  const [todayOf, recentOf] = await Promise.all([todaysPnl(ids, day, versions), recentFigures(ids, day, versions, principal, now)]);
+  const activity = new Map(
+    fleet.accounts.map((bot) => {
+      const balance = items.balances.get(bot.accountId);
+      return [bot.accountId, `${bot.lastTradeAt} ${balance ? toBalance(balance).realizedPL : ''}`] as const;
+    }),
+  );
+  const [todayOf, recentOf] = await Promise.all([todaysPnl(ids, day, versions), recentFigures(ids, day, activity, principal, now)]);
   return {
     bots: fleet.accounts.map((bot, i) => {
       const balance = items.balances.get(bot.accountId);
