@@ -386,9 +386,14 @@ export interface paths {
          *     `GET /api/all/status`), in the text exposition format 0.0.4. Per account, labelled `account`, `currency`,
          *     `broker` and `environment`: `tba_bot_state` (one series per state, 1 for the bot's, 0 for the others, with a
          *     `state` label), `tba_bot_heartbeat_age_seconds` (no sample for a bot that never sent one), `tba_bot_stale`
-         *     (0 or 1), `tba_open_trades`, `tba_balance`, `tba_nav`, `tba_unrealized_pnl`, `tba_realized_pnl_total`,
-         *     `tba_realized_pnl_today` and `tba_trades_closed_today` (the current UTC day). For the fleet:
-         *     `tba_fleet_bots` by `state`, `tba_fleet_bots_stale`, `tba_fleet_bots_total`. Every one is a gauge.
+         *     (0 or 1), `tba_open_trades`, `tba_balance`, `tba_nav`, `tba_unrealized_pnl`, `tba_realized_pnl`,
+         *     `tba_realized_pnl_today` and `tba_trades_closed_today` (the current UTC day), `tba_win_ratio` and
+         *     `tba_max_drawdown_ratio` (1.7: the last 90 days' `winRate` and `maxDrawdown.ratio` of
+         *     `GET /api/{account}/performance`, from 0 to 1; no sample when null). For the fleet: `tba_fleet_bots` by
+         *     `state`, `tba_fleet_bots_stale`, `tba_fleet_bots_visible`. Every one is a gauge, named by Prometheus's rules
+         *     (`promtool check metrics` finds nothing): 1.7 renamed the two gauges that ended in `_total`, a suffix
+         *     Prometheus keeps for counters, `tba_realized_pnl_total` to `tba_realized_pnl` and `tba_fleet_bots_total` to
+         *     `tba_fleet_bots_visible`.
          *
          *     Values are written as the JSON answers' exact decimal strings, but Prometheus reads every value as a 64-bit
          *     float: for exact figures read the JSON operations (`/api/all/balance`, `/api/{account}/pnl`). The scrape
@@ -1364,18 +1369,18 @@ export interface components {
         /**
          * @description Only trades opened at or after this time (`openTime` ≥ `from`). An RFC 3339 date-time with a zone: `Z` or
          *     an offset (`2026-11-01T09:00:00+09:00`); fractions of a second to nine digits, compared exactly with the
-         *     stored milliseconds; from `0000-01-01T00:00:00Z` to `9999-12-31T23:59:59.999Z`. A time without a zone, a date
-         *     without a time, or a day or hour that does not exist is a `400` (every form accepted and refused: Time
+         *     stored milliseconds; from `0000-01-01T00:00:00Z` to `9999-12-31T23:59:59.999Z`. A date alone (`2026-10-01`,
+         *     1.7) is that day's start in UTC. A time without a zone, or a day or hour that does not exist is a `400` (every form accepted and refused: Time
          *     windows); `from` at or after `to` is a `400` naming `from`. A cursor is bound to its window: page on with the
          *     same `from` and `to`.
          * @example 2026-10-01T00:00:00Z
          */
-        From: string;
+        From: string | unknown | unknown;
         /**
          * @description Only trades opened before this time (`openTime` < `to`, exclusive). Written as `from`.
          * @example 2026-11-01T00:00:00Z
          */
-        To: string;
+        To: string | unknown | unknown;
         /**
          * @description `day`, `week` (ISO week, starting Monday) or `month`, in UTC; case-insensitive. Anything else is a `400`.
          * @example week
@@ -1393,28 +1398,28 @@ export interface components {
          *     `0000-01-01T00:00:00Z` is a `400` naming `from` (or `to`, when `from` was left out).
          * @example 2026-09-01T00:00:00Z
          */
-        SeriesFrom: string;
+        SeriesFrom: string | unknown | unknown;
         /**
          * @description The end of the window (exclusive), moved forward to the next period (or interval) boundary unless already
          *     on one. Default: the end of the current period. `from` at or after `to` is a `400` naming `from`; a `to` that
          *     moving forward would take past `9999-12-31T23:59:59.999Z` is a `400` naming `to`.
          * @example 2026-11-01T00:00:00Z
          */
-        SeriesTo: string;
+        SeriesTo: string | unknown | unknown;
         /**
          * @description The start of the window, moved back to the start of its UTC day. An RFC 3339 date-time with a zone. Default:
          *     90 days before `to`. A window that would start before `0000-01-01T00:00:00Z` is a `400` naming `from` (or
          *     `to`, when the 90 days are counted back from it).
          * @example 2026-10-01T00:00:00Z
          */
-        PerformanceFrom: string;
+        PerformanceFrom: string | unknown | unknown;
         /**
          * @description The end of the window (exclusive), moved forward to the next UTC midnight unless already on one. Default: the
          *     end of today. `from` at or after `to` is a `400` naming `from`; a `to` in the last day of 9999 (whose end no
          *     answer can write) is a `400` naming `to`.
          * @example 2026-11-01T00:00:00Z
          */
-        PerformanceTo: string;
+        PerformanceTo: string | unknown | unknown;
         /**
          * @description The representation, for clients that cannot set `Accept` (1.4): `json` (the default), `csv` (one record per
          *     trade, the `Trade` fields as columns, amounts the exact strings), or `cointracking` (CoinTracking's import
@@ -1792,8 +1797,8 @@ export interface operations {
                 /**
                  * @description Only trades opened at or after this time (`openTime` ≥ `from`). An RFC 3339 date-time with a zone: `Z` or
                  *     an offset (`2026-11-01T09:00:00+09:00`); fractions of a second to nine digits, compared exactly with the
-                 *     stored milliseconds; from `0000-01-01T00:00:00Z` to `9999-12-31T23:59:59.999Z`. A time without a zone, a date
-                 *     without a time, or a day or hour that does not exist is a `400` (every form accepted and refused: Time
+                 *     stored milliseconds; from `0000-01-01T00:00:00Z` to `9999-12-31T23:59:59.999Z`. A date alone (`2026-10-01`,
+                 *     1.7) is that day's start in UTC. A time without a zone, or a day or hour that does not exist is a `400` (every form accepted and refused: Time
                  *     windows); `from` at or after `to` is a `400` naming `from`. A cursor is bound to its window: page on with the
                  *     same `from` and `to`.
                  * @example 2026-10-01T00:00:00Z
@@ -2274,8 +2279,8 @@ export interface operations {
                 /**
                  * @description Only trades opened at or after this time (`openTime` ≥ `from`). An RFC 3339 date-time with a zone: `Z` or
                  *     an offset (`2026-11-01T09:00:00+09:00`); fractions of a second to nine digits, compared exactly with the
-                 *     stored milliseconds; from `0000-01-01T00:00:00Z` to `9999-12-31T23:59:59.999Z`. A time without a zone, a date
-                 *     without a time, or a day or hour that does not exist is a `400` (every form accepted and refused: Time
+                 *     stored milliseconds; from `0000-01-01T00:00:00Z` to `9999-12-31T23:59:59.999Z`. A date alone (`2026-10-01`,
+                 *     1.7) is that day's start in UTC. A time without a zone, or a day or hour that does not exist is a `400` (every form accepted and refused: Time
                  *     windows); `from` at or after `to` is a `400` naming `from`. A cursor is bound to its window: page on with the
                  *     same `from` and `to`.
                  * @example 2026-10-01T00:00:00Z

@@ -47,7 +47,7 @@ async function main() {
   if (verb !== 'list' && !ids.length) fail(`say which account to ${verb}`);
   if (verb !== 'list' && values.retired) fail('--retired goes with list');
 
-  const writer = targetWriter({ stage: values.stage, endpoint: values.endpoint });
+  const writer = await targetWriter({ stage: values.stage, endpoint: values.endpoint });
   try {
     if (verb === 'list') {
       const rows = (await writer.listAccounts())

@@ -28,11 +28,11 @@ async function main() {
   const { values, positionals } = parsed;
   if (positionals.length) usageFailure('backfill', USAGE, `unexpected ${positionals.join(' ')}`);
   if (values.account && values.fleet) usageFailure('backfill', USAGE, '--account and --fleet do not go together');
-  const writer = targetWriter({ stage: values.stage, endpoint: values.endpoint });
+  const writer = await targetWriter({ stage: values.stage, endpoint: values.endpoint });
   const started = performance.now();
   let failed = 0;
   const totals = { trades: 0, entries: 0, stamped: 0, written: 0, unchanged: 0 };
-  const store = targetStore({ stage: values.stage, endpoint: values.endpoint });
+  const store = await targetStore({ stage: values.stage, endpoint: values.endpoint });
   try {
     const ids = values.fleet ? [] : values.account ? [values.account] : (await writer.listAccounts()).map(({ account }) => account.id);
     for (const [i, accountId] of ids.entries()) {

@@ -29,7 +29,7 @@ async function main() {
   };
   const seconds = number('seconds', values.seconds);
   const seed = number('seed', values.seed);
-  const writer = targetWriter({});
+  const writer = await targetWriter({});
   const bot = new DemoBot({
     writer,
     seed,

@@ -61,7 +61,7 @@ async function main() {
     fail(`--opening-balance must be a decimal amount such as 10000.00, got ${JSON.stringify(opening)}`);
   const history = new EquityHistory();
 
-  const writer: Writer = targetWriter({ stage: values.stage, endpoint: values.endpoint });
+  const writer: Writer = await targetWriter({ stage: values.stage, endpoint: values.endpoint });
   try {
     if (values.create) {
       try {

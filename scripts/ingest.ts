@@ -39,7 +39,7 @@ async function main() {
   const stdin = file === '-';
 
   const stop = stopSignal();
-  const writer = targetWriter({ stage: values.stage, endpoint: values.endpoint });
+  const writer = await targetWriter({ stage: values.stage, endpoint: values.endpoint });
   const progress = progressReporter('ingest', 'lines');
   const note = (line: string) => console.error(`ingest: ${line}`);
   let skipped = false;

@@ -32,7 +32,7 @@ async function main() {
   if (!parsed) return;
   const { stage, endpoint: endpointOption, accounts: accountsOption, label, force, quiet } = parsed.values;
   const [command, ...rest] = parsed.positionals;
-  const store = targetStore({ stage, endpoint: endpointOption });
+  const store = await targetStore({ stage, endpoint: endpointOption });
   const table = store.tables.apiKeys;
 
   if (quiet && command !== 'create') usage('--quiet is for create only');

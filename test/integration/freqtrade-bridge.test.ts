@@ -634,7 +634,7 @@ describe('npm run bridge', () => {
   it('--once twice writes the trades once; the password comes from the environment and is never printed', async () => {
     const args = ['--url', bot.url, '--username', 'operator', '--account', 'ft-cli', '--once'];
     const first = await bridgeCommand(args, { FREQTRADE_PASSWORD: bot.password });
-    expect(first).toMatchObject({ code: 0, stderr: '' });
+    expect(first).toMatchObject({ code: 0, stderr: `bridge: writing to stage ${harness.stage} on DynamoDB Local at ${proxy.endpoint}\n` });
     expect(first.stdout).toBe(
       `bridge ft-cli: mirroring freqtrade at ${bot.url}: 1 open trades, bot running\nbridge polled once: wrote ft-cli\n`,
     );
@@ -655,13 +655,20 @@ describe('npm run bridge', () => {
         JSON.stringify({
           bots: [
             { url: bot.url, username: 'operator', passwordEnv: 'FT_ONE', account: 'ft-one' },
-            { url: other.url, username: 'second', passwordFile: join(dir, 'second.password'), account: 'ft-two', interval: 30 },
+            {
+              url: other.url,
+              username: 'second',
+              passwordFile: join(dir, 'second.password'),
+              account: 'ft-two',
+              interval: 30,
+              name: 'Second desk',
+            },
           ],
         }),
       );
       const run = await bridgeCommand(['--config', join(dir, 'bots.json'), '--once'], { FT_ONE: bot.password });
       expect(run.code).toBe(0);
-      expect(await accountOf('ft-two')).toMatchObject({ name: 'second-bot', environment: 'live' });
+      expect(await accountOf('ft-two')).toMatchObject({ name: 'Second desk', environment: 'live' });
       expect((await trades('ft-one')).length).toBe(2);
     } finally {
       await other.stop();
@@ -687,6 +694,24 @@ describe('npm run bridge', () => {
     const usage = await bridgeCommand(['--url', bot.url, '--account', 'ft-cli', '--once']);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/^bridge: --username is required/);
+  });
+
+  it("refuses a database without this stage's tables, naming the stages it found, and writes nothing", async () => {
+    const run = await new Promise<Run>((resolve) =>
+      execFile(
+        process.execPath,
+        [...scriptArgs('bridge'), 'freqtrade', '--url', bot.url, '--username', 'operator', '--account', 'ft-elsewhere', '--once'],
+        // DB_PORT forgotten: the default stage (local) at an endpoint that holds other stages' tables only.
+        { cwd: ROOT, env: { ...process.env, FREQTRADE_PASSWORD: bot.password, DB_PORT: new URL(proxy.endpoint).port } },
+        (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+      ),
+    );
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain(
+      `bridge: refusing to write: ${proxy.endpoint} has no trading-bot-api-local-* tables; it holds the tables of stage`,
+    );
+    expect(await accountOf('ft-elsewhere')).toBeUndefined();
   });
 
   it('running, says when the bot stops answering and when it answers again', async () => {
@@ -721,6 +746,7 @@ describe('npm run bridge', () => {
     expect(await new Promise((resolve) => child.on('exit', resolve))).toBe(0);
     expect(printed()).toBe(
       [
+        `bridge: writing to stage ${harness.stage} on DynamoDB Local at ${proxy.endpoint}`,
         `bridge ft-cli: mirroring freqtrade at ${bot.url}: 1 open trades, bot running`,
         `bridge ft-cli: freqtrade at ${bot.url}: cannot be reached (ECONNREFUSED); trying again, backing off up to 300 s`,
         `bridge ft-cli: freqtrade at ${bot.url} answers again`,

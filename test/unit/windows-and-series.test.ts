@@ -38,6 +38,14 @@ describe('time parameters', () => {
     expect(() => parseTimeParameter('2026-11-01T09:00:00+0900')).toThrow('with a zone');
     expect(() => parseTimeParameter('+02026-11-01T09:00:00Z')).toThrow('with a zone');
   });
+
+  it("read a date alone as that day's start in UTC, and refuse a date that does not exist", () => {
+    expect(parseTimeParameter('2026-11-27')).toBe(Date.parse('2026-11-27T00:00:00.000Z'));
+    expect(parseTimeParameter('0000-01-01')).toBe(Date.parse('0000-01-01T00:00:00.000Z'));
+    expect(parseTimeParameter('9999-12-31')).toBe(Date.parse('9999-12-31T00:00:00.000Z'));
+    for (const wrong of ['2026-02-30', '2026-11-1', '20261127', '2026-11-27Z', '2026-11'])
+      expect(() => parseTimeParameter(wrong)).toThrow('or a date alone (2026-11-01: its start in UTC)');
+  });
 });
 
 describe('keyBefore: the exclusive upper bound of a key range', () => {

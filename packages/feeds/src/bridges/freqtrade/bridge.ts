@@ -29,6 +29,8 @@ export interface BridgeOptions {
   account: string;
   /** A running bot whose loop has not run for this long is reported in error. Default 180 s. */
   stallSeconds?: number;
+  /** The account's display name, over the bot's `bot_name` (mapping.ts's accountOf). */
+  name?: string;
   now?: () => number;
 }
 
@@ -78,7 +80,7 @@ export class FreqtradeBridge {
     const polledAt = this.now();
     const time = new Date(polledAt).toISOString();
 
-    const account = accountOf(this.account, config);
+    const account = accountOf(this.account, config, this.options.name);
     this.currency = account.currency;
     const profile = JSON.stringify(account);
     if (this.profile !== profile) {
