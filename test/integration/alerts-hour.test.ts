@@ -5,7 +5,7 @@
  *
  * - Alpha: a freqtrade bot through the real bridge (its fake's REST API), polled every 30 s; killed at 23:52:10.
  * - Beta: a bot that heartbeats every 30 s; its operator stops it at 23:10 (it then reports `stopped`).
- * - Gamma: a bot that heartbeats every 30 s and closes four losing trades (−20 each on 1000) at 23:15, :20, :25, :30.
+ * - Gamma: a bot that heartbeats every 30 s and closes four losing trades (−30 each on 1000) at 23:15, :20, :25, :30.
  * - The stack is down from 23:40 to 23:48 (no probe, no write); the bots write again from 23:48:30.
  *
  * The alerts are configured as an operator would: a daily loss limit of 5 %, a drawdown limit of 10 %, each closed
@@ -54,7 +54,8 @@ it('an hour: a bot stopping, a restart of the stack, a loss day, a bot killed', 
   const { probeFleet } = await import('../../api/operations/probe');
   const { alertOnFleet } = await import('../../api/alerts/probe-alerts');
   const { store } = await import('../../api/database');
-  const { channelsOf } = await import('../../api/alerts/settings');
+  const { channelsOf, localAlertValues } = await import('../../api/alerts/settings');
+  const { pnlRulesOf } = await import('../../api/alerts/pnl');
   const { deliverAlerts } = await import('../../api/alerts/delivery');
   const { buildDigest } = await import('../../api/alerts/digest');
   const { digestEvent } = await import('../../api/alerts/digest-text');
@@ -68,7 +69,13 @@ it('an hour: a bot stopping, a restart of the stack, a loss day, a bot killed', 
     const before = telegram.texts.length;
     await deliverAlerts(events, channels, { sleep: async () => {} });
     for (const text of telegram.texts.slice(before))
-      sent.push(`${iso(clock).slice(11, 16)}  ${text.replace(/<\/?b>/g, '').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')}`);
+      sent.push(
+        `${iso(clock).slice(11, 16)}  ${text
+          .replace(/<\/?b>/g, '')
+          .replace(/&lt;/g, '<')
+          .replace(/&gt;/g, '>')
+          .replace(/&amp;/g, '&')}`,
+      );
   };
   const bridge = new FreqtradeBridge({
     client: freqtradeClient({ url: freqtrade.url, username: freqtrade.username, password: freqtrade.password }),
@@ -107,13 +114,25 @@ it('an hour: a bot stopping, a restart of the stack, a loss day, a bot killed', 
       } catch (error) {
         await failures.reportFailure?.(error);
       }
-      await writer.heartbeat('beta', clock >= at(10) ? { state: 'stopped', message: 'stopped by its operator', time: iso(clock) } : { state: 'running', time: iso(clock) });
+      await writer.heartbeat(
+        'beta',
+        clock >= at(10)
+          ? { state: 'stopped', message: 'stopped by its operator', time: iso(clock) }
+          : { state: 'running', time: iso(clock) },
+      );
       await writer.heartbeat('gamma', { state: 'running', time: iso(clock) });
       if ([15, 20, 25, 30].includes(minute)) {
         const id = `g-${minute}`;
-        await writer.openTrade('gamma', { id, instrument: 'EUR_USD', side: 'buy', units: '1000', openPrice: '1.10000', openTime: iso(clock - 240_000) });
-        await writer.closeTrade('gamma', id, { closePrice: '1.08000', closeTime: iso(clock), realizedPL: '-20.00', reason: 'stop_loss' });
-        gammaBalance -= 20;
+        await writer.openTrade('gamma', {
+          id,
+          instrument: 'EUR_USD',
+          side: 'buy',
+          units: '1000',
+          openPrice: '1.10000',
+          openTime: iso(clock - 240_000),
+        });
+        await writer.closeTrade('gamma', id, { closePrice: '1.08000', closeTime: iso(clock), realizedPL: '-30.00', reason: 'stop_loss' });
+        gammaBalance -= 30;
         await writer.recordBalance('gamma', {
           balance: `${gammaBalance}.00`,
           unrealizedPL: '0',
@@ -134,7 +153,9 @@ it('an hour: a bot stopping, a restart of the stack, a loss day, a bot killed', 
           table: process.env.ALERTS_TABLE!,
           stage: 'local',
           staleAfterSeconds: STALE_AFTER_SECONDS,
+          probeIntervalSeconds: 60,
           dashboardUrl: 'https://bots.example/',
+          rules: pnlRulesOf(localAlertValues(process.env)).rules,
         }),
       );
     }
@@ -146,5 +167,20 @@ it('an hour: a bot stopping, a restart of the stack, a loss day, a bot killed', 
   const report = sent.join('\n\n');
   writeFileSync(process.env.ALERTS_HOUR_OUT ?? join(runDir(), 'alerts-hour.txt'), `${report}\n`);
   console.log(report);
-  expect(sent.length).toBeGreaterThan(0);
+  // What the operator wants to hear, once each: the stop (since when it stopped), the loss day and the drawdown, each
+  // trade, the killed bot with why; the restart alone says nothing; the digest counts the stopped bot from 23:10.
+  const titles = sent.map((text) => text.split('\n')[0]);
+  expect(titles).toEqual([
+    '23:10  [local] ⚪ Beta (beta) stopped',
+    '23:15  [local] 🔁 Gamma (gamma) closed buy EUR_USD: −30.00 USD (stop_loss)',
+    '23:20  [local] 🔁 Gamma (gamma) closed buy EUR_USD: −30.00 USD (stop_loss)',
+    '23:20  [local] 🔻 Gamma (gamma) lost 60.00 USD today',
+    '23:25  [local] 🔁 Gamma (gamma) closed buy EUR_USD: −30.00 USD (stop_loss)',
+    '23:30  [local] 🔁 Gamma (gamma) closed buy EUR_USD: −30.00 USD (stop_loss)',
+    '23:30  [local] 📉 Gamma (gamma) is 120.00 USD (12 %) below its peak',
+    '23:53  [local] 🔴 Alpha (ft-alpha) is in error',
+    '00:00  [local] 📊 Daily digest for Fri 2026-11-27 (UTC)',
+  ]);
+  expect(sent[7]).toContain(`The bot reports an error: cannot reach freqtrade at ${freqtrade.url}: ECONNREFUSED.`);
+  expect(sent[8]).toContain('Stopped: Beta (beta) since 2026-11-27 23:10 UTC');
 });
