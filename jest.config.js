@@ -1,9 +1,10 @@
 // Projects as in aws-samples' serverless-test-samples: unit (pure logic), integration (handlers against DynamoDB
 // Local through the real SDK) and e2e (serverless offline over HTTP), plus the packaged template and the bench.
 const transform = { '\\.[cm]?[jt]s$': '<rootDir>/test/kit/esbuild-transform.js' };
-// middy, aedes (the tests' MQTT broker), p-map and p-retry (with its is-network-error) ship ES modules only; esbuild
-// turns them into CommonJS for jest like our own sources.
-const transformIgnorePatterns = ['/node_modules/(?!(@middy|aedes|p-map|p-retry|is-network-error)/)'];
+// middy, aedes (the tests' MQTT broker), p-map and p-retry (with its is-network-error), and the signing libraries
+// ccxt's CommonJS build requires (@noble, @scure) ship ES modules only; esbuild turns them into CommonJS for jest like
+// our own sources.
+const transformIgnorePatterns = ['/node_modules/(?!(@middy|aedes|p-map|p-retry|is-network-error|@noble|@scure)/)'];
 // One DynamoDB Local for the run (and the dashboard's build), started by the first project that needs it; each test
 // file creates tables of its own in it. Unit tests need neither: `npm run test:unit` runs without Java.
 const withDatabase = {

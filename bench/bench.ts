@@ -37,6 +37,7 @@ import { type Child, startChild } from './child-rpc';
 import { measureDashboardDraw } from './dashboard-draw';
 import { measureDashboard } from './dashboard-size';
 import { measureFleet } from './fleet';
+import { measureExchangeFeed } from './exchange';
 import { measureHummingbot } from './hummingbot';
 import { type HttpResults, measureHttp } from './http-load';
 import { pool, type QueryPass } from './measurement';
@@ -47,6 +48,7 @@ import {
   bundleTargets,
   dashboardDrawTarget,
   fleetTarget,
+  exchangeTarget,
   hummingbotPasses,
   importTarget,
   judge,
@@ -201,6 +203,20 @@ async function onlyHummingbot(options: BenchOptions): Promise<void> {
   const pass = hummingbotPasses(result);
   console.log(JSON.stringify(result, null, 2));
   console.log(`${pass ? 'PASS' : 'MISS'} at most 2 write requests per fill, none for a fill given again`);
+}
+
+/** `--only exchange`: the exchange feed's first sync and an idle one on a fresh DynamoDB Local, printed with its target. */
+async function onlyExchange(options: BenchOptions): Promise<void> {
+  Object.assign(process.env, LOCAL_AWS_ENV);
+  const db = await startDynamoDbLocal({ log: note });
+  cleanups.push(() => db.close());
+  const admin = adminClient(db.endpoint);
+  await ensureTables(admin, WRITE_STAGE, { streams: false });
+  admin.destroy();
+  const result = await measureExchangeFeed({ endpoint: db.endpoint, stage: WRITE_STAGE, fills: options.writes.exchangeFills });
+  console.log(JSON.stringify(result, null, 2));
+  const target = exchangeTarget(result);
+  console.log(`${target.pass ? 'PASS' : 'MISS'} ${target.target}: ${target.detail}`);
 }
 
 /** `--only fleet`: the fleet phase alone on a fresh DynamoDB Local (its polls and write costs), printed with its target. */
@@ -368,6 +384,7 @@ async function main(options: BenchOptions): Promise<void> {
   if (options.only === 'bundles') return onlyBundles(options);
   if (options.only === 'import') return onlyImport(options);
   if (options.only === 'hummingbot') return onlyHummingbot(options);
+  if (options.only === 'exchange') return onlyExchange(options);
   if (options.only === 'fleet') return onlyFleet(options);
   if (options.only === 'draw') return onlyDraw(options);
   if (options.only === 'queries') return onlyQueries(options);
@@ -439,6 +456,7 @@ async function main(options: BenchOptions): Promise<void> {
       trades: options.writes.trades,
       accounts: 4,
       importRows: options.writes.importRows,
+      exchangeFills: options.writes.exchangeFills,
       workDir: work,
     }),
   );

@@ -28,7 +28,7 @@ export const SEED = 20261121;
 export const EQUITY_HISTORY = { everyMinutes: 5, days: 3, accounts: 1 };
 
 /** The parts `--only` can run alone. */
-const ONLY = ['bundles', 'hummingbot', 'fleet', 'draw', 'import', 'queries'] as const;
+const ONLY = ['bundles', 'hummingbot', 'exchange', 'fleet', 'draw', 'import', 'queries'] as const;
 type Only = (typeof ONLY)[number];
 
 export interface BenchOptions {
@@ -63,7 +63,7 @@ export interface BenchOptions {
     concurrent: { connections: number; durationS: number };
   };
   /** Trades opened then closed through the writer, and rows imported by `npm run import`. */
-  writes: { trades: number; importRows: number };
+  writes: { trades: number; importRows: number; exchangeFills: number };
   /** The fleet phase: bots in the small and the large fleet, and polls timed per kind and fleet. */
   fleet: { sizes: number[]; samples: number };
 }
@@ -78,6 +78,8 @@ const USAGE = `Usage: npm run bench -- [options]
   --only bundles   only the deploy bundles' sizes and import times against the baseline (no database), printed,
                    no results file
   --only hummingbot  only the hummingbot bridge's writes per fill (2000 fills; quick 80), printed, no results file
+  --only exchange  only the exchange feed over a fake Binance (10000 fills; quick 1200): fills/s, request weight per
+                   1,000 fills against Binance's 6,000 a minute, printed, no results file
   --only fleet     only the fleet phase (polls and write costs at 5 bots and --fleet), printed, no results file
   --only draw      only the dashboard drawing a fleet of --fleet bots (default 1000) in Chromium: its first page's
                    time over 7 fresh loads (quick 2), printed, no results file
@@ -151,7 +153,11 @@ export function parseOptions(argv: string[]): BenchOptions {
     deepPages: 20,
     importSamples: quick ? 2 : 10,
     rssPages: quick ? 10 : 100,
-    writes: { trades: quick ? 80 : 2000, importRows: positiveInteger('import-rows', values['import-rows'], quick ? 2000 : 100_000) },
+    writes: {
+      trades: quick ? 80 : 2000,
+      exchangeFills: quick ? 1200 : 10_000,
+      importRows: positiveInteger('import-rows', values['import-rows'], quick ? 2000 : 100_000),
+    },
     fleet: { sizes: [5, positiveInteger('fleet', values.fleet, quick ? 200 : 1000)], samples: quick ? 20 : 200 },
     http: quick
       ? { durationS: 1, connections: 10, warmupRequests: 20, breakdownSamples: 30, concurrent: { connections: 50, durationS: 2 } }

@@ -8,6 +8,7 @@ import type { DashboardDraw } from './dashboard-draw';
 import type { DashboardSize } from './dashboard-size';
 import type { WriteResults } from './writes';
 import type { FleetResults } from './fleet';
+import type { ExchangeResults } from './exchange';
 import type { HummingbotResults } from './hummingbot';
 import type { MeasuredQuery } from './measurement';
 import { OPERATIONS, type Operation } from './queries';
@@ -20,6 +21,32 @@ import { WRITE_KINDS } from './write-costs';
  */
 export function hummingbotPasses(result: HummingbotResults): boolean {
   return result.writeRequestsPerFill > 0 && result.mostWriteRequestsPerFill <= 2 && result.writeRequestsForReplays === 0;
+}
+
+/**
+ * The exchange feed's target: a backfill spends little more than a page's weight per 1,000 fills (TARGETS), so the
+ * feed's share of the IP's 6,000 a minute backfills some 100,000 fills a minute; and a sync that finds nothing new
+ * writes no trade.
+ */
+export function exchangeTarget(result: ExchangeResults): Target {
+  return {
+    target: `exchange feed: ≤ ${TARGETS.exchangeWeightPer1000Fills} request weight per 1,000 fills backfilled (of Binance's ${result.limit.toLocaleString('en-US')} a minute), no trade written by an idle sync`,
+    pass:
+      result.weightPer1000Fills > 0 &&
+      result.weightPer1000Fills <= TARGETS.exchangeWeightPer1000Fills &&
+      result.tradeItemsWrittenWhenIdle === 0,
+    detail: `${result.fills.toLocaleString('en-US')} fills into ${result.trades.toLocaleString('en-US')} trades in ${result.seconds} s = ${result.fillsPerSecond} fills/s (${result.fillsPerMinuteMeasured.toLocaleString('en-US')} a minute); weight ${Object.entries(
+      result.weight,
+    )
+      .map(([pool, weight]) => `${pool} ${weight}`)
+      .join(
+        ', ',
+      )} = ${result.weightPer1000Fills} per 1,000 fills, so ${result.share * 100}% of the limit allows ${result.fillsPerMinuteAtShare.toLocaleString('en-US')} fills a minute; ${result.transactionsPer1000Fills} transactions per 1,000 fills; an idle sync: weight ${Object.entries(
+      result.idleSyncWeight,
+    )
+      .map(([pool, weight]) => `${pool} ${weight}`)
+      .join(', ')}, ${result.tradeItemsWrittenWhenIdle} trade items written`,
+  };
 }
 
 /** The importer's target: rows per second of `npm run import` (the bench's whole run and `--only import` alike). */
@@ -118,6 +145,11 @@ export const TARGETS = {
   dashboardFirstLoadKb: 200,
   /** The fleet view's first page of cards drawn, a fresh load of a 1,000-bot fleet (median), by the page's clock. */
   dashboardFirstPageMs: 2000,
+  /**
+   * The exchange feed's first sync of 10,000 fills of one market: its request weight per 1,000 fills, fixed calls
+   * included (Binance: 20 a page of 1,000, and some 45 a sync).
+   */
+  exchangeWeightPer1000Fills: 30,
 };
 
 export interface QueryRow {
@@ -387,6 +419,7 @@ export function judge(input: {
         ', ',
       )}, ${hummingbot.readRequestsPerFill} reads per fill, ${hummingbot.fillsPerSecond} fills/s; the same fills again: ${hummingbot.writeRequestsForReplays} writes`,
   });
+  targets.push(exchangeTarget(writes.exchange));
   targets.push(fleetTarget(fleet));
   return targets;
 }

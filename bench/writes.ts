@@ -11,6 +11,7 @@ import { generateDataset } from '../scripts/demo/dataset';
 import { localWriter } from '../scripts/support/load-data';
 import { adminClient, ensureTables, localStore } from '../scripts/local-stack/local-db';
 import { type BridgeResults, type IngestResults, measureBridge, measureIngest } from './bots';
+import { type ExchangeResults, measureExchangeFeed } from './exchange';
 import { type HummingbotResults, measureHummingbot } from './hummingbot';
 import { startCommand } from './child-rpc';
 import { note } from './progress';
@@ -30,6 +31,7 @@ export interface WriteResults {
   ingest: IngestResults;
   bridge: BridgeResults;
   hummingbot: HummingbotResults;
+  exchange: ExchangeResults;
 }
 
 type Capacity = {
@@ -99,6 +101,8 @@ export async function measureWrites(options: {
   trades: number;
   accounts: number;
   importRows: number;
+  /** Fills of one market the exchange feed mirrors. */
+  exchangeFills: number;
   workDir: string;
 }): Promise<WriteResults> {
   const { endpoint, stage } = options;
@@ -169,6 +173,7 @@ export async function measureWrites(options: {
     const ingest = await measureIngest({ endpoint, stage, rows: options.importRows, workDir: options.workDir });
     const bridge = await measureBridge({ endpoint, stage, open: 20, closed: 1000, polls: 20 });
     const hummingbot = await measureHummingbot({ endpoint, stage, fills: options.trades });
+    const exchange = await measureExchangeFeed({ endpoint, stage, fills: options.exchangeFills });
     return {
       trades: opens,
       accounts: options.accounts,
@@ -181,6 +186,7 @@ export async function measureWrites(options: {
       ingest,
       bridge,
       hummingbot,
+      exchange,
     };
   } finally {
     for (const client of clients) client.destroy();

@@ -970,13 +970,27 @@ export interface components {
             to: components["schemas"]["Timestamp"];
             currencies: components["schemas"]["CurrencyPerformance"][];
         };
-        /** @description The last balance snapshot recorded in one interval. */
+        /**
+         * @description The last balance snapshot recorded in one interval. A point after which money was moved into or out of the
+         *     account (deposits and withdrawals, which only a feed of the exchange account records) carries `transfers`.
+         */
         EquityPoint: {
             /** @description When the snapshot was taken (inside its interval). */
             time: components["schemas"]["Timestamp"];
             balance: components["schemas"]["Decimal"];
             nav: components["schemas"]["Decimal"];
             unrealizedPL: components["schemas"]["Decimal"];
+            /**
+             * @description (1.6) Present only on a point after which transfers were recorded: the net value, in the account's
+             *     currency, of the deposits (added) and withdrawals with their fees (taken away) after the point before it
+             *     (for the window's first point, after the window's start) and up to this point's `time`, each valued at
+             *     the exchange's price of its asset when it happened. `null` when one of them could not be valued (no
+             *     market of its asset in the account's currency). Transfers are never P&L: the change of `nav` between two
+             *     points less the `transfers` of the later one is what the account earned, so a return over a window
+             *     leaves them out. Points of accounts fed by a bot's own records (which do not report transfers) never
+             *     carry it.
+             */
+            transfers?: components["schemas"]["Decimal"] | null;
         };
         /** @description One account's equity: for each interval of the window with a snapshot, its last one, oldest first. */
         AccountEquity: {

@@ -3,6 +3,8 @@
  * `npm run bridge -- freqtrade --config FILE [--once]`
  * `npm run bridge -- hummingbot --mqtt mqtt://HOST:1883 [--namespace hbot] [--username U] [--config FILE]`
  * `npm run bridge -- hummingbot --csv data/trades_<config>.csv --account ID [--config FILE] [--once]`
+ * `npm run bridge -- exchange --exchange binance --account ID [--quote USDT] [--symbols BTC/USDT,…] [--once]`
+ * `npm run bridge -- exchange --config FILE [--once]`
  *
  * Mirrors running bots into the API, through the writer. freqtrade (packages/feeds/src/bridges/freqtrade): each bot's profile,
  * trades, balance and state, one account per bot, polled. hummingbot (packages/feeds/src/bridges/hummingbot): every instance that
@@ -15,6 +17,11 @@
  * "passwordFile" | "passwordEnv", "account", "interval"?, "stallSeconds"?}]}. hummingbot's MQTT password comes from
  * HUMMINGBOT_MQTT_PASSWORD or --password-file FILE (or the config's "passwordFile" or "passwordEnv"), never from the
  * command line; its config file is packages/feeds/src/bridges/hummingbot/config.ts's.
+ *
+ * The exchange feed (packages/feeds/src/bridges/exchange) mirrors an exchange account read with a read-only key: its
+ * key and secret come from EXCHANGE_API_KEY and EXCHANGE_API_SECRET, or --key-file and --secret-file, never from the
+ * command line; its config file is {"stage"?, "endpoint"?, "accounts": [{"exchange", "account", "keyFile" | "keyEnv",
+ * "secretFile" | "secretEnv", "quote"?, "symbols"?, "reconcileWith"?, "name"?, "url"?, "since"?, "interval"?}]}.
  *
  * Exit: 0; 1 when a poll failed with --once (one line says which bot and why); 2 when the command is wrong.
  * Without --once it runs until Ctrl-C or SIGTERM, retrying a failing bot, broker or database with back-off.
@@ -29,6 +36,8 @@ import { configOf, type HummingbotConfig } from '@trading-bot-api/feeds/bridges/
 import { followTradesFile } from '@trading-bot-api/feeds/bridges/hummingbot/csv';
 import { listenToBroker } from '@trading-bot-api/feeds/bridges/hummingbot/mqtt';
 import { runBridges, type Scheduled } from '@trading-bot-api/feeds/bridges/run';
+import { ConfigError, type FeedAccount, feedAccountOf, feedAccountsOf } from '@trading-bot-api/feeds/bridges/exchange/config';
+import { ExchangeFeed } from '@trading-bot-api/feeds/bridges/exchange/feed';
 import { commandLine, failureText, usageFailure } from './support/command-line';
 import { targetWriter } from './support/load-data';
 
@@ -41,6 +50,11 @@ const USAGE = [
   '                         [--client-id ID] [--config FILE] [--state FILE] [--stage NAME] [--endpoint URL]',
   '       npm run bridge -- hummingbot --csv data/trades_CONFIG.csv --account ID [--config FILE] [--state FILE] [--once]',
   "The MQTT password: HUMMINGBOT_MQTT_PASSWORD, --password-file FILE, or the config's passwordFile or passwordEnv.",
+  '       npm run bridge -- exchange --exchange binance --account ID [--quote USDT] [--symbols BTC/USDT,ETH/USDT]',
+  '                         [--key-file FILE --secret-file FILE] [--url ORIGIN] [--name NAME] [--reconcile-with ACCOUNT]',
+  '                         [--since DATE] [--interval SECONDS] [--once] [--stage NAME] [--endpoint URL]',
+  '       npm run bridge -- exchange --config FILE [--once] [--stage NAME] [--endpoint URL]',
+  'The key and secret: EXCHANGE_API_KEY and EXCHANGE_API_SECRET, or --key-file and --secret-file (a read-only key).',
 ].join('\n');
 
 const fail: (message: string) => never = (message) => usageFailure('bridge', USAGE, message);
@@ -122,15 +136,25 @@ function parse() {
     'client-id': { type: 'string' },
     state: { type: 'string' },
     csv: { type: 'string' },
+    exchange: { type: 'string' },
+    quote: { type: 'string' },
+    symbols: { type: 'string', multiple: true },
+    'key-file': { type: 'string' },
+    'secret-file': { type: 'string' },
+    name: { type: 'string' },
+    'reconcile-with': { type: 'string' },
+    since: { type: 'string' },
   });
   if (!parsed) return undefined;
   const { values, positionals } = parsed;
-  if (!['freqtrade', 'hummingbot'].includes(positionals[0]) || positionals.length !== 1)
+  if (!['freqtrade', 'hummingbot', 'exchange'].includes(positionals[0]) || positionals.length !== 1)
     fail(
       positionals.length
-        ? `unknown bot kind ${positionals.join(' ')}; this bridge speaks to freqtrade and hummingbot`
-        : 'say which kind of bot: freqtrade or hummingbot',
+        ? `unknown bot kind ${positionals.join(' ')}; this bridge speaks to freqtrade, hummingbot and exchange accounts`
+        : 'say which kind of bot: freqtrade, hummingbot or exchange',
     );
+  if (positionals[0] === 'exchange') return { exchange: exchangeOptions(values) };
+  for (const flag of EXCHANGE_FLAGS) if (values[flag] !== undefined) fail(`--${flag} is for exchange`);
   if (positionals[0] === 'hummingbot') return { hummingbot: hummingbotOptions(values) };
   for (const flag of ['mqtt', 'namespace', 'client-id', 'state', 'csv'] as const)
     if (values[flag] !== undefined) fail(`--${flag} is for hummingbot`);
@@ -154,8 +178,91 @@ function parse() {
   return { bots: [bot], once: values.once, stage: values.stage, endpoint: values.endpoint };
 }
 
+/** Flags only the exchange feed takes. */
+const EXCHANGE_FLAGS = ['exchange', 'quote', 'symbols', 'key-file', 'secret-file', 'name', 'reconcile-with', 'since'] as const;
+
+const SECRETS = {
+  readFile: (file: string) => readFileSync(file, 'utf8').replace(/\r?\n$/, ''),
+  env: process.env,
+};
+
+/** The exchange feed's accounts: the flags for one, or the config file's. */
+function exchangeOptions(values: Record<string, string | boolean | string[] | undefined>) {
+  for (const flag of ['username', 'password', 'password-file', 'stall-after', 'mqtt', 'namespace', 'client-id', 'state', 'csv'] as const)
+    if (values[flag] !== undefined) fail(`--${flag} is not for exchange`);
+  const stage = values.stage as string | undefined;
+  const endpoint = values.endpoint as string | undefined;
+  try {
+    if (values.config) {
+      for (const flag of ['account', 'url', 'interval', ...EXCHANGE_FLAGS] as const)
+        if (values[flag] !== undefined) fail(`--${flag} goes in the config file with --config`);
+      const file = values.config as string;
+      let parsed: { stage?: string; endpoint?: string };
+      try {
+        parsed = JSON.parse(readFileSync(file, 'utf8'));
+      } catch (error) {
+        fail(`cannot read the config ${file}: ${(error as Error).message}`);
+      }
+      return {
+        accounts: feedAccountsOf(parsed, file, SECRETS),
+        once: values.once === true,
+        stage: stage ?? parsed.stage,
+        endpoint: endpoint ?? parsed.endpoint,
+      };
+    }
+    if (!values.exchange || !values.account) fail('--exchange and --account are required (or --config FILE)');
+    const account: FeedAccount = feedAccountOf(
+      {
+        exchange: values.exchange,
+        account: values.account,
+        quote: values.quote,
+        symbols: ((values.symbols as string[] | undefined) ?? []).flatMap((list) => list.split(',')).filter(Boolean),
+        name: values.name,
+        reconcileWith: values['reconcile-with'],
+        since: values.since,
+        url: values.url,
+        interval: values.interval,
+        ...(values['key-file'] ? { keyFile: values['key-file'] } : { keyEnv: 'EXCHANGE_API_KEY' }),
+        ...(values['secret-file'] ? { secretFile: values['secret-file'] } : { secretEnv: 'EXCHANGE_API_SECRET' }),
+      },
+      'the command line',
+      SECRETS,
+    );
+    return { accounts: [account], once: values.once === true, stage, endpoint };
+  } catch (error) {
+    if (error instanceof ConfigError)
+      fail(
+        error.message
+          .replace(/^the command line(\.| )/, '')
+          .replace('keyEnv names EXCHANGE_API_KEY, which is not set', 'no key: set EXCHANGE_API_KEY, or give --key-file FILE')
+          .replace(
+            'secretEnv names EXCHANGE_API_SECRET, which is not set',
+            'no secret: set EXCHANGE_API_SECRET, or give --secret-file FILE',
+          ),
+      );
+    throw error;
+  }
+}
+
+async function exchange(options: ReturnType<typeof exchangeOptions>): Promise<void> {
+  const writer = targetWriter({ stage: options.stage, endpoint: options.endpoint });
+  const stop = new AbortController();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+  const report = (line: string) => console.log(`bridge ${line}`);
+  const scheduled: Scheduled[] = options.accounts.map((account) => {
+    const feed = new ExchangeFeed(account, writer, { report, signal: stop.signal });
+    return { bridge: feed, intervalMs: account.intervalSeconds * 1000, source: feed.source };
+  });
+  try {
+    const ok = await runBridges(scheduled, { once: options.once, signal: stop.signal, report });
+    process.exitCode = ok ? 0 : 1;
+  } finally {
+    writer.close();
+  }
+}
+
 /** The hummingbot bridge's settings: the command line over the config file. */
-function hummingbotOptions(values: Record<string, string | boolean | undefined>) {
+function hummingbotOptions(values: Record<string, string | boolean | string[] | undefined>) {
   const text = (flag: string) => values[flag] as string | undefined;
   for (const flag of ['url', 'interval', 'stall-after'] as const) if (values[flag] !== undefined) fail(`--${flag} is for freqtrade`);
   // On the command line a password is visible to anyone who lists the processes.
@@ -267,6 +374,7 @@ async function main() {
   const options = parse();
   if (!options) return;
   if ('hummingbot' in options) return hummingbot(options.hummingbot!);
+  if ('exchange' in options) return exchange(options.exchange!);
   const writer = targetWriter({ stage: options.stage, endpoint: options.endpoint });
   const stop = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());

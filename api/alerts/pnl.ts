@@ -123,11 +123,7 @@ function dailyLossOf(limit: Limit, realizedPL: string, balance: string): { beyon
 }
 
 /** A balance's fall from its peak against a limit: whether beyond, the fall, and its share of the peak (4 places). */
-function drawdownOf(
-  limit: Limit,
-  peak: string,
-  balance: string,
-): { beyond: boolean; fall: string; ratio: string | null; allowed: string } {
+function drawdownOf(limit: Limit, peak: string, balance: string): { beyond: boolean; fall: string; ratio: string | null; allowed: string } {
   const fall = sumDecimals([peak, negateDecimal(balance)]);
   const allowed = limitAmount(limit, peak);
   const ratio = decimalSign(peak) > 0 ? divideDecimals(fall, peak, 4) : null;

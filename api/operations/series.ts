@@ -4,13 +4,14 @@ import { getAccountItem } from '@trading-bot-api/core/store/accounts-table';
 import { readFleetPnl } from '@trading-bot-api/core/store/fleet-table';
 import { accountsByCurrency } from './currencies';
 import type { Item } from '@trading-bot-api/core/store/dynamodb';
-import { readEquityEntries, readPnlEntries } from '@trading-bot-api/core/store/ledger-table';
+import { readEquityEntries, readPnlEntries, readTransfers } from '@trading-bot-api/core/store/ledger-table';
 import { type Interval, type Period, type TimeWindow, timestamp } from '@trading-bot-api/core/time';
 import type { AccountEquity, AccountPnl, AllPnl, PnlPoint } from '@trading-bot-api/core/types';
 import type { Principal } from '../access';
 import { store } from '../database';
 import { type SeriesWindow, seriesWindow } from './window';
 import { requireVisibleAccount } from './visible';
+import { markTransfers } from './transfers';
 
 /**
  * The P&L and equity series. Each is read from the aggregates the writer keeps in the ledger table (one item per
@@ -127,16 +128,25 @@ export async function readAllPnl(query: PnlRequest, principal: Principal, now: D
   return { period, from: timestamp(window.from), to: timestamp(window.to), series };
 }
 
-/** One account's equity: the last snapshot of each interval in the window that has one, oldest first. */
+/**
+ * One account's equity: the last snapshot of each interval in the window that has one, oldest first. A point after
+ * which deposits or withdrawals were recorded (since the point before it; the first point, since the window's start)
+ * carries `transfers`, their net value in the account's currency (null when one had no rate), so that a return over
+ * the series can leave the money moved out.
+ */
 export async function readAccountEquity(accountId: string, query: EquityRequest, principal: Principal, now: Date): Promise<AccountEquity> {
   const interval = query.interval ?? 'hour';
   const window = seriesWindow(interval, query, now, EQUITY_DEFAULT_POINTS[interval], EQUITY_MAX_POINTS);
   requireVisibleAccount(principal, accountId);
   const starts = window.starts.map(timestamp);
-  const [account, entries] = await Promise.all([
+  const [account, entries, transfers] = await Promise.all([
     visibleAccount(accountId, principal),
     readEquityEntries(store, accountId, interval, starts[0], starts[starts.length - 1], starts.length),
+    readTransfers(store, accountId, starts[0], timestamp(window.to)),
   ]);
-  const points = entries.map(({ time, balance, nav, unrealizedPL }) => ({ time, balance, nav, unrealizedPL }));
+  const points = markTransfers(
+    entries.map(({ time, balance, nav, unrealizedPL }) => ({ time, balance, nav, unrealizedPL })),
+    transfers,
+  );
   return { accountId, currency: account.currency as string, interval, from: timestamp(window.from), to: timestamp(window.to), points };
 }

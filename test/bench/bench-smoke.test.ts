@@ -184,3 +184,13 @@ it('reports the hummingbot bridge’s writes per fill, and none for fills given 
   expect(Object.keys(hummingbot.itemsPerFill)).toEqual(expect.arrayContaining(['trades', 'balances']));
   expect(output).toMatch(/(PASS|MISS) +hummingbot bridge: at most 2 write requests per fill/);
 });
+
+it('reports the exchange feed: fills mirrored per second and request weight per 1,000 fills, none for an idle sync', () => {
+  const { exchange } = results.writes;
+  expect([exchange.fills, exchange.trades, exchange.limit]).toEqual([1200, 600, 6000]);
+  expect(notPositive({ fillsPerSecond: exchange.fillsPerSecond, weightPer1000Fills: exchange.weightPer1000Fills })).toEqual({});
+  // Two pages of fills (1,000 and 200) and the sync's fixed calls.
+  expect(exchange.weight.ip).toBe(2 * 20 + 20 + 20);
+  expect(exchange.tradeItemsWrittenWhenIdle).toBe(0);
+  expect(output).toMatch(/(PASS|MISS) +exchange feed: ≤ 30 request weight per 1,000 fills/);
+});

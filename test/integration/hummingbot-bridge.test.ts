@@ -13,7 +13,7 @@ import { HummingbotBridge } from '@trading-bot-api/feeds/bridges/hummingbot/brid
 import type { HummingbotConfig } from '@trading-bot-api/feeds/bridges/hummingbot/config';
 import { followTradesFile } from '@trading-bot-api/feeds/bridges/hummingbot/csv';
 import { listenToBroker } from '@trading-bot-api/feeds/bridges/hummingbot/mqtt';
-import { tradeIdOf } from '@trading-bot-api/feeds/bridges/hummingbot/positions';
+import { tradeIdOf } from '@trading-bot-api/feeds/bridges/positions';
 import { compareDecimals, decimalOfFloat, isDecimal, sumDecimals } from '@trading-bot-api/core/decimal';
 import type { Writer } from '../../packages/writer/src';
 import { localWriter } from '../../scripts/support/load-data';

@@ -557,6 +557,32 @@ it('waits for a database that stops answering, says so once each way, and writes
   expect(result).toMatchObject({ read: 2, written: 2, rejected: 0 });
 });
 
+it('stopped while a batch is being written, counts the lines the database took', async () => {
+  const file = join(dir, 'stopped.jsonl');
+  writeFileSync(
+    file,
+    `${JSON.stringify({ type: 'account', account: 'stopped', name: 'Stopped', currency: 'USD', broker: 'Test', environment: 'live' })}\n`,
+  );
+  const writer = localWriter(harness.db.endpoint, { stage: harness.stage });
+  const stop = new AbortController();
+  // The stop comes while the writer's call is in flight: the call still lands, so the count must say so.
+  const stopping = new Proxy(writer, {
+    get: (target, name, receiver) => {
+      const value = Reflect.get(target, name, receiver);
+      if (typeof value !== 'function' || name === 'close') return value;
+      return (...args: unknown[]) => {
+        const call = value.apply(target, args);
+        stop.abort();
+        return call;
+      };
+    },
+  });
+  const result = await ingest({ writer: stopping, source: fileLines(file), report: () => {}, signal: stop.signal });
+  writer.close();
+  expect((await invoke('account-status', eventFor('account-status', { account: 'stopped', query: {} }))).statusCode).toBe(200);
+  expect(result).toMatchObject({ read: 1, written: 1, rejected: 0 });
+});
+
 it('gone, retire and restore lines: a trade the bot lost ends, the account leaves the fleet and comes back; again, unchanged', async () => {
   const account = 'ingest-retiring';
   const file = join(dir, 'retiring.jsonl');

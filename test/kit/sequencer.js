@@ -19,6 +19,7 @@ const LONG_FIRST = [
   'test/e2e/local-api-keys.test.ts',
   'test/integration/performance.test.ts',
   'test/integration/hummingbot-bridge.test.ts',
+  'test/integration/exchange-feed.test.ts',
 ];
 
 class LongFirst extends Sequencer {

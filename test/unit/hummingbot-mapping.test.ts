@@ -16,7 +16,7 @@ import {
   performanceOf,
   topicOf,
 } from '@trading-bot-api/feeds/bridges/hummingbot/messages';
-import { applyFill, bookOf, feeInQuote, type Position, tradeIdOf } from '@trading-bot-api/feeds/bridges/hummingbot/positions';
+import { applyFill, bookOf, feeInQuote, type Position, tradeIdOf } from '@trading-bot-api/feeds/bridges/positions';
 import { multiplyDecimals, proportionOf, pythonDecimal, quotientOf } from '@trading-bot-api/feeds/bridges/numbers';
 import { emptyAccount, REPLAY_WINDOW_MS, replayed } from '@trading-bot-api/feeds/bridges/hummingbot/state';
 import { TRADES_CSV_COLUMNS, ujson } from '../kit/fake-hummingbot';

@@ -47,11 +47,20 @@ import {
   TransactionCancelled,
   transactWrite,
 } from '@trading-bot-api/core/store/dynamodb';
-import { type EquityEntry, getRegisteredOpenTimes, putEquity } from '@trading-bot-api/core/store/ledger-table';
+import {
+  type EquityEntry,
+  entryPrefix,
+  getRegisteredOpenTimes,
+  putEquity,
+  readCheckpoints,
+  readKeyRange,
+} from '@trading-bot-api/core/store/ledger-table';
+import { ABOVE_EVERY_ID } from '@trading-bot-api/core/ids';
 import { getTradeRecords, readTrades, tradeListing } from '@trading-bot-api/core/store/trades-table';
 import type { Balance, BotReport, Trade } from '@trading-bot-api/core/types';
 import * as backfill from './backfill';
 import * as errors from './errors';
+import * as feed from './feed';
 import { type RecordOptions, recordTrades, type TradeResult } from './history';
 import { attempts, commit, Retry } from './retry';
 import { balanceAfterSnapshot, equityEntriesOf } from './rules';
@@ -71,12 +80,14 @@ import {
   writeUpdate,
 } from './trades';
 import type { Snapshot, TradeMarks } from './validate';
+import type { Checkpoint, FeedAdvance, FeedStep } from './feed';
 import * as check from './validate';
 
 export { isRefusal, WriterError } from './errors';
 export type { WriterErrorCode } from './errors';
 export type { RecordOptions, TradeOutcome, TradeResult } from './history';
 export type { BackfillResult } from './backfill';
+export type { Checkpoint, FeedAdvance, FeedStep, Transfer } from './feed';
 /** How a close and marks change a trade, as the writer's calls store them (for a feed that folds several calls into one). */
 export { tradeAfterClose, tradeAfterMarks } from './trades';
 export type { Close, Gone, Heartbeat, Snapshot, TradeMarks } from './validate';
@@ -246,6 +257,28 @@ export interface Writer {
    * (`corrected`), and every figure that counted it moves with it.
    */
   recordTrades(accountId: string, trades: readonly unknown[], options?: Pick<RecordOptions, 'correct'>): Promise<TradeResult[]>;
+  /**
+   * A feed's checkpoints of the account (its cursors and what it builds from them: feed.ts), those whose names start
+   * with `prefix`, sorted by name.
+   */
+  readCheckpoints(accountId: string, prefix?: string): Promise<Checkpoint[]>;
+  /**
+   * Writes what a feed made of its source's records, step by step, each transaction ending with the checkpoint after
+   * its last step (feed.ts): a feed stopped at any moment resumes from a checkpoint that covers exactly what is
+   * stored. `version` is the checkpoint's as read (0: none); WRITE_CONFLICT when it moved (another feed).
+   */
+  advanceFeed(accountId: string, name: string, version: number, steps: readonly FeedStep[]): Promise<FeedAdvance>;
+  /**
+   * Keeps deposits and withdrawals of the account (each once), never counted as P&L, with the checkpoint `name` at
+   * `state` in the transaction of the last (`version` as read).
+   */
+  recordTransfers(
+    accountId: string,
+    transfers: readonly unknown[],
+    checkpoint: { name: string; state: unknown; version: number },
+  ): Promise<{ version: number; recorded: number }>;
+  /** The instruments the account's trades are of: its open trades' and those of its performance figures (its closed ones). */
+  instrumentsOf(accountId: string): Promise<string[]>;
   /** Releases the connections of the client the writer built (a client given in WriterOptions stays open). */
   close(): void;
 }
@@ -569,6 +602,33 @@ export function createWriter(options: WriterOptions): Writer {
         return accounts
           .map((record) => ({ ...record, balance: balanceOf.get(record.account.id) ?? null }))
           .sort((a, b) => compareIds(a.account.id, b.account.id));
+      });
+    },
+
+    async readCheckpoints(accountId, prefix = '') {
+      check.accountId(accountId);
+      return attempts(`reading the checkpoints of ${accountId}`, async () =>
+        (await readCheckpoints(store, accountId, prefix)).map((entry) => feed.checkpointOf(entry, entry.name)),
+      );
+    },
+
+    advanceFeed: (accountId, name, version, steps) => feed.advanceFeed(store, accountId, name, version, steps, now()),
+
+    recordTransfers: (accountId, transfers, checkpoint) => feed.recordTransfers(store, accountId, transfers, checkpoint, now()),
+
+    async instrumentsOf(accountId) {
+      check.accountId(accountId);
+      return attempts(`reading the instruments of ${accountId}`, async () => {
+        const prefix = entryPrefix('perf', 'month');
+        const [months, open] = await Promise.all([
+          readKeyRange(store, accountId, prefix, `${prefix}${ABOVE_EVERY_ID}`),
+          readTrades(store, tradeListing(accountId, { status: 'open' }), {}),
+        ]);
+        const instruments = new Set([
+          ...months.flatMap((item) => Object.keys((item.instruments ?? {}) as object)),
+          ...open.map((trade) => trade.instrument),
+        ]);
+        return [...instruments].sort();
       });
     },
 

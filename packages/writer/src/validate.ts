@@ -9,6 +9,7 @@ import { compareDecimals, decimalSign, isDecimal } from '@trading-bot-api/core/d
 import { canonicalInstrument, contractOf } from '@trading-bot-api/core/instruments';
 import { MAX_CLOCK_AHEAD_MS, parseUtcTimestamp } from '@trading-bot-api/core/time';
 import type { Account, BotState, Fee, Market, Trade } from '@trading-bot-api/core/types';
+import type { TransferEntry } from '@trading-bot-api/core/store/ledger-table';
 import { invalidInput } from './errors';
 
 /**
@@ -400,5 +401,30 @@ export function goneInput(value: unknown, now: Date): Gone {
   return {
     reason: text(input.reason, 'reason'),
     time: input.time === undefined ? now.toISOString() : time(input.time, 'time', now),
+  };
+}
+
+/** A deposit or withdrawal as the exchange feed gives it (`recordTransfers`), checked field by field. */
+export function transferInput(value: unknown, index: number, now: Date): Omit<TransferEntry, 'accountId'> {
+  const field = (name: string) => `transfers[${index}].${name}`;
+  if (!value || typeof value !== 'object') throw invalidInput(`transfers[${index}]`, 'must be an object');
+  const input = value as Record<string, unknown>;
+  if (input.kind !== 'deposit' && input.kind !== 'withdrawal') throw invalidInput(field('kind'), 'must be "deposit" or "withdrawal"');
+  if (typeof input.asset !== 'string' || !CURRENCY.test(input.asset))
+    throw invalidInput(field('asset'), 'must be 2–12 upper-case letters or digits');
+  const optional = (name: string) => (input[name] === null || input[name] === undefined ? null : decimal(input[name], field(name)));
+  const reference = input.reference ?? null;
+  if (reference !== null && (typeof reference !== 'string' || reference.length > 200))
+    throw invalidInput(field('reference'), 'must be a string of at most 200 characters, or null');
+  return {
+    id: tradeId(input.id, field('id')),
+    kind: input.kind,
+    asset: input.asset,
+    amount: decimal(input.amount, field('amount'), 'positive'),
+    fee: input.fee === undefined || input.fee === null ? '0' : decimal(input.fee, field('fee')),
+    time: time(input.time, field('time'), now),
+    value: optional('value'),
+    rate: optional('rate'),
+    reference: reference as string | null,
   };
 }

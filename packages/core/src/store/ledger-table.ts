@@ -13,6 +13,9 @@ import { batchGetItems, getItem, type Item, queryItems, type Store, type Transac
  *   equity#<hour|day>#<start>        the last balance snapshot recorded in that UTC hour or day
  *   perf#<day|block|month>#<start>   the performance figures of the trades closed in that period, every instrument's
  *                                    in the one item (packages/core/src/rollups.ts)
+ *   feed#<name>                      a feed's checkpoint (an exchange feed's cursor and positions in one market): what
+ *                                    it has written so far, rewritten in the transaction that writes what it covers
+ *   transfer#<time>#<id>             a deposit or withdrawal of the account (money moved, not traded): never P&L
  *
  * Starts are stored times (`YYYY-MM-DDTHH:mm:ss.sssZ`), so each kind sorts by time and a series of N points is one
  * key-range Query reading about N items, however many trades or snapshots went into them.
@@ -426,4 +429,120 @@ export async function legacyStatsRemovals(store: Store, accountId: string): Prom
   const prefix = 'stats#';
   const items = await readKeyRange(store, accountId, prefix, `${prefix}${ABOVE_EVERY_ID}`);
   return items.map((item) => ({ Delete: { TableName: store.tables.ledger, Key: { accountId, [KEY]: item[KEY] } } }));
+}
+
+const FEED_PREFIX = 'feed#';
+
+/**
+ * A feed's checkpoint (`feed#<name>`): the state, as JSON text the feed alone reads (a cursor, the positions it
+ * builds), of what it has written; versioned, so a feed that lost a race with another learns it.
+ */
+export interface CheckpointEntry {
+  accountId: string;
+  name: string;
+  /** JSON text. */
+  state: string;
+  version: number;
+  updatedAt: string;
+}
+
+function checkpointKey(accountId: string, name: string): Item {
+  return { accountId, [KEY]: `${FEED_PREFIX}${name}` };
+}
+
+function toCheckpoint(item: Item): CheckpointEntry {
+  return {
+    accountId: item.accountId as string,
+    name: String(item[KEY]).slice(FEED_PREFIX.length),
+    state: item.state as string,
+    version: Number(item.version),
+    updatedAt: item.updatedAt as string,
+  };
+}
+
+/** The account's checkpoints whose names start with `prefix`, by name (one Query). */
+export async function readCheckpoints(store: Store, accountId: string, prefix = ''): Promise<CheckpointEntry[]> {
+  const first = `${FEED_PREFIX}${prefix}`;
+  return (await readKeyRange(store, accountId, first, `${first}${ABOVE_EVERY_ID}`)).map(toCheckpoint);
+}
+
+/** One checkpoint, read for a read-modify-write; undefined when there is none. */
+export async function getCheckpoint(store: Store, accountId: string, name: string): Promise<CheckpointEntry | undefined> {
+  const item = await getItem(store, store.tables.ledger, checkpointKey(accountId, name), true);
+  return item && toCheckpoint(item);
+}
+
+/** Writes a checkpoint in place of the version read (0: none stored); refused if it moved. */
+export function putCheckpoint(store: Store, entry: CheckpointEntry, readVersion: number): TransactItem {
+  return versionedPut(
+    store.tables.ledger,
+    { ...checkpointKey(entry.accountId, entry.name), state: entry.state, version: entry.version, updatedAt: entry.updatedAt },
+    readVersion === 0 ? undefined : { version: readVersion },
+  );
+}
+
+const TRANSFER_PREFIX = 'transfer#';
+
+/**
+ * Money moved into or out of the account (`transfer#<time>#<id>`), which its trades did not make: a deposit or a
+ * withdrawal, kept apart from every P&L figure so that a return can leave it out.
+ */
+export interface TransferEntry {
+  accountId: string;
+  /** The source's id of the transfer, unique in the account. */
+  id: string;
+  kind: 'deposit' | 'withdrawal';
+  /** What moved, in its own asset: `amount`, and (a withdrawal's) the `fee` that left with it. */
+  asset: string;
+  amount: string;
+  fee: string;
+  /** When it reached or left the account. */
+  time: string;
+  /** What moved (amount and fee), in the account's currency at `rate`; null when no rate was known. */
+  value: string | null;
+  rate: string | null;
+  /** The transaction's reference on its network or rail (a blockchain hash), if any. */
+  reference: string | null;
+}
+
+function transferKey(accountId: string, time: string, id: string): Item {
+  return { accountId, [KEY]: `${TRANSFER_PREFIX}${time}#${id}` };
+}
+
+function toTransfer(item: Item): TransferEntry {
+  return {
+    accountId: item.accountId as string,
+    id: item.id as string,
+    kind: item.kind as TransferEntry['kind'],
+    asset: item.asset as string,
+    amount: item.amount as string,
+    fee: item.fee as string,
+    time: item.time as string,
+    value: (item.value as string | undefined) ?? null,
+    rate: (item.rate as string | undefined) ?? null,
+    reference: (item.reference as string | undefined) ?? null,
+  };
+}
+
+/** Writes a transfer (given again, the same item: a repeat changes nothing). */
+export function putTransfer(store: Store, entry: TransferEntry): TransactItem {
+  const item: Item = { ...transferKey(entry.accountId, entry.time, entry.id) };
+  for (const [name, value] of Object.entries(entry)) if (value !== null) item[name] = value;
+  return { Put: { TableName: store.tables.ledger, Item: item } };
+}
+
+/** The stored transfers among `keys`, read consistently; missing ones are absent. */
+export async function getTransfers(
+  store: Store,
+  accountId: string,
+  keys: readonly { time: string; id: string }[],
+): Promise<TransferEntry[]> {
+  if (!keys.length) return [];
+  const found = await batchGetItems(store, { [store.tables.ledger]: keys.map((key) => transferKey(accountId, key.time, key.id)) }, true);
+  return found[store.tables.ledger].map(toTransfer);
+}
+
+/** The account's transfers at times in [`from`, `to`] (stored times), oldest first: one key range. */
+export async function readTransfers(store: Store, accountId: string, from: string, to: string): Promise<TransferEntry[]> {
+  return (await readKeyRange(store, accountId, `${TRANSFER_PREFIX}${from}`, `${TRANSFER_PREFIX}${to}#${ABOVE_EVERY_ID}`)).map(toTransfer);
 }

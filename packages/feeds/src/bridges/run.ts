@@ -8,6 +8,7 @@
  */
 import { isRefusal, WriterError } from '@trading-bot-api/writer';
 import pRetry from 'p-retry';
+import { ExchangeFeedError } from './exchange/errors';
 import { FreqtradeError } from './freqtrade/api';
 import type { PollSummary } from './freqtrade/bridge';
 import { pause } from '../pause';
@@ -36,7 +37,7 @@ export interface RunOptions {
 
 /** One line saying why a poll failed, and whether the database (not the bot) is the cause; rethrows a bug or a misconfiguration. */
 function failureOf(error: unknown): { text: string; database: boolean } {
-  if (error instanceof FreqtradeError) return { text: error.message, database: false };
+  if (error instanceof FreqtradeError || error instanceof ExchangeFeedError) return { text: error.message, database: false };
   if (error instanceof WriterError && error.code === 'UNAVAILABLE') {
     return { text: `the database does not answer (${error.message})`, database: true };
   }

@@ -63,8 +63,9 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
     }
     const accountOf = new Map(events.map(({ line, event }) => [line, event.account]));
     let results: Awaited<ReturnType<typeof applyEvents>>;
+    let attempt: Promise<typeof results> | undefined;
     try {
-      results = await pRetry(() => applyEvents(options.writer, events), {
+      results = await pRetry(() => (attempt = applyEvents(options.writer, events)), {
         retries: Number.POSITIVE_INFINITY,
         minTimeout: initialMs,
         maxTimeout: maxMs,
@@ -77,9 +78,13 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
         },
       });
     } catch (error) {
-      // Given up on, or stopped while waiting: the batch is read again next time.
-      if (error instanceof DatabaseDown || options.signal?.aborted) return { ...counts, gaveUp: true };
-      throw error;
+      // Stopped while an attempt was in flight (p-retry rejects at once): its answer, not the stop, says whether the
+      // batch was written, so a write that landed is counted. Given up on, or stopped while waiting: the batch is read
+      // again next time.
+      const landed = options.signal?.aborted ? await attempt?.catch(() => undefined) : undefined;
+      if (landed) results = landed;
+      else if (error instanceof DatabaseDown || options.signal?.aborted) return { ...counts, gaveUp: true };
+      else throw error;
     }
     if (down) options.report('the database answers again');
     down = false;

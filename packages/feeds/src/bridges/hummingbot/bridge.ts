@@ -7,7 +7,7 @@
  * - `status_updates` `offline`, or a v2 strategy's empty performance report (published as it stops): `stopped`;
  *   `online`, or a performance report after a stop: `running`; an ERROR log: `error` with its message, until a stop
  *   or a start, or `errorSeconds` without another while heartbeats go on;
- * - `OrderFilled` events: trades, by positions (positions.ts), each fill once (by its key, state.ts);
+ * - `OrderFilled` events: trades, by positions (../positions.ts), each fill once (by its key, state.ts);
  * - `performance`: the open positions' unrealized P&L, at most every `marksSeconds`.
  *
  * Messages are handled one at a time, in the order they came. Each becomes writer calls, every one of which may be
@@ -42,7 +42,7 @@ import {
   statusUpdateOf,
   topicOf,
 } from './messages';
-import { applyFill, bookOf, feeInQuote, fillKeyOf, openTradeOf, type Position } from './positions';
+import { applyFill, bookOf, feeInQuote, fillKeyOf, openTradeOf, type Position } from '../positions';
 import { type AccountState, type BridgeState, emptyAccount, loadState, replayed, saveState } from './state';
 
 export interface HummingbotBridgeOptions {

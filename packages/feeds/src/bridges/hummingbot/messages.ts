@@ -20,6 +20,7 @@
  */
 import { decimalOfFloat } from '@trading-bot-api/writer';
 import { pythonDecimal } from '../numbers';
+import type { Fee, Fill } from '../positions';
 
 /** Channels whose messages are mirrored. */
 type Channel = 'hb' | 'status_updates' | 'log' | 'events' | 'performance';
@@ -110,32 +111,8 @@ export function logOf(json: Json): { error: boolean; message: string } {
   return { error: (level !== undefined && level >= 40) || name === 'ERROR' || name === 'CRITICAL', message };
 }
 
-/** A fee as hummingbot's `TradeFeeBase.to_json()` gives it: its percent and flat amounts are `str(Decimal)`. */
-export interface Fee {
-  /** Of the trade's value, in the quote (hummingbot's `fee_amount_in_token` counts it so). */
-  percent: string;
-  flat: { token: string; amount: string }[];
-}
-
-/** One fill, from an `OrderFilled` event or a row of the trades CSV: every figure an exact decimal string. */
-export interface Fill {
-  orderId: string;
-  exchangeTradeId: string;
-  /** hummingbot's `BASE-QUOTE`. */
-  pair: string;
-  base: string;
-  quote: string;
-  side: 'buy' | 'sell';
-  price: string;
-  amount: string;
-  fee: Fee;
-  /** A derivative's position action; `NIL` on spot. */
-  position: 'OPEN' | 'CLOSE' | 'NIL';
-  /** The position's leverage, a whole number (hummingbot's `leverage`; 1 on spot). */
-  leverage: string;
-  /** ISO 8601, ms. */
-  time: string;
-}
+/** A fill and its fee, as every bridge that trades by fills gives them (hummingbot's shape: ../positions.ts). */
+export type { Fee, Fill };
 
 /** Known events that carry nothing this API keeps (orders placed, completed, cancelled, failed). */
 const QUIET_EVENTS = new Set([

@@ -13,14 +13,14 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Trade } from '@trading-bot-api/writer';
-import type { Position } from './positions';
+import type { Position } from '../positions';
 
 /** How far back replayed fills are known by their keys: fills reach hummingbot late, but not by an hour. */
 export const REPLAY_WINDOW_MS = 3_600_000;
 
 export interface AccountState {
   currency?: string;
-  /** Open positions by book (positions.ts, bookOf). */
+  /** Open positions by book (../positions.ts, bookOf). */
   positions: Record<string, Position>;
   /** Keys of the fills applied in the window, with their times (ms). */
   seen: Record<string, number>;

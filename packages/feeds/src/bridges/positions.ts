@@ -1,6 +1,6 @@
 /**
- * How hummingbot's fills become this API's trades (pure: no I/O). hummingbot trades by fills; this API keeps round
- * trips. The rule (docs/operations.md, "Fills into trades"), hummingbot's own for its v2 controllers' positions
+ * How fills become this API's trades (pure: no I/O), for every bridge whose source trades by fills (hummingbot, an
+ * exchange account): this API keeps round trips. The rule (docs/operations.md, "Fills into trades"), hummingbot's own for its v2 controllers' positions
  * (`PositionHold._process_order` in strategy_v2/executors/executor_orchestrator.py), with fees:
  *
  * - a **position** per trading pair (per pair and side for a derivative's OPEN and CLOSE fills, which hedge mode
@@ -10,12 +10,14 @@
  *   realized P&L = proceeds − their share of the position's cost − their share of the fees paid on it − the fill's
  *   fee; the position goes on with the rest at the same average price;
  * - the fill that takes it **flat** closes the position's own trade; what a fill has beyond flat opens the opposite
- *   position (on spot and one-way futures; a derivative's CLOSE never opens one);
+ *   position (on hummingbot's spot and one-way futures; a derivative's CLOSE never opens one, nor a sell of an
+ *   account that holds coins and never owes them, `longOnly`: an exchange's spot account);
  * - **fees** are in the quote currency: a percent of the fill's value, flat fees in the quote, in the base (at the
  *   fill's price) or in another token at a rate the configuration gives (hummingbot's `fee_amount_in_token`);
  * - and each trade keeps its fees as charged (API 1.5), each in its own token (BNB stays BNB): the opening fills'
  *   that its units carry (leg `open`, shared out as the cost is) and the reducing fill's (leg `close`), with the
- *   exchange's ids of those fills (`exchange_trade_id`);
+ *   exchange's ids of those fills' orders where the source gives them (`exchangeOrderId`), else of the fills
+ *   (hummingbot's `exchange_trade_id`);
  * - a derivative's fills (a perpetual connector's, `position` OPEN or CLOSE) make futures trades, of the instrument
  *   that names the perpetual (`BTC_USDT_PERP`), with the fill's leverage.
  *
@@ -35,8 +37,48 @@ import {
   trimDecimal,
   type Fee as TradeFee,
 } from '@trading-bot-api/writer';
-import { MONEY_PLACES, multiplyDecimals, proportionOf, quotientOf } from '../numbers';
-import type { Fee, Fill } from './messages';
+import { MONEY_PLACES, multiplyDecimals, proportionOf, quotientOf } from './numbers';
+
+/** A fee as hummingbot's `TradeFeeBase.to_json()` gives it: its percent and flat amounts are `str(Decimal)`. */
+export interface Fee {
+  /** Of the trade's value, in the quote (hummingbot's `fee_amount_in_token` counts it so). */
+  percent: string;
+  flat: { token: string; amount: string }[];
+}
+
+/** One fill (an `OrderFilled` event, a row of a trades CSV, an exchange's trade): every figure an exact decimal string. */
+export interface Fill {
+  /** The order's id as the bot knows it (hummingbot's client order id). */
+  orderId: string;
+  exchangeTradeId: string;
+  /**
+   * The exchange's id of the fill's order, where the source gives it: what the trades keep as `orderIds`, for a check
+   * against the exchange (absent: the fill's `exchangeTradeId` is kept).
+   */
+  exchangeOrderId?: string;
+  /** hummingbot's `BASE-QUOTE`. */
+  pair: string;
+  base: string;
+  quote: string;
+  side: 'buy' | 'sell';
+  price: string;
+  amount: string;
+  fee: Fee;
+  /** A derivative's position action; `NIL` on spot. */
+  position: 'OPEN' | 'CLOSE' | 'NIL';
+  /** The position's leverage, a whole number (hummingbot's `leverage`; 1 on spot). */
+  leverage: string;
+  /** ISO 8601, ms. */
+  time: string;
+}
+
+/** How a source's fills make trades besides the rule itself. */
+export interface FillRules {
+  /** The trade id of what a fill opens or closes on its own (default: tradeIdOf, hummingbot's). */
+  idOf?: (fill: Fill) => string;
+  /** The account holds what it bought and never owes: a sell beyond the position opens none (an exchange's spot account). */
+  longOnly?: boolean;
+}
 
 /** A fee as charged, in its own token. */
 interface Charge {
@@ -65,7 +107,7 @@ export interface Position {
   charged?: Charge[];
   market?: 'spot' | 'futures';
   leverage?: string;
-  /** The exchange's ids of the fills that opened and grew it. */
+  /** The exchange's ids of the fills (or their orders: orderRefOf) that opened and grew it. */
   orderIds?: string[];
 }
 
@@ -192,7 +234,7 @@ export interface Applied {
   position: Position | undefined;
   /** Closed parts and the position's trade as it now is, in the order to write them. */
   trades: Trade[];
-  /** Units of a CLOSE fill beyond the position the bridge knows of (it opened before the bridge saw it). */
+  /** Units of a fill that reduces only (a CLOSE; a sell, long only) beyond the position known (opened before the bridge saw it, or bought elsewhere). */
   unmatched?: string;
 }
 
@@ -200,12 +242,15 @@ const minus = (a: string, b: string) => trimDecimal(sumDecimals([a, negateDecima
 const plus = (...values: string[]) => trimDecimal(sumDecimals(values));
 
 /** A new position of `units` of the fill, carrying `fees` (in the quote) and `charged` (as charged). */
-function opened(fill: Fill, units: string, fees: string, charged: Charge[]): Position {
+/** The exchange's id a fill's trades keep (its order's, where known). */
+const orderRefOf = (fill: Fill) => fill.exchangeOrderId ?? fill.exchangeTradeId;
+
+function opened(fill: Fill, units: string, fees: string, charged: Charge[], idOf: (fill: Fill) => string): Position {
   const futures = fill.position !== 'NIL';
   const instrument = canonicalInstrument(futures ? `${fill.pair}-PERP` : fill.pair);
   if (!instrument) throw new TypeError(`pair ${JSON.stringify(fill.pair)} is not an instrument here`);
   return {
-    id: tradeIdOf(fill),
+    id: idOf(fill),
     instrument,
     side: fill.side,
     units,
@@ -216,7 +261,7 @@ function opened(fill: Fill, units: string, fees: string, charged: Charge[]): Pos
     charged,
     market: futures ? 'futures' : 'spot',
     leverage: futures ? fill.leverage : '1',
-    orderIds: [fill.exchangeTradeId],
+    orderIds: [orderRefOf(fill)],
   };
 }
 
@@ -224,11 +269,14 @@ function opened(fill: Fill, units: string, fees: string, charged: Charge[]): Pos
  * Applies one fill (its fee already in the quote: feeInQuote) to the position of its book; see the module's comment.
  * The fill's time must not be before the position's.
  */
-export function applyFill(position: Position | undefined, fill: Fill, fee: string): Applied {
+export function applyFill(position: Position | undefined, fill: Fill, fee: string, rules: FillRules = {}): Applied {
   const charges = chargesOf(fill);
+  const idOf = rules.idOf ?? tradeIdOf;
+  // A fill that can only reduce: a derivative's CLOSE, or a sell of an account that never owes coins.
+  const reducesOnly = fill.position === 'CLOSE' || (rules.longOnly === true && fill.side === 'sell');
   if (!position) {
-    if (fill.position === 'CLOSE') return { position: undefined, trades: [], unmatched: fill.amount };
-    const fresh = opened(fill, fill.amount, fee, charges);
+    if (reducesOnly) return { position: undefined, trades: [], unmatched: fill.amount };
+    const fresh = opened(fill, fill.amount, fee, charges, idOf);
     return { position: fresh, trades: [openTradeOf(fresh)] };
   }
   if (fill.side === position.side) {
@@ -238,7 +286,7 @@ export function applyFill(position: Position | undefined, fill: Fill, fee: strin
       cost: plus(position.cost, multiplyDecimals(fill.price, fill.amount)),
       fees: plus(position.fees, fee),
       charged: position.charged && addCharges(position.charged, charges),
-      orderIds: position.orderIds && [...new Set([...position.orderIds, fill.exchangeTradeId])],
+      orderIds: position.orderIds && [...new Set([...position.orderIds, orderRefOf(fill)])],
     };
     return { position: grown, trades: [openTradeOf(grown)] };
   }
@@ -255,7 +303,7 @@ export function applyFill(position: Position | undefined, fill: Fill, fee: strin
   const gross = position.side === 'buy' ? minus(proceeds, costShare) : minus(costShare, proceeds);
   const closed: Trade = {
     ...openTradeOf(position),
-    id: whole ? position.id : tradeIdOf(fill),
+    id: whole ? position.id : idOf(fill),
     units: matched,
     status: 'closed',
     closePrice: fill.price,
@@ -263,7 +311,7 @@ export function applyFill(position: Position | undefined, fill: Fill, fee: strin
     realizedPL: minus(gross, plus(feesShare, closingFee)),
     unrealizedPL: '0',
     fees: carried ? [...asFees(carried, 'open'), ...asFees(closingCharges, 'close')] : null,
-    orderIds: position.orderIds ? [...new Set([...position.orderIds, fill.exchangeTradeId])] : null,
+    orderIds: position.orderIds ? [...new Set([...position.orderIds, orderRefOf(fill)])] : null,
   };
   if (!whole) {
     const rest: Position = {
@@ -276,7 +324,7 @@ export function applyFill(position: Position | undefined, fill: Fill, fee: strin
     return { position: rest, trades: [closed, openTradeOf(rest)] };
   }
   if (decimalSign(excess) === 0) return { position: undefined, trades: [closed] };
-  if (fill.position === 'CLOSE') return { position: undefined, trades: [closed], unmatched: excess };
-  const flipped = opened(fill, excess, minus(fee, closingFee), lessCharges(charges, closingCharges));
+  if (reducesOnly) return { position: undefined, trades: [closed], unmatched: excess };
+  const flipped = opened(fill, excess, minus(fee, closingFee), lessCharges(charges, closingCharges), idOf);
   return { position: flipped, trades: [closed, openTradeOf(flipped)] };
 }

@@ -1,0 +1,296 @@
+/**
+ * What a feed that mirrors a source by a cursor writes (an exchange feed's fills, its deposits and withdrawals): each
+ * transaction holds what the source's records turned into AND the feed's checkpoint after them (`feed#<name>` in the
+ * ledger: its cursor, the positions it builds), so a feed killed at any moment resumes from a checkpoint that covers
+ * exactly what is stored: nothing lost, nothing written twice.
+ *
+ * - advanceFeed: a run of steps (one per record of the source: the trades it changed, and the checkpoint's state
+ *   after it) written in as few transactions as fit, each ending at a step's checkpoint. The trades of a transaction
+ *   are folded by id (a position opened, grown and closed by three fills is one closed trade to write), and each is
+ *   written against what is stored as recordTrades would: created, updated, closed, or left unchanged.
+ * - recordTransfers: transfers kept once each (a repeat rewrites the same item), the checkpoint with the last ones.
+ *
+ * The checkpoint is versioned: a feed gives the version it read, and a transaction whose checkpoint moved meanwhile
+ * (another feed mirrors the same account) writes nothing and is WRITE_CONFLICT, never interleaved.
+ */
+import { canonicalJson } from '@trading-bot-api/core/canonical';
+import { periodId } from '@trading-bot-api/core/rollups';
+import { putBalance } from '@trading-bot-api/core/store/balances-table';
+import { MAX_TRANSACTION_ITEMS, type Store, type TransactItem } from '@trading-bot-api/core/store/dynamodb';
+import {
+  type CheckpointEntry,
+  getAggregates,
+  getCheckpoint,
+  getRegisteredOpenTimes,
+  getTransfers,
+  type PeriodEntry,
+  type PnlEntry,
+  putCheckpoint,
+  putPeriod,
+  putPnl,
+  putTransfer,
+  registerTradeId,
+  type TransferEntry,
+} from '@trading-bot-api/core/store/ledger-table';
+import { getTradeRecords, putTrade } from '@trading-bot-api/core/store/trades-table';
+import type { Trade } from '@trading-bot-api/core/types';
+import * as errors from './errors';
+import { WriterError } from './errors';
+import { decide, type TradeOutcome } from './history';
+import { attempts, commit } from './retry';
+import { aggregatesAfter, balanceAfter, periodKeysOf, periodsAfter, pnlId, pnlPeriodsOf, type TradeEvent } from './rules';
+import { BALANCE_ITEMS, balanceOf, CLOSING, MARKS, POSITION, pick, type StoredTrade, withDetails } from './trades';
+import * as check from './validate';
+
+/** A checkpoint's name: letters, digits, `.`, `_`, `:`, `-` and `/` (an exchange and a market: `binance:BTC/USDT`). */
+const CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,199}$/;
+/** Room for a checkpoint's state in its item (DynamoDB's 400 KB, less its key and figures). */
+const MAX_STATE_CHARS = 300_000;
+
+/** A feed's checkpoint as stored: its state (what the feed gave, as JSON) and version (0: none yet). */
+export interface Checkpoint<State = unknown> {
+  name: string;
+  state: State | null;
+  version: number;
+  updatedAt: string | null;
+}
+
+/** One record of a source, as a feed gives it to advanceFeed: the trades it changed (as they now are) and the state after it. */
+export interface FeedStep {
+  trades: readonly Trade[];
+  state: unknown;
+}
+
+/** What advanceFeed wrote: the checkpoint's version after it, and the trades by outcome. */
+export interface FeedAdvance {
+  version: number;
+  transactions: number;
+  outcomes: Partial<Record<TradeOutcome, number>>;
+}
+
+/** A deposit or withdrawal as a feed gives it (the ledger's TransferEntry without the account). */
+export type Transfer = Omit<TransferEntry, 'accountId'>;
+
+function checkpointName(value: unknown): string {
+  if (typeof value !== 'string' || !CHECKPOINT_NAME.test(value))
+    throw errors.invalidInput('checkpoint', `must be 1–200 letters, digits, ".", "_", ":", "/" or "-", got ${JSON.stringify(value)}`);
+  return value;
+}
+
+function stateText(state: unknown): string {
+  const text = JSON.stringify(state ?? null);
+  if (text.length > MAX_STATE_CHARS) throw errors.invalidInput('state', `is ${text.length} characters of JSON; at most ${MAX_STATE_CHARS}`);
+  return text;
+}
+
+export function checkpointOf(entry: CheckpointEntry | undefined, name: string): Checkpoint {
+  return entry
+    ? { name, state: JSON.parse(entry.state), version: entry.version, updatedAt: entry.updatedAt }
+    : { name, state: null, version: 0, updatedAt: null };
+}
+
+/** Items a transaction of these trades may take besides the checkpoint: 2 a trade (the trade, its id) and their periods. */
+function itemsFor(trades: ReadonlyMap<string, Trade>): number {
+  const closed = [...trades.values()].filter((trade) => trade.status === 'closed');
+  const pnl = new Set(closed.flatMap((trade) => pnlPeriodsOf(trade.closeTime!).map(pnlId)));
+  return 2 * trades.size + pnl.size + periodKeysOf(closed).length + BALANCE_ITEMS;
+}
+
+/**
+ * How many of `steps` (from the first) the next transaction takes: as many as fit DynamoDB's 100 items with the
+ * checkpoint, counting each trade as new (2 items) until it is read; at least one.
+ */
+export function stepsThatFit(steps: readonly FeedStep[], maxItems = MAX_TRANSACTION_ITEMS): number {
+  const folded = new Map<string, Trade>();
+  for (let count = 0; count < steps.length; count++) {
+    const next = new Map(folded);
+    for (const trade of steps[count].trades) next.set(trade.id, trade);
+    if (count > 0 && itemsFor(next) + 1 > maxItems) return count;
+    for (const [id, trade] of next) folded.set(id, trade);
+  }
+  return steps.length;
+}
+
+/** The trades of `steps` folded by id, the latest of each, in the order first met. */
+export function foldSteps(steps: readonly FeedStep[]): Trade[] {
+  const folded = new Map<string, Trade>();
+  for (const step of steps) for (const trade of step.trades) folded.set(trade.id, trade);
+  return [...folded.values()];
+}
+
+/** The stored checkpoint, which must still be the version the feed read: else another feed writes the account. */
+async function checkpointAt(store: Store, accountId: string, name: string, version: number): Promise<void> {
+  const stored = (await getCheckpoint(store, accountId, name))?.version ?? 0;
+  if (stored !== version)
+    throw new WriterError(
+      'WRITE_CONFLICT',
+      `the checkpoint ${name} of ${accountId} is at version ${stored}, not ${version}: another feed writes this account; read it again`,
+    );
+}
+
+/**
+ * One transaction: `trades` (folded) against what is stored, with the checkpoint `next` in place of `version`.
+ * Returns the outcome of each trade.
+ */
+async function writeStep(
+  store: Store,
+  accountId: string,
+  trades: readonly Trade[],
+  checkpoint: CheckpointEntry,
+  version: number,
+): Promise<TradeOutcome[]> {
+  await checkpointAt(store, accountId, checkpoint.name, version);
+  const registered = await getRegisteredOpenTimes(
+    store,
+    accountId,
+    trades.map((trade) => trade.id),
+  );
+  const stored = await getTradeRecords(
+    store,
+    [...registered].map(([id, openTime]) => ({ accountId, id, openTime })),
+  );
+  const balance = await balanceOf(store, accountId);
+  const currency = balance.currency;
+  const items: TransactItem[] = [];
+  const events: TradeEvent[] = [];
+  const outcomes: TradeOutcome[] = [];
+  for (const given of trades) {
+    const read: StoredTrade | undefined = stored.get(given.id);
+    const decision = decide(read?.trade, given);
+    if (decision instanceof WriterError) throw decision;
+    if (decision === 'unchanged') {
+      outcomes.push('unchanged');
+      continue;
+    }
+    if (decision === 'create') {
+      const trade = { ...given, currency };
+      items.push(registerTradeId(store, accountId, trade.id, trade.openTime), putTrade(store, trade, undefined));
+      if (trade.status !== 'gone') events.push({ kind: trade.status === 'open' ? 'opened' : 'recordedClosed', trade });
+      outcomes.push('created');
+      continue;
+    }
+    const merged = withDetails(read!.trade, given);
+    if (decision === 'close') {
+      const closed: Trade = {
+        ...merged,
+        ...pick(given, [...POSITION, ...CLOSING, ...MARKS]),
+        status: 'closed',
+        closeReason: given.closeReason,
+        currency,
+      };
+      items.push(putTrade(store, closed, read));
+      events.push({ kind: read!.trade.status === 'gone' ? 'recordedClosed' : 'closed', trade: closed });
+      outcomes.push('closed');
+    } else if (decision === 'update') {
+      items.push(putTrade(store, { ...merged, ...pick(given, [...POSITION, ...MARKS]), currency }, read));
+      outcomes.push('updated');
+    } else {
+      // A correction or a trade gone: a feed's own record never makes either of its trades.
+      throw errors.tradeClosed(given.id, `stored ${read!.trade.status}; a feed's record cannot ${decision} it`);
+    }
+  }
+  const closed = events.filter((event) => event.kind !== 'opened').map((event) => event.trade);
+  const periods = [...new Map(closed.flatMap((trade) => pnlPeriodsOf(trade.closeTime!)).map((key) => [pnlId(key), key])).values()];
+  const rollups = periodKeysOf(closed);
+  const read = await getAggregates(store, accountId, periods, rollups);
+  const findPnl = (entry: PnlEntry) => read.pnl.find((stored) => pnlId(stored) === pnlId(entry));
+  const findPerf = (entry: PeriodEntry) => read.perf.find((stored) => periodId(stored) === periodId(entry));
+  if (events.length) items.push(putBalance(store, balanceAfter(balance, events), balance));
+  for (const entry of aggregatesAfter(accountId, read.pnl, closed)) items.push(putPnl(store, entry, findPnl(entry)));
+  for (const entry of periodsAfter(accountId, currency, read.perf, closed)) items.push(putPeriod(store, entry, findPerf(entry)));
+  items.push(putCheckpoint(store, checkpoint, version));
+  await commit(store, items);
+  return outcomes;
+}
+
+/** Checks a feed's trades as recordTrades does (a refused one refuses the whole call: a feed's record is written whole). */
+function checkedSteps(accountId: string, steps: readonly FeedStep[], now: Date): FeedStep[] {
+  return steps.map((step, index) => ({
+    state: step.state,
+    trades: step.trades.map((trade, at) => check.tradeInput(trade, accountId, `steps[${index}].trades[${at}].`, now)),
+  }));
+}
+
+/** advanceFeed: see the module's comment. `version` is the checkpoint's as the feed read it (0: none). */
+export async function advanceFeed(
+  store: Store,
+  accountId: string,
+  name: string,
+  version: number,
+  input: readonly FeedStep[],
+  now: Date,
+): Promise<FeedAdvance> {
+  check.accountId(accountId);
+  checkpointName(name);
+  const steps = checkedSteps(accountId, input, now);
+  const result: FeedAdvance = { version, transactions: 0, outcomes: {} };
+  for (let at = 0; at < steps.length; ) {
+    const count = stepsThatFit(steps.slice(at));
+    const group = steps.slice(at, at + count);
+    const checkpoint: CheckpointEntry = {
+      accountId,
+      name,
+      state: stateText(group[group.length - 1].state),
+      version: result.version + 1,
+      updatedAt: now.toISOString(),
+    };
+    const outcomes = await attempts(`advancing the feed ${name} of ${accountId}`, () =>
+      writeStep(store, accountId, foldSteps(group), checkpoint, result.version),
+    );
+    for (const outcome of outcomes) result.outcomes[outcome] = (result.outcomes[outcome] ?? 0) + 1;
+    result.version = checkpoint.version;
+    result.transactions += 1;
+    at += count;
+  }
+  return result;
+}
+
+/**
+ * Keeps `transfers` of the account (each once: one given again is unchanged), and the checkpoint `name` at `state`
+ * in the transaction of the last of them (in place of `version`, as read). Returns the new version and how many were
+ * new.
+ */
+export async function recordTransfers(
+  store: Store,
+  accountId: string,
+  inputs: readonly unknown[],
+  checkpoint: { name: string; state: unknown; version: number },
+  now: Date,
+): Promise<{ version: number; recorded: number }> {
+  check.accountId(accountId);
+  checkpointName(checkpoint.name);
+  const transfers = inputs.map((input, index) => check.transferInput(input, index, now));
+  // Room in each transaction for the checkpoint.
+  const size = MAX_TRANSACTION_ITEMS - 1;
+  let recorded = 0;
+  let version = checkpoint.version;
+  for (let at = 0; at === 0 || at < transfers.length; at += size) {
+    const group = transfers.slice(at, at + size);
+    const last = at + size >= transfers.length;
+    recorded += await attempts(`recording transfers of ${accountId}`, async () => {
+      await checkpointAt(store, accountId, checkpoint.name, version);
+      const stored = new Map((await getTransfers(store, accountId, group)).map((entry) => [`${entry.time}#${entry.id}`, entry]));
+      const fresh = group.filter((transfer) => {
+        const held = stored.get(`${transfer.time}#${transfer.id}`);
+        if (!held) return true;
+        const { accountId: _, ...kept } = held;
+        return canonicalJson(kept) !== canonicalJson(transfer);
+      });
+      const items = fresh.map((transfer) => putTransfer(store, { ...transfer, accountId }));
+      if (last) {
+        const entry = {
+          accountId,
+          name: checkpoint.name,
+          state: stateText(checkpoint.state),
+          version: version + 1,
+          updatedAt: now.toISOString(),
+        };
+        items.push(putCheckpoint(store, entry, version));
+      }
+      if (items.length) await commit(store, items);
+      return fresh.length;
+    });
+    if (last) version += 1;
+  }
+  return { version, recorded };
+}

@@ -1,0 +1,300 @@
+/**
+ * The exchange feed against a fake Binance spot API (test/kit/fake-binance.ts: HMAC-checked, shaped as Binance
+ * answers) and DynamoDB Local, read back through the API: a key that can trade is refused before anything is read or
+ * written; 2,500 fills of one market, four to a millisecond across the pages, mirrored exactly once by the command
+ * killed in the middle of its backfill and run again; a 429 waited out as its Retry-After says, and said once; deposits
+ * and withdrawals kept as transfers on the equity series, never as P&L; the key and secret never in a line printed.
+ */
+import { compareDecimals, negateDecimal, sumDecimals, trimDecimal } from '@trading-bot-api/core/decimal';
+import { readCheckpoints, readTransfers } from '@trading-bot-api/core/store/ledger-table';
+import { binance } from '@trading-bot-api/feeds/bridges/exchange/binance';
+import type { FeedAccount } from '@trading-bot-api/feeds/bridges/exchange/config';
+import { ExchangeFeed } from '@trading-bot-api/feeds/bridges/exchange/feed';
+import type { MarketState } from '@trading-bot-api/feeds/bridges/exchange/mirror';
+import { multiplyDecimals } from '@trading-bot-api/feeds/bridges/numbers';
+import type { Writer } from '../../packages/writer/src';
+import { localWriter } from '../../scripts/support/load-data';
+import { eventFor, type Harness, invoke, startHarness } from '../kit/api-harness';
+import { FakeBinance, roundTripFills } from '../kit/fake-binance';
+import { FaultProxy } from '../kit/fault-proxy';
+import { runScript, startScript } from '../kit/scripts';
+import { until } from '../kit/until';
+
+jest.setTimeout(120_000);
+
+let harness: Harness;
+let fake: FakeBinance;
+let proxy: FaultProxy;
+let writer: Writer;
+
+beforeAll(async () => {
+  harness = await startHarness();
+  fake = await new FakeBinance().start();
+  proxy = await new FaultProxy(harness.db.endpoint).start();
+  writer = localWriter(proxy.endpoint, { stage: harness.stage });
+});
+afterAll(async () => {
+  writer?.close();
+  await proxy?.close();
+  await fake?.close();
+  await harness?.close();
+});
+
+const DAY = 86_400_000;
+const SINCE = new Date(Date.now() - 10 * DAY).toISOString();
+
+const api = async (name: string, account: string, query: Record<string, string> = {}) => invoke(name, eventFor(name, { account, query }));
+
+/** Every trade of the account, through the listing's pages. */
+async function allTrades(account: string): Promise<Record<string, any>[]> {
+  const trades: Record<string, any>[] = [];
+  for (let cursor: string | null = ''; cursor !== null; ) {
+    const { body } = await api('account-trades', account, { limit: '500', ...(cursor ? { cursor } : {}) });
+    trades.push(...body.trades);
+    cursor = body.nextCursor;
+  }
+  return trades;
+}
+
+/** A feed in this process, over the fake, its lines gathered. */
+function feedOf(apiKey: string, secret: string, account: string, symbols: string[] = []) {
+  const lines: string[] = [];
+  const config: FeedAccount = {
+    profile: binance,
+    config: { account, name: `Binance ${account}`, quote: 'USDT', symbols, since: SINCE, environment: 'paper' },
+    apiKey,
+    secret,
+    url: fake.url,
+    intervalSeconds: 60,
+  };
+  return { feed: new ExchangeFeed(config, writer, { report: (line) => lines.push(line) }), lines };
+}
+
+it('refuses a key that can trade or withdraw before it reads anything, naming what to turn off, and writes nothing', async () => {
+  fake.addAccount('trading-key', 'trading-secret', { enableSpotAndMarginTrading: true, enableWithdrawals: true });
+  fake.setBalance('trading-key', 'USDT', '100');
+  const before = fake.requests.length;
+  const { feed } = feedOf('trading-key', 'trading-secret', 'bn-trading');
+  await expect(feed.poll()).rejects.toThrow(
+    "the key given for bn-trading may do more than read: turn off enableSpotAndMarginTrading, enableWithdrawals in Binance's API management",
+  );
+  expect(fake.requests.slice(before).map((request) => request.path)).toEqual(['/sapi/v1/account/apiRestrictions']);
+  expect((await api('account-balance', 'bn-trading')).statusCode).toBe(404);
+});
+
+describe('2,500 fills of one market, the command killed in the middle of its backfill', () => {
+  const KEY = 'vmPUZE6mv9SD5VNHk4HlWFsOr6aKE2zvsw0MuIgwCIPy6utIco14y7Ju91duEh8A';
+  const SECRET = 'NhqPtmdSJYdKjVHjA7PZj4Mge3R5YNiP1e3UZjInClVN65XAbvqqM6A7H5fATj0j';
+  const account = 'bn-main';
+  const { fills, trips } = roundTripFills(2500, Date.now() - 3 * DAY);
+  const args = () => [
+    'exchange',
+    ...['--exchange', 'binance', '--account', account, '--symbols', 'BTC/USDT', '--url', fake.url, '--since', SINCE, '--once'],
+    ...['--stage', harness.stage, '--endpoint', proxy.endpoint],
+  ];
+  const env = () => ({ ...process.env, EXCHANGE_API_KEY: KEY, EXCHANGE_API_SECRET: SECRET });
+  let raw: ReturnType<FakeBinance['addFills']>;
+  const printed: string[] = [];
+
+  beforeAll(async () => {
+    fake.addAccount(KEY, SECRET);
+    fake.setBalance(KEY, 'USDT', '10000');
+    raw = fake.addFills(KEY, 'BTCUSDT', fills);
+    fake.prices.set('BTCUSDT', '60100.5');
+    // The 7th transaction (the account's, then 5 of fills) never gets an answer, and the command is killed while it
+    // waits: a page half written.
+    const before = proxy.seen.filter((operation) => operation === 'TransactWriteItems').length;
+    await proxy.inject({ kind: 'hang' }, Infinity, { only: 'TransactWriteItems', after: 6 });
+    const first = startScript('bridge', args(), env());
+    const closed = new Promise((resolve) => first.child.once('close', resolve));
+    try {
+      await until(() => proxy.seen.filter((operation) => operation === 'TransactWriteItems').length > before + 6, 'the 7th transaction');
+    } catch (error) {
+      throw new Error(`${(error as Error).message}; the command printed:\n${first.output()}`);
+    } finally {
+      first.child.kill('SIGKILL');
+      await closed;
+      await proxy.clear();
+      printed.push(first.output());
+    }
+  });
+
+  it('resumes from the checkpoint the killed command left, with its fills written and none after it', async () => {
+    const [killed] = await readCheckpoints(harness.store, account, 'binance:market:');
+    const state = JSON.parse(killed.state) as MarketState;
+    expect(state.fills).toBeGreaterThan(0);
+    expect(state.fills).toBeLessThan(1000);
+    expect(state.next).toBe(String(raw[state.fills].id));
+    const written = await allTrades(account);
+    // Every round trip up to the checkpoint is a closed trade, and nothing after it is there.
+    expect(written.filter((trade) => trade.status === 'closed')).toHaveLength(Math.floor(state.fills / 2));
+    const pages = fake.seen('/api/v3/myTrades').length;
+
+    const second = await runScript('bridge', args(), env());
+    printed.push(second.stdout, second.stderr);
+    expect(second.status).toBe(0);
+    // It went on from the checkpoint's cursor, by fromId alone, a page of 1,000 at a time.
+    const fromIds = fake
+      .seen('/api/v3/myTrades')
+      .slice(pages)
+      .map((request) => request.params);
+    const left = 2500 - state.fills;
+    const expected = Array.from({ length: Math.floor(left / 1000) + 1 }, (_, page) => String(Number(state.next) + 1000 * page));
+    expect(fromIds.map((params) => params.fromId)).toEqual(expected);
+    expect(fromIds.every((params) => params.limit === '1000' && params.startTime === undefined && params.endTime === undefined)).toBe(true);
+  });
+
+  it('mirrors every fill exactly once: each round trip one closed trade, as the exchange recorded it', async () => {
+    const trades = new Map((await allTrades(account)).map((trade) => [trade.id, trade]));
+    expect(trades.size).toBe(trips.length);
+    const iso = (ms: number) => new Date(ms).toISOString();
+    let realized = '0';
+    trips.forEach((trip, k) => {
+      const [buy, sell] = [raw[2 * k], raw[2 * k + 1]];
+      const pl = trimDecimal(
+        sumDecimals([
+          multiplyDecimals(trip.sell.price, trip.units),
+          negateDecimal(multiplyDecimals(trip.buy.price, trip.units)),
+          ...trip.feesInQuote.map(negateDecimal),
+        ]),
+      );
+      realized = sumDecimals([realized, pl]);
+      expect(trades.get(`binance-BTCUSDT-${buy.id}`)).toEqual(
+        expect.objectContaining({
+          instrument: 'BTC_USDT',
+          side: 'buy',
+          status: 'closed',
+          units: trip.units,
+          openPrice: trip.buy.price,
+          closePrice: trip.sell.price,
+          openTime: iso(trip.buy.time),
+          closeTime: iso(trip.sell.time),
+          realizedPL: pl,
+          market: 'spot',
+          leverage: '1',
+          currency: 'USDT',
+          fees: [
+            { amount: trip.buy.commission, currency: trip.buy.commissionAsset, leg: 'open' },
+            { amount: trip.sell.commission, currency: 'USDT', leg: 'close' },
+          ],
+          orderIds: [String(buy.orderId), String(sell.orderId)],
+        }),
+      );
+    });
+    const [checkpoint] = await readCheckpoints(harness.store, account, 'binance:market:');
+    const state = JSON.parse(checkpoint.state) as MarketState;
+    expect([state.fills, state.next, state.position]).toEqual([2500, String(raw[2499].id + 1), null]);
+    const { body: balance } = await api('account-balance', account);
+    expect(balance).toEqual(expect.objectContaining({ currency: 'USDT', openTradeCount: 0, nav: '10000', balance: '10000' }));
+    expect(compareDecimals(balance.realizedPL, realized)).toBe(0);
+  });
+
+  it('never prints the key or the secret', () => {
+    const output = printed.join('\n');
+    expect(output).toContain('bn-main: mirroring Binance spot account');
+    expect(output).not.toContain(KEY);
+    expect(output).not.toContain(SECRET);
+  });
+});
+
+describe('an account with a position, coins from elsewhere, deposits and withdrawals', () => {
+  const [KEY, SECRET] = ['second-key-0123456789', 'second-secret-0123456789'];
+  const account = 'bn-second';
+  const now = Date.now();
+  let result: { feed: ExchangeFeed; lines: string[] };
+  let summary: Awaited<ReturnType<ExchangeFeed['poll']>>;
+
+  beforeAll(async () => {
+    fake.addAccount(KEY, SECRET);
+    fake.setBalance(KEY, 'USDT', '5000');
+    fake.setBalance(KEY, 'BTC', '0.2', '0.05');
+    fake.setBalance(KEY, 'DOGE', '100');
+    fake.prices.set('BTCUSDT', '62000');
+    fake.prices.set('ETHUSDT', '3000');
+    fake.addFills(KEY, 'BTCUSDT', [
+      { side: 'buy', price: '60000', qty: '0.3', commission: '1.8', commissionAsset: 'USDT', time: now - 2 * DAY },
+      { side: 'sell', price: '61000', qty: '0.05', commission: '0.305', commissionAsset: 'USDT', time: now - DAY },
+    ]);
+    // ETH deposited, then sold: no cost known, so no trade.
+    fake.addFills(KEY, 'ETHUSDT', [{ side: 'sell', price: '3000', qty: '1', commission: '3', commissionAsset: 'USDT', time: now - DAY }]);
+    fake.addDeposit(KEY, { id: '9001', coin: 'USDT', amount: '1000', status: 1, insertTime: now - 2 * 3600_000 });
+    fake.addDeposit(KEY, { id: '9002', coin: 'BTC', amount: '0.1', status: 1, insertTime: now - 3600_000 });
+    fake.addDeposit(KEY, { id: '9003', coin: 'USDT', amount: '50', status: 0, insertTime: now - 1800_000 });
+    fake.addWithdrawal(KEY, { id: 'w-1', coin: 'USDT', amount: '200', transactionFee: '1', status: 6, applyTime: now - 1200_000 });
+    fake.refuseNext(1, '/api/v3/myTrades');
+    result = feedOf(KEY, SECRET, account, ['ETH/USDT']);
+    summary = await result.feed.poll();
+  });
+
+  it('waits out a 429 as its Retry-After says, and says so once', () => {
+    const trades = fake.seen('/api/v3/myTrades').filter((request) => request.key === KEY && request.params.symbol === 'BTCUSDT');
+    expect(trades.map((request) => request.status).slice(0, 2)).toEqual([429, 200]);
+    expect(trades[1].at - trades[0].at).toBeGreaterThanOrEqual(1000);
+    expect(result.lines.filter((line) => line.includes('429'))).toEqual([
+      `${account}: Binance answered 429 (too much request weight): waiting 1 s as its Retry-After says, then going at a quarter of the pace for 10 min`,
+    ]);
+  });
+
+  it('mirrors the position by average cost, marked at the last price, and says what it cannot mirror', async () => {
+    const trades = new Map((await allTrades(account)).map((trade) => [trade.id, trade]));
+    expect([...trades.values()].map((trade) => [trade.status, trade.units])).toEqual(
+      expect.arrayContaining([
+        ['open', '0.25'],
+        ['closed', '0.05'],
+      ]),
+    );
+    const open = [...trades.values()].find((trade) => trade.status === 'open');
+    // 0.25 × 62000 − 0.25 × 60000 − five sixths of the buy's 1.8 USDT fee.
+    expect(open).toEqual(
+      expect.objectContaining({ openPrice: '60000', unrealizedPL: '498.5', fees: [{ amount: '1.5', currency: 'USDT', leg: 'open' }] }),
+    );
+    const closed = [...trades.values()].find((trade) => trade.status === 'closed');
+    // (61000 − 60000) × 0.05 − 0.3 (its share of the buy's fee) − 0.305.
+    expect(closed).toEqual(expect.objectContaining({ realizedPL: '49.395', openPrice: '60000', closePrice: '61000' }));
+    const { body: balance } = await api('account-balance', account);
+    // 5000 USDT + 0.25 BTC × 62000; DOGE has no USDT market here: left out, and said.
+    expect(balance).toEqual(
+      expect.objectContaining({ nav: '20500', unrealizedPL: '498.5', balance: '20001.5', realizedPL: '49.395', openTradeCount: 1 }),
+    );
+    expect(summary).toEqual(expect.objectContaining({ fills: 3, markets: 2, openTrades: 1 }));
+    // Said to the runner, which prints each once.
+    expect(summary.refused).toEqual([
+      'ETH/USDT: 1 ETH sold in 1 fills beyond what the feed saw bought here (deposited, or bought in another market): not mirrored as trades, their cost being unknown',
+      'DOGE is held and has no market in USDT: left out of the NAV',
+    ]);
+  });
+
+  it('keeps deposits and withdrawals as transfers on the equity series, never as P&L', async () => {
+    const transfers = await readTransfers(harness.store, account, new Date(now - DAY).toISOString(), new Date(now + DAY).toISOString());
+    expect(transfers.map(({ id, kind, asset, amount, fee, value, rate }) => ({ id, kind, asset, amount, fee, value, rate }))).toEqual([
+      { id: 'deposit-9001', kind: 'deposit', asset: 'USDT', amount: '1000', fee: '0', value: '1000', rate: '1' },
+      { id: 'deposit-9002', kind: 'deposit', asset: 'BTC', amount: '0.1', fee: '0', value: '6200', rate: '62000' },
+      { id: 'withdrawal-w-1', kind: 'withdrawal', asset: 'USDT', amount: '200', fee: '1', value: '201', rate: '1' },
+    ]);
+    const { body: equity } = await api('account-equity', account, { interval: 'hour' });
+    expect(equity.points).toEqual([expect.objectContaining({ nav: '20500', transfers: '6999' })]);
+    const { body: pnl } = await api('account-pnl', account, { period: 'day' });
+    expect(sumDecimals(pnl.points.map((point: { realizedPL: string }) => point.realizedPL))).toBe('49.395');
+  });
+
+  it('writes nothing again when nothing changed, and keeps a pending deposit once it arrives', async () => {
+    proxy.writes.length = 0;
+    const again = await result.feed.poll();
+    expect(again).toEqual(expect.objectContaining({ fills: 0, transfers: 0, written: {} }));
+    fake.setDepositStatus(KEY, '9003', 1);
+    const arrived = await result.feed.poll();
+    expect(arrived.transfers).toBe(1);
+    expect([...again.refused, ...arrived.refused]).toEqual([]);
+  });
+});
+
+it('refuses a key or secret on the command line, and says where to give them', async () => {
+  const env = { ...process.env };
+  delete env.EXCHANGE_API_KEY;
+  const run = await runScript('bridge', ['exchange', '--exchange', 'binance', '--account', 'bn-x', '--once'], env);
+  expect(run.status).toBe(2);
+  expect(run.stderr).toContain('no key: set EXCHANGE_API_KEY, or give --key-file FILE');
+  const inline = await runScript('bridge', ['exchange', '--exchange', 'binance', '--account', 'bn-x', '--key', 'K'], env);
+  expect(inline.status).toBe(2);
+  expect(inline.stderr).toContain("Unknown option '--key'");
+});
