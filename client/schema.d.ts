@@ -777,6 +777,8 @@ export interface components {
          *       "strategy": "mean-reversion-m15",
          *       "message": "Paused by operator for the weekly review",
          *       "updatedAt": "2026-11-01T11:59:59.000Z",
+         *       "stateSince": "2026-11-01T10:00:00.000Z",
+         *       "lastError": null,
          *       "retiredAt": null
          *     }
          */
@@ -797,14 +799,30 @@ export interface components {
             /** @description When the bot last updated its status. */
             updatedAt: components["schemas"]["Timestamp"];
             /**
+             * @description When the bot first reported its current `state` (1.7): a stopped bot's "stopped since", which its later
+             *     heartbeats do not move. `null` when the bot has never reported; for a bot whose last change of state came
+             *     before 1.7, the first report after it.
+             */
+            stateSince: components["schemas"]["Timestamp"] | null;
+            /**
+             * @description The last error the bot (or its bridge, for a bot it cannot reach) reported (1.7): its message and when
+             *     that error began. Kept after the bot recovers, so that a bot gone silent can say what went wrong last;
+             *     `null` when it has reported none.
+             */
+            lastError: {
+                message: string | null;
+                at: components["schemas"]["Timestamp"];
+            } | null;
+            /**
              * @description When the account was retired (1.3): out of the fleet's answers, the probe and the alarms, its history
              *     kept. `null` for an account in the fleet.
              */
             retiredAt: components["schemas"]["Timestamp"] | null;
         } & (unknown & unknown);
         /**
-         * @description How many of the listed accounts' bots are in each state (`running + paused + stopped + error = total`), and
-         *     how many are stale (these are also counted as `running`).
+         * @description How many of the listed accounts' bots are in each condition: `running` counts the running bots that are not
+         *     stale, `stale` the running bots that are (1.7: before, they were counted in `running` too), so that
+         *     `running + paused + stopped + error + stale = total`.
          */
         FleetSummary: {
             total: number;
@@ -1983,6 +2001,8 @@ export interface operations {
                      *           "strategy": "mean-reversion-m15",
                      *           "message": "Paused by operator for the weekly review",
                      *           "updatedAt": "2026-11-22T09:00:00.000Z",
+                     *           "stateSince": "2026-11-22T08:30:00.000Z",
+                     *           "lastError": null,
                      *           "retiredAt": null
                      *         },
                      *         {
@@ -1996,12 +2016,17 @@ export interface operations {
                      *           "strategy": null,
                      *           "message": null,
                      *           "updatedAt": "2026-11-22T08:58:05.000Z",
+                     *           "stateSince": "2026-11-21T17:02:40.000Z",
+                     *           "lastError": {
+                     *             "message": "cannot reach freqtrade at http://127.0.0.1:8080: ECONNREFUSED",
+                     *             "at": "2026-11-21T16:55:10.000Z"
+                     *           },
                      *           "retiredAt": null
                      *         }
                      *       ],
                      *       "summary": {
                      *         "total": 2,
-                     *         "running": 1,
+                     *         "running": 0,
                      *         "paused": 1,
                      *         "stopped": 0,
                      *         "error": 0,
@@ -2453,6 +2478,8 @@ export interface operations {
                      *       "strategy": "trend-following-h4",
                      *       "message": null,
                      *       "updatedAt": "2026-11-01T12:00:00.000Z",
+                     *       "stateSince": "2026-10-28T07:15:00.000Z",
+                     *       "lastError": null,
                      *       "retiredAt": null
                      *     }
                      */

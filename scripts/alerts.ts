@@ -9,7 +9,7 @@
  */
 import './support/quiet-sdk';
 import { testEvent } from '../api/alerts/events';
-import { ALERT_VARIABLES } from '../api/alerts/settings';
+import { CHANNEL_VARIABLES } from '../api/alerts/settings';
 import { commandLine, runCommand, usageFailure } from './support/command-line';
 import { sendToChannels } from './support/send-alerts';
 
@@ -21,7 +21,7 @@ async function main() {
   const { values, positionals } = parsed;
   if (positionals.length !== 1 || positionals[0] !== 'test')
     usageFailure('alerts', USAGE, positionals.length ? `unknown command ${positionals.join(' ')}` : 'say test');
-  const variables = ALERT_VARIABLES.filter((name) => name !== 'ALERT_TELEGRAM_API_URL').join(', ');
+  const variables = CHANNEL_VARIABLES.join(', ');
   const sent = await sendToChannels(testEvent(values.stage ?? 'local', new Date().toISOString()), values.stage, {
     none: `alerts: no channel is configured: set ${variables} (docs/alerts.md)`,
     took: 'answered (the test message is there)',

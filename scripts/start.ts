@@ -150,7 +150,8 @@ async function main() {
   cleanups.push(async () => closeSync(logs));
   const verbose = (process.env.LOG_LEVEL ?? '').toUpperCase() === 'DEBUG';
 
-  // Alerts go out from the probe watch when any ALERT_* variable is set (docs/alerts.md); their links lead here.
+  // Alerts go out from the probe watch when a channel's ALERT_* variable is set (docs/alerts.md); their links lead to
+  // DASHBOARD_URL (the dashboard's public address: a phone cannot open localhost), none when it is unset.
   let alertChannels: ReturnType<typeof channelsOf> | undefined;
   if (alertsRequested(process.env)) {
     try {
@@ -160,6 +161,9 @@ async function main() {
     }
     for (const problem of alertChannels.problems) console.error(problem);
   }
+  const probeSeconds = process.env.PROBE === 'off' ? 0 : Number(process.env.PROBE_SECONDS || 60);
+  if (!Number.isInteger(probeSeconds) || probeSeconds < 0)
+    fail(`PROBE_SECONDS must be a whole number of seconds, got "${process.env.PROBE_SECONDS}"`);
   const api = await startLocalApi({
     stage: STAGE,
     dbEndpoint: db.endpoint,
@@ -169,14 +173,12 @@ async function main() {
     auth,
     listenAddress: exposure.listenAddress,
     allowedHosts: exposure.allowedHosts,
-    env: { DASHBOARD_URL: `http://localhost:${ports.PORT}/` },
+    // The probe's interval: a longer gap between two runs means the stack was down (api/alerts/transitions.ts).
+    env: probeSeconds ? { PROBE_INTERVAL_SECONDS: String(probeSeconds) } : {},
     onLine: offlineLineRouter(logs, verbose),
   });
   cleanups.push(() => api.stop());
 
-  const probeSeconds = process.env.PROBE === 'off' ? 0 : Number(process.env.PROBE_SECONDS || 60);
-  if (!Number.isInteger(probeSeconds) || probeSeconds < 0)
-    fail(`PROBE_SECONDS must be a whole number of seconds, got "${process.env.PROBE_SECONDS}"`);
   if (probeSeconds) {
     const watch = watchProbe({
       offline: api.offline,

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freqtradeClient } from '@trading-bot-api/feeds/bridges/freqtrade/api';
 import { FreqtradeBridge } from '@trading-bot-api/feeds/bridges/freqtrade/bridge';
+import { runBridges } from '@trading-bot-api/feeds/bridges/run';
 import type { Writer } from '@trading-bot-api/writer';
 import { compareDecimals, isDecimal, sumDecimals } from '@trading-bot-api/core/decimal';
 import { localWriter } from '../../scripts/support/load-data';
@@ -86,6 +87,24 @@ function noisy(value: unknown, path = ''): string[] {
 const HOUR = 3_600_000;
 const NOW = Math.floor(Date.now() / 1000) * 1000;
 const at = (hoursAgo: number) => NOW - Math.round(hoursAgo * HOUR);
+
+/** The alerts a probe run now records of `account` (the probe function's path: its fleet, then the alerts table). */
+async function alertsOf(account: string) {
+  const { probeFleet } = await import('../../api/operations/probe');
+  const { alertOnFleet } = await import('../../api/alerts/probe-alerts');
+  const { store } = await import('../../api/database');
+  const now = new Date();
+  const { fleet } = await probeFleet(now);
+  const statuses = fleet!.accounts.filter((status) => status.accountId === account);
+  const options = {
+    store,
+    table: process.env.ALERTS_TABLE!,
+    stage: harness.stage,
+    staleAfterSeconds: STALE_AFTER_SECONDS,
+    probeIntervalSeconds: 60,
+  };
+  return alertOnFleet(statuses, now, options);
+}
 
 /** The tables a poll wrote, item by item (the proxy sees every request the writer makes). */
 async function writesOf(work: () => Promise<unknown>): Promise<string[]> {
@@ -266,15 +285,14 @@ describe('a bot mirrored poll by poll', () => {
     expect(await api('account-status', account)).toMatchObject({ state: 'running', message: null });
   });
 
-  it('a bot that cannot be reached writes nothing, turns stale, and is mirrored again once it answers', async () => {
+  it('a bot that cannot be reached: its poll writes nothing; run, the bridge reports it in error with the cause at once, which an alert names', async () => {
     await bot.stop();
+    // Refused, or (a kept-alive connection of the last poll) closed as the bot went away.
+    const cause = new RegExp(`^cannot reach freqtrade at ${bot.url}: (ECONNREFUSED|the connection was closed)$`);
     const failed = await writesOf(async () => {
       const error = await bridge.poll().catch((caught: Error) => caught);
       expect((error as { kind?: string }).kind).toBe('unreachable');
-      // Refused, or (a kept-alive connection of the last poll) closed as the bot went away.
-      expect((error as Error).message).toMatch(
-        new RegExp(`^freqtrade at ${bot.url}: cannot be reached \\((ECONNREFUSED|the connection was closed)\\)$`),
-      );
+      expect((error as Error).message).toMatch(cause);
     });
     expect(failed).toEqual([]);
     const stale = await until(
@@ -286,9 +304,28 @@ describe('a bot mirrored poll by poll', () => {
       { everyMs: 200 },
     );
     expect(stale).toMatchObject({ state: 'running', stale: true });
+
+    // As `npm run bridge` runs it (a poll a minute): its first failed poll reports the bot in error, with the cause.
+    const stop = new AbortController();
+    const running = runBridges([{ bridge, intervalMs: 60_000, source: bot.url }], { report: () => {}, signal: stop.signal });
+    const error = await until(
+      async () => {
+        const status = await api('account-status', account);
+        return status.state === 'error' && status;
+      },
+      `${account} reported in error`,
+      { everyMs: 100 },
+    );
+    stop.abort();
+    await running;
+    expect(error.message).toMatch(cause);
+    expect(error.lastError).toEqual({ message: error.message, at: error.stateSince });
+    expect((await alertsOf(account)).map((event) => [event.type, event.message])).toEqual([['bot_error', error.message]]);
+
     await bot.start();
     await bridge.poll();
-    expect(await api('account-status', account)).toMatchObject({ state: 'running', stale: false });
+    // Back: running, and the last error kept for a later alert to name.
+    expect(await api('account-status', account)).toMatchObject({ state: 'running', stale: false, lastError: error.lastError });
   });
 
   it('a trade deleted in freqtrade is gone here: said once, out of the open count, never open again', async () => {
@@ -681,7 +718,7 @@ describe('npm run bridge', () => {
     });
     expect(refused).toMatchObject({
       code: 1,
-      stdout: `bridge ft-cli: freqtrade at ${bot.url}: refused the username or password (HTTP 401)\nbridge polled once: wrote no account; could not mirror ft-cli\n`,
+      stdout: `bridge ft-cli: login refused by freqtrade at ${bot.url}: check the username and password (HTTP 401)\nbridge polled once: wrote no account; could not mirror ft-cli\n`,
     });
     const nowhere = await closedPort();
     const unreachable = await bridgeCommand(['--url', nowhere, '--username', 'operator', '--account', 'ft-cli', '--once'], {
@@ -689,7 +726,7 @@ describe('npm run bridge', () => {
     });
     expect(unreachable).toMatchObject({
       code: 1,
-      stdout: `bridge ft-cli: freqtrade at ${nowhere}: cannot be reached (ECONNREFUSED)\nbridge polled once: wrote no account; could not mirror ft-cli\n`,
+      stdout: `bridge ft-cli: cannot reach freqtrade at ${nowhere}: ECONNREFUSED\nbridge polled once: wrote no account; could not mirror ft-cli\n`,
     });
     const usage = await bridgeCommand(['--url', bot.url, '--account', 'ft-cli', '--once']);
     expect(usage.code).toBe(2);
@@ -739,7 +776,7 @@ describe('npm run bridge', () => {
     await printedLine(/mirroring/);
     await bot.stop();
     // How often a failure is said while it lasts, and the back-off, are runBridges' (test/unit/bridges-run.test.ts).
-    await printedLine(/cannot be reached/);
+    await printedLine(/cannot reach/);
     await bot.start();
     await printedLine(/answers again/);
     child.kill('SIGTERM');
@@ -748,11 +785,39 @@ describe('npm run bridge', () => {
       [
         `bridge: writing to stage ${harness.stage} on DynamoDB Local at ${proxy.endpoint}`,
         `bridge ft-cli: mirroring freqtrade at ${bot.url}: 1 open trades, bot running`,
-        `bridge ft-cli: freqtrade at ${bot.url}: cannot be reached (ECONNREFUSED); trying again, backing off up to 300 s`,
+        `bridge ft-cli: cannot reach freqtrade at ${bot.url}: ECONNREFUSED; trying again, backing off up to 300 s`,
         `bridge ft-cli: freqtrade at ${bot.url} answers again`,
         'bridge stopped: wrote ft-cli',
         '',
       ].join('\n'),
     );
+  });
+});
+
+describe('a wrong password at the first start', () => {
+  const bot = new FakeFreqtrade();
+  beforeAll(() => bot.start());
+  afterAll(() => bot.stop());
+
+  it('creates the account in error, saying why, which an alert names; the right password then gives it its profile', async () => {
+    const account = 'ft-refused';
+    const refused = new FreqtradeBridge({
+      client: freqtradeClient({ url: bot.url, username: bot.username, password: 'wrong' }),
+      writer,
+      account,
+    });
+    expect(await runBridges([{ bridge: refused, intervalMs: 1000, source: bot.url }], { once: true, report: () => {} })).toBe(false);
+    const message = `login refused by freqtrade at ${bot.url}: check the username and password (HTTP 401)`;
+    expect(await api('account-status', account)).toMatchObject({ state: 'error', message, lastError: { message } });
+    // What the bridge knows: the account it was asked for; the rest waits for the bot (docs/operations.md).
+    expect(await accountOf(account)).toMatchObject({ name: account, currency: 'XXX', broker: 'freqtrade', environment: 'live' });
+    const [alert] = await alertsOf(account);
+    expect(alert).toMatchObject({ type: 'bot_error', accountId: account, message });
+    expect(alert.text).toContain(`The bot reports an error: ${message}.`);
+
+    await new FreqtradeBridge({ client: freqtradeClient(bot), writer, account }).poll();
+    expect(await accountOf(account)).toMatchObject({ name: bot.botName, currency: 'USDT', environment: 'paper' });
+    expect(await api('account-balance', account)).toMatchObject({ currency: 'USDT' });
+    expect(await api('account-status', account)).toMatchObject({ state: 'running', lastError: { message } });
   });
 });

@@ -159,11 +159,11 @@ describe('seriesWindow', () => {
   });
 });
 
-it('summarize counts states and, separately, stale bots', () => {
+it('summarize counts states, a stale bot as stale and not as running: the counts add up to the total', () => {
   const status = (state: AccountStatus['state'], stale = false) => ({ state, stale }) as AccountStatus;
   expect(summarize([status('running'), status('running', true), status('paused'), status('error'), status('error')])).toEqual({
     total: 5,
-    running: 2,
+    running: 1,
     paused: 1,
     stopped: 0,
     error: 2,

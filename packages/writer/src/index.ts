@@ -20,8 +20,10 @@
 import tables from '../../../resources/tables.js';
 import {
   type AccountRecord,
+  adoptCurrency,
   createAccount,
   getAccountRecord,
+  NO_CURRENCY,
   readAccountRecords,
   reportBot,
   restore,
@@ -121,6 +123,7 @@ export {
   trimDecimal,
 } from '@trading-bot-api/core/decimal';
 export { canonicalInstrument } from '@trading-bot-api/core/instruments';
+export { NO_CURRENCY } from '@trading-bot-api/core/store/accounts-table';
 export { isAccountId } from '@trading-bot-api/core/ids';
 
 export interface WriterOptions {
@@ -156,7 +159,11 @@ export interface StoredAccount extends AccountRecord {
 }
 
 export interface Writer {
-  /** Creates the account, or updates its name, broker and environment; its currency never changes. */
+  /**
+   * Creates the account, or updates its name, broker and environment; its currency never changes, but for an account
+   * created in NO_CURRENCY (`XXX`: before its bot said its own), which takes the first other currency given while it
+   * has no trade.
+   */
   upsertAccount(account: {
     id: string;
     name: string;
@@ -419,6 +426,17 @@ export function createWriter(options: WriterOptions): Writer {
           }
         }
         const stored = record.account;
+        if (stored.currency === NO_CURRENCY && account.currency !== NO_CURRENCY) {
+          // Created before its bot said its currency: it takes it, with its balance, while it has no trade.
+          const balance = await getBalanceRecord(store, account.id);
+          if (balance && balance.lastTradeAt === null) {
+            await commit(store, [
+              adoptCurrency(store, account.id, account.currency, account),
+              putBalance(store, { ...balance, currency: account.currency, version: balance.version + 1 }, balance),
+            ]);
+            return 'updated';
+          }
+        }
         if (stored.currency !== account.currency) throw errors.currencyMismatch(account.id, stored.currency, account.currency);
         if (stored.name === account.name && stored.broker === account.broker && stored.environment === account.environment)
           return 'unchanged';

@@ -107,14 +107,24 @@ export interface Balances {
   stake: string;
 }
 
+type FailureKind = 'unreachable' | 'unauthorized' | 'http' | 'invalid';
+
+/** How each failure is said: in the bridge's log and, as the bot's state's message, on the dashboard and in alerts. */
+const FAILURE_WORDS: Record<FailureKind, (url: string, cause: string) => string> = {
+  unreachable: (url, cause) => `cannot reach freqtrade at ${url}: ${cause}`,
+  unauthorized: (url) => `login refused by freqtrade at ${url}: check the username and password (HTTP 401)`,
+  http: (url, cause) => `freqtrade at ${url} ${cause}`,
+  invalid: (url, cause) => `freqtrade at ${url} ${cause}`,
+};
+
 /** Why freqtrade gave no answer: `unreachable` (network, timeout), `unauthorized` (401), `http` (any other status). */
 export class FreqtradeError extends Error {
   constructor(
-    readonly kind: 'unreachable' | 'unauthorized' | 'http' | 'invalid',
+    readonly kind: FailureKind,
     readonly url: string,
-    readonly cause: string,
+    cause: string,
   ) {
-    super(`freqtrade at ${url}: ${cause}`);
+    super(FAILURE_WORDS[kind](url, cause));
     this.name = 'FreqtradeError';
   }
 }
@@ -165,14 +175,14 @@ export function freqtradeClient(options: FreqtradeOptions): FreqtradeClient {
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
-      throw new FreqtradeError('unreachable', url, `cannot be reached (${networkCause(error, timeoutMs)})`);
+      throw new FreqtradeError('unreachable', url, networkCause(error, timeoutMs));
     }
     const date = Date.parse(response.headers.get('date') ?? '');
     // The header has whole seconds: the bot's clock read somewhere in the second it names.
     if (Number.isFinite(date)) clockAheadMs = date + 500 - Date.now();
     if (response.status === 401) {
       await response.body?.cancel();
-      throw new FreqtradeError('unauthorized', url, 'refused the username or password (HTTP 401)');
+      throw new FreqtradeError('unauthorized', url, '');
     }
     if (response.status === 404 && missing) {
       await response.body?.cancel();
