@@ -267,13 +267,13 @@ export function dailyLossEvent({ bot, figures, version }: PnlEventInput, stage: 
   const lines = [
     `Realized P&L of ${day} (UTC) so far: ${money(realizedPL, currency)}, beyond the daily loss limit of ${money(limit, currency)} (${setting.endsWith('%') ? settingWords(setting, `the day's starting balance, ${money(start, currency)}`) : 'ALERT_DAILY_LOSS'}).`,
   ];
-  return pnlEvent(
+  return accountEvent(
     'daily_loss',
     `${stage}:daily_loss:${bot.accountId}:${day}:${version}`,
     title,
     lines,
     bot,
-    figures,
+    { pnl: figures },
     stage,
     time,
     dashboardUrl,
@@ -288,16 +288,27 @@ export function drawdownEvent({ bot, figures, version }: PnlEventInput, stage: s
   const lines = [
     `Balance ${money(figures.balance ?? '0', currency)}, ${money(drawdown, currency)}${share} below its peak of ${money(peakBalance, currency)}; the drawdown limit is ${money(limit, currency)} (${setting.endsWith('%') ? settingWords(setting, 'the peak') : 'ALERT_DRAWDOWN'}).`,
   ];
-  return pnlEvent('drawdown', `${stage}:drawdown:${bot.accountId}:${version}`, title, lines, bot, figures, stage, time, dashboardUrl);
+  return accountEvent(
+    'drawdown',
+    `${stage}:drawdown:${bot.accountId}:${version}`,
+    title,
+    lines,
+    bot,
+    { pnl: figures },
+    stage,
+    time,
+    dashboardUrl,
+  );
 }
 
-function pnlEvent(
+/** An account's event: its title and lines, the dashboard's link when there is one, and its payload (`pnl` or `trade`). */
+function accountEvent(
   type: AlertType,
   id: string,
   title: string,
   lines: string[],
   bot: BotRef,
-  figures: PnlFigures,
+  payload: { pnl: PnlFigures } | { trade: ClosedTradeFigures },
   stage: string,
   time: string,
   dashboardUrl?: string,
@@ -313,7 +324,7 @@ function pnlEvent(
     text: [title, ...lines].join('\n'),
     accountId: bot.accountId,
     accountName: bot.accountName,
-    pnl: figures,
+    ...payload,
     ...(url ? { url } : {}),
   };
 }
@@ -329,20 +340,17 @@ export function tradeClosedEvent(bot: BotRef, trade: ClosedTradeFigures, stage: 
     `Trade ${trade.id}: ${trade.side} ${trade.units} ${trade.instrument}, opened ${utcMinute(trade.openTime)} at ${trade.openPrice}, closed ${trade.closeTime ? utcMinute(trade.closeTime) : 'at an unknown time'}${trade.closePrice ? ` at ${trade.closePrice}` : ''}.`,
     `Realized ${money(trade.realizedPL, trade.currency)}${trade.feeTotal ? ` after ${money(trade.feeTotal, trade.currency)} of fees` : ''}; reason: ${trade.closeReason ?? 'not given'}.`,
   ];
-  const url = accountUrl(dashboardUrl, bot.accountId);
-  if (url) lines.push(`Dashboard: ${url}`);
-  return {
-    type: 'trade_closed',
-    id: `${stage}:trade:${bot.accountId}:${trade.id}`,
+  return accountEvent(
+    'trade_closed',
+    `${stage}:trade:${bot.accountId}:${trade.id}`,
+    title,
+    lines,
+    bot,
+    { trade },
     stage,
     time,
-    title,
-    text: [title, ...lines].join('\n'),
-    accountId: bot.accountId,
-    accountName: bot.accountName,
-    trade,
-    ...(url ? { url } : {}),
-  };
+    dashboardUrl,
+  );
 }
 
 /** The database stopped (`down`) or started answering the probe again. */
