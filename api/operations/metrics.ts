@@ -1,3 +1,4 @@
+import pMap from 'p-map';
 import { toAccount } from '@trading-bot-api/core/store/accounts-table';
 import { toBalance, toBalanceRecord } from '@trading-bot-api/core/store/balances-table';
 import { getPnlOfAccounts, type PnlEntry } from '@trading-bot-api/core/store/ledger-table';
@@ -70,11 +71,15 @@ async function recentFigures(ids: readonly string[], day: string, activity: Read
     const held = recentHeld.get(id);
     return !(held && held.day === day && held.activity === activity.get(id));
   });
-  const read = await Promise.all(
-    missing.map(async (id) => {
+  // A first scrape reads every account's: a few at a time, so a large fleet's does not flood the table with queries
+  // (at 200 bots, all at once, DynamoDB Local timed out and the scrape answered 503).
+  const read = await pMap(
+    missing,
+    async (id) => {
       const [figures] = (await readAccountPerformance(id, {}, principal, now)).currencies;
       return [id, { winRate: figures.winRate, maxDrawdownRatio: figures.maxDrawdown.ratio }] as const;
-    }),
+    },
+    { concurrency: 8 },
   );
   for (const [id, recent] of read) recentHeld.set(id, { day, activity: activity.get(id)!, recent });
   const fresh = new Map(read);
