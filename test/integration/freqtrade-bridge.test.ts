@@ -146,6 +146,8 @@ describe('a bot mirrored poll by poll', () => {
   it('creates the account from the bot configuration and mirrors its trades, balance and state', async () => {
     const summary = await bridge.poll();
     expect(summary).toMatchObject({ openTrades: 3, refused: [], state: 'running' });
+    // Read at once: the bot turns stale STALE_AFTER_SECONDS after this poll, and the reads below take time on a busy machine.
+    expect(await api('account-status', account)).toMatchObject({ state: 'running', strategy: 'SampleStrategy', stale: false });
     expect(await accountOf(account)).toMatchObject({
       id: account,
       name: 'ft-test',
@@ -213,7 +215,6 @@ describe('a bot mirrored poll by poll', () => {
       marginUsed: '50',
       marginAvailable: '323.99878',
     });
-    expect(await api('account-status', account)).toMatchObject({ state: 'running', strategy: 'SampleStrategy', stale: false });
   });
 
   it('an unchanged poll writes the balance and the heartbeat, nothing else', async () => {
