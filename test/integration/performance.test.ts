@@ -329,7 +329,7 @@ it('npm run backfill writes the roll-ups of histories written before them, and a
     await client.send(new DeleteCommand({ TableName: tables.ledger, Key: { accountId: item.accountId, entryKey: item.entryKey } }));
   const legacy = { accountId: 'perf-usd', entryKey: 'stats#day#2026-02-20T00:00:00.000Z#EUR_USD', closedTrades: 3, version: 1 };
   await client.send(new PutCommand({ TableName: tables.ledger, Item: legacy }));
-  const [wrong, nested] = (await ledgerItems('perf-eur', entryPrefix('perf'))).filter((item) => item.unit === 'day');
+  const [wrong, nested, feeless] = (await ledgerItems('perf-eur', entryPrefix('perf'))).filter((item) => item.unit === 'day');
   await setFigure(tables.ledger, { accountId: 'perf-eur', entryKey: wrong.entryKey }, Object.keys(wrong.instruments)[0], 'wins', 999);
   // And, in another entry, only the best trade's id: a difference inside a nested figure is seen too.
   await setFigure(
@@ -338,6 +338,15 @@ it('npm run backfill writes the roll-ups of histories written before them, and a
     Object.keys(nested.instruments)[0],
     'best.id',
     'not-the-best',
+  );
+  // And one as stored before API 1.5, without fees: the backfill gives it them (nothing reads the old shape since).
+  await client.send(
+    new UpdateCommand({
+      TableName: tables.ledger,
+      Key: { accountId: 'perf-eur', entryKey: feeless.entryKey },
+      UpdateExpression: 'REMOVE instruments.#i.feesPaid, instruments.#i.feesUnknown, instruments.#i.feesElsewhere',
+      ExpressionAttributeNames: { '#i': Object.keys(feeless.instruments)[0] },
+    }),
   );
   expect((await call('account-performance', WINDOW, { account: 'perf-usd' })).body.currencies[0].closedTrades).toBe(0);
   // Trades stored before 1.5 have no currency: they read as unknown, until the backfill gives them their account's.
@@ -373,7 +382,7 @@ it('npm run backfill writes the roll-ups of histories written before them, and a
     // Every roll-up written again, and the item of the format before them removed.
     new RegExp(`perf-usd: \\d+ closed trades, ${kept.length} roll-up periods, ${kept.length + 1} written, 0 unchanged`),
   );
-  expect(first.stdout).toMatch(/perf-eur: \d+ closed trades, \d+ roll-up periods, 2 written, \d+ unchanged, 3 trades given their currency/);
+  expect(first.stdout).toMatch(/perf-eur: \d+ closed trades, \d+ roll-up periods, 3 written, \d+ unchanged, 3 trades given their currency/);
   expect((await closedIn('perf-eur', WINDOW)).filter((trade) => ids.has(trade.id))).toMatchObject(
     unstamped.map(() => ({ currency: 'EUR', feeTotal: '0' })),
   );
@@ -384,7 +393,7 @@ it('npm run backfill writes the roll-ups of histories written before them, and a
     currency: 'EUR',
     ...expectedPerformance('2026-01-15T00:00:00.000Z', eur, await startBalance(['perf-eur'], WINDOW)),
   });
-  // The fleet's roll-ups are whole again (perf-eur's two repaired entries moved the EUR ones too).
+  // The fleet's roll-ups are whole again (perf-eur's three repaired entries moved the EUR ones too).
   expect(first.stdout).toMatch(/fleet summary: 0 accounts listed or unlisted, [1-9]\d* of \d+ sums written, versions moved/);
   const fleet = (await call('all-performance', WINDOW)).body.currencies;
   expect(fleet.filter((c: { currency: string }) => c.currency !== 'CHF')).toEqual([await expectedFleet('EUR'), usd]);

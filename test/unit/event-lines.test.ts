@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import { foldTrade, type NumberedEvent } from '@trading-bot-api/feeds/ingest/apply';
-import { EVENT_FIELDS, LineError, MAX_LINE_BYTES, parseLine } from '@trading-bot-api/feeds/ingest/lines';
+import { LINE_TYPES, LineError, MAX_LINE_BYTES, parseLine } from '@trading-bot-api/feeds/ingest/lines';
 import { linesShown, type TradeEvent } from '@trading-bot-api/feeds/ingest/replay';
 import { streamLines } from '@trading-bot-api/feeds/ingest/source';
 import { UNKNOWN_DETAILS } from '../kit/trade-details';
@@ -70,7 +70,7 @@ describe('the documented lines', () => {
   });
 
   it('the schema names, for each type, exactly the fields the parser takes, and requires the same ones', () => {
-    for (const [type, fields] of Object.entries(EVENT_FIELDS)) {
+    for (const [type, fields] of Object.entries(LINE_TYPES)) {
       const branch = schema.$defs[type];
       expect([type, Object.keys(branch.properties).sort()]).toEqual([
         type,

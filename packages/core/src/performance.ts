@@ -85,17 +85,6 @@ export const NO_TRADES: StatsFigures = {
   feesElsewhere: 0,
 };
 
-/**
- * Figures as stored, whatever version of the writer stored them: those stored before API 1.5 kept no fees, which
- * counts each of their trades as one whose fees are unknown (as the trades themselves read).
- */
-export function storedStats<T extends Omit<StatsFigures, 'feesPaid' | 'feesUnknown' | 'feesElsewhere'>>(
-  figures: T & Partial<StatsFigures>,
-): T & StatsFigures {
-  if (figures.feesPaid !== undefined) return figures as T & StatsFigures;
-  return { ...figures, feesPaid: '0', feesUnknown: figures.closedTrades, feesElsewhere: 0 };
-}
-
 /** What a closed trade contributes. */
 export interface ClosedTrade {
   accountId: string;

@@ -26,7 +26,6 @@ import {
   replaceContribution,
   runOfUnits,
   type StatsFigures,
-  storedStats,
   tradeStats,
   unitsOf,
 } from './performance';
@@ -91,18 +90,6 @@ interface InstrumentPeriod extends StatsFigures {
 
 /** The figures of one period, per instrument (an instrument with no close in it is absent). */
 export type PeriodFigures = Record<string, InstrumentPeriod>;
-
-/**
- * A period's figures as an item holds them (an account's in the ledger, a currency's sum in the fleet table), read by
- * the rules of the version that reads them (performance.ts's storedStats: figures stored before API 1.5 count their
- * trades' fees as unknown).
- */
-export function storedPeriod(instruments: unknown): PeriodFigures {
-  const figures: PeriodFigures = {};
-  for (const [instrument, held] of Object.entries((instruments ?? {}) as Record<string, InstrumentPeriod>))
-    figures[instrument] = storedStats(held);
-  return figures;
-}
 
 /** The day of the month of a time, as a period's nets are keyed. */
 function dayOfMonth(time: string): string {

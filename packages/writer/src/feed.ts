@@ -39,7 +39,7 @@ import { WriterError } from './errors';
 import { decide, type TradeOutcome } from './history';
 import { attempts, commit } from './retry';
 import { aggregatesAfter, balanceAfter, periodKeysOf, periodsAfter, pnlId, pnlPeriodsOf, type TradeEvent } from './rules';
-import { BALANCE_ITEMS, balanceOf, CLOSING, MARKS, POSITION, pick, type StoredTrade, withDetails } from './trades';
+import { BALANCE_ITEMS, balanceOf, closedAs, MARKS, POSITION, pick, type StoredTrade, withDetails } from './trades';
 import * as check from './validate';
 
 /** A checkpoint's name: letters, digits, `.`, `_`, `:`, `-` and `/` (an exchange and a market: `binance:BTC/USDT`). */
@@ -169,20 +169,13 @@ async function writeStep(
       outcomes.push('created');
       continue;
     }
-    const merged = withDetails(read!.trade, given);
     if (decision === 'close') {
-      const closed: Trade = {
-        ...merged,
-        ...pick(given, [...POSITION, ...CLOSING, ...MARKS]),
-        status: 'closed',
-        closeReason: given.closeReason,
-        currency,
-      };
+      const closed: Trade = { ...closedAs(read!.trade, given), currency };
       items.push(putTrade(store, closed, read));
       events.push({ kind: read!.trade.status === 'gone' ? 'recordedClosed' : 'closed', trade: closed });
       outcomes.push('closed');
     } else if (decision === 'update') {
-      items.push(putTrade(store, { ...merged, ...pick(given, [...POSITION, ...MARKS]), currency }, read));
+      items.push(putTrade(store, { ...withDetails(read!.trade, given), ...pick(given, [...POSITION, ...MARKS]), currency }, read));
       outcomes.push('updated');
     } else {
       // A correction or a trade gone: a feed's own record never makes either of its trades.

@@ -32,6 +32,7 @@ import { getBalanceRecord } from '@trading-bot-api/core/store/balances-table';
 import {
   BALANCE_ITEMS,
   CLOSING,
+  closedAs,
   createTrades,
   DETAILS,
   differing,
@@ -129,18 +130,12 @@ async function recordOne(
     // Registered meanwhile by another writer: read what it stored.
     throw new Retry();
   }
-  const merged = withDetails(read!.trade, trade);
   if (decision === 'close') {
     // Why it closed is the close's own (a gone trade's reason was why it was gone).
-    const closed: Trade = {
-      ...merged,
-      ...pick(trade, [...POSITION, ...CLOSING, ...MARKS]),
-      status: 'closed',
-      closeReason: trade.closeReason,
-    };
-    await writeClose(store, accountId, read!, closed);
+    await writeClose(store, accountId, read!, closedAs(read!.trade, trade));
     return 'closed';
   }
+  const merged = withDetails(read!.trade, trade);
   if (decision === 'gone') {
     await writeGone(store, accountId, read!, {
       ...merged,

@@ -77,6 +77,16 @@ export function withDetails(stored: Trade, given: Trade): Trade {
   return merged;
 }
 
+/** `stored` closed as `given` (a closed trade) says: its details merged (withDetails), and why it closed its own. */
+export function closedAs(stored: Trade, given: Trade): Trade {
+  return {
+    ...withDetails(stored, given),
+    ...pick(given, [...POSITION, ...CLOSING, ...MARKS]),
+    status: 'closed',
+    closeReason: given.closeReason,
+  };
+}
+
 /** Whether `given` names the contract of `stored`, a trade stored before API 1.5 under its pair alone. */
 export function namesContractOf(stored: Trade, given: Trade): boolean {
   return (

@@ -17,7 +17,6 @@ import {
   NO_TRADES,
   replaceContribution,
   runOf,
-  storedStats,
   tradeStats,
   unitsOf,
 } from '@trading-bot-api/core/performance';
@@ -150,16 +149,6 @@ it('merging figures is associative and commutative, fees included, and a contrib
     }),
     { numRuns: propertyRuns(300) },
   );
-});
-
-it('figures stored before API 1.5 count every trade of theirs as one whose fees are unknown', () => {
-  const {
-    feesPaid: _p,
-    feesUnknown: _u,
-    feesElsewhere: _e,
-    ...before
-  } = tradeStats({ accountId: 'a', id: 't', realizedPL: '5', openTime: FROM, closeTime: FROM, fees: [] }, CURRENCY);
-  expect(storedStats({ ...before, closedTrades: 3 })).toMatchObject({ closedTrades: 3, feesPaid: '0', feesUnknown: 3, feesElsewhere: 0 });
 });
 
 it('the drawdown composes: runs of consecutive periods combined equal the day-by-day run, however the days are cut', () => {

@@ -12,7 +12,7 @@ import {
   type SumRules,
   sumOf,
 } from '../fleet';
-import { type PeriodFigures, type PeriodKey, storedPeriod } from '../rollups';
+import type { PeriodFigures, PeriodKey } from '../rollups';
 import type { Period } from '../time';
 import { getItem, type Item, putItem, queryItems, type Store, updateItem } from './dynamodb';
 import { FleetItemMalformed, FleetSumContended } from './errors';
@@ -121,7 +121,7 @@ export function periodSum(currency: string, period: PeriodKey): SumPlace<PeriodF
     rules: PERIOD_SUMS,
     decode: (item) => {
       if (!isObject(item.instruments) || !Object.values(item.instruments).every(isObject)) throw new FleetItemMalformed(key, 'instruments');
-      return storedPeriod(item.instruments);
+      return item.instruments as PeriodFigures;
     },
     encode: (total) => periodAttributes(period, total),
   };

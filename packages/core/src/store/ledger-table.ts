@@ -1,6 +1,6 @@
 import pMap from 'p-map';
 import { ABOVE_EVERY_ID } from '../ids';
-import { type PeriodFigures, type PeriodKey, periodId, type ReadPeriod, type StatsUnit, storedPeriod } from '../rollups';
+import { type PeriodFigures, type PeriodKey, periodId, type ReadPeriod, type StatsUnit } from '../rollups';
 import type { Interval, Period } from '../time';
 import { batchGetItems, getItem, type Item, queryItems, type Store, type TransactItem, versionedPut } from './dynamodb';
 
@@ -301,7 +301,7 @@ export function toPeriodEntry(item: Item): PeriodEntry {
     accountId: item.accountId as string,
     start: item.start as string,
     unit: item.unit as StatsUnit,
-    figures: storedPeriod(item.instruments),
+    figures: item.instruments as PeriodFigures,
     version: Number(item.version),
   };
 }
@@ -380,7 +380,7 @@ export async function readPeriodItems(store: Store, where: PeriodPartition, peri
 /** `periods` (as readPeriodItems) with their figures; a period with no item (no close) has none. */
 export async function readPeriods(store: Store, where: PeriodPartition, periods: readonly PeriodKey[]): Promise<ReadPeriod[]> {
   const items = await readPeriodItems(store, where, periods);
-  const figures = new Map(items.map((item) => [periodId(item as unknown as PeriodKey), storedPeriod(item.instruments)]));
+  const figures = new Map(items.map((item) => [periodId(item as unknown as PeriodKey), item.instruments as PeriodFigures]));
   return periods.map((period) => ({ ...period, figures: figures.get(periodId(period)) ?? {} }));
 }
 

@@ -15,7 +15,7 @@
  */
 import pMap from 'p-map';
 import { checkHeartbeat, isRefusal, type Trade, tradeAfterClose, tradeAfterMarks, type Writer, WriterError } from '@trading-bot-api/writer';
-import type { Event } from './lines';
+import { type Event, LINE_TYPES } from './lines';
 import { heartbeatShown, linesShown, type TradeEvent } from './replay';
 
 export interface NumberedEvent {
@@ -56,36 +56,6 @@ export function changedSomething(outcome: string): boolean {
   return outcome !== 'unchanged' && outcome !== 'stale';
 }
 
-/** The writer call a line stands for. */
-async function applyOne(writer: Writer, event: Event): Promise<string> {
-  switch (event.type) {
-    case 'account':
-      return writer.upsertAccount({ ...event.fields, id: event.account } as never);
-    case 'open':
-      return writer.openTrade(event.account, event.fields as never);
-    case 'close': {
-      const { id: _id, ...close } = event.fields;
-      return writer.closeTrade(event.account, event.id, close as never);
-    }
-    case 'marks': {
-      const { id: _id, ...marks } = event.fields;
-      return writer.updateTradeMarks(event.account, event.id, marks);
-    }
-    case 'balance':
-      return writer.recordBalance(event.account, event.fields as never);
-    case 'heartbeat':
-      return writer.heartbeat(event.account, event.fields as never);
-    case 'gone': {
-      const { id: _id, ...gone } = event.fields;
-      return writer.markGone(event.account, event.id, gone as never);
-    }
-    case 'retire':
-      return writer.retireAccount(event.account);
-    case 'restore':
-      return writer.restoreAccount(event.account);
-  }
-}
-
 function unavailable(error: unknown): boolean {
   return error instanceof WriterError && error.code === 'UNAVAILABLE';
 }
@@ -104,7 +74,7 @@ async function reading<T>(read: () => Promise<T>): Promise<T> {
 async function oneByOne(writer: Writer, entries: readonly NumberedEvent[], results: LineResult[]): Promise<void> {
   for (const { line, event } of entries) {
     try {
-      results.push({ line, outcome: await applyOne(writer, event) });
+      results.push({ line, outcome: await LINE_TYPES[event.type].apply(writer, event.account, event.fields) });
     } catch (error) {
       if (unavailable(error)) throw new DatabaseDown();
       if (!isRefusal(error)) throw error;

@@ -18,21 +18,47 @@ import {
   checkTradeId,
   type Trade,
   type TradeMarks,
+  type Writer,
   WriterError,
 } from '@trading-bot-api/writer';
 
 export type EventType = 'account' | 'open' | 'close' | 'marks' | 'gone' | 'balance' | 'heartbeat' | 'retire' | 'restore';
 
-/** The fields of each type of line besides `type` and `account`: the writer call's own. */
-export const EVENT_FIELDS: Record<EventType, { required: readonly string[]; optional: readonly string[] }> = {
-  account: { required: ['name', 'currency', 'broker', 'environment'], optional: ['createdAt'] },
+type Fields = Record<string, unknown>;
+
+/** A type of line: its fields besides `type` and `account` (the writer call's own), their check, and the call. */
+interface LineType {
+  required: readonly string[];
+  optional: readonly string[];
+  /** Checks the fields with the writer's own rules (a WriterError names the one wrong); returns what the event adds. */
+  check: (fields: Fields, account: string, now: Date) => object | undefined;
+  /** The writer call the line stands for, with its outcome. */
+  apply: (writer: Writer, account: string, fields: Fields) => Promise<string>;
+}
+
+/** Every type of line, each in one place: its fields, its check, its writer call. */
+export const LINE_TYPES: Record<EventType, LineType> = {
+  account: {
+    required: ['name', 'currency', 'broker', 'environment'],
+    optional: ['createdAt'],
+    check: (fields, account, now) => void checkAccount({ ...fields, id: account }, now),
+    apply: (writer, account, fields) => writer.upsertAccount({ ...fields, id: account } as never),
+  },
   open: {
     required: ['id', 'instrument', 'side', 'units', 'openPrice', 'openTime'],
     optional: ['unrealizedPL', 'stopLoss', 'takeProfit', 'market', 'leverage', 'fees', 'liquidationPrice', 'orderIds'],
+    check: (fields, account, now) => ({
+      id: checkTradeId(fields.id),
+      trade: checkTrade({ ...fields, status: 'open' }, account, '', now, 'open'),
+    }),
+    apply: (writer, account, fields) => writer.openTrade(account, fields as never),
   },
   close: {
     required: ['id', 'closePrice', 'closeTime', 'realizedPL'],
     optional: ['unrealizedPL', 'reason', 'fees', 'fundingFees', 'orderIds'],
+    // Checked against the trade's open time when applied.
+    check: (fields) => ({ id: checkTradeId(fields.id), close: checkClose(fields, '0000-01-01T00:00:00.000Z') }),
+    apply: (writer, account, { id, ...close }) => writer.closeTrade(account, id as string, close as never),
   },
   marks: {
     required: ['id'],
@@ -48,12 +74,32 @@ export const EVENT_FIELDS: Record<EventType, { required: readonly string[]; opti
       'fees',
       'orderIds',
     ],
+    check: ({ id, ...marks }) => ({ id: checkTradeId(id), marks: checkMarks(marks) }),
+    apply: (writer, account, { id, ...marks }) => writer.updateTradeMarks(account, id as string, marks),
   },
-  balance: { required: ['balance', 'unrealizedPL', 'nav', 'marginUsed', 'marginAvailable', 'time'], optional: [] },
-  heartbeat: { required: ['state'], optional: ['strategy', 'message', 'time'] },
-  gone: { required: ['id', 'reason'], optional: ['time'] },
-  retire: { required: [], optional: [] },
-  restore: { required: [], optional: [] },
+  balance: {
+    required: ['balance', 'unrealizedPL', 'nav', 'marginUsed', 'marginAvailable', 'time'],
+    optional: [],
+    check: (fields) => void checkSnapshot(fields),
+    apply: (writer, account, fields) => writer.recordBalance(account, fields as never),
+  },
+  heartbeat: {
+    required: ['state'],
+    optional: ['strategy', 'message', 'time'],
+    check: (fields, _account, now) => void checkHeartbeat(fields, now),
+    apply: (writer, account, fields) => writer.heartbeat(account, fields as never),
+  },
+  gone: {
+    required: ['id', 'reason'],
+    optional: ['time'],
+    check: ({ id, ...gone }, _account, now) => {
+      checkGone(gone, now);
+      return { id: checkTradeId(id) };
+    },
+    apply: (writer, account, { id, ...gone }) => writer.markGone(account, id as string, gone as never),
+  },
+  retire: { required: [], optional: [], check: () => undefined, apply: (writer, account) => writer.retireAccount(account) },
+  restore: { required: [], optional: [], check: () => undefined, apply: (writer, account) => writer.restoreAccount(account) },
 };
 
 /** A checked line: the writer call it stands for. */
@@ -86,10 +132,10 @@ export function parseLine(text: string): Event {
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw new LineError('not a JSON object');
   const { type, account, ...fields } = value as Record<string, unknown>;
-  if (typeof type !== 'string' || !Object.hasOwn(EVENT_FIELDS, type)) {
-    throw new LineError(`type: must be one of ${Object.keys(EVENT_FIELDS).join(', ')}, got ${JSON.stringify(type)}`);
+  if (typeof type !== 'string' || !Object.hasOwn(LINE_TYPES, type)) {
+    throw new LineError(`type: must be one of ${Object.keys(LINE_TYPES).join(', ')}, got ${JSON.stringify(type)}`);
   }
-  const spec = EVENT_FIELDS[type as EventType];
+  const spec = LINE_TYPES[type as EventType];
   const unknown = Object.keys(fields).filter((name) => !spec.required.includes(name) && !spec.optional.includes(name));
   if (unknown.length)
     throw new LineError(
@@ -99,47 +145,9 @@ export function parseLine(text: string): Event {
   if (missing.length) throw new LineError(`${missing.join(', ')}: required for a ${type} line`);
   try {
     const accountId = checkAccountId(account, 'account');
-    return event(type as EventType, accountId, fields);
+    return { type, account: accountId, fields, ...spec.check(fields, accountId, new Date()) } as Event;
   } catch (error) {
     if (error instanceof WriterError) throw new LineError(error.message);
     throw error;
-  }
-}
-
-function event(type: EventType, account: string, fields: Record<string, unknown>): Event {
-  const now = new Date();
-  switch (type) {
-    case 'account':
-      checkAccount({ ...fields, id: account }, now);
-      return { type, account, fields };
-    case 'open':
-      return {
-        type,
-        account,
-        id: checkTradeId(fields.id),
-        fields,
-        trade: checkTrade({ ...fields, status: 'open' }, account, '', now, 'open'),
-      };
-    case 'close':
-      // Checked against the trade's open time when applied.
-      return { type, account, id: checkTradeId(fields.id), fields, close: checkClose(fields, '0000-01-01T00:00:00.000Z') };
-    case 'marks': {
-      const { id, ...marks } = fields;
-      return { type, account, id: checkTradeId(id), fields, marks: checkMarks(marks) };
-    }
-    case 'balance':
-      checkSnapshot(fields);
-      return { type, account, fields };
-    case 'heartbeat':
-      checkHeartbeat(fields, now);
-      return { type, account, fields };
-    case 'gone': {
-      const { id, ...gone } = fields;
-      checkGone(gone, now);
-      return { type, account, id: checkTradeId(id), fields };
-    }
-    case 'retire':
-    case 'restore':
-      return { type, account, fields };
   }
 }

@@ -114,14 +114,8 @@ export function configOf(value: unknown, where: string): HummingbotConfig {
           controllers[controller] = pair as string;
         }
       }
-      config.instances[instance] = {
-        account: account as string,
-        name: profile.name as string | undefined,
-        currency: profile.currency as string | undefined,
-        broker: profile.broker as string | undefined,
-        environment: profile.environment as 'live' | 'paper' | undefined,
-        controllers,
-      };
+      // Every key checked above: the profile as given, its account and controllers as read.
+      config.instances[instance] = { ...(profile as Partial<InstanceProfile>), account: account as string, controllers };
     }
   }
   return config;
