@@ -129,19 +129,17 @@ function botsOfConfig(file: string): { bots: BotConfig[]; stage?: string; endpoi
   return { bots, stage: parsed.stage, endpoint: parsed.endpoint };
 }
 
-/** The bots to run and where to write, from the command line (and the config file it names); undefined after --help. */
+/** The bots to run and where to write, from the command line (and the config file it names). */
 function parse() {
   // Every kind's flags are strings but these two; which kind takes which is checked below.
   const strings = ([...Object.values(KIND_FLAGS).flat(), 'config', 'stage', 'endpoint'] as const).map(
     (flag) => [flag, { type: 'string' }] as const,
   );
-  const parsed = commandLine('bridge', USAGE, {
+  const { values, positionals } = commandLine('bridge', USAGE, {
     ...(Object.fromEntries(strings) as Record<(typeof strings)[number][0], { type: 'string' }>),
     symbols: { type: 'string', multiple: true },
     once: { type: 'boolean', default: false },
   });
-  if (!parsed) return undefined;
-  const { values, positionals } = parsed;
   if (!['freqtrade', 'hummingbot', 'exchange'].includes(positionals[0]) || positionals.length !== 1)
     fail(
       positionals.length
@@ -371,7 +369,6 @@ async function hummingbot(options: ReturnType<typeof hummingbotOptions>): Promis
 
 async function main() {
   const options = parse();
-  if (!options) return;
   if ('hummingbot' in options) return hummingbot(options.hummingbot!);
   if ('exchange' in options) return exchange(options.exchange!);
   const writer = await targetWriter({ stage: options.stage, endpoint: options.endpoint });

@@ -11,19 +11,16 @@
 import './support/quiet-sdk';
 import { randomBytes } from 'node:crypto';
 import tables from '../resources/tables.js';
-import { commandLine, runCommand, usageFailure } from './support/command-line';
+import { commandLine, TARGET_OPTIONS, runCommand, usageFailure } from './support/command-line';
 import { LOCAL_AWS_ENV, localDatabaseEndpoint } from './local-stack/local-db';
 
 const USAGE = 'usage: npm run digest -- [--send] [--stage NAME] [--endpoint URL]';
 
 async function main() {
-  const parsed = commandLine('digest', USAGE, {
+  const { values, positionals } = commandLine('digest', USAGE, {
     send: { type: 'boolean', default: false },
-    stage: { type: 'string' },
-    endpoint: { type: 'string' },
+    ...TARGET_OPTIONS,
   });
-  if (!parsed) return;
-  const { values, positionals } = parsed;
   if (positionals.length) usageFailure('digest', USAGE, `unexpected ${positionals.join(' ')}`);
   const stage = values.stage ?? 'local';
   const endpoint = values.endpoint ?? (stage === 'local' ? localDatabaseEndpoint() : undefined);
