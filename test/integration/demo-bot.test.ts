@@ -69,6 +69,8 @@ it('trades live through the writer, and every figure stays consistent', async ()
   const enough = () => bot.counts.opened >= 3 && bot.counts.closed >= 2 && bot.counts.snapshots > 20;
   for (const deadline = Date.now() + 30_000; !enough() && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 100));
   await bot.stop();
+  // Read at once: the heartbeats (one a second) stopped with the bot, and the checks below take seconds on a busy machine.
+  const running = await api('account-status', 'primary-usd');
 
   expect(bot.counts).toMatchObject({ errors: 0 });
   expect(bot.counts.opened).toBeGreaterThanOrEqual(3);
@@ -107,7 +109,6 @@ it('trades live through the writer, and every figure stays consistent', async ()
   }
   // The checks above saw the bot's own closes, not only the demo data's.
   expect(liveCloses).toBeGreaterThan(0);
-  const running = await api('account-status', 'primary-usd');
   expect(running).toMatchObject({ state: 'running', stale: false });
   expect(running.heartbeatAgeSeconds).toBeLessThanOrEqual(3);
   expect((await api('account-status', 'euro-swing')).state).toBe('paused');
