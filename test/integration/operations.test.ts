@@ -6,6 +6,7 @@ import { generateDataset } from '../../scripts/demo/dataset';
 import { eventFile, eventFor, type Harness, invoke, ROUTES, startHarness } from '../kit/api-harness';
 import { expectContract } from '../kit/contract';
 import { expectedTrades } from '../kit/expected';
+import { sumDecimals } from '@trading-bot-api/core/decimal';
 
 const IDS = ['acc-alpha', 'acc-bravo', 'acc-charlie', 'acc-delta'];
 const dataset = generateDataset({ tradeCounts: [130, 60, 0, 25], accountId: (i) => IDS[i], seed: 7 });
@@ -111,6 +112,41 @@ describe('each operation with its event from events/', () => {
     expect(summary.stale).toBe(summary.running);
   });
 
+  it('all/comparison: each bot side by side, each figure what its own operations answer for the window (1.7)', async () => {
+    const response = await invoke('all-comparison', eventFile('all-comparison'));
+    expectContract(ROUTES['all-comparison'], response);
+    const { from, to, accounts } = response.body;
+    expect(Date.parse(to) - Date.parse(from)).toBe(30 * 86_400_000);
+    expect(accounts.map((row: { accountId: string }) => row.accountId)).toEqual([...IDS].sort());
+    for (const row of accounts) {
+      const account = row.accountId;
+      const get = async (name: 'account-performance' | 'account-balance' | 'account-status' | 'account-pnl', query = {}) =>
+        (await invoke(name, eventFor(name, { account, query }))).body;
+      const [performance, balance, status, pnl] = await Promise.all([
+        get('account-performance', { from, to }),
+        get('account-balance'),
+        get('account-status'),
+        get('account-pnl', { from, to }),
+      ]);
+      const figures = performance.currencies[0];
+      expect(row).toMatchObject({
+        currency: balance.currency,
+        state: status.state,
+        nav: balance.nav,
+        openTradeCount: balance.openTradeCount,
+        closedTrades: figures.closedTrades,
+        winRate: figures.winRate,
+        profitFactor: figures.profitFactor,
+        maxDrawdown: figures.maxDrawdown,
+      });
+      const days = pnl.points.map((point: { realizedPL: string }) => point.realizedPL);
+      const sum = (values: string[]) => (values.some((value) => value !== '0') ? sumDecimals(values) : '0');
+      expect(row.realizedPL).toEqual({ today: sum(days.slice(-1)), last7Days: sum(days.slice(-7)), last30Days: sum(days) });
+    }
+    const again = await invoke('all-comparison', eventFor('all-comparison', { headers: { 'If-None-Match': response.headers.ETag } }));
+    expect([again.statusCode, again.headers.ETag]).toEqual([304, response.headers.ETag]);
+  });
+
   it('an account without trades lists none, with no next page', async () => {
     const response = await invoke('account-trades', eventFor('account-trades', { account: 'acc-charlie', query: {} }));
     expectContract(ROUTES['account-trades'], response);
@@ -179,7 +215,15 @@ describe('errors', () => {
   });
 
   it('operations without parameters refuse any', async () => {
-    for (const name of ['health', 'accounts', 'all-balance', 'account-balance', 'account-status', 'all-status'] as const) {
+    for (const name of [
+      'health',
+      'accounts',
+      'all-balance',
+      'account-balance',
+      'account-status',
+      'all-status',
+      'all-comparison',
+    ] as const) {
       const body = await expectProblem(name, eventFor(name, { account: 'acc-alpha', query: { limit: '5' } }), 400, 'INVALID_PARAMETER');
       expect(body.errors[0].parameter).toBe('limit');
     }
