@@ -43,13 +43,18 @@ export function signed(amount: string): string {
 }
 
 /** A ratio of 4 places as a percentage, by moving its point two places: `0.5833` → `58.33 %`, exactly. */
-export function percent(ratio: string | null): string {
-  if (ratio === null) return 'no trades';
+export function percent(ratio: string): string {
   const [whole, fraction = ''] = ratio.split('.');
   const digits = `${whole}${fraction.padEnd(2, '0')}`;
   const head = digits.slice(0, whole.length + 2).replace(/^0+(?=\d)/, '');
   const tail = fraction.slice(2).replace(/0+$/, '');
   return `${head}${tail ? `.${tail}` : ''} %`;
+}
+
+/** The trades closed and their win rate: `3 trades closed, win rate 66.67 %`; with none, `no trade closed` (no rate). */
+function closed(count: number, winRate: string | null): string {
+  if (!count || winRate === null) return 'no trade closed';
+  return `${count} trade${count === 1 ? '' : 's'} closed, win rate ${percent(winRate)}`;
 }
 
 const WEEKDAY = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
@@ -64,8 +69,8 @@ export function digestEvent(digest: Digest, stage: string, time: string, digestH
     const { day, week } = entry;
     lines.push(
       `${entry.currency} (${entry.accountCount} account${entry.accountCount === 1 ? '' : 's'})`,
-      `  Yesterday: ${signed(day.realizedPL)} realized, ${day.tradesClosed} trade${day.tradesClosed === 1 ? '' : 's'} closed, win rate ${percent(day.winRate)}`,
-      `  7 days (${digest.weekFrom} to ${digest.day}): ${signed(week.realizedPL)} realized, ${week.tradesClosed} trade${week.tradesClosed === 1 ? '' : 's'} closed, win rate ${percent(week.winRate)}`,
+      `  Yesterday: ${signed(day.realizedPL)} realized, ${closed(day.tradesClosed, day.winRate)}`,
+      `  7 days (${digest.weekFrom} to ${digest.day}): ${signed(week.realizedPL)} realized, ${closed(week.tradesClosed, week.winRate)}`,
     );
     if (entry.best && entry.worst)
       lines.push(
