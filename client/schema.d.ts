@@ -1521,8 +1521,8 @@ export interface components {
         /**
          * @description An entity tag, strong or weak. Strong for most answers: `"…"` around the body's SHA-256 in base64url
          *     (43 characters; equal bodies have equal tags). Weak for the fleet answers (`GET /api/accounts`,
-         *     `GET /api/all/status`, `GET /api/all/balance`): `W/"profile-…"`, `W/"status-…"` or `W/"balance-…"`, the
-         *     aspect then 32 base64url characters derived from the fleet's change stamps (see Caching and polling); while
+         *     `GET /api/all/status`, `GET /api/all/balance`, and `GET /api/all/comparison` since 1.7): `W/"profile-…"`,
+         *     `W/"status-…"`, `W/"balance-…"` or `W/"comparison-…"`, the aspect then 32 base64url characters derived from the fleet's change stamps (see Caching and polling); while
          *     a stage's stamps are incomplete (an upgraded stage before `npm run backfill`) the accounts and balances carry
          *     a strong tag, and the status the weak tag its stamps would give, computed from its items. Send
          *     it back in `If-None-Match` to be answered `304` while the answer is unchanged.
