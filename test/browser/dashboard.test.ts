@@ -748,9 +748,15 @@ describe('an account fed by freqtrade through the bridge, among fiat accounts', 
       // Every bot side by side, as the answer the page drew says: sorted by the column clicked (again: reversed;
       // unknown figures last either way), filtered by currency, no label or figure cut.
       type Compared = { accountId: string; currency: string; returnRatio: string | null; realizedPL: { last30Days: string } };
-      const answered = page.waitForResponse((response) => response.url().endsWith('/api/all/comparison') && response.status() === 200);
+      const answered = page.waitForResponse((response) => response.url().endsWith('/api/all/comparison') && response.status() < 400);
       await page.goto(`${base}/#/compare`);
-      const compared = ((await (await answered).json()) as { accounts: Compared[] }).accounts;
+      // A 304 is the answer the page holds, unchanged: the same as a fresh read.
+      const response = await answered;
+      const compared = (
+        (response.status() === 200 ? await response.json() : await (await fetch(`${base}/api/all/comparison`)).json()) as {
+          accounts: Compared[];
+        }
+      ).accounts;
       await page.waitForSelector('[data-testid=comparison] tbody tr');
       const column = (label: string) =>
         page.locator('[data-testid=comparison] tbody tr').evaluateAll(
@@ -793,6 +799,8 @@ describe('an account fed by freqtrade through the bridge, among fiat accounts', 
             '[data-testid=comparison] th, [data-testid=comparison] td, [data-testid=comparison] button',
           ),
         ]
+          // The headings are out of sight (for screen readers) where each bot is a block.
+          .filter((cell) => !cell.closest('thead') || cell.closest('thead')!.getBoundingClientRect().width > 1)
           .filter((cell) => cell.scrollWidth > cell.clientWidth + 1 || cell.getBoundingClientRect().right > window.innerWidth)
           .map((cell) => cell.dataset.label ?? cell.textContent),
       );
@@ -1269,7 +1277,8 @@ it('fits a phone, a laptop and a wide screen on every view: no sideways scroll, 
     for (const row of rows) {
       const pl = row.status === 'open' ? 'Unrealized P&L' : 'Realized P&L';
       if (width < 761) {
-        expect(row.key).toEqual(['Opened (UTC)', 'Instrument', 'Side', 'Status', pl].map((label) => ({ label, onScreen: true })));
+        expect(row.key).toEqual(expect.arrayContaining(['Instrument', 'Side', 'Status', pl].map((label) => ({ label, onScreen: true }))));
+        expect(row.key.length).toBeLessThanOrEqual(5);
         expect(row.height).toBeLessThan(110);
       } else
         expect(row.key).toEqual(expect.arrayContaining(['Instrument', 'Side', 'Status', pl].map((label) => ({ label, onScreen: true }))));
