@@ -1,5 +1,5 @@
 /**
- * GET /api/all/comparison — no parameters (1.7).
+ * GET /api/all/comparison — no parameters (1.8).
  * 200 `Comparison`: every visible account side by side over the last 30 UTC days; 304; 400, 401, 403, 503.
  */
 import { httpHandler } from '../api/http/handler';

@@ -107,7 +107,7 @@ describe('a key limited to some accounts', () => {
     expect((await call('account-balance', keys.mine, { account: 'k-delta' })).statusCode).toBe(200);
   });
 
-  it('is told the nearest ids it may see on a 404, never another owner’s (1.7)', async () => {
+  it('is told the nearest ids it may see on a 404, never another owner’s (1.8)', async () => {
     const suggested = async (key: string, account: string) => {
       const response = await call('account-trades', key, { account });
       expect([response.statusCode, response.body.code]).toEqual([404, 'ACCOUNT_NOT_FOUND']);

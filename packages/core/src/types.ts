@@ -69,7 +69,7 @@ export type Drawdown = Schemas['Drawdown'];
 export type InstrumentPerformance = Schemas['InstrumentPerformance'];
 export type AccountPerformance = Schemas['AccountPerformance'];
 export type AllPerformance = Schemas['AllPerformance'];
-/** Every visible bot side by side over the last 30 days (API 1.7). */
+/** Every visible bot side by side over the last 30 days (API 1.8). */
 export type Comparison = Schemas['Comparison'];
 export type ComparisonRow = Schemas['ComparisonRow'];
 
@@ -83,4 +83,8 @@ export interface BotReport {
   strategy: string | null;
   message: string | null;
   updatedAt: string;
+  /** When the bot first reported its current state, kept by the store (null: not known); a report need not give it. */
+  stateSince?: string | null;
+  /** The last error the bot reported: its message, and when that error began; kept by the store (null: none). */
+  lastError?: { message: string | null; at: string } | null;
 }
