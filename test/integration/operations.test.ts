@@ -238,3 +238,43 @@ describe('errors', () => {
     }
   });
 });
+
+describe('the comparison after a bot moved', () => {
+  it('a changed poll shows the bot that traded and recorded a balance, as its own operations do; the others as before', async () => {
+    const first = await invoke('all-comparison', eventFile('all-comparison'));
+    const account = 'acc-charlie';
+    const now = Date.now();
+    await harness.writer.openTrade(account, {
+      id: 'cmp-1',
+      instrument: 'EUR_USD',
+      side: 'buy',
+      units: '1000',
+      openPrice: '1.08000',
+      openTime: new Date(now - 60_000).toISOString(),
+    });
+    await harness.writer.closeTrade(account, 'cmp-1', {
+      closePrice: '1.09250',
+      closeTime: new Date(now - 1000).toISOString(),
+      realizedPL: '12.50',
+    });
+    const balance = { balance: '5012.50', unrealizedPL: '0', nav: '5012.50', marginUsed: '0', marginAvailable: '5012.50' };
+    await harness.writer.recordBalance(account, { ...balance, time: new Date(now).toISOString() });
+    const changed = await invoke('all-comparison', eventFor('all-comparison', { headers: { 'If-None-Match': first.headers.ETag } }));
+    expectContract(ROUTES['all-comparison'], changed);
+    expect(changed.statusCode).toBe(200);
+    const rowOf = (body: { accounts: { accountId: string; closedTrades: number }[] }, id: string) =>
+      body.accounts.find((row) => row.accountId === id);
+    const { from, to } = changed.body;
+    const performance = (await invoke('account-performance', eventFor('account-performance', { account, query: { from, to } }))).body;
+    const [figures] = performance.currencies;
+    expect(rowOf(changed.body, account)).toMatchObject({
+      nav: '5012.50',
+      openTradeCount: 0,
+      closedTrades: figures.closedTrades,
+      winRate: figures.winRate,
+      realizedPL: { today: '12.50' },
+    });
+    expect(figures.closedTrades).toBe(rowOf(first.body, account)!.closedTrades + 1);
+    for (const id of IDS.filter((other) => other !== account)) expect(rowOf(changed.body, id)).toEqual(rowOf(first.body, id));
+  });
+});
