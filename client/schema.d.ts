@@ -231,10 +231,11 @@ export interface paths {
          *     One poll for the whole fleet, with bounded reads: for a key that sees every account, an unchanged poll reads
          *     the versions of the fleet's accounts, status and balances (three small items) and is a `304` until one moves
          *     or the UTC day changes (deposits and withdrawals show with the balance recorded with or after them). A
-         *     changed one reads each visible account's items (its accounts and balances items), its performance roll-ups of
-         *     the window (at most 12 items, in at most 3 queries), its balance at the window's start (one item) and its
-         *     transfers in the window: about a dozen items per account, however many trades. Takes no query parameters
-         *     (any is a `400`).
+         *     changed one reads what `GET /api/all/status` reads (each visible account's accounts and balances items); an
+         *     account's window (its performance roll-ups, at most 12 items, unread for a bot whose last trade is older than
+         *     the window; its equity at the window's start; its transfers since) is read again only when its trades or
+         *     its balance moved since the instance last read it, or on a new UTC day, and then by key in batches of a
+         *     hundred where it can be. Takes no query parameters (any is a `400`).
          */
         get: operations["allComparison"];
         put?: never;
