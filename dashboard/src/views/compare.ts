@@ -48,7 +48,9 @@ const COLUMNS: Column[] = [
     num: true,
     value: (row) => row.returnRatio,
     cell: (row) =>
-      row.returnRatio === null ? h('span', { class: 'muted', title: 'No balance at the window’s start' }, '—') : percent(row.returnRatio),
+      row.returnRatio === null
+        ? h('span', { class: 'muted', title: 'No balance at the window’s start' }, '—')
+        : h('span', { class: 'ratio' }, percent(row.returnRatio)),
   },
   {
     key: 'today',
