@@ -69,7 +69,7 @@ const profitOrLoss =
     trade.status === 'gone' ? unknown(goneWhy(trade)) : money(trade[field], currency, { signed: true, places: places[field](currency) });
 
 const COLUMNS: Column[] = [
-  { label: 'Opened (UTC)', time: true, cell: (trade) => utc(trade.openTime, { zone: false }) },
+  { label: 'Opened (UTC)', key: true, time: true, cell: (trade) => utc(trade.openTime, { zone: false }) },
   { label: 'Account', cell: (trade) => h('a', { href: `#/account/${encodeURIComponent(trade.accountId)}` }, trade.accountId) },
   { label: 'Instrument', key: true, cell: (trade) => trade.instrument },
   { label: 'Side', key: true, cell: (trade) => trade.side },
