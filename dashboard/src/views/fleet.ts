@@ -268,7 +268,8 @@ export function fleetView(main: HTMLElement): View {
         h('dd', {}, balance ? money(balance.balance, currency) : notYet()),
         h('dt', {}, 'NAV'),
         h('dd', {}, balance ? money(balance.nav, currency) : notYet()),
-        h('dt', {}, 'Realized today (UTC)'),
+        // Its period on a line of its own: the labels' column stays as wide as "Realized today", leaving the figures their room.
+        h('dt', {}, 'Realized today ', h('span', { class: 'period' }, '(UTC)')),
         h(
           'dd',
           {},
