@@ -28,6 +28,8 @@ export class HttpProblem extends Error {
     readonly code: ProblemCode,
     readonly detail: string,
     readonly errors?: ParameterError[],
+    /** The account id a 404 was for: the error handler suggests the nearest ones the caller may see. */
+    readonly accountId?: string,
   ) {
     super(detail);
     this.name = 'HttpProblem';
@@ -57,7 +59,7 @@ export function accountNotFound(accountId: string): HttpProblem {
       'No account "all": equity is per account (GET /api/{account}/equity for each id GET /api/accounts lists); "all" covers every account in /api/all/balance, /trades, /status and /pnl.',
     );
   }
-  return new HttpProblem('ACCOUNT_NOT_FOUND', `No account ${JSON.stringify(shown)}.`);
+  return new HttpProblem('ACCOUNT_NOT_FOUND', `No account ${JSON.stringify(shown)}.`, undefined, accountId);
 }
 
 /** 406: an Accept header that none of the operation's media types satisfies; the detail lists them. */

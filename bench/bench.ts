@@ -47,6 +47,7 @@ import { benchQueries, DEEP_LIMIT, type QuerySpec } from './queries';
 import {
   bundleTargets,
   dashboardDrawTarget,
+  comparisonTarget,
   fleetTarget,
   exchangeTarget,
   hummingbotPasses,
@@ -233,8 +234,8 @@ async function onlyFleet(options: BenchOptions): Promise<void> {
     onStarted: (close) => cleanups.push(close),
   });
   printFleet(console.log, fleet);
-  const target = fleetTarget(fleet);
-  console.log(`${target.pass ? 'PASS' : 'MISS'} ${target.target}: ${target.detail}`);
+  for (const target of [fleetTarget(fleet), comparisonTarget(fleet)])
+    console.log(`${target.pass ? 'PASS' : 'MISS'} ${target.target}: ${target.detail}`);
 }
 
 /** The dashboard's first page at the large fleet's size (`--fleet`), as many fresh loads as quick or full runs take. */

@@ -4,7 +4,7 @@
  */
 import { percentile, round } from './stats';
 
-export const FLEET_OPERATIONS = ['accounts', 'all-status', 'all-balance'] as const;
+export const FLEET_OPERATIONS = ['accounts', 'all-status', 'all-balance', 'all-comparison'] as const;
 export type FleetOperation = (typeof FLEET_OPERATIONS)[number];
 
 export type FleetRequest =

@@ -1,7 +1,8 @@
 /**
  * Child process that measures the fleet polls against one stage's tables (endpoint and tables in the environment,
- * read by api/config at load), for /api/accounts, /api/all/status and /api/all/balance, on the parent's requests
- * (fleet-figures.ts): `warm` takes each answer's tag; `unchanged` times polls with it (If-None-Match: a 304), in
+ * read by api/config at load), for /api/accounts, /api/all/status, /api/all/balance and /api/all/comparison, on the
+ * parent's requests
+ * (fleet-figures.ts): `warm` takes each answer's tag (and times the comparison's first, cold, poll); `unchanged` times polls with it (If-None-Match: a 304), in
  * rounds the parent alternates with another fleet's; `rest` times changed polls (one account changed through the
  * writer and projected just before: a 200), then polls without If-None-Match (every item: what every poll cost
  * before the fleet's summary), and measures the version items and what a bot's writes cost, its own and the
@@ -15,6 +16,7 @@ import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as accounts } from '../functions/accounts';
 import { handler as allBalance } from '../functions/all-balance';
+import { handler as allComparison } from '../functions/all-comparison';
 import { handler as allStatus } from '../functions/all-status';
 import { handler as metrics } from '../functions/metrics';
 import { config } from '../api/config';
@@ -30,7 +32,12 @@ import { FLEET_OPERATIONS, type FleetOperation, type FleetRequest, figures, type
 import { ReadMeter, type ReadTally } from './read-meter';
 import { measureWriteCosts } from './write-costs';
 
-const HANDLERS: Record<FleetOperation, typeof accounts> = { accounts, 'all-status': allStatus, 'all-balance': allBalance };
+const HANDLERS: Record<FleetOperation, typeof accounts> = {
+  accounts,
+  'all-status': allStatus,
+  'all-balance': allBalance,
+  'all-comparison': allComparison,
+};
 
 const meter = new ReadMeter();
 meter.attach(store.client);
@@ -71,9 +78,9 @@ function runsOf(runs: { result: APIGatewayProxyResult; ms: number; reads: ReadTa
   };
 }
 
-/** One account changed as the operation shows it: a balance snapshot, a bot message, a renamed profile. */
+/** One account changed as the operation shows it: a balance snapshot (the comparison's too), a bot message, a renamed profile. */
 async function change(operation: FleetOperation, accountId: string, n: number): Promise<void> {
-  if (operation === 'all-balance') {
+  if (operation === 'all-balance' || operation === 'all-comparison') {
     const time = new Date(Date.now() + n).toISOString();
     await writer.recordBalance(accountId, {
       balance: `${1000 + n}.5`,
@@ -94,14 +101,20 @@ async function change(operation: FleetOperation, accountId: string, n: number): 
 /** The current tag of each answer: an unchanged poll sends it. */
 const tags = new Map<FleetOperation, string>();
 
-/** Warms each answer (the instance's first poll reads everything, and fills what it keeps) and takes its tag. */
-async function warm(): Promise<void> {
+/**
+ * Warms each answer (the instance's first poll reads everything, and fills what it keeps) and takes its tag. Returns
+ * the comparison's first poll: what a cold instance (or a new UTC day) reads of every bot's window.
+ */
+async function warm(): Promise<PollRuns> {
   // The fleet as loaded, projected.
   await projector.drain();
+  const first = [];
   for (const operation of FLEET_OPERATIONS) {
-    await call(operation);
+    const run = await call(operation);
+    if (operation === 'all-comparison') first.push(run);
     tags.set(operation, (await call(operation)).result.headers!.ETag as string);
   }
+  return runsOf(first);
 }
 
 /** `samples` scrapes of /api/metrics, as Prometheus sends them, on this warm instance. */

@@ -34,6 +34,8 @@ interface FleetSize {
   accounts: number;
   loadSeconds: number;
   polls: Record<FleetOperation, { unchanged: PollFigures; changed: PollFigures; unconditional: PollFigures }>;
+  /** The comparison's (1.8) first poll on a cold instance: every bot's window read (as on each new UTC day). */
+  comparisonFirst: PollFigures;
   /** Prometheus scrapes of /api/metrics (1.4) on a warm instance: a 200 every time, read as the fleet polls read. */
   metrics: PollFigures;
   /** The fleet table's items a bot's heartbeat, balance or profile may rewrite (the versions): the largest, and how many. */
@@ -97,7 +99,7 @@ const ROUNDS = 10;
 async function loadFleet(
   count: number,
   options: { endpoint: string; env: (stage: string) => NodeJS.ProcessEnv; onStarted: (close: () => Promise<void>) => void },
-): Promise<{ count: number; loadSeconds: number; worker: Child }> {
+): Promise<{ count: number; loadSeconds: number; worker: Child; comparisonFirst: PollFigures }> {
   const stage = `benchfleet${count}`;
   const client = adminClient(options.endpoint);
   await ensureTables(client, stage);
@@ -125,8 +127,8 @@ async function loadFleet(
   });
   options.onStarted(() => worker.close());
   await worker.ready;
-  await worker.call<void>({ type: 'warm' } satisfies FleetRequest);
-  return { count, loadSeconds, worker };
+  const comparisonFirst = figures(await worker.call<PollRuns>({ type: 'warm' } satisfies FleetRequest));
+  return { count, loadSeconds, worker, comparisonFirst };
 }
 
 /**
@@ -159,7 +161,7 @@ export async function measureFleet(options: {
     }
   }
   const sizes: FleetSize[] = [];
-  for (const [f, { count, loadSeconds, worker }] of fleets.entries()) {
+  for (const [f, { count, loadSeconds, worker, comparisonFirst }] of fleets.entries()) {
     note(`fleet: measuring the metrics scrapes of ${count} bots`);
     // The first scrape fills the instance's stamped caches, as a deployed instance's first does: not measured.
     await worker.call<PollRuns>({ type: 'metrics', samples: 1 } satisfies FleetRequest);
@@ -192,6 +194,7 @@ export async function measureFleet(options: {
       accounts: count,
       loadSeconds,
       ...measured,
+      comparisonFirst,
       metrics,
       dashboardMonth: {
         readUnits: Math.round(month('unchanged')),

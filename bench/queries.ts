@@ -10,6 +10,7 @@ export const OPERATIONS = [
   'all-balance',
   'all-trades',
   'all-status',
+  'all-comparison',
   'all-pnl',
   'account-balance',
   'account-trades',
@@ -89,6 +90,8 @@ export function benchQueries(account: string, instrument: string, deepPages: num
     { operation: 'account-balance', account },
     { operation: 'account-status', account },
     { operation: 'all-status' },
+    // 1.8: every bot side by side over 30 days, as the dashboard's #/compare polls it.
+    { operation: 'all-comparison' },
     // 1.4: a Prometheus scrape, after the fleet answers (a deployed instance has usually served them already).
     { operation: 'metrics' },
   ];

@@ -420,7 +420,7 @@ export function judge(input: {
       )}, ${hummingbot.readRequestsPerFill} reads per fill, ${hummingbot.fillsPerSecond} fills/s; the same fills again: ${hummingbot.writeRequestsForReplays} writes`,
   });
   targets.push(exchangeTarget(writes.exchange));
-  targets.push(fleetTarget(fleet));
+  targets.push(fleetTarget(fleet), comparisonTarget(fleet));
   return targets;
 }
 
@@ -663,6 +663,12 @@ export function printFleet(print: (text?: string) => void, fleet: FleetResults):
     table(['bots', 'poll', 'unchanged (If-None-Match)', 'changed (one bot changed)', 'unconditional (every item)'], rows, [1, 2, 3, 4]),
   );
   for (const size of fleet.sizes) {
+    const first = size.comparisonFirst;
+    print(
+      `${size.accounts} bots: GET /api/all/comparison, a cold instance's first poll (every bot's window read): ${first.status}: ${first.itemsRead} items, ${fmt(first.rcu, 1)} RCU, ${fmt(first.p50Ms)} ms`,
+    );
+  }
+  for (const size of fleet.sizes) {
     const scrape = size.metrics;
     print(
       `${size.accounts} bots: GET /api/metrics (a Prometheus scrape, warm instance): ${scrape.status}: ${scrape.itemsRead} items, ${fmt(scrape.rcu, 1)} RCU, p50 ${fmt(scrape.p50Ms)} ms`,
@@ -695,6 +701,31 @@ export function fleetTarget(fleet: FleetResults): { target: string; pass: boolea
     target: `an unchanged fleet poll at ${many.accounts} bots is a 304 that reads ≤ 10 items, its p50 ≤ 2 × the ${few.accounts}-bot p50`,
     pass: fleetPolls.every((poll) => poll.status === 304 && poll.items >= 1 && poll.items <= 10 && poll.growth <= 2),
     detail: fleetPolls.map((poll) => `${poll.operation}: ${poll.status}, ${poll.items} items, p50 × ${poll.growth}`).join('; '),
+  };
+}
+
+/** The comparison's first poll on a cold instance: within half the functions' 10 s timeout (serverless.yml). */
+const COMPARISON_FIRST_MS = 5000;
+/** What a changed comparison poll may read beyond the status's: the changed bot's window (≤ 12 roll-ups, its start, transfers). */
+const COMPARISON_CHANGED_EXTRA_ITEMS = 20;
+
+/**
+ * The comparison (1.8) at the large fleet: a changed poll reads what the status's does and the changed bot's window,
+ * not every bot's again; a cold instance's first poll, which reads every bot's window, answers well within the timeout.
+ */
+export function comparisonTarget(fleet: FleetResults): { target: string; pass: boolean; detail: string } {
+  const many = fleet.sizes.at(-1)!;
+  const { changed } = many.polls['all-comparison'];
+  const status = many.polls['all-status'].changed;
+  const first = many.comparisonFirst;
+  return {
+    target: `the comparison at ${many.accounts} bots: a changed poll reads ≤ the status's changed poll + ${COMPARISON_CHANGED_EXTRA_ITEMS} items; a cold instance's first is a 200 within ${COMPARISON_FIRST_MS} ms`,
+    pass:
+      changed.status === 200 &&
+      changed.itemsRead <= status.itemsRead + COMPARISON_CHANGED_EXTRA_ITEMS &&
+      first.status === 200 &&
+      first.p50Ms <= COMPARISON_FIRST_MS,
+    detail: `changed ${changed.itemsRead} items (status ${status.itemsRead}), p50 ${fmt(changed.p50Ms)} ms; first ${first.status}: ${first.itemsRead} items, ${fmt(first.rcu, 1)} RCU, ${fmt(first.p50Ms)} ms`,
   };
 }
 

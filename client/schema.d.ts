@@ -204,6 +204,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/all/comparison": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every bot side by side
+         * @description (1.8) One row per account the API key may see (retired accounts left out), sorted by `accountId`, to answer
+         *     "which of my bots is doing best?": its bot's `state`, `nav` now, `returnRatio` and the performance figures
+         *     of its trades closed over the window, realized P&L today and over the last 7 and 30 days, and its open trades.
+         *     Every amount is exact, in the account's own `currency`: nothing is converted, so amounts of different
+         *     currencies are compared by the ratios (`returnRatio`, `winRate`, `profitFactor`, `maxDrawdown.ratio`).
+         *
+         *     The window is the last 30 UTC days, today included (`from`, `to`), as `GET /api/{account}/performance` with
+         *     no parameters but for the number of days; `realizedPL.today` is the current UTC day's, `last7Days` today's
+         *     and the 6 before. `returnRatio` is the account's NAV now, less its equity (NAV) at the window's start (its
+         *     daily balance snapshot of the day before `from`, or its first one in the window), less the deposits and
+         *     withdrawals recorded since (1.6, `EquityPoint.transfers`), divided by that equity: what the bot earned on what
+         *     it started with, money moved in or out left out. It is `null` when it cannot be known: no snapshot, no equity
+         *     above zero at the start, or a transfer with no value in the account's currency. `asOf` is when the answer
+         *     was read: every figure is of that moment.
+         *
+         *     One poll for the whole fleet, with bounded reads: for a key that sees every account, an unchanged poll reads
+         *     the versions of the fleet's accounts, status and balances (three small items) and is a `304` until one moves
+         *     or the UTC day changes (deposits and withdrawals show with the balance recorded with or after them). A
+         *     changed one reads what `GET /api/all/status` reads (each visible account's accounts and balances items); an
+         *     account's window (its performance roll-ups, at most 12 items, unread for a bot whose last trade is older than
+         *     the window; its equity at the window's start; its transfers since) is read again only when its trades or
+         *     its balance moved since the instance last read it, or on a new UTC day, and then by key in batches of a
+         *     hundred where it can be. Takes no query parameters (any is a `400`).
+         */
+        get: operations["allComparison"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/{account}/balance": {
         parameters: {
             query?: never;
@@ -881,6 +923,38 @@ export interface components {
             id: string;
             realizedPL: components["schemas"]["Decimal"];
         };
+        /** @description (1.8) Every visible account side by side over the last 30 UTC days (`GET /api/all/comparison`). */
+        Comparison: {
+            from: components["schemas"]["Timestamp"];
+            to: components["schemas"]["Timestamp"];
+            asOf: components["schemas"]["Timestamp"];
+            accounts: components["schemas"]["ComparisonRow"][];
+        };
+        /**
+         * @description One account's figures in the comparison, each amount exact in its `currency`. `nav` is null before the bot
+         *     recorded a balance. `winRate`, `profitFactor` and `maxDrawdown` are those of `PerformanceFigures` over the
+         *     window (`closedTrades` trades closed in it); `returnRatio` is defined on `GET /api/all/comparison`.
+         */
+        ComparisonRow: {
+            accountId: components["schemas"]["AccountId"];
+            name: string;
+            currency: components["schemas"]["CurrencyCode"];
+            /** @enum {string} */
+            state: "running" | "paused" | "stopped" | "error";
+            nav: components["schemas"]["Decimal"] | null;
+            returnRatio: components["schemas"]["Decimal"] | null;
+            /** @description The realized P&L of the trades closed today (UTC), in the last 7 and in the last 30 UTC days, today included. */
+            realizedPL: {
+                today: components["schemas"]["Decimal"];
+                last7Days: components["schemas"]["Decimal"];
+                last30Days: components["schemas"]["Decimal"];
+            };
+            closedTrades: number;
+            winRate: components["schemas"]["Decimal"] | null;
+            profitFactor: components["schemas"]["Decimal"] | null;
+            maxDrawdown: components["schemas"]["Drawdown"];
+            openTradeCount: number;
+        };
         /**
          * @description The largest fall of realized equity in the window. Realized P&L counts from zero at `from` and moves by each
          *     UTC day's net realized P&L, at the day's end. `amount` is the largest fall from a peak to a later low (exact;
@@ -1021,7 +1095,7 @@ export interface components {
         /**
          * @description An RFC 9457 problem detail. `code` is the stable, machine-readable error; `type` is `/problems/` followed by
          *     the code in lower case with `-`. `errors` (only with `INVALID_PARAMETER` from the API's own parameter
-         *     checks) names each bad query parameter.
+         *     checks) names each bad query parameter; `suggestions` (1.8, only with `ACCOUNT_NOT_FOUND`) the nearest ids.
          * @example {
          *       "type": "/problems/account-not-found",
          *       "title": "Account not found",
@@ -1051,6 +1125,14 @@ export interface components {
             /** @description The request's id, as in the `X-Request-Id` header and the logs. */
             requestId: string;
             errors?: components["schemas"]["ParameterError"][];
+            /**
+             * @description (1.8) Only with `ACCOUNT_NOT_FOUND`: the ids nearest the one asked for among the accounts the API key may
+             *     see (retired ones too), nearest first: one that differs only in case (ids are case-sensitive:
+             *     `Primary-USD` suggests `primary-usd`), then those a few letters away (`ft-mian` suggests `ft-main`:
+             *     at most a third of the id's length, and at most 2, changed). Never an account the key may not see; empty
+             *     when none is near, absent when they could not be looked up.
+             */
+            suggestions?: components["schemas"]["AccountId"][];
         } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
     };
     responses: {
@@ -1214,7 +1296,7 @@ export interface components {
         };
         /**
          * @description `ACCOUNT_NOT_FOUND`: the account does not exist, or the API key may not see it; the two answers are the
-         *     same.
+         *     same. `suggestions` (1.8) names the nearest ids among those the key may see, never another.
          */
         AccountNotFound: {
             headers: {
@@ -1232,10 +1314,13 @@ export interface components {
                  *       "type": "/problems/account-not-found",
                  *       "title": "Account not found",
                  *       "status": 404,
-                 *       "detail": "No account \"sterling-carry\".",
-                 *       "instance": "/api/sterling-carry/balance",
+                 *       "detail": "No account \"ft-mian\".",
+                 *       "instance": "/api/ft-mian/balance",
                  *       "code": "ACCOUNT_NOT_FOUND",
-                 *       "requestId": "0f2c9a4e-5b7d-4c1a-9e3f-6a8b2d1c4e5f"
+                 *       "requestId": "0f2c9a4e-5b7d-4c1a-9e3f-6a8b2d1c4e5f",
+                 *       "suggestions": [
+                 *         "ft-main"
+                 *       ]
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"] & {
@@ -1460,8 +1545,8 @@ export interface components {
         /**
          * @description An entity tag, strong or weak. Strong for most answers: `"…"` around the body's SHA-256 in base64url
          *     (43 characters; equal bodies have equal tags). Weak for the fleet answers (`GET /api/accounts`,
-         *     `GET /api/all/status`, `GET /api/all/balance`): `W/"profile-…"`, `W/"status-…"` or `W/"balance-…"`, the
-         *     aspect then 32 base64url characters derived from the fleet's change stamps (see Caching and polling); while
+         *     `GET /api/all/status`, `GET /api/all/balance`, and `GET /api/all/comparison` since 1.8): `W/"profile-…"`,
+         *     `W/"status-…"`, `W/"balance-…"` or `W/"comparison-…"`, the aspect then 32 base64url characters derived from the fleet's change stamps (see Caching and polling); while
          *     a stage's stamps are incomplete (an upgraded stage before `npm run backfill`) the accounts and balances carry
          *     a strong tag, and the status the weak tag its stamps would give, computed from its items. Send
          *     it back in `If-None-Match` to be answered `304` while the answer is unchanged.
@@ -2210,6 +2295,79 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AllPerformance"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    allComparison: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a body you already hold (or `*`). When the body would be the same, the answer is `304 Not
+                 *     Modified` with no body. Several tags may be listed, comma-separated; `W/` before a tag is ignored.
+                 * @example "x0bJ2X9QyVd8G5kXn1m0bZpXo0yq8S3m2nW4l1t9Ckc"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every visible account's figures, side by side. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "from": "2026-10-03T00:00:00.000Z",
+                     *       "to": "2026-11-02T00:00:00.000Z",
+                     *       "asOf": "2026-11-01T12:00:00.000Z",
+                     *       "accounts": [
+                     *         {
+                     *           "accountId": "ft-main",
+                     *           "name": "freqtrade main",
+                     *           "currency": "USDT",
+                     *           "state": "running",
+                     *           "nav": "10412.55012345",
+                     *           "returnRatio": "0.0213",
+                     *           "realizedPL": {
+                     *             "today": "12.50000000",
+                     *             "last7Days": "88.12000000",
+                     *             "last30Days": "203.40000000"
+                     *           },
+                     *           "closedTrades": 41,
+                     *           "winRate": "0.6341",
+                     *           "profitFactor": "1.8702",
+                     *           "maxDrawdown": {
+                     *             "amount": "61.20000000",
+                     *             "ratio": "0.0060",
+                     *             "start": "2026-10-12T00:00:00.000Z",
+                     *             "end": "2026-10-15T00:00:00.000Z"
+                     *           },
+                     *           "openTradeCount": 3
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Comparison"];
                 };
             };
             304: components["responses"]["NotModified"];

@@ -88,10 +88,17 @@ function offlineLineRouter(file: number, verbose: boolean): (line: string) => vo
 const cleanups: (() => Promise<unknown>)[] = [];
 let stopping = false;
 
-async function shutdown(code: number): Promise<never> {
+/** What the closing line says of the data, once the database is chosen. */
+let dataKept = '';
+
+/** Stops what was started; on Ctrl-C (or a kill) says so, and where the data is, last. A closed terminal hears nothing. */
+async function shutdown(code: number, signal?: NodeJS.Signals): Promise<never> {
   if (!stopping) {
     stopping = true;
+    const told = signal === 'SIGINT' || signal === 'SIGTERM';
+    if (told) console.log('\nnpm start: stopping…');
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+    if (told) console.log(`npm start: stopped.${dataKept}`);
   }
   process.exit(code);
 }
@@ -123,6 +130,7 @@ async function main() {
 
   const dataDir = inMemory ? undefined : join(DATA_DIR, 'dynamodb');
   if (dataDir) mkdirSync(dataDir, { recursive: true });
+  dataKept = dataDir ? ' The data stays in .data for the next npm start (rm -rf .data forgets it).' : ' Its data was in memory: gone.';
   // DynamoDB Local listens on a port of its own choosing; tools reach it through the door on DB_PORT.
   const db = await startDynamoDbLocal({ dataDir, lightLoad: true, log: (line) => console.log(line) });
   cleanups.push(() => db.close());
@@ -257,7 +265,7 @@ async function main() {
   });
 }
 
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(0));
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(0, signal));
 process.on('uncaughtException', (error) => {
   console.error(`npm start: ${error.stack ?? error.message}`);
   void shutdown(1);

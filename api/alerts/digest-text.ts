@@ -42,9 +42,15 @@ export function signed(amount: string): string {
   return sign > 0 ? `+${amount}` : sign < 0 ? `−${amount.slice(1)}` : amount;
 }
 
-/** A ratio of 4 places as a percentage, exactly (`0.5833` → `58.33 %`); `no trades` for none. */
-export function percent(ratio: string | null): string {
-  return ratio === null ? 'no trades' : percentOf(ratio);
+/** A ratio of 4 places as a percentage, exactly: `0.5833` → `58.33 %`. */
+export function percent(ratio: string): string {
+  return percentOf(ratio);
+}
+
+/** The trades closed and their win rate: `3 trades closed, win rate 66.67 %`; with none, `no trade closed` (no rate). */
+function closed(count: number, winRate: string | null): string {
+  if (!count || winRate === null) return 'no trade closed';
+  return `${count} trade${count === 1 ? '' : 's'} closed, win rate ${percent(winRate)}`;
 }
 
 const WEEKDAY = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
@@ -59,8 +65,8 @@ export function digestEvent(digest: Digest, stage: string, time: string, digestH
     const { day, week } = entry;
     lines.push(
       `${entry.currency} (${entry.accountCount} account${entry.accountCount === 1 ? '' : 's'})`,
-      `  Yesterday: ${signed(day.realizedPL)} realized, ${day.tradesClosed} trade${day.tradesClosed === 1 ? '' : 's'} closed, win rate ${percent(day.winRate)}`,
-      `  7 days (${digest.weekFrom} to ${digest.day}): ${signed(week.realizedPL)} realized, ${week.tradesClosed} trade${week.tradesClosed === 1 ? '' : 's'} closed, win rate ${percent(week.winRate)}`,
+      `  Yesterday: ${signed(day.realizedPL)} realized, ${closed(day.tradesClosed, day.winRate)}`,
+      `  7 days (${digest.weekFrom} to ${digest.day}): ${signed(week.realizedPL)} realized, ${closed(week.tradesClosed, week.winRate)}`,
     );
     if (entry.best && entry.worst)
       lines.push(

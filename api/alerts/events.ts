@@ -328,11 +328,12 @@ export function databaseEvent(down: boolean, stage: string, time: string, detail
 }
 
 /** A message that only says alerts reach the channel. */
+/** A test message: plain words, no markup (Telegram's HTML parse mode would show Markdown's backticks as they are). */
 export function testEvent(stage: string, time: string): AlertEvent {
   const title = titled(stage, 'test', 'Test message from the Trading Bot API');
   const text = [
     title,
-    `Alerts of stage ${stage} reach this channel. Nothing changed: this was sent by \`npm run alerts -- test\` at ${utcMinute(time)}.`,
+    `Alerts of stage ${stage} reach this channel. Nothing changed: this was sent by the command npm run alerts -- test at ${utcMinute(time)}.`,
   ].join('\n');
   return { type: 'test', id: `${stage}:test:${time}`, stage, time, title, text };
 }

@@ -11,6 +11,7 @@ import { HTTP, HttpProblem, serviceUnavailable, unauthorized } from '../errors';
 import { chosenRepresentation, JSON_REPRESENTATION, type Representation, represented } from './representation';
 import { DatabaseError } from '@trading-bot-api/core/store/errors';
 import { type ParameterParsers, type ParsedQuery, parseQuery } from './params';
+import { suggestAccounts } from '../operations/suggestions';
 import { itemsReadSoFar, logDatabaseFailure, logger, withReadTally } from '../telemetry';
 import type { Principal } from '../access';
 
@@ -96,11 +97,16 @@ const problemErrors = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Con
       logger.error('unexpected error', { request_id: requestId, error: problem });
       problem = new HttpProblem('INTERNAL_ERROR', 'The request failed unexpectedly.');
     }
-    const { code, status, title, detail, errors } = problem as HttpProblem;
+    const { code, status, title, detail, errors, accountId } = problem as HttpProblem;
+    // A 404 for an account names the nearest ids the caller may see (api/operations/suggestions.ts).
+    const suggestions = accountId === undefined ? undefined : await suggestAccounts(principalOf(request.event), accountId);
     request.response = {
       statusCode: status,
       headers: { 'Content-Type': contract.PROBLEM_CONTENT_TYPE, ...contract.retryAfterHeaders(status, config.retryAfterSeconds) },
-      body: JSON.stringify(contract.problemBody({ code, status, title, detail, instance: request.event.path ?? '', requestId, errors })),
+      body: JSON.stringify({
+        ...contract.problemBody({ code, status, title, detail, instance: request.event.path ?? '', requestId, errors }),
+        ...(suggestions ? { suggestions } : {}),
+      }),
     };
   },
 });

@@ -10,7 +10,7 @@ import { type Held, Validated } from './validated';
  */
 
 /** A weak tag over `parts`, per answer: `W/"<aspect>-<32 characters>"`, the first ones `head` when given. */
-export function tagOf(aspect: Aspect, parts: readonly unknown[], head = ''): string {
+export function tagOf(aspect: Aspect | 'comparison', parts: readonly unknown[], head = ''): string {
   const digest = createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
   return `W/"${aspect}-${head}${digest.slice(0, 32 - head.length)}"`;
 }

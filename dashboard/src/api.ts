@@ -70,14 +70,20 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The query parameters a 400 refused, by name. */
+    readonly parameters: readonly string[] = [],
   ) {
     super(message);
   }
 }
 
-/** The data of an answer, or an ApiError with the problem's detail. */
+/** The data of an answer, or an ApiError with the problem's detail and the parameters it refused. */
 export function unwrap<T>(result: { data?: T; error?: unknown; response: Response }): T {
   if (result.data !== undefined) return result.data;
-  const problem = result.error as { detail?: string; code?: string } | undefined;
-  throw new ApiError(result.response.status, problem?.detail ?? `HTTP ${result.response.status}`);
+  const problem = result.error as { detail?: string; code?: string; errors?: { parameter: string }[] } | undefined;
+  throw new ApiError(
+    result.response.status,
+    problem?.detail ?? `HTTP ${result.response.status}`,
+    problem?.errors?.map((error) => error.parameter),
+  );
 }

@@ -52,3 +52,27 @@ export function chartWindow(window: { from: string; to: string }, lastPoint?: st
   const end = Math.min(to, Math.max(nowMs / 1000, lastPoint ? seconds(lastPoint) : Number.NEGATIVE_INFINITY));
   return [from, end > from ? end : to];
 }
+
+/**
+ * The ranges of two y scales drawn beside each other (the day's P&L bars and their running total) that put zero at
+ * the same height: each covers its values and zero, with a margin, and zero sits at the larger of the two shares of
+ * the plot the negative values need (kept between a tenth and nine tenths when both signs are drawn). A positive running total can then never be drawn below the bars' zero line.
+ */
+export function sharedZeroRanges(a: readonly number[], b: readonly number[], margin = 0.08): [[number, number], [number, number]] {
+  const extent = (values: readonly number[]) => [Math.min(0, ...values), Math.max(0, ...values)] as const;
+  const [ea, eb] = [extent(a), extent(b)];
+  // The share of the height below zero: where zero sits, from the bottom.
+  const below = ([low, high]: readonly [number, number]) => (high - low > 0 ? -low / (high - low) : 0);
+  let zero = Math.max(below(ea), below(eb));
+  // Room above zero for the gains of one when the other is all losses, and below it for the losses of one when the
+  // other is all gains.
+  if (ea[1] > 0 || eb[1] > 0) zero = Math.min(zero, 0.9);
+  if (ea[0] < 0 || eb[0] < 0) zero = Math.max(zero, 0.1);
+  const range = ([low, high]: readonly [number, number]): [number, number] => {
+    let span = Math.max(zero > 0 ? -low / zero : 0, zero < 1 ? high / (1 - zero) : 0);
+    if (!(span > 0)) span = 1;
+    span *= 1 + margin;
+    return [-zero * span, (1 - zero) * span];
+  };
+  return [range(ea), range(eb)];
+}

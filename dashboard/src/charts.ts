@@ -15,7 +15,7 @@
  */
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { isolated, seconds, withGaps } from './chart-data';
+import { isolated, seconds, sharedZeroRanges, withGaps } from './chart-data';
 import { tickText } from './format';
 
 function size(container: HTMLElement): { width: number; height: number } {
@@ -163,7 +163,11 @@ export function equityChart(
   return { destroy: followWidth(plot, container) };
 }
 
-/** Realized P&L per day as bars, and its running total as a line on its own scale, across `range` (chartWindow's). */
+/**
+ * Realized P&L per day as bars (left axis), and its running total since the window's start as a line (right axis),
+ * across `range` (chartWindow's). The two axes share their zero line (sharedZeroRanges), written on the container as
+ * `data-zero-left` and `data-zero-right` (canvas pixels) for the browser tests.
+ */
 export function pnlChart(
   container: HTMLElement,
   points: { start: string; realizedPL: string }[],
@@ -182,18 +186,24 @@ export function pnlChart(
   ];
   const x = timeAxis(container, range);
   const bars = uPlot.paths.bars!({ size: [0.7, 40] });
+  const [plRange, totalRange] = sharedZeroRanges(values, cumulative);
+  const mark = (u: uPlot) => {
+    x.mark(u);
+    container.dataset.zeroLeft = u.valToPos(0, 'pl', true).toFixed(1);
+    container.dataset.zeroRight = u.valToPos(0, 'total', true).toFixed(1);
+  };
   const plot = new uPlot(
     {
       ...size(container),
       tzDate: utcDate,
       legend: { show: false },
       cursor: { drag: { x: false, y: false } },
-      scales: { x: x.scale, pl: {}, total: {} },
-      hooks: { draw: [x.mark] },
+      scales: { x: x.scale, pl: { range: () => plRange }, total: { range: () => totalRange } },
+      hooks: { draw: [mark] },
       axes: [
         x.axis,
-        moneyAxis(currency, 'Per day', { scale: 'pl' }, container),
-        moneyAxis(currency, 'Cumulative', { scale: 'total', side: 1, stroke: '#1f5fbf', grid: { show: false } }),
+        moneyAxis(currency, 'Per day, bars', { scale: 'pl' }, container),
+        moneyAxis(currency, 'Running total, line', { scale: 'total', side: 1, stroke: '#1f5fbf', grid: { show: false } }),
       ],
       series: [
         {},

@@ -215,11 +215,6 @@ export function daysAgo(days: number, now = Date.now()): string {
   return new Date(now - days * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-/** The start of today, UTC, as the API takes it. */
-export function startOfTodayUtc(now = new Date()): string {
-  return `${now.toISOString().slice(0, 10)}T00:00:00Z`;
-}
-
 /** A ratio as a percentage, exactly (the point moved two places, no float): `"0.5327"` is `53.27 %`. */
 export function percent(ratio: string | null | undefined): string {
   if (ratio === null || ratio === undefined) return '—';

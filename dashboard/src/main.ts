@@ -1,5 +1,5 @@
 /**
- * The dashboard: three views behind the URL's fragment (router.ts), each polling the API at its own pace through
+ * The dashboard: four views behind the URL's fragment (router.ts), each polling the API at its own pace through
  * the typed client. It says when the API does not answer, keeps polling, and clears the message once it answers;
  * when the API wants a key, it asks for one and keeps it for this browser session only.
  */
@@ -7,6 +7,7 @@ import { ApiError, type Connection, hasKey, onConnection, setKey } from './api';
 import { fill, h } from './dom';
 import { currentRoute } from './router';
 import { accountView } from './views/account';
+import { compareView } from './views/compare';
 import { fleetView } from './views/fleet';
 import { tradesView } from './views/trades';
 import type { View } from './views/view';
@@ -51,7 +52,9 @@ async function open() {
         ? tradesView(main, route.query, (hash) => {
             window.location.hash = hash;
           })
-        : fleetView(main);
+        : route.view === 'compare'
+          ? compareView(main, route.query)
+          : fleetView(main);
   view = opened;
   // First round in order (later schedules may need what earlier ones loaded), then each at its own pace.
   for (const schedule of opened.schedules) await runGuarded(schedule.run, schedule.quiet);

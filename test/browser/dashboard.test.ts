@@ -555,54 +555,63 @@ describe('an account fed by freqtrade through the bridge, among fiat accounts', 
    * Every amount under `scope`, with the group it lines up with: a table's column (prices and units per instrument);
    * each figure of a list (the account's figures, its performance, a fleet card) is a group of its own.
    */
-  const amountsIn = (scope: Locator) =>
-    scope.locator('.amount').evaluateAll((nodes) =>
-      nodes.map((node, index): Shown => {
-        const element = node as HTMLElement;
-        const figure = element.querySelector<HTMLElement>('.figure')!;
-        const code = element.querySelector<HTMLElement>('.ccy');
-        const table = element.closest('table');
-        const label = element.closest('td, th')?.getAttribute('data-label') ?? '';
-        const quoted = /price/i.test(label);
-        const instrument = element.closest('tr')?.querySelector('[data-label=Instrument]')?.textContent ?? '';
-        const list = element.closest('dl');
-        let codeHidden = false;
-        if (code) {
-          const box = code.getBoundingClientRect();
-          const inside = (outer: DOMRect) =>
-            box.left >= outer.left - 0.5 &&
-            box.right <= outer.right + 0.5 &&
-            box.top >= outer.top - 0.5 &&
-            box.bottom <= outer.bottom + 0.5;
-          const mark = figure.getBoundingClientRect();
-          const apart =
-            box.left >= mark.right - 0.5 || box.right <= mark.left + 0.5 || box.top >= mark.bottom - 0.5 || box.bottom <= mark.top + 0.5;
-          const clips: DOMRect[] = [];
-          for (let up = code.parentElement; up; up = up.parentElement)
-            if (getComputedStyle(up).overflowX !== 'visible') clips.push(up.getBoundingClientRect());
-          codeHidden =
-            box.width === 0 ||
-            code.scrollWidth > code.clientWidth ||
-            box.left < 0 ||
-            box.right > window.innerWidth ||
-            !clips.every(inside) ||
-            !apart;
-        }
-        return {
-          group: table
-            ? `${table.dataset.testid ?? table.className}: ${quoted ? `prices of ${instrument}` : label === 'Units' ? `units of ${instrument}` : label}`
-            : `${list?.dataset.testid ?? list?.closest('article')?.dataset.account ?? '?'} #${index}`,
-          quoted,
-          currency: element.dataset.currency ?? '',
-          text: figure.textContent ?? '',
-          code: code?.textContent?.trim() ?? '',
-          exact: element.dataset.amount ?? '',
-          title: element.title,
-          cut: figure.scrollWidth > figure.clientWidth,
-          codeHidden,
-        };
-      }),
+  const amountsIn = async (scope: Locator) => {
+    // On a phone a trade is a compact row until tapped: each is opened, as a reader would, to judge all it shows.
+    await scope.locator('table.trades tr[data-trade][data-expanded=false]').evaluateAll((rows) => {
+      if (window.innerWidth > 760) return;
+      for (const row of rows) (row as HTMLElement).click();
+    });
+    return scope.locator('.amount').evaluateAll((nodes) =>
+      // A tapped trade's details (its fees, each in its own currency) are judged by the trade history's tests.
+      nodes
+        .filter((node) => !node.closest('tr.details'))
+        .map((node, index): Shown => {
+          const element = node as HTMLElement;
+          const figure = element.querySelector<HTMLElement>('.figure')!;
+          const code = element.querySelector<HTMLElement>('.ccy');
+          const table = element.closest('table');
+          const label = element.closest('td, th')?.getAttribute('data-label') ?? '';
+          const quoted = /price/i.test(label);
+          const instrument = element.closest('tr')?.querySelector('[data-label=Instrument]')?.textContent ?? '';
+          const list = element.closest('dl');
+          let codeHidden = false;
+          if (code) {
+            const box = code.getBoundingClientRect();
+            const inside = (outer: DOMRect) =>
+              box.left >= outer.left - 0.5 &&
+              box.right <= outer.right + 0.5 &&
+              box.top >= outer.top - 0.5 &&
+              box.bottom <= outer.bottom + 0.5;
+            const mark = figure.getBoundingClientRect();
+            const apart =
+              box.left >= mark.right - 0.5 || box.right <= mark.left + 0.5 || box.top >= mark.bottom - 0.5 || box.bottom <= mark.top + 0.5;
+            const clips: DOMRect[] = [];
+            for (let up = code.parentElement; up; up = up.parentElement)
+              if (getComputedStyle(up).overflowX !== 'visible') clips.push(up.getBoundingClientRect());
+            codeHidden =
+              box.width === 0 ||
+              code.scrollWidth > code.clientWidth ||
+              box.left < 0 ||
+              box.right > window.innerWidth ||
+              !clips.every(inside) ||
+              !apart;
+          }
+          return {
+            group: table
+              ? `${table.dataset.testid ?? table.className}: ${quoted ? `prices of ${instrument}` : label === 'Units' ? `units of ${instrument}` : label}`
+              : `${list?.dataset.testid ?? list?.closest('article')?.dataset.account ?? '?'} #${index}`,
+            quoted,
+            currency: element.dataset.currency ?? '',
+            text: figure.textContent ?? '',
+            code: code?.textContent?.trim() ?? '',
+            exact: element.dataset.amount ?? '',
+            title: element.title,
+            cut: figure.scrollWidth > figure.clientWidth,
+            codeHidden,
+          };
+        }),
     );
+  };
 
   /** ISO 4217's minor units of the fleet's fiat currencies; USDT is not one (a crypto). */
   const FIAT: Record<string, number> = { USD: 2, EUR: 2, GBP: 2, CHF: 2 };
@@ -736,7 +745,89 @@ describe('an account fed by freqtrade through the bridge, among fiat accounts', 
         tables: [...document.querySelectorAll<HTMLElement>('.table-wrap')].filter((box) => box.scrollWidth > box.clientWidth).length,
       }));
       expect(fits).toEqual({ page: 0, tables: 0 });
+      // The P&L chart's two axes share their zero line: a running total above zero is never drawn below the bars' zero.
+      const zeros = await page
+        .locator('[data-testid=pnl-chart]')
+        .evaluate((box) => [Number((box as HTMLElement).dataset.zeroLeft), Number((box as HTMLElement).dataset.zeroRight)]);
+      expect(Math.abs(zeros[0] - zeros[1])).toBeLessThanOrEqual(1);
       await shot(page, `freqtrade-account-${name}`);
+
+      // Every bot side by side, as the answer the page drew says: sorted by the column clicked (again: reversed;
+      // unknown figures last either way), filtered by currency, no label or figure cut.
+      type Compared = { accountId: string; currency: string; returnRatio: string | null; realizedPL: { last30Days: string } };
+      const answered = page.waitForResponse((response) => response.url().endsWith('/api/all/comparison') && response.status() < 400);
+      await page.goto(`${base}/#/compare`);
+      // A 304 is the answer the page holds, unchanged: the same as a fresh read.
+      const response = await answered;
+      const compared = (
+        (response.status() === 200 ? await response.json() : await (await fetch(`${base}/api/all/comparison`)).json()) as {
+          accounts: Compared[];
+        }
+      ).accounts;
+      await page.waitForSelector('[data-testid=comparison] tbody tr');
+      const column = (label: string) =>
+        page.locator('[data-testid=comparison] tbody tr').evaluateAll(
+          (rows, cell) =>
+            rows.map((row) => {
+              const shown = row.querySelector<HTMLElement>(`[data-label="${cell}"]`)!;
+              return [row.getAttribute('data-account'), shown.querySelector<HTMLElement>('.amount')?.dataset.amount ?? shown.textContent];
+            }),
+          label,
+        );
+      const byId = (a: Compared, b: Compared) => (a.accountId < b.accountId ? -1 : 1);
+      const sortBy = async (key: string, dir: 'asc' | 'desc') => {
+        await page.selectOption('#compare-sort', key);
+        await page.selectOption('#compare-dir', dir);
+      };
+      await sortBy('last30Days', 'desc');
+      expect(await column('Realized, 30 d')).toEqual(
+        [...compared]
+          .sort((a, b) => Number(b.realizedPL.last30Days) - Number(a.realizedPL.last30Days) || byId(a, b))
+          .map((row) => [row.accountId, row.realizedPL.last30Days]),
+      );
+      await sortBy('last30Days', 'asc');
+      expect((await column('Realized, 30 d')).map(([id]) => id)).toEqual(
+        [...compared]
+          .sort((a, b) => Number(a.realizedPL.last30Days) - Number(b.realizedPL.last30Days) || byId(a, b))
+          .map((row) => row.accountId),
+      );
+      await sortBy('returnRatio', 'desc');
+      const known = compared.filter((row) => row.returnRatio !== null);
+      expect((await column('Return, 30 d')).map(([id]) => id)).toEqual([
+        ...known.sort((a, b) => Number(b.returnRatio) - Number(a.returnRatio) || byId(a, b)).map((row) => row.accountId),
+        ...compared
+          .filter((row) => row.returnRatio === null)
+          .sort(byId)
+          .map((row) => row.accountId),
+      ]);
+      const cut = await page.evaluate(() =>
+        [
+          ...document.querySelectorAll<HTMLElement>(
+            '[data-testid=comparison] th, [data-testid=comparison] td, [data-testid=comparison] button',
+          ),
+        ]
+          // The headings are out of sight (for screen readers) where each bot is a block.
+          .filter((cell) => !cell.closest('thead') || cell.closest('thead')!.getBoundingClientRect().width > 1)
+          .filter((cell) => cell.scrollWidth > cell.clientWidth + 1 || cell.getBoundingClientRect().right > window.innerWidth)
+          .map((cell) => cell.dataset.label ?? cell.textContent),
+      );
+      expect(cut).toEqual([]);
+      await shot(page, `compare-${name}`);
+      await page.selectOption('#compare-currency', 'USDT');
+      expect(
+        await page.locator('[data-testid=comparison] tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-account'))),
+      ).toEqual(
+        compared
+          .filter((row) => row.currency === 'USDT')
+          .sort(
+            (a, b) => Number(b.returnRatio ?? Number.NEGATIVE_INFINITY) - Number(a.returnRatio ?? Number.NEGATIVE_INFINITY) || byId(a, b),
+          )
+          .map((row) => row.accountId),
+      );
+      expect(compared.find((row) => row.accountId === FREQTRADE)?.currency).toBe('USDT');
+      expect(page.url()).toMatch(/#\/compare\?sort=returnRatio&dir=desc&currency=USDT$/);
+      await page.goto(`${base}/#/account/${FREQTRADE}`);
+      await page.waitForSelector('[data-testid=equity-chart][data-dots] canvas');
 
       if (name === 'laptop') {
         // By the hour, over the API's last 168 hours (asked before and after: an hour may turn meanwhile): the same
@@ -949,7 +1040,7 @@ describe('an account fed by hummingbot through its bridge', () => {
       Balance: shown(balance.balance),
       NAV: shown(balance.nav),
       'Unrealized P&L': balance.unrealizedPL,
-      'Realized P&L': balance.realizedPL,
+      'Realized P&L, all time': balance.realizedPL,
       'Open trades': String(balance.openTradeCount),
     });
     const from = `${new Date(Date.now() - 89 * 86_400_000).toISOString().slice(0, 19)}Z`;
@@ -1035,6 +1126,18 @@ describe('the trade history', () => {
     const offset = expected.indexOf(ids[0]!);
     expect(ids.slice(0, expected.length - Math.max(offset, 0))).toEqual(expected.slice(Math.max(offset, 0)));
     await shot(page, 'trades');
+  });
+
+  it('shows a filter the API refused in its control, and offers no export of it', async () => {
+    consoleErrors.expecting = true;
+    await page.goto(`${base}/#/trades?status=opened`);
+    await page.waitForSelector('[data-testid=refused]');
+    consoleErrors.expecting = false;
+    await expect(page.locator('#f-status').inputValue()).resolves.toBe('opened');
+    await expect(page.locator('#f-status').getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(page.locator('#f-status option:checked').textContent()).resolves.toBe('opened (not a status)');
+    expect(await page.locator('button.download').isVisible()).toBe(false);
+    await expect(page.locator('main .problem').textContent()).resolves.toMatch(/status/);
   });
 
   it('downloads the whole listing of its filters as one CSV file, equal to the API’s pages (1.4)', async () => {
@@ -1131,7 +1234,14 @@ it('a first load is at most 200 KB compressed, and an unchanged poll costs only 
 });
 
 it('fits a phone, a laptop and a wide screen on every view: no sideways scroll, no table wider than its box', async () => {
-  const views = ['', '#/trades', '#/trades?account=primary-usd&status=closed', '#/account/primary-usd', '#/account/silent-bot'];
+  const views = [
+    '',
+    '#/compare',
+    '#/trades',
+    '#/trades?account=primary-usd&status=closed',
+    '#/account/primary-usd',
+    '#/account/silent-bot',
+  ];
   const widths = [
     ['phone', 390],
     ['laptop', 1280],
@@ -1154,23 +1264,50 @@ it('fits a phone, a laptop and a wide screen on every view: no sideways scroll, 
       }));
       expect({ name, view, ...fits }).toEqual({ name, view, page: 0, tables: [] });
     }
-    // A trade's status, instrument and P&L are on screen at once, whatever the width.
+    // A trade's instrument, side, status, P&L (unrealized while open, realized once closed) and time are on screen
+    // at once, whatever the width; on a phone that is all its row shows, and the listing's actions are on the first
+    // screen, above the trades.
     await tab.goto(`${base}/#/trades`);
     await tab.waitForSelector('table.trades tbody tr');
-    const firstRow = await tab
-      .locator('table.trades tbody tr')
-      .first()
-      .evaluate((row) =>
-        [...row.querySelectorAll<HTMLElement>('td.key')].map((cell) => {
-          const box = cell.getBoundingClientRect();
-          return {
-            label: cell.dataset.label,
-            onScreen: box.width > 0 && box.left >= 0 && box.right <= window.innerWidth && box.top < window.innerHeight,
-          };
-        }),
-      );
-    expect(firstRow).toEqual(['Instrument', 'Status', 'Realized P&L', 'Unrealized P&L'].map((label) => ({ label, onScreen: true })));
+    const rows = await tab.locator('table.trades tbody tr[data-trade]').evaluateAll((trs) =>
+      trs.slice(0, 10).map((row) => ({
+        status: row.getAttribute('data-status'),
+        height: row.getBoundingClientRect().height,
+        key: [...row.querySelectorAll<HTMLElement>('td')]
+          .filter((cell) => cell.getBoundingClientRect().width > 0)
+          .map((cell) => {
+            const box = cell.getBoundingClientRect();
+            return { label: cell.dataset.label, onScreen: box.left >= 0 && box.right <= window.innerWidth };
+          }),
+      })),
+    );
+    for (const row of rows) {
+      const pl = row.status === 'open' ? 'Unrealized P&L' : 'Realized P&L';
+      if (width < 761) {
+        expect(row.key).toEqual(expect.arrayContaining(['Instrument', 'Side', 'Status', pl].map((label) => ({ label, onScreen: true }))));
+        expect(row.key.length).toBeLessThanOrEqual(5);
+        expect(row.height).toBeLessThan(110);
+      } else
+        expect(row.key).toEqual(expect.arrayContaining(['Instrument', 'Side', 'Status', pl].map((label) => ({ label, onScreen: true }))));
+    }
+    const actions = await tab.evaluate(() =>
+      ['button.download', '[data-testid=trade-count]', 'details.filter-box summary'].map((selector) => {
+        const box = document.querySelector(selector)!.getBoundingClientRect();
+        return { selector, onFirstScreen: box.width > 0 && box.bottom <= window.innerHeight && box.right <= window.innerWidth };
+      }),
+    );
+    expect(actions.filter((action) => !action.onFirstScreen)).toEqual([]);
     await shot(tab, `trades-${name}`);
+    // A tap shows the rest of a trade: its figures, its fees as charged and why it closed.
+    await tab.locator('table.trades tbody tr[data-trade][data-status=closed]').first().click();
+    const details = tab.locator('table.trades tr.details').first();
+    await expect(details.locator('dt').allTextContents()).resolves.toEqual(['Fees', 'Close reason', 'Trade id']);
+    if (width < 761)
+      expect(
+        await tab
+          .locator('table.trades tr[data-expanded=true] td')
+          .evaluateAll((cells) => cells.every((cell) => cell.getBoundingClientRect().width > 0)),
+      ).toBe(true);
     await tab.goto(`${base}/`);
     await tab.waitForSelector('[data-testid=fleet] article');
     await tab.waitForFunction(() => /%/.test(document.querySelector('[data-testid=totals] tbody')?.textContent ?? ''));

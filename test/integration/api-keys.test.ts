@@ -107,6 +107,29 @@ describe('a key limited to some accounts', () => {
     expect((await call('account-balance', keys.mine, { account: 'k-delta' })).statusCode).toBe(200);
   });
 
+  it('is told the nearest ids it may see on a 404, never another owner’s (1.8)', async () => {
+    const suggested = async (key: string, account: string) => {
+      const response = await call('account-trades', key, { account });
+      expect([response.statusCode, response.body.code]).toEqual([404, 'ACCOUNT_NOT_FOUND']);
+      return response.body.suggestions;
+    };
+    expect(await suggested(keys.mine, 'k-bravp')).toEqual(['k-bravo']);
+    expect(await suggested(keys.mine, 'K-Delta')).toEqual(['k-delta']);
+    // k-alpha and k-charlie exist, one letter away, but this key may not see them.
+    expect(await suggested(keys.mine, 'k-alpah')).toEqual([]);
+    expect(await suggested(keys.mine, 'k-charlei')).toEqual([]);
+    expect(await suggested(keys.mine, 'k-alpha')).toEqual([]);
+    expect(await suggested(keys.alpha, 'k-alpah')).toEqual(['k-alpha']);
+    expect(await suggested(keys.all, 'k-charlei')).toEqual(['k-charlie']);
+  });
+
+  it('compares only its own bots', async () => {
+    const mine = await call('all-comparison', keys.mine);
+    expect(mine.body.accounts.map((row: { accountId: string }) => row.accountId)).toEqual(MINE);
+    const all = await call('all-comparison', keys.all);
+    expect(all.body.accounts.filter((row: { accountId: string }) => MINE.includes(row.accountId))).toEqual(mine.body.accounts);
+  });
+
   it('cannot use a cursor issued to another key, even for an account both see', async () => {
     const page = await call('all-trades', keys.all, { query: { limit: '5' } });
     const replay = await call('all-trades', keys.mine, { query: { limit: '5', cursor: page.body.nextCursor } });

@@ -6,6 +6,7 @@ import { generateDataset } from '../../scripts/demo/dataset';
 import { eventFile, eventFor, type Harness, invoke, ROUTES, startHarness } from '../kit/api-harness';
 import { expectContract } from '../kit/contract';
 import { expectedTrades } from '../kit/expected';
+import { sumDecimals } from '@trading-bot-api/core/decimal';
 
 const IDS = ['acc-alpha', 'acc-bravo', 'acc-charlie', 'acc-delta'];
 const dataset = generateDataset({ tradeCounts: [130, 60, 0, 25], accountId: (i) => IDS[i], seed: 7 });
@@ -112,6 +113,41 @@ describe('each operation with its event from events/', () => {
     expect([summary.stale, summary.running]).toEqual([states.filter((s) => s === 'running').length, 0]);
   });
 
+  it('all/comparison: each bot side by side, each figure what its own operations answer for the window (1.8)', async () => {
+    const response = await invoke('all-comparison', eventFile('all-comparison'));
+    expectContract(ROUTES['all-comparison'], response);
+    const { from, to, accounts } = response.body;
+    expect(Date.parse(to) - Date.parse(from)).toBe(30 * 86_400_000);
+    expect(accounts.map((row: { accountId: string }) => row.accountId)).toEqual([...IDS].sort());
+    for (const row of accounts) {
+      const account = row.accountId;
+      const get = async (name: 'account-performance' | 'account-balance' | 'account-status' | 'account-pnl', query = {}) =>
+        (await invoke(name, eventFor(name, { account, query }))).body;
+      const [performance, balance, status, pnl] = await Promise.all([
+        get('account-performance', { from, to }),
+        get('account-balance'),
+        get('account-status'),
+        get('account-pnl', { from, to }),
+      ]);
+      const figures = performance.currencies[0];
+      expect(row).toMatchObject({
+        currency: balance.currency,
+        state: status.state,
+        nav: balance.nav,
+        openTradeCount: balance.openTradeCount,
+        closedTrades: figures.closedTrades,
+        winRate: figures.winRate,
+        profitFactor: figures.profitFactor,
+        maxDrawdown: figures.maxDrawdown,
+      });
+      const days = pnl.points.map((point: { realizedPL: string }) => point.realizedPL);
+      const sum = (values: string[]) => (values.some((value) => value !== '0') ? sumDecimals(values) : '0');
+      expect(row.realizedPL).toEqual({ today: sum(days.slice(-1)), last7Days: sum(days.slice(-7)), last30Days: sum(days) });
+    }
+    const again = await invoke('all-comparison', eventFor('all-comparison', { headers: { 'If-None-Match': response.headers.ETag } }));
+    expect([again.statusCode, again.headers.ETag]).toEqual([304, response.headers.ETag]);
+  });
+
   it('an account without trades lists none, with no next page', async () => {
     const response = await invoke('account-trades', eventFor('account-trades', { account: 'acc-charlie', query: {} }));
     expectContract(ROUTES['account-trades'], response);
@@ -180,7 +216,15 @@ describe('errors', () => {
   });
 
   it('operations without parameters refuse any', async () => {
-    for (const name of ['health', 'accounts', 'all-balance', 'account-balance', 'account-status', 'all-status'] as const) {
+    for (const name of [
+      'health',
+      'accounts',
+      'all-balance',
+      'account-balance',
+      'account-status',
+      'all-status',
+      'all-comparison',
+    ] as const) {
       const body = await expectProblem(name, eventFor(name, { account: 'acc-alpha', query: { limit: '5' } }), 400, 'INVALID_PARAMETER');
       expect(body.errors[0].parameter).toBe('limit');
     }
@@ -192,5 +236,45 @@ describe('errors', () => {
         await expectProblem(name, eventFor(name, { account, query: {} }), 404, 'ACCOUNT_NOT_FOUND');
       }
     }
+  });
+});
+
+describe('the comparison after a bot moved', () => {
+  it('a changed poll shows the bot that traded and recorded a balance, as its own operations do; the others as before', async () => {
+    const first = await invoke('all-comparison', eventFile('all-comparison'));
+    const account = 'acc-charlie';
+    const now = Date.now();
+    await harness.writer.openTrade(account, {
+      id: 'cmp-1',
+      instrument: 'EUR_USD',
+      side: 'buy',
+      units: '1000',
+      openPrice: '1.08000',
+      openTime: new Date(now - 60_000).toISOString(),
+    });
+    await harness.writer.closeTrade(account, 'cmp-1', {
+      closePrice: '1.09250',
+      closeTime: new Date(now - 1000).toISOString(),
+      realizedPL: '12.50',
+    });
+    const balance = { balance: '5012.50', unrealizedPL: '0', nav: '5012.50', marginUsed: '0', marginAvailable: '5012.50' };
+    await harness.writer.recordBalance(account, { ...balance, time: new Date(now).toISOString() });
+    const changed = await invoke('all-comparison', eventFor('all-comparison', { headers: { 'If-None-Match': first.headers.ETag } }));
+    expectContract(ROUTES['all-comparison'], changed);
+    expect(changed.statusCode).toBe(200);
+    const rowOf = (body: { accounts: { accountId: string; closedTrades: number }[] }, id: string) =>
+      body.accounts.find((row) => row.accountId === id);
+    const { from, to } = changed.body;
+    const performance = (await invoke('account-performance', eventFor('account-performance', { account, query: { from, to } }))).body;
+    const [figures] = performance.currencies;
+    expect(rowOf(changed.body, account)).toMatchObject({
+      nav: '5012.50',
+      openTradeCount: 0,
+      closedTrades: figures.closedTrades,
+      winRate: figures.winRate,
+      realizedPL: { today: '12.50' },
+    });
+    expect(figures.closedTrades).toBe(rowOf(first.body, account)!.closedTrades + 1);
+    for (const id of IDS.filter((other) => other !== account)) expect(rowOf(changed.body, id)).toEqual(rowOf(first.body, id));
   });
 });

@@ -373,15 +373,33 @@ describe('splitting', () => {
 describe('the digest', () => {
   it('signs amounts with a true minus and shows ratios as exact percentages', () => {
     expect(['12.50', '-3.75', '0', '0.00'].map(signed)).toEqual(['+12.50', '−3.75', '0', '0.00']);
-    expect(['0.5833', '1.0000', '0.0500', '0.0000', '0.5', '0.0001', null].map(percent)).toEqual([
+    expect(['0.5833', '1.0000', '0.0500', '0.0000', '0.5', '0.0001'].map(percent)).toEqual([
       '58.33 %',
       '100 %',
       '5 %',
       '0 %',
       '50 %',
       '0.01 %',
-      'no trades',
     ]);
+  });
+
+  it('says a day without a closed trade in words, with no win rate', () => {
+    const quiet = { realizedPL: '0', tradesClosed: 0, wins: 0, losses: 0, winRate: null };
+    const { text } = digestEvent(
+      {
+        day: '2026-11-21',
+        weekFrom: '2026-11-15',
+        currencies: [{ currency: 'USD', accountCount: 1, day: quiet, week: quiet, best: null, worst: null }],
+        bots: 1,
+        attention: { error: [], stale: [], stopped: [] },
+      },
+      'prod',
+      '2026-11-22T07:00:00.000Z',
+      7,
+    );
+    expect(text).toContain('  Yesterday: 0 realized, no trade closed\n');
+    expect(text).toContain('  7 days (2026-11-15 to 2026-11-21): 0 realized, no trade closed\n');
+    expect(text).not.toMatch(/win rate/);
   });
 });
 

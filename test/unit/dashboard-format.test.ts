@@ -5,7 +5,7 @@
  * those a freqtrade bot's floats give (`0.30000000000000004`, `-3.8249999999999997`), beside the API's own exact strings.
  */
 import fc from 'fast-check';
-import { chartWindow, isolated, withGaps } from '../../dashboard/src/chart-data';
+import { chartWindow, isolated, sharedZeroRanges, withGaps } from '../../dashboard/src/chart-data';
 import {
   columnPlaces,
   currencyPlaces,
@@ -254,5 +254,28 @@ describe('a chart’s data', () => {
       Date.parse(window.from) / 1000,
       Date.parse(window.to) / 1000,
     ]);
+  });
+
+  it('puts both P&L axes’ zero at the same height, each covering its values', () => {
+    const height = ([low, high]: [number, number]) => -low / (high - low);
+    const value = fc.integer({ min: -1e8, max: 1e8 }).map((cents) => cents / 100);
+    fc.assert(
+      fc.property(fc.array(value, { maxLength: 40 }), fc.array(value, { maxLength: 40 }), (a, b) => {
+        const [ra, rb] = sharedZeroRanges(a, b);
+        expect(height(ra)).toBeCloseTo(height(rb), 9);
+        for (const [values, [low, high]] of [
+          [a, ra],
+          [b, rb],
+        ] as const) {
+          expect(low).toBeLessThanOrEqual(Math.min(0, ...values));
+          expect(high).toBeGreaterThanOrEqual(Math.max(0, ...values));
+          expect(high).toBeGreaterThan(low);
+        }
+      }),
+    );
+    // The issue's case: bars between −590 and +120, a running total only above zero.
+    const [bars, total] = sharedZeroRanges([-590, 120], [10, 900]);
+    expect(height(bars)).toBeCloseTo(height(total), 9);
+    expect(total[0]).toBeLessThan(0);
   });
 });

@@ -57,7 +57,13 @@ export function accountView(main: HTMLElement, account: string): View {
       equityBox,
       equityNote,
     ),
-    h('section', { 'aria-labelledby': 'pnl-title' }, h('h3', { id: 'pnl-title' }, 'Realized P&L per day, and cumulative'), pnlBox, pnlNote),
+    h(
+      'section',
+      { 'aria-labelledby': 'pnl-title' },
+      h('h3', { id: 'pnl-title' }, 'Realized P&L per day and running total, last 90 days'),
+      pnlBox,
+      pnlNote,
+    ),
     h(
       'section',
       { 'aria-labelledby': 'performance-title' },
@@ -135,11 +141,11 @@ export function accountView(main: HTMLElement, account: string): View {
       ['Balance', money(balance.balance, currency)],
       ['NAV', money(balance.nav, currency)],
       ['Unrealized P&L', money(balance.unrealizedPL, currency, { signed: true })],
-      ['Realized P&L', money(balance.realizedPL, currency, { signed: true })],
+      ['Realized P&L, all time', money(balance.realizedPL, currency, { signed: true })],
       ['Margin used', money(balance.marginUsed, currency)],
       ['Margin available', money(balance.marginAvailable, currency)],
       ['Open trades', String(balance.openTradeCount)],
-      ['As of', utc(balance.updatedAt)],
+      ['Figures as of', utc(balance.updatedAt)],
     ];
     fill(figures, ...rows.map(([label, value]) => h('div', {}, h('dt', {}, label), h('dd', {}, value))));
   }
@@ -182,7 +188,7 @@ export function accountView(main: HTMLElement, account: string): View {
     );
     fill(
       pnlNote,
-      `${pnlData.points.length} days, ${spanned(pnlRange, pnlData.to)}; ${closed} trades closed. Bars: each day's realized P&L; line: the running total.`,
+      `${pnlData.points.length} days, ${spanned(pnlRange, pnlData.to)}; ${closed} trades closed. Bars: each UTC day's realized P&L (left axis); line: the running total since the first day (right axis); both in ${currency}, their zero lines level.`,
     );
   }
 

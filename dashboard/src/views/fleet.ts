@@ -8,6 +8,11 @@
  * name or id, and PAGE_SIZE cards a page, so the page draws the same few cards at any fleet size. Today's P&L is
  * asked for the cards shown only (one small request each, every 30 s).
  *
+ * Figures of one moment stand together, and each group says when it was read: the cards' open trades, balance and
+ * NAV come from the same balances answer as the totals (a card and its totals row never disagree), their states and
+ * heartbeats from the status read with it; today's P&L and the 90 days' ratios say their own times. Every label
+ * says its period ("today (UTC)", "all time", "90 d").
+ *
  * Every amount says its currency and is written as that currency is (format.ts): a card's figures each at its own
  * places (a USDT balance of 8 places does not pad the day's `0 USDT`); the totals one row per currency, never added
  * together.
@@ -15,7 +20,7 @@
 import type { AccountStatus, Balance, components } from '../../../client';
 import { api, unwrap } from '../api';
 import { fill, h } from '../dom';
-import { age, daysAgo, money, percent, startOfTodayUtc, utc } from '../format';
+import { age, daysAgo, money, percent, utc } from '../format';
 import type { View } from './view';
 
 type Total = components['schemas']['Total'];
@@ -82,15 +87,27 @@ export function fleetView(main: HTMLElement): View {
     showPage();
   });
   const totals = h('div', { class: 'table-wrap' });
+  const moment = h('p', { class: 'note', 'data-testid': 'fleet-moment' });
+  const oldest = h('span', { 'data-testid': 'oldest-balance' });
   const problem = h('p', { class: 'problem', role: 'alert' });
   fill(
     main,
-    h('section', { 'aria-labelledby': 'fleet-title' }, h('h2', { id: 'fleet-title' }, 'Fleet'), summary, problem, controls, shown, cards),
+    h(
+      'section',
+      { 'aria-labelledby': 'fleet-title' },
+      h('h2', { id: 'fleet-title' }, 'Fleet'),
+      summary,
+      moment,
+      problem,
+      controls,
+      shown,
+      cards,
+    ),
     h(
       'section',
       { 'aria-labelledby': 'totals-title' },
       h('h2', { id: 'totals-title' }, 'Totals per currency'),
-      h('p', { class: 'note' }, 'Summed exactly within each currency; currencies are never converted or added together.'),
+      h('p', { class: 'note' }, 'Summed exactly within each currency; currencies are never converted or added together. ', oldest),
       totals,
     ),
   );
@@ -109,10 +126,22 @@ export function fleetView(main: HTMLElement): View {
    */
   let ratios: Map<string, { winRate: string | null; profitFactor: string | null }> | undefined;
   let lastTotals: Total[] = [];
+  /** When each group of figures was read (ISO), said above the cards. */
+  const readAt: { fleet?: string; today?: string; ratios?: string } = {};
+
+  function sayMoments() {
+    const at = (time: string | undefined) => (time ? utc(time) : '…');
+    fill(
+      moment,
+      `States, open trades, balances and totals read together at ${at(readAt.fleet)}; today’s P&L at ${at(readAt.today)}; win rate and profit factor (90 d) at ${at(readAt.ratios)}.`,
+    );
+  }
 
   async function loadPerformance() {
     const data = unwrap(await api().GET('/api/all/performance', { params: { query: { from: daysAgo(89) } } }));
     ratios = new Map(data.currencies.map((row) => [row.currency, { winRate: row.winRate, profitFactor: row.profitFactor }]));
+    readAt.ratios = new Date().toISOString();
+    sayMoments();
   }
 
   async function loadNames() {
@@ -121,9 +150,9 @@ export function fleetView(main: HTMLElement): View {
     currencies = new Map(accounts.map((account: Account) => [account.id, account.currency]));
   }
 
-  /** Today's realized P&L of the cards on the page (not of the whole fleet: one request per card). */
+  /** Today's realized P&L of the cards on the page (not of the whole fleet: one small request per card). */
   async function loadToday() {
-    const from = startOfTodayUtc();
+    const from = `${new Date().toISOString().slice(0, 10)}T00:00:00Z`;
     const entries = await Promise.all(
       visible().map(async (status) => {
         const { data } = await api().GET('/api/{account}/pnl', { params: { path: { account: status.accountId }, query: { from } } });
@@ -131,6 +160,8 @@ export function fleetView(main: HTMLElement): View {
       }),
     );
     for (const [id, value] of entries) if (value !== '') today.set(id, value);
+    readAt.today = new Date().toISOString();
+    sayMoments();
   }
 
   async function refresh() {
@@ -138,6 +169,9 @@ export function fleetView(main: HTMLElement): View {
     const fleet = unwrap(status);
     const all = unwrap(balance);
     statusAt = performance.now();
+    readAt.fleet = new Date().toISOString();
+    sayMoments();
+    fill(oldest, all.asOf ? `The oldest balance figure among them was reported ${utc(all.asOf)}.` : '');
     statuses = fleet.accounts;
     balances = new Map(all.accounts.map((entry) => [entry.accountId, entry]));
     if (statuses.some((entry) => !names.has(entry.accountId))) await loadNames();
@@ -228,12 +262,14 @@ export function fleetView(main: HTMLElement): View {
           status.heartbeatAgeSeconds === null ? 'never' : `${age(status.heartbeatAgeSeconds)} ago`,
         ),
         h('dt', {}, 'Open trades'),
-        h('dd', {}, String(status.openTradeCount)),
+        // The balances' count, as the totals sum it: one answer for both.
+        h('dd', {}, String(balance?.openTradeCount ?? status.openTradeCount)),
         h('dt', {}, 'Balance'),
         h('dd', {}, balance ? money(balance.balance, currency) : notYet()),
         h('dt', {}, 'NAV'),
         h('dd', {}, balance ? money(balance.nav, currency) : notYet()),
-        h('dt', {}, 'Realized today'),
+        // Its period on a line of its own: the labels' column stays as wide as "Realized today", leaving the figures their room.
+        h('dt', {}, 'Realized today ', h('span', { class: 'period' }, '(UTC)')),
         h(
           'dd',
           {},
@@ -255,7 +291,7 @@ export function fleetView(main: HTMLElement): View {
       balance: 'Balance',
       nav: 'NAV',
       unrealizedPL: 'Unrealized P&L',
-      realizedPL: 'Realized P&L',
+      realizedPL: 'Realized P&L, all time',
     };
     const signed = new Set(['unrealizedPL', 'realizedPL']);
     fill(

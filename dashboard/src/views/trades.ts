@@ -10,7 +10,7 @@
  * listing of the current filters and window as one CSV file, following the API's pages (1.4).
  */
 import type { Trade, TradePage } from '../../../client';
-import { api, unwrap } from '../api';
+import { ApiError, api, unwrap } from '../api';
 import { fill, h } from '../dom';
 import { amount, columnPlaces, money, placesByCurrency, pricePlaces, unknown, utc } from '../format';
 import { tradesHash } from '../router';
@@ -22,8 +22,14 @@ interface Column {
   label: string;
   /** Right-aligned figures. */
   num?: boolean;
-  /** Shown first in a phone's stacked row: what a glance needs. */
-  key?: boolean;
+  /**
+   * In a phone's compact row (instrument, side, status, P&L, time): what a glance needs; the rest shows when the row
+   * is tapped. A P&L column is key for the trades it applies to: realized for a closed or gone trade, unrealized for
+   * an open one.
+   */
+  key?: boolean | ((trade: Trade) => boolean);
+  /** Only in a row's details (a tapped row), never as a column of the table. */
+  detail?: boolean;
   /** A date and time, which may break between the two when the table is short of room (style.css). */
   time?: boolean;
   cell(trade: Trade, places: Places, currency: string | undefined): Node | string;
@@ -40,9 +46,16 @@ interface Places {
   unrealizedPL: (currency: string | undefined) => number;
 }
 
-/** A trade's currency: its own (API 1.5), else its account's. */
+/** A trade's currency: its own (API 1.5), else its account's (a trade stored before 1.5, not yet backfilled). */
 const currencyOf = (trade: Trade, accountCurrency: (accountId: string) => string | undefined): string | undefined =>
-  (trade as Trade & { currency?: string | null }).currency ?? accountCurrency(trade.accountId);
+  trade.currency ?? accountCurrency(trade.accountId);
+
+/** The fees as charged, each in its own currency (never converted); "none", or unknown when the source did not say. */
+function feesOf(trade: Trade): Node | string {
+  if (trade.fees === null) return unknown('The source did not say what fees were charged');
+  if (!trade.fees.length) return 'none';
+  return h('span', { class: 'fees' }, ...trade.fees.flatMap((fee, i) => [i ? ' + ' : '', money(fee.amount, fee.currency)]));
+}
 
 const price = (value: string | null, trade: Trade, places: Places) =>
   value === null ? '—' : amount(value, { places: places.price.get(trade.instrument) });
@@ -56,10 +69,10 @@ const profitOrLoss =
     trade.status === 'gone' ? unknown(goneWhy(trade)) : money(trade[field], currency, { signed: true, places: places[field](currency) });
 
 const COLUMNS: Column[] = [
-  { label: 'Opened (UTC)', time: true, cell: (trade) => utc(trade.openTime, { zone: false }) },
+  { label: 'Opened (UTC)', key: true, time: true, cell: (trade) => utc(trade.openTime, { zone: false }) },
   { label: 'Account', cell: (trade) => h('a', { href: `#/account/${encodeURIComponent(trade.accountId)}` }, trade.accountId) },
   { label: 'Instrument', key: true, cell: (trade) => trade.instrument },
-  { label: 'Side', cell: (trade) => trade.side },
+  { label: 'Side', key: true, cell: (trade) => trade.side },
   { label: 'Units', num: true, cell: (trade, places) => amount(trade.units, { places: places.units.get(trade.instrument) }) },
   {
     label: 'Status',
@@ -86,9 +99,14 @@ const COLUMNS: Column[] = [
         ? unknown(`Found gone ${utc(trade.closeTime)}; whether and when it closed is unknown`)
         : utc(trade.closeTime, { zone: false }),
   },
-  { label: 'Realized P&L', num: true, key: true, cell: profitOrLoss('realizedPL') },
-  { label: 'Unrealized P&L', num: true, key: true, cell: profitOrLoss('unrealizedPL') },
+  { label: 'Realized P&L', num: true, key: (trade) => trade.status !== 'open', cell: profitOrLoss('realizedPL') },
+  { label: 'Unrealized P&L', num: true, key: (trade) => trade.status === 'open', cell: profitOrLoss('unrealizedPL') },
+  { label: 'Fees', detail: true, cell: feesOf },
+  { label: 'Close reason', detail: true, cell: (trade) => trade.closeReason ?? '—' },
+  { label: 'Trade id', detail: true, cell: (trade) => trade.id },
 ];
+
+const isKey = (column: Column, trade: Trade) => (typeof column.key === 'function' ? column.key(trade) : Boolean(column.key));
 
 /** The most places `values(trade)` needs, per instrument. */
 function perInstrument(trades: Trade[], places: (trade: Trade) => number): Map<string, number> {
@@ -98,9 +116,11 @@ function perInstrument(trades: Trade[], places: (trade: Trade) => number): Map<s
 }
 
 /**
- * A table of trades; newest first, as the API lists them. Every column fits from 1280 px up; on a phone each trade
- * becomes a stacked row (style.css, `table.stack`) that leads with status, instrument and P&L, each cell labelled.
- * `accountCurrency` names an account's currency, for a trade that does not say its own.
+ * A table of trades; newest first, as the API lists them. Every column fits from 1280 px up, and a tap (or Enter) on
+ * a row shows its details in a row below it: its fees as charged, why it closed, its id. On a phone each trade is
+ * one compact row (style.css, `table.stack`): instrument, side, status, its P&L (unrealized while open, realized once
+ * closed) and when it opened; a tap shows every other figure, labelled. `accountCurrency` names an account's
+ * currency, for a trade that does not say its own.
  */
 export function tradesTable(
   trades: Trade[],
@@ -114,30 +134,52 @@ export function tradesTable(
     realizedPL: placesByCurrency(trades.map((trade) => [currencies.get(trade), trade.realizedPL])),
     unrealizedPL: placesByCurrency(trades.map((trade) => [currencies.get(trade), trade.unrealizedPL])),
   };
+  const shown = columns.filter((column) => !column.detail);
+  const cellClass = (column: Column, trade: Trade) =>
+    [column.num ? 'num' : '', isKey(column, trade) ? 'key' : '', column.time ? 'time' : ''].join(' ').trim() || null;
+  // A row's details, made when it is opened: the row count stays one per trade.
+  const details = (trade: Trade) =>
+    h(
+      'tr',
+      { class: 'details', 'data-details': `${trade.accountId}/${trade.id}` },
+      h(
+        'td',
+        { colspan: shown.length },
+        h(
+          'dl',
+          {},
+          ...columns
+            .filter((column) => column.detail)
+            .map((column) => h('div', {}, h('dt', {}, column.label), h('dd', {}, column.cell(trade, places, currencies.get(trade))))),
+        ),
+      ),
+    );
+  const row = (trade: Trade) => {
+    const tr = h(
+      'tr',
+      { 'data-trade': `${trade.accountId}/${trade.id}`, 'data-status': trade.status, tabindex: 0, 'data-expanded': 'false' },
+      ...shown.map((column) =>
+        h('td', { class: cellClass(column, trade), 'data-label': column.label }, column.cell(trade, places, currencies.get(trade))),
+      ),
+    );
+    const toggle = (event: Event) => {
+      if ((event.target as Element).closest('a, button')) return;
+      if (event instanceof KeyboardEvent && event.key !== 'Enter' && event.key !== ' ') return;
+      event.preventDefault();
+      const opened = tr.dataset.expanded !== 'true';
+      tr.dataset.expanded = String(opened);
+      if (opened) tr.after(details(trade));
+      else if (tr.nextElementSibling?.classList.contains('details')) tr.nextElementSibling.remove();
+    };
+    tr.addEventListener('click', toggle);
+    tr.addEventListener('keydown', toggle);
+    return tr;
+  };
   return h(
     'table',
     { class: 'trades stack' },
-    h('thead', {}, h('tr', {}, ...columns.map((column) => h('th', { scope: 'col', class: column.num ? 'num' : null }, column.label)))),
-    h(
-      'tbody',
-      {},
-      ...trades.map((trade) =>
-        h(
-          'tr',
-          { 'data-trade': `${trade.accountId}/${trade.id}`, 'data-status': trade.status },
-          ...columns.map((column) =>
-            h(
-              'td',
-              {
-                class: [column.num ? 'num' : '', column.key ? 'key' : '', column.time ? 'time' : ''].join(' ').trim() || null,
-                'data-label': column.label,
-              },
-              column.cell(trade, places, currencies.get(trade)),
-            ),
-          ),
-        ),
-      ),
-    ),
+    h('thead', {}, h('tr', {}, ...shown.map((column) => h('th', { scope: 'col', class: column.num ? 'num' : null }, column.label)))),
+    h('tbody', {}, ...trades.map(row)),
   );
 }
 
@@ -155,15 +197,18 @@ export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: 
   };
 
   const accountSelect = h('select', { id: 'f-account', name: 'account' }, h('option', { value: '' }, 'All accounts'));
+  const statuses = [
+    ['', 'Any status'],
+    ['open', 'Open'],
+    ['closed', 'Closed'],
+    ['gone', 'Gone from the bot'],
+  ];
+  // A status the URL names that is none of these stays shown as it is (the API refuses it, and says so), never as "Any".
+  if (!statuses.some(([value]) => value === filters.status)) statuses.push([filters.status, `${filters.status} (not a status)`]);
   const statusSelect = h(
     'select',
     { id: 'f-status', name: 'status' },
-    ...[
-      ['', 'Any status'],
-      ['open', 'Open'],
-      ['closed', 'Closed'],
-      ['gone', 'Gone from the bot'],
-    ].map(([value, label]) => h('option', { value, selected: value === filters.status }, label)),
+    ...statuses.map(([value, label]) => h('option', { value, selected: value === filters.status }, label)),
   );
   const instrumentInput = h('input', {
     id: 'f-instrument',
@@ -185,9 +230,19 @@ export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: 
     h('p', {}, h('label', { for: 'f-to' }, 'Opened before (UTC)'), toInput),
     h('p', { class: 'actions' }, h('button', { type: 'submit' }, 'Apply'), h('button', { type: 'reset' }, 'Clear')),
   );
-  const counter = h('p', { class: 'summary', 'data-testid': 'trade-count', 'aria-live': 'polite' });
+  const active = Object.values(filters).filter(Boolean).length + (account ? 1 : 0);
+  // On a phone the filters fold away (one line saying how many are set), so the first screen reaches the trades and
+  // their actions; from 761 px they are always open.
+  const filterBox = h(
+    'details',
+    { class: 'filter-box', open: window.matchMedia('(min-width: 761px)').matches || undefined },
+    h('summary', {}, active ? `Filters (${active} set)` : 'Filters'),
+    form,
+  );
+  const counter = h('span', { class: 'summary', 'data-testid': 'trade-count', 'aria-live': 'polite' });
   const tableBox = h('div', { class: 'table-wrap' });
   const more = h('button', { type: 'button', class: 'more', hidden: true }, 'Load more');
+  const moreBelow = h('button', { type: 'button', class: 'more-below', hidden: true }, 'Load more');
   const download = h('button', { type: 'button', class: 'download' }, 'Download CSV');
   const downloading = h('span', { class: 'note', 'data-testid': 'download-status', 'aria-live': 'polite' });
   const problem = h('p', { class: 'problem', role: 'alert' });
@@ -197,11 +252,12 @@ export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: 
       'section',
       { 'aria-labelledby': 'trades-title' },
       h('h2', { id: 'trades-title' }, 'Trades'),
-      form,
+      filterBox,
       problem,
-      counter,
+      // The actions above the list, where a phone's first screen shows them; "Load more" again below it.
+      h('p', { class: 'toolbar', 'data-testid': 'trade-actions' }, counter, ' ', download, ' ', more, ' ', downloading),
       tableBox,
-      h('p', {}, more, ' ', download, ' ', downloading),
+      h('p', {}, moreBelow),
     ),
   );
 
@@ -252,11 +308,42 @@ export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: 
     );
     fill(counter, `Showing ${trades.length} trade${trades.length === 1 ? '' : 's'}${cursor ? ' (more available)' : ''}.`);
     more.hidden = !cursor;
+    moreBelow.hidden = !cursor;
+  }
+
+  const controls: Record<string, HTMLInputElement | HTMLSelectElement> = {
+    account: accountSelect,
+    status: statusSelect,
+    instrument: instrumentInput,
+    from: fromInput,
+    to: toInput,
+  };
+
+  /** A listing the API refused: the controls it named say so, and there is nothing to list or export. */
+  function refused(error: ApiError) {
+    for (const name of error.parameters) controls[name]?.setAttribute('aria-invalid', 'true');
+    filterBox.open = true;
+    trades = [];
+    cursor = null;
+    download.hidden = true;
+    fill(
+      tableBox,
+      h('p', { class: 'note', 'data-testid': 'refused' }, 'Nothing listed: the API refused these filters. Change them and apply.'),
+    );
+    fill(counter);
+    more.hidden = true;
+    moreBelow.hidden = true;
   }
 
   async function first() {
     if (pages > 1) return;
-    const result = await page(null);
+    let result: TradePage;
+    try {
+      result = await page(null);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 400) refused(error);
+      throw error;
+    }
     trades = result.trades;
     cursor = result.nextCursor;
     pages = 1;
@@ -264,9 +351,10 @@ export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: 
     render();
   }
 
-  more.addEventListener('click', async () => {
+  const loadMore = async () => {
     if (!cursor) return;
     more.disabled = true;
+    moreBelow.disabled = true;
     try {
       const result = await page(cursor);
       trades = [...trades, ...result.trades];
@@ -274,13 +362,16 @@ export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: 
       pages += 1;
       render();
       // Keyboard users continue where the new rows begin.
-      tableBox.querySelectorAll('tbody tr')[trades.length - result.trades.length]?.querySelector<HTMLElement>('a, td')?.focus?.();
+      tableBox.querySelectorAll<HTMLElement>('tbody tr[data-trade]')[trades.length - result.trades.length]?.focus?.();
     } catch (error) {
       fill(problem, (error as Error).message);
     } finally {
       more.disabled = false;
+      moreBelow.disabled = false;
     }
-  });
+  };
+  more.addEventListener('click', loadMore);
+  moreBelow.addEventListener('click', loadMore);
 
   // The listing as the API writes it (exact strings, every page, one header row), saved by the browser; nothing of it
   // is kept by the page once the file is handed over.

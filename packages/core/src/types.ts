@@ -69,6 +69,9 @@ export type Drawdown = Schemas['Drawdown'];
 export type InstrumentPerformance = Schemas['InstrumentPerformance'];
 export type AccountPerformance = Schemas['AccountPerformance'];
 export type AllPerformance = Schemas['AllPerformance'];
+/** Every visible bot side by side over the last 30 days (API 1.8). */
+export type Comparison = Schemas['Comparison'];
+export type ComparisonRow = Schemas['ComparisonRow'];
 
 export type TradeStatus = Trade['status'];
 export type BotState = AccountStatus['state'];

@@ -295,6 +295,39 @@ export async function readStartBalances(
   return found;
 }
 
+/**
+ * As readStartBalances, for a short window of `days` days (a month: the comparison's) read in fewer requests: after
+ * the batch for the day before, one Query per account that lacks it, from `lastDay` back, of at most `days` + 1 daily
+ * points: the window holds at most `days`, so the last point before it is among them if there is one; if not, the
+ * oldest read is the first in the window. One request where readStartBalances makes two for a bot that started in the
+ * window, for at most `days` + 1 items.
+ */
+export async function readShortWindowStarts(
+  store: Store,
+  accountIds: readonly string[],
+  firstDay: string,
+  lastDay: string,
+  days: number,
+  concurrency: number,
+): Promise<Map<string, EquityEntry>> {
+  const dayBefore = new Date(Date.parse(firstDay) - 86_400_000).toISOString();
+  const keys = accountIds.map((id) => entryItemKey(id, 'equity', 'day', dayBefore));
+  const found = new Map<string, EquityEntry>();
+  if (!accountIds.length) return found;
+  for (const item of (await batchGetItems(store, { [store.tables.ledger]: keys }))[store.tables.ledger])
+    found.set(item.accountId as string, toEquityEntry(item));
+  const prefix = entryPrefix('equity', 'day');
+  const lacking = accountIds.filter((id) => !found.has(id));
+  const read = await pMap(lacking, (id) => readKeyRange(store, id, prefix, `${prefix}${lastDay}`, days + 1, days + 1, false), {
+    concurrency,
+  });
+  for (const items of read) {
+    const start = items.find((item) => String(item.start) < firstDay) ?? items[items.length - 1];
+    if (start) found.set(start.accountId as string, toEquityEntry(start));
+  }
+  return found;
+}
+
 /** The performance figures an item of the ledger holds (an account's, of one period). */
 export function toPeriodEntry(item: Item): PeriodEntry {
   return {
@@ -382,6 +415,32 @@ export async function readPeriods(store: Store, where: PeriodPartition, periods:
   const items = await readPeriodItems(store, where, periods);
   const figures = new Map(items.map((item) => [periodId(item as unknown as PeriodKey), item.instruments as PeriodFigures]));
   return periods.map((period) => ({ ...period, figures: figures.get(periodId(period)) ?? {} }));
+}
+
+/**
+ * `periods` (as readPeriods) of each of `accountIds`, read consistently by key in BatchGetItems of a hundred keys,
+ * `concurrency` at a time: a fleet's window in (accounts × periods) / 100 requests rather than a few Queries per
+ * account. A key with no item (no close in that period) reads nothing and has no figures.
+ */
+export async function readPeriodsOfAccounts(
+  store: Store,
+  accountIds: readonly string[],
+  periods: readonly PeriodKey[],
+  concurrency: number,
+): Promise<Map<string, ReadPeriod[]>> {
+  const keys = accountIds.flatMap((id) => periods.map((period) => periodKey(id, period)));
+  const chunks = Array.from({ length: Math.ceil(keys.length / 100) }, (_, i) => keys.slice(i * 100, (i + 1) * 100));
+  const found = (
+    await pMap(chunks, async (chunk) => (await batchGetItems(store, { [store.tables.ledger]: chunk }, true))[store.tables.ledger], {
+      concurrency,
+    })
+  ).flat();
+  const figures = new Map(
+    found.map((item) => [`${item.accountId}#${periodId(item as unknown as PeriodKey)}`, storedPeriod(item.instruments)]),
+  );
+  return new Map(
+    accountIds.map((id) => [id, periods.map((period) => ({ ...period, figures: figures.get(`${id}#${periodId(period)}`) ?? {} }))]),
+  );
 }
 
 /** Every period item of an account, any unit (the backfill's comparison with what its trades make). */

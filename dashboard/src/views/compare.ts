@@ -1,0 +1,246 @@
+/**
+ * Every bot side by side (`GET /api/all/comparison`, one request for the fleet, every 30 s with If-None-Match): its
+ * state, NAV, return, realized P&L today and over 7 and 30 days, win rate, profit factor, drawdown and open trades,
+ * over the same 30 UTC days, all read at one moment (said above the table). Sortable by any column (a click on its
+ * heading, again to reverse, or with the "Sort by" controls a phone shows; unknown figures always last), filterable
+ * by currency; the sort and the filter live in
+ * the URL (`#/compare?sort=returnRatio&dir=desc&currency=USDT`). Amounts are each in their bot's own currency, never
+ * converted: across currencies, the ratios compare. On a phone each bot is a block of labelled figures.
+ */
+import type { components } from '../../../client';
+import { api, unwrap } from '../api';
+import { fill, h } from '../dom';
+import { money, percent, utc } from '../format';
+import type { View } from './view';
+
+type Row = components['schemas']['ComparisonRow'];
+
+interface Column {
+  key: string;
+  label: string;
+  num?: boolean;
+  /** What the column sorts by: a text, or a number (null: unknown, always last). */
+  value(row: Row): string | number | null;
+  cell(row: Row): Node | string;
+}
+
+const signed = { signed: true };
+
+const COLUMNS: Column[] = [
+  {
+    key: 'name',
+    label: 'Bot',
+    value: (row) => row.name.toLowerCase(),
+    cell: (row) =>
+      h(
+        'span',
+        {},
+        h('a', { href: `#/account/${encodeURIComponent(row.accountId)}` }, row.name),
+        h('span', { class: 'muted' }, ` ${row.accountId}`),
+      ),
+  },
+  { key: 'currency', label: 'Currency', value: (row) => row.currency, cell: (row) => row.currency },
+  { key: 'state', label: 'State', value: (row) => row.state, cell: (row) => h('span', { class: `badge ${row.state}` }, row.state) },
+  { key: 'nav', label: 'NAV', num: true, value: (row) => row.nav, cell: (row) => money(row.nav, row.currency) },
+  {
+    key: 'returnRatio',
+    label: 'Return, 30 d',
+    num: true,
+    value: (row) => row.returnRatio,
+    cell: (row) =>
+      row.returnRatio === null
+        ? h('span', { class: 'muted', title: 'No balance at the window’s start' }, '—')
+        : h('span', { class: 'ratio' }, percent(row.returnRatio)),
+  },
+  {
+    key: 'today',
+    label: 'Realized today',
+    num: true,
+    value: (row) => row.realizedPL.today,
+    cell: (row) => money(row.realizedPL.today, row.currency, signed),
+  },
+  {
+    key: 'last7Days',
+    label: 'Realized, 7 d',
+    num: true,
+    value: (row) => row.realizedPL.last7Days,
+    cell: (row) => money(row.realizedPL.last7Days, row.currency, signed),
+  },
+  {
+    key: 'last30Days',
+    label: 'Realized, 30 d',
+    num: true,
+    value: (row) => row.realizedPL.last30Days,
+    cell: (row) => money(row.realizedPL.last30Days, row.currency, signed),
+  },
+  { key: 'winRate', label: 'Win rate, 30 d', num: true, value: (row) => row.winRate, cell: (row) => percent(row.winRate) },
+  {
+    key: 'profitFactor',
+    label: 'Profit factor, 30 d',
+    num: true,
+    value: (row) => row.profitFactor,
+    cell: (row) => row.profitFactor ?? '—',
+  },
+  {
+    key: 'maxDrawdown',
+    label: 'Max drawdown, 30 d',
+    num: true,
+    // Bots of different sizes and currencies compare by the share of equity lost; without it, the amount.
+    value: (row) => row.maxDrawdown.ratio ?? null,
+    cell: (row) =>
+      h(
+        'span',
+        {},
+        money(row.maxDrawdown.amount, row.currency),
+        row.maxDrawdown.ratio === null ? '' : h('span', { class: 'muted' }, ` (${percent(row.maxDrawdown.ratio)})`),
+      ),
+  },
+  { key: 'openTradeCount', label: 'Open trades', num: true, value: (row) => row.openTradeCount, cell: (row) => String(row.openTradeCount) },
+];
+
+/** Orders two sort values: numbers (decimal strings among them) by value, texts as text; an unknown is last either way. */
+function order(a: string | number | null, b: string | number | null, descending: boolean): number {
+  if (a === null || b === null) return a === b ? 0 : a === null ? 1 : -1;
+  const [x, y] = typeof a === 'string' && Number.isNaN(Number(a)) ? [a, b] : [Number(a), Number(b)];
+  const sign = x < y ? -1 : x > y ? 1 : 0;
+  return descending ? -sign : sign;
+}
+
+export function compareView(main: HTMLElement, query: URLSearchParams): View {
+  let sort = COLUMNS.some((column) => column.key === query.get('sort')) ? query.get('sort')! : 'returnRatio';
+  let descending = (query.get('dir') ?? (sort === 'name' ? 'asc' : 'desc')) === 'desc';
+  let currency = query.get('currency') ?? '';
+  let rows: Row[] = [];
+
+  const moment = h('p', { class: 'note', 'data-testid': 'compare-moment' }, 'Loading…');
+  const currencySelect = h('select', { id: 'compare-currency', name: 'currency' });
+  // The sort as controls too: a phone shows no column headings to click.
+  const sortSelect = h(
+    'select',
+    { id: 'compare-sort', name: 'sort' },
+    ...COLUMNS.map((each) => h('option', { value: each.key }, each.label)),
+  );
+  const dirSelect = h(
+    'select',
+    { id: 'compare-dir', name: 'dir' },
+    h('option', { value: 'desc' }, 'Highest first'),
+    h('option', { value: 'asc' }, 'Lowest first'),
+  );
+  const tableBox = h('div', { class: 'table-wrap' });
+  const problem = h('p', { class: 'problem', role: 'alert' });
+  fill(
+    main,
+    h(
+      'section',
+      { 'aria-labelledby': 'compare-title' },
+      h('h2', { id: 'compare-title' }, 'Compare bots'),
+      moment,
+      h(
+        'div',
+        { class: 'filters fleet-filters' },
+        h('p', {}, h('label', { for: 'compare-currency' }, 'Currency'), currencySelect),
+        h('p', {}, h('label', { for: 'compare-sort' }, 'Sort by'), sortSelect),
+        h('p', {}, h('label', { for: 'compare-dir' }, 'Order'), dirSelect),
+      ),
+      problem,
+      tableBox,
+      h(
+        'p',
+        { class: 'note' },
+        'Amounts are in each bot’s own currency, never converted: across currencies, compare the return, win rate, profit factor and drawdown (a share of equity). Return: NAV now less NAV 30 days ago, deposits and withdrawals left out, on NAV 30 days ago; — when there was no balance then.',
+      ),
+    ),
+  );
+
+  sortSelect.addEventListener('change', () => {
+    sort = sortSelect.value;
+    render();
+  });
+  dirSelect.addEventListener('change', () => {
+    descending = dirSelect.value === 'desc';
+    render();
+  });
+  currencySelect.addEventListener('change', () => {
+    currency = currencySelect.value;
+    render();
+  });
+
+  /** The sort and the filter in the URL, without reopening the view. */
+  function remember() {
+    const next = new URLSearchParams({ sort, dir: descending ? 'desc' : 'asc' });
+    if (currency) next.set('currency', currency);
+    history.replaceState(null, '', `#/compare?${next}`);
+  }
+
+  function render() {
+    remember();
+    sortSelect.value = sort;
+    dirSelect.value = descending ? 'desc' : 'asc';
+    const codes = [...new Set(rows.map((row) => row.currency))].sort();
+    fill(
+      currencySelect,
+      h('option', { value: '' }, 'All currencies'),
+      ...[...new Set([...codes, ...(currency ? [currency] : [])])].map((code) =>
+        h('option', { value: code, selected: code === currency }, code),
+      ),
+    );
+    const column = COLUMNS.find((each) => each.key === sort)!;
+    const shown = rows
+      .filter((row) => !currency || row.currency === currency)
+      .sort((a, b) => order(column.value(a), column.value(b), descending) || (a.accountId < b.accountId ? -1 : 1));
+    const heading = (each: Column) => {
+      const button = h('button', { type: 'button', class: 'link sort', 'data-sort': each.key }, each.label);
+      button.addEventListener('click', () => {
+        descending = each.key === sort ? !descending : each.key !== 'name' && each.key !== 'currency' && each.key !== 'state';
+        sort = each.key;
+        render();
+      });
+      return h(
+        'th',
+        { scope: 'col', class: each.num ? 'num' : null, 'aria-sort': each.key === sort ? (descending ? 'descending' : 'ascending') : null },
+        button,
+      );
+    };
+    fill(
+      tableBox,
+      shown.length
+        ? h(
+            'table',
+            { class: 'stack compare', 'data-testid': 'comparison' },
+            h('thead', {}, h('tr', {}, ...COLUMNS.map(heading))),
+            h(
+              'tbody',
+              {},
+              ...shown.map((row) =>
+                h(
+                  'tr',
+                  { 'data-account': row.accountId },
+                  ...COLUMNS.map((each, i) =>
+                    h(
+                      i ? 'td' : 'th',
+                      {
+                        scope: i ? null : 'row',
+                        class: [each.num ? 'num' : '', i ? '' : 'key'].join(' ').trim() || null,
+                        'data-label': each.label,
+                      },
+                      each.cell(row),
+                    ),
+                  ),
+                ),
+              ),
+            ),
+          )
+        : h('p', { class: 'note' }, rows.length ? 'No bot in this currency.' : 'No bots yet.'),
+    );
+  }
+
+  async function load() {
+    const data = unwrap(await api().GET('/api/all/comparison'));
+    rows = data.accounts;
+    fill(moment, `Every figure as of ${utc(data.asOf)}; the window is the last 30 UTC days, ${utc(data.from)} to now.`);
+    fill(problem);
+    render();
+  }
+
+  return { schedules: [{ every: 30_000, run: load }], onError: (message) => fill(problem, message) };
+}
