@@ -436,7 +436,7 @@ export async function readPeriodsOfAccounts(
     })
   ).flat();
   const figures = new Map(
-    found.map((item) => [`${item.accountId}#${periodId(item as unknown as PeriodKey)}`, storedPeriod(item.instruments)]),
+    found.map((item) => [`${item.accountId}#${periodId(item as unknown as PeriodKey)}`, item.instruments as PeriodFigures]),
   );
   return new Map(
     accountIds.map((id) => [id, periods.map((period) => ({ ...period, figures: figures.get(`${id}#${periodId(period)}`) ?? {} }))]),
