@@ -19,6 +19,9 @@ import { FakeBinance, roundTripFills } from '../kit/fake-binance';
 import { FaultProxy } from '../kit/fault-proxy';
 import { runScript, startScript } from '../kit/scripts';
 import { until } from '../kit/until';
+import { freqtradeClient } from '@trading-bot-api/feeds/bridges/freqtrade/api';
+import { FreqtradeBridge } from '@trading-bot-api/feeds/bridges/freqtrade/bridge';
+import { FakeFreqtrade } from '../kit/fake-freqtrade';
 
 jest.setTimeout(120_000);
 
@@ -57,11 +60,11 @@ async function allTrades(account: string): Promise<Record<string, any>[]> {
 }
 
 /** A feed in this process, over the fake, its lines gathered. */
-function feedOf(apiKey: string, secret: string, account: string, symbols: string[] = []) {
+function feedOf(apiKey: string, secret: string, account: string, symbols: string[] = [], reconcileWith?: string) {
   const lines: string[] = [];
   const config: FeedAccount = {
     profile: binance,
-    config: { account, name: `Binance ${account}`, quote: 'USDT', symbols, since: SINCE, environment: 'paper' },
+    config: { account, name: `Binance ${account}`, quote: 'USDT', symbols, since: SINCE, environment: 'paper', reconcileWith },
     apiKey,
     secret,
     url: fake.url,
@@ -285,6 +288,127 @@ describe('an account with a position, coins from elsewhere, deposits and withdra
     const arrived = await result.feed.poll();
     expect(arrived.transfers).toBe(1);
     expect([...again.refused, ...arrived.refused]).toEqual([]);
+  });
+});
+
+describe('a freqtrade bot reconciled against the exchange account it trades', () => {
+  const [KEY, SECRET] = ['recon-key-0123456789', 'recon-secret-0123456789'];
+  const [botAccount, exchangeAccount] = ['ft-recon', 'bn-recon'];
+  const bot = new FakeFreqtrade();
+  const now = Date.now();
+  const ids: Record<string, string> = {};
+  let orders: Record<string, string[]>;
+  let result: { feed: ExchangeFeed; lines: string[] };
+  let summary: Awaited<ReturnType<ExchangeFeed['poll']>>;
+
+  beforeAll(async () => {
+    await bot.start();
+    // A round trip the exchange filled, and an open trade whose order the exchange never saw.
+    const won = bot.open({ pair: 'BTC/USDT', amount: 0.01, rate: 60000, at: now - 2 * DAY, fee: { cost: 0.6, currency: 'USDT' } });
+    bot.close(won, { rate: 61000, at: now - DAY, profit: 8.79, fee: { cost: 0.61, currency: 'USDT' } });
+    bot.open({ pair: 'BTC/USDT', amount: 0.02, rate: 60500, at: now - 3600_000, fee: { cost: 1.21, currency: 'USDT' } });
+    bot.totalBot = 1004;
+    await new FreqtradeBridge({ client: freqtradeClient(bot), writer, account: botAccount }).poll();
+    const trades = await allTrades(botAccount);
+    const [closed, open] = ['closed', 'open'].map((status) => trades.find((trade) => trade.status === status)!);
+    ids.closed = closed.id;
+    ids.open = open.id;
+    orders = { closed: closed.orderIds, open: open.orderIds };
+
+    fake.addAccount(KEY, SECRET);
+    fake.setBalance(KEY, 'USDT', '1000');
+    fake.prices.set('BTCUSDT', '61000');
+    fake.addFills(KEY, 'BTCUSDT', [
+      {
+        orderId: Number(orders.closed[0]),
+        side: 'buy',
+        price: '60000',
+        qty: '0.01',
+        commission: '0.6',
+        commissionAsset: 'USDT',
+        time: now - 2 * DAY,
+      },
+      {
+        orderId: Number(orders.closed[1]),
+        side: 'sell',
+        price: '61000',
+        qty: '0.004',
+        commission: '0.244',
+        commissionAsset: 'USDT',
+        time: now - DAY,
+      },
+      {
+        orderId: Number(orders.closed[1]),
+        side: 'sell',
+        price: '61000',
+        qty: '0.006',
+        commission: '0.366',
+        commissionAsset: 'USDT',
+        time: now - DAY,
+      },
+      // Bought by hand on the exchange's own site.
+      { orderId: 4_000_001, side: 'buy', price: '60200', qty: '0.005', commission: '0.301', commissionAsset: 'USDT', time: now - 1800_000 },
+    ]);
+    result = feedOf(KEY, SECRET, exchangeAccount, [], botAccount);
+    summary = await result.feed.poll();
+  });
+  afterAll(() => bot.stop());
+
+  it('lists exactly the manual fill and the order the exchange never saw, and matches the rest', async () => {
+    expect(orders.closed).toHaveLength(2);
+    const { statusCode, body, headers } = await api('account-reconciliation', botAccount);
+    expect(statusCode).toBe(200);
+    expect(headers.ETag).toMatch(/^"/);
+    expect(body).toEqual({
+      accountId: botAccount,
+      exchangeAccountId: exchangeAccount,
+      checkedAt: expect.any(String),
+      matched: 1,
+      unchecked: 0,
+      differenceCount: 2,
+      differences: [
+        {
+          kind: 'missing_on_exchange',
+          tradeId: ids.open,
+          orderId: orders.open[0],
+          bot: null,
+          exchange: null,
+          detail: `trade ${ids.open} names order ${orders.open[0]}, which the exchange has no fill of`,
+          since: body.checkedAt,
+        },
+        {
+          kind: 'missing_in_bot',
+          tradeId: null,
+          orderId: '4000001',
+          bot: null,
+          exchange: 'buy 0.005 BTC',
+          detail: 'order 4000001 (buy 0.005 BTC_USDT) was filled on the exchange and no trade of the bot names it',
+          since: body.checkedAt,
+        },
+      ],
+      tolerances: { amount: '0.00000001', fee: '0.00000001', balancePercent: '1' },
+    });
+    // Said once to the runner, which alerts on each (reconciliation, docs/alerts.md).
+    expect(summary.reconciliation).toEqual(expect.objectContaining({ accountId: botAccount, matched: 1, differences: 2 }));
+    expect(summary.reconciliation!.fresh.map((difference) => difference.kind)).toEqual(['missing_on_exchange', 'missing_in_bot']);
+    expect(summary.refused.filter((line) => line.startsWith(`reconciliation of ${botAccount}`))).toHaveLength(2);
+  });
+
+  it('alerts on a difference once: a later check keeps when each was first seen and alerts on none', async () => {
+    const first = (await api('account-reconciliation', botAccount)).body;
+    const again = await result.feed.poll();
+    expect(again.reconciliation!.fresh).toEqual([]);
+    const second = (await api('account-reconciliation', botAccount)).body;
+    expect(second.differences.map((difference: { since: string }) => difference.since)).toEqual([first.checkedAt, first.checkedAt]);
+    expect(second.checkedAt > first.checkedAt).toBe(true);
+  });
+
+  it('answers 404 for an account no feed reconciles, and for one that does not exist', async () => {
+    const unreconciled = await api('account-reconciliation', exchangeAccount);
+    expect([unreconciled.statusCode, unreconciled.body.code]).toEqual([404, 'NOT_FOUND']);
+    expect(unreconciled.body.detail).toContain('is not reconciled');
+    const missing = await api('account-reconciliation', 'no-such-account');
+    expect([missing.statusCode, missing.body.code]).toEqual([404, 'ACCOUNT_NOT_FOUND']);
   });
 });
 

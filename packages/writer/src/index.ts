@@ -59,6 +59,7 @@ import type { Balance, BotReport, Trade } from '@trading-bot-api/core/types';
 import * as backfill from './backfill';
 import * as errors from './errors';
 import * as feed from './feed';
+import { type Reconciliation, reconcileAccount } from './reconcile';
 import { type RecordOptions, recordTrades, type TradeResult } from './history';
 import { attempts, commit, Retry } from './retry';
 import { balanceAfterSnapshot, equityEntriesOf } from './rules';
@@ -86,6 +87,8 @@ export type { WriterErrorCode } from './errors';
 export type { RecordOptions, TradeOutcome, TradeResult } from './history';
 export type { BackfillResult } from './backfill';
 export type { Checkpoint, FeedAdvance, FeedStep, Transfer } from './feed';
+export type { Reconciliation } from './reconcile';
+export type { Difference, ExchangeFill } from '@trading-bot-api/core/reconciliation';
 /** How a close and marks change a trade, as the writer's calls store them (for a feed that folds several calls into one). */
 export { tradeAfterClose, tradeAfterMarks } from './trades';
 export type { Close, Gone, Heartbeat, Snapshot, TradeMarks } from './validate';
@@ -272,6 +275,11 @@ export interface Writer {
   ): Promise<{ version: number; recorded: number }>;
   /** The instruments the account's trades are of: its open trades' and those of its performance figures (its closed ones). */
   instrumentsOf(accountId: string): Promise<string[]>;
+  /**
+   * Reconciles the bot's account `accountId` against the exchange account `exchangeAccountId` an exchange feed
+   * mirrors (reconcile.ts): the answer kept for GET /api/{account}/reconciliation, and the differences new to it.
+   */
+  reconcile(accountId: string, exchangeAccountId: string): Promise<Reconciliation>;
   /** Releases the connections of the client the writer built (a client given in WriterOptions stays open). */
   close(): void;
 }
@@ -613,6 +621,8 @@ export function createWriter(options: WriterOptions): Writer {
         return [...instruments].sort();
       });
     },
+
+    reconcile: (accountId, exchangeAccountId) => reconcileAccount(store, accountId, exchangeAccountId, now()),
 
     close() {
       if (!options.client) store.client.destroy();

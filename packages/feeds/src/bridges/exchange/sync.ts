@@ -13,8 +13,10 @@
  *     in the checkpoint `<exchange>:holdings`, where a rate of the account's currency can be read later).
  *  5. Deposits and withdrawals since the transfers' checkpoint, in the exchange's windows, kept once each with it.
  *  6. A heartbeat of the feed.
+ *  7. With `reconcileWith`, the bot's account reconciled against this one (the writer's reconcile): each difference new
+ *     to the check said once, and returned for an alert.
  */
-import type { TradeOutcome, Writer } from '@trading-bot-api/writer';
+import type { Difference, TradeOutcome, Writer } from '@trading-bot-api/writer';
 import type { PollSummary } from '../freqtrade/bridge';
 import type { ExchangeClient } from './client';
 import { ExchangeFeedError } from './errors';
@@ -66,6 +68,8 @@ export interface SyncSummary extends PollSummary {
   markets: number;
   /** The weight spent, by pool. */
   weight: Record<string, number>;
+  /** The reconciliation of the bot's account, when the feed has one (`reconcileWith`): the differences new to it. */
+  reconciliation?: { accountId: string; matched: number; differences: number; fresh: Difference[] };
 }
 
 export interface SyncOptions {
@@ -199,7 +203,13 @@ export async function syncExchangeAccount(options: SyncOptions): Promise<SyncSum
 
   const transfers = await syncTransfers();
   await writer.heartbeat(id, { state: 'running', strategy: `exchange feed: ${profile.name} spot`, message: null, time });
-  return summaryOf(transfers);
+  let reconciliation: SyncSummary['reconciliation'];
+  if (config.reconcileWith) {
+    const { entry, fresh } = await writer.reconcile(config.reconcileWith, id);
+    for (const difference of fresh) refused.push(`reconciliation of ${entry.accountId}: ${difference.kind}: ${difference.detail}`);
+    reconciliation = { accountId: entry.accountId, matched: entry.matched, differences: entry.differenceCount, fresh };
+  }
+  return { ...summaryOf(transfers), ...(reconciliation ? { reconciliation } : {}) };
 
   /** Deposits and withdrawals since the transfers' checkpoint (step 5). */
   async function syncTransfers(): Promise<number> {
