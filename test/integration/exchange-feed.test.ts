@@ -22,6 +22,15 @@ import { until } from '../kit/until';
 import { freqtradeClient } from '@trading-bot-api/feeds/bridges/freqtrade/api';
 import { FreqtradeBridge } from '@trading-bot-api/feeds/bridges/freqtrade/bridge';
 import { FakeFreqtrade } from '../kit/fake-freqtrade';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { type AlertEvent, reconciliationEvent } from '../../api/alerts/events';
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+const validEvent = ajv.compile(JSON.parse(readFileSync(join(__dirname, '..', '..', 'api', 'alerts', 'webhook.schema.json'), 'utf8')));
 
 jest.setTimeout(120_000);
 
@@ -60,7 +69,14 @@ async function allTrades(account: string): Promise<Record<string, any>[]> {
 }
 
 /** A feed in this process, over the fake, its lines gathered. */
-function feedOf(apiKey: string, secret: string, account: string, symbols: string[] = [], reconcileWith?: string) {
+function feedOf(
+  apiKey: string,
+  secret: string,
+  account: string,
+  symbols: string[] = [],
+  reconcileWith?: string,
+  alert?: ConstructorParameters<typeof ExchangeFeed>[2]['alert'],
+) {
   const lines: string[] = [];
   const config: FeedAccount = {
     profile: binance,
@@ -70,7 +86,7 @@ function feedOf(apiKey: string, secret: string, account: string, symbols: string
     url: fake.url,
     intervalSeconds: 60,
   };
-  return { feed: new ExchangeFeed(config, writer, { report: (line) => lines.push(line) }), lines };
+  return { feed: new ExchangeFeed(config, writer, { report: (line) => lines.push(line), alert }), lines };
 }
 
 it('refuses a key that can trade or withdraw before it reads anything, naming what to turn off, and writes nothing', async () => {
@@ -298,6 +314,7 @@ describe('a freqtrade bot reconciled against the exchange account it trades', ()
   const now = Date.now();
   const ids: Record<string, string> = {};
   let orders: Record<string, string[]>;
+  const alerts: AlertEvent[] = [];
   let result: { feed: ExchangeFeed; lines: string[] };
   let summary: Awaited<ReturnType<ExchangeFeed['poll']>>;
 
@@ -349,7 +366,9 @@ describe('a freqtrade bot reconciled against the exchange account it trades', ()
       // Bought by hand on the exchange's own site.
       { orderId: 4_000_001, side: 'buy', price: '60200', qty: '0.005', commission: '0.301', commissionAsset: 'USDT', time: now - 1800_000 },
     ]);
-    result = feedOf(KEY, SECRET, exchangeAccount, [], botAccount);
+    result = feedOf(KEY, SECRET, exchangeAccount, [], botAccount, async (found) => {
+      alerts.push(...found.fresh.map((difference) => reconciliationEvent({ ...found, difference }, 'test')));
+    });
     summary = await result.feed.poll();
   });
   afterAll(() => bot.stop());
@@ -392,12 +411,18 @@ describe('a freqtrade bot reconciled against the exchange account it trades', ()
     expect(summary.reconciliation).toEqual(expect.objectContaining({ accountId: botAccount, matched: 1, differences: 2 }));
     expect(summary.reconciliation!.fresh.map((difference) => difference.kind)).toEqual(['missing_on_exchange', 'missing_in_bot']);
     expect(summary.refused.filter((line) => line.startsWith(`reconciliation of ${botAccount}`))).toHaveLength(2);
+    expect(alerts.map((event) => [event.type, event.reconciliation?.kind, event.reconciliation?.orderId])).toEqual([
+      ['reconciliation', 'missing_on_exchange', orders.open[0]],
+      ['reconciliation', 'missing_in_bot', '4000001'],
+    ]);
+    for (const event of alerts) expect([validEvent(event), validEvent.errors]).toEqual([true, null]);
   });
 
   it('alerts on a difference once: a later check keeps when each was first seen and alerts on none', async () => {
     const first = (await api('account-reconciliation', botAccount)).body;
     const again = await result.feed.poll();
     expect(again.reconciliation!.fresh).toEqual([]);
+    expect(alerts).toHaveLength(2);
     const second = (await api('account-reconciliation', botAccount)).body;
     expect(second.differences.map((difference: { since: string }) => difference.since)).toEqual([first.checkedAt, first.checkedAt]);
     expect(second.checkedAt > first.checkedAt).toBe(true);

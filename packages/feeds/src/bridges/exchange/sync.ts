@@ -69,7 +69,14 @@ export interface SyncSummary extends PollSummary {
   /** The weight spent, by pool. */
   weight: Record<string, number>;
   /** The reconciliation of the bot's account, when the feed has one (`reconcileWith`): the differences new to it. */
-  reconciliation?: { accountId: string; matched: number; differences: number; fresh: Difference[] };
+  reconciliation?: {
+    accountId: string;
+    exchangeAccountId: string;
+    checkedAt: string;
+    matched: number;
+    differences: number;
+    fresh: Difference[];
+  };
 }
 
 export interface SyncOptions {
@@ -207,7 +214,14 @@ export async function syncExchangeAccount(options: SyncOptions): Promise<SyncSum
   if (config.reconcileWith) {
     const { entry, fresh } = await writer.reconcile(config.reconcileWith, id);
     for (const difference of fresh) refused.push(`reconciliation of ${entry.accountId}: ${difference.kind}: ${difference.detail}`);
-    reconciliation = { accountId: entry.accountId, matched: entry.matched, differences: entry.differenceCount, fresh };
+    reconciliation = {
+      accountId: entry.accountId,
+      exchangeAccountId: id,
+      checkedAt: entry.checkedAt,
+      matched: entry.matched,
+      differences: entry.differenceCount,
+      fresh,
+    };
   }
   return { ...summaryOf(transfers), ...(reconciliation ? { reconciliation } : {}) };
 
