@@ -601,11 +601,14 @@ export interface components {
         /**
          * @description Every balance the caller may see, sorted by `accountId`; one total per currency, sorted by currency code;
          *     and `asOf`, the oldest `updatedAt` among the balances (`null`, with empty lists, when there are none).
+         *     `reporting` (1.8) is present when the stage names a reporting currency (`REPORTING_CURRENCY`); the
+         *     per-currency `totals` stay exact and unconverted.
          */
         AllBalances: {
             accounts: components["schemas"]["Balance"][];
             totals: components["schemas"]["Total"][];
             asOf: components["schemas"]["Timestamp"] | null;
+            reporting?: components["schemas"]["Reporting"];
         };
         /**
          * @description One trade. While it is `open`, `closePrice` and `closeTime` are `null` and `realizedPL` is typically zero;
@@ -793,6 +796,40 @@ export interface components {
             limit: number;
             /** @description Opaque; `null` on the last page. */
             nextCursor: string | null;
+        };
+        /**
+         * @description (1.8) Every account's NAV in the stage's reporting currency (`REPORTING_CURRENCY`), at the last prices the
+         *     exchange feeds read. Each account's route is the fewest conversions from its currency over those prices (a
+         *     market BASE/QUOTE at price p converts BASE to QUOTE at p, QUOTE to BASE at 1/p to 18 places, half-even) and
+         *     the stated pegs of USD stablecoins (USDT, USDC, FDUSD, TUSD, DAI at 1 USD: `source` `peg`), so EUR reaches USD
+         *     as EUR → USDT → USD. `rate` is the product of the route's rates; `asOf` the time of the oldest price used
+         *     (null for the currency itself or pegs alone); `nav` the account's NAV × `rate`, rounded half-even to 8
+         *     places. `total` is the exact sum of the converted NAVs. An account no price converts is listed with
+         *     `unvalued: true` and the reason, and is left out of `total`: never guessed, never dropped. The rates are
+         *     read with the balances: they move when the balances do (an exchange feed writes its prices before its
+         *     balance, each sync).
+         */
+        Reporting: {
+            currency: components["schemas"]["CurrencyCode"];
+            total: components["schemas"]["Decimal"];
+            accounts: ({
+                accountId: components["schemas"]["AccountId"];
+                nav: components["schemas"]["Decimal"];
+                rate: components["schemas"]["Decimal"];
+                route: {
+                    from: components["schemas"]["CurrencyCode"];
+                    to: components["schemas"]["CurrencyCode"];
+                    rate: components["schemas"]["Decimal"];
+                    /** @description The exchange's market (`binance:EURUSDT`, `… inverted` when read backwards) or `peg`. */
+                    source: string;
+                }[];
+                asOf: components["schemas"]["Timestamp"] | null;
+            } | {
+                accountId: components["schemas"]["AccountId"];
+                /** @constant */
+                unvalued: true;
+                reason: string;
+            })[];
         };
         /** @description (1.8) A bot's account checked against its exchange account (`GET /api/{account}/reconciliation`). */
         Reconciliation: {

@@ -40,7 +40,7 @@ let proxy: FaultProxy;
 let writer: Writer;
 
 beforeAll(async () => {
-  harness = await startHarness();
+  harness = await startHarness({ REPORTING_CURRENCY: 'USD' });
   fake = await new FakeBinance().start();
   proxy = await new FaultProxy(harness.db.endpoint).start();
   writer = localWriter(proxy.endpoint, { stage: harness.stage });
@@ -434,6 +434,64 @@ describe('a freqtrade bot reconciled against the exchange account it trades', ()
     expect(unreconciled.body.detail).toContain('is not reconciled');
     const missing = await api('account-reconciliation', 'no-such-account');
     expect([missing.statusCode, missing.body.code]).toEqual([404, 'ACCOUNT_NOT_FOUND']);
+  });
+});
+
+describe('the fleet in one reporting currency (REPORTING_CURRENCY=USD)', () => {
+  const [KEY, SECRET] = ['rates-key-0123456789', 'rates-secret-0123456789'];
+  let body: Record<string, any>;
+  let feedTime: string;
+
+  beforeAll(async () => {
+    const time = new Date().toISOString();
+    for (const [id, currency, nav] of [
+      ['eur-bot', 'EUR', '1000'],
+      ['jpy-bot', 'JPY', '150000'],
+    ]) {
+      await writer.upsertAccount({ id, name: id, currency, broker: 'paper', environment: 'paper' });
+      await writer.recordBalance(id, { balance: nav, unrealizedPL: '0', nav, marginUsed: '0', marginAvailable: nav, time });
+    }
+    fake.addAccount(KEY, SECRET);
+    fake.setBalance(KEY, 'USDT', '500');
+    fake.prices.set('EURUSDT', '1.0842');
+    await feedOf(KEY, SECRET, 'bn-rates', ['EUR/USDT']).feed.poll();
+    feedTime = (await api('account-balance', 'bn-rates')).body.updatedAt;
+    body = (await api('all-balance', 'all')).body;
+  });
+
+  it("converts each NAV at an exchange's last price, stating each rate, its route and time; fiat through a stablecoin", () => {
+    const of = (id: string) => body.reporting.accounts.find((account: { accountId: string }) => account.accountId === id);
+    expect(body.reporting.currency).toBe('USD');
+    expect(of('eur-bot')).toEqual({
+      accountId: 'eur-bot',
+      nav: '1084.2',
+      rate: '1.0842',
+      route: [
+        { from: 'EUR', to: 'USDT', rate: '1.0842', source: 'binance:EURUSDT' },
+        { from: 'USDT', to: 'USD', rate: '1', source: 'peg' },
+      ],
+      asOf: feedTime,
+    });
+    expect(of('bn-rates')).toEqual({
+      accountId: 'bn-rates',
+      nav: '500',
+      rate: '1',
+      route: [{ from: 'USDT', to: 'USD', rate: '1', source: 'peg' }],
+      asOf: null,
+    });
+    // No feed reads a market of the yen: listed, with why, never guessed or left out.
+    expect(of('jpy-bot')).toEqual({
+      accountId: 'jpy-bot',
+      unvalued: true,
+      reason: 'no price converts JPY to USD: no exchange feed reads a market between them',
+    });
+    expect(body.reporting.accounts.map((account: { accountId: string }) => account.accountId)).toEqual(
+      body.accounts.map((account: { accountId: string }) => account.accountId),
+    );
+    const valued = body.reporting.accounts.filter((account: { nav?: string }) => account.nav !== undefined);
+    expect(body.reporting.total).toBe(trimDecimal(sumDecimals(valued.map((account: { nav: string }) => account.nav))));
+    // The per-currency totals stay exact and unconverted.
+    expect(body.totals.find((total: { currency: string }) => total.currency === 'JPY')).toEqual(expect.objectContaining({ nav: '150000' }));
   });
 });
 

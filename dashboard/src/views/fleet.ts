@@ -16,6 +16,7 @@ import type { AccountStatus, Balance, components } from '../../../client';
 import { api, unwrap } from '../api';
 import { fill, h } from '../dom';
 import { age, daysAgo, money, percent, startOfTodayUtc, utc } from '../format';
+import { renderReporting } from './reporting';
 import type { View } from './view';
 
 type Total = components['schemas']['Total'];
@@ -82,6 +83,7 @@ export function fleetView(main: HTMLElement): View {
     showPage();
   });
   const totals = h('div', { class: 'table-wrap' });
+  const reporting = h('p', { class: 'note', 'data-testid': 'reporting-total' });
   const problem = h('p', { class: 'problem', role: 'alert' });
   fill(
     main,
@@ -92,6 +94,7 @@ export function fleetView(main: HTMLElement): View {
       h('h2', { id: 'totals-title' }, 'Totals per currency'),
       h('p', { class: 'note' }, 'Summed exactly within each currency; currencies are never converted or added together.'),
       totals,
+      reporting,
     ),
   );
 
@@ -151,6 +154,7 @@ export function fleetView(main: HTMLElement): View {
     render();
     lastTotals = all.totals;
     renderTotals(all.totals);
+    renderReporting(reporting, all.reporting);
   }
 
   /** The statuses the filter and the search keep, problems first, then by name. */

@@ -60,6 +60,8 @@ import * as backfill from './backfill';
 import * as errors from './errors';
 import * as feed from './feed';
 import { type Reconciliation, reconcileAccount } from './reconcile';
+import type { RatesEntry } from '@trading-bot-api/core/reporting';
+import { putRates } from '@trading-bot-api/core/store/ledger-table';
 import { type RecordOptions, recordTrades, type TradeResult } from './history';
 import { attempts, commit, Retry } from './retry';
 import { balanceAfterSnapshot, equityEntriesOf } from './rules';
@@ -88,6 +90,7 @@ export type { RecordOptions, TradeOutcome, TradeResult } from './history';
 export type { BackfillResult } from './backfill';
 export type { Checkpoint, FeedAdvance, FeedStep, Transfer } from './feed';
 export type { Reconciliation } from './reconcile';
+export type { RatesEntry } from '@trading-bot-api/core/reporting';
 export type { Difference, ExchangeFill } from '@trading-bot-api/core/reconciliation';
 /** How a close and marks change a trade, as the writer's calls store them (for a feed that folds several calls into one). */
 export { tradeAfterClose, tradeAfterMarks } from './trades';
@@ -280,6 +283,8 @@ export interface Writer {
    * mirrors (reconcile.ts): the answer kept for GET /api/{account}/reconciliation, and the differences new to it.
    */
   reconcile(accountId: string, exchangeAccountId: string): Promise<Reconciliation>;
+  /** Keeps the last prices the exchange feed of `accountId` read (replacing its last), for the reporting currency. */
+  recordRates(accountId: string, entry: RatesEntry): Promise<void>;
   /** Releases the connections of the client the writer built (a client given in WriterOptions stays open). */
   close(): void;
 }
@@ -623,6 +628,17 @@ export function createWriter(options: WriterOptions): Writer {
     },
 
     reconcile: (accountId, exchangeAccountId) => reconcileAccount(store, accountId, exchangeAccountId, now()),
+
+    async recordRates(accountId, entry) {
+      check.accountId(accountId);
+      const prices = entry.prices.map((price, index) => ({
+        base: check.currency(price.base, `prices[${index}].base`),
+        quote: check.currency(price.quote, `prices[${index}].quote`),
+        price: check.positiveDecimal(price.price, `prices[${index}].price`),
+      }));
+      const checked = { exchange: check.checkpointPart(entry.exchange, 'exchange'), time: check.timestamp(entry.time, 'time'), prices };
+      await attempts(`recording the rates of ${entry.exchange}`, () => commit(store, [putRates(store, accountId, checked)]));
+    },
 
     close() {
       if (!options.client) store.client.destroy();

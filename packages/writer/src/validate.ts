@@ -454,3 +454,16 @@ export function fillInput(value: unknown, prefix: string): ExchangeFill {
     time: time(input.time, field('time')),
   };
 }
+
+/** A currency code (`rates`' bases and quotes). */
+export const currency = (value: unknown, field: string): string => currencyCode(value, field);
+/** A decimal above 0 (a price). */
+export const positiveDecimal = (value: unknown, field: string): string => decimal(value, field, 'positive');
+/** A time, stored as `YYYY-MM-DDTHH:mm:ss.sssZ`. */
+export const timestamp = (value: unknown, field: string): string => time(value, field);
+/** A name such as an exchange's id: 1–40 lower-case letters, digits or `-`. */
+export function checkpointPart(value: unknown, field: string): string {
+  if (typeof value !== 'string' || !/^[a-z0-9-]{1,40}$/.test(value))
+    throw invalidInput(field, 'must be 1–40 lower-case letters, digits or "-"');
+  return value;
+}

@@ -1,6 +1,7 @@
 import pMap from 'p-map';
 import { ABOVE_EVERY_ID } from '../ids';
 import type { Difference, ExchangeFill } from '../reconciliation';
+import type { RatesEntry } from '../reporting';
 import { type PeriodFigures, type PeriodKey, type ReadPeriod, type StatsUnit, storedPeriod } from '../rollups';
 import type { Interval, Period } from '../time';
 import { batchGetItems, getItem, type Item, queryItems, type Store, type TransactItem, versionedPut } from './dynamodb';
@@ -20,6 +21,9 @@ import { batchGetItems, getItem, type Item, queryItems, type Store, type Transac
  *   fill#<instrument>#<id>             an exchange feed's fill as the exchange recorded it (its order's id, amount and
  *                                    fee), written with the checkpoint that covers it: what a reconciliation reads
  *   reconciliation                   the last reconciliation of a bot's account against its exchange account
+ *
+ * and, in the partition `@rates` (no account id starts with `@`), `rates#<exchange>#<account>`: the last prices each
+ * exchange feed read, for the reporting currency (packages/core/src/reporting.ts).
  *
  * Starts are stored times (`YYYY-MM-DDTHH:mm:ss.sssZ`), so each kind sorts by time and a series of N points is one
  * key-range Query reading about N items, however many trades or snapshots went into them.
@@ -626,4 +630,33 @@ export function putReconciliation(store: Store, entry: ReconciliationEntry, read
     { ...rest, [KEY]: RECONCILIATION_KEY, differences: JSON.stringify(differences) },
     readVersion === 0 ? undefined : { version: readVersion },
   );
+}
+
+/** The partition of the exchanges' last prices: not an account (no account id starts with `@`). */
+const RATES_PARTITION = '@rates';
+const RATES_PREFIX = 'rates#';
+
+/** The last prices a feed read (`@rates`, `rates#<exchange>#<its account>`): one item a feed, rewritten each sync. */
+export function putRates(store: Store, feedAccountId: string, entry: RatesEntry): TransactItem {
+  return {
+    Put: {
+      TableName: store.tables.ledger,
+      Item: {
+        accountId: RATES_PARTITION,
+        [KEY]: `${RATES_PREFIX}${entry.exchange}#${feedAccountId}`,
+        exchange: entry.exchange,
+        time: entry.time,
+        prices: JSON.stringify(entry.prices),
+      },
+    },
+  };
+}
+
+/** Every exchange's last prices: one Query of a few items. */
+export async function readRates(store: Store): Promise<RatesEntry[]> {
+  return (await readKeyRange(store, RATES_PARTITION, RATES_PREFIX, `${RATES_PREFIX}${ABOVE_EVERY_ID}`)).map((item) => ({
+    exchange: item.exchange as string,
+    time: item.time as string,
+    prices: JSON.parse(item.prices as string) as RatesEntry['prices'],
+  }));
 }
