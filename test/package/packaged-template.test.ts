@@ -64,8 +64,8 @@ it('puts the authorizer on every data method and not on health or the dashboard'
   expect(metricsAuthorizer.Properties).toMatchObject({ Type: 'REQUEST', AuthorizerResultTtlInSeconds: 0 });
   expect(metricsAuthorizer.Properties.IdentitySource).toBeUndefined();
   const methods = getMethods();
-  // Fourteen API routes, and the dashboard's page (/) and files (/assets/{file}).
-  expect(methods).toHaveLength(16);
+  // Fifteen API routes, and the dashboard's page (/) and files (/assets/{file}).
+  expect(methods).toHaveLength(17);
   const publicMethods = ['ApiGatewayMethodApiHealthGet', 'ApiGatewayMethodGet', 'ApiGatewayMethodAssetsFileVarGet'];
   for (const [id, method] of methods) {
     if (publicMethods.includes(id)) expect(method.Properties.AuthorizationType).toBe('NONE');
@@ -250,8 +250,8 @@ it('shapes API Gateway’s own errors as problem+json with the security headers'
 it('throttles the stage and caps every function’s concurrency', () => {
   const [[, deployment]] = ofType('AWS::ApiGateway::Deployment');
   expect(deployment.Properties.StageDescription).toMatchObject({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 });
-  // Fourteen operations, the two authorizers, the probe, the notifier, the fleet projector and the dashboard.
-  expect(functions()).toHaveLength(20);
+  // Fifteen operations, the two authorizers, the probe, the notifier, the fleet projector and the dashboard.
+  expect(functions()).toHaveLength(21);
   for (const [id, fn] of functions()) {
     expect(fn.Properties.ReservedConcurrentExecutions).toBe(20);
     expect(fn.Properties.Runtime).toBe('nodejs22.x');
@@ -445,7 +445,7 @@ describe('alerts', () => {
 
 it('keeps logs for a set time and secrets out of the package', () => {
   const logGroups = ofType('AWS::Logs::LogGroup');
-  expect(logGroups).toHaveLength(20);
+  expect(logGroups).toHaveLength(21);
   for (const [, group] of logGroups) expect(group.Properties.RetentionInDays).toBe(90);
   for (const [, fn] of functions()) {
     const env = fn.Properties.Environment.Variables;
