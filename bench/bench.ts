@@ -191,14 +191,20 @@ async function onlyBundles(options: BenchOptions): Promise<void> {
   for (const target of bundleTargets(bundleRows)) console.log(`${target.pass ? 'PASS' : 'MISS'} ${target.target}: ${target.detail}`);
 }
 
-/** `--only hummingbot`: the hummingbot bridge's writes per fill on a fresh DynamoDB Local, printed with its target. */
-async function onlyHummingbot(options: BenchOptions): Promise<void> {
+/** A fresh DynamoDB Local with the write stage's tables (no streams), closed when the bench ends. */
+async function freshWriteDatabase(): Promise<{ endpoint: string }> {
   Object.assign(process.env, LOCAL_AWS_ENV);
   const db = await startDynamoDbLocal({ log: note });
   cleanups.push(() => db.close());
   const admin = adminClient(db.endpoint);
   await ensureTables(admin, WRITE_STAGE, { streams: false });
   admin.destroy();
+  return db;
+}
+
+/** `--only hummingbot`: the hummingbot bridge's writes per fill on a fresh DynamoDB Local, printed with its target. */
+async function onlyHummingbot(options: BenchOptions): Promise<void> {
+  const db = await freshWriteDatabase();
   const result = await measureHummingbot({ endpoint: db.endpoint, stage: WRITE_STAGE, fills: options.writes.trades });
   const pass = hummingbotPasses(result);
   console.log(JSON.stringify(result, null, 2));
@@ -207,12 +213,7 @@ async function onlyHummingbot(options: BenchOptions): Promise<void> {
 
 /** `--only exchange`: the exchange feed's first sync and an idle one on a fresh DynamoDB Local, printed with its target. */
 async function onlyExchange(options: BenchOptions): Promise<void> {
-  Object.assign(process.env, LOCAL_AWS_ENV);
-  const db = await startDynamoDbLocal({ log: note });
-  cleanups.push(() => db.close());
-  const admin = adminClient(db.endpoint);
-  await ensureTables(admin, WRITE_STAGE, { streams: false });
-  admin.destroy();
+  const db = await freshWriteDatabase();
   const result = await measureExchangeFeed({ endpoint: db.endpoint, stage: WRITE_STAGE, fills: options.writes.exchangeFills });
   console.log(JSON.stringify(result, null, 2));
   const target = exchangeTarget(result);

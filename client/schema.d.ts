@@ -295,7 +295,7 @@ export interface paths {
         };
         /**
          * Get a bot's reconciliation against its exchange account
-         * @description (1.8) The last check of a bot's account against the exchange account it trades, which an exchange feed
+         * @description (1.9) The last check of a bot's account against the exchange account it trades, which an exchange feed
          *     mirrors (`npm run bridge -- exchange ... --reconcile-with ACCOUNT`, or `"reconcileWith"` in its config file):
          *     after each of its syncs the feed compares the bot's trades with the exchange's fills on the exchange's order
          *     ids (a trade's `orderIds`), and the two NAVs.
@@ -424,9 +424,14 @@ export interface paths {
          *     `GET /api/all/status`), in the text exposition format 0.0.4. Per account, labelled `account`, `currency`,
          *     `broker` and `environment`: `tba_bot_state` (one series per state, 1 for the bot's, 0 for the others, with a
          *     `state` label), `tba_bot_heartbeat_age_seconds` (no sample for a bot that never sent one), `tba_bot_stale`
-         *     (0 or 1), `tba_open_trades`, `tba_balance`, `tba_nav`, `tba_unrealized_pnl`, `tba_realized_pnl_total`,
-         *     `tba_realized_pnl_today` and `tba_trades_closed_today` (the current UTC day). For the fleet:
-         *     `tba_fleet_bots` by `state`, `tba_fleet_bots_stale`, `tba_fleet_bots_total`. Every one is a gauge.
+         *     (0 or 1), `tba_open_trades`, `tba_balance`, `tba_nav`, `tba_unrealized_pnl`, `tba_realized_pnl`,
+         *     `tba_realized_pnl_today` and `tba_trades_closed_today` (the current UTC day), `tba_win_ratio` and
+         *     `tba_max_drawdown_ratio` (1.7: the last 90 days' `winRate` and `maxDrawdown.ratio` of
+         *     `GET /api/{account}/performance`, from 0 to 1; no sample when null). For the fleet: `tba_fleet_bots` by
+         *     `state`, `tba_fleet_bots_stale`, `tba_fleet_bots_visible`. Every one is a gauge, named by Prometheus's rules
+         *     (`promtool check metrics` finds nothing): 1.7 renamed the two gauges that ended in `_total`, a suffix
+         *     Prometheus keeps for counters, `tba_realized_pnl_total` to `tba_realized_pnl` and `tba_fleet_bots_total` to
+         *     `tba_fleet_bots_visible`.
          *
          *     Values are written as the JSON answers' exact decimal strings, but Prometheus reads every value as a 64-bit
          *     float: for exact figures read the JSON operations (`/api/all/balance`, `/api/{account}/pnl`). The scrape
@@ -601,7 +606,7 @@ export interface components {
         /**
          * @description Every balance the caller may see, sorted by `accountId`; one total per currency, sorted by currency code;
          *     and `asOf`, the oldest `updatedAt` among the balances (`null`, with empty lists, when there are none).
-         *     `reporting` (1.8) is present when the stage names a reporting currency (`REPORTING_CURRENCY`); the
+         *     `reporting` (1.9) is present when the stage names a reporting currency (`REPORTING_CURRENCY`); the
          *     per-currency `totals` stay exact and unconverted.
          */
         AllBalances: {
@@ -798,7 +803,7 @@ export interface components {
             nextCursor: string | null;
         };
         /**
-         * @description (1.8) Every account's NAV in the stage's reporting currency (`REPORTING_CURRENCY`), at the last prices the
+         * @description (1.9) Every account's NAV in the stage's reporting currency (`REPORTING_CURRENCY`), at the last prices the
          *     exchange feeds read. Each account's route is the fewest conversions from its currency over those prices (a
          *     market BASE/QUOTE at price p converts BASE to QUOTE at p, QUOTE to BASE at 1/p to 18 places, half-even) and
          *     the stated pegs of USD stablecoins (USDT, USDC, FDUSD, TUSD, DAI at 1 USD: `source` `peg`), so EUR reaches USD
@@ -831,7 +836,7 @@ export interface components {
                 reason: string;
             })[];
         };
-        /** @description (1.8) A bot's account checked against its exchange account (`GET /api/{account}/reconciliation`). */
+        /** @description (1.9) A bot's account checked against its exchange account (`GET /api/{account}/reconciliation`). */
         Reconciliation: {
             accountId: components["schemas"]["AccountId"];
             /** @description The account the exchange feed mirrors the exchange account into. */
@@ -883,6 +888,8 @@ export interface components {
          *       "strategy": "mean-reversion-m15",
          *       "message": "Paused by operator for the weekly review",
          *       "updatedAt": "2026-11-01T11:59:59.000Z",
+         *       "stateSince": "2026-11-01T10:00:00.000Z",
+         *       "lastError": null,
          *       "retiredAt": null
          *     }
          */
@@ -903,14 +910,30 @@ export interface components {
             /** @description When the bot last updated its status. */
             updatedAt: components["schemas"]["Timestamp"];
             /**
+             * @description When the bot first reported its current `state` (1.7): a stopped bot's "stopped since", which its later
+             *     heartbeats do not move. `null` when the bot has never reported; for a bot whose last change of state came
+             *     before 1.7, the first report after it.
+             */
+            stateSince: components["schemas"]["Timestamp"] | null;
+            /**
+             * @description The last error the bot (or its bridge, for a bot it cannot reach) reported (1.7): its message and when
+             *     that error began. Kept after the bot recovers, so that a bot gone silent can say what went wrong last;
+             *     `null` when it has reported none.
+             */
+            lastError: {
+                message: string | null;
+                at: components["schemas"]["Timestamp"];
+            } | null;
+            /**
              * @description When the account was retired (1.3): out of the fleet's answers, the probe and the alarms, its history
              *     kept. `null` for an account in the fleet.
              */
             retiredAt: components["schemas"]["Timestamp"] | null;
         } & (unknown & unknown);
         /**
-         * @description How many of the listed accounts' bots are in each state (`running + paused + stopped + error = total`), and
-         *     how many are stale (these are also counted as `running`).
+         * @description How many of the listed accounts' bots are in each condition: `running` counts the running bots that are not
+         *     stale, `stale` the running bots that are (1.7: before, they were counted in `running` too), so that
+         *     `running + paused + stopped + error + stale = total`.
          */
         FleetSummary: {
             total: number;
@@ -1475,18 +1498,18 @@ export interface components {
         /**
          * @description Only trades opened at or after this time (`openTime` ≥ `from`). An RFC 3339 date-time with a zone: `Z` or
          *     an offset (`2026-11-01T09:00:00+09:00`); fractions of a second to nine digits, compared exactly with the
-         *     stored milliseconds; from `0000-01-01T00:00:00Z` to `9999-12-31T23:59:59.999Z`. A time without a zone, a date
-         *     without a time, or a day or hour that does not exist is a `400` (every form accepted and refused: Time
+         *     stored milliseconds; from `0000-01-01T00:00:00Z` to `9999-12-31T23:59:59.999Z`. A date alone (`2026-10-01`,
+         *     1.7) is that day's start in UTC. A time without a zone, or a day or hour that does not exist is a `400` (every form accepted and refused: Time
          *     windows); `from` at or after `to` is a `400` naming `from`. A cursor is bound to its window: page on with the
          *     same `from` and `to`.
          * @example 2026-10-01T00:00:00Z
          */
-        From: string;
+        From: string | unknown | unknown;
         /**
          * @description Only trades opened before this time (`openTime` < `to`, exclusive). Written as `from`.
          * @example 2026-11-01T00:00:00Z
          */
-        To: string;
+        To: string | unknown | unknown;
         /**
          * @description `day`, `week` (ISO week, starting Monday) or `month`, in UTC; case-insensitive. Anything else is a `400`.
          * @example week
@@ -1504,28 +1527,28 @@ export interface components {
          *     `0000-01-01T00:00:00Z` is a `400` naming `from` (or `to`, when `from` was left out).
          * @example 2026-09-01T00:00:00Z
          */
-        SeriesFrom: string;
+        SeriesFrom: string | unknown | unknown;
         /**
          * @description The end of the window (exclusive), moved forward to the next period (or interval) boundary unless already
          *     on one. Default: the end of the current period. `from` at or after `to` is a `400` naming `from`; a `to` that
          *     moving forward would take past `9999-12-31T23:59:59.999Z` is a `400` naming `to`.
          * @example 2026-11-01T00:00:00Z
          */
-        SeriesTo: string;
+        SeriesTo: string | unknown | unknown;
         /**
          * @description The start of the window, moved back to the start of its UTC day. An RFC 3339 date-time with a zone. Default:
          *     90 days before `to`. A window that would start before `0000-01-01T00:00:00Z` is a `400` naming `from` (or
          *     `to`, when the 90 days are counted back from it).
          * @example 2026-10-01T00:00:00Z
          */
-        PerformanceFrom: string;
+        PerformanceFrom: string | unknown | unknown;
         /**
          * @description The end of the window (exclusive), moved forward to the next UTC midnight unless already on one. Default: the
          *     end of today. `from` at or after `to` is a `400` naming `from`; a `to` in the last day of 9999 (whose end no
          *     answer can write) is a `400` naming `to`.
          * @example 2026-11-01T00:00:00Z
          */
-        PerformanceTo: string;
+        PerformanceTo: string | unknown | unknown;
         /**
          * @description The representation, for clients that cannot set `Accept` (1.4): `json` (the default), `csv` (one record per
          *     trade, the `Trade` fields as columns, amounts the exact strings), or `cointracking` (CoinTracking's import
@@ -1903,8 +1926,8 @@ export interface operations {
                 /**
                  * @description Only trades opened at or after this time (`openTime` ≥ `from`). An RFC 3339 date-time with a zone: `Z` or
                  *     an offset (`2026-11-01T09:00:00+09:00`); fractions of a second to nine digits, compared exactly with the
-                 *     stored milliseconds; from `0000-01-01T00:00:00Z` to `9999-12-31T23:59:59.999Z`. A time without a zone, a date
-                 *     without a time, or a day or hour that does not exist is a `400` (every form accepted and refused: Time
+                 *     stored milliseconds; from `0000-01-01T00:00:00Z` to `9999-12-31T23:59:59.999Z`. A date alone (`2026-10-01`,
+                 *     1.7) is that day's start in UTC. A time without a zone, or a day or hour that does not exist is a `400` (every form accepted and refused: Time
                  *     windows); `from` at or after `to` is a `400` naming `from`. A cursor is bound to its window: page on with the
                  *     same `from` and `to`.
                  * @example 2026-10-01T00:00:00Z
@@ -2089,6 +2112,8 @@ export interface operations {
                      *           "strategy": "mean-reversion-m15",
                      *           "message": "Paused by operator for the weekly review",
                      *           "updatedAt": "2026-11-22T09:00:00.000Z",
+                     *           "stateSince": "2026-11-22T08:30:00.000Z",
+                     *           "lastError": null,
                      *           "retiredAt": null
                      *         },
                      *         {
@@ -2102,12 +2127,17 @@ export interface operations {
                      *           "strategy": null,
                      *           "message": null,
                      *           "updatedAt": "2026-11-22T08:58:05.000Z",
+                     *           "stateSince": "2026-11-21T17:02:40.000Z",
+                     *           "lastError": {
+                     *             "message": "cannot reach freqtrade at http://127.0.0.1:8080: ECONNREFUSED",
+                     *             "at": "2026-11-21T16:55:10.000Z"
+                     *           },
                      *           "retiredAt": null
                      *         }
                      *       ],
                      *       "summary": {
                      *         "total": 2,
-                     *         "running": 1,
+                     *         "running": 0,
                      *         "paused": 1,
                      *         "stopped": 0,
                      *         "error": 0,
@@ -2385,8 +2415,8 @@ export interface operations {
                 /**
                  * @description Only trades opened at or after this time (`openTime` ≥ `from`). An RFC 3339 date-time with a zone: `Z` or
                  *     an offset (`2026-11-01T09:00:00+09:00`); fractions of a second to nine digits, compared exactly with the
-                 *     stored milliseconds; from `0000-01-01T00:00:00Z` to `9999-12-31T23:59:59.999Z`. A time without a zone, a date
-                 *     without a time, or a day or hour that does not exist is a `400` (every form accepted and refused: Time
+                 *     stored milliseconds; from `0000-01-01T00:00:00Z` to `9999-12-31T23:59:59.999Z`. A date alone (`2026-10-01`,
+                 *     1.7) is that day's start in UTC. A time without a zone, or a day or hour that does not exist is a `400` (every form accepted and refused: Time
                  *     windows); `from` at or after `to` is a `400` naming `from`. A cursor is bound to its window: page on with the
                  *     same `from` and `to`.
                  * @example 2026-10-01T00:00:00Z
@@ -2559,6 +2589,8 @@ export interface operations {
                      *       "strategy": "trend-following-h4",
                      *       "message": null,
                      *       "updatedAt": "2026-11-01T12:00:00.000Z",
+                     *       "stateSince": "2026-10-28T07:15:00.000Z",
+                     *       "lastError": null,
                      *       "retiredAt": null
                      *     }
                      */

@@ -60,13 +60,6 @@ class Observability {
   }
 }
 
-function probeDimensions(stage) {
-  return [
-    { Name: 'service', Value: SERVICE },
-    { Name: 'stage', Value: stage },
-  ];
-}
-
 /**
  * The alert topic, and its email subscription when the stage names an address.
  * @returns {Record<string, any>}
@@ -102,7 +95,11 @@ function alarm(description, metric, rule) {
 }
 
 function alarmResources(settings, stage, functions) {
-  const probe = (MetricName, Statistic) => ({ Namespace: NAMESPACE, MetricName, Dimensions: probeDimensions(stage), Statistic });
+  const dimensions = [
+    { Name: 'service', Value: SERVICE },
+    { Name: 'stage', Value: stage },
+  ];
+  const probe = (MetricName, Statistic) => ({ Namespace: NAMESPACE, MetricName, Dimensions: dimensions, Statistic });
   const api = (MetricName) => ({
     Namespace: 'AWS/ApiGateway',
     MetricName,
@@ -117,33 +114,22 @@ function alarmResources(settings, stage, functions) {
     Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queue, 'QueueName'] } }],
     Statistic: 'Maximum',
   });
-  const anyAbove = (threshold, periods, missing) => ({
-    ComparisonOperator: 'GreaterThanThreshold',
+  const rule = (ComparisonOperator) => (threshold, periods, missing) => ({
+    ComparisonOperator,
     Threshold: threshold,
     EvaluationPeriods: periods,
     DatapointsToAlarm: periods,
     TreatMissingData: missing,
   });
+  const [anyAbove, below] = [rule('GreaterThanThreshold'), rule('LessThanThreshold')];
   const resources = {
     // Its changes are the alerts' database_down and database_up (api/alerts/events.ts knows it by this name): the
     // probe cannot record the database's state in the database, so this alarm keeps it.
-    DatabaseUnhealthyAlarm: alarm('The probe could not read DynamoDB.', probe('DatabaseHealthy', 'Minimum'), {
-      ComparisonOperator: 'LessThanThreshold',
-      Threshold: 1,
-      EvaluationPeriods: 1,
-      DatapointsToAlarm: 1,
-      TreatMissingData: 'notBreaching',
-    }),
+    DatabaseUnhealthyAlarm: alarm('The probe could not read DynamoDB.', probe('DatabaseHealthy', 'Minimum'), below(1, 1, 'notBreaching')),
     ProbeNotRunningAlarm: alarm(
       'The scheduled probe has not reported for two of its periods: nothing watches the bots.',
       probe('ProbeRuns', 'Sum'),
-      {
-        ComparisonOperator: 'LessThanThreshold',
-        Threshold: 1,
-        EvaluationPeriods: 2,
-        DatapointsToAlarm: 2,
-        TreatMissingData: 'breaching',
-      },
+      below(1, 2, 'breaching'),
     ),
     Api5xxRateAlarm: alarm(
       'More than 5 % of the API’s answers are 5xx.',

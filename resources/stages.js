@@ -70,6 +70,10 @@ function stageSettings(stage, env = process.env) {
   // In AWS the SDK's own endpoint, and the secret resolved by CloudFormation at deploy time (never in the package).
   settings.dynamodbEndpoint = stage === 'local' ? `http://127.0.0.1:${env.DB_PORT || 8000}` : '';
   settings.cursorSecret = (stage === 'local' && localCursorSecret()) || `{{resolve:secretsmanager:trading-bot-api/${stage}/cursor-secret}}`;
+  // Where the probe reads the P&L alerts' rules beside the environment (docs/alerts.md); none under npm start, whose
+  // environment holds them.
+  settings.alertSecretId = stage === 'local' ? '' : `trading-bot-api/${stage}/alerts`;
+  settings.alertParametersPath = stage === 'local' ? '' : `/trading-bot-api/${stage}/alerts`;
   return settings;
 }
 

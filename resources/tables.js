@@ -61,32 +61,20 @@ function tableName(stage, table) {
 }
 
 /**
- * The physical names of a stage's tables, by role (packages/core/src/tables.ts).
+ * The physical names of a stage's tables, by role (packages/core/src/tables.ts): every table but the probe's alerts.
  * @param {string} stage
  * @returns {{ accounts: string, balances: string, trades: string, apiKeys: string, ledger: string, fleet: string }}
  */
 function tableNames(stage) {
-  return {
-    accounts: tableName(stage, 'accounts'),
-    balances: tableName(stage, 'balances'),
-    trades: tableName(stage, 'trades'),
-    apiKeys: tableName(stage, 'apiKeys'),
-    ledger: tableName(stage, 'ledger'),
-    fleet: tableName(stage, 'fleet'),
-  };
+  const roles = Object.keys(TABLES).filter((table) => table !== 'alerts');
+  return /** @type {any} */ (Object.fromEntries(roles.map((table) => [table, tableName(stage, table)])));
 }
 
-/** Environment variables that tell the functions where each table is. */
+/** Environment variables that tell the functions where each table is: `apiKeys` in API_KEYS_TABLE, and so on. */
 function tableEnvironment(stage) {
-  return {
-    ACCOUNTS_TABLE: tableName(stage, 'accounts'),
-    BALANCES_TABLE: tableName(stage, 'balances'),
-    TRADES_TABLE: tableName(stage, 'trades'),
-    API_KEYS_TABLE: tableName(stage, 'apiKeys'),
-    LEDGER_TABLE: tableName(stage, 'ledger'),
-    FLEET_TABLE: tableName(stage, 'fleet'),
-    ALERTS_TABLE: tableName(stage, 'alerts'),
-  };
+  return Object.fromEntries(
+    Object.keys(TABLES).map((table) => [`${table.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}_TABLE`, tableName(stage, table)]),
+  );
 }
 
 /** What every change of a streamed table writes to its stream: the item before and after (the projector folds both). */

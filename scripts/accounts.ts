@@ -11,7 +11,7 @@
  */
 import './support/quiet-sdk';
 import { isRefusal } from '@trading-bot-api/writer';
-import { commandLine, usageFailure } from './support/command-line';
+import { commandLine, runCommand, usageFailure } from './support/command-line';
 import { targetWriter } from './support/load-data';
 
 const USAGE = [
@@ -47,7 +47,7 @@ async function main() {
   if (verb !== 'list' && !ids.length) fail(`say which account to ${verb}`);
   if (verb !== 'list' && values.retired) fail('--retired goes with list');
 
-  const writer = targetWriter({ stage: values.stage, endpoint: values.endpoint });
+  const writer = await targetWriter({ stage: values.stage, endpoint: values.endpoint });
   try {
     if (verb === 'list') {
       const rows = (await writer.listAccounts())
@@ -91,7 +91,4 @@ async function main() {
   }
 }
 
-main().catch((error) => {
-  console.error(`accounts: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
-});
+runCommand('accounts', main);

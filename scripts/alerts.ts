@@ -9,8 +9,8 @@
  */
 import './support/quiet-sdk';
 import { testEvent } from '../api/alerts/events';
-import { ALERT_VARIABLES } from '../api/alerts/settings';
-import { commandLine, usageFailure } from './support/command-line';
+import { CHANNEL_VARIABLES } from '../api/alerts/settings';
+import { commandLine, runCommand, usageFailure } from './support/command-line';
 import { sendToChannels } from './support/send-alerts';
 
 const USAGE = 'usage: npm run alerts -- test [--stage NAME]';
@@ -21,7 +21,7 @@ async function main() {
   const { values, positionals } = parsed;
   if (positionals.length !== 1 || positionals[0] !== 'test')
     usageFailure('alerts', USAGE, positionals.length ? `unknown command ${positionals.join(' ')}` : 'say test');
-  const variables = ALERT_VARIABLES.filter((name) => name !== 'ALERT_TELEGRAM_API_URL').join(', ');
+  const variables = CHANNEL_VARIABLES.join(', ');
   const sent = await sendToChannels(testEvent(values.stage ?? 'local', new Date().toISOString()), values.stage, {
     none: `alerts: no channel is configured: set ${variables} (docs/alerts.md)`,
     took: 'answered (the test message is there)',
@@ -30,9 +30,5 @@ async function main() {
   if (!sent) process.exitCode = 1;
 }
 
-main().catch((error) => {
-  const message = error instanceof Error ? error.message : String(error);
-  // The stage's settings say `alerts:` themselves (as the notifier logs them): once is enough.
-  console.error(message.startsWith('alerts: ') ? message : `alerts: ${message}`);
-  process.exit(1);
-});
+// The stage's settings say `alerts:` themselves (as the notifier logs them): once is enough.
+runCommand('alerts', main, { text: (error) => (error instanceof Error ? error.message : String(error)).replace(/^alerts: /, '') });

@@ -12,7 +12,7 @@
 import './support/quiet-sdk';
 import { backfillAccount } from '@trading-bot-api/writer';
 import { rebuildFleet } from '../api/projector/rebuild';
-import { commandLine, usageFailure } from './support/command-line';
+import { commandLine, runCommand, usageFailure } from './support/command-line';
 import { targetStore, targetWriter } from './support/load-data';
 
 const USAGE = 'usage: npm run backfill -- [--stage NAME] [--endpoint URL] [--account ID | --fleet]';
@@ -28,11 +28,11 @@ async function main() {
   const { values, positionals } = parsed;
   if (positionals.length) usageFailure('backfill', USAGE, `unexpected ${positionals.join(' ')}`);
   if (values.account && values.fleet) usageFailure('backfill', USAGE, '--account and --fleet do not go together');
-  const writer = targetWriter({ stage: values.stage, endpoint: values.endpoint });
+  const writer = await targetWriter({ stage: values.stage, endpoint: values.endpoint });
   const started = performance.now();
   let failed = 0;
   const totals = { trades: 0, entries: 0, stamped: 0, written: 0, unchanged: 0 };
-  const { store } = targetStore({ stage: values.stage, endpoint: values.endpoint });
+  const store = await targetStore({ stage: values.stage, endpoint: values.endpoint });
   try {
     const ids = values.fleet ? [] : values.account ? [values.account] : (await writer.listAccounts()).map(({ account }) => account.id);
     for (const [i, accountId] of ids.entries()) {
@@ -70,7 +70,4 @@ async function main() {
   if (failed) process.exitCode = 1;
 }
 
-main().catch((error) => {
-  console.error(`backfill: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
-});
+runCommand('backfill', main);

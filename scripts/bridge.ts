@@ -1,8 +1,8 @@
 /**
- * `npm run bridge -- freqtrade --url URL --username USER --account ID [--interval SECONDS] [--once]`
+ * `npm run bridge -- freqtrade --url URL --username USER --account ID [--name NAME] [--interval SECONDS] [--once]`
  * `npm run bridge -- freqtrade --config FILE [--once]`
  * `npm run bridge -- hummingbot --mqtt mqtt://HOST:1883 [--namespace hbot] [--username U] [--config FILE]`
- * `npm run bridge -- hummingbot --csv data/trades_<config>.csv --account ID [--config FILE] [--once]`
+ * `npm run bridge -- hummingbot --csv data/trades_<config>.csv --account ID [--name NAME] [--config FILE] [--once]`
  * `npm run bridge -- exchange --exchange binance --account ID [--quote USDT] [--symbols BTC/USDT,…] [--once]`
  * `npm run bridge -- exchange --config FILE [--once]`
  *
@@ -14,7 +14,8 @@
  *
  * freqtrade's password comes from FREQTRADE_PASSWORD, --password-file FILE, or --password (which `ps` shows: prefer
  * the others). Its config file is JSON: {"stage"?, "endpoint"?, "bots": [{"url", "username", "password" |
- * "passwordFile" | "passwordEnv", "account", "interval"?, "stallSeconds"?}]}. hummingbot's MQTT password comes from
+ * "passwordFile" | "passwordEnv", "account", "name"?, "interval"?, "stallSeconds"?}]}. A bot's display name is
+ * --name (or "name"), else its bot_name, else (left at freqtrade's default) "freqtrade (ACCOUNT)". hummingbot's MQTT password comes from
  * HUMMINGBOT_MQTT_PASSWORD or --password-file FILE (or the config's "passwordFile" or "passwordEnv"), never from the
  * command line; its config file is packages/feeds/src/bridges/hummingbot/config.ts's.
  *
@@ -42,17 +43,17 @@ import type { Difference } from '@trading-bot-api/writer';
 import { deliverAlerts } from '../api/alerts/delivery';
 import { reconciliationEvent } from '../api/alerts/events';
 import { configuredChannels } from '../api/alerts/remote';
-import { commandLine, failureText, usageFailure } from './support/command-line';
+import { commandLine, failureText, runCommand, stopSignal, usageFailure } from './support/command-line';
 import { targetWriter } from './support/load-data';
 
 const USAGE = [
   'usage: npm run bridge -- freqtrade --url URL --username USER --account ID [--interval SECONDS] [--once]',
-  '                         [--password-file FILE] [--stall-after SECONDS] [--stage NAME] [--endpoint URL]',
+  '                         [--name NAME] [--password-file FILE] [--stall-after SECONDS] [--stage NAME] [--endpoint URL]',
   '       npm run bridge -- freqtrade --config FILE [--once] [--stage NAME] [--endpoint URL]',
   'The password: FREQTRADE_PASSWORD, --password-file FILE, or --password PASS (visible to ps).',
   '       npm run bridge -- hummingbot --mqtt mqtt://HOST:1883 [--namespace hbot] [--username USER] [--password-file FILE]',
   '                         [--client-id ID] [--config FILE] [--state FILE] [--stage NAME] [--endpoint URL]',
-  '       npm run bridge -- hummingbot --csv data/trades_CONFIG.csv --account ID [--config FILE] [--state FILE] [--once]',
+  '       npm run bridge -- hummingbot --csv data/trades_CONFIG.csv --account ID [--name NAME] [--config FILE] [--state FILE] [--once]',
   "The MQTT password: HUMMINGBOT_MQTT_PASSWORD, --password-file FILE, or the config's passwordFile or passwordEnv.",
   '       npm run bridge -- exchange --exchange binance --account ID [--quote USDT] [--symbols BTC/USDT,ETH/USDT]',
   '                         [--key-file FILE --secret-file FILE] [--url ORIGIN] [--name NAME] [--reconcile-with ACCOUNT]',
@@ -70,6 +71,7 @@ interface BotConfig {
   account: string;
   intervalSeconds: number;
   stallSeconds?: number;
+  name?: string;
 }
 
 const DEFAULT_INTERVAL = 10;
@@ -87,6 +89,19 @@ function positive(value: unknown, what: string): number {
   if (typeof number !== 'number' || !Number.isFinite(number) || number <= 0)
     fail(`${what} must be a number of seconds above 0, got ${JSON.stringify(value)}`);
   return number;
+}
+
+/** A bot of the config file or the command line; `name` says how its fields are written there. */
+function botOf(bot: Record<string, unknown>, password: string, name: (field: 'interval' | 'stallSeconds' | 'name') => string): BotConfig {
+  return {
+    url: bot.url as string,
+    username: bot.username as string,
+    password,
+    account: bot.account as string,
+    intervalSeconds: bot.interval === undefined ? DEFAULT_INTERVAL : positive(bot.interval, name('interval')),
+    stallSeconds: bot.stallSeconds === undefined ? undefined : positive(bot.stallSeconds, name('stallSeconds')),
+    name: bot.name === undefined ? undefined : displayName(bot.name, name('name')),
+  };
 }
 
 function botsOfConfig(file: string): { bots: BotConfig[]; stage?: string; endpoint?: string } {
@@ -109,14 +124,7 @@ function botsOfConfig(file: string): { bots: BotConfig[]; stage?: string; endpoi
     else if (typeof bot.passwordFile === 'string') password = secretFile(bot.passwordFile);
     else if (typeof bot.passwordEnv === 'string') password = process.env[bot.passwordEnv];
     if (password === undefined) fail(`${where}: give "password", "passwordFile" or "passwordEnv" (an environment variable that is set)`);
-    return {
-      url: bot.url as string,
-      username: bot.username as string,
-      password,
-      account: bot.account as string,
-      intervalSeconds: bot.interval === undefined ? DEFAULT_INTERVAL : positive(bot.interval, `${where}.interval`),
-      stallSeconds: bot.stallSeconds === undefined ? undefined : positive(bot.stallSeconds, `${where}.stallSeconds`),
-    };
+    return botOf(bot, password, (field) => `${where}.${field}`);
   });
   return { bots, stage: parsed.stage, endpoint: parsed.endpoint };
 }
@@ -163,7 +171,7 @@ function parse() {
   for (const flag of ['mqtt', 'namespace', 'client-id', 'state', 'csv'] as const)
     if (values[flag] !== undefined) fail(`--${flag} is for hummingbot`);
   if (values.config) {
-    for (const flag of ['url', 'username', 'password', 'password-file', 'account', 'interval', 'stall-after'] as const)
+    for (const flag of ['url', 'username', 'password', 'password-file', 'account', 'interval', 'stall-after', 'name'] as const)
       if (values[flag] !== undefined) fail(`--${flag} goes in the config file with --config`);
     const config = botsOfConfig(values.config);
     return { bots: config.bots, once: values.once, stage: values.stage ?? config.stage, endpoint: values.endpoint ?? config.endpoint };
@@ -171,19 +179,20 @@ function parse() {
   for (const flag of ['url', 'username', 'account'] as const) if (!values[flag]) fail(`--${flag} is required (or --config FILE)`);
   const password = values.password ?? (values['password-file'] ? secretFile(values['password-file']) : process.env.FREQTRADE_PASSWORD);
   if (password === undefined) fail('no password: set FREQTRADE_PASSWORD, or give --password-file FILE');
-  const bot: BotConfig = {
-    url: values.url!,
-    username: values.username!,
-    password,
-    account: values.account!,
-    intervalSeconds: values.interval === undefined ? DEFAULT_INTERVAL : positive(values.interval, '--interval'),
-    stallSeconds: values['stall-after'] === undefined ? undefined : positive(values['stall-after'], '--stall-after'),
-  };
+  const bot = botOf({ ...values, stallSeconds: values['stall-after'] }, password, (field) =>
+    field === 'interval' ? '--interval' : field === 'name' ? '--name' : '--stall-after',
+  );
   return { bots: [bot], once: values.once, stage: values.stage, endpoint: values.endpoint };
 }
 
 /** Flags only the exchange feed takes. */
-const EXCHANGE_FLAGS = ['exchange', 'quote', 'symbols', 'key-file', 'secret-file', 'name', 'reconcile-with', 'since'] as const;
+const EXCHANGE_FLAGS = ['exchange', 'quote', 'symbols', 'key-file', 'secret-file', 'reconcile-with', 'since'] as const;
+
+/** A display name as given (--name, "name"): some text, of a length a table column can show. */
+function displayName(value: unknown, what: string): string {
+  if (typeof value !== 'string' || !value.trim() || value.length > 100) fail(`${what} must be a name of 1 to 100 characters`);
+  return value.trim();
+}
 
 const SECRETS = {
   readFile: (file: string) => readFileSync(file, 'utf8').replace(/\r?\n$/, ''),
@@ -249,18 +258,17 @@ function exchangeOptions(values: Record<string, string | boolean | string[] | un
 }
 
 async function exchange(options: ReturnType<typeof exchangeOptions>): Promise<void> {
-  const writer = targetWriter({ stage: options.stage, endpoint: options.endpoint });
-  const stop = new AbortController();
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+  const writer = await targetWriter({ stage: options.stage, endpoint: options.endpoint });
+  const stop = stopSignal();
   const report = (line: string) => console.log(`bridge ${line}`);
   // A stage's own channels are read only for a deployed stage (no --endpoint: its database is AWS's).
   const alert = await reconciliationAlerts(options.endpoint ? undefined : options.stage, report);
   const scheduled: Scheduled[] = options.accounts.map((account) => {
-    const feed = new ExchangeFeed(account, writer, { report, signal: stop.signal, alert });
+    const feed = new ExchangeFeed(account, writer, { report, signal: stop, alert });
     return { bridge: feed, intervalMs: account.intervalSeconds * 1000, source: feed.source };
   });
   try {
-    const ok = await runBridges(scheduled, { once: options.once, signal: stop.signal, report });
+    const ok = await runBridges(scheduled, { once: options.once, signal: stop, report });
     process.exitCode = ok ? 0 : 1;
   } finally {
     writer.close();
@@ -331,6 +339,14 @@ function hummingbotOptions(values: Record<string, string | boolean | string[] | 
   const instance = account
     ? (Object.entries(config.instances).find(([, profile]) => profile.account === account)?.[0] ?? account)
     : undefined;
+  // --name names the one bot of a trades file; over MQTT each instance is named in the config ("instances").
+  if (text('name') !== undefined) {
+    if (!instance) fail('--name is for --csv (one bot); name MQTT instances in the config ("instances": {"ID": {"name": ...}})');
+    config = {
+      ...config,
+      instances: { ...config.instances, [instance]: { ...config.instances[instance], name: displayName(text('name'), '--name') } },
+    };
+  }
   const state =
     text('state') ??
     config.state ??
@@ -352,9 +368,8 @@ function hummingbotOptions(values: Record<string, string | boolean | string[] | 
 }
 
 async function hummingbot(options: ReturnType<typeof hummingbotOptions>): Promise<void> {
-  const writer = targetWriter({ stage: options.stage, endpoint: options.endpoint });
-  const stop = new AbortController();
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+  const writer = await targetWriter({ stage: options.stage, endpoint: options.endpoint });
+  const stop = stopSignal();
   const report = (line: string) => console.log(line);
   let bridge: HummingbotBridge | undefined;
   try {
@@ -367,7 +382,7 @@ async function hummingbot(options: ReturnType<typeof hummingbotOptions>): Promis
     });
     if (options.csv) {
       report(`bridge ${options.csv}: following it into account ${options.instance}${options.once ? ' (to its end)' : ''}`);
-      await followTradesFile(options.csv, options.instance!, bridge, { follow: !options.once, signal: stop.signal, report });
+      await followTradesFile(options.csv, options.instance!, bridge, { follow: !options.once, signal: stop, report });
     } else {
       const opened = bridge;
       await listenToBroker({
@@ -376,7 +391,7 @@ async function hummingbot(options: ReturnType<typeof hummingbotOptions>): Promis
         username: options.username,
         password: options.password,
         clientId: options.clientId,
-        signal: stop.signal,
+        signal: stop,
         report,
         onMessage: (topic, payload) => opened.receive(topic, payload),
       });
@@ -397,23 +412,25 @@ async function main() {
   if (!options) return;
   if ('hummingbot' in options) return hummingbot(options.hummingbot!);
   if ('exchange' in options) return exchange(options.exchange!);
-  const writer = targetWriter({ stage: options.stage, endpoint: options.endpoint });
-  const stop = new AbortController();
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+  const writer = await targetWriter({ stage: options.stage, endpoint: options.endpoint });
+  const stop = stopSignal();
   const scheduled: Scheduled[] = options.bots.map((bot) => ({
-    bridge: new FreqtradeBridge({ client: freqtradeClient(bot), writer, account: bot.account, stallSeconds: bot.stallSeconds }),
+    bridge: new FreqtradeBridge({
+      client: freqtradeClient(bot),
+      writer,
+      account: bot.account,
+      stallSeconds: bot.stallSeconds,
+      name: bot.name,
+    }),
     intervalMs: bot.intervalSeconds * 1000,
     source: `freqtrade at ${bot.url}`,
   }));
   try {
-    const ok = await runBridges(scheduled, { once: options.once, signal: stop.signal, report: (line) => console.log(`bridge ${line}`) });
+    const ok = await runBridges(scheduled, { once: options.once, signal: stop, report: (line) => console.log(`bridge ${line}`) });
     process.exitCode = ok ? 0 : 1;
   } finally {
     writer.close();
   }
 }
 
-main().catch((error) => {
-  console.error(`bridge: ${failureText(error)}`);
-  process.exit(1);
-});
+runCommand('bridge', main, { text: (error) => failureText(error) });

@@ -4,26 +4,24 @@
  * Ctrl-C or for N seconds. Prints each open and close. Run it with `DEMO_BOT=off npm start` to be the only bot.
  */
 import './support/quiet-sdk';
-import { parseArgs } from 'node:util';
 import stages from '../resources/stages.js';
 import { DemoBot } from './demo/demo-bot';
-import { localWriter } from './support/load-data';
-import { localDatabaseEndpoint } from './local-stack/local-db';
+import { commandLine, runCommand, usageFailure } from './support/command-line';
+import { targetWriter } from './support/load-data';
 
-function fail(message: string): never {
-  console.error(`demo-bot: ${message}`);
-  console.error('usage: npm run demo-bot -- [--seconds N] [--seed N] [--quiet]');
-  process.exit(2);
-}
+const USAGE = 'usage: npm run demo-bot -- [--seconds N] [--seed N] [--quiet]';
+
+const fail: (message: string) => never = (message) => usageFailure('demo-bot', USAGE, message);
 
 async function main() {
-  const options = { seconds: { type: 'string' }, seed: { type: 'string' }, quiet: { type: 'boolean', default: false } } as const;
-  let values: ReturnType<typeof parseArgs<{ options: typeof options; strict: true }>>['values'];
-  try {
-    ({ values } = parseArgs({ args: process.argv.slice(2), options, strict: true }));
-  } catch (error) {
-    fail((error as Error).message);
-  }
+  const parsed = commandLine('demo-bot', USAGE, {
+    seconds: { type: 'string' },
+    seed: { type: 'string' },
+    quiet: { type: 'boolean', default: false },
+  });
+  if (!parsed) return;
+  const { values, positionals } = parsed;
+  if (positionals.length) fail(`unexpected ${positionals.join(' ')}`);
   const number = (name: string, raw: string | undefined) => {
     if (raw === undefined) return undefined;
     if (!/^\d+$/.test(raw) || Number(raw) < 1) fail(`--${name} must be a positive whole number`);
@@ -31,7 +29,7 @@ async function main() {
   };
   const seconds = number('seconds', values.seconds);
   const seed = number('seed', values.seed);
-  const writer = localWriter(localDatabaseEndpoint(), { stage: 'local' });
+  const writer = await targetWriter({});
   const bot = new DemoBot({
     writer,
     seed,
@@ -59,7 +57,4 @@ async function main() {
   if (seconds) setTimeout(() => void stop(), seconds * 1000);
 }
 
-main().catch((error) => {
-  console.error(`demo-bot: ${(error as Error).message}`);
-  process.exit(1);
-});
+runCommand('demo-bot', main);

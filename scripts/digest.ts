@@ -11,7 +11,7 @@
 import './support/quiet-sdk';
 import { randomBytes } from 'node:crypto';
 import tables from '../resources/tables.js';
-import { commandLine, usageFailure } from './support/command-line';
+import { commandLine, runCommand, usageFailure } from './support/command-line';
 import { LOCAL_AWS_ENV, localDatabaseEndpoint } from './local-stack/local-db';
 
 const USAGE = 'usage: npm run digest -- [--send] [--stage NAME] [--endpoint URL]';
@@ -55,7 +55,4 @@ async function main() {
   if (!sent) process.exitCode = 1;
 }
 
-main().catch((error) => {
-  console.error(`digest: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
-});
+runCommand('digest', main);

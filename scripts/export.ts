@@ -13,7 +13,7 @@
 import { createWriteStream, readFileSync, renameSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { createClient } from '../client';
-import { commandLine, usageFailure } from './support/command-line';
+import { commandLine, runCommand, usageFailure } from './support/command-line';
 
 const USAGE = `usage: npm run export -- --account ID|all [--from TIME] [--to TIME] [--status open|closed|gone|all] [--instrument I]
                           [--format csv|cointracking] [--out FILE] [--url URL] [--key-file FILE]
@@ -110,9 +110,4 @@ async function main() {
   }
 }
 
-if (require.main === module) {
-  main().catch((error: unknown) => {
-    console.error(`export: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(1);
-  });
-}
+if (require.main === module) runCommand('export', main);

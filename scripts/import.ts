@@ -19,7 +19,7 @@ import './support/quiet-sdk';
 import { isDecimal } from '@trading-bot-api/core/decimal';
 import type { Trade } from '@trading-bot-api/core/types';
 import { type TradeResult, type Writer, WriterError } from '@trading-bot-api/writer';
-import { commandLine, usageFailure } from './support/command-line';
+import { commandLine, runCommand, usageFailure } from './support/command-line';
 import { targetWriter } from './support/load-data';
 import { EquityHistory } from './support/opening-balance';
 import { progressReporter, type WriteCounts } from './support/progress';
@@ -61,7 +61,7 @@ async function main() {
     fail(`--opening-balance must be a decimal amount such as 10000.00, got ${JSON.stringify(opening)}`);
   const history = new EquityHistory();
 
-  const writer: Writer = targetWriter({ stage: values.stage, endpoint: values.endpoint });
+  const writer: Writer = await targetWriter({ stage: values.stage, endpoint: values.endpoint });
   try {
     if (values.create) {
       try {
@@ -159,7 +159,7 @@ async function main() {
   }
 }
 
-main().catch((error) => {
-  console.error(`import: ${error instanceof WriterError ? error.message : ((error as Error).stack ?? String(error))}`);
-  process.exit(error instanceof WriterError ? 1 : 3);
+runCommand('import', main, {
+  text: (error) => (error instanceof WriterError ? error.message : ((error as Error).stack ?? String(error))),
+  code: (error) => (error instanceof WriterError ? 1 : 3),
 });

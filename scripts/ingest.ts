@@ -16,7 +16,7 @@
 import './support/quiet-sdk';
 import { ingest } from '@trading-bot-api/feeds/ingest/ingest';
 import { CheckpointUnreadable, checkpointPath, fileLines, streamLines } from '@trading-bot-api/feeds/ingest/source';
-import { commandLine, failureText, usageFailure } from './support/command-line';
+import { commandLine, failureText, runCommand, stopSignal, usageFailure } from './support/command-line';
 import { targetWriter } from './support/load-data';
 import { progressReporter } from './support/progress';
 
@@ -38,9 +38,8 @@ async function main() {
   const [file] = positionals;
   const stdin = file === '-';
 
-  const stop = new AbortController();
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
-  const writer = targetWriter({ stage: values.stage, endpoint: values.endpoint });
+  const stop = stopSignal();
+  const writer = await targetWriter({ stage: values.stage, endpoint: values.endpoint });
   const progress = progressReporter('ingest', 'lines');
   const note = (line: string) => console.error(`ingest: ${line}`);
   let skipped = false;
@@ -49,7 +48,7 @@ async function main() {
     : fileLines(file, {
         follow: values.follow,
         checkpoint: !values['no-checkpoint'],
-        signal: stop.signal,
+        signal: stop,
         onRestart: note,
         onSkipped: ({ message }) => {
           skipped = true;
@@ -64,10 +63,10 @@ async function main() {
       report: (line) => console.log(line),
       progress: (counts) => progress.update(counts),
       giveUpAfterMs: values.follow ? undefined : 30_000,
-      signal: stop.signal,
+      signal: stop,
     });
     console.log(progress.summary(result));
-    if (result.gaveUp && !stop.signal.aborted) {
+    if (result.gaveUp && !stop.aborted) {
       note('the database did not answer for 30 s; run the same command again to resume where it stopped');
       process.exitCode = 3;
     } else if (values.follow) process.exitCode = 0;
@@ -80,7 +79,4 @@ async function main() {
   }
 }
 
-main().catch((error) => {
-  console.error(`ingest: ${failureText(error, [CheckpointUnreadable])}`);
-  process.exit(3);
-});
+runCommand('ingest', main, { text: (error) => failureText(error, [CheckpointUnreadable]), code: () => 3 });

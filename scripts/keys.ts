@@ -12,42 +12,27 @@ import { accountSet, isAccountId } from '@trading-bot-api/core/ids';
 import { readAccountRecords } from '@trading-bot-api/core/store/accounts-table';
 import { createApiKey, keyIdOf, listApiKeys, revokeApiKey } from '@trading-bot-api/core/store/api-keys-table';
 import type { Store } from '@trading-bot-api/core/store/dynamodb';
+import { commandLine, runCommand, usageFailure } from './support/command-line';
 import { targetStore } from './support/load-data';
 
-function usage(message?: string): never {
-  if (message) console.error(`keys: ${message}`);
-  console.error(
-    'usage: npm run keys -- create --accounts ID[,ID...]|* --label NAME [--force] [--quiet] | list | revoke KEY_ID|KEY  [--stage S] [--endpoint URL]',
-  );
-  process.exit(2);
-}
+const USAGE =
+  'usage: npm run keys -- create --accounts ID[,ID...]|* --label NAME [--force] [--quiet] | list | revoke KEY_ID|KEY  [--stage S] [--endpoint URL]';
 
-function flag(args: string[], name: string): boolean {
-  const at = args.indexOf(`--${name}`);
-  if (at !== -1) args.splice(at, 1);
-  return at !== -1;
-}
-
-function option(args: string[], name: string): string | undefined {
-  const at = args.indexOf(`--${name}`);
-  if (at === -1) return undefined;
-  const value = args[at + 1];
-  if (value === undefined || value.startsWith('--')) usage(`--${name} needs a value`);
-  args.splice(at, 2);
-  return value;
-}
+const usage: (message: string) => never = (message) => usageFailure('keys', USAGE, message);
 
 async function main() {
-  const args = process.argv.slice(2);
-  const stageOption = option(args, 'stage');
-  const stage = stageOption ?? 'local';
-  const endpointOption = option(args, 'endpoint');
-  const accountsOption = option(args, 'accounts');
-  const label = option(args, 'label');
-  const force = flag(args, 'force');
-  const quiet = flag(args, 'quiet');
-  const [command, ...rest] = args;
-  const { store } = targetStore({ stage, endpoint: endpointOption });
+  const parsed = commandLine('keys', USAGE, {
+    stage: { type: 'string', default: 'local' },
+    endpoint: { type: 'string' },
+    accounts: { type: 'string' },
+    label: { type: 'string' },
+    force: { type: 'boolean', default: false },
+    quiet: { type: 'boolean', default: false },
+  });
+  if (!parsed) return;
+  const { stage, endpoint: endpointOption, accounts: accountsOption, label, force, quiet } = parsed.values;
+  const [command, ...rest] = parsed.positionals;
+  const store = await targetStore({ stage, endpoint: endpointOption });
   const table = store.tables.apiKeys;
 
   if (quiet && command !== 'create') usage('--quiet is for create only');
@@ -105,7 +90,7 @@ async function main() {
     if (!(await revokeApiKey(store, keyId))) usage(`no key ${keyId} in ${table}`);
     console.log(`Revoked key ${keyId}: requests with it now get 403 (after API Gateway's authorizer cache expires in AWS).`);
   } else {
-    usage(command ? `unknown command ${command}` : undefined);
+    usage(command ? `unknown command ${command}` : 'say create, list or revoke');
   }
 }
 
@@ -115,7 +100,4 @@ async function missingAccounts(store: Store, accounts: string[]): Promise<string
   return accounts.filter((id) => !found.has(id));
 }
 
-main().catch((error) => {
-  console.error(`keys: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
-});
+runCommand('keys', main);

@@ -1,6 +1,6 @@
 /**
  * `npm start`: DynamoDB Local (data kept in .data/, or in memory with DB=memory), the tables from resources/tables.js,
- * demo data when the tables are empty, then the API on http://localhost:PORT/api and the dashboard at /: serverless offline behind the local
+ * demo data when the tables are empty (DEMO=off: none, and no demo bot; docs/operations.md), then the API on http://localhost:PORT/api and the dashboard at /: serverless offline behind the local
  * gateway, which answers as the deployed stage does. AUTH=on requires API keys, as deployed stages do.
  * Ctrl-C, closing the terminal, or this process dying in any other way stops everything it started.
  */
@@ -22,6 +22,7 @@ import { startDatabaseDoor } from './local-stack/database-door';
 import { watchProbe } from './local-stack/probe-watch';
 import { startLocalApi } from './local-stack/local-api';
 import { portIsFree } from './local-stack/processes';
+import { type Exposure, exposureOf } from './local-stack/exposure';
 
 const STAGE = 'local';
 const ROOT = join(__dirname, '..');
@@ -98,6 +99,14 @@ async function shutdown(code: number): Promise<never> {
 async function main() {
   const inMemory = process.env.DB === 'memory' || process.argv.includes('--in-memory');
   const auth = process.env.AUTH === 'on';
+  // DEMO=off: an operator's own fleet, which starts empty and never gets a demo account or the demo bot's trading.
+  const demo = process.env.DEMO !== 'off';
+  let exposure: Exposure;
+  try {
+    exposure = exposureOf(process.env);
+  } catch (error) {
+    fail((error as Error).message);
+  }
   const ports = { PORT: portFromEnv('PORT'), DB_PORT: portFromEnv('DB_PORT'), LAMBDA_PORT: portFromEnv('LAMBDA_PORT') };
   for (const [name, value] of Object.entries(ports)) {
     if (!(await portIsFree(value))) {
@@ -125,7 +134,7 @@ async function main() {
   const client = adminClient(db.endpoint);
   await ensureTables(client, STAGE);
   const existing = await client.send(new ScanCommand({ TableName: tables.tableName(STAGE, 'accounts'), Limit: 1 }));
-  if (!existing.Count) {
+  if (!existing.Count && demo) {
     const dataset = demoDataset(new Date());
     const writer = localWriter(db.endpoint, { stage: STAGE });
     await loadDataset(writer, dataset);
@@ -141,7 +150,8 @@ async function main() {
   cleanups.push(async () => closeSync(logs));
   const verbose = (process.env.LOG_LEVEL ?? '').toUpperCase() === 'DEBUG';
 
-  // Alerts go out from the probe watch when any ALERT_* variable is set (docs/alerts.md); their links lead here.
+  // Alerts go out from the probe watch when a channel's ALERT_* variable is set (docs/alerts.md); their links lead to
+  // DASHBOARD_URL (the dashboard's public address: a phone cannot open localhost), none when it is unset.
   let alertChannels: ReturnType<typeof channelsOf> | undefined;
   if (alertsRequested(process.env)) {
     try {
@@ -151,6 +161,9 @@ async function main() {
     }
     for (const problem of alertChannels.problems) console.error(problem);
   }
+  const probeSeconds = process.env.PROBE === 'off' ? 0 : Number(process.env.PROBE_SECONDS || 60);
+  if (!Number.isInteger(probeSeconds) || probeSeconds < 0)
+    fail(`PROBE_SECONDS must be a whole number of seconds, got "${process.env.PROBE_SECONDS}"`);
   const api = await startLocalApi({
     stage: STAGE,
     dbEndpoint: db.endpoint,
@@ -158,14 +171,14 @@ async function main() {
     port: ports.PORT,
     lambdaPort: ports.LAMBDA_PORT,
     auth,
-    env: { DASHBOARD_URL: `http://localhost:${ports.PORT}/` },
+    listenAddress: exposure.listenAddress,
+    allowedHosts: exposure.allowedHosts,
+    // The probe's interval: a longer gap between two runs means the stack was down (api/alerts/transitions.ts).
+    env: probeSeconds ? { PROBE_INTERVAL_SECONDS: String(probeSeconds) } : {},
     onLine: offlineLineRouter(logs, verbose),
   });
   cleanups.push(() => api.stop());
 
-  const probeSeconds = process.env.PROBE === 'off' ? 0 : Number(process.env.PROBE_SECONDS || 60);
-  if (!Number.isInteger(probeSeconds) || probeSeconds < 0)
-    fail(`PROBE_SECONDS must be a whole number of seconds, got "${process.env.PROBE_SECONDS}"`);
   if (probeSeconds) {
     const watch = watchProbe({
       offline: api.offline,
@@ -180,7 +193,7 @@ async function main() {
     await watch.probed;
   }
 
-  const demoBot = process.env.DEMO_BOT !== 'off';
+  const demoBot = demo && process.env.DEMO_BOT !== 'off';
   if (demoBot) {
     const writer = localWriter(db.endpoint, { stage: STAGE });
     const staleAfterSeconds = Number(process.env.STALE_AFTER_SECONDS || stages.stageSettings(STAGE).staleAfterSeconds);
@@ -206,7 +219,9 @@ async function main() {
   console.log(
     [
       '',
-      `Trading Bot API is running at ${base}/api (loopback only)`,
+      exposure.opened
+        ? `Trading Bot API is running at ${base}/api, listening on ${exposure.listenAddress}:${ports.PORT}, answering the Host names ${['localhost', ...exposure.allowedHosts].join(', ')}`
+        : `Trading Bot API is running at ${base}/api (loopback only)`,
       `  Dashboard: ${base}/`,
       auth
         ? '  API keys: ON, as on a deployed stage: every request but /api/health needs one in the x-api-key header'
@@ -216,9 +231,11 @@ async function main() {
       verbose
         ? `  Function logs: here and in ${logFile}`
         : `  Function logs: ${logFile} (a line per request; warnings and errors show here too, every line with LOG_LEVEL=DEBUG)`,
-      demoBot
-        ? '  Demo bot: trading the demo accounts live (DEMO_BOT=off npm start to run without it)'
-        : '  Demo bot: off (npm run demo-bot runs it against this server)',
+      !demo
+        ? "  Demo: off (DEMO=off): only your own bots' accounts (docs/operations.md)"
+        : demoBot
+          ? '  Demo bot: trading the demo accounts live (DEMO_BOT=off npm start to run without it; DEMO=off for no demo at all)'
+          : '  Demo bot: off (npm run demo-bot runs it against this server)',
       probeSeconds
         ? `  Probe: every ${probeSeconds} s; a line below when a bot turns stale, errors or recovers (PROBE=off to stop it)`
         : '  Probe: off',

@@ -16,6 +16,8 @@ export interface AlertsConfig {
   secretId?: string;
   /** The hour (UTC) the daily digest is scheduled at: its text says when to expect the next. */
   digestHourUtc: number;
+  /** How often the probe runs (300 s deployed; `npm start`'s PROBE_SECONDS): a longer gap means it was down. */
+  probeIntervalSeconds: number;
 }
 
 export function readAlertsConfig(env: Env): AlertsConfig {
@@ -27,9 +29,13 @@ export function readAlertsConfig(env: Env): AlertsConfig {
   const hour = env.DIGEST_HOUR_UTC ?? '7';
   if (!/^\d{1,2}$/.test(hour) || Number(hour) > 23)
     throw new Error(`configuration: DIGEST_HOUR_UTC must be an hour from 0 to 23, got "${hour}"`);
+  const interval = env.PROBE_INTERVAL_SECONDS ?? '300';
+  if (!/^\d+$/.test(interval) || Number(interval) < 1)
+    throw new Error(`configuration: PROBE_INTERVAL_SECONDS must be a whole number of seconds, got "${interval}"`);
   return {
     table,
     digestHourUtc: Number(hour),
+    probeIntervalSeconds: Number(interval),
     topicArn: env.ALERTS_TOPIC_ARN || undefined,
     dashboardUrl,
     parametersPath: env.ALERT_PARAMETERS_PATH || undefined,

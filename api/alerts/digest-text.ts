@@ -3,7 +3,7 @@
  * without a database, and each figure shows as the API wrote it.
  */
 import { decimalSign } from '@trading-bot-api/core/decimal';
-import { type AlertEvent, botLabel, span, utcMinute } from './events';
+import { type AlertEvent, botLabel, percentOf, span, utcMinute } from './events';
 
 export interface DigestBot {
   accountId: string;
@@ -31,7 +31,7 @@ export interface Digest {
   bots: number;
   attention: {
     error: (DigestBot & { message: string | null })[];
-    stale: (DigestBot & { heartbeatAgeSeconds: number | null })[];
+    stale: (DigestBot & { heartbeatAgeSeconds: number | null; lastHeartbeatAt: string | null })[];
     stopped: (DigestBot & { since: string | null })[];
   };
 }
@@ -42,14 +42,9 @@ export function signed(amount: string): string {
   return sign > 0 ? `+${amount}` : sign < 0 ? `−${amount.slice(1)}` : amount;
 }
 
-/** A ratio of 4 places as a percentage, by moving its point two places: `0.5833` → `58.33 %`, exactly. */
+/** A ratio of 4 places as a percentage, exactly (`0.5833` → `58.33 %`); `no trades` for none. */
 export function percent(ratio: string | null): string {
-  if (ratio === null) return 'no trades';
-  const [whole, fraction = ''] = ratio.split('.');
-  const digits = `${whole}${fraction.padEnd(2, '0')}`;
-  const head = digits.slice(0, whole.length + 2).replace(/^0+(?=\d)/, '');
-  const tail = fraction.slice(2).replace(/0+$/, '');
-  return `${head}${tail ? `.${tail}` : ''} %`;
+  return ratio === null ? 'no trades' : percentOf(ratio);
 }
 
 const WEEKDAY = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
@@ -80,7 +75,7 @@ export function digestEvent(digest: Digest, stage: string, time: string, digestH
     for (const entry of error) lines.push(`  In error: ${botLabel(entry)}${entry.message ? `: ${entry.message}` : ''}`);
     for (const entry of stale)
       lines.push(
-        `  Stale: ${botLabel(entry)}, ${entry.heartbeatAgeSeconds === null ? 'never heard from' : `silent for ${span(entry.heartbeatAgeSeconds)}`}`,
+        `  Stale: ${botLabel(entry)}, ${entry.lastHeartbeatAt === null ? 'never heard from' : `silent for ${span(entry.heartbeatAgeSeconds ?? 0)}, since ${utcMinute(entry.lastHeartbeatAt)}: its figures are as of then`}`,
       );
     for (const entry of stopped) lines.push(`  Stopped: ${botLabel(entry)}${entry.since ? ` since ${utcMinute(entry.since)}` : ''}`);
   }

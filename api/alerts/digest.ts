@@ -7,7 +7,8 @@
  * - yesterday's win rate: `/api/all/performance?from=<day>&to=<day+1>`;
  * - the 7 days' net P&L, closed trades and win rate: `/api/all/performance?from=<day−6>&to=<day+1>`;
  * - each bot's day, for the best and worst: `/api/{account}/pnl?period=day&from=<day>&to=<day+1>`;
- * - the bots needing attention: `/api/all/status` (retired accounts are not in the fleet).
+ * - the bots needing attention: `/api/all/status` (retired accounts are not in the fleet); a stopped bot since its
+ *   first report of `stopped` (`stateSince`), a stale one with its last heartbeat, as of which its figures stand.
  *
  * "Yesterday" is the last whole UTC day before `now`. Amounts are the API's exact decimal strings, never floats; a win
  * rate shows as a percentage by moving its decimal point, exactly.
@@ -84,10 +85,11 @@ export async function buildDigest(now: Date): Promise<Digest> {
       stale: withState((status) => status.stale).map((status) => ({
         ...bot(status.accountId),
         heartbeatAgeSeconds: status.heartbeatAgeSeconds,
+        lastHeartbeatAt: status.lastHeartbeatAt,
       })),
       stopped: withState((status) => status.state === 'stopped').map((status) => ({
         ...bot(status.accountId),
-        since: status.lastHeartbeatAt,
+        since: status.stateSince,
       })),
     },
   };

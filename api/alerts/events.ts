@@ -14,6 +14,9 @@ export const ALERT_TYPES = [
   'bot_recovered',
   'database_down',
   'database_up',
+  'daily_loss',
+  'drawdown',
+  'trade_closed',
   'alarm',
   'digest',
   'test',
@@ -51,6 +54,12 @@ export interface AlertEvent {
   /** The bot's own message (bot_error, bot_stopped), if it gave one. */
   message?: string | null;
   heartbeatAgeSeconds?: number | null;
+  /** The last error the bot or its bridge reported, and when it began (bot_stale, bot_stopped), if any. */
+  lastError?: { message: string | null; at: string } | null;
+  /** The P&L events' figures, in the account's currency, as exact decimals. */
+  pnl?: PnlFigures;
+  /** The closed trade (trade_closed). */
+  trade?: ClosedTradeFigures;
   /** The bot's view on the dashboard, when the stage's URL is known. */
   url?: string;
   alarm?: AlarmDetails;
@@ -67,6 +76,39 @@ interface ReconciliationDetails {
   bot: string | null;
   exchange: string | null;
   detail: string;
+}
+
+/** What a P&L alert measured: the day's realized P&L (daily_loss) or the fall from the peak (drawdown), and the limit. */
+export interface PnlFigures {
+  currency: string;
+  /** daily_loss: the day (UTC). */
+  day?: string;
+  /** daily_loss: the day's realized P&L; drawdown: the balance now. */
+  realizedPL?: string;
+  balance?: string;
+  /** drawdown: the peak balance, the fall from it, and its share of the peak (null: a peak of nothing). */
+  peakBalance?: string;
+  drawdown?: string;
+  drawdownRatio?: string | null;
+  /** What the limit allows, in the currency, and the setting (`5%` or an amount). */
+  limit: string;
+  setting: string;
+}
+
+/** A closed trade as its alert shows it. */
+export interface ClosedTradeFigures {
+  id: string;
+  instrument: string;
+  side: 'buy' | 'sell';
+  units: string;
+  openPrice: string;
+  openTime: string;
+  closePrice: string | null;
+  closeTime: string | null;
+  realizedPL: string;
+  currency: string;
+  closeReason: string | null;
+  feeTotal: string | null;
 }
 
 interface AlarmDetails {
@@ -112,6 +154,9 @@ const MARK: Record<AlertType, string> = {
   bot_recovered: '🟢',
   database_down: '🔴',
   database_up: '🟢',
+  daily_loss: '🔻',
+  drawdown: '📉',
+  trade_closed: '🔁',
   alarm: '🔔',
   digest: '📊',
   test: '✅',
@@ -134,6 +179,8 @@ export interface BotChange {
   lastHeartbeatAt: string | null;
   heartbeatAgeSeconds: number | null;
   staleAfterSeconds: number;
+  /** The last error the bot or its bridge reported, if any. */
+  lastError?: { message: string | null; at: string } | null;
   /** The recorded version of the change: with the stage and the account, the event's id. */
   version: number;
 }
@@ -147,11 +194,12 @@ export function botChangeEvent(change: BotChange, stage: string, time: string, d
   const lines: string[] = [];
   let title: string;
   const was = previous.condition === 'ok' ? '' : ` (it was ${CONDITION_WORDS[previous.condition]})`;
+  const since = next.since ? utcMinute(next.since) : 'an unknown time';
   switch (next.condition) {
     case 'error':
       title = `${label} is in error`;
       lines.push(`The bot reports an error${change.message ? `: ${change.message}` : ' (with no message)'}.`);
-      lines.push(`Seen in error at ${utcMinute(time)}${was}.`);
+      lines.push(`In error since ${since}${was}.`);
       break;
     case 'stale':
       title = `${label} is stale`;
@@ -160,12 +208,14 @@ export function botChangeEvent(change: BotChange, stage: string, time: string, d
           ? 'The bot is running but has never sent a heartbeat.'
           : `The bot is running but has sent no heartbeat for ${span(change.heartbeatAgeSeconds ?? 0)} (last at ${utcMinute(change.lastHeartbeatAt)}; stale after ${span(change.staleAfterSeconds)}).`,
       );
+      if (change.lastError)
+        lines.push(`Last error reported: ${change.lastError.message ?? '(no message)'} (from ${utcMinute(change.lastError.at)}).`);
       if (was) lines.push(`It was ${CONDITION_WORDS[previous.condition]}.`);
       break;
     case 'stopped':
       title = `${label} stopped`;
       lines.push(`The bot reports it is stopped${change.message ? `: ${change.message}` : ''}.`);
-      lines.push(`Stopped since ${next.since ? utcMinute(next.since) : 'an unknown time'}${was}.`);
+      lines.push(`Stopped since ${since}${was}.`);
       break;
     default: {
       title = `${label} recovered`;
@@ -192,8 +242,129 @@ export function botChangeEvent(change: BotChange, stage: string, time: string, d
     since: next.since,
     message: change.message,
     heartbeatAgeSeconds: change.heartbeatAgeSeconds,
+    ...(next.condition === 'stale' ? { lastError: change.lastError ?? null } : {}),
     ...(url ? { url } : {}),
   };
+}
+
+/** An amount with its currency and a true minus: `−60.00 USD`. */
+function money(amount: string, currency: string): string {
+  return `${amount.startsWith('-') ? `−${amount.slice(1)}` : amount} ${currency}`;
+}
+
+/** A ratio as a percentage, by moving its point two places, exactly: `0.5833` is `58.33 %`, `0.1250` is `12.5 %`. */
+export function percentOf(ratio: string): string {
+  const [whole, fraction = ''] = ratio.split('.');
+  const digits = `${whole}${fraction.padEnd(2, '0')}`;
+  const head = digits.slice(0, whole.length + 2).replace(/^0+(?=\d)/, '');
+  const tail = fraction.slice(2).replace(/0+$/, '');
+  return `${head}${tail ? `.${tail}` : ''} %`;
+}
+
+/** A setting as said: `5%` is `5 % of …`, an amount is itself. */
+function settingWords(setting: string, of: string): string {
+  return setting.endsWith('%') ? `${setting.slice(0, -1)} % of ${of}` : 'its limit';
+}
+
+interface PnlEventInput {
+  bot: BotRef;
+  figures: PnlFigures;
+  /** The recorded version of the account's P&L alerts: with the stage and the account, the event's id. */
+  version: number;
+}
+
+/** A day's realized loss beyond its limit. */
+export function dailyLossEvent({ bot, figures, version }: PnlEventInput, stage: string, time: string, dashboardUrl?: string): AlertEvent {
+  const { currency, realizedPL = '0', limit, setting, day } = figures;
+  const title = titled(stage, 'daily_loss', `${botLabel(bot)} lost ${money(realizedPL.replace('-', ''), currency)} today`);
+  const start = figures.balance ?? '';
+  const lines = [
+    `Realized P&L of ${day} (UTC) so far: ${money(realizedPL, currency)}, beyond the daily loss limit of ${money(limit, currency)} (${setting.endsWith('%') ? settingWords(setting, `the day's starting balance, ${money(start, currency)}`) : 'ALERT_DAILY_LOSS'}).`,
+  ];
+  return accountEvent(
+    'daily_loss',
+    `${stage}:daily_loss:${bot.accountId}:${day}:${version}`,
+    title,
+    lines,
+    bot,
+    { pnl: figures },
+    stage,
+    time,
+    dashboardUrl,
+  );
+}
+
+/** A balance below its peak by more than its limit. */
+export function drawdownEvent({ bot, figures, version }: PnlEventInput, stage: string, time: string, dashboardUrl?: string): AlertEvent {
+  const { currency, limit, setting, peakBalance = '0', drawdown = '0', drawdownRatio } = figures;
+  const share = drawdownRatio ? ` (${percentOf(drawdownRatio)})` : '';
+  const title = titled(stage, 'drawdown', `${botLabel(bot)} is ${money(drawdown, currency)}${share} below its peak`);
+  const lines = [
+    `Balance ${money(figures.balance ?? '0', currency)}, ${money(drawdown, currency)}${share} below its peak of ${money(peakBalance, currency)}; the drawdown limit is ${money(limit, currency)} (${setting.endsWith('%') ? settingWords(setting, 'the peak') : 'ALERT_DRAWDOWN'}).`,
+  ];
+  return accountEvent(
+    'drawdown',
+    `${stage}:drawdown:${bot.accountId}:${version}`,
+    title,
+    lines,
+    bot,
+    { pnl: figures },
+    stage,
+    time,
+    dashboardUrl,
+  );
+}
+
+/** An account's event: its title and lines, the dashboard's link when there is one, and its payload (`pnl` or `trade`). */
+function accountEvent(
+  type: AlertType,
+  id: string,
+  title: string,
+  lines: string[],
+  bot: BotRef,
+  payload: { pnl: PnlFigures } | { trade: ClosedTradeFigures },
+  stage: string,
+  time: string,
+  dashboardUrl?: string,
+): AlertEvent {
+  const url = accountUrl(dashboardUrl, bot.accountId);
+  if (url) lines.push(`Dashboard: ${url}`);
+  return {
+    type,
+    id,
+    stage,
+    time,
+    title,
+    text: [title, ...lines].join('\n'),
+    accountId: bot.accountId,
+    accountName: bot.accountName,
+    ...payload,
+    ...(url ? { url } : {}),
+  };
+}
+
+/** A trade the account closed: instrument, side, P&L and why. */
+export function tradeClosedEvent(bot: BotRef, trade: ClosedTradeFigures, stage: string, time: string, dashboardUrl?: string): AlertEvent {
+  const title = titled(
+    stage,
+    'trade_closed',
+    `${botLabel(bot)} closed ${trade.side} ${trade.instrument}: ${money(trade.realizedPL, trade.currency)}${trade.closeReason ? ` (${trade.closeReason})` : ''}`,
+  );
+  const lines = [
+    `Trade ${trade.id}: ${trade.side} ${trade.units} ${trade.instrument}, opened ${utcMinute(trade.openTime)} at ${trade.openPrice}, closed ${trade.closeTime ? utcMinute(trade.closeTime) : 'at an unknown time'}${trade.closePrice ? ` at ${trade.closePrice}` : ''}.`,
+    `Realized ${money(trade.realizedPL, trade.currency)}${trade.feeTotal ? ` after ${money(trade.feeTotal, trade.currency)} of fees` : ''}; reason: ${trade.closeReason ?? 'not given'}.`,
+  ];
+  return accountEvent(
+    'trade_closed',
+    `${stage}:trade:${bot.accountId}:${trade.id}`,
+    title,
+    lines,
+    bot,
+    { trade },
+    stage,
+    time,
+    dashboardUrl,
+  );
 }
 
 /** The database stopped (`down`) or started answering the probe again. */

@@ -100,17 +100,25 @@ export async function remoteAlertValues(sources: { secretId?: string; parameters
 }
 
 /**
- * The channels `env`'s ALERT_* variables (and their files) configure, then the stage's secret and parameters: those
- * of `sources`, or with a `stage` those a deployed stage keeps (serverless.yml's ALERT_SECRET_ID and
- * ALERT_PARAMETERS_PATH), as the commands ask with --stage. With each channel configured wrong, a line (settings.ts).
+ * The ALERT_* values of `env` (and their files), then of the stage's secret and parameters: those of `sources`, or
+ * with a `stage` those a deployed stage keeps (serverless.yml's ALERT_SECRET_ID and ALERT_PARAMETERS_PATH), as the
+ * commands ask with --stage.
  */
-export async function configuredChannels(
+export async function configuredAlertValues(
   env: Record<string, string | undefined>,
   sources: { stage?: string; secretId?: string; parametersPath?: string },
-): Promise<ReturnType<typeof channelsOf>> {
+): Promise<AlertValues> {
   const { stage, secretId, parametersPath } = sources;
   const remote = stage
     ? { secretId: `trading-bot-api/${stage}/alerts`, parametersPath: `/trading-bot-api/${stage}/alerts` }
     : { secretId, parametersPath };
-  return channelsOf(mergeAlertValues(localAlertValues(env), await remoteAlertValues(remote)));
+  return mergeAlertValues(localAlertValues(env), await remoteAlertValues(remote));
+}
+
+/** The channels those values configure, with a line for each channel configured wrong (settings.ts). */
+export async function configuredChannels(
+  env: Record<string, string | undefined>,
+  sources: { stage?: string; secretId?: string; parametersPath?: string },
+): Promise<ReturnType<typeof channelsOf>> {
+  return channelsOf(await configuredAlertValues(env, sources));
 }

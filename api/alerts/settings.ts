@@ -6,20 +6,23 @@
  * 3. deployed, the Secrets Manager secret named by ALERT_SECRET_ID, a JSON object of the variables;
  * 4. deployed, the SSM parameters under ALERT_PARAMETERS_PATH, one per variable, named by it (SecureString).
  *
- * The template holds only the secret's name and the parameters' path (serverless.yml); the values are read at run
- * time (remote.ts), so a rotated token needs no deploy. Any subset of channels may be configured; one with a part
+ * The same sources hold the P&L alerts' rules (ALERT_DAILY_LOSS, ALERT_DRAWDOWN, ALERT_TRADE_CLOSED: pnl.ts), which
+ * the probe reads. The template holds only the secret's name and the parameters' path (serverless.yml); the values
+ * are read at run time (remote.ts), so a rotated token or a changed limit needs no deploy. Any subset of channels may be configured; one with a part
  * missing (a Telegram token without its chat) is reported and left off, never half-used.
  */
 import { readFileSync } from 'node:fs';
 import { type Channel, discordChannel, slackChannel, telegramChannel, webhookChannel } from './channels';
+import { PNL_VARIABLES } from './pnl';
 
-export const ALERT_VARIABLES = [
+const ALERT_VARIABLES = [
   'ALERT_TELEGRAM_BOT_TOKEN',
   'ALERT_TELEGRAM_CHAT_ID',
   'ALERT_TELEGRAM_API_URL',
   'ALERT_DISCORD_WEBHOOK_URL',
   'ALERT_SLACK_WEBHOOK_URL',
   'ALERT_WEBHOOK_URL',
+  ...PNL_VARIABLES,
 ] as const;
 
 type AlertVariable = (typeof ALERT_VARIABLES)[number];
@@ -30,9 +33,14 @@ const TELEGRAM_API_URL = 'https://api.telegram.org';
 
 type Env = Record<string, string | undefined>;
 
-/** True when any ALERT_* variable (or its `_FILE`) is set: `npm start` then sends from its probe. */
+/** The variables that name a channel (not the Telegram API's address, nor the P&L rules, which say what to send). */
+export const CHANNEL_VARIABLES = ALERT_VARIABLES.filter(
+  (name) => name !== 'ALERT_TELEGRAM_API_URL' && !(PNL_VARIABLES as readonly string[]).includes(name),
+);
+
+/** True when a channel's variable (or its `_FILE`) is set: `npm start` then sends from its probe. */
 export function alertsRequested(env: Env): boolean {
-  return ALERT_VARIABLES.some((name) => name !== 'ALERT_TELEGRAM_API_URL' && (env[name] || env[`${name}_FILE`]));
+  return CHANNEL_VARIABLES.some((name) => env[name] || env[`${name}_FILE`]);
 }
 
 /**

@@ -69,12 +69,8 @@ function fleetFamilies(figures: FleetFigures): Family[] {
     perBot(labels, 'tba_balance', 'Balance, in the account currency (exact: GET /api/{account}/balance).', (bot) => bot.balance?.balance),
     perBot(labels, 'tba_nav', 'Net asset value, in the account currency.', (bot) => bot.balance?.nav),
     perBot(labels, 'tba_unrealized_pnl', 'Unrealized P&L of the open trades, in the account currency.', (bot) => bot.balance?.unrealizedPL),
-    perBot(
-      labels,
-      'tba_realized_pnl_total',
-      'Realized P&L of every closed trade, in the account currency.',
-      (bot) => bot.balance?.realizedPL,
-    ),
+    // Not `_total`: Prometheus keeps that suffix for counters, and P&L falls as well as rises (docs/api.md).
+    perBot(labels, 'tba_realized_pnl', 'Realized P&L of every closed trade, in the account currency.', (bot) => bot.balance?.realizedPL),
     perBot(
       labels,
       'tba_realized_pnl_today',
@@ -82,6 +78,18 @@ function fleetFamilies(figures: FleetFigures): Family[] {
       (bot) => bot.today.realizedPL,
     ),
     perBot(labels, 'tba_trades_closed_today', 'Trades closed this UTC day.', (bot) => bot.today.tradesClosed),
+    perBot(
+      labels,
+      'tba_win_ratio',
+      'Share of the trades closed in the last 90 days that made a profit, from 0 to 1 (no sample: none closed).',
+      (bot) => bot.recent.winRate,
+    ),
+    perBot(
+      labels,
+      'tba_max_drawdown_ratio',
+      'Largest fall of the last 90 days from an equity peak, as a share of the equity at that peak, from 0 to 1 (no sample: no equity known).',
+      (bot) => bot.recent.maxDrawdownRatio,
+    ),
     {
       name: 'tba_fleet_bots',
       help: 'Bots the key may see (retired ones left out), by reported state.',
@@ -89,7 +97,7 @@ function fleetFamilies(figures: FleetFigures): Family[] {
       samples: BOT_STATES.map((state) => ({ labels: { state }, value: summary[state] })),
     },
     { name: 'tba_fleet_bots_stale', help: 'Bots that are stale.', type: 'gauge', samples: [{ labels: {}, value: summary.stale }] },
-    { name: 'tba_fleet_bots_total', help: 'Bots the key may see.', type: 'gauge', samples: [{ labels: {}, value: summary.total }] },
+    { name: 'tba_fleet_bots_visible', help: 'Bots the key may see.', type: 'gauge', samples: [{ labels: {}, value: summary.total }] },
   ];
 }
 

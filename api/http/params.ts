@@ -114,10 +114,10 @@ function parseCursor(value: string): string {
 /**
  * An RFC 3339 time with a zone (`Z` or `±hh:mm`), as milliseconds since the epoch; digits below the millisecond are
  * kept as a fraction, never rounded across a stored time. A time without a zone would mean a different instant on
- * every machine: refused.
+ * every machine: refused. A date alone (RFC 3339's `full-date`, what operators type) is that day's start in UTC.
  */
 export function parseTimeParameter(value: string): number {
-  const ms = parseTime(value);
+  const ms = parseTime(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
   if (ms === undefined && /^\d{4}-\d{2}-\d{2} \d{2}:/.test(value)) {
     return reject('must separate its date and time with T (RFC 3339), not a space: such as 2026-11-01T09:00:00Z');
   }
@@ -130,7 +130,10 @@ export function parseTimeParameter(value: string): number {
       `must be an RFC 3339 time with a zone; the "+" of its offset arrived as a space: send it as %2B (${value.replace(' ', '%2B')})`,
     );
   }
-  if (ms === undefined) return reject('must be an RFC 3339 time with a zone, such as 2026-11-01T00:00:00Z or 2026-11-01T09:00:00+09:00');
+  if (ms === undefined)
+    return reject(
+      'must be an RFC 3339 time with a zone, such as 2026-11-01T09:00:00+09:00, or a date alone (2026-11-01: its start in UTC)',
+    );
   if (ms < EARLIEST_TIME || ms > LATEST_TIME) return reject(`must fall between ${timestamp(EARLIEST_TIME)} and ${timestamp(LATEST_TIME)}`);
   return ms;
 }

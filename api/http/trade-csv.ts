@@ -147,18 +147,12 @@ export function cointrackingRecords(trade: Trade, account: AccountFacts | undefi
   ];
   /** Fees of one exchange not carried by a record's `Fee`: each a record of its own. */
   const feeRecords = (fees: readonly [string, string][], type: string, leg: Fee['leg']): Cell[][] =>
-    fees.map(([feeCurrency, amount]) =>
-      decimalSign(amount) < 0
-        ? record(
-            TYPES.rebate,
-            [magnitude(amount), feeCurrency],
-            null,
-            null,
-            `${trade.id} ${leg} fee rebate`,
-            leg === 'open' ? trade.openTime : trade.closeTime!,
-          )
-        : record(type, null, [amount, feeCurrency], null, `${trade.id} ${leg} fee`, leg === 'open' ? trade.openTime : trade.closeTime!),
-    );
+    fees.map(([feeCurrency, amount]) => {
+      const time = leg === 'open' ? trade.openTime : trade.closeTime!;
+      return decimalSign(amount) < 0
+        ? record(TYPES.rebate, [magnitude(amount), feeCurrency], null, null, `${trade.id} ${leg} fee rebate`, time)
+        : record(type, null, [amount, feeCurrency], null, `${trade.id} ${leg} fee`, time);
+    });
   const pnl = `realized P&L ${trade.realizedPL}${currency ? ` ${currency}` : ''}`;
   const unknownFees = trade.fees === null ? '; fees unknown' : '';
   const reason = trade.closeReason ? ` (${trade.closeReason})` : '';
@@ -209,17 +203,18 @@ export function cointrackingRecords(trade: Trade, account: AccountFacts | undefi
     if (fees.length === 1 && decimalSign(fees[0][1]) > 0) return { cell: [fees[0][1], fees[0][0]] as [string, string], records: [] };
     return { cell: null, records: feeRecords(fees, TYPES.otherFee, leg) };
   };
-  const open = legFees('open');
-  const close = legFees('close');
+  /** One of the two exchanges: the units of the base bought for `quoted` of the quote (`buying`), or sold for it. */
+  const swap = (buying: boolean, quoted: string, leg: Fee['leg'], comment: string, time: string): Cell[][] => {
+    const [units, value]: [string, string][] = [
+      [trade.units, base],
+      [quoted, quote],
+    ];
+    const fees = legFees(leg);
+    return [record(TYPES.trade, buying ? units : value, buying ? value : units, fees.cell, comment, time), ...fees.records];
+  };
   return [
-    long
-      ? record(TYPES.trade, [trade.units, base], [opened, quote], open.cell, `${trade.id} open${unknownFees}`, trade.openTime)
-      : record(TYPES.trade, [opened, quote], [trade.units, base], open.cell, `${trade.id} open${unknownFees}`, trade.openTime),
-    ...open.records,
-    long
-      ? record(TYPES.trade, [closed, quote], [trade.units, base], close.cell, `${trade.id} close${reason}; ${pnl}`, trade.closeTime)
-      : record(TYPES.trade, [trade.units, base], [closed, quote], close.cell, `${trade.id} close${reason}; ${pnl}`, trade.closeTime),
-    ...close.records,
+    ...swap(long, opened, 'open', `${trade.id} open${unknownFees}`, trade.openTime),
+    ...swap(!long, closed, 'close', `${trade.id} close${reason}; ${pnl}`, trade.closeTime),
   ];
 }
 

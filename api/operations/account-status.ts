@@ -26,16 +26,15 @@ export function toAccountStatus(
     strategy: bot.strategy,
     message: bot.message,
     updatedAt: bot.updatedAt,
+    stateSince: bot.stateSince ?? null,
+    lastError: bot.lastError ?? null,
     retiredAt,
   };
 }
 
-/** Counts the statuses by state, and the stale ones. */
+/** Counts the statuses by state, a stale bot as stale and not as running (API 1.7): the counts add up to the total. */
 export function summarize(statuses: readonly AccountStatus[]): FleetSummary {
   const summary: FleetSummary = { total: statuses.length, running: 0, paused: 0, stopped: 0, error: 0, stale: 0 };
-  for (const status of statuses) {
-    summary[status.state] += 1;
-    if (status.stale) summary.stale += 1;
-  }
+  for (const status of statuses) summary[status.stale ? 'stale' : status.state] += 1;
   return summary;
 }

@@ -1,9 +1,11 @@
+import pMap from 'p-map';
 import { toAccount } from '@trading-bot-api/core/store/accounts-table';
 import { toBalance, toBalanceRecord } from '@trading-bot-api/core/store/balances-table';
 import { getPnlOfAccounts, type PnlEntry } from '@trading-bot-api/core/store/ledger-table';
 import { periodStart, timestamp } from '@trading-bot-api/core/time';
 import type { Account, AccountStatus, Balance, FleetSummary } from '@trading-bot-api/core/types';
 import type { Principal } from '../access';
+import { readAccountPerformance } from './performance';
 import { readStatusItems, statusOf } from './status';
 import { store } from '../database';
 
@@ -14,6 +16,8 @@ export interface BotFigures {
   /** Undefined for an account with no balances item yet (created a moment ago). */
   balance: Balance | undefined;
   today: { realizedPL: string; tradesClosed: number };
+  /** The last 90 days' win rate and largest drawdown against equity (the performance operation's default window). */
+  recent: { winRate: string | null; maxDrawdownRatio: string | null };
 }
 
 /** What `GET /api/metrics` shows: every visible bot (retired ones left out, as in the fleet answers) and the counts. */
@@ -52,6 +56,37 @@ async function todaysPnl(ids: readonly string[], day: string, versions: Readonly
 }
 
 /**
+ * The recent figures of each account this instance has read, with the day and the account's trade activity they
+ * were read under (its last trade's time and realized P&L): unlike the balances version, which every heartbeat's
+ * balance moves, these move only when a trade opens or closes.
+ */
+const recentHeld = new Map<string, { day: string; activity: string; recent: BotFigures['recent'] }>();
+
+/**
+ * The last 90 days' win rate and drawdown ratio of each of `ids`, read (a few dozen roll-up items each) only where
+ * this instance holds none for today and the account's trade activity now (`activity`).
+ */
+async function recentFigures(ids: readonly string[], day: string, activity: ReadonlyMap<string, string>, principal: Principal, now: Date) {
+  const missing = ids.filter((id) => {
+    const held = recentHeld.get(id);
+    return !(held && held.day === day && held.activity === activity.get(id));
+  });
+  // A first scrape reads every account's: a few at a time, so a large fleet's does not flood the table with queries
+  // (at 200 bots, all at once, DynamoDB Local timed out and the scrape answered 503).
+  const read = await pMap(
+    missing,
+    async (id) => {
+      const [figures] = (await readAccountPerformance(id, {}, principal, now)).currencies;
+      return [id, { winRate: figures.winRate, maxDrawdownRatio: figures.maxDrawdown.ratio }] as const;
+    },
+    { concurrency: 8 },
+  );
+  for (const [id, recent] of read) recentHeld.set(id, { day, activity: activity.get(id)!, recent });
+  const fresh = new Map(read);
+  return new Map(ids.map((id) => [id, fresh.get(id) ?? recentHeld.get(id)!.recent]));
+}
+
+/**
  * The fleet's figures for a scrape, from what `/api/all/status` reads (status.ts: each visible account's accounts item
  * and balances item, two items per account, for the exact heartbeat times): the same items hold the profiles and the
  * balances too, and each account's P&L aggregate of today is kept under its balances item's version (todaysPnl). No
@@ -69,7 +104,14 @@ export async function readFleetFigures(principal: Principal, now: Date): Promise
       return balance ? [[id, toBalanceRecord(balance).version] as const] : [];
     }),
   );
-  const todayOf = await todaysPnl(ids, timestamp(periodStart(now.getTime(), 'day')), versions);
+  const day = timestamp(periodStart(now.getTime(), 'day'));
+  const activity = new Map(
+    fleet.accounts.map((bot) => {
+      const balance = items.balances.get(bot.accountId);
+      return [bot.accountId, `${bot.lastTradeAt} ${balance ? toBalance(balance).realizedPL : ''}`] as const;
+    }),
+  );
+  const [todayOf, recentOf] = await Promise.all([todaysPnl(ids, day, versions), recentFigures(ids, day, activity, principal, now)]);
   return {
     bots: fleet.accounts.map((bot, i) => {
       const balance = items.balances.get(bot.accountId);
@@ -79,6 +121,7 @@ export async function readFleetFigures(principal: Principal, now: Date): Promise
         account: toAccount(items.accounts[i]),
         balance: balance && toBalance(balance),
         today: { realizedPL: today?.realizedPL ?? '0', tradesClosed: today?.tradesClosed ?? 0 },
+        recent: recentOf.get(bot.accountId)!,
       };
     }),
     summary: fleet.summary,

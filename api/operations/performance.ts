@@ -1,3 +1,4 @@
+import pMap from 'p-map';
 import { compareIds } from '@trading-bot-api/core/ids';
 import { sumDecimals } from '@trading-bot-api/core/decimal';
 import { accountNotFound } from '../errors';
@@ -9,7 +10,7 @@ import { accountPeriods, type PeriodPartition, readPeriods, readStartBalances } 
 import { type TimeWindow, timestamp } from '@trading-bot-api/core/time';
 import type { AccountPerformance, AllPerformance, CurrencyPerformance } from '@trading-bot-api/core/types';
 import type { Principal } from '../access';
-import { CONCURRENT_READS, mapLimited } from './series';
+import { CONCURRENT_READS } from './series';
 import { store } from '../database';
 import { requireVisibleAccount } from './visible';
 import { type SeriesWindow, seriesWindow } from './window';
@@ -59,13 +60,7 @@ function summaryOf(currency: string, periods: readonly ReadPeriod[], startBalanc
  * has one (readStartBalances).
  */
 async function startBalance(accountIds: readonly string[], window: SeriesWindow): Promise<Map<string, string>> {
-  const found = await readStartBalances(
-    store,
-    accountIds,
-    timestamp(window.starts[0]),
-    timestamp(window.starts[window.starts.length - 1]),
-    CONCURRENT_READS,
-  );
+  const found = await readStartBalances(store, accountIds, ...window.span, CONCURRENT_READS);
   return new Map([...found].map(([id, entry]) => [id, entry.balance]));
 }
 
@@ -110,15 +105,18 @@ export async function readAllPerformance(request: PerformanceRequest, principal:
   const summed = principal.accounts === '*';
   const ids = [...byCurrency.values()].flat();
   const [perCurrency, balances] = await Promise.all([
-    mapLimited([...byCurrency], summed ? CONCURRENT_READS : 1, async ([currency, accountIds]) =>
-      summed
-        ? readWindow(fleetPeriods(store, currency), periods, request.instrument)
-        : mergeOwners(
-            periods,
-            await mapLimited(accountIds, CONCURRENT_READS, (accountId) =>
-              readWindow(accountPeriods(store, accountId), periods, request.instrument),
+    pMap(
+      [...byCurrency],
+      async ([currency, accountIds]) =>
+        summed
+          ? readWindow(fleetPeriods(store, currency), periods, request.instrument)
+          : mergeOwners(
+              periods,
+              await pMap(accountIds, (accountId) => readWindow(accountPeriods(store, accountId), periods, request.instrument), {
+                concurrency: CONCURRENT_READS,
+              }),
             ),
-          ),
+      { concurrency: summed ? CONCURRENT_READS : 1 },
     ),
     startBalance(ids, window),
   ]);

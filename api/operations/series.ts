@@ -1,10 +1,11 @@
+import pMap from 'p-map';
 import { sumDecimals } from '@trading-bot-api/core/decimal';
 import { accountNotFound } from '../errors';
 import { getAccountItem } from '@trading-bot-api/core/store/accounts-table';
 import { readFleetPnl } from '@trading-bot-api/core/store/fleet-table';
 import { accountsByCurrency } from './currencies';
 import type { Item } from '@trading-bot-api/core/store/dynamodb';
-import { readEquityEntries, readPnlEntries, readTransfers } from '@trading-bot-api/core/store/ledger-table';
+import { readEntries, readTransfers } from '@trading-bot-api/core/store/ledger-table';
 import { type Interval, type Period, type TimeWindow, timestamp } from '@trading-bot-api/core/time';
 import type { AccountEquity, AccountPnl, AllPnl, PnlPoint } from '@trading-bot-api/core/types';
 import type { Principal } from '../access';
@@ -52,13 +53,11 @@ function zeroFilled(window: SeriesWindow, entries: readonly (PnlPoint & { start:
 
 /** An account's P&L points over the window, zero-filled, oldest first. */
 async function pnlPoints(accountId: string, period: Period, window: SeriesWindow): Promise<PnlPoint[]> {
-  const starts = window.starts.map(timestamp);
-  return zeroFilled(window, await readPnlEntries(store, accountId, period, starts[0], starts[starts.length - 1], starts.length));
+  return zeroFilled(window, await readEntries(store, accountId, 'pnl', period, window.span, window.starts.length));
 }
 
-/** The account item of a visible account: its currency, and a 404 when there is none. */
-async function visibleAccount(accountId: string, principal: Principal): Promise<Item> {
-  requireVisibleAccount(principal, accountId);
+/** The account item of an account (checked visible first): its currency, and a 404 when there is none. */
+async function visibleAccount(accountId: string): Promise<Item> {
   const account = await getAccountItem(store, accountId);
   if (!account) throw accountNotFound(accountId);
   return account;
@@ -69,22 +68,8 @@ export async function readAccountPnl(accountId: string, query: PnlRequest, princ
   const period = query.period ?? 'day';
   const window = seriesWindow(period, query, now, PNL_DEFAULT_POINTS[period], PNL_MAX_POINTS);
   requireVisibleAccount(principal, accountId);
-  const [account, points] = await Promise.all([visibleAccount(accountId, principal), pnlPoints(accountId, period, window)]);
+  const [account, points] = await Promise.all([visibleAccount(accountId), pnlPoints(accountId, period, window)]);
   return { accountId, currency: account.currency as string, period, from: timestamp(window.from), to: timestamp(window.to), points };
-}
-
-/** Runs `work` over `items`, at most `limit` at a time, keeping the order. */
-export async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }
 
 /** Points of several series of the same periods, summed period by period. */
@@ -112,19 +97,22 @@ export async function readAllPnl(query: PnlRequest, principal: Principal, now: D
   const window = seriesWindow(period, query, now, PNL_DEFAULT_POINTS[period], PNL_MAX_POINTS);
   const byCurrency = await accountsByCurrency(principal);
   const summed = principal.accounts === '*';
-  const [first, last] = [window.starts[0], window.starts[window.starts.length - 1]].map(timestamp);
   // The fleet's: one key range holding every currency's points.
-  const fleet = summed ? await readFleetPnl(store, period, first, last) : [];
-  const series = await mapLimited([...byCurrency], 1, async ([currency, accountIds]) => ({
-    currency,
-    accountCount: accountIds.length,
-    points: summed
-      ? zeroFilled(
-          window,
-          fleet.flatMap(({ start, currencies }) => (currencies[currency] ? [{ start, ...currencies[currency] }] : [])),
-        )
-      : sumPoints(await mapLimited(accountIds, CONCURRENT_READS, (accountId) => pnlPoints(accountId, period, window))),
-  }));
+  const fleet = summed ? await readFleetPnl(store, period, ...window.span) : [];
+  const series = await pMap(
+    [...byCurrency],
+    async ([currency, accountIds]) => ({
+      currency,
+      accountCount: accountIds.length,
+      points: summed
+        ? zeroFilled(
+            window,
+            fleet.flatMap(({ start, currencies }) => (currencies[currency] ? [{ start, ...currencies[currency] }] : [])),
+          )
+        : sumPoints(await pMap(accountIds, (accountId) => pnlPoints(accountId, period, window), { concurrency: CONCURRENT_READS })),
+    }),
+    { concurrency: 1 },
+  );
   return { period, from: timestamp(window.from), to: timestamp(window.to), series };
 }
 
@@ -138,11 +126,10 @@ export async function readAccountEquity(accountId: string, query: EquityRequest,
   const interval = query.interval ?? 'hour';
   const window = seriesWindow(interval, query, now, EQUITY_DEFAULT_POINTS[interval], EQUITY_MAX_POINTS);
   requireVisibleAccount(principal, accountId);
-  const starts = window.starts.map(timestamp);
   const [account, entries, transfers] = await Promise.all([
-    visibleAccount(accountId, principal),
-    readEquityEntries(store, accountId, interval, starts[0], starts[starts.length - 1], starts.length),
-    readTransfers(store, accountId, starts[0], timestamp(window.to)),
+    visibleAccount(accountId),
+    readEntries(store, accountId, 'equity', interval, window.span, window.starts.length),
+    readTransfers(store, accountId, window.span[0], timestamp(window.to)),
   ]);
   const points = markTransfers(
     entries.map(({ time, balance, nav, unrealizedPL }) => ({ time, balance, nav, unrealizedPL })),

@@ -17,15 +17,14 @@ export class Validated<T> {
 }
 
 /**
- * Whether the client already holds the answer with this tag (If-None-Match, read by the HTTP layer); `any` is false
- * when it named none, and `tags` are the ones it named (a tag may say how long it holds: the fleet status's).
+ * Whether the client already holds the answer with this tag (If-None-Match, read by the HTTP layer); `tags` are the
+ * ones it named (a tag may say how long it holds: the fleet status's).
  */
-export type Held = ((tag: string) => boolean) & { readonly any: boolean; readonly tags: readonly string[] };
+export type Held = ((tag: string) => boolean) & { readonly tags: readonly string[] };
 
 /** The Held of an If-None-Match header's value (undefined: none sent). */
 export function heldOf(ifNoneMatch: string | undefined, matches: (header: string, tag: string) => boolean): Held {
   return Object.assign((tag: string) => ifNoneMatch !== undefined && matches(ifNoneMatch, tag), {
-    any: ifNoneMatch !== undefined,
     tags: ifNoneMatch?.split(',').map((tag) => tag.trim()) ?? [],
   });
 }

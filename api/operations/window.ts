@@ -27,11 +27,15 @@ export function checkWindow<W extends TimeWindow>(window: W): W {
   return window;
 }
 
-/** A window of whole periods: the first period's start, the end (the next period's start), and the period starts. */
+/**
+ * A window of whole periods: the first period's start, the end (the next period's start), the period starts, and the
+ * first and last of them as stored times (a key range's bounds).
+ */
 export interface SeriesWindow {
   from: number;
   to: number;
   starts: number[];
+  span: [string, string];
 }
 
 /**
@@ -68,5 +72,5 @@ export function seriesWindow(unit: CalendarUnit, requested: TimeWindow, now: Dat
     );
   }
   const starts = Array.from({ length: points }, (_, i) => shiftPeriodStart(from, unit, i));
-  return { from, to, starts };
+  return { from, to, starts, span: [timestamp(from), timestamp(starts[starts.length - 1])] };
 }

@@ -9,6 +9,7 @@
  * record delivered twice leaves what one delivery leaves. A record it cannot project fails alone: the rest of its
  * batch is applied, and the record is named in `failures` (the mapping's partial batch response).
  */
+import pMap from 'p-map';
 import tables from '../../resources/tables.js';
 import { toAccount, toBotReport } from '@trading-bot-api/core/store/accounts-table';
 import { toBalance, toBalanceRecord } from '@trading-bot-api/core/store/balances-table';
@@ -31,7 +32,7 @@ import {
   type SumPlace,
   writeMembers,
 } from '@trading-bot-api/core/store/fleet-table';
-import { getPeriodOfOwners, getPnlOfOwners, isEntryOf, toPeriodEntry, toPnlEntry } from '@trading-bot-api/core/store/ledger-table';
+import { getPeriodOfOwners, getPnlOfAccounts, isEntryOf, toPeriodEntry, toPnlEntry } from '@trading-bot-api/core/store/ledger-table';
 import { accountKey, retiredAtOf } from '@trading-bot-api/core/store/accounts-table';
 
 /** A table whose stream the projector reads (resources/tables.js's STREAMED_TABLES: the one list). */
@@ -115,13 +116,9 @@ export async function project(projection: Projection, records: readonly SourceRe
     ...(members.length ? [{ ids: members.map((member) => member.id), write: () => writeMembers(store, members) }] : []),
     ...sums,
   ];
-  for (let at = 0; at < groups.length; at += FOLDS_AT_ONCE) {
-    await Promise.all(
-      groups
-        .slice(at, at + FOLDS_AT_ONCE)
-        .map((group) => group.write().catch((error) => failures.push(...group.ids.map((id) => ({ id, error }))))),
-    );
-  }
+  await pMap(groups, (group) => group.write().catch((error) => failures.push(...group.ids.map((id) => ({ id, error })))), {
+    concurrency: FOLDS_AT_ONCE,
+  });
   return { moved: [...moved.keys()], sums: sums.length, failures };
 }
 
@@ -152,7 +149,10 @@ export function summandOf(store: Store, item: Item, currency: string): Summand {
   }
   const entry = toPnlEntry(item);
   const read = async (ids: readonly string[]) => {
-    const [entries, owners] = await Promise.all([getPnlOfOwners(store, ids, entry), currenciesOf(store, new Set(ids))]);
+    const [entries, owners] = await Promise.all([
+      getPnlOfAccounts(store, ids, entry.period, entry.start, true),
+      currenciesOf(store, new Set(ids)),
+    ]);
     return entries.map((own) => ({ ...own, value: pnlShare(owners.get(own.accountId) ?? '', own) }));
   };
   return { place: pnlSum(entry.period, entry.start) as SumPlace<unknown>, ...entry, value: pnlShare(currency, entry), read };

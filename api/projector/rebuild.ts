@@ -6,6 +6,7 @@
  * while bots write and the projector runs: a list changes by a set's add and delete, and each sum is read before the
  * accounts' figures and written on condition that it did not change meanwhile.
  */
+import pMap from 'p-map';
 import { ABOVE_EVERY_ID } from '@trading-bot-api/core/ids';
 import { ASPECTS } from '@trading-bot-api/core/fleet';
 import { scanAll, type Store } from '@trading-bot-api/core/store/dynamodb';
@@ -51,15 +52,9 @@ export async function rebuildFleet(store: Store): Promise<Rebuilt> {
       sums.set(id, sum);
     }
   }
-  let sumsWritten = 0;
-  const pending = [...sums.values()];
-  await Promise.all(
-    Array.from({ length: SUMS_AT_ONCE }, async () => {
-      for (let sum = pending.shift(); sum; sum = pending.shift()) {
-        if (await rebuildSum(store, sum.summand.place, sum.ids, sum.summand.read)) sumsWritten += 1;
-      }
-    }),
-  );
+  const written = await pMap(sums.values(), (sum) => rebuildSum(store, sum.summand.place, sum.ids, sum.summand.read), {
+    concurrency: SUMS_AT_ONCE,
+  });
   await bumpVersions(store, ASPECTS);
-  return { accounts: accounts.length, listed: members.length, sums: sums.size, sumsWritten };
+  return { accounts: accounts.length, listed: members.length, sums: sums.size, sumsWritten: written.filter(Boolean).length };
 }

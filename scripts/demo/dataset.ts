@@ -114,10 +114,18 @@ const CURRENCIES = ['USD', 'EUR', 'GBP', 'USD', 'EUR'];
  * brokers paid by the spread, so no fee is charged. The demo bot opens its trades so too.
  */
 export const DEMO_TERMS = { market: 'margin', leverage: '30', fees: [] } as const;
+
+/** A demo trade: on DEMO_TERMS, with no fee, funding, liquidation price, order ids or close reason. */
+export function demoTrade(
+  trade: Omit<Trade, 'closeReason' | 'market' | 'leverage' | 'fees' | 'feeTotal' | 'fundingFees' | 'liquidationPrice' | 'orderIds'>,
+): Trade {
+  const none = { closeReason: null, fundingFees: null, liquidationPrice: null, orderIds: null };
+  return { ...trade, ...none, market: DEMO_TERMS.market, leverage: DEMO_TERMS.leverage, fees: [], feeTotal: '0' };
+}
 const BROKERS = ['OANDA', 'Interactive Brokers', 'Saxo'];
 const STATES: BotState[] = ['running', 'paused', 'running', 'stopped', 'error'];
-// The demo bot (demo-bot.ts) reports the same strategy for the same demo account.
-const STRATEGIES = ['trend-following-h4', 'mean-reversion-m15', 'breakout-d1', null, 'grid-m5'];
+/** The strategy each account's bot reports; the demo bot (demo-bot.ts) reports the same for the same demo account. */
+export const STRATEGIES = ['trend-following-h4', 'mean-reversion-m15', 'breakout-d1', null, 'grid-m5'];
 const MESSAGES: Record<BotState, string | null> = {
   running: null,
   paused: 'Paused by operator for the weekly review',
@@ -125,6 +133,15 @@ const MESSAGES: Record<BotState, string | null> = {
   error: 'Broker API rejected orders: insufficient margin',
 };
 const DEMO_NAMES = ['Primary USD', 'Euro Swing', 'Sterling Carry', 'Gold Desk', 'Paper Sandbox'];
+
+/** The accounts of `npm start`'s demo (demoDataset), which the demo bot trades. */
+export const DEMO_ACCOUNT_IDS = ['primary-usd', 'euro-swing', 'sterling-carry', 'gold-desk', 'paper-sandbox'];
+
+/** A decimal as an integer of 10^-`scale` (its digits past `scale` cut). */
+export function unitsOf(value: string, scale: number): bigint {
+  const [whole, fraction = ''] = value.split('.');
+  return BigInt(whole + fraction.padEnd(scale, '0').slice(0, scale));
+}
 
 /** Mulberry32: a tiny seeded PRNG, so datasets are reproducible without a dependency. */
 export function random(seed: number): () => number {
@@ -217,32 +234,26 @@ export function generateDataset(options: DatasetOptions): Dataset {
       const stop = side === 'buy' ? entry - entry / 100n : entry + entry / 100n;
       const target = side === 'buy' ? entry + entry / 50n : entry - entry / 50n;
       const pl = amount(profit(side, entry, exit, units, instrument, places));
-      accountTrades.push({
-        id: `${accountId}-${String(tradeCount - t).padStart(7, '0')}`,
-        accountId,
-        instrument: instrument.name,
-        side,
-        units: units.toString(),
-        status: open ? 'open' : 'closed',
-        openPrice: decimal(entry, instrument.scale),
-        openTime,
-        closePrice: open ? null : decimal(exit, instrument.scale),
-        closeTime,
-        // What a bot leaves out is "0", as the writer stores it: an open trade has realized nothing, a closed one holds nothing.
-        realizedPL: open ? '0' : pl,
-        unrealizedPL: open ? pl : '0',
-        stopLoss: next() < 0.7 ? decimal(stop, instrument.scale) : null,
-        takeProfit: next() < 0.5 ? decimal(target, instrument.scale) : null,
-        closeReason: null,
-        currency,
-        market: DEMO_TERMS.market,
-        leverage: DEMO_TERMS.leverage,
-        fees: [],
-        feeTotal: '0',
-        fundingFees: null,
-        liquidationPrice: null,
-        orderIds: null,
-      });
+      accountTrades.push(
+        demoTrade({
+          id: `${accountId}-${String(tradeCount - t).padStart(7, '0')}`,
+          accountId,
+          instrument: instrument.name,
+          side,
+          units: units.toString(),
+          status: open ? 'open' : 'closed',
+          openPrice: decimal(entry, instrument.scale),
+          openTime,
+          closePrice: open ? null : decimal(exit, instrument.scale),
+          closeTime,
+          // What a bot leaves out is "0", as the writer stores it: an open trade has realized nothing, a closed one holds nothing.
+          realizedPL: open ? '0' : pl,
+          unrealizedPL: open ? pl : '0',
+          stopLoss: next() < 0.7 ? decimal(stop, instrument.scale) : null,
+          takeProfit: next() < 0.5 ? decimal(target, instrument.scale) : null,
+          currency,
+        }),
+      );
       // Several trades may open in the same millisecond: the order then falls back to the id.
       time -= next() < 0.05 ? 0 : 60_000 + Math.floor(next() * 4 * 3_600_000);
     }
@@ -319,17 +330,15 @@ function brokerSnapshots(
     opened: Date.parse(trade.openTime),
     closed: trade.closeTime === null ? Infinity : Date.parse(trade.closeTime),
   }));
-  // Decimals as integers of their last place: every realized P&L has the account's places, a price its instrument's.
-  const units = (value: string) => BigInt(value.replace('.', ''));
   return (at, markedAt = at) => {
     let realized = 0n;
     let unrealized = 0n;
     let margin = 0n;
     for (const { trade, opened, closed } of timed) {
-      if (closed <= at) realized += units(trade.realizedPL);
+      if (closed <= at) realized += unitsOf(trade.realizedPL, places);
       else if (opened <= at) {
         const { instrument, price } = priceAt(trade.instrument, markedAt);
-        unrealized += profit(trade.side, units(trade.openPrice), price, BigInt(trade.units), instrument, places);
+        unrealized += profit(trade.side, unitsOf(trade.openPrice, instrument.scale), price, BigInt(trade.units), instrument, places);
         margin += positionMargin(price, BigInt(trade.units), instrument, places);
       }
     }
@@ -353,10 +362,9 @@ function brokerSnapshots(
  * without a gap; everything else comes from the seed (tests pass a fixed `now`).
  */
 export function demoDataset(now: Date): Dataset {
-  const ids = ['primary-usd', 'euro-swing', 'sterling-carry', 'gold-desk', 'paper-sandbox'];
   return generateDataset({
     tradeCounts: [1200, 240, 150, 60, 0],
-    accountId: (i) => ids[i],
+    accountId: (i) => DEMO_ACCOUNT_IDS[i],
     anchor: now,
     heartbeatAt: now,
     history: { everyMinutes: 360 },

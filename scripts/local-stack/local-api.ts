@@ -29,6 +29,9 @@ export interface LocalApiOptions {
   /** Receives each line serverless offline prints (the functions' logs among them). */
   onLine?: (line: string) => void;
   maxInFlight?: number;
+  /** The gateway's listen address and extra Host names (LocalGatewayOptions). */
+  listenAddress?: string;
+  allowedHosts?: string[];
   /** Run the fleet projector over the stage's streams (default); false for tables made without streams (the bench's). */
   projector?: boolean;
   /** The fleet projector's on-failure queue (a file of JSON lines): .data/projector-failed-<stage>.jsonl unless given. */
@@ -105,6 +108,8 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       auth: options.auth,
       corsAllowedOrigins,
       maxInFlight: options.maxInFlight,
+      listenAddress: options.listenAddress,
+      allowedHosts: options.allowedHosts,
     });
   } catch (error) {
     await offline.stop();

@@ -5,7 +5,7 @@
  * unchecked. Used by `npm start`, the end-to-end tests and the benchmark.
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
+import { type Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Supervised, spawnSupervised, waitUntil } from './processes';
@@ -27,9 +27,9 @@ export interface SocketResponse {
   body: Buffer;
 }
 
-/** One HTTP request over a Unix socket. */
+/** One HTTP request over a Unix socket (its path), or to a host and port over TCP (0: no time limit). */
 export function requestOverSocket(
-  socketPath: string,
+  to: string | { host: string; port: string; agent: Agent },
   options: {
     method: string;
     path: string;
@@ -38,9 +38,10 @@ export function requestOverSocket(
     timeoutMs?: number;
   },
 ): Promise<SocketResponse> {
+  const where = typeof to === 'string' ? { socketPath: to } : to;
   return new Promise((resolve, reject) => {
     const outgoing = request(
-      { socketPath, method: options.method, path: options.path, headers: options.headers, timeout: options.timeoutMs ?? 30_000 },
+      { ...where, method: options.method, path: options.path, headers: options.headers, timeout: options.timeoutMs ?? 30_000 },
       async (response) => {
         const chunks: Buffer[] = [];
         try {
@@ -52,7 +53,9 @@ export function requestOverSocket(
         resolve({ status: response.statusCode ?? 502, headers: response.headers, body: Buffer.concat(chunks) });
       },
     );
-    outgoing.on('timeout', () => outgoing.destroy(new Error(`no answer from ${socketPath} within ${options.timeoutMs ?? 30_000} ms`)));
+    outgoing.on('timeout', () =>
+      outgoing.destroy(new Error(`no answer from ${typeof to === 'string' ? to : to.host} within ${options.timeoutMs ?? 30_000} ms`)),
+    );
     outgoing.on('error', reject);
     outgoing.end(options.body);
   });

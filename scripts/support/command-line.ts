@@ -23,6 +23,28 @@ export function failureText(error: unknown, operators: readonly (abstract new (.
   return theirs ? (error as Error).message : ((error as Error)?.stack ?? String(error));
 }
 
+/**
+ * Runs a command's `main`; an error that escapes it ends the command with one line, `command: ` and `text` of it (its
+ * message unless given), and exit status `code` (1 unless given).
+ */
+export function runCommand(
+  command: string,
+  main: () => Promise<void>,
+  options: { code?: (error: unknown) => number; text?: (error: unknown) => string } = {},
+): void {
+  main().catch((error: unknown) => {
+    console.error(`${command}: ${options.text?.(error) ?? (error instanceof Error ? error.message : String(error))}`);
+    process.exit(options.code?.(error) ?? 1);
+  });
+}
+
+/** The SIGINT or SIGTERM that asks a long-running command to stop, as an AbortSignal. */
+export function stopSignal(): AbortSignal {
+  const stop = new AbortController();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+  return stop.signal;
+}
+
 /** The parsed command line (options and positionals), or undefined once --help has printed the usage. */
 export function commandLine<O extends Options>(command: string, usage: string, options: O) {
   const config = {

@@ -8,7 +8,8 @@ import { createWriter, type Writer, type WriterOptions } from '@trading-bot-api/
 import type { Dataset } from '../demo/dataset';
 import tables from '../../resources/tables.js';
 import { createStore, type Store } from '@trading-bot-api/core/store/dynamodb';
-import { localDatabaseEndpoint, localStore } from '../local-stack/local-db';
+import { localStore } from '../local-stack/local-db';
+import { checkTarget, resolveTarget } from './write-target';
 
 /** Trades per recordTrades call: the writer groups them into transactions of up to 100 items. */
 const CHUNK = 500;
@@ -50,30 +51,21 @@ export async function loadDataset(
   );
 }
 
-/**
- * Where a command of the project writes: `npm start`'s database (DB_PORT, stage `local`) unless `stage` names another
- * stage, which is in AWS (credentials and region from the environment); `endpoint` names another DynamoDB (Local)
- * outright.
- */
-function target(options: { stage?: string; endpoint?: string }): { stage: string; endpoint: string | undefined } {
-  const stage = options.stage ?? 'local';
-  return { stage, endpoint: options.endpoint ?? (stage === 'local' ? localDatabaseEndpoint() : undefined) };
-}
-
-/** The writer a command of the project writes with (see target). */
-export function targetWriter(options: { stage?: string; endpoint?: string }): Writer {
-  const { stage, endpoint } = target(options);
+/** The writer a command of the project writes with, once its target is checked and named (write-target.ts). */
+export async function targetWriter(options: { stage?: string; endpoint?: string }): Promise<Writer> {
+  const { stage, endpoint } = resolveTarget(options);
+  await checkTarget({ stage, endpoint });
   return endpoint ? localWriter(endpoint, { stage }) : createWriter({ stage });
 }
 
-/** The store of the same tables, for what is not the writer's (the fleet's summary, API keys). */
-export function targetStore(options: { stage?: string; endpoint?: string }): { store: Store } {
-  const { stage, endpoint } = target(options);
-  const store = endpoint
+/** The store of the same tables, for what is not the writer's (the fleet's summary, API keys); checked likewise. */
+export async function targetStore(options: { stage?: string; endpoint?: string }): Promise<Store> {
+  const { stage, endpoint } = resolveTarget(options);
+  await checkTarget({ stage, endpoint });
+  return endpoint
     ? localStore(endpoint, stage)
     : // In AWS: the SDK's own chain for credentials and region (AWS_PROFILE, the environment, ...).
       createStore({ tables: tables.tableNames(stage), connectTimeoutMs: 2000, requestTimeoutMs: 5000, maxAttempts: 3 });
-  return { store };
 }
 
 /** A writer for a local DynamoDB (DynamoDB Local takes any credentials; the writer signs with placeholders). */

@@ -85,7 +85,14 @@ const watch = (target: Page) => consoleErrors.watch(target);
 beforeAll(async () => {
   webhook = await new FakeWebhook().start();
   // The probe's first run comes at once; the next not before the file ends.
-  stack = await npmStart({ DEMO_BOT: 'on', LOG_LEVEL: 'DEBUG', PROBE: 'on', PROBE_SECONDS: '3600', ALERT_WEBHOOK_URL: webhook.url });
+  stack = await npmStart({
+    DEMO_BOT: 'on',
+    LOG_LEVEL: 'DEBUG',
+    PROBE: 'on',
+    PROBE_SECONDS: '3600',
+    ALERT_WEBHOOK_URL: webhook.url,
+    DASHBOARD_URL: 'https://bots.example/',
+  });
   base = `http://localhost:${stack.ports.PORT}`;
   liveTrade = firstLiveTrade();
   // Judged by its test; a failure before that is not an unhandled rejection.
@@ -1302,14 +1309,14 @@ describe('npm start itself, on this stack (LOG_LEVEL=DEBUG, its probe sending al
     delete env.STAGE;
   });
 
-  it('sends the demo fleet’s bots in error and stopped from its probe, with links to its dashboard', async () => {
+  it('sends the demo fleet’s bots in error and stopped from its probe, with links to its dashboard’s public URL', async () => {
     expect(stack.output()).toContain('  Alerts: sent to webhook on each change');
     const bodies = await eventually(() => (webhook.bodies.length >= 2 ? webhook.bodies : undefined), 'two alerts at the webhook');
     const byType = Object.fromEntries(bodies.map((body) => [body.type, body]));
     expect(byType.bot_error).toMatchObject({
       stage: 'local',
       state: 'error',
-      url: expect.stringMatching(new RegExp(`^http://localhost:${stack.ports.PORT}/#/account/`)),
+      url: expect.stringMatching(/^https:\/\/bots\.example\/#\/account\//),
     });
     expect(byType.bot_stopped).toMatchObject({ stage: 'local', accountId: 'gold-desk', state: 'stopped' });
     await eventually(

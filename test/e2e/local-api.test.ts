@@ -256,7 +256,7 @@ it('exports trades as CSV and scrapes the fleet over HTTP (1.4): pages followed 
   expect(first.headers.link).toMatch(/^<\?limit=40&cursor=[^>]+>; rel="next"$/);
   const scrape = await call('/api/metrics');
   expectContract('/api/metrics', { statusCode: scrape.status, headers: scrape.headers, body: scrape.text });
-  expect(sampleOf(parsePrometheusText(scrape.text), 'tba_fleet_bots_total', {}).value).toBe(IDS.length);
+  expect(sampleOf(parsePrometheusText(scrape.text), 'tba_fleet_bots_visible', {}).value).toBe(IDS.length);
   expectProblem(await call('/api/all/trades', { headers: { Accept: 'image/png' } }), 406, 'NOT_ACCEPTABLE');
   expectProblem(await call('/api/all/trades?format=pdf'), 400, 'INVALID_PARAMETER');
 });

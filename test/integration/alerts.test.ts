@@ -24,6 +24,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { Context, SNSEvent } from 'aws-lambda';
 import type { AlertEvent } from '../../api/alerts/events';
+import { type PnlRules, pnlRulesOf } from '../../api/alerts/pnl';
 import { type Harness, startHarness } from '../kit/api-harness';
 import { FakeAws } from '../kit/fake-aws';
 import { channelSettings, FakeDiscord, FakeQuoter, FakeSlack, FakeTelegram, FakeWebhook, startFakeChannels } from '../kit/fake-channels';
@@ -69,7 +70,7 @@ async function account(id: string, name: string, state: 'running' | 'error' | 's
 }
 
 /** One probe at `now` as the probe function makes it (its fleet, then the alerts it records), sent to every fake. */
-async function probeAndSend(now: Date): Promise<AlertEvent[]> {
+async function probeAndSend(now: Date, rules?: PnlRules): Promise<AlertEvent[]> {
   const { probeFleet } = await import('../../api/operations/probe');
   const { alertOnFleet } = await import('../../api/alerts/probe-alerts');
   const { store } = await import('../../api/database');
@@ -84,7 +85,9 @@ async function probeAndSend(now: Date): Promise<AlertEvent[]> {
       table: process.env.ALERTS_TABLE!,
       stage: harness.stage,
       staleAfterSeconds: 300,
+      probeIntervalSeconds: 300,
       dashboardUrl: DASHBOARD,
+      rules,
     },
   );
   const reports = await deliverAlerts(events, channelsOf(fakes.values).channels, { sleep: recordingSleep().sleep });
@@ -164,6 +167,58 @@ describe('bots turning error, stopped, stale and back', () => {
     expect(fakes.discord.requests.every((request) => request.body.allowed_mentions?.parse?.length === 0)).toBe(true);
   });
 
+  it('a day’s loss beyond its limit sends one daily_loss message to every channel, however many probes see it', async () => {
+    const before = counts();
+    const { rules } = pnlRulesOf({ ALERT_DAILY_LOSS: '5%' });
+    await account('al-loss', 'Loss day');
+    const time = (secondsAgo: number) => new Date(Date.now() - secondsAgo * 1000).toISOString();
+    const snapshot = (balance: string, at: string) =>
+      harness.writer.recordBalance('al-loss', {
+        balance,
+        unrealizedPL: '0',
+        nav: balance,
+        marginUsed: '0',
+        marginAvailable: balance,
+        time: at,
+      });
+    await snapshot('1000.00', time(60));
+    const lose = async (id: string, balance: string) => {
+      await harness.writer.openTrade('al-loss', {
+        id,
+        instrument: 'EUR_USD',
+        side: 'buy',
+        units: '1000',
+        openPrice: '1.10000',
+        openTime: time(30),
+      });
+      await harness.writer.closeTrade('al-loss', id, {
+        closePrice: '1.07000',
+        closeTime: time(5),
+        realizedPL: '-30.00',
+        reason: 'stop_loss',
+      });
+      await snapshot(balance, time(4));
+    };
+    await lose('loss-1', '970.00');
+    // 30.00 lost of a 50.00 limit (5 % of 1000.00): nothing yet.
+    expect(await probeAndSend(later(20), rules)).toEqual([]);
+    await lose('loss-2', '940.00');
+    const said = await probeAndSend(later(21), rules);
+    expect(said.map((event) => [event.type, event.accountId, event.pnl])).toEqual([
+      [
+        'daily_loss',
+        'al-loss',
+        { currency: 'USD', day: time(0).slice(0, 10), realizedPL: '-60.00', balance: '1000.00', limit: '50.00', setting: '5%' },
+      ],
+    ]);
+    await lose('loss-3', '910.00');
+    expect(await probeAndSend(later(22), rules)).toEqual([]);
+    expect(counts().map((count, i) => count - before[i])).toEqual([1, 1, 1, 1]);
+    expect(fakes.telegram.texts.at(-1)).toContain('<b>[' + harness.stage + '] 🔻 Loss day (al-loss) lost 60.00 USD today</b>');
+    const body = fakes.webhook.bodies.at(-1);
+    expect([body.type, validEvent(body) ? [] : validEvent.errors]).toEqual(['daily_loss', []]);
+  });
+
   it('announce a change once when probes race to record it', async () => {
     const { probeFleet } = await import('../../api/operations/probe');
     const { alertOnFleet } = await import('../../api/alerts/probe-alerts');
@@ -172,7 +227,7 @@ describe('bots turning error, stopped, stale and back', () => {
     const now = later(10);
     const { fleet } = await probeFleet(now);
     const mine = fleet!.accounts.filter((status) => status.accountId === 'al-race');
-    const options = { store, table: process.env.ALERTS_TABLE!, stage: harness.stage, staleAfterSeconds: 300 };
+    const options = { store, table: process.env.ALERTS_TABLE!, stage: harness.stage, staleAfterSeconds: 300, probeIntervalSeconds: 300 };
     const runs = await Promise.all(Array.from({ length: 5 }, () => alertOnFleet(mine, now, options)));
     expect(runs.flat().map((event) => [event.type, event.accountId])).toEqual([['bot_error', 'al-race']]);
     expect(await alertOnFleet(mine, now, options)).toEqual([]);

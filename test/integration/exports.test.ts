@@ -13,7 +13,7 @@ import { type Harness, startHarness } from '../kit/api-harness';
 import { expectContract } from '../kit/contract';
 import { expectedTrades } from '../kit/expected';
 import { call as callApi } from '../kit/gateway';
-import { parsePrometheusText, sampleOf } from '../kit/prometheus-text';
+import { parsePrometheusText, promlintProblems, sampleOf } from '../kit/prometheus-text';
 
 const IDS = ['x-usd', 'x-eur', 'x-gbp'];
 const now = new Date();
@@ -250,13 +250,15 @@ describe('trades as CSV', () => {
 
 describe('GET /api/metrics', () => {
   it('parses as Prometheus text 0.0.4, and every value is the JSON answers’', async () => {
+    const scrapedFrom = Date.now();
     const scrape = await call('metrics');
+    const scrapedBy = Date.now();
     expectContract('/api/metrics', scrape);
     expect(scrape.headers['Content-Type']).toBe('text/plain; version=0.0.4; charset=utf-8');
     const families = parsePrometheusText(scrape.body);
     const status = (await call('all-status')).body;
     const balances = (await call('all-balance')).body;
-    expect(sampleOf(families, 'tba_fleet_bots_total', {}).value).toBe(status.summary.total);
+    expect(sampleOf(families, 'tba_fleet_bots_visible', {}).value).toBe(status.summary.total);
     expect(sampleOf(families, 'tba_fleet_bots_stale', {}).value).toBe(status.summary.stale);
     for (const state of ['running', 'paused', 'stopped', 'error']) {
       expect(sampleOf(families, 'tba_fleet_bots', { state }).value).toBe(status.summary[state]);
@@ -271,18 +273,28 @@ describe('GET /api/metrics', () => {
       expect(sampleOf(families, 'tba_bot_stale', labels).value).toBe(bot.stale ? 1 : 0);
       expect(sampleOf(families, 'tba_open_trades', labels).value).toBe(bot.openTradeCount);
       const age = sampleOf(families, 'tba_bot_heartbeat_age_seconds', labels).value;
-      expect(Math.abs(age - bot.heartbeatAgeSeconds)).toBeLessThanOrEqual(2);
+      // Counted at the scrape's own instant, somewhere between the request and its answer (which a loaded machine
+      // draws apart: not against the later status read's).
+      const heartbeat = Date.parse(bot.lastHeartbeatAt);
+      expect(age).toBeGreaterThanOrEqual(Math.floor((scrapedFrom - heartbeat) / 1000) - 1);
+      expect(age).toBeLessThanOrEqual(Math.ceil((scrapedBy - heartbeat) / 1000) + 1);
       const balance = balances.accounts.find((b: { accountId: string }) => b.accountId === bot.accountId);
       expect(sampleOf(families, 'tba_balance', labels).text).toBe(balance.balance);
       expect(sampleOf(families, 'tba_nav', labels).text).toBe(balance.nav);
       expect(sampleOf(families, 'tba_unrealized_pnl', labels).text).toBe(balance.unrealizedPL);
-      expect(sampleOf(families, 'tba_realized_pnl_total', labels).text).toBe(balance.realizedPL);
+      expect(sampleOf(families, 'tba_realized_pnl', labels).text).toBe(balance.realizedPL);
       const pnl = (await call('account-pnl', { account: bot.accountId, query: { from: day } })).body;
       const point = pnl.points.at(-1);
       expect(sampleOf(families, 'tba_realized_pnl_today', labels).text).toBe(point.tradesClosed ? point.realizedPL : '0');
       expect(sampleOf(families, 'tba_trades_closed_today', labels).value).toBe(point.tradesClosed);
+      // The performance operation's default window (90 days), as a ratio.
+      const [recent] = (await call('account-performance', { account: bot.accountId })).body.currencies;
+      const sampled = (name: string) => families.get(name)!.samples.find((s) => s.labels.account === bot.accountId)?.text ?? null;
+      expect([sampled('tba_win_ratio'), sampled('tba_max_drawdown_ratio')]).toEqual([recent.winRate, recent.maxDrawdown.ratio]);
     }
     expect(families.get('tba_trades_closed_today')!.samples.some((s) => s.value > 0)).toBe(true);
+    expect(families.get('tba_win_ratio')!.samples.length).toBeGreaterThan(0);
+    expect(promlintProblems(families)).toEqual([]);
   });
 
   it('answers a 406 problem to an Accept without text/plain', async () => {
@@ -307,7 +319,7 @@ describe('a key scoped to some accounts', () => {
       const families = parsePrometheusText(scrape.body as unknown as string);
       const accounts = new Set(families.get('tba_bot_state')!.samples.map((s) => s.labels.account));
       expect([...accounts].sort()).toEqual(['x-eur', 'x-gbp']);
-      expect(sampleOf(families, 'tba_fleet_bots_total', {}).value).toBe(2);
+      expect(sampleOf(families, 'tba_fleet_bots_visible', {}).value).toBe(2);
     }
     // Elsewhere x-api-key is API Gateway's identity source: a Bearer token alone is refused there, before the authorizer.
     expect((await call('all-trades', {}, key, true)).statusCode).toBe(401);

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freqtradeClient } from '@trading-bot-api/feeds/bridges/freqtrade/api';
 import { FreqtradeBridge } from '@trading-bot-api/feeds/bridges/freqtrade/bridge';
+import { runBridges } from '@trading-bot-api/feeds/bridges/run';
 import type { Writer } from '@trading-bot-api/writer';
 import { compareDecimals, isDecimal, sumDecimals } from '@trading-bot-api/core/decimal';
 import { localWriter } from '../../scripts/support/load-data';
@@ -87,6 +88,24 @@ const HOUR = 3_600_000;
 const NOW = Math.floor(Date.now() / 1000) * 1000;
 const at = (hoursAgo: number) => NOW - Math.round(hoursAgo * HOUR);
 
+/** The alerts a probe run now records of `account` (the probe function's path: its fleet, then the alerts table). */
+async function alertsOf(account: string) {
+  const { probeFleet } = await import('../../api/operations/probe');
+  const { alertOnFleet } = await import('../../api/alerts/probe-alerts');
+  const { store } = await import('../../api/database');
+  const now = new Date();
+  const { fleet } = await probeFleet(now);
+  const statuses = fleet!.accounts.filter((status) => status.accountId === account);
+  const options = {
+    store,
+    table: process.env.ALERTS_TABLE!,
+    stage: harness.stage,
+    staleAfterSeconds: STALE_AFTER_SECONDS,
+    probeIntervalSeconds: 60,
+  };
+  return alertOnFleet(statuses, now, options);
+}
+
 /** The tables a poll wrote, item by item (the proxy sees every request the writer makes). */
 async function writesOf(work: () => Promise<unknown>): Promise<string[]> {
   proxy.writes.length = 0;
@@ -127,6 +146,8 @@ describe('a bot mirrored poll by poll', () => {
   it('creates the account from the bot configuration and mirrors its trades, balance and state', async () => {
     const summary = await bridge.poll();
     expect(summary).toMatchObject({ openTrades: 3, refused: [], state: 'running' });
+    // Read at once: the bot turns stale STALE_AFTER_SECONDS after this poll, and the reads below take time on a busy machine.
+    expect(await api('account-status', account)).toMatchObject({ state: 'running', strategy: 'SampleStrategy', stale: false });
     expect(await accountOf(account)).toMatchObject({
       id: account,
       name: 'ft-test',
@@ -194,7 +215,6 @@ describe('a bot mirrored poll by poll', () => {
       marginUsed: '50',
       marginAvailable: '323.99878',
     });
-    expect(await api('account-status', account)).toMatchObject({ state: 'running', strategy: 'SampleStrategy', stale: false });
   });
 
   it('an unchanged poll writes the balance and the heartbeat, nothing else', async () => {
@@ -266,15 +286,14 @@ describe('a bot mirrored poll by poll', () => {
     expect(await api('account-status', account)).toMatchObject({ state: 'running', message: null });
   });
 
-  it('a bot that cannot be reached writes nothing, turns stale, and is mirrored again once it answers', async () => {
+  it('a bot that cannot be reached: its poll writes nothing; run, the bridge reports it in error with the cause at once, which an alert names', async () => {
     await bot.stop();
+    // Refused, or (a kept-alive connection of the last poll) closed as the bot went away.
+    const cause = new RegExp(`^cannot reach freqtrade at ${bot.url}: (ECONNREFUSED|the connection was closed)$`);
     const failed = await writesOf(async () => {
       const error = await bridge.poll().catch((caught: Error) => caught);
       expect((error as { kind?: string }).kind).toBe('unreachable');
-      // Refused, or (a kept-alive connection of the last poll) closed as the bot went away.
-      expect((error as Error).message).toMatch(
-        new RegExp(`^freqtrade at ${bot.url}: cannot be reached \\((ECONNREFUSED|the connection was closed)\\)$`),
-      );
+      expect((error as Error).message).toMatch(cause);
     });
     expect(failed).toEqual([]);
     const stale = await until(
@@ -286,9 +305,28 @@ describe('a bot mirrored poll by poll', () => {
       { everyMs: 200 },
     );
     expect(stale).toMatchObject({ state: 'running', stale: true });
+
+    // As `npm run bridge` runs it (a poll a minute): its first failed poll reports the bot in error, with the cause.
+    const stop = new AbortController();
+    const running = runBridges([{ bridge, intervalMs: 60_000, source: bot.url }], { report: () => {}, signal: stop.signal });
+    const error = await until(
+      async () => {
+        const status = await api('account-status', account);
+        return status.state === 'error' && status;
+      },
+      `${account} reported in error`,
+      { everyMs: 100 },
+    );
+    stop.abort();
+    await running;
+    expect(error.message).toMatch(cause);
+    expect(error.lastError).toEqual({ message: error.message, at: error.stateSince });
+    expect((await alertsOf(account)).map((event) => [event.type, event.message])).toEqual([['bot_error', error.message]]);
+
     await bot.start();
     await bridge.poll();
-    expect(await api('account-status', account)).toMatchObject({ state: 'running', stale: false });
+    // Back: running, and the last error kept for a later alert to name.
+    expect(await api('account-status', account)).toMatchObject({ state: 'running', stale: false, lastError: error.lastError });
   });
 
   it('a trade deleted in freqtrade is gone here: said once, out of the open count, never open again', async () => {
@@ -634,7 +672,7 @@ describe('npm run bridge', () => {
   it('--once twice writes the trades once; the password comes from the environment and is never printed', async () => {
     const args = ['--url', bot.url, '--username', 'operator', '--account', 'ft-cli', '--once'];
     const first = await bridgeCommand(args, { FREQTRADE_PASSWORD: bot.password });
-    expect(first).toMatchObject({ code: 0, stderr: '' });
+    expect(first).toMatchObject({ code: 0, stderr: `bridge: writing to stage ${harness.stage} on DynamoDB Local at ${proxy.endpoint}\n` });
     expect(first.stdout).toBe(
       `bridge ft-cli: mirroring freqtrade at ${bot.url}: 1 open trades, bot running\nbridge polled once: wrote ft-cli\n`,
     );
@@ -655,13 +693,20 @@ describe('npm run bridge', () => {
         JSON.stringify({
           bots: [
             { url: bot.url, username: 'operator', passwordEnv: 'FT_ONE', account: 'ft-one' },
-            { url: other.url, username: 'second', passwordFile: join(dir, 'second.password'), account: 'ft-two', interval: 30 },
+            {
+              url: other.url,
+              username: 'second',
+              passwordFile: join(dir, 'second.password'),
+              account: 'ft-two',
+              interval: 30,
+              name: 'Second desk',
+            },
           ],
         }),
       );
       const run = await bridgeCommand(['--config', join(dir, 'bots.json'), '--once'], { FT_ONE: bot.password });
       expect(run.code).toBe(0);
-      expect(await accountOf('ft-two')).toMatchObject({ name: 'second-bot', environment: 'live' });
+      expect(await accountOf('ft-two')).toMatchObject({ name: 'Second desk', environment: 'live' });
       expect((await trades('ft-one')).length).toBe(2);
     } finally {
       await other.stop();
@@ -674,7 +719,7 @@ describe('npm run bridge', () => {
     });
     expect(refused).toMatchObject({
       code: 1,
-      stdout: `bridge ft-cli: freqtrade at ${bot.url}: refused the username or password (HTTP 401)\nbridge polled once: wrote no account; could not mirror ft-cli\n`,
+      stdout: `bridge ft-cli: login refused by freqtrade at ${bot.url}: check the username and password (HTTP 401)\nbridge polled once: wrote no account; could not mirror ft-cli\n`,
     });
     const nowhere = await closedPort();
     const unreachable = await bridgeCommand(['--url', nowhere, '--username', 'operator', '--account', 'ft-cli', '--once'], {
@@ -682,11 +727,29 @@ describe('npm run bridge', () => {
     });
     expect(unreachable).toMatchObject({
       code: 1,
-      stdout: `bridge ft-cli: freqtrade at ${nowhere}: cannot be reached (ECONNREFUSED)\nbridge polled once: wrote no account; could not mirror ft-cli\n`,
+      stdout: `bridge ft-cli: cannot reach freqtrade at ${nowhere}: ECONNREFUSED\nbridge polled once: wrote no account; could not mirror ft-cli\n`,
     });
     const usage = await bridgeCommand(['--url', bot.url, '--account', 'ft-cli', '--once']);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/^bridge: --username is required/);
+  });
+
+  it("refuses a database without this stage's tables, naming the stages it found, and writes nothing", async () => {
+    const run = await new Promise<Run>((resolve) =>
+      execFile(
+        process.execPath,
+        [...scriptArgs('bridge'), 'freqtrade', '--url', bot.url, '--username', 'operator', '--account', 'ft-elsewhere', '--once'],
+        // DB_PORT forgotten: the default stage (local) at an endpoint that holds other stages' tables only.
+        { cwd: ROOT, env: { ...process.env, FREQTRADE_PASSWORD: bot.password, DB_PORT: new URL(proxy.endpoint).port } },
+        (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+      ),
+    );
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain(
+      `bridge: refusing to write: ${proxy.endpoint} has no trading-bot-api-local-* tables; it holds the tables of stage`,
+    );
+    expect(await accountOf('ft-elsewhere')).toBeUndefined();
   });
 
   it('running, says when the bot stops answering and when it answers again', async () => {
@@ -714,19 +777,48 @@ describe('npm run bridge', () => {
     await printedLine(/mirroring/);
     await bot.stop();
     // How often a failure is said while it lasts, and the back-off, are runBridges' (test/unit/bridges-run.test.ts).
-    await printedLine(/cannot be reached/);
+    await printedLine(/cannot reach/);
     await bot.start();
     await printedLine(/answers again/);
     child.kill('SIGTERM');
     expect(await new Promise((resolve) => child.on('exit', resolve))).toBe(0);
     expect(printed()).toBe(
       [
+        `bridge: writing to stage ${harness.stage} on DynamoDB Local at ${proxy.endpoint}`,
         `bridge ft-cli: mirroring freqtrade at ${bot.url}: 1 open trades, bot running`,
-        `bridge ft-cli: freqtrade at ${bot.url}: cannot be reached (ECONNREFUSED); trying again, backing off up to 300 s`,
+        `bridge ft-cli: cannot reach freqtrade at ${bot.url}: ECONNREFUSED; trying again, backing off up to 300 s`,
         `bridge ft-cli: freqtrade at ${bot.url} answers again`,
         'bridge stopped: wrote ft-cli',
         '',
       ].join('\n'),
     );
+  });
+});
+
+describe('a wrong password at the first start', () => {
+  const bot = new FakeFreqtrade();
+  beforeAll(() => bot.start());
+  afterAll(() => bot.stop());
+
+  it('creates the account in error, saying why, which an alert names; the right password then gives it its profile', async () => {
+    const account = 'ft-refused';
+    const refused = new FreqtradeBridge({
+      client: freqtradeClient({ url: bot.url, username: bot.username, password: 'wrong' }),
+      writer,
+      account,
+    });
+    expect(await runBridges([{ bridge: refused, intervalMs: 1000, source: bot.url }], { once: true, report: () => {} })).toBe(false);
+    const message = `login refused by freqtrade at ${bot.url}: check the username and password (HTTP 401)`;
+    expect(await api('account-status', account)).toMatchObject({ state: 'error', message, lastError: { message } });
+    // What the bridge knows: the account it was asked for; the rest waits for the bot (docs/operations.md).
+    expect(await accountOf(account)).toMatchObject({ name: account, currency: 'XXX', broker: 'freqtrade', environment: 'live' });
+    const [alert] = await alertsOf(account);
+    expect(alert).toMatchObject({ type: 'bot_error', accountId: account, message });
+    expect(alert.text).toContain(`The bot reports an error: ${message}.`);
+
+    await new FreqtradeBridge({ client: freqtradeClient(bot), writer, account }).poll();
+    expect(await accountOf(account)).toMatchObject({ name: bot.botName, currency: 'USDT', environment: 'paper' });
+    expect(await api('account-balance', account)).toMatchObject({ currency: 'USDT' });
+    expect(await api('account-status', account)).toMatchObject({ state: 'running', lastError: { message } });
   });
 });

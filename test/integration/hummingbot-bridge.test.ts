@@ -650,7 +650,8 @@ describe('npm run bridge -- hummingbot', () => {
     expect(output()).not.toContain(password);
     expect(output()).not.toContain('p4ss');
     const lines = output().trim().split('\n');
-    expect(lines[0]).toBe(`bridge: listening to hummingbot's broker at ${secured.url} for hbot/#`);
+    expect(lines[0]).toBe(`bridge: writing to stage ${harness.stage} on DynamoDB Local at ${proxy.endpoint}`);
+    expect(lines[1]).toBe(`bridge: listening to hummingbot's broker at ${secured.url} for hbot/#`);
     expect(lines).toContain('bridge hb-cli: mirroring hummingbot instance cli.bot (hbot/cli/bot/…)');
     expect(lines.at(-1)).toBe('bridge stopped: wrote hb-cli');
   });
@@ -693,7 +694,8 @@ describe('npm run bridge -- hummingbot', () => {
     expect(output()).not.toContain(password);
     expect(output()).not.toContain('p4ss');
     const lines = output().trim().split('\n');
-    expect(lines[0]).toBe(`bridge: listening to hummingbot's broker at ${secured.url} for desk/#`);
+    expect(lines[0]).toMatch(/^bridge: writing to stage /);
+    expect(lines[1]).toBe(`bridge: listening to hummingbot's broker at ${secured.url} for desk/#`);
     expect(lines).toContain('bridge hb-desk: mirroring hummingbot instance desk-bot (desk/desk-bot/…)');
     expect(lines.filter((line) => line.includes('cli.bot') || line.includes('hb-cli'))).toEqual([]);
     expect(lines.at(-1)).toMatch(/^bridge stopped: wrote hb-desk/);
@@ -812,7 +814,12 @@ describe("hummingbot's trades CSV, followed across its rotation", () => {
     const run = startScript('bridge', [...args, '--stage', harness.stage, '--endpoint', proxy.endpoint]);
     expect(await new Promise((resolve) => run.child.on('exit', resolve))).toBe(0);
     expect(run.output()).toBe(
-      [`bridge ${file.path}: following it into account hb-csv-cli (to its end)`, 'bridge read to the end: wrote hb-csv-cli', ''].join('\n'),
+      [
+        `bridge: writing to stage ${harness.stage} on DynamoDB Local at ${proxy.endpoint}`,
+        `bridge ${file.path}: following it into account hb-csv-cli (to its end)`,
+        'bridge read to the end: wrote hb-csv-cli',
+        '',
+      ].join('\n'),
     );
     expect(await trades('hb-csv-cli')).toEqual([
       expect.objectContaining({ status: 'closed', units: '0.002', openPrice: '61000', closePrice: '61500', realizedPL: '1' }),

@@ -365,7 +365,10 @@ it('npm run backfill writes the roll-ups of histories written before them, and a
   );
 
   const first = await backfill();
-  expect([first.code, first.stderr]).toEqual([0, '']);
+  expect([first.code, first.stderr]).toEqual([
+    0,
+    `backfill: writing to stage ${harness.stage} on DynamoDB Local at ${harness.db.endpoint}\n`,
+  ]);
   expect(first.stdout).toMatch(
     // Every roll-up written again, and the item of the format before them removed.
     new RegExp(`perf-usd: \\d+ closed trades, ${kept.length} roll-up periods, ${kept.length + 1} written, 0 unchanged`),

@@ -259,7 +259,7 @@ describe('bad requests', () => {
   it.each([
     [{ period: 'year' }, 'period'],
     [{ period: '' }, 'period'],
-    [{ from: '2026-01-01' }, 'from'],
+    [{ from: '2026-01-32' }, 'from'],
     [{ to: '2026-01-01T00:00:00' }, 'to'],
     [{ from: '2026-02-01T00:00:00Z', to: '2026-01-01T00:00:00Z' }, 'from'],
     [{ from: '2025-01-01T00:00:00Z', to: '2026-03-01T00:00:00Z' }, 'from'],

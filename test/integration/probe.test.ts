@@ -76,7 +76,8 @@ it('publishes its findings as EMF metrics with the stage as dimension, and one l
     stage: harness.stage,
     ProbeRuns: 1,
     DatabaseHealthy: 1,
-    BotsRunning: 3,
+    // Three running, one of them stale: counted as stale, not as running.
+    BotsRunning: 2,
     BotsPaused: 1,
     BotsStopped: 1,
     BotsInError: 1,
@@ -96,7 +97,7 @@ it('publishes its findings as EMF metrics with the stage as dimension, and one l
     errorAccounts: ['p-error'],
     databaseHealthy: true,
   });
-  expect(result).toMatchObject({ databaseHealthy: true, bots: { total: 6, running: 3, paused: 1, stopped: 1, error: 1 } });
+  expect(result).toMatchObject({ databaseHealthy: true, bots: { total: 6, running: 2, paused: 1, stopped: 1, error: 1 } });
   expect(result.stale).toEqual([{ accountId: 'p-stale', heartbeatAgeSeconds: expect.any(Number) }]);
   expect(result.inError).toEqual([{ accountId: 'p-error', message: 'Broker API rejected orders' }]);
 });

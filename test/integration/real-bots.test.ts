@@ -319,6 +319,9 @@ describe('retired accounts', () => {
       [...scriptArgs('accounts'), 'retire', 'nobody', '--stage', harness.stage, '--endpoint', harness.db.endpoint],
       { cwd: ROOT },
     ).catch((error: { code: number; stderr: string }) => error);
-    expect(missing).toMatchObject({ code: 1, stderr: 'nobody: no account "nobody"\n' });
+    expect(missing).toMatchObject({
+      code: 1,
+      stderr: `accounts: writing to stage ${harness.stage} on DynamoDB Local at ${harness.db.endpoint}\nnobody: no account "nobody"\n`,
+    });
   });
 });

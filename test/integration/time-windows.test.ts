@@ -102,6 +102,13 @@ describe.each(WINDOWS)('$name', (window) => {
   });
 });
 
+it("a date alone is that day's start in UTC, on both ends of a window", async () => {
+  const dates = await call('all-trades', keys.all, undefined, { from: '2026-10-24', to: '2026-10-26', limit: '500' });
+  const times = await call('all-trades', keys.all, undefined, { from: '2026-10-24T00:00:00Z', to: '2026-10-26T00:00:00Z', limit: '500' });
+  expect([dates.statusCode, dates.body.count > 0]).toEqual([200, true]);
+  expect(dates.body).toEqual(times.body);
+});
+
 it('a window narrower than a millisecond between two stored times is empty', async () => {
   const response = await call('all-trades', keys.all, undefined, { from: '2026-10-25T00:00:00.0001Z', to: '2026-10-25T00:00:00.0009Z' });
   expect(response.body).toEqual({ trades: [], count: 0, limit: 50, nextCursor: null });
@@ -141,7 +148,8 @@ describe('a cursor belongs to its window', () => {
 });
 
 it.each([
-  ['from', '2026-10-25', 'must be an RFC 3339 time with a zone'],
+  ['from', '2026-10-32', 'must be an RFC 3339 time with a zone'],
+  ['to', '2026-10', 'must be an RFC 3339 time with a zone'],
   ['from', '2026-10-25T00:00:00', 'must be an RFC 3339 time with a zone'],
   ['to', '2026-02-30T00:00:00Z', 'must be an RFC 3339 time with a zone'],
   ['to', '2026-10-25T24:00:00Z', 'must be an RFC 3339 time with a zone'],

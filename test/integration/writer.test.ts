@@ -317,11 +317,12 @@ it('a history recorded while a bot writes the same account: every total stays ex
       const start = timestamp(periodStart(Date.parse(trade.closeTime!), period));
       byStart.set(start, [...(byStart.get(start) ?? []), trade.realizedPL]);
     }
-    const { getPnlEntries } = await import('@trading-bot-api/core/store/ledger-table');
-    const stored = await getPnlEntries(
+    const { getAggregates } = await import('@trading-bot-api/core/store/ledger-table');
+    const { pnl: stored } = await getAggregates(
       harness.store,
       'w-busy',
       [...byStart.keys()].map((start) => ({ period, start })),
+      [],
     );
     expect(Object.fromEntries(stored.map((entry) => [entry.start, [entry.realizedPL, entry.tradesClosed]]))).toEqual(
       Object.fromEntries([...byStart].map(([start, amounts]) => [start, [sumDecimals(['0', ...amounts]), amounts.length]])),

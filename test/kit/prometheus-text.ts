@@ -75,3 +75,54 @@ export function sampleOf(families: Map<string, ParsedFamily>, family: string, la
   if (found.length !== 1) throw new Error(`${found.length} samples of ${family} with ${JSON.stringify(labels)}`);
   return found[0];
 }
+
+/** Units Prometheus wants in their base form (seconds, bytes, ratios), and the abbreviations it wants spelled out. */
+const NON_BASE_UNITS: Record<string, string> = {
+  milliseconds: 'seconds',
+  microseconds: 'seconds',
+  nanoseconds: 'seconds',
+  minutes: 'seconds',
+  hours: 'seconds',
+  days: 'seconds',
+  kilobytes: 'bytes',
+  megabytes: 'bytes',
+  gigabytes: 'bytes',
+  bits: 'bytes',
+  percent: 'ratio',
+  percentage: 'ratio',
+};
+const ABBREVIATIONS = new Set(['s', 'ms', 'us', 'ns', 'sec', 'secs', 'min', 'mins', 'h', 'hr', 'hrs', 'b', 'kb', 'mb', 'gb', 'pct']);
+
+/**
+ * What `promtool check metrics` says of an exposition (its lint rules, client_golang's promlint, written down here
+ * since promtool is not installed): a family without help; a counter without `_total`, or another type with it;
+ * `_count`, `_sum`, `_bucket` or `_info` outside the types that own them; a type named in the name; a colon; camelCase
+ * names or labels; non-base or abbreviated units. Each problem as promtool words it, after the metric's name.
+ */
+export function promlintProblems(families: ReadonlyMap<string, ParsedFamily>): string[] {
+  const problems: string[] = [];
+  for (const { name, help, type, samples } of families.values()) {
+    const say = (problem: string) => problems.push(`${name}: ${problem}`);
+    const tokens = name.split('_');
+    if (!help) say('no help text');
+    if (type === 'counter' && !name.endsWith('_total')) say('counter metrics should have "_total" suffix');
+    if (type !== 'counter' && name.endsWith('_total')) say('non-counter metrics should not have "_total" suffix');
+    if (type !== 'histogram' && type !== 'summary' && /_(count|sum)$/.test(name))
+      say('non-histogram and non-summary metrics should not have "_count" or "_sum" suffix');
+    if (type !== 'histogram' && name.endsWith('_bucket')) say('non-histogram metrics should not have "_bucket" suffix');
+    if (type !== 'histogram' && samples.some((sample) => 'le' in sample.labels)) say('non-histogram metrics should not have "le" label');
+    if (type !== 'summary' && samples.some((sample) => 'quantile' in sample.labels))
+      say('non-summary metrics should not have "quantile" label');
+    for (const kind of ['counter', 'gauge', 'histogram', 'summary', 'untyped'])
+      if (tokens.includes(kind)) say(`metric name should not include type '${kind}'`);
+    if (name.includes(':')) say("metric names should not contain ':'");
+    if (/[A-Z]/.test(name)) say("metric names should be written in 'snake_case' not 'camelCase'");
+    for (const label of new Set(samples.flatMap((sample) => Object.keys(sample.labels))))
+      if (/[A-Z]/.test(label)) say("label names should be written in 'snake_case' not 'camelCase'");
+    for (const token of tokens) {
+      if (NON_BASE_UNITS[token] && NON_BASE_UNITS[token] !== token) say(`use base unit "${NON_BASE_UNITS[token]}" instead of "${token}"`);
+      if (ABBREVIATIONS.has(token)) say('metric names should not contain abbreviated units');
+    }
+  }
+  return problems;
+}

@@ -534,11 +534,10 @@ describe('the notifier (docs/alerts.md)', () => {
 
   it('holds only references to the channels’ secrets, never a value, whatever the deploying shell holds', () => {
     const variables = notifier().Properties.Environment.Variables;
-    expect(variables).toMatchObject({
-      ALERT_PARAMETERS_PATH: '/trading-bot-api/prod/alerts',
-      ALERT_SECRET_ID: 'trading-bot-api/prod/alerts',
-      DIGEST_HOUR_UTC: '7',
-    });
+    const names = { ALERT_PARAMETERS_PATH: '/trading-bot-api/prod/alerts', ALERT_SECRET_ID: 'trading-bot-api/prod/alerts' };
+    expect(variables).toMatchObject({ ...names, DIGEST_HOUR_UTC: '7' });
+    // The probe reads the P&L alerts' rules from the same places, and knows its schedule's interval.
+    expect(resources.ProbeLambdaFunction.Properties.Environment.Variables).toMatchObject({ ...names, PROBE_INTERVAL_SECONDS: '300' });
     for (const [, fn] of functions())
       for (const name of Object.keys(ALERT_SECRETS)) expect(fn.Properties.Environment.Variables).not.toHaveProperty(name);
     for (const value of Object.values(ALERT_SECRETS)) expect(templateText).not.toContain(value);
@@ -558,21 +557,8 @@ describe('the notifier (docs/alerts.md)', () => {
     const sub = (service: string, path: string) => ({
       'Fn::Sub': `arn:\${AWS::Partition}:${service}:\${AWS::Region}:\${AWS::AccountId}:${path}`,
     });
-    expect(beyondReading('ProbeRole')).toEqual([
-      {
-        Effect: 'Allow',
-        Action: ['dynamodb:Scan', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
-        Resource: { 'Fn::GetAtt': ['AlertsTable', 'Arn'] },
-      },
-      { Effect: 'Allow', Action: ['sns:Publish'], Resource: { Ref: 'AlertsTopic' } },
-      { Effect: 'Allow', Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Resource: '*' },
-      {
-        Effect: 'Allow',
-        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-        Resource: sub('logs', 'log-group:/aws/lambda/trading-bot-api-prod-probe:*'),
-      },
-    ]);
-    expect(beyondReading('NotifierRole')).toEqual([
+    // Both read the alerts' settings: the notifier its channels, the probe the P&L alerts' rules.
+    const readSettings = [
       {
         Effect: 'Allow',
         Action: ['ssm:GetParametersByPath'],
@@ -583,6 +569,24 @@ describe('the notifier (docs/alerts.md)', () => {
         Action: ['secretsmanager:GetSecretValue'],
         Resource: sub('secretsmanager', 'secret:trading-bot-api/prod/alerts-*'),
       },
+    ];
+    expect(beyondReading('ProbeRole')).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:Scan', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
+        Resource: { 'Fn::GetAtt': ['AlertsTable', 'Arn'] },
+      },
+      ...readSettings,
+      { Effect: 'Allow', Action: ['sns:Publish'], Resource: { Ref: 'AlertsTopic' } },
+      { Effect: 'Allow', Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Resource: '*' },
+      {
+        Effect: 'Allow',
+        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        Resource: sub('logs', 'log-group:/aws/lambda/trading-bot-api-prod-probe:*'),
+      },
+    ]);
+    expect(beyondReading('NotifierRole')).toEqual([
+      ...readSettings,
       { Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: { 'Fn::GetAtt': ['AlertsFailedQueue', 'Arn'] } },
       { Effect: 'Allow', Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Resource: '*' },
       {

@@ -10,10 +10,22 @@ import { join } from 'node:path';
 import { discordChannel, retryAfterSeconds, slackChannel, splitText, telegramChannel } from '../../api/alerts/channels';
 import { ChannelWatch } from '../../api/alerts/delivery';
 import { digestEvent, percent, signed } from '../../api/alerts/digest-text';
-import { type AlertEvent, alarmEvent, botChangeEvent, databaseEvent, shortAlarmName, span, testEvent } from '../../api/alerts/events';
+import {
+  type AlertEvent,
+  alarmEvent,
+  botChangeEvent,
+  dailyLossEvent,
+  databaseEvent,
+  drawdownEvent,
+  shortAlarmName,
+  span,
+  testEvent,
+  tradeClosedEvent,
+} from '../../api/alerts/events';
 import { alertsRequested, channelsOf, localAlertValues, mergeAlertValues } from '../../api/alerts/settings';
+import { limitAmount, noPnlState, pnlRulesOf, pnlStep } from '../../api/alerts/pnl';
 import { eventOfSnsMessage, publishInputOf } from '../../api/alerts/topic';
-import { botTransitions, conditionOf } from '../../api/alerts/transitions';
+import { botTransitions, conditionOf, judgedStale, monitorAfter } from '../../api/alerts/transitions';
 import type { AccountStatus } from '@trading-bot-api/core/types';
 
 const ROOT = join(__dirname, '..', '..');
@@ -27,6 +39,8 @@ describe('transitions', () => {
     lastHeartbeatAt: string | null = '2026-11-22T09:00:00.000Z',
   ) => ({ accountId, state, stale, lastHeartbeatAt }) as AccountStatus;
   const now = new Date('2026-11-22T10:00:00.000Z');
+  // A monitor that has watched for long.
+  const watching = { watchingSince: '2026-11-01T00:00:00.000Z', staleAfterSeconds: 300 };
 
   it('calls error and stopped as reported, stale when running and silent, anything else (paused too) well', () => {
     expect(conditionOf({ state: 'error', stale: false })).toBe('error');
@@ -49,17 +63,64 @@ describe('transitions', () => {
         status('b-back', 'paused'),
         status('b-new-stale', 'running', true, null),
         status('b-stop', 'stopped'),
+        { ...status('b-stop-2', 'stopped'), stateSince: '2026-11-22T07:30:00.000Z' },
       ],
       states,
       now,
+      watching,
     );
     expect(found.map(({ previous, next }) => [next.accountId, previous.condition, next.condition, next.since, next.version])).toEqual([
       ['b-back', 'stale', 'ok', '2026-11-22T10:00:00.000Z', 2],
       // Never heard from: stale since nobody knows when.
       ['b-new-stale', 'ok', 'stale', null, 1],
-      // Stopped since its last report.
+      // Stopped since its first report of the state; a report before that was kept: its last.
       ['b-stop', 'ok', 'stopped', '2026-11-22T09:00:00.000Z', 1],
+      ['b-stop-2', 'ok', 'stopped', '2026-11-22T07:30:00.000Z', 1],
     ]);
+  });
+
+  it('the monitor watches on across runs no further apart than the gap allowed, and starts again after a longer one', () => {
+    const at = (minutes: number) => new Date(now.getTime() + minutes * 60_000);
+    const first = monitorAfter(undefined, at(0), 600);
+    expect(first).toEqual({ lastRunAt: at(0).toISOString(), watchingSince: at(0).toISOString() });
+    const next = monitorAfter(first, at(10), 600);
+    expect(next).toEqual({ lastRunAt: at(10).toISOString(), watchingSince: at(0).toISOString() });
+    // 601 s after the run before: it was down, and watches again from now.
+    const late = new Date(at(20).getTime() + 1000);
+    expect(monitorAfter(next, late, 600).watchingSince).toBe(late.toISOString());
+  });
+
+  it('after the monitor was down, a silent bot gets a whole stale interval to be heard from before it is called stale', () => {
+    // Back at 10:00 after a stop; the bot last heard from at 09:50, stale after 300 s.
+    const back = { watchingSince: '2026-11-22T10:00:00.000Z', staleAfterSeconds: 300 };
+    const silent = status('b-silent', 'running', true, '2026-11-22T09:50:00.000Z');
+    const at = (time: string) => botTransitions([silent], new Map(), new Date(time), back);
+    expect(at('2026-11-22T10:00:00.000Z')).toEqual([]);
+    expect(at('2026-11-22T10:05:00.000Z')).toEqual([]);
+    expect(at('2026-11-22T10:05:01.000Z').map(({ next }) => [next.condition, next.since])).toEqual([['stale', '2026-11-22T09:50:00.000Z']]);
+    // Heard from meanwhile, it is never stale; and one already alerted stale stays so, not recovered, while unheard.
+    expect(
+      judgedStale(
+        { stale: false, lastHeartbeatAt: '2026-11-22T10:01:00.000Z' },
+        back.watchingSince,
+        new Date('2026-11-22T10:05:01.000Z'),
+        300,
+      ),
+    ).toBe(false);
+    const wasStale = new Map([
+      ['b-silent', { accountId: 'b-silent', condition: 'stale' as const, since: '2026-11-22T09:50:00.000Z', version: 1 }],
+    ]);
+    expect(botTransitions([silent], wasStale, new Date('2026-11-22T10:01:00.000Z'), back)).toEqual([]);
+    // Never heard from, or dated ahead of the clock (not believed): silent since the watch began.
+    expect(judgedStale({ stale: true, lastHeartbeatAt: null }, back.watchingSince, new Date('2026-11-22T10:05:01.000Z'), 300)).toBe(true);
+    expect(
+      judgedStale(
+        { stale: true, lastHeartbeatAt: '2026-11-22T11:00:00.000Z' },
+        back.watchingSince,
+        new Date('2026-11-22T10:04:00.000Z'),
+        300,
+      ),
+    ).toBe(false);
   });
 });
 
@@ -124,6 +185,7 @@ describe('the messages', () => {
           next: { condition: 'stale', since: '2026-11-22T09:52:10.000Z' },
           lastHeartbeatAt: '2026-11-22T09:52:10.000Z',
           heartbeatAgeSeconds: 770,
+          lastError: { message: 'Exchange timeout on order 7731', at: '2026-11-22T08:14:05.000Z' },
           version: 3,
         },
         'prod',
@@ -156,6 +218,54 @@ describe('the messages', () => {
         },
         'prod',
         '2026-11-22T10:30:00.000Z',
+        url,
+      ),
+      dailyLossEvent(
+        {
+          bot,
+          figures: { currency: 'USD', day: '2026-11-22', realizedPL: '-312.40', balance: '6000.00', limit: '300.00', setting: '5%' },
+          version: 4,
+        },
+        'prod',
+        at,
+        url,
+      ),
+      drawdownEvent(
+        {
+          bot,
+          figures: {
+            currency: 'USD',
+            balance: '5400.00',
+            peakBalance: '6100.00',
+            drawdown: '700.00',
+            drawdownRatio: '0.1148',
+            limit: '610.00',
+            setting: '10%',
+          },
+          version: 5,
+        },
+        'prod',
+        at,
+        url,
+      ),
+      tradeClosedEvent(
+        bot,
+        {
+          id: 't-9137',
+          instrument: 'EUR_USD',
+          side: 'buy',
+          units: '10000',
+          openPrice: '1.08420',
+          openTime: '2026-11-22T09:00:00.000Z',
+          closePrice: '1.08610',
+          closeTime: '2026-11-22T10:04:12.000Z',
+          realizedPL: '19.00',
+          currency: 'USD',
+          closeReason: 'take_profit',
+          feeTotal: '0.40',
+        },
+        'prod',
+        at,
         url,
       ),
       databaseEvent(
@@ -206,12 +316,16 @@ describe('the messages', () => {
         .split('## The webhook')[0]
         .matchAll(/```text\n([\s\S]*?)\n```/g),
     ].map((match) => match[1]);
+    if (process.env.PRINT_ALERT_EXAMPLES) console.log(events.map((event) => `\`\`\`text\n${event.text}\n\`\`\``).join('\n\n'));
     expect(shown.slice(0, events.length)).toEqual(events.map((event) => event.text));
     expect(events.map((event) => event.type)).toEqual([
       'bot_error',
       'bot_stale',
       'bot_stopped',
       'bot_recovered',
+      'daily_loss',
+      'drawdown',
+      'trade_closed',
       'database_down',
       'database_up',
       'alarm',
@@ -393,5 +507,80 @@ describe('the topic', () => {
     expect(eventOfSnsMessage({ Message: JSON.stringify(event), MessageId: 'm' }, 'prod')).toEqual(event);
     const other = eventOfSnsMessage({ Message: 'hello from the console', MessageId: 'm2', Subject: 'By hand' }, 'prod');
     expect(other).toMatchObject({ type: 'alarm', title: '[prod] 🔔 By hand', text: '[prod] 🔔 By hand\nhello from the console' });
+  });
+});
+
+describe('the P&L alerts', () => {
+  const { rules, problems } = pnlRulesOf({
+    ALERT_DAILY_LOSS: '5%, scalper-eur=150, paper-sandbox=off',
+    ALERT_DRAWDOWN: '10%',
+    ALERT_TRADE_CLOSED: 'off, primary-usd=on',
+  });
+  const snapshot = (balance: string | null, dayRealizedPL: string, day = '2026-11-22') => ({
+    accountId: 'primary-usd',
+    currency: 'USD',
+    balance,
+    day,
+    dayRealizedPL,
+  });
+
+  it('reads the stage’s setting, then each account’s; a setting it cannot read is named, and its rule is off', () => {
+    expect(problems).toEqual([]);
+    expect([rules.dailyLoss('primary-usd'), rules.dailyLoss('scalper-eur'), rules.dailyLoss('paper-sandbox')]).toEqual([
+      { percent: '5' },
+      { amount: '150' },
+      undefined,
+    ]);
+    expect([rules.tradeClosed('primary-usd'), rules.tradeClosed('scalper-eur'), rules.any]).toEqual([true, false, true]);
+    const wrong = pnlRulesOf({ ALERT_DAILY_LOSS: 'five percent', ALERT_DRAWDOWN: '10%, 20%', ALERT_TRADE_CLOSED: 'yes' });
+    expect(wrong.problems).toEqual([
+      'alerts: ALERT_DAILY_LOSS: cannot read "five percent": an amount (150) or a percent (5%), or off; the rule is off',
+      'alerts: ALERT_DRAWDOWN: "20%" should be account=value (the stage\'s value comes first): an amount (150) or a percent (5%), or off; the rule is off',
+      'alerts: ALERT_TRADE_CLOSED: cannot read "yes": on or off; the rule is off',
+    ]);
+    expect(wrong.rules.any).toBe(false);
+    expect(pnlRulesOf({}).rules.any).toBe(false);
+  });
+
+  it('a percent is of the day’s starting balance, exactly; a loss beyond it is said once that day', () => {
+    // 5 % of 1000.00 (the balance now, 940.00, less the day's −60.00) is 50.00.
+    const first = pnlStep(rules, snapshot('940.00', '-60.00'), noPnlState('primary-usd'));
+    expect(first.dailyLoss).toEqual({
+      currency: 'USD',
+      day: '2026-11-22',
+      realizedPL: '-60.00',
+      balance: '1000.00',
+      limit: '50.00',
+      setting: '5%',
+    });
+    const again = pnlStep(rules, snapshot('910.00', '-90.00'), { ...first.next, version: 1 });
+    expect(again.dailyLoss).toBeUndefined();
+    // Back within the limit, then beyond it again: a second crossing, said again; a new day starts afresh.
+    const within = pnlStep(rules, snapshot('1000.00', '-0.01'), { ...again.next, version: 2 });
+    expect([within.dailyLoss, within.next.lossDay]).toEqual([undefined, null]);
+    expect(pnlStep(rules, snapshot('940.00', '-60.00'), within.next).dailyLoss).toBeDefined();
+    expect(pnlStep(rules, snapshot('940.00', '-60.00', '2026-11-23'), again.next).dailyLoss).toBeDefined();
+    // Exactly at the limit is not beyond it; one cent more is.
+    expect(pnlStep(rules, snapshot('950.00', '-50.00'), noPnlState('primary-usd')).dailyLoss).toBeUndefined();
+    expect(pnlStep(rules, snapshot('949.99', '-50.01'), noPnlState('primary-usd')).dailyLoss).toBeDefined();
+  });
+
+  it('a drawdown is measured from the highest balance seen, said once per crossing; a percent needs a balance', () => {
+    const peak = pnlStep(rules, snapshot('1000.00', '0'), noPnlState('primary-usd'));
+    expect([peak.drawdown, peak.next.peakBalance]).toEqual([undefined, '1000.00']);
+    const down = pnlStep(rules, snapshot('899.99', '0'), peak.next);
+    expect(down.drawdown).toMatchObject({ peakBalance: '1000.00', drawdown: '100.01', drawdownRatio: '0.1000', limit: '100.00' });
+    expect(pnlStep(rules, snapshot('850.00', '0'), down.next).drawdown).toBeUndefined();
+    const back = pnlStep(rules, snapshot('950.00', '0'), down.next);
+    expect(back.next.drawdownOver).toBe(false);
+    expect(pnlStep(rules, snapshot('800.00', '0'), back.next).drawdown).toBeDefined();
+    // A bot that never recorded a balance: percents say nothing (an amount would).
+    expect(pnlStep(rules, snapshot(null, '-500'), noPnlState('primary-usd'))).toEqual({ next: noPnlState('primary-usd') });
+  });
+
+  it('amounts a percent allows are exact, shown with the base’s places', () => {
+    expect(limitAmount({ percent: '5' }, '1000.00')).toBe('50.00');
+    expect(limitAmount({ percent: '2.5' }, '1234.57')).toBe('30.86425');
+    expect(limitAmount({ amount: '150' }, '1000.00')).toBe('150');
   });
 });

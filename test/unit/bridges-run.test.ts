@@ -1,6 +1,7 @@
 import { FreqtradeError } from '@trading-bot-api/feeds/bridges/freqtrade/api';
 import type { PollSummary } from '@trading-bot-api/feeds/bridges/freqtrade/bridge';
 import { runBridges } from '@trading-bot-api/feeds/bridges/run';
+import { WriterError } from '@trading-bot-api/writer';
 
 const mirrored = (state: string): PollSummary => ({ openTrades: 1, written: {}, refused: [], state });
 
@@ -22,7 +23,7 @@ function scripted(answers: (PollSummary | Error)[], stop: AbortController) {
   };
 }
 
-const unreachable = () => new FreqtradeError('unreachable', 'http://bot', 'cannot be reached (ECONNREFUSED)');
+const unreachable = () => new FreqtradeError('unreachable', 'http://bot', 'ECONNREFUSED');
 
 describe('runBridges', () => {
   it('says a failure once however often the poll fails, backs off doubling up to the cap, and says the recovery once', async () => {
@@ -40,7 +41,7 @@ describe('runBridges', () => {
     expect(ok).toBe(true);
     expect(lines).toEqual([
       'b-1: mirroring freqtrade at http://bot: 1 open trades, bot running',
-      'b-1: freqtrade at http://bot: cannot be reached (ECONNREFUSED); trying again, backing off up to 0 s',
+      'b-1: cannot reach freqtrade at http://bot: ECONNREFUSED; trying again, backing off up to 0 s',
       'b-1: freqtrade at http://bot answers again',
       'b-1: bot paused',
       'stopped: wrote b-1',
@@ -64,10 +65,43 @@ describe('runBridges', () => {
     );
     expect(ok).toBe(false);
     expect(lines).toEqual([
-      'b-1: freqtrade at http://bot: cannot be reached (ECONNREFUSED)',
+      'b-1: cannot reach freqtrade at http://bot: ECONNREFUSED',
       'b-2: mirroring freqtrade b: 1 open trades, bot stopped',
       'polled once: wrote b-2; could not mirror b-1',
     ]);
+  });
+
+  it('reports the bot unreachable as its state once per cause, again after it answered', async () => {
+    const stop = new AbortController();
+    const refused = () => new FreqtradeError('unauthorized', 'http://bot', '');
+    const { bridge } = scripted([unreachable(), unreachable(), refused(), mirrored('running'), unreachable(), mirrored('running')], stop);
+    const reported: string[] = [];
+    const ok = await runBridges(
+      [{ bridge: { ...bridge, reportFailure: async (error) => void reported.push(error.message) }, intervalMs: 1, source: 's' }],
+      { report: () => {}, signal: stop.signal, maxBackoffMs: 10 },
+    );
+    expect(ok).toBe(true);
+    expect(reported).toEqual([
+      'cannot reach freqtrade at http://bot: ECONNREFUSED',
+      'login refused by freqtrade at http://bot: check the username and password (HTTP 401)',
+      'cannot reach freqtrade at http://bot: ECONNREFUSED',
+    ]);
+  });
+
+  it('the database’s failures are tried again every interval, not after a back-off grown by the bot’s', async () => {
+    const stop = new AbortController();
+    const database = () => new WriterError('UNAVAILABLE', 'no answer');
+    // Seven failures of the bot grow the back-off to 2 × 2^7 = 256 ms; the database's then wait the 2 ms interval.
+    const { bridge, polls } = scripted([...Array.from({ length: 7 }, unreachable), database(), database(), mirrored('running')], stop);
+    const lines: string[] = [];
+    await runBridges([{ bridge, intervalMs: 2, source: 's' }], {
+      report: (line) => lines.push(line),
+      signal: stop.signal,
+      maxBackoffMs: 10_000,
+    });
+    expect(lines).toContain('b-1: the database does not answer (no answer); trying again every 0 s');
+    const waits = polls.slice(7, 9).map((at, i) => polls[i + 8] - at);
+    expect(Math.max(...waits)).toBeLessThan(200);
   });
 
   it('a bug of its own ends the run, thrown as it is', async () => {

@@ -12,7 +12,7 @@ import { cointrackingCsv, cointrackingRecords, feesCell, feesOfCell, leftOutOf, 
 import { fleetExposition } from '../../api/http/fleet-exposition';
 import { nextLink } from '../../api/http/links';
 import { recordsIn } from '../../scripts/export';
-import { parsePrometheusText, sampleOf } from '../kit/prometheus-text';
+import { type ParsedFamily, parsePrometheusText, promlintProblems, sampleOf } from '../kit/prometheus-text';
 import { UNKNOWN_DETAILS } from '../kit/trade-details';
 
 const closed: Trade = {
@@ -337,6 +337,7 @@ it('exposes a bot with every series, and none of a heartbeat never sent', () => 
         account: { id: 'a1', name: 'A', currency: 'EUR', broker: 'IB "pro"', environment: 'paper', createdAt: '' },
         balance: { balance: '10.00', nav: '11.50', unrealizedPL: '1.50', realizedPL: '-3.25' } as never,
         today: { realizedPL: '0.75', tradesClosed: 1 },
+        recent: { winRate: '0.6', maxDrawdownRatio: null },
       },
     ],
     summary: { total: 1, running: 0, paused: 0, stopped: 0, error: 1, stale: 0 },
@@ -346,10 +347,48 @@ it('exposes a bot with every series, and none of a heartbeat never sent', () => 
   expect(sampleOf(families, 'tba_bot_state', { ...labels, state: 'error' }).value).toBe(1);
   expect(sampleOf(families, 'tba_bot_state', { ...labels, state: 'running' }).value).toBe(0);
   expect(families.get('tba_bot_heartbeat_age_seconds')!.samples).toEqual([]);
-  expect(sampleOf(families, 'tba_realized_pnl_total', labels).text).toBe('-3.25');
+  expect(sampleOf(families, 'tba_realized_pnl', labels).text).toBe('-3.25');
   expect(sampleOf(families, 'tba_realized_pnl_today', labels).text).toBe('0.75');
   expect(sampleOf(families, 'tba_fleet_bots', { state: 'error' }).value).toBe(1);
+  expect(sampleOf(families, 'tba_win_ratio', labels).text).toBe('0.6');
+  expect(families.get('tba_max_drawdown_ratio')!.samples).toEqual([]);
   expect([...families.values()].every((family) => family.type === 'gauge')).toBe(true);
+  expect(promlintProblems(families)).toEqual([]);
+});
+
+it("holds expositions to promtool's lint rules: what it flags, the checker flags", () => {
+  const family = (name: string, type = 'gauge', labels: Record<string, string> = {}): [string, ParsedFamily] => [
+    name,
+    { name, help: name === 'no_help' ? '' : 'h', type, samples: [{ name, labels, text: '1', value: 1 }] },
+  ];
+  const problems = promlintProblems(
+    new Map([
+      family('tba_fleet_bots_total'),
+      family('requests', 'counter'),
+      family('no_help'),
+      family('latency_milliseconds'),
+      family('latency_ms'),
+      family('queue_gauge'),
+      family('a:b'),
+      family('camelCase'),
+      family('x', 'gauge', { Account: 'a' }),
+      family('size_sum'),
+      family('requests_total', 'counter'),
+      family('tba_bot_heartbeat_age_seconds'),
+    ]),
+  );
+  expect(problems).toEqual([
+    'tba_fleet_bots_total: non-counter metrics should not have "_total" suffix',
+    'requests: counter metrics should have "_total" suffix',
+    'no_help: no help text',
+    'latency_milliseconds: use base unit "seconds" instead of "milliseconds"',
+    'latency_ms: metric names should not contain abbreviated units',
+    "queue_gauge: metric name should not include type 'gauge'",
+    "a:b: metric names should not contain ':'",
+    "camelCase: metric names should be written in 'snake_case' not 'camelCase'",
+    "x: label names should be written in 'snake_case' not 'camelCase'",
+    'size_sum: non-histogram and non-summary metrics should not have "_count" or "_sum" suffix',
+  ]);
 });
 
 it('reads the key from x-api-key first, else a Bearer token', () => {

@@ -254,8 +254,14 @@ describe('the sums', () => {
         ),
       );
   /** Amounts as numbers: a sum that lost a contribution may keep its trailing places ("1.50" for "1.5"). */
+  // A day whose closes were all taken back keeps a net of 0 in the fold (replacePeriod cannot tell it from a day whose
+  // closes sum to 0, which the accounts' own periods keep too); such a day moves no running total, so both are compared
+  // without their zero days (a seed found one: -994693605).
   const amounts = (figures: PeriodFigures) =>
-    JSON.parse(JSON.stringify(figures), (_, value) => (typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value));
+    JSON.parse(JSON.stringify(figures), (key, value) => {
+      if (key === 'nets') return Object.fromEntries(Object.entries(value as Record<string, number>).filter(([, net]) => net !== 0));
+      return typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value;
+    });
 
   it('performance roll-ups: the stream folded, deletions and corrections included, is the merge of the accounts’ own periods', () => {
     const history = (account: number) => fc.tuple(fc.array(trades(account), { minLength: 1, maxLength: 4 }), fc.boolean());

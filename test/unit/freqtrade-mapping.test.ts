@@ -1,7 +1,15 @@
 /** The freqtrade bridge's pure rules: floats to decimals, pairs to instruments, ids, fees, futures, states, the balance. */
 import fc from 'fast-check';
 import type { FreqtradeTrade } from '@trading-bot-api/feeds/bridges/freqtrade/api';
-import { atPrecision, botStateOf, instrumentOf, snapshotOf, tradeIdOf, tradeOf } from '@trading-bot-api/feeds/bridges/freqtrade/mapping';
+import {
+  accountOf,
+  atPrecision,
+  botStateOf,
+  instrumentOf,
+  snapshotOf,
+  tradeIdOf,
+  tradeOf,
+} from '@trading-bot-api/feeds/bridges/freqtrade/mapping';
 import { moneyOf } from '@trading-bot-api/feeds/bridges/numbers';
 import { decimalOfFloat, formatDecimal, isDecimal, trimDecimal } from '@trading-bot-api/core/decimal';
 import { pythonFloat } from '../kit/fake-freqtrade';
@@ -127,16 +135,12 @@ const trade: FreqtradeTrade = {
   is_open: true,
   is_short: true,
   amount: 0.1,
-  stake_amount: 300,
   strategy: 'S',
-  open_date: '2026-11-20 10:00:00',
   open_timestamp: Date.parse('2026-11-20T10:00:00Z'),
   open_fill_timestamp: Date.parse('2026-11-20T10:00:05Z'),
   open_rate: 3000,
   profit_abs: -1.5,
-  realized_profit: 0,
   stop_loss_abs: null,
-  has_open_orders: false,
 };
 
 it('trades: ids carry the open time, an unfilled entry is not a trade yet, a closed trade its whole profit', () => {
@@ -192,8 +196,6 @@ it('trades whole: fees in their own currencies, a leveraged short future with it
         status: 'closed',
         amount: 0.1,
         filled: 0.1,
-        ft_order_side: 'buy',
-        order_type: 'limit',
         is_open: false,
       },
       // An order that did not fill opened nothing.
@@ -203,8 +205,6 @@ it('trades whole: fees in their own currencies, a leveraged short future with it
         status: 'canceled',
         amount: 0.1,
         filled: 0,
-        ft_order_side: 'buy',
-        order_type: 'limit',
         is_open: false,
       },
     ],
@@ -342,7 +342,6 @@ describe('states', () => {
   };
   const now = Date.parse('2026-11-20T10:00:00Z');
   const health = (secondsAgo: number | null) => ({
-    last_process: null,
     last_process_ts: secondsAgo === null ? null : now / 1000 - secondsAgo,
   });
   it.each([
@@ -357,5 +356,23 @@ describe('states', () => {
     ['something_new', 3, 5, 'error'],
   ] as const)('%s, max_open_trades %p, loop %p s ago: %s', (state, max, ago, expected) => {
     expect(botStateOf({ ...config, state, max_open_trades: max }, health(ago), now, 180).state).toBe(expected);
+  });
+});
+
+describe('the account a bot is mirrored into', () => {
+  const config = { bot_name: 'trend-eth', dry_run: false, stake_currency: 'usdt', exchange: 'binance' } as Parameters<typeof accountOf>[1];
+  it("is named by the operator's --name, else the bot's bot_name", () => {
+    expect(accountOf('ft-1', config, 'ETH trend')).toEqual({
+      id: 'ft-1',
+      name: 'ETH trend',
+      currency: 'USDT',
+      broker: 'binance',
+      environment: 'live',
+    });
+    expect(accountOf('ft-1', config).name).toBe('trend-eth');
+  });
+  it("shows a bot left at freqtrade's default name (or none) with its account id", () => {
+    expect(accountOf('ft-2', { ...config, bot_name: 'freqtrade' }).name).toBe('freqtrade (ft-2)');
+    expect(accountOf('ft-3', { ...config, bot_name: '' }).name).toBe('freqtrade (ft-3)');
   });
 });

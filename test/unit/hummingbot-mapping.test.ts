@@ -466,6 +466,17 @@ describe("hummingbot's trades CSV", () => {
       e: {},
     });
     expect(() => pythonLiteral("{'a': }")).toThrow(SyntaxError);
+    expect(pythonLiteral("['caf\\xe9\\n', '\\u00e9', \"x\\\"y\", (1,), (), [], {'k': 'v'}]")).toEqual([
+      'café\n',
+      'é',
+      'x"y',
+      ['1'],
+      [],
+      [],
+      { k: 'v' },
+    ]);
+    for (const bad of ["{'a': 1,}", "'open", "'\\q'", "'\\x4'", '[,]', "{'a': 1} 2", '', '{"a": @}'])
+      expect(() => pythonLiteral(bad)).toThrow(SyntaxError);
   });
 
   it('names what a header or a row lacks', () => {

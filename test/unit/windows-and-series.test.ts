@@ -38,6 +38,14 @@ describe('time parameters', () => {
     expect(() => parseTimeParameter('2026-11-01T09:00:00+0900')).toThrow('with a zone');
     expect(() => parseTimeParameter('+02026-11-01T09:00:00Z')).toThrow('with a zone');
   });
+
+  it("read a date alone as that day's start in UTC, and refuse a date that does not exist", () => {
+    expect(parseTimeParameter('2026-11-27')).toBe(Date.parse('2026-11-27T00:00:00.000Z'));
+    expect(parseTimeParameter('0000-01-01')).toBe(Date.parse('0000-01-01T00:00:00.000Z'));
+    expect(parseTimeParameter('9999-12-31')).toBe(Date.parse('9999-12-31T00:00:00.000Z'));
+    for (const wrong of ['2026-02-30', '2026-11-1', '20261127', '2026-11-27Z', '2026-11'])
+      expect(() => parseTimeParameter(wrong)).toThrow('or a date alone (2026-11-01: its start in UTC)');
+  });
 });
 
 describe('keyBefore: the exclusive upper bound of a key range', () => {
@@ -151,11 +159,11 @@ describe('seriesWindow', () => {
   });
 });
 
-it('summarize counts states and, separately, stale bots', () => {
+it('summarize counts states, a stale bot as stale and not as running: the counts add up to the total', () => {
   const status = (state: AccountStatus['state'], stale = false) => ({ state, stale }) as AccountStatus;
   expect(summarize([status('running'), status('running', true), status('paused'), status('error'), status('error')])).toEqual({
     total: 5,
-    running: 2,
+    running: 1,
     paused: 1,
     stopped: 0,
     error: 2,

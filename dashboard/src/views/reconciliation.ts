@@ -1,5 +1,5 @@
 /**
- * The bot's reconciliation against its exchange account (1.8, GET /api/{account}/reconciliation), on the account's
+ * The bot's reconciliation against its exchange account (1.9, GET /api/{account}/reconciliation), on the account's
  * view: hidden for an account no exchange feed reconciles (404), else when it was checked, how many trades matched,
  * and one row per difference, as the API lists them.
  */

@@ -1,5 +1,5 @@
 /**
- * The fleet's total in the stage's reporting currency (1.8, `reporting` on GET /api/all/balance), beside the totals
+ * The fleet's total in the stage's reporting currency (1.9, `reporting` on GET /api/all/balance), beside the totals
  * per currency, which stay exact and unconverted: the total, then each account's rate and when it was read, and the
  * accounts no price converts. Empty when the stage names no reporting currency.
  */

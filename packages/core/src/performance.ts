@@ -137,16 +137,11 @@ function tieOrder(a: TradeMark, b: TradeMark): number {
   return a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : 0;
 }
 
-function better(a: TradeMark | null, b: TradeMark | null): TradeMark | null {
+/** The better (`sign` 1: higher P&L) or worse (-1) of two trades; equal P&L: the first in tieOrder. */
+function extreme(a: TradeMark | null, b: TradeMark | null, sign: 1 | -1): TradeMark | null {
   if (!a || !b) return a ?? b;
-  const order = compareDecimals(a.realizedPL, b.realizedPL);
+  const order = sign * compareDecimals(a.realizedPL, b.realizedPL);
   return order > 0 || (order === 0 && tieOrder(a, b) <= 0) ? a : b;
-}
-
-function worse(a: TradeMark | null, b: TradeMark | null): TradeMark | null {
-  if (!a || !b) return a ?? b;
-  const order = compareDecimals(a.realizedPL, b.realizedPL);
-  return order < 0 || (order === 0 && tieOrder(a, b) <= 0) ? a : b;
 }
 
 /** The figures of two disjoint sets of trades together. */
@@ -161,8 +156,8 @@ export function mergeStats(a: StatsFigures, b: StatsFigures): StatsFigures {
     holdingMs: String(BigInt(a.holdingMs) + BigInt(b.holdingMs)),
     longestHoldingMs: Math.max(a.longestHoldingMs, b.longestHoldingMs),
     places: Math.max(a.places, b.places),
-    best: better(a.best, b.best),
-    worst: worse(a.worst, b.worst),
+    best: extreme(a.best, b.best, 1),
+    worst: extreme(a.worst, b.worst, -1),
     feesPaid: trimDecimal(sumDecimals([a.feesPaid, b.feesPaid])),
     feesUnknown: a.feesUnknown + b.feesUnknown,
     feesElsewhere: a.feesElsewhere + b.feesElsewhere,
@@ -184,13 +179,7 @@ export function replaceContribution(
   if (before) {
     const kept = mergeStats(before, next);
     const same = (a: TradeMark | null, b: TradeMark | null) =>
-      a === b ||
-      (a !== null &&
-        b !== null &&
-        a.accountId === b.accountId &&
-        a.id === b.id &&
-        a.realizedPL === b.realizedPL &&
-        a.closeTime === b.closeTime);
+      a === b || (a !== null && b !== null && a.realizedPL === b.realizedPL && tieOrder(a, b) === 0);
     // `after` holds everything `before` did at its extremes: nothing the total took from `before` is lost.
     if (
       kept.longestHoldingMs !== next.longestHoldingMs ||

@@ -226,9 +226,7 @@ function parsePeriods(periods: readonly ReadPeriod[]): { scale: number; parsed: 
       for (const net of Object.values(nets)) scale = Math.max(scale, net.includes('.') ? net.length - net.indexOf('.') - 1 : 0);
   const parsed = periods.map((period) => {
     const month = period.start.slice(0, 8);
-    // Each day's end looked up once per period, not once per instrument that closed a trade that day.
-    const ends = new Map<string, string>();
-    const endOf = (day: string) => ends.get(day) ?? ends.set(day, dayEnd(month, day)).get(day)!;
+    const endOf = (day: string) => dayEnd(month, day);
     const instruments = new Map<string, { figures: StatsFigures; days: DailyUnits[] }>();
     const together = new Map<string, bigint>();
     for (const [instrument, { nets, ...figures }] of Object.entries(period.figures)) {

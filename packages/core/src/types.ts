@@ -81,4 +81,8 @@ export interface BotReport {
   strategy: string | null;
   message: string | null;
   updatedAt: string;
+  /** When the bot first reported its current state, kept by the store (null: not known); a report need not give it. */
+  stateSince?: string | null;
+  /** The last error the bot reported: its message, and when that error began; kept by the store (null: none). */
+  lastError?: { message: string | null; at: string } | null;
 }

@@ -77,6 +77,9 @@ export type TradeResult =
   | { id: string; index: number; outcome: TradeOutcome }
   | { id: string | undefined; index: number; error: WriterError };
 
+/** A trade of the call, and its place in the input. */
+type Entry = { trade: Trade; index: number };
+
 type Decision = 'create' | 'unchanged' | 'close' | 'update' | 'correct' | 'gone' | WriterError;
 
 /** The fields a trade's details may change (withDetails): its instrument only as a contract named (namesContractOf). */
@@ -111,53 +114,51 @@ export function decide(stored: Trade | undefined, given: Trade, correct = false)
   return said.length || differing(stored, given, [...POSITION, ...MARKS]).length ? 'update' : 'unchanged';
 }
 
-/** One trade against what is stored, as one call (read, decide, write, retried as a whole). */
+/** One trade against what is stored: one attempt (read, decide, write), retried as a whole by its caller. */
 async function recordOne(
   store: Store,
   accountId: string,
   trade: Trade,
   options: { correct?: boolean; corrections?: Corrections } = {},
 ): Promise<TradeOutcome> {
-  return attempts(`recording trade ${trade.id}`, async () => {
-    const read = await storedTrade(store, accountId, trade.id);
-    const decision = decide(read?.trade, trade, options.correct);
-    if (decision instanceof WriterError) throw decision;
-    if (decision === 'create') {
-      if (await createTrades(store, accountId, [trade])) return 'created';
-      // Registered meanwhile by another writer: read what it stored.
-      throw new Retry();
-    }
-    const merged = withDetails(read!.trade, trade);
-    if (decision === 'close') {
-      // Why it closed is the close's own (a gone trade's reason was why it was gone).
-      const closed: Trade = {
-        ...merged,
-        ...pick(trade, [...POSITION, ...CLOSING, ...MARKS]),
-        status: 'closed',
-        closeReason: trade.closeReason,
-      };
-      await writeClose(store, accountId, read!, closed);
-      return 'closed';
-    }
-    if (decision === 'gone') {
-      await writeGone(store, accountId, read!, {
-        ...merged,
-        ...pick(trade, ['status', 'closePrice', 'closeTime', 'realizedPL', 'unrealizedPL', 'closeReason']),
-      });
-      return 'gone';
-    }
-    if (decision === 'correct') {
-      const corrected: Trade = { ...merged, ...pick(trade, [...POSITION, ...CLOSING, ...MARKS]) };
-      await writeCorrection(store, accountId, read!, corrected, options.corrections ?? {});
-      return 'corrected';
-    }
-    if (decision === 'update') {
-      // A gone trade takes what is said of it, never a position or marks again.
-      await writeUpdate(store, read!, read!.trade.status === 'gone' ? merged : { ...merged, ...pick(trade, [...POSITION, ...MARKS]) });
-      return 'updated';
-    }
-    return 'unchanged';
-  });
+  const read = await storedTrade(store, accountId, trade.id);
+  const decision = decide(read?.trade, trade, options.correct);
+  if (decision instanceof WriterError) throw decision;
+  if (decision === 'create') {
+    if (await createTrades(store, accountId, [trade])) return 'created';
+    // Registered meanwhile by another writer: read what it stored.
+    throw new Retry();
+  }
+  const merged = withDetails(read!.trade, trade);
+  if (decision === 'close') {
+    // Why it closed is the close's own (a gone trade's reason was why it was gone).
+    const closed: Trade = {
+      ...merged,
+      ...pick(trade, [...POSITION, ...CLOSING, ...MARKS]),
+      status: 'closed',
+      closeReason: trade.closeReason,
+    };
+    await writeClose(store, accountId, read!, closed);
+    return 'closed';
+  }
+  if (decision === 'gone') {
+    await writeGone(store, accountId, read!, {
+      ...merged,
+      ...pick(trade, ['status', 'closePrice', 'closeTime', 'realizedPL', 'unrealizedPL', 'closeReason']),
+    });
+    return 'gone';
+  }
+  if (decision === 'correct') {
+    const corrected: Trade = { ...merged, ...pick(trade, [...POSITION, ...CLOSING, ...MARKS]) };
+    await writeCorrection(store, accountId, read!, corrected, options.corrections ?? {});
+    return 'corrected';
+  }
+  if (decision === 'update') {
+    // A gone trade takes what is said of it, never a position or marks again.
+    await writeUpdate(store, read!, read!.trade.status === 'gone' ? merged : { ...merged, ...pick(trade, [...POSITION, ...MARKS]) });
+    return 'updated';
+  }
+  return 'unchanged';
 }
 
 /** Writes a history of trades of one account; see the module's comment. Each trade gets a result, in input order. */
@@ -171,7 +172,8 @@ export async function recordTrades(
   const now = options.now ?? new Date();
   const correct = { correct: options.correct, corrections: {} as Corrections };
   const results: TradeResult[] = [];
-  const valid: { trade: Trade; index: number }[] = [];
+  const refuse = (entry: Entry, error: WriterError) => results.push({ id: entry.trade.id, index: entry.index, error });
+  let valid: Entry[] = [];
   inputs.forEach((input, index) => {
     try {
       valid.push({ trade: check.tradeInput(input, accountId, '', now), index });
@@ -181,99 +183,61 @@ export async function recordTrades(
       results.push({ id: typeof id === 'string' ? id : undefined, index, error });
     }
   });
-  // A trade that says its currency says the account's: read once, when one does.
-  if (valid.some(({ trade }) => trade.currency !== null)) {
-    let balance: Awaited<ReturnType<typeof getBalanceRecord>>;
-    try {
-      balance = await attempts(`reading the account ${accountId}`, () => getBalanceRecord(store, accountId));
-    } catch (error) {
-      if (!(error instanceof WriterError) || error.code !== 'UNAVAILABLE') throw error;
-      results.push(...valid.map(({ trade, index }) => ({ id: trade.id, index, error })));
-      return results.sort((a, b) => a.index - b.index);
-    }
-    if (!balance) throw errors.accountNotFound(accountId);
-    for (const entry of [...valid]) {
-      if (entry.trade.currency === null || entry.trade.currency === balance.currency) continue;
-      valid.splice(valid.indexOf(entry), 1);
-      results.push({
-        id: entry.trade.id,
-        index: entry.index,
-        error: errors.currencyMismatch(accountId, balance.currency, entry.trade.currency),
-      });
-    }
-  }
-  // An id given twice: its first trade goes with the others, the rest one by one afterwards, in order.
-  const seen = new Set<string>();
-  const once = valid.filter(({ trade }) => {
-    if (seen.has(trade.id)) return false;
-    seen.add(trade.id);
-    return true;
-  });
-  const repeated = valid.filter((entry) => !once.includes(entry));
+  const sorted = () => results.sort((a, b) => a.index - b.index);
 
   // Once the database stops answering, the trades not yet written get UNAVAILABLE without being tried.
   let down: WriterError | undefined;
-  const attempt = async <T>(entries: readonly { trade: Trade; index: number }[], work: () => Promise<T>): Promise<T | undefined> => {
+  /** `work` for `entries`, retried as `what`; once the database is down, undefined and each entry refused UNAVAILABLE. */
+  const attempt = async <T>(entries: readonly Entry[], what: string, work: () => Promise<T>): Promise<T | undefined> => {
     if (!down) {
       try {
-        return await work();
+        return await attempts(what, work);
       } catch (error) {
         if (!(error instanceof WriterError) || error.code !== 'UNAVAILABLE') throw error;
         down = error;
       }
     }
-    results.push(...entries.map(({ trade, index }) => ({ id: trade.id, index, error: down! })));
+    for (const entry of entries) refuse(entry, down);
     return undefined;
   };
-  const settle = async (entry: { trade: Trade; index: number }) => {
+  const settle = async (entry: Entry) => {
     try {
-      await attempt([entry], async () =>
-        results.push({ id: entry.trade.id, index: entry.index, outcome: await recordOne(store, accountId, entry.trade, correct) }),
-      );
+      const outcome = await attempt([entry], `recording trade ${entry.trade.id}`, () => recordOne(store, accountId, entry.trade, correct));
+      if (outcome) results.push({ id: entry.trade.id, index: entry.index, outcome });
     } catch (error) {
       // A refusal of this trade is its result; a database that refuses the writer refuses every trade alike, and
       // the whole call says so (a caller would otherwise take each trade as refused for itself, and go past it).
       if (!isRefusal(error)) throw error;
-      results.push({ id: entry.trade.id, index: entry.index, error });
+      refuse(entry, error);
     }
   };
 
-  const registered = await attempt(once, () =>
-    attempts(`reading the trade ids of ${accountId}`, () =>
-      getRegisteredOpenTimes(
-        store,
-        accountId,
-        once.map((entry) => entry.trade.id),
-      ),
-    ),
-  );
+  // A trade that says its currency says the account's: read once, when one does.
+  if (valid.some(({ trade }) => trade.currency !== null)) {
+    const balance = await attempt(valid, `reading the account ${accountId}`, () => getBalanceRecord(store, accountId));
+    if (down) return sorted();
+    if (!balance) throw errors.accountNotFound(accountId);
+    const mismatched = valid.filter(({ trade }) => trade.currency !== null && trade.currency !== balance.currency);
+    for (const entry of mismatched) refuse(entry, errors.currencyMismatch(accountId, balance.currency, entry.trade.currency!));
+    valid = valid.filter((entry) => !mismatched.includes(entry));
+  }
+  // An id given twice: its first trade goes with the others, the rest one by one afterwards, in order.
+  const seen = new Set<string>();
+  const once = valid.filter(({ trade }) => !seen.has(trade.id) && seen.add(trade.id));
+  const repeated = valid.filter((entry) => !once.includes(entry));
+
+  const ids = once.map(({ trade }) => trade.id);
+  const registered = await attempt(once, `reading the trade ids of ${accountId}`, () => getRegisteredOpenTimes(store, accountId, ids));
   if (registered) {
     const fresh = once.filter(({ trade }) => !registered.has(trade.id));
     const known = once.filter(({ trade }) => registered.has(trade.id));
     // Fast path: new trades in groups, one transaction each, after one read of what they all build on.
     const written: Written = carrying();
-    if (fresh.length)
-      await attempt(fresh, () =>
-        attempts(`reading the figures of ${accountId}`, () =>
-          preload(
-            store,
-            accountId,
-            fresh.map((entry) => entry.trade),
-            written,
-          ),
-        ),
-      );
+    const freshTrades = fresh.map(({ trade }) => trade);
+    if (fresh.length) await attempt(fresh, `reading the figures of ${accountId}`, () => preload(store, accountId, freshTrades, written));
     for (const group of down ? [] : groupsForTransactions(fresh)) {
-      const created = await attempt(group, () =>
-        attempts(`writing trades of ${accountId}`, () =>
-          createTrades(
-            store,
-            accountId,
-            group.map((entry) => entry.trade),
-            written,
-          ),
-        ),
-      );
+      const trades = group.map(({ trade }) => trade);
+      const created = await attempt(group, `writing trades of ${accountId}`, () => createTrades(store, accountId, trades, written));
       if (created) results.push(...group.map(({ trade, index }) => ({ id: trade.id, index, outcome: 'created' as const })));
       else if (created === false) {
         // Another writer registered some of these ids meanwhile: each against what it stored.
@@ -282,32 +246,26 @@ export async function recordTrades(
       }
     }
     // Trades stored already: read in batches; only those that differ are written, each on its own.
-    const stored = await attempt(known, () =>
-      attempts(`reading the trades of ${accountId}`, () =>
-        getTradeRecords(
-          store,
-          known.map(({ trade }) => ({ accountId, id: trade.id, openTime: registered.get(trade.id)! })),
-        ),
-      ),
-    );
+    const keys = known.map(({ trade }) => ({ accountId, id: trade.id, openTime: registered.get(trade.id)! }));
+    const stored = await attempt(known, `reading the trades of ${accountId}`, () => getTradeRecords(store, keys));
     if (stored) {
       for (const entry of known) {
         const decision = decide(stored.get(entry.trade.id)?.trade, entry.trade, options.correct);
         if (decision === 'unchanged') results.push({ id: entry.trade.id, index: entry.index, outcome: 'unchanged' });
-        else if (decision instanceof WriterError) results.push({ id: entry.trade.id, index: entry.index, error: decision });
+        else if (decision instanceof WriterError) refuse(entry, decision);
         else await settle(entry);
       }
     }
   }
   for (const entry of repeated) await settle(entry);
-  return results.sort((a, b) => a.index - b.index);
+  return sorted();
 }
 
 /**
  * Splits new trades into groups that fit one transaction: two items per trade (the trade and its id), one per P&L
  * period, one per roll-up period (day, block, month) of its close's performance figures, and the balance.
  */
-function groupsForTransactions<T extends { trade: Trade }>(entries: readonly T[]): T[][] {
+function groupsForTransactions<T extends Entry>(entries: readonly T[]): T[][] {
   const groups: T[][] = [];
   let group: T[] = [];
   let periods = new Set<string>();

@@ -20,8 +20,10 @@
 import tables from '../../../resources/tables.js';
 import {
   type AccountRecord,
+  adoptCurrency,
   createAccount,
   getAccountRecord,
+  NO_CURRENCY,
   readAccountRecords,
   reportBot,
   restore,
@@ -30,13 +32,7 @@ import {
 } from '@trading-bot-api/core/store/accounts-table';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { compareIds } from '@trading-bot-api/core/ids';
-import {
-  type BalanceRecord,
-  getBalanceRecord,
-  newBalanceRecord,
-  putBalance,
-  readBalances,
-} from '@trading-bot-api/core/store/balances-table';
+import { getBalanceRecord, newBalanceRecord, putBalance, readBalances } from '@trading-bot-api/core/store/balances-table';
 import {
   createStore,
   MAX_TRANSACTION_ITEMS,
@@ -133,6 +129,7 @@ export {
   trimDecimal,
 } from '@trading-bot-api/core/decimal';
 export { canonicalInstrument } from '@trading-bot-api/core/instruments';
+export { NO_CURRENCY } from '@trading-bot-api/core/store/accounts-table';
 export { isAccountId } from '@trading-bot-api/core/ids';
 
 export interface WriterOptions {
@@ -168,7 +165,11 @@ export interface StoredAccount extends AccountRecord {
 }
 
 export interface Writer {
-  /** Creates the account, or updates its name, broker and environment; its currency never changes. */
+  /**
+   * Creates the account, or updates its name, broker and environment; its currency never changes, but for an account
+   * created in NO_CURRENCY (`XXX`: before its bot said its own), which takes the first other currency given while it
+   * has no trade.
+   */
   upsertAccount(account: {
     id: string;
     name: string;
@@ -350,6 +351,72 @@ export function createWriter(options: WriterOptions): Writer {
       });
   const now = options.now ?? (() => new Date());
 
+  /**
+   * Records snapshots in order (recordBalances), each with recordBalance's outcome, in as few transactions as fit;
+   * `prefix` names an invalid snapshot's fields by its index.
+   */
+  async function recordSnapshots(
+    accountId: string,
+    inputs: readonly Snapshot[],
+    prefix: (index: number) => string,
+    what: string,
+  ): Promise<RecordOutcome[]> {
+    check.accountId(accountId);
+    const at = now();
+    const snapshots = inputs.map((input, index) => check.snapshotInput(input, at, prefix(index)));
+    // A stored time further ahead than any the writer accepts now was written by a bot with a clock ahead (before
+    // the writer refused such times): it does not hold back the true ones.
+    const future = check.latestAcceptable(at);
+    const outcomes: RecordOutcome[] = [];
+    while (outcomes.length < snapshots.length) {
+      const done = await attempts(`${what} of ${accountId}`, async () => {
+        const stored = await balanceOf(store, accountId);
+        let balance = stored;
+        // The latest snapshot of each equity point the transaction reaches, by its key.
+        const points = new Map<string, EquityEntry>();
+        const chunk: RecordOutcome[] = [];
+        for (const snapshot of snapshots.slice(outcomes.length)) {
+          // A snapshot older than the one stored (or than the calls before it would have left) arrived late, and one
+          // of the same time is a repeat: the stored figures stand (trades closed since then have moved them, so
+          // writing the snapshot again would undo that).
+          if (balance.snapshotAt !== null && snapshot.time <= balance.snapshotAt && balance.snapshotAt <= future) {
+            chunk.push('stale');
+            continue;
+          }
+          const entries = equityEntriesOf(accountId, snapshot).map((entry) => [`${entry.interval}#${entry.start}`, entry] as const);
+          const added = entries.filter(([key]) => !points.has(key)).length;
+          if (points.size + added + BALANCE_ITEMS > MAX_TRANSACTION_ITEMS) break;
+          for (const [key, entry] of entries) points.set(key, entry);
+          balance = balanceAfterSnapshot(balance, snapshot, future);
+          chunk.push('recorded');
+        }
+        if (points.size)
+          await commit(store, [
+            putBalance(store, { ...balance, version: stored.version + 1 }, stored),
+            ...[...points.values()].map((entry) => putEquity(store, entry, future)),
+          ]);
+        return chunk;
+      });
+      outcomes.push(...done);
+    }
+    return outcomes;
+  }
+
+  /** Takes the account out of the fleet (`at`: when) or brings it back (null), its record and balance together. */
+  async function setRetired(accountId: string, at: string | null, what: string) {
+    check.accountId(accountId);
+    return attempts(`${what} ${accountId}`, async () => {
+      const [record, balance] = await Promise.all([getAccountRecord(store, accountId, true), getBalanceRecord(store, accountId)]);
+      if (!record || !balance) throw errors.accountNotFound(accountId);
+      if ((record.retiredAt !== null) === (at !== null)) return false;
+      await commit(store, [
+        at === null ? restore(store, accountId) : retire(store, accountId, at),
+        putBalance(store, { ...balance, retiredAt: at, version: balance.version + 1 }, balance),
+      ]);
+      return true;
+    });
+  }
+
   const writer: Writer = {
     async upsertAccount(input) {
       const account = check.accountInput(input, now());
@@ -372,6 +439,17 @@ export function createWriter(options: WriterOptions): Writer {
           }
         }
         const stored = record.account;
+        if (stored.currency === NO_CURRENCY && account.currency !== NO_CURRENCY) {
+          // Created before its bot said its currency: it takes it, with its balance, while it has no trade.
+          const balance = await getBalanceRecord(store, account.id);
+          if (balance && balance.lastTradeAt === null) {
+            await commit(store, [
+              adoptCurrency(store, account.id, account.currency, account),
+              putBalance(store, { ...balance, currency: account.currency, version: balance.version + 1 }, balance),
+            ]);
+            return 'updated';
+          }
+        }
         if (stored.currency !== account.currency) throw errors.currencyMismatch(account.id, stored.currency, account.currency);
         if (stored.name === account.name && stored.broker === account.broker && stored.environment === account.environment)
           return 'unchanged';
@@ -440,62 +518,11 @@ export function createWriter(options: WriterOptions): Writer {
     },
 
     async recordBalance(accountId, input) {
-      check.accountId(accountId);
-      const at = now();
-      const snapshot = check.snapshotInput(input, at);
-      // A stored time further ahead than any the writer accepts now was written by a bot with a clock ahead (before
-      // the writer refused such times): it does not hold back the true ones.
-      const future = check.latestAcceptable(at);
-      return attempts(`recording the balance of ${accountId}`, async () => {
-        const balance = await balanceOf(store, accountId);
-        // A snapshot older than the one stored arrived late, and one of the same time is a repeat: the stored figures
-        // stand (trades closed since then have moved them, so writing the snapshot again would undo that).
-        if (balance.snapshotAt !== null && snapshot.time <= balance.snapshotAt && balance.snapshotAt <= future) return 'stale';
-        await commit(store, [
-          putBalance(store, balanceAfterSnapshot(balance, snapshot, future), balance),
-          ...equityEntriesOf(accountId, snapshot).map((entry) => putEquity(store, entry, future)),
-        ]);
-        return 'recorded';
-      });
+      const [outcome] = await recordSnapshots(accountId, [input], () => '', 'recording the balance');
+      return outcome;
     },
 
-    async recordBalances(accountId, inputs) {
-      check.accountId(accountId);
-      const at = now();
-      const snapshots = inputs.map((input, index) => check.snapshotInput(input, at, `snapshots[${index}].`));
-      const future = check.latestAcceptable(at);
-      const outcomes: RecordOutcome[] = [];
-      while (outcomes.length < snapshots.length) {
-        const done = await attempts(`recording the balances of ${accountId}`, async () => {
-          const stored = await balanceOf(store, accountId);
-          let balance = stored;
-          // The latest snapshot of each equity point the transaction reaches, by its key.
-          const points = new Map<string, EquityEntry>();
-          const chunk: RecordOutcome[] = [];
-          for (const snapshot of snapshots.slice(outcomes.length)) {
-            // As recordBalance judges it, against the balance the calls before it would have left.
-            if (balance.snapshotAt !== null && snapshot.time <= balance.snapshotAt && balance.snapshotAt <= future) {
-              chunk.push('stale');
-              continue;
-            }
-            const entries = equityEntriesOf(accountId, snapshot).map((entry) => [`${entry.interval}#${entry.start}`, entry] as const);
-            const added = entries.filter(([key]) => !points.has(key)).length;
-            if (points.size + added + BALANCE_ITEMS > MAX_TRANSACTION_ITEMS) break;
-            for (const [key, entry] of entries) points.set(key, entry);
-            balance = balanceAfterSnapshot(balance, snapshot, future);
-            chunk.push('recorded');
-          }
-          if (points.size)
-            await commit(store, [
-              putBalance(store, { ...balance, version: stored.version + 1 }, stored),
-              ...[...points.values()].map((entry) => putEquity(store, entry, future)),
-            ]);
-          return chunk;
-        });
-        outcomes.push(...done);
-      }
-      return outcomes;
-    },
+    recordBalances: (accountId, inputs) => recordSnapshots(accountId, inputs, (index) => `snapshots[${index}].`, 'recording the balances'),
 
     async heartbeat(accountId, input) {
       check.accountId(accountId);
@@ -541,32 +568,8 @@ export function createWriter(options: WriterOptions): Writer {
       });
     },
 
-    async retireAccount(accountId) {
-      check.accountId(accountId);
-      const at = now().toISOString();
-      return attempts(`retiring ${accountId}`, async () => {
-        const [record, balance] = await Promise.all([getAccountRecord(store, accountId, true), getBalanceRecord(store, accountId)]);
-        if (!record || !balance) throw errors.accountNotFound(accountId);
-        if (record.retiredAt !== null) return 'unchanged';
-        await commit(store, [
-          retire(store, accountId, at),
-          putBalance(store, { ...balance, retiredAt: at, version: balance.version + 1 }, balance),
-        ]);
-        return 'retired';
-      });
-    },
-
-    async restoreAccount(accountId) {
-      check.accountId(accountId);
-      return attempts(`restoring ${accountId}`, async () => {
-        const [record, balance] = await Promise.all([getAccountRecord(store, accountId, true), getBalanceRecord(store, accountId)]);
-        if (!record || !balance) throw errors.accountNotFound(accountId);
-        if (record.retiredAt === null) return 'unchanged';
-        const next: BalanceRecord = { ...balance, retiredAt: null, version: balance.version + 1 };
-        await commit(store, [restore(store, accountId), putBalance(store, next, balance)]);
-        return 'restored';
-      });
-    },
+    retireAccount: async (accountId) => ((await setRetired(accountId, now().toISOString(), 'retiring')) ? 'retired' : 'unchanged'),
+    restoreAccount: async (accountId) => ((await setRetired(accountId, null, 'restoring')) ? 'restored' : 'unchanged'),
 
     async openTrades(accountId) {
       check.accountId(accountId);

@@ -35,17 +35,7 @@ import { requestOverSocket, type Offline, type SocketResponse } from '../offline
 import { functionName, type HttpRoute, serviceDefinition } from '../service-definition';
 import { Gate } from './gate';
 import { compressed } from './gzip';
-import {
-  type Answer,
-  firstHeader,
-  fromProblem,
-  type Headers,
-  isLoopbackHost,
-  listen,
-  localProblem,
-  misdirected,
-  send,
-} from './http-server';
+import { type Answer, firstHeader, fromProblem, type Headers, isAllowedHost, listen, localProblem, misdirected, send } from './http-server';
 import { startLambdaDoor } from './lambda-door';
 import { API_GATEWAY_HEADER_LIMIT, refuseMalformed } from './refusals';
 import { matchRoute, routePath } from './routes';
@@ -61,6 +51,10 @@ export interface LocalGatewayOptions {
   auth: boolean;
   /** The stage's CORS allow-list (CORS_ALLOWED_ORIGINS). */
   corsAllowedOrigins: string[];
+  /** Where the API port listens (LISTEN): 127.0.0.1 unless the operator opts in (docs/operations.md). */
+  listenAddress?: string;
+  /** Host names answered beside the loopback ones (ALLOWED_HOSTS): those a TLS reverse proxy forwards. */
+  allowedHosts?: string[];
   /** Requests in flight to the functions at once, and waiting beyond those; more are answered 429. */
   maxInFlight?: number;
   maxQueued?: number;
@@ -221,7 +215,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
   async function handleApi(req: IncomingMessage): Promise<Answer> {
     const requestId = randomUUID();
     const origin = firstHeader(req.headers.origin);
-    if (!isLoopbackHost(req.headers.host)) return refusal(misdirected(requestId));
+    if (!isAllowedHost(req.headers.host, options.allowedHosts)) return refusal(misdirected(requestId));
     const target = requestTarget(req.url);
     if (!validPercentEncoding(target.path)) {
       return refusal(
@@ -261,11 +255,15 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
   }
 
   const onMalformed = (error: NodeJS.ErrnoException, socket: Duplex) => refuseMalformed(error, socket, refusalHeaders);
-  const api = await listen(options.port, { maxHeaderSize: API_GATEWAY_HEADER_LIMIT, onMalformed }, async (req, res) => {
-    // The request body is not read: every route is a GET, and API Gateway does not pass a GET's body on either.
-    req.resume();
-    send(res, compressed(req, await handleApi(req), definition.minimumCompressionSize));
-  });
+  const api = await listen(
+    options.port,
+    { maxHeaderSize: API_GATEWAY_HEADER_LIMIT, onMalformed, address: options.listenAddress },
+    async (req, res) => {
+      // The request body is not read: every route is a GET, and API Gateway does not pass a GET's body on either.
+      req.resume();
+      send(res, compressed(req, await handleApi(req), definition.minimumCompressionSize));
+    },
+  );
   const lambda = await startLambdaDoor({
     port: options.lambdaPort,
     lambdaSocket: options.offline.lambdaSocket,

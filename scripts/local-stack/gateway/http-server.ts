@@ -26,6 +26,16 @@ export function isLoopbackHost(host: string | undefined): boolean {
   return host !== undefined && LOOPBACK_HOST.test(host);
 }
 
+/**
+ * A loopback name, or one of `allowed` (ALLOWED_HOSTS: the names a reverse proxy forwards, which the operator
+ * chose), with any port; names compare without case.
+ */
+export function isAllowedHost(host: string | undefined, allowed: readonly string[] = []): boolean {
+  if (isLoopbackHost(host)) return true;
+  const name = host?.toLowerCase().replace(/:\d{1,5}$/, '');
+  return name !== undefined && allowed.some((entry) => entry.toLowerCase() === name);
+}
+
 /** Whether a request carries what only a web page sends (an Origin, a Sec-Fetch header): the AWS CLI and SDKs never do. */
 export function fromWebPage(req: IncomingMessage): boolean {
   return req.headers.origin !== undefined || req.headers['sec-fetch-site'] !== undefined || req.headers['sec-fetch-mode'] !== undefined;
@@ -69,7 +79,7 @@ export interface Listening {
 
 export async function listen(
   port: number,
-  settings: { maxHeaderSize?: number; onMalformed?: (error: NodeJS.ErrnoException, socket: Duplex) => void },
+  settings: { maxHeaderSize?: number; onMalformed?: (error: NodeJS.ErrnoException, socket: Duplex) => void; address?: string },
   handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
 ): Promise<Listening> {
   const server: Server = createServer({ maxHeaderSize: settings.maxHeaderSize }, (req, res) => {
@@ -88,7 +98,7 @@ export async function listen(
   // Otherwise Node's own answer: an empty 400 or 431 (the Lambda port and the database door serve SDKs, not the API).
   if (settings.onMalformed) server.on('clientError', settings.onMalformed);
   server.keepAliveTimeout = 5000;
-  server.listen(port, '127.0.0.1');
+  server.listen(port, settings.address ?? '127.0.0.1');
   await Promise.race([once(server, 'listening'), once(server, 'error').then(([error]) => Promise.reject(error))]);
   const address = server.address();
   if (!address || typeof address === 'string') throw new Error('the local gateway did not get a port');

@@ -23,7 +23,7 @@ function accountItem(account: Account, bot: BotReport): Item {
   return { ...accountKey(id), ...profile, bot: storedReport(bot) };
 }
 
-function storedReport(bot: BotReport): Item {
+function storedReport({ stateSince, lastError, ...bot }: BotReport): Item {
   return Object.fromEntries(Object.entries(bot).filter(([, value]) => value !== null));
 }
 
@@ -48,6 +48,8 @@ export function toBotReport(item: Item): BotReport {
     strategy: bot.strategy ?? null,
     message: bot.message ?? null,
     updatedAt: bot.updatedAt as string,
+    stateSince: bot.stateSince ?? null,
+    lastError: bot.lastErrorAt ? { message: bot.lastErrorMessage ?? null, at: bot.lastErrorAt } : null,
   };
 }
 
@@ -164,18 +166,73 @@ export function updateProfile(store: Store, accountId: string, currency: string,
 }
 
 /**
+ * ISO 4217's code for "no currency": the currency of an account created before its bot said its own (a bridge that
+ * could not reach its bot at its first start creates the account to report why). The account takes its bot's
+ * currency once, while it has no trade (adoptCurrency).
+ */
+export const NO_CURRENCY = 'XXX';
+
+/** Gives an account created without a currency (NO_CURRENCY) its currency and profile; refused once it has one. */
+export function adoptCurrency(store: Store, accountId: string, currency: string, profile: Profile): TransactItem {
+  return {
+    Update: {
+      TableName: store.tables.accounts,
+      Key: accountKey(accountId),
+      UpdateExpression: 'SET currency = :currency, #name = :name, broker = :broker, environment = :environment',
+      ConditionExpression: 'attribute_exists(accountId) AND currency = :none',
+      ExpressionAttributeNames: { '#name': 'name' },
+      ExpressionAttributeValues: {
+        ':currency': currency,
+        ':none': NO_CURRENCY,
+        ':name': profile.name,
+        ':broker': profile.broker,
+        ':environment': profile.environment,
+      },
+    },
+  };
+}
+
+/**
  * Stores the bot's report (a heartbeat); false (nothing written) when the account is missing, or when a later
  * heartbeat is already stored: reports that arrive out of order never turn the clock back. A stored heartbeat dated
  * after `future` (the latest time the writer accepts now) came from a clock ahead, before the writer refused such
  * times: it does not hold back the true ones.
+ *
+ * Beside the report the item keeps `stateSince`, the time of the first report of the current state (a stopped bot's
+ * "stopped since"), and the last error: its message, and when that error began (what a stale alert names). A report
+ * of the state stored keeps them (one write); a report of another state starts them again (a second write, on
+ * condition that the state is not the one the first write expected).
  */
-export function reportBot(store: Store, accountId: string, report: BotReport, future: string): Promise<boolean> {
+export async function reportBot(store: Store, accountId: string, report: BotReport, future: string): Promise<boolean> {
+  return (await writeReport(store, accountId, report, future, 'same')) || writeReport(store, accountId, report, future, 'changed');
+}
+
+function writeReport(store: Store, accountId: string, report: BotReport, future: string, state: 'same' | 'changed'): Promise<boolean> {
+  const at = report.lastHeartbeatAt;
+  const set = ['bot.#state = :state', 'bot.lastHeartbeatAt = :at', 'bot.updatedAt = :updatedAt'];
+  const remove: string[] = [];
+  const values: Item = { ':state': report.state, ':at': at, ':updatedAt': report.updatedAt, ':future': future };
+  for (const field of ['strategy', 'message'] as const) {
+    if (report[field] === null) remove.push(`bot.${field}`);
+    else {
+      set.push(`bot.${field} = :${field}`);
+      values[`:${field}`] = report[field];
+    }
+  }
+  set.push(state === 'same' ? 'bot.stateSince = if_not_exists(bot.stateSince, :at)' : 'bot.stateSince = :at');
+  if (report.state === 'error') {
+    set.push(state === 'changed' ? 'bot.lastErrorAt = :at' : 'bot.lastErrorAt = if_not_exists(bot.lastErrorAt, :at)');
+    if (report.message === null) remove.push('bot.lastErrorMessage');
+    else set.push('bot.lastErrorMessage = :message');
+  }
   return updateItem(store, {
     TableName: store.tables.accounts,
     Key: accountKey(accountId),
-    UpdateExpression: 'SET bot = :bot',
+    UpdateExpression: `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
     ConditionExpression:
-      'attribute_exists(accountId) AND (attribute_not_exists(bot.lastHeartbeatAt) OR bot.lastHeartbeatAt <= :at OR bot.lastHeartbeatAt > :future)',
-    ExpressionAttributeValues: { ':bot': storedReport(report), ':at': report.lastHeartbeatAt, ':future': future },
+      'attribute_exists(accountId) AND (attribute_not_exists(bot.lastHeartbeatAt) OR bot.lastHeartbeatAt <= :at OR bot.lastHeartbeatAt > :future) AND ' +
+      (state === 'same' ? 'bot.#state = :state' : 'bot.#state <> :state'),
+    ExpressionAttributeNames: { '#state': 'state' },
+    ExpressionAttributeValues: values,
   });
 }

@@ -36,12 +36,79 @@ function toBotAlertState(item: Item): BotAlertState {
   };
 }
 
-/** Every bot's last alerted state, by account id (a small table: one item per bot ever in trouble). */
-export async function readBotAlertStates(store: Store, table: string): Promise<Map<string, BotAlertState>> {
+/**
+ * When the monitor (the probe) last ran, and since when it has watched without a break: a run later than the
+ * allowed gap after the one before starts the watch again (the stack, or the deployed probe, was down).
+ */
+export interface MonitorState {
+  lastRunAt: string;
+  watchingSince: string;
+}
+
+const MONITOR_KEY: Item = { subject: 'monitor' };
+
+/** What the alerts last said, read whole (a small table: one item per bot ever in trouble or watched for its P&L, and the monitor's). */
+export interface AlertStates {
+  bots: Map<string, BotAlertState>;
+  pnl: Map<string, PnlAlertState>;
+  monitor: MonitorState | undefined;
+}
+
+export async function readAlertStates(store: Store, table: string): Promise<AlertStates> {
   const items = await scanAll(store, table);
-  return new Map(
-    items.filter((item) => String(item.subject).startsWith('bot#')).map((item) => [item.accountId as string, toBotAlertState(item)]),
-  );
+  const of = (prefix: string) => items.filter((item) => String(item.subject).startsWith(prefix));
+  const monitor = items.find((item) => item.subject === MONITOR_KEY.subject);
+  return {
+    bots: new Map(of('bot#').map((item) => [item.accountId as string, toBotAlertState(item)])),
+    pnl: new Map(of('pnl#').map((item) => [item.accountId as string, toPnlAlertState(item)])),
+    monitor: monitor && { lastRunAt: monitor.lastRunAt as string, watchingSince: monitor.watchingSince as string },
+  };
+}
+
+/** Records this run of the monitor (unconditionally: two runs at once agree on what they write, within a second). */
+export async function recordMonitorRun(store: Store, table: string, state: MonitorState): Promise<void> {
+  await putItem(store, { TableName: table, Item: { ...MONITOR_KEY, ...state } });
+}
+
+/**
+ * What the P&L alerts last said of an account: the day whose loss crossed its limit (null: none said), whether its
+ * drawdown is beyond its limit and from which peak balance it is measured, and the closed trades announced: its
+ * open trades when last read, and those opened since `tradesCheckedAt` already announced. Versioned as a bot's item.
+ */
+export interface PnlAlertState {
+  accountId: string;
+  lossDay: string | null;
+  peakBalance: string | null;
+  drawdownOver: boolean;
+  tradesCheckedAt: string | null;
+  openTrades: string[];
+  announced: string[];
+  version: number;
+}
+
+function toPnlAlertState(item: Item): PnlAlertState {
+  return {
+    accountId: item.accountId as string,
+    lossDay: (item.lossDay as string | undefined) ?? null,
+    peakBalance: (item.peakBalance as string | undefined) ?? null,
+    drawdownOver: item.drawdownOver === true,
+    tradesCheckedAt: (item.tradesCheckedAt as string | undefined) ?? null,
+    openTrades: (item.openTrades as string[] | undefined) ?? [],
+    announced: (item.announced as string[] | undefined) ?? [],
+    version: Number(item.version),
+  };
+}
+
+/** Records `next` in place of version `next.version - 1` (none for 1); false when another run recorded first. */
+export async function recordPnlAlertState(store: Store, table: string, next: PnlAlertState): Promise<boolean> {
+  const item = Object.fromEntries(Object.entries(next).filter(([, value]) => value !== null));
+  return putItem(store, {
+    TableName: table,
+    Item: { subject: `pnl#${next.accountId}`, ...item },
+    ...(next.version === 1
+      ? { ConditionExpression: 'attribute_not_exists(subject)' }
+      : { ConditionExpression: 'version = :read', ExpressionAttributeValues: { ':read': next.version - 1 } }),
+  });
 }
 
 /**

@@ -2,7 +2,7 @@ import pMap from 'p-map';
 import { ABOVE_EVERY_ID } from '../ids';
 import type { Difference, ExchangeFill } from '../reconciliation';
 import type { RatesEntry } from '../reporting';
-import { type PeriodFigures, type PeriodKey, type ReadPeriod, type StatsUnit, storedPeriod } from '../rollups';
+import { type PeriodFigures, type PeriodKey, periodId, type ReadPeriod, type StatsUnit, storedPeriod } from '../rollups';
 import type { Interval, Period } from '../time';
 import { batchGetItems, getItem, type Item, queryItems, type Store, type TransactItem, versionedPut } from './dynamodb';
 
@@ -91,17 +91,13 @@ export function isEntryOf(item: Item, kind: keyof LedgerUnits): boolean {
   return String(item[KEY] ?? '').startsWith(entryPrefix(kind));
 }
 
-function pnlKey(accountId: string, period: Period, start: string): Item {
-  return { accountId, [KEY]: entryKeyOf('pnl', period, start) };
+/** The key of an account's aggregate of `kind` for one unit starting at `start`. */
+function entryItemKey<K extends keyof LedgerUnits>(accountId: string, kind: K, unit: LedgerUnits[K], start: string): Item {
+  return { accountId, [KEY]: entryKeyOf(kind, unit, start) };
 }
 
-function periodKey(accountId: string, period: PeriodKey): Item {
-  return { accountId, [KEY]: entryKeyOf('perf', period.unit, period.start) };
-}
-
-function equityKey(accountId: string, interval: Interval, start: string): Item {
-  return { accountId, [KEY]: entryKeyOf('equity', interval, start) };
-}
+const pnlKey = (accountId: string, period: Period, start: string) => entryItemKey(accountId, 'pnl', period, start);
+const periodKey = (accountId: string, period: PeriodKey) => entryItemKey(accountId, 'perf', period.unit, period.start);
 
 const TRADE_ID_PREFIX = 'trade#';
 
@@ -150,11 +146,6 @@ export function toPnlEntry(item: Item): PnlEntry {
   };
 }
 
-/** The stored aggregates among `keys` (period and start), read for a read-modify-write; missing ones are absent. */
-export async function getPnlEntries(store: Store, accountId: string, keys: { period: Period; start: string }[]): Promise<PnlEntry[]> {
-  return (await getAggregates(store, accountId, keys, [])).pnl;
-}
-
 /** The P&L aggregate of one period of each of `accountIds` (none closed: absent), batched, as a fleet reads them. */
 export async function getPnlOfAccounts(
   store: Store,
@@ -187,13 +178,6 @@ export async function getAggregates(
   };
 }
 
-/** The stored P&L aggregates of `key` of each of `owners`, read consistently; missing ones are absent. */
-export async function getPnlOfOwners(store: Store, owners: readonly string[], key: { period: Period; start: string }): Promise<PnlEntry[]> {
-  if (!owners.length) return [];
-  const found = await batchGetItems(store, { [store.tables.ledger]: owners.map((owner) => pnlKey(owner, key.period, key.start)) }, true);
-  return found[store.tables.ledger].map(toPnlEntry);
-}
-
 /** The stored performance figures of `period` of each of `owners`, read consistently; missing ones are absent. */
 export async function getPeriodOfOwners(store: Store, owners: readonly string[], period: PeriodKey): Promise<PeriodEntry[]> {
   if (!owners.length) return [];
@@ -214,21 +198,12 @@ export function putEquity(store: Store, entry: EquityEntry, future: string): Tra
   return {
     Put: {
       TableName: store.tables.ledger,
-      Item: { ...equityKey(entry.accountId, entry.interval, entry.start), ...entry },
+      Item: { ...entryItemKey(entry.accountId, 'equity', entry.interval, entry.start), ...entry },
       ConditionExpression: 'attribute_not_exists(accountId) OR #time <= :time OR #time > :future',
       ExpressionAttributeNames: { '#time': 'time' },
       ExpressionAttributeValues: { ':time': entry.time, ':future': future },
     },
   };
-}
-
-/**
- * The entries of one kind and unit (`pnl#day#`, `equity#hour#`, ...) of an account whose start lies in [`first`,
- * `last`] (stored times), oldest first: one key range, reading the entries there are and nothing else (at most
- * `points`).
- */
-function readEntries(store: Store, accountId: string, prefix: string, first: string, last: string, points: number): Promise<Item[]> {
-  return readKeyRange(store, accountId, `${prefix}${first}`, `${prefix}${last}`, points);
 }
 
 /**
@@ -259,30 +234,24 @@ export function readKeyRange(
   );
 }
 
-/** The P&L aggregates of `period` starting from `first` to `last` (both period starts), oldest first. */
-export async function readPnlEntries(
+/**
+ * The aggregates of one kind and unit (`pnl` by day, `equity` by hour, ...) of an account whose start lies in
+ * [`first`, `last`] (stored times, unit starts), oldest first: one key range, reading the entries there are and
+ * nothing else (at most `points`).
+ */
+export async function readEntries<K extends 'pnl' | 'equity'>(
   store: Store,
   accountId: string,
-  period: Period,
-  first: string,
-  last: string,
+  kind: K,
+  unit: LedgerUnits[K],
+  [first, last]: readonly [string, string],
   points: number,
-): Promise<PnlEntry[]> {
-  return (await readEntries(store, accountId, entryPrefix('pnl', period), first, last, points)).map(toPnlEntry);
+): Promise<ReturnType<(typeof ENTRY_OF)[K]>[]> {
+  const items = await readKeyRange(store, accountId, entryKeyOf(kind, unit, first), entryKeyOf(kind, unit, last), points);
+  return items.map((item) => ENTRY_OF[kind](item) as ReturnType<(typeof ENTRY_OF)[K]>);
 }
 
-/** The equity points of `interval` starting from `first` to `last` (both interval starts), oldest first. */
-export async function readEquityEntries(
-  store: Store,
-  accountId: string,
-  interval: Interval,
-  first: string,
-  last: string,
-  points: number,
-): Promise<EquityEntry[]> {
-  const items = await readEntries(store, accountId, entryPrefix('equity', interval), first, last, points);
-  return items.map(toEquityEntry);
-}
+const ENTRY_OF = { pnl: toPnlEntry, equity: toEquityEntry };
 
 function toEquityEntry(item: Item): EquityEntry {
   return {
@@ -315,7 +284,7 @@ export async function readStartBalances(
   // One account's Query below reads the day before as cheaply as the batch would, and finds an older point too: the
   // batch only saves requests for several accounts (one account's performance made one request more than it needed).
   if (accountIds.length > 1) {
-    const keys = accountIds.map((id) => equityKey(id, 'day', dayBefore));
+    const keys = accountIds.map((id) => entryItemKey(id, 'equity', 'day', dayBefore));
     for (const item of (await batchGetItems(store, { [store.tables.ledger]: keys }))[store.tables.ledger])
       found.set(item.accountId as string, toEquityEntry(item));
   }
@@ -419,8 +388,8 @@ export async function readPeriodItems(store: Store, where: PeriodPartition, peri
 /** `periods` (as readPeriodItems) with their figures; a period with no item (no close) has none. */
 export async function readPeriods(store: Store, where: PeriodPartition, periods: readonly PeriodKey[]): Promise<ReadPeriod[]> {
   const items = await readPeriodItems(store, where, periods);
-  const figures = new Map(items.map((item) => [`${item.unit}#${item.start}`, storedPeriod(item.instruments)]));
-  return periods.map((period) => ({ ...period, figures: figures.get(`${period.unit}#${period.start}`) ?? {} }));
+  const figures = new Map(items.map((item) => [periodId(item as unknown as PeriodKey), storedPeriod(item.instruments)]));
+  return periods.map((period) => ({ ...period, figures: figures.get(periodId(period)) ?? {} }));
 }
 
 /** Every period item of an account, any unit (the backfill's comparison with what its trades make). */

@@ -1,7 +1,7 @@
 import { TRADE_INDEXES } from '../../../../resources/tables';
 import { ABOVE_EVERY_ID } from '../ids';
 import { feeTotalOf } from '../fees';
-import type { Fee, Market, Trade, TradeStatus } from '../types';
+import { type Fee, TRADE_FIELDS, type Trade, type TradeStatus } from '../types';
 import { batchGetItems, getItem, type Item, queryItems, type Store, type TransactItem, versionedPut } from './dynamodb';
 
 /**
@@ -119,8 +119,10 @@ export async function getTradeRecord(
   trade: Pick<Trade, 'openTime' | 'id' | 'accountId'>,
 ): Promise<{ trade: Trade; version: number } | undefined> {
   const item = await getItem(store, store.tables.trades, tradeKey(trade), true);
-  return item && { trade: toTrade(item), version: Number(item.version ?? 1) };
+  return item && toRecord(item);
 }
+
+const toRecord = (item: Item) => ({ trade: toTrade(item), version: Number(item.version ?? 1) });
 
 /** Stored trades and their versions by id, read in batches; trades not stored are absent. */
 export async function getTradeRecords(
@@ -129,9 +131,7 @@ export async function getTradeRecords(
 ): Promise<Map<string, { trade: Trade; version: number }>> {
   if (!trades.length) return new Map();
   const found = await batchGetItems(store, { [store.tables.trades]: trades.map(tradeKey) }, true);
-  return new Map(
-    found[store.tables.trades].map((item) => [item.id as string, { trade: toTrade(item), version: Number(item.version ?? 1) }]),
-  );
+  return new Map(found[store.tables.trades].map((item) => [item.id as string, toRecord(item)]));
 }
 
 /**
@@ -164,34 +164,14 @@ export function stampCurrency(store: Store, trade: Pick<Trade, 'openTime' | 'id'
  * 1.5 has none of that version's fields: each reads as unknown, never as zero), `feeTotal` derived.
  */
 export function toTrade(item: Item): Trade {
-  const currency = (item.currency as string | undefined) ?? null;
-  const fees = (item.fees as Fee[] | undefined) ?? null;
-  return {
-    id: item.id as string,
-    accountId: item.accountId as string,
-    instrument: item.instrument as string,
-    side: item.side as Trade['side'],
-    units: item.units as string,
-    status: item.status as TradeStatus,
-    openPrice: item.openPrice as string,
-    openTime: item.openTime as string,
-    closePrice: (item.closePrice as string | undefined) ?? null,
-    closeTime: (item.closeTime as string | undefined) ?? null,
-    realizedPL: item.realizedPL as string,
-    unrealizedPL: item.unrealizedPL as string,
-    stopLoss: (item.stopLoss as string | undefined) ?? null,
-    takeProfit: (item.takeProfit as string | undefined) ?? null,
-    closeReason: (item.closeReason as string | undefined) ?? null,
-    currency,
-    market: (item.market as Market | undefined) ?? null,
-    leverage: (item.leverage as string | undefined) ?? null,
-    // The SDK reads a list of maps back as new objects: in the contract's key order, whatever the item's.
-    fees: fees ? fees.map(({ amount, currency, leg }) => ({ amount, currency, leg })) : null,
-    feeTotal: feeTotalOf(fees, currency),
-    fundingFees: (item.fundingFees as string | undefined) ?? null,
-    liquidationPrice: (item.liquidationPrice as string | undefined) ?? null,
-    orderIds: (item.orderIds as string[] | undefined) ?? null,
-  };
+  // Field by field in the contract's order (TRADE_FIELDS), so the JSON reads as before; an absent field is null.
+  const trade = {} as Record<string, unknown>;
+  for (const field of TRADE_FIELDS) trade[field] = item[field] ?? null;
+  const fees = trade.fees as Fee[] | null;
+  // The SDK reads a list of maps back as new objects: in the contract's key order, whatever the item's.
+  trade.fees = fees ? fees.map(({ amount, currency, leg }) => ({ amount, currency, leg })) : null;
+  trade.feeTotal = feeTotalOf(fees, trade.currency as string | null);
+  return trade as Trade;
 }
 
 /**

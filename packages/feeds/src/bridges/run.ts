@@ -1,8 +1,10 @@
 /**
- * Runs bridges: each polls on its own interval until stopped. A failing poll (the bot or the database not answering,
- * wrong credentials) is retried with back-off, doubling up to `maxBackoffMs`, and logged once when it starts failing
- * (or fails differently) and once when it recovers; meanwhile no heartbeat is written, so the account turns stale as
- * any silent bot does. With `once`, each bridge polls one time and the result says which failed.
+ * Runs bridges: each polls on its own interval until stopped. A poll that cannot reach the bot, or that the bot
+ * refuses (wrong credentials), is reported as the bot's state, `error` with the cause (the bridge's reportFailure),
+ * once per cause, and retried with back-off, doubling up to `maxBackoffMs`. A poll the database did not take is
+ * retried every interval, without backing off, so that the bots are heard again as soon as the database is back (a
+ * restart of the stack). Each failure is logged once when it starts (or changes) and once when it ends. With `once`,
+ * each bridge polls one time and the result says which failed.
  */
 import { isRefusal, WriterError } from '@trading-bot-api/writer';
 import pRetry from 'p-retry';
@@ -14,6 +16,8 @@ import { pause } from '../pause';
 interface Pollable {
   readonly account: string;
   poll(): Promise<PollSummary>;
+  /** Reports that the bot could not be reached or refused the bridge, as the bot's state. */
+  reportFailure?(error: FreqtradeError): Promise<void>;
 }
 
 export interface Scheduled {
@@ -59,6 +63,8 @@ async function runOne({ bridge, intervalMs, source }: Scheduled, options: RunOpt
   const say = (line: string) => options.report(`${bridge.account}: ${line}`);
   const backoffCapMs = Math.max(options.maxBackoffMs ?? 300_000, intervalMs);
   let failing: ReturnType<typeof failureOf> | undefined;
+  // The cause last reported as the bot's state (reported again only when it changes, or once the bot answered).
+  let reported: string | undefined;
   // The bot's state at the last successful poll; undefined before the first.
   let state: string | undefined;
   const ran = (ok: boolean): Ran => ({ account: bridge.account, ok, wrote: state !== undefined });
@@ -71,12 +77,24 @@ async function runOne({ bridge, intervalMs, source }: Scheduled, options: RunOpt
         minTimeout: 2 * intervalMs,
         maxTimeout: backoffCapMs,
         signal: options.signal,
-        onFailedAttempt: ({ error }) => {
+        onFailedAttempt: async ({ error }) => {
           const why = failureOf(error);
           if (options.once) say(why.text);
-          else if (why.text !== failing?.text) say(`${why.text}; trying again, backing off up to ${Math.round(backoffCapMs / 1000)} s`);
+          else if (why.database) {
+            if (why.text !== failing?.text) say(`${why.text}; trying again every ${Math.round(intervalMs / 1000)} s`);
+          } else if (why.text !== failing?.text) say(`${why.text}; trying again, backing off up to ${Math.round(backoffCapMs / 1000)} s`);
           failing = why;
+          if (error instanceof FreqtradeError && bridge.reportFailure && reported !== why.text) {
+            // Not taken (the database does not answer either): tried again at the next failure.
+            await bridge.reportFailure(error).then(
+              () => (reported = why.text),
+              () => undefined,
+            );
+          }
+          if (why.database && !options.once) await pause(intervalMs, options.signal);
         },
+        // The database's failures wait one interval each (above) and do not grow the back-off.
+        shouldConsumeRetry: ({ error }) => !(error instanceof WriterError && error.code === 'UNAVAILABLE'),
       });
     } catch (error) {
       if (options.signal?.aborted) break;
@@ -92,6 +110,7 @@ async function runOne({ bridge, intervalMs, source }: Scheduled, options: RunOpt
     if (written && !first) say(written);
     for (const line of summary.refused) say(line);
     failing = undefined;
+    reported = undefined;
     state = summary.state;
     if (options.once) return ran(true);
     await pause(intervalMs, options.signal);

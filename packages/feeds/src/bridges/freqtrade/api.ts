@@ -16,15 +16,11 @@ export interface ShowConfig {
   /** A number, or the string "inf"; `/stopentry` (formerly `/stopbuy`) sets it to 0: no new entries. */
   max_open_trades: number | string;
   trading_mode?: string;
-  runmode?: string;
 }
 
 /** `GET /api/v1/health`: the bot's own liveness; `last_process_ts` is when its loop last ran (seconds). */
 export interface Health {
-  last_process: string | null;
   last_process_ts: number | null;
-  bot_start_ts?: number | null;
-  bot_startup_ts?: number | null;
 }
 
 /** OrderSchema: one order of a trade (freqtrade lists its filled and open ones, `Trade.select_filled_or_open_orders`). */
@@ -36,12 +32,7 @@ interface FreqtradeOrder {
   amount: number;
   /** How much of it filled (null: not known yet). */
   filled?: number | null;
-  /** `buy`, `sell`, or `stoploss` (an order on the exchange that guards the position). */
-  ft_order_side: string;
-  order_type: string;
   is_open: boolean;
-  order_timestamp?: number | null;
-  order_filled_timestamp?: number | null;
 }
 
 /** TradeSchema (closed trades in `/trades`; `/status` sends OpenTradeSchema, a superset). */
@@ -51,20 +42,15 @@ export interface FreqtradeTrade {
   is_open: boolean;
   is_short: boolean;
   amount: number;
-  stake_amount: number;
   strategy: string;
-  open_date: string;
   open_timestamp: number;
   open_fill_timestamp: number | null;
   open_rate: number;
-  close_date?: string | null;
   close_timestamp?: number | null;
   close_rate?: number | null;
   close_profit_abs?: number | null;
   profit_abs?: number | null;
-  realized_profit: number;
   stop_loss_abs?: number | null;
-  has_open_orders: boolean;
   /**
    * The fees of the entry and the exit, as freqtrade learnt them from the exchange (`Trade.update_fee`): the cost in
    * its currency (BNB, the base, the stake). null: not learnt (yet); a cost without a currency is freqtrade's own
@@ -97,7 +83,6 @@ export interface FreqtradeTrade {
 /** `GET /api/v1/trades?limit=&offset=`: closed trades by id, paged. */
 interface TradeResponse {
   trades: FreqtradeTrade[];
-  trades_count: number;
   offset: number;
   total_trades: number;
 }
@@ -122,14 +107,24 @@ export interface Balances {
   stake: string;
 }
 
+type FailureKind = 'unreachable' | 'unauthorized' | 'http' | 'invalid';
+
+/** How each failure is said: in the bridge's log and, as the bot's state's message, on the dashboard and in alerts. */
+const FAILURE_WORDS: Record<FailureKind, (url: string, cause: string) => string> = {
+  unreachable: (url, cause) => `cannot reach freqtrade at ${url}: ${cause}`,
+  unauthorized: (url) => `login refused by freqtrade at ${url}: check the username and password (HTTP 401)`,
+  http: (url, cause) => `freqtrade at ${url} ${cause}`,
+  invalid: (url, cause) => `freqtrade at ${url} ${cause}`,
+};
+
 /** Why freqtrade gave no answer: `unreachable` (network, timeout), `unauthorized` (401), `http` (any other status). */
 export class FreqtradeError extends Error {
   constructor(
-    readonly kind: 'unreachable' | 'unauthorized' | 'http' | 'invalid',
+    readonly kind: FailureKind,
     readonly url: string,
-    readonly cause: string,
+    cause: string,
   ) {
-    super(`freqtrade at ${url}: ${cause}`);
+    super(FAILURE_WORDS[kind](url, cause));
     this.name = 'FreqtradeError';
   }
 }
@@ -180,14 +175,14 @@ export function freqtradeClient(options: FreqtradeOptions): FreqtradeClient {
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
-      throw new FreqtradeError('unreachable', url, `cannot be reached (${networkCause(error, timeoutMs)})`);
+      throw new FreqtradeError('unreachable', url, networkCause(error, timeoutMs));
     }
     const date = Date.parse(response.headers.get('date') ?? '');
     // The header has whole seconds: the bot's clock read somewhere in the second it names.
     if (Number.isFinite(date)) clockAheadMs = date + 500 - Date.now();
     if (response.status === 401) {
       await response.body?.cancel();
-      throw new FreqtradeError('unauthorized', url, 'refused the username or password (HTTP 401)');
+      throw new FreqtradeError('unauthorized', url, '');
     }
     if (response.status === 404 && missing) {
       await response.body?.cancel();

@@ -15,8 +15,8 @@
  * one ahead of this machine's by more than the writer accepts is reported once, and the trades it dates in the
  * future wait until they are not; heartbeats and snapshots carry this machine's clock.
  */
-import { MAX_CLOCK_AHEAD_MS, type Trade, type TradeOutcome, type Writer } from '@trading-bot-api/writer';
-import type { FreqtradeClient, FreqtradeTrade } from './api';
+import { MAX_CLOCK_AHEAD_MS, NO_CURRENCY, type Trade, type TradeOutcome, type Writer, WriterError } from '@trading-bot-api/writer';
+import type { FreqtradeClient, FreqtradeError, FreqtradeTrade } from './api';
 import { accountOf, botStateOf, snapshotOf, tradeIdOf, tradeOf } from './mapping';
 
 /** A difference of clocks worth telling the operator about (the `Date` header has whole seconds). */
@@ -29,6 +29,8 @@ export interface BridgeOptions {
   account: string;
   /** A running bot whose loop has not run for this long is reported in error. Default 180 s. */
   stallSeconds?: number;
+  /** The account's display name, over the bot's `bot_name` (mapping.ts's accountOf). */
+  name?: string;
   now?: () => number;
 }
 
@@ -78,7 +80,7 @@ export class FreqtradeBridge {
     const polledAt = this.now();
     const time = new Date(polledAt).toISOString();
 
-    const account = accountOf(this.account, config);
+    const account = accountOf(this.account, config, this.options.name);
     this.currency = account.currency;
     const profile = JSON.stringify(account);
     if (this.profile !== profile) {
@@ -135,6 +137,27 @@ export class FreqtradeBridge {
     summary.state = bot.message ? `${bot.state} (${bot.message})` : bot.state;
     this.open = new Map(status.map((trade) => [trade.trade_id, trade]));
     return summary;
+  }
+
+  /**
+   * Reports a poll that could not reach the bot, or that the bot refused, as the bot's state: `error`, with the cause
+   * (`cannot reach freqtrade at http://…: ECONNREFUSED`), so the dashboard and the alerts say why. An account not
+   * written yet (a first start that never reached the bot) is created to carry it: named by its id, broker
+   * `freqtrade`, `live` (an unknown bot is taken as trading real money), in NO_CURRENCY (`XXX`) until the bot answers
+   * and its profile replaces all of these.
+   */
+  async reportFailure(error: FreqtradeError): Promise<void> {
+    const { writer } = this.options;
+    const beat = { state: 'error' as const, message: error.message, time: new Date(this.now()).toISOString() };
+    try {
+      await writer.heartbeat(this.account, beat);
+    } catch (caught) {
+      if (!(caught instanceof WriterError && caught.code === 'ACCOUNT_NOT_FOUND')) throw caught;
+      await writer.upsertAccount({ id: this.account, name: this.account, currency: NO_CURRENCY, broker: 'freqtrade', environment: 'live' });
+      await writer.heartbeat(this.account, beat);
+    }
+    // Written again at the next poll that reaches the bot.
+    this.profile = undefined;
   }
 
   private count(summary: PollSummary, outcome: TradeOutcome | 'gone'): void {

@@ -56,14 +56,22 @@ export function atPrecision(value: number, precision: number | null | undefined,
   return padDecimal(trimDecimal(roundDecimal(exact, Math.max(places, MONEY_PLACES))), places);
 }
 
-/** The account a bot is mirrored into: its name, currency and broker from its configuration. */
+/** freqtrade's `bot_name` when its config sets none: a fleet left at it would be a row of identical names. */
+const DEFAULT_BOT_NAME = 'freqtrade';
+
+/**
+ * The account a bot is mirrored into: its currency and broker from its configuration; its name the operator's
+ * (`--name`, a config's `"name"`), else the bot's `bot_name`, else (left at freqtrade's default) `freqtrade (ID)`.
+ */
 export function accountOf(
   id: string,
   config: ShowConfig,
+  name?: string,
 ): { id: string; name: string; currency: string; broker: string; environment: 'live' | 'paper' } {
+  const own = config.bot_name?.trim();
   return {
     id,
-    name: config.bot_name || 'freqtrade',
+    name: name || (own && own !== DEFAULT_BOT_NAME ? own : `${DEFAULT_BOT_NAME} (${id})`),
     currency: config.stake_currency.toUpperCase(),
     broker: config.exchange,
     environment: config.dry_run ? 'paper' : 'live',

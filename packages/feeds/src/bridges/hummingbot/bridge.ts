@@ -308,11 +308,8 @@ export class HummingbotBridge {
    * message (`heard`), the bridge says it mirrors it.
    */
   private instanceOf(id: string, heard = false): Instance | undefined {
+    const scope = `${this.options.namespace}/${id.replaceAll('.', '/')}`;
     let instance = this.instances.get(id);
-    if (instance && heard && !instance.heard && !instance.disabled) {
-      instance.heard = true;
-      this.say(instance, `mirroring hummingbot instance ${id} (${this.options.namespace}/${id.replaceAll('.', '/')}/…)`);
-    }
     if (!instance) {
       const profile = profileOf(this.options.config, id);
       instance = { id, profile, message: null, strategy: null };
@@ -321,12 +318,11 @@ export class HummingbotBridge {
       else if (!isAccountId(profile.account))
         instance.disabled = `${JSON.stringify(id)} is not an account id (1–64 letters, digits, ".", "_" or "-"): give it an "account" in the configuration`;
       this.instances.set(id, instance);
-      const scope = `${this.options.namespace}/${id.replaceAll('.', '/')}`;
       if (instance.disabled) this.options.report(`bridge ${scope}: not mirrored: ${instance.disabled}`);
-      else if (heard) {
-        instance.heard = true;
-        this.say(instance, `mirroring hummingbot instance ${id} (${scope}/…)`);
-      }
+    }
+    if (heard && !instance.heard && !instance.disabled) {
+      instance.heard = true;
+      this.say(instance, `mirroring hummingbot instance ${id} (${scope}/…)`);
     }
     return instance.disabled ? undefined : instance;
   }

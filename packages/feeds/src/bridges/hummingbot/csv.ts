@@ -24,115 +24,41 @@ export function csvFields(line: string): string[] | undefined {
   }
 }
 
+/** A Python literal's tokens: space, a quoted string, a word (None, True, False, a number), punctuation, or anything else. */
+const PYTHON_TOKENS =
+  /(?<space>\s+)|(?<quoted>'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")|(?<word>[-+]?[\w.]+)|(?<mark>[{}[\]():,])|(?<other>.)/gs;
+const PYTHON_WORDS: Record<string, string> = { None: 'null', null: 'null', True: 'true', true: 'true', False: 'false', false: 'false' };
+const PYTHON_ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', '0': '\0' };
+
+/** The text of a Python string literal's body: its escapes (`\\'`, `\\n`, `\\xE9`, `\\u00e9`) read. */
+function pythonString(body: string): string {
+  return body.replace(/\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)/gs, (_, code: string) => {
+    if (code.length > 1) return String.fromCharCode(Number.parseInt(code.slice(1), 16));
+    if (!Object.hasOwn(PYTHON_ESCAPES, code)) throw new SyntaxError(`not a Python escape: \\${code}`);
+    return PYTHON_ESCAPES[code];
+  });
+}
+
 /**
  * A Python literal as `str()` writes a dict of the fee (`{'fee_type': 'AddedToCost', 'percent': '0', 'percent_token':
- * None, 'flat_fees': [{'token': 'USDT', 'amount': '0.0612505'}]}`): dicts, lists, strings, None, True, False and
- * numbers (kept as their text). JSON reads too.
+ * None, 'flat_fees': [{'token': 'USDT', 'amount': '0.0612505'}]}`): dicts, lists, tuples, strings, None, True, False
+ * and numbers (kept as their text), rewritten token by token as the JSON they stand for and read as JSON (a
+ * SyntaxError when they stand for none). JSON reads too.
  */
 export function pythonLiteral(text: string): unknown {
-  let at = 0;
-  const fail = (): never => {
-    throw new SyntaxError(`not a Python literal at character ${at + 1}`);
-  };
-  const space = () => {
-    while (at < text.length && /\s/.test(text[at])) at += 1;
-  };
-  const escapes: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', '0': '\0' };
-  const string = (): string => {
-    const quote = text[at];
-    at += 1;
-    let value = '';
-    while (at < text.length && text[at] !== quote) {
-      if (text[at] === '\\') {
-        const next = text[at + 1];
-        if (next === 'x' || next === 'u') {
-          const digits = next === 'x' ? 2 : 4;
-          const code = text.slice(at + 2, at + 2 + digits);
-          if (!/^[0-9a-fA-F]+$/.test(code) || code.length !== digits) fail();
-          value += String.fromCharCode(Number.parseInt(code, 16));
-          at += 2 + digits;
-          continue;
-        }
-        if (!(next in escapes)) fail();
-        value += escapes[next];
-        at += 2;
-        continue;
-      }
-      value += text[at];
-      at += 1;
-    }
-    if (text[at] !== quote) fail();
-    at += 1;
-    return value;
-  };
-  const value = (): unknown => {
-    space();
-    const char = text[at];
-    if (char === "'" || char === '"') return string();
-    if (char === '{') {
-      at += 1;
-      const object: Record<string, unknown> = {};
-      space();
-      if (text[at] === '}') {
-        at += 1;
-        return object;
-      }
-      for (;;) {
-        space();
-        const key = value();
-        if (typeof key !== 'string') fail();
-        space();
-        if (text[at] !== ':') fail();
-        at += 1;
-        object[key as string] = value();
-        space();
-        if (text[at] === ',') {
-          at += 1;
-          continue;
-        }
-        if (text[at] !== '}') fail();
-        at += 1;
-        return object;
-      }
-    }
-    if (char === '[' || char === '(') {
-      const close = char === '[' ? ']' : ')';
-      at += 1;
-      const list: unknown[] = [];
-      space();
-      if (text[at] === close) {
-        at += 1;
-        return list;
-      }
-      for (;;) {
-        list.push(value());
-        space();
-        if (text[at] === ',') {
-          at += 1;
-          space();
-          if (text[at] === close) {
-            at += 1;
-            return list;
-          }
-          continue;
-        }
-        if (text[at] !== close) fail();
-        at += 1;
-        return list;
-      }
-    }
-    const word = /^(None|null|True|true|False|false|[-+]?[\w.]+)/.exec(text.slice(at));
-    if (!word) return fail();
-    at += word[0].length;
-    if (word[0] === 'None' || word[0] === 'null') return null;
-    if (word[0] === 'True' || word[0] === 'true') return true;
-    if (word[0] === 'False' || word[0] === 'false') return false;
-    return word[0];
-  };
-  const result = value();
-  space();
-  if (at !== text.length) fail();
-  return result;
+  const json: string[] = [];
+  for (const { groups } of text.matchAll(PYTHON_TOKENS)) {
+    const { quoted, word, mark, other } = groups!;
+    if (other !== undefined) throw new SyntaxError(`not a Python literal at ${JSON.stringify(other)}`);
+    if (quoted !== undefined) json.push(JSON.stringify(pythonString(quoted.slice(1, -1))));
+    else if (word !== undefined) json.push(Object.hasOwn(PYTHON_WORDS, word) ? PYTHON_WORDS[word] : JSON.stringify(word));
+    else if (mark === ']' || mark === ')') {
+      // A list's or tuple's trailing comma (`(1,)`), which JSON has not.
+      if (json.at(-1) === ',' && json.at(-2) !== '[') json.pop();
+      json.push(']');
+    } else if (mark !== undefined) json.push(mark === '(' ? '[' : mark);
+  }
+  return JSON.parse(json.join(' '));
 }
 
 /** The columns a row needs, by their header names. */
