@@ -18,6 +18,7 @@ export const OPERATIONS = [
   'account-equity',
   'all-performance',
   'account-performance',
+  'account-reconciliation',
   'metrics',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
@@ -89,6 +90,8 @@ export function benchQueries(account: string, instrument: string, deepPages: num
     { operation: 'account-balance', account },
     { operation: 'account-status', account },
     { operation: 'all-status' },
+    // 1.9: the account's reconciliation with its broker account (the datasets' mirror).
+    { operation: 'account-reconciliation', account },
     // 1.4: a Prometheus scrape, after the fleet answers (a deployed instance has usually served them already).
     { operation: 'metrics' },
   ];
