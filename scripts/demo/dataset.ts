@@ -25,7 +25,7 @@ export interface Dataset {
  * it is reconciled with. Loaded retired (load-data.ts): the bot's account holds the same money, which the fleet's
  * totals would otherwise count twice.
  */
-export interface Mirror {
+interface Mirror {
   account: Account;
   balance: Balance;
   fills: ExchangeFill[];

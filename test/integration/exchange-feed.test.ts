@@ -10,6 +10,8 @@ import { readCheckpoints, readTransfers } from '@trading-bot-api/core/store/ledg
 import { binance } from '@trading-bot-api/feeds/bridges/exchange/binance';
 import type { FeedAccount } from '@trading-bot-api/feeds/bridges/exchange/config';
 import { ExchangeFeed } from '@trading-bot-api/feeds/bridges/exchange/feed';
+import type { LimiterState } from '@trading-bot-api/feeds/bridges/exchange/limiter';
+import { limiterName, runScheduled, scheduledAccounts } from '@trading-bot-api/feeds/bridges/exchange/scheduled';
 import type { MarketState } from '@trading-bot-api/feeds/bridges/exchange/mirror';
 import { multiplyDecimals } from '@trading-bot-api/feeds/bridges/numbers';
 import type { Writer } from '../../packages/writer/src';
@@ -504,4 +506,36 @@ it('refuses a key or secret on the command line, and says where to give them', a
   const inline = await runScript('bridge', ['exchange', '--exchange', 'binance', '--account', 'bn-x', '--key', 'K'], env);
   expect(inline.status).toBe(2);
   expect(inline.stderr).toContain("Unknown option '--key'");
+});
+
+it('runs as the scheduled function does: each account once, one failing not stopping the next, the limiter kept for the next run', async () => {
+  const [KEY, SECRET] = ['scheduled-key-0123456789', 'scheduled-secret-0123456789'];
+  fake.addAccount(KEY, SECRET);
+  fake.setBalance(KEY, 'USDT', '700');
+  fake.addAccount('scheduled-trading-key', 'scheduled-trading-secret', { enableSpotAndMarginTrading: true });
+  const settings = JSON.stringify([
+    { exchange: 'binance', account: 'bn-sched-trading', url: fake.url, since: SINCE },
+    { exchange: 'binance', account: 'bn-sched', url: fake.url, since: SINCE },
+  ]);
+  const accounts = scheduledAccounts(settings, {
+    'bn-sched-trading': { apiKey: 'scheduled-trading-key', secret: 'scheduled-trading-secret' },
+    'bn-sched': { apiKey: KEY, secret: SECRET },
+  });
+  fake.refuseNext(1, '/api/v3/account');
+  const lines: string[] = [];
+  const started = Date.now();
+  const outcomes = await runScheduled(accounts, writer, { report: (line) => lines.push(line) });
+  expect(outcomes.map((outcome) => [outcome.account, 'error' in outcome])).toEqual([
+    ['bn-sched-trading', true],
+    ['bn-sched', false],
+  ]);
+  expect(lines.find((line) => line.startsWith('bn-sched-trading: not synced'))).toContain('turn off enableSpotAndMarginTrading');
+  const balance = await api('account-balance', 'bn-sched');
+  expect([balance.statusCode, balance.body.nav]).toEqual([200, '700']);
+  // The 429's wait and the slow pace after it, kept in DynamoDB for the exchange: the next run (a fresh instance)
+  // starts from them.
+  const kept = (await writer.exchangeLimits(limiterName(accounts[1]))) as LimiterState;
+  expect(kept.pausedUntil).toBeGreaterThanOrEqual(started + 1000);
+  expect(kept.slowUntil).toBe(kept.pausedUntil + 10 * 60_000);
+  expect(JSON.stringify(kept)).not.toContain(SECRET);
 });

@@ -57,7 +57,7 @@ import * as errors from './errors';
 import * as feed from './feed';
 import { type Reconciliation, reconcileAccount } from './reconcile';
 import type { RatesEntry } from '@trading-bot-api/core/reporting';
-import { putRates } from '@trading-bot-api/core/store/ledger-table';
+import { getLimits, putLimits, putRates } from '@trading-bot-api/core/store/ledger-table';
 import { type RecordOptions, recordTrades, type TradeResult } from './history';
 import { attempts, commit, Retry } from './retry';
 import { balanceAfterSnapshot, equityEntriesOf } from './rules';
@@ -286,6 +286,13 @@ export interface Writer {
   reconcile(accountId: string, exchangeAccountId: string): Promise<Reconciliation>;
   /** Keeps the last prices the exchange feed of `accountId` read (replacing its last), for the reporting currency. */
   recordRates(accountId: string, entry: RatesEntry): Promise<void>;
+  /**
+   * What a scheduled exchange feed's last run left of `exchange`'s request-weight limiter (its JSON state; undefined:
+   * none yet), so one limiter paces the exchange across runs.
+   */
+  exchangeLimits(exchange: string): Promise<unknown>;
+  /** Keeps `exchange`'s limiter state (replacing the last) for the next run. */
+  keepExchangeLimits(exchange: string, state: unknown): Promise<void>;
   /** Releases the connections of the client the writer built (a client given in WriterOptions stays open). */
   close(): void;
 }
@@ -641,6 +648,18 @@ export function createWriter(options: WriterOptions): Writer {
       }));
       const checked = { exchange: check.checkpointPart(entry.exchange, 'exchange'), time: check.timestamp(entry.time, 'time'), prices };
       await attempts(`recording the rates of ${entry.exchange}`, () => commit(store, [putRates(store, accountId, checked)]));
+    },
+
+    async exchangeLimits(exchange) {
+      const name = check.checkpointPart(exchange, 'exchange');
+      const state = await attempts(`reading the limits of ${name}`, () => getLimits(store, name));
+      return state === undefined ? undefined : JSON.parse(state);
+    },
+
+    async keepExchangeLimits(exchange, state) {
+      const name = check.checkpointPart(exchange, 'exchange');
+      const item = putLimits(store, name, JSON.stringify(state), now().toISOString());
+      await attempts(`keeping the limits of ${name}`, () => commit(store, [item]));
     },
 
     close() {

@@ -629,3 +629,25 @@ export async function readRates(store: Store): Promise<RatesEntry[]> {
     prices: JSON.parse(item.prices as string) as RatesEntry['prices'],
   }));
 }
+
+/** The partition of the exchanges' request-weight limiters: not an account (no account id starts with `@`). */
+const LIMITS_PARTITION = '@limits';
+const LIMITS_PREFIX = 'limits#';
+
+/**
+ * An exchange's limiter as the last scheduled run of its feed left it (`@limits`, `limits#<exchange>`): its state as
+ * JSON, one item an exchange, rewritten by each run. Read and written whole: runs take turns (one at a time).
+ */
+export async function getLimits(store: Store, exchange: string): Promise<string | undefined> {
+  const item = await getItem(store, store.tables.ledger, { accountId: LIMITS_PARTITION, [KEY]: `${LIMITS_PREFIX}${exchange}` }, true);
+  return item?.state as string | undefined;
+}
+
+export function putLimits(store: Store, exchange: string, state: string, time: string): TransactItem {
+  return {
+    Put: {
+      TableName: store.tables.ledger,
+      Item: { accountId: LIMITS_PARTITION, [KEY]: `${LIMITS_PREFIX}${exchange}`, state, time },
+    },
+  };
+}
