@@ -15,6 +15,8 @@ const KIND_WORDS: Record<string, string> = {
   balance: 'Balance',
 };
 
+const COLUMNS = ['Kind', 'Trade', 'Order', 'Bot', 'Exchange', 'Since'];
+
 export function reconciliationPanel(account: string): { element: HTMLElement; load: () => Promise<void> } {
   const summary = h('p', { class: 'note' });
   const rows = h('div', { class: 'table-wrap' });
@@ -43,12 +45,9 @@ export function reconciliationPanel(account: string): { element: HTMLElement; lo
       data.differences.length
         ? h(
             'table',
-            {},
-            h(
-              'thead',
-              {},
-              h('tr', {}, ...['Kind', 'Trade', 'Order', 'Bot', 'Exchange', 'Since'].map((name) => h('th', { scope: 'col' }, name))),
-            ),
+            // On a phone each difference is a block of labelled cells (style.css, `stack`): nothing scrolls sideways.
+            { class: 'stack' },
+            h('thead', {}, h('tr', {}, ...COLUMNS.map((name) => h('th', { scope: 'col' }, name)))),
             h(
               'tbody',
               {},
@@ -56,12 +55,14 @@ export function reconciliationPanel(account: string): { element: HTMLElement; lo
                 h(
                   'tr',
                   { title: difference.detail },
-                  h('td', {}, KIND_WORDS[difference.kind] ?? difference.kind),
-                  h('td', {}, difference.tradeId ?? '—'),
-                  h('td', {}, difference.orderId ?? '—'),
-                  h('td', {}, difference.bot ?? '—'),
-                  h('td', {}, difference.exchange ?? '—'),
-                  h('td', {}, utc(difference.since)),
+                  ...[
+                    KIND_WORDS[difference.kind] ?? difference.kind,
+                    difference.tradeId ?? '—',
+                    difference.orderId ?? '—',
+                    difference.bot ?? '—',
+                    difference.exchange ?? '—',
+                    utc(difference.since),
+                  ].map((text, i) => h('td', { 'data-label': COLUMNS[i], ...(i === 0 ? { class: 'key' } : {}) }, text)),
                 ),
               ),
             ),
