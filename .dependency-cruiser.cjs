@@ -70,8 +70,26 @@ module.exports = {
       name: 'functions-on-the-api',
       comment: 'A function is a line over the API (and core): no store, writer, feed or program of its own.',
       severity: 'error',
-      from: { path: '^functions/' },
+      from: { path: '^functions/', pathNot: '^functions/exchange-feed\\.ts$' },
       to: { pathNot: ['^node_modules/', '^api/', '^packages/core/src/'], ...outside },
+    },
+    {
+      name: 'exchange-feed-function-is-a-feed',
+      comment:
+        "The exchange feed's scheduled function is a feed (as `npm run bridge -- exchange`): the feeds, the writer's entry and the alerts' events and topic; no API function imports it or the feeds.",
+      severity: 'error',
+      from: { path: '^functions/exchange-feed\\.ts$' },
+      to: {
+        pathNot: [
+          '^node_modules/',
+          '^packages/feeds/',
+          '^packages/writer/src/index\\.ts$',
+          '^packages/core/src/',
+          '^api/alerts/',
+          '^resources/[^/]+\\.js$',
+        ],
+        ...outside,
+      },
     },
     {
       name: 'dashboard-on-the-client',

@@ -62,6 +62,14 @@ export function accountNotFound(accountId: string): HttpProblem {
   return new HttpProblem('ACCOUNT_NOT_FOUND', `No account ${JSON.stringify(shown)}.`, undefined, accountId);
 }
 
+/** 404 for an account that exists and that no exchange feed reconciles (1.8). */
+export function notReconciled(accountId: string): HttpProblem {
+  return new HttpProblem(
+    'NOT_FOUND',
+    `Account ${JSON.stringify(accountId)} is not reconciled: no exchange feed names it (--reconcile-with, or "reconcileWith" in the feed's config file).`,
+  );
+}
+
 /** 406: an Accept header that none of the operation's media types satisfies; the detail lists them. */
 export function notAcceptable(offered: readonly string[]): HttpProblem {
   return new HttpProblem('NOT_ACCEPTABLE', `This operation answers ${offered.join(' or ')}; the Accept header allows none of them.`);

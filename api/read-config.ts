@@ -16,6 +16,8 @@ export interface Config {
   cursorSecret: string;
   /** A running bot whose last heartbeat is older than this is reported `stale`. */
   staleAfterSeconds: number;
+  /** The currency every NAV is also given in on GET /api/all/balance (1.8); undefined: none. */
+  reportingCurrency?: string;
   /** Origins allowed by CORS; `*` allows any origin (never with credentials). */
   corsAllowedOrigins: string[];
   /** `required`: every data request must carry an authorizer context; `off`: no keys, every account visible. */
@@ -83,6 +85,7 @@ export function readConfig(env: Env): Config {
     },
     cursorSecret,
     staleAfterSeconds: integer(env, 'STALE_AFTER_SECONDS', DEFAULT_STALE_AFTER_SECONDS, 1, 86400),
+    reportingCurrency: reportingCurrency(env.REPORTING_CURRENCY),
     corsAllowedOrigins: (env.CORS_ALLOWED_ORIGINS ?? '')
       .split(',')
       .map((origin) => origin.trim())
@@ -92,4 +95,11 @@ export function readConfig(env: Env): Config {
     stage: required(env, 'STAGE'),
     logLevel,
   };
+}
+
+function reportingCurrency(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  if (!/^[A-Z0-9]{2,12}$/.test(value))
+    throw new Error(`configuration: REPORTING_CURRENCY must be a currency code such as USD, got "${value}"`);
+  return value;
 }

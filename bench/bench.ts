@@ -283,6 +283,7 @@ async function loadDatasets(db: LocalDb, options: BenchOptions) {
     tradeCounts: Array(options.accounts).fill(options.tradesPerAccount),
     seed: SEED,
     history: EQUITY_HISTORY,
+    mirror: true,
   });
   const account = fullDataset.accounts[0].account.id;
   // An instrument the chosen account has an open trade in, so status=open&instrument=… pages are not empty.
@@ -293,6 +294,7 @@ async function loadDatasets(db: LocalDb, options: BenchOptions) {
     tradeCounts: spread(options.smallTrades, options.accounts),
     seed: SEED,
     history: EQUITY_HISTORY,
+    mirror: true,
   });
   const small = await loadDatabase(db, SMALL_STAGE, `1k (${options.smallTrades} over ${options.accounts} accounts)`, smallDataset);
   return { full, small, account, instrument };

@@ -19,6 +19,7 @@ export const OPERATIONS = [
   'account-equity',
   'all-performance',
   'account-performance',
+  'account-reconciliation',
   'metrics',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
@@ -92,6 +93,8 @@ export function benchQueries(account: string, instrument: string, deepPages: num
     { operation: 'all-status' },
     // 1.8: every bot side by side over 30 days, as the dashboard's #/compare polls it.
     { operation: 'all-comparison' },
+    // 1.9: the account's reconciliation with its broker account (the datasets' mirror).
+    { operation: 'account-reconciliation', account },
     // 1.4: a Prometheus scrape, after the fleet answers (a deployed instance has usually served them already).
     { operation: 'metrics' },
   ];

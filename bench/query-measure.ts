@@ -26,6 +26,7 @@ import { handler as allPerformance } from '../functions/all-performance';
 import { handler as allPnl } from '../functions/all-pnl';
 import { handler as accountPnl } from '../functions/account-pnl';
 import { handler as accountEquity } from '../functions/account-equity';
+import { handler as accountReconciliation } from '../functions/account-reconciliation';
 import { parseTimeParameter } from '../api/http/params';
 import { seriesWindow } from '../api/operations/window';
 import { timestamp } from '@trading-bot-api/core/time';
@@ -70,6 +71,7 @@ const HANDLERS: Record<Operation, Handler> = {
   'account-equity': accountEquity,
   'all-performance': allPerformance,
   'account-performance': accountPerformance,
+  'account-reconciliation': accountReconciliation,
   metrics,
 };
 
@@ -312,6 +314,11 @@ async function floor({ spec, after }: Prepared): Promise<Item[]> {
         ...(await version(spec.operation === 'accounts' ? 'profile' : 'balance')),
         ...(await scan(spec.operation === 'accounts' ? accountsTable : balances)),
       ];
+    case 'account-reconciliation':
+      return [
+        (await raw.send(new GetCommand({ TableName: config.tables.ledger, Key: { accountId: spec.account!, entryKey: 'reconciliation' } })))
+          .Item,
+      ].filter((item): item is Item => !!item);
     case 'account-balance':
       return [(await raw.send(new GetCommand({ TableName: balances, Key: accountKey(spec.account!) }))).Item].filter(
         (item): item is Item => !!item,
@@ -373,6 +380,7 @@ function returnedIds(operation: Operation, body: any, fetched: Item[]): string[]
       return body.accounts.map((entry: { accountId: string }) => entry.accountId);
     case 'account-balance':
     case 'account-status':
+    case 'account-reconciliation':
       return [body.accountId];
     case 'account-pnl':
       return body.points.map((point: { start: string }) => point.start);
@@ -391,18 +399,20 @@ function returnedIds(operation: Operation, body: any, fetched: Item[]): string[]
 /**
  * The most items a request may read (the issue's cost rules): a page or a single item, what it returns plus one;
  * the fleet status, two per account, and the answer's version; a series, one per point and account plus the account itself.
+ * The fleet's reads of whole tables read the retired accounts' items too (`retired`: the datasets' mirror), which
+ * they leave out of the answer.
  */
-function readBudget(operation: Operation, body: any, returned: number): number {
+function readBudget(operation: Operation, body: any, returned: number, retired: number): number {
   // The fleet answers read their version first (one item; a 304 reads nothing else).
-  if (operation === 'all-status') return 2 * returned + 1;
+  if (operation === 'all-status') return 2 * returned + 1 + retired;
   // The comparison: its three versions, the status's two items per account, and for each account whose window this
   // instance does not hold (a cold instance: every one) at most 12 roll-ups of 30 days and its start's equity (one
   // item, or two reads); transfers beside them (none in the bench's data).
-  if (operation === 'all-comparison') return 3 + 16 * returned;
+  if (operation === 'all-comparison') return 3 + 16 * returned + retired;
   // The scrape: the status's two items per account, and the P&L of today of each account whose balance moved since
   // this instance last read it (a cold one: every account). No version.
-  if (operation === 'metrics') return 3 * returned;
-  if (operation === 'accounts' || operation === 'all-balance') return returned + 1;
+  if (operation === 'metrics') return 3 * returned + retired;
+  if (operation === 'accounts' || operation === 'all-balance') return returned + 1 + retired;
   // The currencies' account lists (the sums hold at most as many items as the accounts' they add up).
   const lists = operation === 'all-pnl' ? body.series.length : operation === 'all-performance' ? body.currencies.length : 0;
   if (operation === 'all-pnl') {
@@ -414,6 +424,9 @@ function readBudget(operation: Operation, body: any, returned: number): number {
   if (operation === 'account-performance') return returned + 2;
   return returned + 1;
 }
+
+/** An item of a retired account (its accounts and balances items say so). */
+const isRetired = (item: Item): boolean => item.retiredAt !== undefined;
 
 function sameItems(operation: Operation, body: any, returned: string[], fetched: Item[], instrument: string | undefined): boolean {
   if (operation === 'account-trades' || operation === 'all-trades') {
@@ -445,8 +458,8 @@ function sameItems(operation: Operation, body: any, returned: string[], fetched:
     const times = fetched.filter((item) => isEntryOf(item, 'equity')).map((item) => String(item.time));
     return returned.length === times.length && returned.every((time, i) => times[i] === time);
   }
-  // The accounts' items (not the fleet's version the floor read first).
-  const ids = new Set(fetched.filter((item) => item.accountId !== undefined).map((item) => String(item.accountId)));
+  // The accounts' items in the fleet (not the fleet's version the floor read first, nor a retired account's).
+  const ids = new Set(fetched.filter((item) => item.accountId !== undefined && !isRetired(item)).map((item) => String(item.accountId)));
   return returned.length === ids.size && returned.every((id) => ids.has(id));
 }
 
@@ -501,7 +514,7 @@ export async function measure(id: string, fixedReps: number | undefined, setting
     rawMs: rawSamples,
     itemsRead: handlerTally.itemsRead,
     itemsReturned: returned.length,
-    readBudget: readBudget(spec.operation, body, returned.length),
+    readBudget: readBudget(spec.operation, body, returned.length, fetched.filter(isRetired).length),
     consumedRcu: round(handlerTally.consumedRcu, 1),
     dynamoCalls: handlerTally.calls,
     rawItemsRead: rawTally.itemsRead,

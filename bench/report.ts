@@ -598,7 +598,7 @@ export function printReport(results: {
  * digest) within a 60 s timeout, and reads its channels through Powertools Parameters and the SDK's SSM and Secrets
  * Manager clients (some 230 KiB) rather than a hand-signed client of its own (issue 44). Its figures are still shown.
  */
-const OFF_THE_REQUEST_PATH = new Set(['notifier']);
+const OFF_THE_REQUEST_PATH = new Set(['notifier', 'exchange-feed']);
 
 /** The bundles' two targets: every function's size and import time against the baseline's (but those above). */
 export function bundleTargets(bundles: readonly BundleRow[]): Target[] {

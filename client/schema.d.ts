@@ -328,6 +328,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/{account}/reconciliation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a bot's reconciliation against its exchange account
+         * @description (1.9) The last check of a bot's account against the exchange account it trades, which an exchange feed
+         *     mirrors (`npm run bridge -- exchange ... --reconcile-with ACCOUNT`, or `"reconcileWith"` in its config file):
+         *     after each of its syncs the feed compares the bot's trades with the exchange's fills on the exchange's order
+         *     ids (a trade's `orderIds`), and the two NAVs.
+         *
+         *     `matched` counts the bot's trades every order of which has a fill on the exchange; `unchecked` those that
+         *     name no order (their bot did not say), which are never a difference. Each difference has its `kind`:
+         *     `missing_on_exchange` (a trade names an order the exchange has no fill of: `tradeId` and `orderId`),
+         *     `missing_in_bot` (an order filled on the exchange that no trade of the bot names: a manual trade, another
+         *     bot; `orderId`), `amount` (a matched trade's units against what its orders on one side filled, beyond
+         *     `tolerances.amount`; units equal to the fill less a commission taken in the base asset match),
+         *     `fee` (a matched trade's fees, summed by currency, against its fills' commissions, beyond `tolerances.fee`;
+         *     a trade whose fees are unknown is not compared), `balance` (the two NAVs, in the same currency, more than
+         *     `tolerances.balancePercent` % of the exchange's apart). `since` is when the difference was first seen; each
+         *     new difference is also an alert (`reconciliation`, docs/alerts.md). Differences are sorted by kind, trade id
+         *     and order id; at most 1,000 are listed, `differenceCount` says how many there are.
+         *
+         *     An account that exists but no exchange feed reconciles answers `404 NOT_FOUND`; one that does not exist, or
+         *     that the API key may not see, `404 ACCOUNT_NOT_FOUND`. Takes no query parameters (any is a `400`).
+         */
+        get: operations["accountReconciliation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/{account}/pnl": {
         parameters: {
             query?: never;
@@ -610,11 +648,14 @@ export interface components {
         /**
          * @description Every balance the caller may see, sorted by `accountId`; one total per currency, sorted by currency code;
          *     and `asOf`, the oldest `updatedAt` among the balances (`null`, with empty lists, when there are none).
+         *     `reporting` (1.9) is present when the stage names a reporting currency (`REPORTING_CURRENCY`); the
+         *     per-currency `totals` stay exact and unconverted.
          */
         AllBalances: {
             accounts: components["schemas"]["Balance"][];
             totals: components["schemas"]["Total"][];
             asOf: components["schemas"]["Timestamp"] | null;
+            reporting?: components["schemas"]["Reporting"];
         };
         /**
          * @description One trade. While it is `open`, `closePrice` and `closeTime` are `null` and `realizedPL` is typically zero;
@@ -802,6 +843,76 @@ export interface components {
             limit: number;
             /** @description Opaque; `null` on the last page. */
             nextCursor: string | null;
+        };
+        /**
+         * @description (1.9) Every account's NAV in the stage's reporting currency (`REPORTING_CURRENCY`), at the last prices the
+         *     exchange feeds read. Each account's route is the fewest conversions from its currency over those prices (a
+         *     market BASE/QUOTE at price p converts BASE to QUOTE at p, QUOTE to BASE at 1/p to 18 places, half-even) and
+         *     the stated pegs of USD stablecoins (USDT, USDC, FDUSD, TUSD, DAI at 1 USD: `source` `peg`), so EUR reaches USD
+         *     as EUR → USDT → USD. `rate` is the product of the route's rates; `asOf` the time of the oldest price used
+         *     (null for the currency itself or pegs alone); `nav` the account's NAV × `rate`, rounded half-even to 8
+         *     places. `total` is the exact sum of the converted NAVs. An account no price converts is listed with
+         *     `unvalued: true` and the reason, and is left out of `total`: never guessed, never dropped. The rates are
+         *     read with the balances: they move when the balances do (an exchange feed writes its prices before its
+         *     balance, each sync).
+         */
+        Reporting: {
+            currency: components["schemas"]["CurrencyCode"];
+            total: components["schemas"]["Decimal"];
+            accounts: ({
+                accountId: components["schemas"]["AccountId"];
+                nav: components["schemas"]["Decimal"];
+                rate: components["schemas"]["Decimal"];
+                route: {
+                    from: components["schemas"]["CurrencyCode"];
+                    to: components["schemas"]["CurrencyCode"];
+                    rate: components["schemas"]["Decimal"];
+                    /** @description The exchange's market (`binance:EURUSDT`, `… inverted` when read backwards) or `peg`. */
+                    source: string;
+                }[];
+                asOf: components["schemas"]["Timestamp"] | null;
+            } | {
+                accountId: components["schemas"]["AccountId"];
+                /** @constant */
+                unvalued: true;
+                reason: string;
+            })[];
+        };
+        /** @description (1.9) A bot's account checked against its exchange account (`GET /api/{account}/reconciliation`). */
+        Reconciliation: {
+            accountId: components["schemas"]["AccountId"];
+            /** @description The account the exchange feed mirrors the exchange account into. */
+            exchangeAccountId: components["schemas"]["AccountId"];
+            checkedAt: components["schemas"]["Timestamp"];
+            /** @description The bot's trades every order of which has a fill on the exchange. */
+            matched: number;
+            /** @description The bot's trades that name no order (`orderIds` null or empty), not compared. */
+            unchecked: number;
+            /** @description How many differences there are (at most 1,000 are listed). */
+            differenceCount: number;
+            differences: components["schemas"]["ReconciliationDifference"][];
+            /** @description How far apart two figures may be and still agree. */
+            tolerances: {
+                amount: components["schemas"]["Decimal"];
+                fee: components["schemas"]["Decimal"];
+                balancePercent: components["schemas"]["Decimal"];
+            };
+        };
+        ReconciliationDifference: {
+            /** @enum {string} */
+            kind: "missing_on_exchange" | "missing_in_bot" | "amount" | "fee" | "balance";
+            /** @description The bot's trade it concerns; null for `missing_in_bot` and `balance`. */
+            tradeId: string | null;
+            /** @description The exchange's order it concerns (an `amount`'s first order of the leg); null for `fee` and `balance`. */
+            orderId: string | null;
+            /** @description The bot's figure with its unit (`0.01 BTC`, `12.5 USDT`), where there is one. */
+            bot: string | null;
+            /** @description The exchange's figure with its unit, where there is one. */
+            exchange: string | null;
+            /** @description One line for a person. */
+            detail: string;
+            /** @description When the difference was first seen. */
+            since: components["schemas"]["Timestamp"];
         };
         /**
          * @description What the bot last reported about itself for one account. `stale` is `true` exactly when `state` is
@@ -2649,6 +2760,122 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["AccountNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    accountReconciliation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a body you already hold (or `*`). When the body would be the same, the answer is `304 Not
+                 *     Modified` with no body. Several tags may be listed, comma-separated; `W/` before a tag is ignored.
+                 * @example "x0bJ2X9QyVd8G5kXn1m0bZpXo0yq8S3m2nW4l1t9Ckc"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description The account id, as listed by `GET /api/accounts`. An id that does not exist, that the API key may not see,
+                 *     or that does not match the account id pattern answers `404 ACCOUNT_NOT_FOUND` (never `400`).
+                 * @example primary-usd
+                 */
+                account: components["parameters"]["Account"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account's last reconciliation. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "accountId": "ft-main",
+                     *       "exchangeAccountId": "bn-main",
+                     *       "checkedAt": "2026-11-28T09:00:00.000Z",
+                     *       "matched": 2,
+                     *       "unchecked": 0,
+                     *       "differenceCount": 2,
+                     *       "differences": [
+                     *         {
+                     *           "kind": "missing_on_exchange",
+                     *           "tradeId": "3",
+                     *           "orderId": "8389765508",
+                     *           "bot": null,
+                     *           "exchange": null,
+                     *           "detail": "trade 3 names order 8389765508, which the exchange has no fill of",
+                     *           "since": "2026-11-28T09:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "kind": "missing_in_bot",
+                     *           "tradeId": null,
+                     *           "orderId": "4000001",
+                     *           "bot": null,
+                     *           "exchange": "buy 0.01 BTC",
+                     *           "detail": "order 4000001 (buy 0.01 BTC_USDT) was filled on the exchange and no trade of the bot names it",
+                     *           "since": "2026-11-28T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "tolerances": {
+                     *         "amount": "0.00000001",
+                     *         "fee": "0.00000001",
+                     *         "balancePercent": "1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Reconciliation"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /**
+             * @description `ACCOUNT_NOT_FOUND`: the account does not exist, or the API key may not see it. `NOT_FOUND`: the account
+             *     exists and no exchange feed reconciles it.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                    "Strict-Transport-Security": components["headers"]["StrictTransportSecurity"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Account \"ft-main\" is not reconciled: no exchange feed names it (--reconcile-with).",
+                     *       "code": "NOT_FOUND",
+                     *       "requestId": "c6af9ac6-7b61-11e6-9a41-93e8deadbeef"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "ACCOUNT_NOT_FOUND" | "NOT_FOUND";
+                    };
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

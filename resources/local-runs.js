@@ -26,8 +26,12 @@ class LocalRuns {
   }
 
   usePrebuiltBundles() {
+    if (this.serverless.processedInput?.commands?.[0] !== 'offline') return;
+    // The exchange feed is scheduled only in AWS; locally it is `npm run bridge -- exchange`: serverless offline
+    // neither bundles it (ccxt) nor runs it.
+    this.serverless.service.getFunction('exchangeFeed').skipEsbuild = true;
     const folder = process.env.OFFLINE_PREBUILT_BUNDLES;
-    if (!folder || this.serverless.processedInput?.commands?.[0] !== 'offline') return;
+    if (!folder) return;
     // serverless-esbuild bundles no function marked so, and keeps a location set here (its pre-offline.js).
     for (const name of this.serverless.service.getAllFunctions()) this.serverless.service.getFunction(name).skipEsbuild = true;
     const { custom } = this.serverless.service;

@@ -190,9 +190,11 @@ function alarmResources(settings, stage, functions) {
  */
 function wireAlerts(template, stage, naming) {
   const environmentOf = (key) => template.Resources[naming.getLambdaLogicalId(key)]?.Properties.Environment.Variables;
-  const probe = environmentOf('probe');
-  if (probe) probe.ALERTS_TOPIC_ARN = { Ref: 'AlertsTopic' };
-  for (const key of ['probe', 'notifier']) {
+  for (const key of ['probe', 'exchangeFeed']) {
+    const variables = environmentOf(key);
+    if (variables) variables.ALERTS_TOPIC_ARN = { Ref: 'AlertsTopic' };
+  }
+  for (const key of ['probe', 'notifier', 'exchangeFeed']) {
     const variables = environmentOf(key);
     if (variables && !variables.DASHBOARD_URL)
       variables.DASHBOARD_URL = {

@@ -27,6 +27,8 @@ const STAGES = {
     latencyP99Ms: 2000,
     // The hour (UTC) the daily digest is sent at (docs/alerts.md).
     digestHourUtc: 7,
+    // The currency GET /api/all/balance also gives every NAV in (`reporting`, docs/operations.md); none when empty.
+    reportingCurrency: '',
   },
   // `npm start`'s stage. `serverless invoke local --stage local` reaches the same database (DB_PORT) with the same
   // cursor secret, and with keys off as `npm start` has them unless AUTH=on.

@@ -39,6 +39,10 @@ import { listenToBroker } from '@trading-bot-api/feeds/bridges/hummingbot/mqtt';
 import { runBridges, type Scheduled } from '@trading-bot-api/feeds/bridges/run';
 import { ConfigError, type FeedAccount, feedAccountOf, feedAccountsOf } from '@trading-bot-api/feeds/bridges/exchange/config';
 import { ExchangeFeed } from '@trading-bot-api/feeds/bridges/exchange/feed';
+import type { Difference } from '@trading-bot-api/writer';
+import { deliverAlerts } from '../api/alerts/delivery';
+import { reconciliationEvent } from '../api/alerts/events';
+import { configuredChannels } from '../api/alerts/remote';
 import { commandLine, failureText, runCommand, stopSignal, usageFailure } from './support/command-line';
 import { targetWriter } from './support/load-data';
 
@@ -242,8 +246,10 @@ async function exchange(options: ReturnType<typeof exchangeOptions>): Promise<vo
   const writer = await targetWriter({ stage: options.stage, endpoint: options.endpoint });
   const stop = stopSignal();
   const report = (line: string) => console.log(`bridge ${line}`);
+  // A stage's own channels are read only for a deployed stage (no --endpoint: its database is AWS's).
+  const alert = await reconciliationAlerts(options.endpoint ? undefined : options.stage, report);
   const scheduled: Scheduled[] = options.accounts.map((account) => {
-    const feed = new ExchangeFeed(account, writer, { report, signal: stop });
+    const feed = new ExchangeFeed(account, writer, { report, signal: stop, alert });
     return { bridge: feed, intervalMs: account.intervalSeconds * 1000, source: feed.source };
   });
   try {
@@ -252,6 +258,22 @@ async function exchange(options: ReturnType<typeof exchangeOptions>): Promise<vo
   } finally {
     writer.close();
   }
+}
+
+/**
+ * What a reconciliation found first, sent to the alert channels configured here (the ALERT_* variables, and a
+ * stage's secret and parameters), one `reconciliation` event per difference; nothing when none is configured (the
+ * differences are printed either way).
+ */
+async function reconciliationAlerts(stage: string | undefined, report: (line: string) => void) {
+  const { channels, problems } = await configuredChannels(process.env, { stage });
+  for (const problem of problems) report(`alerts: ${problem}`);
+  if (!channels.length) return undefined;
+  return async (found: { accountId: string; exchangeAccountId: string; checkedAt: string; fresh: Difference[] }) => {
+    const events = found.fresh.map((difference) => reconciliationEvent({ ...found, difference }, stage ?? 'local'));
+    for (const { channel, failed } of await deliverAlerts(events, channels))
+      if (failed.length) report(`alerts: ${channel} did not take ${failed.length} reconciliation alerts: ${failed[0].reason}`);
+  };
 }
 
 /** The hummingbot bridge's settings: the command line over the config file. */

@@ -20,6 +20,7 @@ export const ALERT_TYPES = [
   'alarm',
   'digest',
   'test',
+  'reconciliation',
 ] as const;
 
 type AlertType = (typeof ALERT_TYPES)[number];
@@ -63,6 +64,18 @@ export interface AlertEvent {
   url?: string;
   alarm?: AlarmDetails;
   digest?: unknown;
+  /** A difference between a bot and its exchange account, new to the check (reconciliation). */
+  reconciliation?: ReconciliationDetails;
+}
+
+interface ReconciliationDetails {
+  exchangeAccountId: string;
+  kind: string;
+  tradeId: string | null;
+  orderId: string | null;
+  bot: string | null;
+  exchange: string | null;
+  detail: string;
 }
 
 /** What a P&L alert measured: the day's realized P&L (daily_loss) or the fall from the peak (drawdown), and the limit. */
@@ -147,6 +160,7 @@ const MARK: Record<AlertType, string> = {
   alarm: '🔔',
   digest: '📊',
   test: '✅',
+  reconciliation: '🧾',
 };
 
 function titled(stage: string, type: AlertType, words: string): string {
@@ -325,6 +339,35 @@ export function databaseEvent(down: boolean, stage: string, time: string, detail
     : [`The probe reads DynamoDB again since ${utcMinute(time)}.`];
   if (detail) lines.push(detail);
   return { type, id: `${stage}:database:${type}:${time}`, stage, time, title, text: [title, ...lines].join('\n') };
+}
+
+/**
+ * A difference the exchange feed's reconciliation of a bot found first (issue 47): one event per difference, its id
+ * the difference's identity (kind, trade and order), so it is said once however many checks see it.
+ */
+export function reconciliationEvent(
+  found: { accountId: string; exchangeAccountId: string; checkedAt: string; difference: Omit<ReconciliationDetails, 'exchangeAccountId'> },
+  stage: string,
+  dashboardUrl?: string,
+): AlertEvent {
+  const { accountId, exchangeAccountId, checkedAt, difference } = found;
+  const title = titled(
+    stage,
+    'reconciliation',
+    `${accountId} disagrees with its exchange account: ${difference.kind.replaceAll('_', ' ')}`,
+  );
+  const url = accountUrl(dashboardUrl, accountId);
+  return {
+    type: 'reconciliation',
+    id: `${stage}:reconciliation:${accountId}:${difference.kind}:${difference.tradeId ?? ''}:${difference.orderId ?? ''}`,
+    stage,
+    time: checkedAt,
+    title,
+    text: [title, difference.detail, `Checked against ${exchangeAccountId} at ${utcMinute(checkedAt)}.`, ...(url ? [url] : [])].join('\n'),
+    accountId,
+    reconciliation: { exchangeAccountId, ...difference },
+    ...(url ? { url } : {}),
+  };
 }
 
 /** A message that only says alerts reach the channel. */

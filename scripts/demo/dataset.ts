@@ -10,12 +10,26 @@
  * amount has its currency's places.
  */
 import { formatDecimal as decimal, sumDecimals } from '@trading-bot-api/core/decimal';
-import type { Account, Balance, BotReport, BotState, Snapshot, Trade } from '@trading-bot-api/writer';
+import type { Account, Balance, BotReport, BotState, ExchangeFill, Snapshot, Trade } from '@trading-bot-api/writer';
 
 export interface Dataset {
   /** `history`: earlier balance snapshots, oldest first, recorded before `balance` (the equity series). */
   accounts: { account: Account; bot: BotReport; balance: Balance; history: Snapshot[] }[];
   trades: Trade[];
+  /** The first account's broker account as an exchange feed keeps it (DatasetOptions.mirror), reconciled with it. */
+  mirror?: Mirror;
+}
+
+/**
+ * A broker account mirrored as an exchange feed keeps one: its profile and balance, its fills, and the bot's account
+ * it is reconciled with. Loaded retired (load-data.ts): the bot's account holds the same money, which the fleet's
+ * totals would otherwise count twice.
+ */
+interface Mirror {
+  account: Account;
+  balance: Balance;
+  fills: ExchangeFill[];
+  reconcileWith: string;
 }
 
 export interface DatasetOptions {
@@ -35,6 +49,12 @@ export interface DatasetOptions {
    * margin at that hour's prices. None by default.
    */
   history?: { everyMinutes: number; days?: number; accounts?: number };
+  /**
+   * The first account's broker account, mirrored (Dataset.mirror): its newest MIRRORED_TRADES trades name their orders
+   * there, each filled but the close of the newest closed one (`missing_on_exchange`), and one order of the
+   * operator's own is filled there too (`missing_in_bot`). None by default.
+   */
+  mirror?: boolean;
 }
 
 export interface Instrument {
@@ -200,6 +220,7 @@ export function generateDataset(options: DatasetOptions): Dataset {
   const idOf = options.accountId ?? ((i: number) => `acc-${String(i + 1).padStart(4, '0')}`);
   const accounts: Dataset['accounts'] = [];
   const trades: Trade[] = [];
+  let mirror: Mirror | undefined;
 
   options.tradeCounts.forEach((tradeCount, a) => {
     const accountId = idOf(a);
@@ -310,8 +331,51 @@ export function generateDataset(options: DatasetOptions): Dataset {
       },
       history,
     });
+    if (options.mirror && a === 0) mirror = mirrorOf(accounts[0], accountTrades, trades);
   });
-  return { accounts, trades };
+  return { accounts, trades, ...(mirror ? { mirror } : {}) };
+}
+
+/** How many of the first account's newest trades name their orders on the mirrored broker account. */
+export const MIRRORED_TRADES = 40;
+
+/**
+ * The first account's broker account (DatasetOptions.mirror): names its newest trades' orders in `trades` (in place)
+ * and returns their fills, less one close and with one manual order; its balance is the bot's, so they agree.
+ */
+function mirrorOf(bot: Dataset['accounts'][number], accountTrades: Trade[], trades: Trade[]): Mirror {
+  const { account, balance } = bot;
+  const id = `${account.id}-broker`;
+  const fills: ExchangeFill[] = [];
+  const fill = (orderId: string, trade: Trade, side: Trade['side'], time: string) =>
+    fills.push({
+      orderId,
+      fillId: `${orderId}-1`,
+      instrument: trade.instrument,
+      side,
+      amount: trade.units,
+      fee: '0',
+      feeCurrency: account.currency,
+      time,
+    });
+  const newest = accountTrades.slice(0, MIRRORED_TRADES);
+  const unfilled = newest.find((trade) => trade.status === 'closed');
+  newest.forEach((trade, n) => {
+    const [open, close] = [`${7_100_000 + 2 * n}`, `${7_100_000 + 2 * n + 1}`];
+    const named: Trade = { ...trade, orderIds: trade.status === 'closed' ? [open, close] : [open] };
+    trades[trades.indexOf(trade)] = named;
+    fill(open, trade, trade.side, trade.openTime);
+    if (trade.status === 'closed' && trade !== unfilled) fill(close, trade, trade.side === 'buy' ? 'sell' : 'buy', trade.closeTime!);
+  });
+  // An order of the operator's own on the same account, a minute before the newest trade opened: no trade names it.
+  const manual = newest[0];
+  if (manual) fill('7099999', manual, 'buy', new Date(Date.parse(manual.openTime) - 60_000).toISOString());
+  return {
+    account: { ...account, id, name: `${account.name} at ${account.broker}` },
+    balance: { ...balance, accountId: id, realizedPL: '0', openTradeCount: 0 },
+    fills,
+    reconcileWith: account.id,
+  };
 }
 
 /**
@@ -358,7 +422,7 @@ function brokerSnapshots(
 /**
  * The dataset `npm start` loads: five accounts in three currencies, one with 1,200 trades (some 14 weeks of them),
  * one with none, and a snapshot every 6 hours of each from its opening (the equity series; the demo bot adds live
- * ones). Its history ends at `now`, the moment `npm start` first loads it, so the charts run into the live demo
+ * ones); the first's broker account mirrored and reconciled with it (out of the fleet: DatasetOptions.mirror). Its history ends at `now`, the moment `npm start` first loads it, so the charts run into the live demo
  * without a gap; everything else comes from the seed (tests pass a fixed `now`).
  */
 export function demoDataset(now: Date): Dataset {
@@ -368,5 +432,6 @@ export function demoDataset(now: Date): Dataset {
     anchor: now,
     heartbeatAt: now,
     history: { everyMinutes: 360 },
+    mirror: true,
   });
 }

@@ -65,7 +65,10 @@ export function functionEntries(): { name: string; entry: string }[] {
 export async function buildFunctionBundles(outDir: string): Promise<Metafile> {
   const result = await build({
     ...deployEsbuildOptions(),
-    entryPoints: functionEntries().map(({ entry }) => entry),
+    // The exchange feed is not run by serverless offline (resources/local-runs.js).
+    entryPoints: functionEntries()
+      .filter(({ name }) => name !== 'exchange-feed')
+      .map(({ entry }) => entry),
     outbase: ROOT,
     outdir: outDir,
     metafile: true,

@@ -49,6 +49,20 @@ export async function loadDataset(
     },
     { concurrency: 4 },
   );
+  if (dataset.mirror) await loadMirror(writer, dataset.mirror);
+}
+
+/**
+ * A mirrored broker account as an exchange feed writes one (its balance, its fills with a checkpoint), retired so the
+ * fleet does not count the bot's money twice, then its bot's account reconciled with it.
+ */
+async function loadMirror(writer: Writer, { account, balance, fills, reconcileWith }: NonNullable<Dataset['mirror']>): Promise<void> {
+  await writer.upsertAccount(account);
+  await writer.recordBalance(account.id, { ...balance, time: balance.updatedAt });
+  await writer.heartbeat(account.id, { state: 'running', time: balance.updatedAt });
+  await writer.advanceFeed(account.id, 'dataset', 0, [{ trades: [], state: { fills: fills.length }, fills }]);
+  await writer.retireAccount(account.id);
+  await writer.reconcile(reconcileWith, account.id);
 }
 
 /** The writer a command of the project writes with, once its target is checked and named (write-target.ts). */

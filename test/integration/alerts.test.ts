@@ -214,7 +214,7 @@ describe('bots turning error, stopped, stale and back', () => {
     await lose('loss-3', '910.00');
     expect(await probeAndSend(later(22), rules)).toEqual([]);
     expect(counts().map((count, i) => count - before[i])).toEqual([1, 1, 1, 1]);
-    expect(fakes.telegram.texts.at(-1)).toContain('<b>[' + harness.stage + '] 🔻 Loss day (al-loss) lost 60.00 USD today</b>');
+    expect(fakes.telegram.texts.at(-1)).toContain(`<b>[${harness.stage}] 🔻 Loss day (al-loss) lost 60.00 USD today</b>`);
     const body = fakes.webhook.bodies.at(-1);
     expect([body.type, validEvent(body) ? [] : validEvent.errors]).toEqual(['daily_loss', []]);
   });

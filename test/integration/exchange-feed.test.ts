@@ -10,6 +10,8 @@ import { readCheckpoints, readTransfers } from '@trading-bot-api/core/store/ledg
 import { binance } from '@trading-bot-api/feeds/bridges/exchange/binance';
 import type { FeedAccount } from '@trading-bot-api/feeds/bridges/exchange/config';
 import { ExchangeFeed } from '@trading-bot-api/feeds/bridges/exchange/feed';
+import type { LimiterState } from '@trading-bot-api/feeds/bridges/exchange/limiter';
+import { limiterName, runScheduled, scheduledAccounts } from '@trading-bot-api/feeds/bridges/exchange/scheduled';
 import type { MarketState } from '@trading-bot-api/feeds/bridges/exchange/mirror';
 import { multiplyDecimals } from '@trading-bot-api/feeds/bridges/numbers';
 import type { Writer } from '../../packages/writer/src';
@@ -19,6 +21,18 @@ import { FakeBinance, roundTripFills } from '../kit/fake-binance';
 import { FaultProxy } from '../kit/fault-proxy';
 import { runScript, startScript } from '../kit/scripts';
 import { until } from '../kit/until';
+import { freqtradeClient } from '@trading-bot-api/feeds/bridges/freqtrade/api';
+import { FreqtradeBridge } from '@trading-bot-api/feeds/bridges/freqtrade/bridge';
+import { FakeFreqtrade } from '../kit/fake-freqtrade';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { type AlertEvent, reconciliationEvent } from '../../api/alerts/events';
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+const validEvent = ajv.compile(JSON.parse(readFileSync(join(__dirname, '..', '..', 'api', 'alerts', 'webhook.schema.json'), 'utf8')));
 
 jest.setTimeout(120_000);
 
@@ -28,7 +42,7 @@ let proxy: FaultProxy;
 let writer: Writer;
 
 beforeAll(async () => {
-  harness = await startHarness();
+  harness = await startHarness({ REPORTING_CURRENCY: 'USD' });
   fake = await new FakeBinance().start();
   proxy = await new FaultProxy(harness.db.endpoint).start();
   writer = localWriter(proxy.endpoint, { stage: harness.stage });
@@ -57,17 +71,24 @@ async function allTrades(account: string): Promise<Record<string, any>[]> {
 }
 
 /** A feed in this process, over the fake, its lines gathered. */
-function feedOf(apiKey: string, secret: string, account: string, symbols: string[] = []) {
+function feedOf(
+  apiKey: string,
+  secret: string,
+  account: string,
+  symbols: string[] = [],
+  reconcileWith?: string,
+  alert?: ConstructorParameters<typeof ExchangeFeed>[2]['alert'],
+) {
   const lines: string[] = [];
   const config: FeedAccount = {
     profile: binance,
-    config: { account, name: `Binance ${account}`, quote: 'USDT', symbols, since: SINCE, environment: 'paper' },
+    config: { account, name: `Binance ${account}`, quote: 'USDT', symbols, since: SINCE, environment: 'paper', reconcileWith },
     apiKey,
     secret,
     url: fake.url,
     intervalSeconds: 60,
   };
-  return { feed: new ExchangeFeed(config, writer, { report: (line) => lines.push(line) }), lines };
+  return { feed: new ExchangeFeed(config, writer, { report: (line) => lines.push(line), alert }), lines };
 }
 
 it('refuses a key that can trade or withdraw before it reads anything, naming what to turn off, and writes nothing', async () => {
@@ -288,6 +309,194 @@ describe('an account with a position, coins from elsewhere, deposits and withdra
   });
 });
 
+describe('a freqtrade bot reconciled against the exchange account it trades', () => {
+  const [KEY, SECRET] = ['recon-key-0123456789', 'recon-secret-0123456789'];
+  const [botAccount, exchangeAccount] = ['ft-recon', 'bn-recon'];
+  const bot = new FakeFreqtrade();
+  const now = Date.now();
+  const ids: Record<string, string> = {};
+  let orders: Record<string, string[]>;
+  const alerts: AlertEvent[] = [];
+  let result: { feed: ExchangeFeed; lines: string[] };
+  let summary: Awaited<ReturnType<ExchangeFeed['poll']>>;
+
+  beforeAll(async () => {
+    await bot.start();
+    // A round trip the exchange filled, and an open trade whose order the exchange never saw.
+    const won = bot.open({ pair: 'BTC/USDT', amount: 0.01, rate: 60000, at: now - 2 * DAY, fee: { cost: 0.6, currency: 'USDT' } });
+    bot.close(won, { rate: 61000, at: now - DAY, profit: 8.79, fee: { cost: 0.61, currency: 'USDT' } });
+    bot.open({ pair: 'BTC/USDT', amount: 0.02, rate: 60500, at: now - 3600_000, fee: { cost: 1.21, currency: 'USDT' } });
+    bot.totalBot = 1004;
+    await new FreqtradeBridge({ client: freqtradeClient(bot), writer, account: botAccount }).poll();
+    const trades = await allTrades(botAccount);
+    const [closed, open] = ['closed', 'open'].map((status) => trades.find((trade) => trade.status === status)!);
+    ids.closed = closed.id;
+    ids.open = open.id;
+    orders = { closed: closed.orderIds, open: open.orderIds };
+
+    fake.addAccount(KEY, SECRET);
+    fake.setBalance(KEY, 'USDT', '1000');
+    fake.prices.set('BTCUSDT', '61000');
+    fake.addFills(KEY, 'BTCUSDT', [
+      {
+        orderId: Number(orders.closed[0]),
+        side: 'buy',
+        price: '60000',
+        qty: '0.01',
+        commission: '0.6',
+        commissionAsset: 'USDT',
+        time: now - 2 * DAY,
+      },
+      {
+        orderId: Number(orders.closed[1]),
+        side: 'sell',
+        price: '61000',
+        qty: '0.004',
+        commission: '0.244',
+        commissionAsset: 'USDT',
+        time: now - DAY,
+      },
+      {
+        orderId: Number(orders.closed[1]),
+        side: 'sell',
+        price: '61000',
+        qty: '0.006',
+        commission: '0.366',
+        commissionAsset: 'USDT',
+        time: now - DAY,
+      },
+      // Bought by hand on the exchange's own site.
+      { orderId: 4_000_001, side: 'buy', price: '60200', qty: '0.005', commission: '0.301', commissionAsset: 'USDT', time: now - 1800_000 },
+    ]);
+    result = feedOf(KEY, SECRET, exchangeAccount, [], botAccount, async (found) => {
+      alerts.push(...found.fresh.map((difference) => reconciliationEvent({ ...found, difference }, 'test')));
+    });
+    summary = await result.feed.poll();
+  });
+  afterAll(() => bot.stop());
+
+  it('lists exactly the manual fill and the order the exchange never saw, and matches the rest', async () => {
+    expect(orders.closed).toHaveLength(2);
+    const { statusCode, body, headers } = await api('account-reconciliation', botAccount);
+    expect(statusCode).toBe(200);
+    expect(headers.ETag).toMatch(/^"/);
+    expect(body).toEqual({
+      accountId: botAccount,
+      exchangeAccountId: exchangeAccount,
+      checkedAt: expect.any(String),
+      matched: 1,
+      unchecked: 0,
+      differenceCount: 2,
+      differences: [
+        {
+          kind: 'missing_on_exchange',
+          tradeId: ids.open,
+          orderId: orders.open[0],
+          bot: null,
+          exchange: null,
+          detail: `trade ${ids.open} names order ${orders.open[0]}, which the exchange has no fill of`,
+          since: body.checkedAt,
+        },
+        {
+          kind: 'missing_in_bot',
+          tradeId: null,
+          orderId: '4000001',
+          bot: null,
+          exchange: 'buy 0.005 BTC',
+          detail: 'order 4000001 (buy 0.005 BTC_USDT) was filled on the exchange and no trade of the bot names it',
+          since: body.checkedAt,
+        },
+      ],
+      tolerances: { amount: '0.00000001', fee: '0.00000001', balancePercent: '1' },
+    });
+    // Said once to the runner, which alerts on each (reconciliation, docs/alerts.md).
+    expect(summary.reconciliation).toEqual(expect.objectContaining({ accountId: botAccount, matched: 1, differences: 2 }));
+    expect(summary.reconciliation!.fresh.map((difference) => difference.kind)).toEqual(['missing_on_exchange', 'missing_in_bot']);
+    expect(summary.refused.filter((line) => line.startsWith(`reconciliation of ${botAccount}`))).toHaveLength(2);
+    expect(alerts.map((event) => [event.type, event.reconciliation?.kind, event.reconciliation?.orderId])).toEqual([
+      ['reconciliation', 'missing_on_exchange', orders.open[0]],
+      ['reconciliation', 'missing_in_bot', '4000001'],
+    ]);
+    for (const event of alerts) expect([validEvent(event), validEvent.errors]).toEqual([true, null]);
+  });
+
+  it('alerts on a difference once: a later check keeps when each was first seen and alerts on none', async () => {
+    const first = (await api('account-reconciliation', botAccount)).body;
+    const again = await result.feed.poll();
+    expect(again.reconciliation!.fresh).toEqual([]);
+    expect(alerts).toHaveLength(2);
+    const second = (await api('account-reconciliation', botAccount)).body;
+    expect(second.differences.map((difference: { since: string }) => difference.since)).toEqual([first.checkedAt, first.checkedAt]);
+    expect(second.checkedAt > first.checkedAt).toBe(true);
+  });
+
+  it('answers 404 for an account no feed reconciles, and for one that does not exist', async () => {
+    const unreconciled = await api('account-reconciliation', exchangeAccount);
+    expect([unreconciled.statusCode, unreconciled.body.code]).toEqual([404, 'NOT_FOUND']);
+    expect(unreconciled.body.detail).toContain('is not reconciled');
+    const missing = await api('account-reconciliation', 'no-such-account');
+    expect([missing.statusCode, missing.body.code]).toEqual([404, 'ACCOUNT_NOT_FOUND']);
+  });
+});
+
+describe('the fleet in one reporting currency (REPORTING_CURRENCY=USD)', () => {
+  const [KEY, SECRET] = ['rates-key-0123456789', 'rates-secret-0123456789'];
+  let body: Record<string, any>;
+  let feedTime: string;
+
+  beforeAll(async () => {
+    const time = new Date().toISOString();
+    for (const [id, currency, nav] of [
+      ['eur-bot', 'EUR', '1000'],
+      ['jpy-bot', 'JPY', '150000'],
+    ]) {
+      await writer.upsertAccount({ id, name: id, currency, broker: 'paper', environment: 'paper' });
+      await writer.recordBalance(id, { balance: nav, unrealizedPL: '0', nav, marginUsed: '0', marginAvailable: nav, time });
+    }
+    fake.addAccount(KEY, SECRET);
+    fake.setBalance(KEY, 'USDT', '500');
+    fake.prices.set('EURUSDT', '1.0842');
+    await feedOf(KEY, SECRET, 'bn-rates', ['EUR/USDT']).feed.poll();
+    feedTime = (await api('account-balance', 'bn-rates')).body.updatedAt;
+    body = (await api('all-balance', 'all')).body;
+  });
+
+  it("converts each NAV at an exchange's last price, stating each rate, its route and time; fiat through a stablecoin", () => {
+    const of = (id: string) => body.reporting.accounts.find((account: { accountId: string }) => account.accountId === id);
+    expect(body.reporting.currency).toBe('USD');
+    expect(of('eur-bot')).toEqual({
+      accountId: 'eur-bot',
+      nav: '1084.2',
+      rate: '1.0842',
+      route: [
+        { from: 'EUR', to: 'USDT', rate: '1.0842', source: 'binance:EURUSDT' },
+        { from: 'USDT', to: 'USD', rate: '1', source: 'peg' },
+      ],
+      asOf: feedTime,
+    });
+    expect(of('bn-rates')).toEqual({
+      accountId: 'bn-rates',
+      nav: '500',
+      rate: '1',
+      route: [{ from: 'USDT', to: 'USD', rate: '1', source: 'peg' }],
+      asOf: null,
+    });
+    // No feed reads a market of the yen: listed, with why, never guessed or left out.
+    expect(of('jpy-bot')).toEqual({
+      accountId: 'jpy-bot',
+      unvalued: true,
+      reason: 'no price converts JPY to USD: no exchange feed reads a market between them',
+    });
+    expect(body.reporting.accounts.map((account: { accountId: string }) => account.accountId)).toEqual(
+      body.accounts.map((account: { accountId: string }) => account.accountId),
+    );
+    const valued = body.reporting.accounts.filter((account: { nav?: string }) => account.nav !== undefined);
+    expect(body.reporting.total).toBe(trimDecimal(sumDecimals(valued.map((account: { nav: string }) => account.nav))));
+    // The per-currency totals stay exact and unconverted.
+    expect(body.totals.find((total: { currency: string }) => total.currency === 'JPY')).toEqual(expect.objectContaining({ nav: '150000' }));
+  });
+});
+
 it('refuses a key or secret on the command line, and says where to give them', async () => {
   const env = { ...process.env };
   delete env.EXCHANGE_API_KEY;
@@ -297,4 +506,36 @@ it('refuses a key or secret on the command line, and says where to give them', a
   const inline = await runScript('bridge', ['exchange', '--exchange', 'binance', '--account', 'bn-x', '--key', 'K'], env);
   expect(inline.status).toBe(2);
   expect(inline.stderr).toContain("Unknown option '--key'");
+});
+
+it('runs as the scheduled function does: each account once, one failing not stopping the next, the limiter kept for the next run', async () => {
+  const [KEY, SECRET] = ['scheduled-key-0123456789', 'scheduled-secret-0123456789'];
+  fake.addAccount(KEY, SECRET);
+  fake.setBalance(KEY, 'USDT', '700');
+  fake.addAccount('scheduled-trading-key', 'scheduled-trading-secret', { enableSpotAndMarginTrading: true });
+  const settings = JSON.stringify([
+    { exchange: 'binance', account: 'bn-sched-trading', url: fake.url, since: SINCE },
+    { exchange: 'binance', account: 'bn-sched', url: fake.url, since: SINCE },
+  ]);
+  const accounts = scheduledAccounts(settings, {
+    'bn-sched-trading': { apiKey: 'scheduled-trading-key', secret: 'scheduled-trading-secret' },
+    'bn-sched': { apiKey: KEY, secret: SECRET },
+  });
+  fake.refuseNext(1, '/api/v3/account');
+  const lines: string[] = [];
+  const started = Date.now();
+  const outcomes = await runScheduled(accounts, writer, { report: (line) => lines.push(line) });
+  expect(outcomes.map((outcome) => [outcome.account, 'error' in outcome])).toEqual([
+    ['bn-sched-trading', true],
+    ['bn-sched', false],
+  ]);
+  expect(lines.find((line) => line.startsWith('bn-sched-trading: not synced'))).toContain('turn off enableSpotAndMarginTrading');
+  const balance = await api('account-balance', 'bn-sched');
+  expect([balance.statusCode, balance.body.nav]).toEqual([200, '700']);
+  // The 429's wait and the slow pace after it, kept in DynamoDB for the exchange: the next run (a fresh instance)
+  // starts from them.
+  const kept = (await writer.exchangeLimits(limiterName(accounts[1]))) as LimiterState;
+  expect(kept.pausedUntil).toBeGreaterThanOrEqual(started + 1000);
+  expect(kept.slowUntil).toBe(kept.pausedUntil + 10 * 60_000);
+  expect(JSON.stringify(kept)).not.toContain(SECRET);
 });

@@ -34,12 +34,15 @@ export const ALERT_SECRETS = {
   ALERT_WEBHOOK_URL: 'https://receiver.example/SENTINEL-webhook',
 };
 
+/** The exchange accounts a deploy names for the scheduled exchange feed (resources/stages.js): settings, never keys. */
+export const EXCHANGE_FEEDS = JSON.stringify([{ exchange: 'binance', account: 'bn-main', reconcileWith: 'ft-main' }]);
+
 /**
  * What a deploy from a clean shell sees: none of the local-run variables (serverless-esbuild's default work folder
- * among them), the alerts' secrets, and `extra`.
+ * among them), the alerts' secrets, one exchange account for the feed, and `extra`.
  */
 export function deployEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, SLS_TELEMETRY_DISABLED: '1', ...ALERT_SECRETS, ...extra };
+  const env: NodeJS.ProcessEnv = { ...process.env, SLS_TELEMETRY_DISABLED: '1', ...ALERT_SECRETS, EXCHANGE_FEEDS, ...extra };
   const local = ['CURSOR_SECRET', 'DYNAMODB_ENDPOINT', 'AUTH_MODE', 'CORS_ALLOWED_ORIGINS', 'PORT', 'LAMBDA_PORT', 'DASHBOARD_URL'];
   for (const name of [...local, 'ESBUILD_WORK_FOLDER', 'OFFLINE_PREBUILT_BUNDLES']) if (!(name in extra)) delete env[name];
   return env;

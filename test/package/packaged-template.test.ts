@@ -4,12 +4,12 @@
  * (test/kit/packaged.ts: the dashboard's test builds it beside its npm start), made here when that test has not.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { openapi, schemaViolations } from '../kit/contract';
 import { alertResources } from '../../resources/observability.js';
 import stages from '../../resources/stages.js';
-import { ALERT_SECRETS, deployEnv, packagedStage, SCRATCH_BUILDS, SERVERLESS } from '../kit/packaged';
+import { ALERT_SECRETS, deployEnv, EXCHANGE_FEEDS, packagedStage, SCRATCH_BUILDS, SERVERLESS } from '../kit/packaged';
 
 jest.setTimeout(300_000);
 
@@ -22,6 +22,8 @@ let resources: Record<string, Resource>;
 let outputs: Record<string, any>;
 /** The file names inside each function's zip. */
 const packaged: Record<string, string[]> = {};
+/** Each function's zip, in bytes. */
+const zipBytes: Record<string, number> = {};
 
 /** The names in a zip's central directory (enough of the format to list it; no dependency). */
 function zipEntries(zip: Buffer): string[] {
@@ -43,7 +45,9 @@ beforeAll(async () => {
   const template = JSON.parse(templateText);
   resources = template.Resources;
   outputs = template.Outputs;
-  for (const name of ['dashboard', 'health']) packaged[name] = zipEntries(readFileSync(join(out, `${name}.zip`)));
+  for (const name of ['dashboard', 'health', 'exchangeFeed']) packaged[name] = zipEntries(readFileSync(join(out, `${name}.zip`)));
+  for (const file of readdirSync(out).filter((name) => name.endsWith('.zip')))
+    zipBytes[file.replace(/\.zip$/, '')] = statSync(join(out, file)).size;
 });
 
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
@@ -85,6 +89,7 @@ it('gives each concern its own least-privilege role', () => {
     ProbeLambdaFunction: 'ProbeRole',
     NotifierLambdaFunction: 'NotifierRole',
     FleetProjectorLambdaFunction: 'FleetProjectorRole',
+    ExchangeFeedLambdaFunction: 'ExchangeFeedRole',
   };
   for (const [id, fn] of functions()) {
     expect(fn.Properties.Role).toEqual({ 'Fn::GetAtt': [roleOf[id] ?? 'DataFunctionsRole', 'Arn'] });
@@ -247,14 +252,17 @@ it('shapes API Gateway’s own errors as problem+json with the security headers'
 it('throttles the stage and caps every function’s concurrency', () => {
   const [[, deployment]] = ofType('AWS::ApiGateway::Deployment');
   expect(deployment.Properties.StageDescription).toMatchObject({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 });
-  // Fifteen operations, the two authorizers, the probe, the notifier, the fleet projector and the dashboard.
-  expect(functions()).toHaveLength(21);
+  // Sixteen operations, the two authorizers, the probe, the notifier, the fleet projector, the dashboard and the
+  // exchange feed.
+  expect(functions()).toHaveLength(23);
   for (const [id, fn] of functions()) {
-    expect(fn.Properties.ReservedConcurrentExecutions).toBe(20);
+    // The exchange feed's runs take turns (its limiters' state passes from one to the next).
+    expect(fn.Properties.ReservedConcurrentExecutions).toBe(id === 'ExchangeFeedLambdaFunction' ? 1 : 20);
     expect(fn.Properties.Runtime).toBe('nodejs22.x');
     // Under API Gateway's 29 s; the notifier and the projector have no route: room to wait out a channel's rate limit,
-    // or to fold a batch of a thousand changes.
+    // or to fold a batch of a thousand changes; the exchange feed, to backfill (the next run resumes where it stopped).
     if (id === 'NotifierLambdaFunction' || id === 'FleetProjectorLambdaFunction') expect(fn.Properties.Timeout).toBe(60);
+    else if (id === 'ExchangeFeedLambdaFunction') expect(fn.Properties.Timeout).toBe(300);
     else expect(fn.Properties.Timeout).toBeLessThan(29);
   }
 });
@@ -302,10 +310,74 @@ it('runs the probe on its schedule in AWS, and the digest daily at DIGEST_HOUR_U
   const rules = Object.fromEntries(
     ofType('AWS::Events::Rule').map(([, rule]) => [rule.Properties.Targets[0].Arn['Fn::GetAtt'][0], rule.Properties]),
   );
-  expect(Object.keys(rules).sort()).toEqual(['NotifierLambdaFunction', 'ProbeLambdaFunction']);
+  expect(Object.keys(rules).sort()).toEqual(['ExchangeFeedLambdaFunction', 'NotifierLambdaFunction', 'ProbeLambdaFunction']);
+  expect(rules.ExchangeFeedLambdaFunction).toMatchObject({ ScheduleExpression: 'rate(5 minutes)', State: 'ENABLED' });
   expect(rules.ProbeLambdaFunction).toMatchObject({ ScheduleExpression: 'rate(5 minutes)', State: 'ENABLED' });
   expect(rules.NotifierLambdaFunction).toMatchObject({ ScheduleExpression: 'cron(0 7 * * ? *)', State: 'ENABLED' });
   expect(JSON.parse(rules.NotifierLambdaFunction.Targets[0].Input)).toEqual({ digest: true });
+});
+
+describe('the exchange feed, scheduled (docs/operations.md)', () => {
+  const feed = () => resources.ExchangeFeedLambdaFunction.Properties;
+  const statementsOf = (role: string) => resources[role].Properties.Policies.flatMap((policy: any) => policy.PolicyDocument.Statement);
+  const secretArn = {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: CloudFormation's Fn::Sub placeholders, not JavaScript's
+    'Fn::Sub': 'arn:${AWS::Partition}:secretsmanager:${AWS::Region}:${AWS::AccountId}:secret:trading-bot-api/prod/exchange-keys-*',
+  };
+
+  it('runs its own handler with the accounts the deploy named, and the name of its keys’ secret, never a key', () => {
+    expect(feed()).toMatchObject({ Handler: 'functions/exchange-feed.handler', Timeout: 300, MemorySize: 512 });
+    expect(feed().Environment.Variables).toMatchObject({
+      EXCHANGE_FEEDS: EXCHANGE_FEEDS,
+      EXCHANGE_KEYS_SECRET_ID: 'trading-bot-api/prod/exchange-keys',
+      ALERTS_TOPIC_ARN: { Ref: 'AlertsTopic' },
+    });
+    // Not retried: the next run resumes from the checkpoints.
+    expect(
+      ofType('AWS::Lambda::EventInvokeConfig').find(([, r]) => r.Properties.FunctionName.Ref === 'ExchangeFeedLambdaFunction')?.[1],
+    ).toMatchObject({
+      Properties: { MaximumRetryAttempts: 0 },
+    });
+  });
+
+  it('alone may read the keys’ secret, scoped to its ARN; its tables as the writer’s with its Queries; the alerts topic', () => {
+    const secretStatements = (role: string) =>
+      statementsOf(role).filter((s: any) => s.Action.some((a: string) => a.startsWith('secretsmanager:')));
+    expect(secretStatements('ExchangeFeedRole')).toEqual([
+      { Effect: 'Allow', Action: ['secretsmanager:GetSecretValue'], Resource: secretArn },
+    ]);
+    for (const [id] of ofType('AWS::IAM::Role').filter(([id]) => id !== 'ExchangeFeedRole')) {
+      expect(JSON.stringify(resources[id])).not.toContain('exchange-keys');
+      for (const statement of secretStatements(id))
+        expect(JSON.stringify(statement.Resource)).not.toMatch(/secret:\*|secret:trading-bot-api\/prod\/\*|"\*"/);
+    }
+    expect(JSON.stringify(resources.BotWriterPolicy)).not.toContain('secretsmanager');
+    const arn = (table: string) => ({ 'Fn::GetAtt': [table, 'Arn'] });
+    const [write, query, ...others] = statementsOf('ExchangeFeedRole').filter((s: any) =>
+      s.Action.some((a: string) => a.startsWith('dynamodb:')),
+    );
+    expect(others).toEqual([]);
+    expect(write).toEqual({
+      Effect: 'Allow',
+      Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      Resource: ['AccountsTable', 'BalancesTable', 'TradesTable', 'LedgerTable'].map(arn),
+    });
+    expect(query.Action).toEqual(['dynamodb:Query']);
+    expect(query.Resource.slice(0, 2)).toEqual([arn('LedgerTable'), arn('TradesTable')]);
+    expect(statementsOf('ExchangeFeedRole').filter((s: any) => s.Action.includes('sns:Publish'))).toEqual([
+      { Effect: 'Allow', Action: ['sns:Publish'], Resource: { Ref: 'AlertsTopic' } },
+    ]);
+  });
+
+  it('is the one bundle with ccxt: the API’s bundles stay their size', () => {
+    expect(packaged.exchangeFeed).toEqual(['functions/exchange-feed.js']);
+    // ccxt alone is some 6 MB of code (about 1.5 MB zipped); every other function's zip was under 290 KB before the
+    // feed was deployed (docs/operations.md), and stays so.
+    expect(zipBytes.exchangeFeed).toBeGreaterThan(1_000_000);
+    const others = Object.entries(zipBytes).filter(([name]) => name !== 'exchangeFeed');
+    expect(others.length).toBe(21);
+    expect(others.filter(([, bytes]) => bytes > 290_000)).toEqual([]);
+  });
 });
 
 it('traces the API stage and every function with X-Ray, with no tracing SDK in the bundles', () => {
@@ -442,7 +514,7 @@ describe('alerts', () => {
 
 it('keeps logs for a set time and secrets out of the package', () => {
   const logGroups = ofType('AWS::Logs::LogGroup');
-  expect(logGroups).toHaveLength(21);
+  expect(logGroups).toHaveLength(23);
   for (const [, group] of logGroups) expect(group.Properties.RetentionInDays).toBe(90);
   for (const [, fn] of functions()) {
     const env = fn.Properties.Environment.Variables;

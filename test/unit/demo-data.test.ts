@@ -3,10 +3,12 @@
  * opened nothing since it last reported, and a stopped one is flat and silent since; each account's balance history
  * runs over its trades, with unrealized P&L and margin only while a trade is open; every amount has its currency's
  * places; every trade of an instrument lies on that instrument's one price path with a plausible daily range; and
- * the demo bot's prices carry on from the last seeded price.
+ * the demo bot's prices carry on from the last seeded price; the first account's broker account, mirrored, differs
+ * from it by one close and one manual order.
  */
 import { decimalScale, decimalSign, sumDecimals } from '@trading-bot-api/core/decimal';
-import { demoDataset, INSTRUMENTS, PricePaths, placesOf, random } from '../../scripts/demo/dataset';
+import { reconcile } from '@trading-bot-api/core/reconciliation';
+import { demoDataset, INSTRUMENTS, MIRRORED_TRADES, PricePaths, placesOf, random } from '../../scripts/demo/dataset';
 import { nextPrice } from '../../scripts/demo/demo-bot';
 
 const NOW = new Date('2026-11-23T10:00:00.000Z');
@@ -183,4 +185,26 @@ it('walks the demo bot’s prices from the anchor price with a plausible daily r
       });
     }
   }
+});
+
+it('mirrors the first account’s broker account: its newest trades matched but one close the broker lacks, and one manual order', () => {
+  const mirror = dataset.mirror!;
+  expect([mirror.reconcileWith, mirror.account.id, mirror.balance.nav]).toEqual([
+    'primary-usd',
+    'primary-usd-broker',
+    dataset.accounts[0].balance.nav,
+  ]);
+  const found = reconcile({
+    trades: tradesOf('primary-usd'),
+    fills: mirror.fills,
+    balances: { bot: dataset.accounts[0].balance, exchange: mirror.balance },
+  });
+  const named = tradesOf('primary-usd').filter((trade) => trade.orderIds);
+  expect(named).toHaveLength(MIRRORED_TRADES);
+  expect([found.matched, found.unchecked]).toEqual([MIRRORED_TRADES - 1, tradesOf('primary-usd').length - MIRRORED_TRADES]);
+  const unfilled = named.find((trade) => trade.status === 'closed')!;
+  expect(found.differences.map(({ kind, tradeId, orderId }) => ({ kind, tradeId, orderId }))).toEqual([
+    { kind: 'missing_on_exchange', tradeId: unfilled.id, orderId: unfilled.orderIds![1] },
+    { kind: 'missing_in_bot', tradeId: null, orderId: '7099999' },
+  ]);
 });

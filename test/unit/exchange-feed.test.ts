@@ -12,6 +12,7 @@ import { redact, withOrigin } from '@trading-bot-api/feeds/bridges/exchange/clie
 import { ConfigError, feedAccountOf, feedAccountsOf } from '@trading-bot-api/feeds/bridges/exchange/config';
 import { ExchangeFeedError } from '@trading-bot-api/feeds/bridges/exchange/errors';
 import { WeightLimiter } from '@trading-bot-api/feeds/bridges/exchange/limiter';
+import { limiterName, scheduledAccounts } from '@trading-bot-api/feeds/bridges/exchange/scheduled';
 import {
   followedMarkets,
   markedState,
@@ -508,6 +509,49 @@ describe('the weight limiter', () => {
     expect(limiter.budget('ip')).toBe(125);
     time.advance(11 * 60_000);
     expect(limiter.budget('ip')).toBe(500);
+  });
+
+  it('passes what it knows to the next run (a scheduled feed’s): the wait and slow pace, and only the current minute’s weight', async () => {
+    const time = clock();
+    const pools = { ip: { limit: 100, header: 'x-mbx-used-weight-1m' } };
+    const first = new WeightLimiter(pools, { share: 0.5, ...time });
+    await first.take('ip', 40);
+    first.refused(5);
+    const kept = JSON.parse(JSON.stringify(first.state()));
+    // The next run, in a fresh process, in the same minute: it waits out the rest of the ban, then, the minute's 40
+    // spent already over its slowed budget of 12, for the next minute.
+    const next = new WeightLimiter(pools, { share: 0.5, ...time });
+    next.restore(kept);
+    expect(next.budget('ip')).toBe(12);
+    await next.take('ip', 1);
+    expect(time.waits).toEqual([5000, 55_050]);
+    // A state of an earlier minute adds no weight.
+    const later = new WeightLimiter(pools, { share: 0.5, ...time });
+    time.advance(60_000);
+    later.restore(kept);
+    expect(later.state().used.ip.weight).toBe(0);
+  });
+});
+
+describe('the scheduled feed’s accounts', () => {
+  const keys = { 'bn-main': { apiKey: 'KEY', secret: 'SECRET' } };
+
+  it('takes the settings without keys and each account’s keys from the secret; names a limiter by its exchange and origin', () => {
+    const [feed] = scheduledAccounts('[{"exchange":"binance","account":"bn-main","reconcileWith":"ft-main"}]', keys);
+    expect([feed.config.account, feed.config.reconcileWith, feed.apiKey, feed.secret]).toEqual(['bn-main', 'ft-main', 'KEY', 'SECRET']);
+    expect(limiterName(feed)).toBe('binance');
+    expect(limiterName({ ...feed, url: 'http://127.0.0.1:9000' })).toMatch(/^binance-[0-9a-f]{12}$/);
+  });
+
+  it('refuses keys in the settings, an account the secret has no keys for, and settings that are not a list', () => {
+    expect(() => scheduledAccounts('[{"exchange":"binance","account":"bn-main","keyEnv":"K"}]', keys)).toThrow(
+      /"keyEnv" is not taken here/,
+    );
+    expect(() => scheduledAccounts('[{"exchange":"binance","account":"bn-other"}]', keys)).toThrow(/holds no "apiKey" and "secret"/);
+    expect(() => scheduledAccounts('{"accounts":[]}', keys)).toThrow(ConfigError);
+    expect(() =>
+      scheduledAccounts('[{"exchange":"binance","account":"bn-main"},{"exchange":"binance","account":"bn-main"}]', keys),
+    ).toThrow(/twice/);
   });
 });
 

@@ -13,6 +13,7 @@ import { chartWindow } from '../chart-data';
 import { type Chart, equityChart, pnlChart } from '../charts';
 import { fill, h } from '../dom';
 import { age, currencyPlaces, daysAgo, duration, money, moneyText, percent, utc } from '../format';
+import { reconciliationPanel } from './reconciliation';
 import { tradesTable } from './trades';
 import type { View } from './view';
 
@@ -39,6 +40,7 @@ export function accountView(main: HTMLElement, account: string): View {
   const perInstrument = h('div', { class: 'table-wrap' });
   const problem = h('p', { class: 'problem', role: 'alert' });
   const byHour = h('input', { type: 'checkbox', id: 'equity-hourly' });
+  const reconciliation = reconciliationPanel(account);
   fill(
     main,
     h(
@@ -72,6 +74,7 @@ export function accountView(main: HTMLElement, account: string): View {
       perInstrument,
     ),
     h('section', { 'aria-labelledby': 'open-title' }, h('h3', { id: 'open-title' }, 'Open trades'), open),
+    reconciliation.element,
   );
 
   const charts: Chart[] = [];
@@ -293,7 +296,7 @@ export function accountView(main: HTMLElement, account: string): View {
           if (!found) return;
           await loadFigures();
           if (!found) return;
-          await Promise.all([loadCharts(), loadOpen(), loadPerformance()]);
+          await Promise.all([loadCharts(), loadOpen(), loadPerformance(), reconciliation.load()]);
           fill(problem);
         },
       },

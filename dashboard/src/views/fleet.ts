@@ -21,6 +21,7 @@ import type { AccountStatus, Balance, components } from '../../../client';
 import { api, unwrap } from '../api';
 import { fill, h } from '../dom';
 import { age, daysAgo, money, percent, utc } from '../format';
+import { renderReporting } from './reporting';
 import type { View } from './view';
 
 type Total = components['schemas']['Total'];
@@ -89,6 +90,7 @@ export function fleetView(main: HTMLElement): View {
   const totals = h('div', { class: 'table-wrap' });
   const moment = h('p', { class: 'note', 'data-testid': 'fleet-moment' });
   const oldest = h('span', { 'data-testid': 'oldest-balance' });
+  const reporting = h('p', { class: 'note', 'data-testid': 'reporting-total' });
   const problem = h('p', { class: 'problem', role: 'alert' });
   fill(
     main,
@@ -109,6 +111,7 @@ export function fleetView(main: HTMLElement): View {
       h('h2', { id: 'totals-title' }, 'Totals per currency'),
       h('p', { class: 'note' }, 'Summed exactly within each currency; currencies are never converted or added together. ', oldest),
       totals,
+      reporting,
     ),
   );
 
@@ -185,6 +188,7 @@ export function fleetView(main: HTMLElement): View {
     render();
     lastTotals = all.totals;
     renderTotals(all.totals);
+    renderReporting(reporting, all.reporting);
   }
 
   /** The statuses the filter and the search keep, problems first, then by name. */

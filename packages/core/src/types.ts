@@ -49,6 +49,7 @@ export const TRADE_FIELDS = [
 ] as const satisfies readonly (keyof Trade)[];
 export type TradePage = Schemas['TradePage'];
 export type AccountStatus = Schemas['AccountStatus'];
+export type Reconciliation = Schemas['Reconciliation'];
 /** How many of the accounts' bots are in each state, and how many are stale (whatever their state field says). */
 export type FleetSummary = Schemas['FleetSummary'];
 export type FleetStatus = Schemas['FleetStatus'];

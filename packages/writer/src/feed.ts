@@ -8,6 +8,8 @@
  *   after it) written in as few transactions as fit, each ending at a step's checkpoint. The trades of a transaction
  *   are folded by id (a position opened, grown and closed by three fills is one closed trade to write), and each is
  *   written against what is stored as recordTrades would: created, updated, closed, or left unchanged.
+ *   A step may also carry the source's fills as the exchange recorded them (`fills`): each kept once, in the same
+ *   transaction, for the reconciliation of a bot's account against the exchange's (reconcile.ts).
  * - recordTransfers: transfers kept once each (a repeat rewrites the same item), the checkpoint with the last ones.
  *
  * The checkpoint is versioned: a feed gives the version it read, and a transaction whose checkpoint moved meanwhile
@@ -27,12 +29,14 @@ import {
   type PnlEntry,
   putCheckpoint,
   putPeriod,
+  putFill,
   putPnl,
   putTransfer,
   registerTradeId,
   type TransferEntry,
 } from '@trading-bot-api/core/store/ledger-table';
 import { getTradeRecords, putTrade } from '@trading-bot-api/core/store/trades-table';
+import type { ExchangeFill } from '@trading-bot-api/core/reconciliation';
 import type { Trade } from '@trading-bot-api/core/types';
 import * as errors from './errors';
 import { WriterError } from './errors';
@@ -59,6 +63,8 @@ export interface Checkpoint<State = unknown> {
 export interface FeedStep {
   trades: readonly Trade[];
   state: unknown;
+  /** The exchange's fills the step covers, kept as the exchange recorded them (reconcile.ts reads them). */
+  fills?: readonly ExchangeFill[];
 }
 
 /** What advanceFeed wrote: the checkpoint's version after it, and the trades by outcome. */
@@ -89,11 +95,14 @@ export function checkpointOf(entry: CheckpointEntry | undefined, name: string): 
     : { name, state: null, version: 0, updatedAt: null };
 }
 
-/** Items a transaction of these trades may take besides the checkpoint: 2 a trade (the trade, its id) and their periods. */
-function itemsFor(trades: ReadonlyMap<string, Trade>): number {
+/**
+ * Items a transaction of these trades may take besides the checkpoint: 2 a trade (the trade, its id), their periods,
+ * and a fill each.
+ */
+function itemsFor(trades: ReadonlyMap<string, Trade>, fills: number): number {
   const closed = [...trades.values()].filter((trade) => trade.status === 'closed');
   const pnl = new Set(closed.flatMap((trade) => pnlPeriodsOf(trade.closeTime!).map(pnlId)));
-  return 2 * trades.size + pnl.size + periodKeysOf(closed).length + BALANCE_ITEMS;
+  return 2 * trades.size + pnl.size + periodKeysOf(closed).length + BALANCE_ITEMS + fills;
 }
 
 /**
@@ -102,11 +111,14 @@ function itemsFor(trades: ReadonlyMap<string, Trade>): number {
  */
 export function stepsThatFit(steps: readonly FeedStep[], maxItems = MAX_TRANSACTION_ITEMS): number {
   const folded = new Map<string, Trade>();
+  let fills = 0;
   for (let count = 0; count < steps.length; count++) {
     const next = new Map(folded);
     for (const trade of steps[count].trades) next.set(trade.id, trade);
-    if (count > 0 && itemsFor(next) + 1 > maxItems) return count;
+    const more = fills + (steps[count].fills?.length ?? 0);
+    if (count > 0 && itemsFor(next, more) + 1 > maxItems) return count;
     for (const [id, trade] of next) folded.set(id, trade);
+    fills = more;
   }
   return steps.length;
 }
@@ -136,6 +148,7 @@ async function writeStep(
   store: Store,
   accountId: string,
   trades: readonly Trade[],
+  fills: readonly ExchangeFill[],
   checkpoint: CheckpointEntry,
   version: number,
 ): Promise<TradeOutcome[]> {
@@ -191,6 +204,7 @@ async function writeStep(
   if (events.length) items.push(putBalance(store, balanceAfter(balance, events), balance));
   for (const entry of aggregatesAfter(accountId, read.pnl, closed)) items.push(putPnl(store, entry, findPnl(entry)));
   for (const entry of periodsAfter(accountId, currency, read.perf, closed)) items.push(putPeriod(store, entry, findPerf(entry)));
+  for (const fill of fills) items.push(putFill(store, accountId, fill));
   items.push(putCheckpoint(store, checkpoint, version));
   await commit(store, items);
   return outcomes;
@@ -201,6 +215,7 @@ function checkedSteps(accountId: string, steps: readonly FeedStep[], now: Date):
   return steps.map((step, index) => ({
     state: step.state,
     trades: step.trades.map((trade, at) => check.tradeInput(trade, accountId, `steps[${index}].trades[${at}].`, now)),
+    fills: (step.fills ?? []).map((fill, at) => check.fillInput(fill, `steps[${index}].fills[${at}].`)),
   }));
 }
 
@@ -228,7 +243,14 @@ export async function advanceFeed(
       updatedAt: now.toISOString(),
     };
     const outcomes = await attempts(`advancing the feed ${name} of ${accountId}`, () =>
-      writeStep(store, accountId, foldSteps(group), checkpoint, result.version),
+      writeStep(
+        store,
+        accountId,
+        foldSteps(group),
+        group.flatMap((step) => step.fills ?? []),
+        checkpoint,
+        result.version,
+      ),
     );
     for (const outcome of outcomes) result.outcomes[outcome] = (result.outcomes[outcome] ?? 0) + 1;
     result.version = checkpoint.version;

@@ -55,6 +55,9 @@ import type { Balance, BotReport, Trade } from '@trading-bot-api/core/types';
 import * as backfill from './backfill';
 import * as errors from './errors';
 import * as feed from './feed';
+import { type Reconciliation, reconcileAccount } from './reconcile';
+import type { RatesEntry } from '@trading-bot-api/core/reporting';
+import { getLimits, putLimits, putRates } from '@trading-bot-api/core/store/ledger-table';
 import { type RecordOptions, recordTrades, type TradeResult } from './history';
 import { attempts, commit, Retry } from './retry';
 import { balanceAfterSnapshot, equityEntriesOf } from './rules';
@@ -82,6 +85,9 @@ export type { WriterErrorCode } from './errors';
 export type { RecordOptions, TradeOutcome, TradeResult } from './history';
 export type { BackfillResult } from './backfill';
 export type { Checkpoint, FeedAdvance, FeedStep, Transfer } from './feed';
+export type { Reconciliation } from './reconcile';
+export type { RatesEntry } from '@trading-bot-api/core/reporting';
+export type { Difference, ExchangeFill } from '@trading-bot-api/core/reconciliation';
 /** How a close and marks change a trade, as the writer's calls store them (for a feed that folds several calls into one). */
 export { tradeAfterClose, tradeAfterMarks } from './trades';
 export type { Close, Gone, Heartbeat, Snapshot, TradeMarks } from './validate';
@@ -273,6 +279,20 @@ export interface Writer {
   ): Promise<{ version: number; recorded: number }>;
   /** The instruments the account's trades are of: its open trades' and those of its performance figures (its closed ones). */
   instrumentsOf(accountId: string): Promise<string[]>;
+  /**
+   * Reconciles the bot's account `accountId` against the exchange account `exchangeAccountId` an exchange feed
+   * mirrors (reconcile.ts): the answer kept for GET /api/{account}/reconciliation, and the differences new to it.
+   */
+  reconcile(accountId: string, exchangeAccountId: string): Promise<Reconciliation>;
+  /** Keeps the last prices the exchange feed of `accountId` read (replacing its last), for the reporting currency. */
+  recordRates(accountId: string, entry: RatesEntry): Promise<void>;
+  /**
+   * What a scheduled exchange feed's last run left of `exchange`'s request-weight limiter (its JSON state; undefined:
+   * none yet), so one limiter paces the exchange across runs.
+   */
+  exchangeLimits(exchange: string): Promise<unknown>;
+  /** Keeps `exchange`'s limiter state (replacing the last) for the next run. */
+  keepExchangeLimits(exchange: string, state: unknown): Promise<void>;
   /** Releases the connections of the client the writer built (a client given in WriterOptions stays open). */
   close(): void;
 }
@@ -615,6 +635,31 @@ export function createWriter(options: WriterOptions): Writer {
         ]);
         return [...instruments].sort();
       });
+    },
+
+    reconcile: (accountId, exchangeAccountId) => reconcileAccount(store, accountId, exchangeAccountId, now()),
+
+    async recordRates(accountId, entry) {
+      check.accountId(accountId);
+      const prices = entry.prices.map((price, index) => ({
+        base: check.currency(price.base, `prices[${index}].base`),
+        quote: check.currency(price.quote, `prices[${index}].quote`),
+        price: check.positiveDecimal(price.price, `prices[${index}].price`),
+      }));
+      const checked = { exchange: check.checkpointPart(entry.exchange, 'exchange'), time: check.timestamp(entry.time, 'time'), prices };
+      await attempts(`recording the rates of ${entry.exchange}`, () => commit(store, [putRates(store, accountId, checked)]));
+    },
+
+    async exchangeLimits(exchange) {
+      const name = check.checkpointPart(exchange, 'exchange');
+      const state = await attempts(`reading the limits of ${name}`, () => getLimits(store, name));
+      return state === undefined ? undefined : JSON.parse(state);
+    },
+
+    async keepExchangeLimits(exchange, state) {
+      const name = check.checkpointPart(exchange, 'exchange');
+      const item = putLimits(store, name, JSON.stringify(state), now().toISOString());
+      await attempts(`keeping the limits of ${name}`, () => commit(store, [item]));
     },
 
     close() {

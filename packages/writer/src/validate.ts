@@ -9,6 +9,7 @@ import { compareDecimals, decimalSign, isDecimal } from '@trading-bot-api/core/d
 import { canonicalInstrument, contractOf } from '@trading-bot-api/core/instruments';
 import { MAX_CLOCK_AHEAD_MS, parseUtcTimestamp } from '@trading-bot-api/core/time';
 import type { Account, BotState, Fee, Market, Trade } from '@trading-bot-api/core/types';
+import type { ExchangeFill } from '@trading-bot-api/core/reconciliation';
 import type { TransferEntry } from '@trading-bot-api/core/store/ledger-table';
 import { invalidInput } from './errors';
 
@@ -427,4 +428,42 @@ export function transferInput(value: unknown, index: number, now: Date): Omit<Tr
     rate: optional('rate'),
     reference: reference as string | null,
   };
+}
+
+/** An exchange's fill as a feed gives it with a step (`advanceFeed`), checked field by field. */
+export function fillInput(value: unknown, prefix: string): ExchangeFill {
+  const field = (name: string) => `${prefix}${name}`;
+  if (!value || typeof value !== 'object') throw invalidInput(prefix.replace(/\.$/, ''), 'must be an object');
+  const input = value as Record<string, unknown>;
+  const id = (name: string) => {
+    if (typeof input[name] !== 'string' || !ORDER_ID.test(input[name]))
+      throw invalidInput(field(name), 'must be 1–128 printable characters');
+    return input[name];
+  };
+  const instrument = typeof input.instrument === 'string' ? canonicalInstrument(input.instrument) : undefined;
+  if (!instrument) throw invalidInput(field('instrument'), 'must be an instrument such as BTC_USDT');
+  if (input.side !== 'buy' && input.side !== 'sell') throw invalidInput(field('side'), 'must be "buy" or "sell"');
+  return {
+    orderId: id('orderId'),
+    fillId: id('fillId'),
+    instrument,
+    side: input.side,
+    amount: decimal(input.amount, field('amount'), 'positive'),
+    fee: decimal(input.fee, field('fee')),
+    feeCurrency: currencyCode(input.feeCurrency, field('feeCurrency')),
+    time: time(input.time, field('time')),
+  };
+}
+
+/** A currency code (`rates`' bases and quotes). */
+export const currency = (value: unknown, field: string): string => currencyCode(value, field);
+/** A decimal above 0 (a price). */
+export const positiveDecimal = (value: unknown, field: string): string => decimal(value, field, 'positive');
+/** A time, stored as `YYYY-MM-DDTHH:mm:ss.sssZ`. */
+export const timestamp = (value: unknown, field: string): string => time(value, field);
+/** A name such as an exchange's id: 1–40 lower-case letters, digits or `-`. */
+export function checkpointPart(value: unknown, field: string): string {
+  if (typeof value !== 'string' || !/^[a-z0-9-]{1,40}$/.test(value))
+    throw invalidInput(field, 'must be 1–40 lower-case letters, digits or "-"');
+  return value;
 }

@@ -1,5 +1,7 @@
 import pMap from 'p-map';
 import { ABOVE_EVERY_ID } from '../ids';
+import type { Difference, ExchangeFill } from '../reconciliation';
+import type { RatesEntry } from '../reporting';
 import { type PeriodFigures, type PeriodKey, periodId, type ReadPeriod, type StatsUnit } from '../rollups';
 import type { Interval, Period } from '../time';
 import { batchGetItems, getItem, type Item, queryItems, type Store, type TransactItem, versionedPut } from './dynamodb';
@@ -16,6 +18,12 @@ import { batchGetItems, getItem, type Item, queryItems, type Store, type Transac
  *   feed#<name>                      a feed's checkpoint (an exchange feed's cursor and positions in one market): what
  *                                    it has written so far, rewritten in the transaction that writes what it covers
  *   transfer#<time>#<id>             a deposit or withdrawal of the account (money moved, not traded): never P&L
+ *   fill#<instrument>#<id>             an exchange feed's fill as the exchange recorded it (its order's id, amount and
+ *                                    fee), written with the checkpoint that covers it: what a reconciliation reads
+ *   reconciliation                   the last reconciliation of a bot's account against its exchange account
+ *
+ * and, in the partition `@rates` (no account id starts with `@`), `rates#<exchange>#<account>`: the last prices each
+ * exchange feed read, for the reporting currency (packages/core/src/reporting.ts).
  *
  * Starts are stored times (`YYYY-MM-DDTHH:mm:ss.sssZ`), so each kind sorts by time and a series of N points is one
  * key-range Query reading about N items, however many trades or snapshots went into them.
@@ -573,4 +581,132 @@ export async function getTransfers(
 /** The account's transfers at times in [`from`, `to`] (stored times), oldest first: one key range. */
 export async function readTransfers(store: Store, accountId: string, from: string, to: string): Promise<TransferEntry[]> {
   return (await readKeyRange(store, accountId, `${TRANSFER_PREFIX}${from}`, `${TRANSFER_PREFIX}${to}#${ABOVE_EVERY_ID}`)).map(toTransfer);
+}
+
+const FILL_PREFIX = 'fill#';
+
+/** An exchange feed's fill (`fill#<instrument>#<fillId>`), kept once: given again, the same item. */
+export function putFill(store: Store, accountId: string, fill: ExchangeFill): TransactItem {
+  return {
+    Put: { TableName: store.tables.ledger, Item: { accountId, [KEY]: `${FILL_PREFIX}${fill.instrument}#${fill.fillId}`, ...fill } },
+  };
+}
+
+function toFill(item: Item): ExchangeFill {
+  return {
+    orderId: item.orderId as string,
+    fillId: item.fillId as string,
+    instrument: item.instrument as string,
+    side: item.side as ExchangeFill['side'],
+    amount: item.amount as string,
+    fee: item.fee as string,
+    feeCurrency: item.feeCurrency as string,
+    time: item.time as string,
+  };
+}
+
+/** Every fill an exchange feed kept of the account, by market and fill id (one Query, in pages). */
+export async function readFills(store: Store, accountId: string): Promise<ExchangeFill[]> {
+  return (await readKeyRange(store, accountId, FILL_PREFIX, `${FILL_PREFIX}${ABOVE_EVERY_ID}`)).map(toFill);
+}
+
+const RECONCILIATION_KEY = 'reconciliation';
+
+/** A stored difference: the comparison's, with when it was first seen. */
+export interface StoredDifference extends Difference {
+  since: string;
+}
+
+/** A bot's account's last reconciliation against its exchange account. */
+export interface ReconciliationEntry {
+  accountId: string;
+  exchangeAccountId: string;
+  checkedAt: string;
+  matched: number;
+  unchecked: number;
+  /** Every difference (DynamoDB's 400 KB hold some thousands; the check stores at most MAX_DIFFERENCES). */
+  differences: StoredDifference[];
+  /** How many there were, when more than were kept. */
+  differenceCount: number;
+  version: number;
+}
+
+function toReconciliation(item: Item): ReconciliationEntry {
+  return {
+    accountId: item.accountId as string,
+    exchangeAccountId: item.exchangeAccountId as string,
+    checkedAt: item.checkedAt as string,
+    matched: Number(item.matched),
+    unchecked: Number(item.unchecked),
+    differences: JSON.parse(item.differences as string) as StoredDifference[],
+    differenceCount: Number(item.differenceCount),
+    version: Number(item.version),
+  };
+}
+
+/** The account's last reconciliation; undefined when it is not reconciled. */
+export async function getReconciliation(store: Store, accountId: string, consistent = false): Promise<ReconciliationEntry | undefined> {
+  const item = await getItem(store, store.tables.ledger, { accountId, [KEY]: RECONCILIATION_KEY }, consistent);
+  return item && toReconciliation(item);
+}
+
+/** Writes a reconciliation in place of the version read (0: none stored); refused if it moved. */
+export function putReconciliation(store: Store, entry: ReconciliationEntry, readVersion: number): TransactItem {
+  const { differences, ...rest } = entry;
+  return versionedPut(
+    store.tables.ledger,
+    { ...rest, [KEY]: RECONCILIATION_KEY, differences: JSON.stringify(differences) },
+    readVersion === 0 ? undefined : { version: readVersion },
+  );
+}
+
+/** The partition of the exchanges' last prices: not an account (no account id starts with `@`). */
+const RATES_PARTITION = '@rates';
+const RATES_PREFIX = 'rates#';
+
+/** The last prices a feed read (`@rates`, `rates#<exchange>#<its account>`): one item a feed, rewritten each sync. */
+export function putRates(store: Store, feedAccountId: string, entry: RatesEntry): TransactItem {
+  return {
+    Put: {
+      TableName: store.tables.ledger,
+      Item: {
+        accountId: RATES_PARTITION,
+        [KEY]: `${RATES_PREFIX}${entry.exchange}#${feedAccountId}`,
+        exchange: entry.exchange,
+        time: entry.time,
+        prices: JSON.stringify(entry.prices),
+      },
+    },
+  };
+}
+
+/** Every exchange's last prices: one Query of a few items. */
+export async function readRates(store: Store): Promise<RatesEntry[]> {
+  return (await readKeyRange(store, RATES_PARTITION, RATES_PREFIX, `${RATES_PREFIX}${ABOVE_EVERY_ID}`)).map((item) => ({
+    exchange: item.exchange as string,
+    time: item.time as string,
+    prices: JSON.parse(item.prices as string) as RatesEntry['prices'],
+  }));
+}
+
+/** The partition of the exchanges' request-weight limiters: not an account (no account id starts with `@`). */
+const LIMITS_PARTITION = '@limits';
+const LIMITS_PREFIX = 'limits#';
+
+/**
+ * An exchange's limiter as the last scheduled run of its feed left it (`@limits`, `limits#<exchange>`): its state as
+ * JSON, one item an exchange, rewritten by each run. Read and written whole: runs take turns (one at a time).
+ */
+export async function getLimits(store: Store, exchange: string): Promise<string | undefined> {
+  const item = await getItem(store, store.tables.ledger, { accountId: LIMITS_PARTITION, [KEY]: `${LIMITS_PREFIX}${exchange}` }, true);
+  return item?.state as string | undefined;
+}
+
+export function putLimits(store: Store, exchange: string, state: string, time: string): TransactItem {
+  return {
+    Put: {
+      TableName: store.tables.ledger,
+      Item: { accountId: LIMITS_PARTITION, [KEY]: `${LIMITS_PREFIX}${exchange}`, state, time },
+    },
+  };
 }

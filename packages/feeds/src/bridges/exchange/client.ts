@@ -27,14 +27,20 @@ export interface ClientOptions {
   timeoutMs?: number;
 }
 
+/** The origin a limiter is kept under when the exchange's own API is called. */
+export const EXCHANGE_ORIGIN = 'exchange';
+
 /** How many times one call is tried through 429s before it fails as `unavailable`. */
 const MAX_REFUSALS = 5;
 
 /** The exchanges' limiters of this process, by exchange and origin: one per exchange, whatever the accounts. */
 const limiters = new Map<string, WeightLimiter>();
 
-/** The limiter of `profile`'s IP-wide weights at `origin`, shared by every client of this process. */
-function exchangeLimiter(profile: ExchangeProfile, origin: string, share?: number): WeightLimiter {
+/**
+ * The limiter of `profile`'s IP-wide weights at `origin` (undefined: the exchange's own), shared by every client of
+ * this process; a scheduled run restores it from, and keeps it in, DynamoDB (scheduled.ts).
+ */
+export function exchangeLimiter(profile: ExchangeProfile, origin: string, share?: number): WeightLimiter {
   const key = `${profile.id} ${origin}`;
   let limiter = limiters.get(key);
   if (!limiter) {
@@ -79,7 +85,7 @@ export class ExchangeClient {
 
   constructor(private readonly options: ClientOptions) {
     this.profile = options.profile;
-    this.shared = exchangeLimiter(options.profile, options.url ?? 'exchange', options.share);
+    this.shared = exchangeLimiter(options.profile, options.url ?? EXCHANGE_ORIGIN, options.share);
     const own = Object.fromEntries(Object.entries(options.profile.pools).filter(([, pool]) => pool.per === 'key'));
     this.own = new WeightLimiter(own, { share: options.share });
   }

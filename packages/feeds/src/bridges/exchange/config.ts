@@ -69,8 +69,17 @@ function secretOf(entry: Entry, which: 'key' | 'secret', where: string, sources:
   throw new ConfigError(`${where}: give "${which}File" or "${which}Env"`);
 }
 
-/** One account of the config file (or of the flags, turned into the same shape), checked. */
-export function feedAccountOf(entry: Entry, where: string, sources: SecretSources): FeedAccount {
+/** An account's key and secret as a store of secrets holds them (a scheduled feed's: scheduled.ts). */
+export interface FeedKeys {
+  apiKey: string;
+  secret: string;
+}
+
+/**
+ * One account of the config file (or of the flags, turned into the same shape), checked; its key and secret read
+ * from the files or variables it names, or given (`keys`, when the entry names none).
+ */
+export function feedAccountOf(entry: Entry, where: string, sources: SecretSources | { keys: FeedKeys }): FeedAccount {
   const exchange = text(entry, 'exchange', where, true)!;
   const profile = PROFILES[exchange];
   if (!profile)
@@ -117,11 +126,20 @@ export function feedAccountOf(entry: Entry, where: string, sources: SecretSource
       // A testnet's or a fake's money is not real.
       environment: url === undefined ? 'live' : 'paper',
     },
-    apiKey: secretOf(entry, 'key', where, sources),
-    secret: secretOf(entry, 'secret', where, sources),
+    ...('keys' in sources
+      ? givenKeys(entry, where, sources.keys)
+      : { apiKey: secretOf(entry, 'key', where, sources), secret: secretOf(entry, 'secret', where, sources) }),
     url: url?.replace(/\/$/, ''),
     intervalSeconds,
   };
+}
+
+function givenKeys(entry: Entry, where: string, keys: FeedKeys): FeedKeys {
+  for (const field of ['key', 'secret', 'keyFile', 'secretFile', 'keyEnv', 'secretEnv'])
+    if (entry[field] !== undefined) throw new ConfigError(`${where}: "${field}" is not taken here: the key and secret are in the secret`);
+  if (typeof keys?.apiKey !== 'string' || !keys.apiKey || typeof keys.secret !== 'string' || !keys.secret)
+    throw new ConfigError(`${where}: the secret holds no "apiKey" and "secret" for this account`);
+  return { apiKey: keys.apiKey, secret: keys.secret };
 }
 
 /** Every account of a config file (`{"accounts": [...]}`), each account once. */

@@ -10,12 +10,19 @@ import { type SyncSummary, syncExchangeAccount } from './sync';
 export class ExchangeFeed {
   private readonly said = new Set<string>();
   private readonly signal?: AbortSignal;
+  private readonly alert?: (found: NonNullable<SyncSummary['reconciliation']>) => Promise<void>;
   readonly client: ExchangeClient;
 
   constructor(
     private readonly feed: FeedAccount,
     private readonly writer: Writer,
-    options: { report: (line: string) => void; share?: number; signal?: AbortSignal },
+    options: {
+      report: (line: string) => void;
+      share?: number;
+      signal?: AbortSignal;
+      /** Told the differences a reconciliation found first (the command sends them to the alert channels). */
+      alert?: (found: NonNullable<SyncSummary['reconciliation']>) => Promise<void>;
+    },
   ) {
     this.client = new ExchangeClient({
       profile: feed.profile,
@@ -26,6 +33,7 @@ export class ExchangeFeed {
       report: (line) => options.report(`${feed.config.account}: ${line}`),
     });
     this.signal = options.signal;
+    this.alert = options.alert;
   }
 
   get account(): string {
@@ -37,13 +45,15 @@ export class ExchangeFeed {
     return `${this.feed.profile.name} spot account${this.feed.url ? ` at ${this.feed.url}` : ''}`;
   }
 
-  poll(): Promise<SyncSummary> {
-    return syncExchangeAccount({
+  async poll(): Promise<SyncSummary> {
+    const summary = await syncExchangeAccount({
       config: this.feed.config,
       client: this.client,
       writer: this.writer,
       said: this.said,
       signal: this.signal,
     });
+    if (summary.reconciliation?.fresh.length && this.alert) await this.alert(summary.reconciliation);
+    return summary;
   }
 }

@@ -29,6 +29,16 @@ export interface LimiterOptions {
   wait?: (ms: number) => Promise<void>;
 }
 
+/**
+ * What a limiter knows that outlives a process (a scheduled function's run): the weight of the current minute by pool,
+ * and until when calls wait (a 429's Retry-After) and go slowly.
+ */
+export interface LimiterState {
+  used: Record<string, { minute: number; weight: number }>;
+  pausedUntil: number;
+  slowUntil: number;
+}
+
 export class WeightLimiter {
   private readonly used = new Map<string, { minute: number; weight: number }>();
   private pausedUntil = 0;
@@ -91,6 +101,25 @@ export class WeightLimiter {
       if (pool === undefined || !Number.isFinite(weight)) continue;
       const used = this.usedNow(pool);
       used.weight = Math.max(used.weight, weight);
+    }
+  }
+
+  /** What it knows now, to be kept between runs (restore() takes it back). */
+  state(): LimiterState {
+    return { used: Object.fromEntries(this.used), pausedUntil: this.pausedUntil, slowUntil: this.slowUntil };
+  }
+
+  /**
+   * Takes in what another run (or process) of the same exchange knew: the larger weight of a same minute, the later
+   * wait and slow pace. What is older than the current minute has no effect.
+   */
+  restore(state: LimiterState): void {
+    this.pausedUntil = Math.max(this.pausedUntil, state.pausedUntil);
+    this.slowUntil = Math.max(this.slowUntil, state.slowUntil);
+    for (const [pool, { minute, weight }] of Object.entries(state.used)) {
+      if (!this.pools[pool]) continue;
+      const used = this.usedNow(pool);
+      if (used.minute === minute) used.weight = Math.max(used.weight, weight);
     }
   }
 

@@ -10,6 +10,8 @@
  * - **the balance**: every asset held valued at its market's last price in the account's currency (the currency
  *   itself at 1); `nav` their sum, `unrealizedPL` the open positions' value less their cost and the fees they carry,
  *   `balance` = `nav` − `unrealizedPL`, no margin;
+ * - **fills as recorded**: each fill also kept as the exchange recorded it (its order's id, the amount traded before
+ *   a commission taken in the base, the commission in its own asset), for a reconciliation against a bot's account;
  * - **transfers**: deposits and withdrawals (with their fees) valued at their asset's price in the minute they
  *   happened, never P&L.
  *
@@ -19,6 +21,7 @@ import {
   canonicalInstrument,
   compareDecimals,
   decimalSign,
+  type ExchangeFill,
   negateDecimal,
   sumDecimals,
   type Trade,
@@ -121,6 +124,22 @@ export interface PageFill {
 const tradeIdOf = (exchange: string, market: MarketInfo, fill: Pick<Fill, 'exchangeTradeId'>) =>
   `${exchange}-${market.id}-${fill.exchangeTradeId}`;
 
+/** A fill as the exchange recorded it: the amount traded (a commission in the base added back) and the commission. */
+export function recordedFill(market: MarketInfo, fill: Fill): ExchangeFill {
+  const [charged] = fill.fee.flat;
+  const inBase = charged?.token === market.base ? charged.amount : '0';
+  return {
+    orderId: fill.exchangeOrderId ?? fill.exchangeTradeId,
+    fillId: fill.exchangeTradeId,
+    instrument: `${market.base}_${market.quote}`,
+    side: fill.side,
+    amount: trimDecimal(sumDecimals([fill.amount, fill.side === 'buy' ? inBase : negateDecimal(inBase)])),
+    fee: charged ? trimDecimal(charged.amount) : '0',
+    feeCurrency: charged?.token ?? market.quote,
+    time: fill.time,
+  };
+}
+
 /**
  * A page of fills applied to a market's state, one step per fill (the trades it changed, and the state after it):
  * what the writer's advanceFeed stores, each transaction ending at a step.
@@ -130,8 +149,8 @@ export function stepsOfFills(
   accountId: string,
   state: MarketState,
   fills: readonly PageFill[],
-): { steps: { trades: Trade[]; state: MarketState }[]; state: MarketState } {
-  const steps: { trades: Trade[]; state: MarketState }[] = [];
+): { steps: { trades: Trade[]; state: MarketState; fills: ExchangeFill[] }[]; state: MarketState } {
+  const steps: { trades: Trade[]; state: MarketState; fills: ExchangeFill[] }[] = [];
   let current = state;
   for (const { fill, next } of fills) {
     const position = current.position ?? undefined;
@@ -158,7 +177,11 @@ export function stepsOfFills(
       unmatched,
       unpricedFees: [...new Set([...current.unpricedFees, ...unpriced])].sort(),
     };
-    steps.push({ trades: applied.trades.map((trade) => ({ ...trade, accountId })), state: current });
+    steps.push({
+      trades: applied.trades.map((trade) => ({ ...trade, accountId })),
+      state: current,
+      fills: [recordedFill(state.market, fill)],
+    });
   }
   return { steps, state: current };
 }

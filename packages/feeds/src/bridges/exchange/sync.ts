@@ -9,12 +9,15 @@
  *  3. Each market followed, from its checkpoint: a page of fills at a time by the exchange's id cursor, until a page
  *     is short; each page written with its checkpoint (the writer's advanceFeed), so a sync stopped anywhere resumes
  *     with nothing lost or doubled.
- *  4. The last prices: the open positions marked, the balance snapshot, and the holdings as valued (with the prices,
- *     in the checkpoint `<exchange>:holdings`, where a rate of the account's currency can be read later).
+ *  4. The last prices (of every market followed, and of every asset held): the open positions marked, the rates kept
+ *     for the reporting currency (the writer's recordRates), the balance snapshot, and the holdings as valued (with the
+ *     prices, in the checkpoint `<exchange>:holdings`).
  *  5. Deposits and withdrawals since the transfers' checkpoint, in the exchange's windows, kept once each with it.
  *  6. A heartbeat of the feed.
+ *  7. With `reconcileWith`, the bot's account reconciled against this one (the writer's reconcile): each difference new
+ *     to the check said once, and returned for an alert.
  */
-import type { TradeOutcome, Writer } from '@trading-bot-api/writer';
+import type { Difference, TradeOutcome, Writer } from '@trading-bot-api/writer';
 import type { PollSummary } from '../freqtrade/bridge';
 import type { ExchangeClient } from './client';
 import { ExchangeFeedError } from './errors';
@@ -66,6 +69,15 @@ export interface SyncSummary extends PollSummary {
   markets: number;
   /** The weight spent, by pool. */
   weight: Record<string, number>;
+  /** The reconciliation of the bot's account, when the feed has one (`reconcileWith`): the differences new to it. */
+  reconciliation?: {
+    accountId: string;
+    exchangeAccountId: string;
+    checkedAt: string;
+    matched: number;
+    differences: number;
+    fresh: Difference[];
+  };
 }
 
 export interface SyncOptions {
@@ -157,7 +169,8 @@ export async function syncExchangeAccount(options: SyncOptions): Promise<SyncSum
     const market = markets.get(`${asset}/${config.quote}`);
     if (market) wanted.add(market.id);
   }
-  for (const state of states) if (state.position) wanted.add(state.market.id);
+  // Every market followed, for the reporting currency's rates (one call whatever their number).
+  for (const state of states) wanted.add(state.market.id);
   const prices = await client.prices([...wanted].sort());
   for (const state of states) {
     const price = prices.get(state.market.id);
@@ -178,6 +191,16 @@ export async function syncExchangeAccount(options: SyncOptions): Promise<SyncSum
   for (const asset of valuation.unvalued)
     once(`unvalued ${asset}`, `${asset} is held and has no market in ${config.quote}: left out of the NAV`);
   const time = new Date(now()).toISOString();
+  // The rates before the balance: a fleet answer whose balances moved reads the rates read with them.
+  const byId = new Map([...markets.values()].map((market) => [market.id, market]));
+  await writer.recordRates(id, {
+    exchange: profile.id,
+    time,
+    prices: [...prices].flatMap(([marketId, price]) => {
+      const market = byId.get(marketId);
+      return market ? [{ base: market.base, quote: market.quote, price }] : [];
+    }),
+  });
   await writer.recordBalance(id, {
     balance: valuation.balance,
     unrealizedPL: valuation.unrealizedPL,
@@ -199,7 +222,20 @@ export async function syncExchangeAccount(options: SyncOptions): Promise<SyncSum
 
   const transfers = await syncTransfers();
   await writer.heartbeat(id, { state: 'running', strategy: `exchange feed: ${profile.name} spot`, message: null, time });
-  return summaryOf(transfers);
+  let reconciliation: SyncSummary['reconciliation'];
+  if (config.reconcileWith) {
+    const { entry, fresh } = await writer.reconcile(config.reconcileWith, id);
+    for (const difference of fresh) refused.push(`reconciliation of ${entry.accountId}: ${difference.kind}: ${difference.detail}`);
+    reconciliation = {
+      accountId: entry.accountId,
+      exchangeAccountId: id,
+      checkedAt: entry.checkedAt,
+      matched: entry.matched,
+      differences: entry.differenceCount,
+      fresh,
+    };
+  }
+  return { ...summaryOf(transfers), ...(reconciliation ? { reconciliation } : {}) };
 
   /** Deposits and withdrawals since the transfers' checkpoint (step 5). */
   async function syncTransfers(): Promise<number> {

@@ -1,0 +1,141 @@
+/**
+ * One reporting currency (issue 47): every account's NAV converted into the stage's REPORTING_CURRENCY at an
+ * exchange's last price, for `reporting` on GET /api/all/balance. Pure: no I/O; the exchange feeds keep the prices
+ * they read (the ledger's `@rates` items), the API reads them beside the balances.
+ *
+ * The rules (docs/operations.md, "One reporting currency"):
+ * - a **route** is the fewest conversions from the account's currency to the reporting one over the prices the feeds
+ *   read (a market BASE/QUOTE at price p converts BASE to QUOTE at p, and QUOTE to BASE at 1/p) and the stated pegs
+ *   (PEGS: a USD stablecoin is 1 USD, the one step no exchange prices, e.g. EUR → USDT → USD); among equally short
+ *   routes, the one whose oldest price is newest, then by the currencies' names;
+ * - the **rate** is the product of the route's rates (an inverted price to RATE_PLACES places, half-even); `asOf` the
+ *   time of the oldest price it used (null for the currency itself or pegs alone);
+ * - the **converted NAV** is NAV × rate rounded half-even to AMOUNT_PLACES places, trailing zeros dropped; the
+ *   `total` is the exact sum of the converted NAVs;
+ * - an account with no route is listed **unvalued** with the reason, and left out of the total: never guessed.
+ */
+import { compareDecimals, divideDecimals, multiplyDecimals, roundDecimal, sumDecimals, trimDecimal } from './decimal';
+
+/** Places of a converted amount (an exchange's precision). */
+const AMOUNT_PLACES = 8;
+/** Places of a rate that an inverted price makes inexact. */
+const RATE_PLACES = 18;
+/** The stablecoins taken at 1 unit of the fiat they are pegged to: a stated assumption, shown in each route. */
+const PEGS: Readonly<Record<string, string>> = { USDT: 'USD', USDC: 'USD', FDUSD: 'USD', TUSD: 'USD', DAI: 'USD' };
+
+/** The last prices one exchange feed read, with when. */
+export interface RatesEntry {
+  exchange: string;
+  time: string;
+  prices: readonly { base: string; quote: string; price: string }[];
+}
+
+/** One step of a route: `from` to `to` at `rate`, from an exchange's market (`binance:EURUSDT`, maybe inverted) or a peg. */
+interface Hop {
+  from: string;
+  to: string;
+  rate: string;
+  source: string;
+}
+
+type ReportingAccount =
+  | { accountId: string; nav: string; rate: string; route: Hop[]; asOf: string | null }
+  | { accountId: string; unvalued: true; reason: string };
+
+export interface Reporting {
+  currency: string;
+  total: string;
+  accounts: ReportingAccount[];
+}
+
+interface Edge extends Hop {
+  time: string | null;
+}
+
+function edgesOf(rates: readonly RatesEntry[]): Map<string, Edge[]> {
+  const edges = new Map<string, Edge[]>();
+  const add = (edge: Edge) => edges.set(edge.from, [...(edges.get(edge.from) ?? []), edge]);
+  for (const entry of rates)
+    for (const { base, quote, price } of entry.prices) {
+      if (compareDecimals(price, '0') <= 0) continue;
+      const market = `${entry.exchange}:${base}${quote}`;
+      add({ from: base, to: quote, rate: trimDecimal(price), source: market, time: entry.time });
+      add({
+        from: quote,
+        to: base,
+        rate: trimDecimal(divideDecimals('1', price, RATE_PLACES)),
+        source: `${market} inverted`,
+        time: entry.time,
+      });
+    }
+  for (const [coin, fiat] of Object.entries(PEGS)) {
+    add({ from: coin, to: fiat, rate: '1', source: 'peg', time: null });
+    add({ from: fiat, to: coin, rate: '1', source: 'peg', time: null });
+  }
+  return edges;
+}
+
+const oldest = (route: readonly Edge[]) =>
+  route.reduce<string | null>((at, edge) => (edge.time === null ? at : at === null || edge.time < at ? edge.time : at), null);
+
+/** A better of two equally short routes: the newer oldest price, then the currencies' names. */
+function better(a: readonly Edge[], b: readonly Edge[]): boolean {
+  const [x, y] = [oldest(a) ?? '', oldest(b) ?? ''];
+  if (x !== y) return x > y;
+  return a.map((edge) => `${edge.to}|${edge.source}`).join(',') < b.map((edge) => `${edge.to}|${edge.source}`).join(',');
+}
+
+/** The route from `from` to `to` (see the module's comment), undefined when none. */
+export function routeOf(from: string, to: string, rates: readonly RatesEntry[]): Edge[] | undefined {
+  if (from === to) return [];
+  const edges = edgesOf(rates);
+  // Breadth first, keeping the best route to each currency of a level.
+  let level = new Map<string, Edge[]>([[from, []]]);
+  const seen = new Set([from]);
+  while (level.size) {
+    const next = new Map<string, Edge[]>();
+    for (const [currency, route] of level)
+      for (const edge of edges.get(currency) ?? []) {
+        if (seen.has(edge.to)) continue;
+        const candidate = [...route, edge];
+        const held = next.get(edge.to);
+        if (!held || better(candidate, held)) next.set(edge.to, candidate);
+      }
+    if (next.has(to)) return next.get(to);
+    for (const currency of next.keys()) seen.add(currency);
+    level = next;
+  }
+  return undefined;
+}
+
+/** The accounts' NAVs in `currency`; see the module's comment. */
+export function reportingOf(
+  currency: string,
+  balances: readonly { accountId: string; currency: string; nav: string }[],
+  rates: readonly RatesEntry[],
+): Reporting {
+  const accounts: ReportingAccount[] = balances.map(({ accountId, currency: from, nav }) => {
+    const route = routeOf(from, currency, rates);
+    if (!route)
+      return {
+        accountId,
+        unvalued: true,
+        reason: `no price converts ${from} to ${currency}: no exchange feed reads a market between them`,
+      };
+    const rate = trimDecimal(
+      roundDecimal(
+        route.reduce((product, edge) => multiplyDecimals(product, edge.rate), '1'),
+        RATE_PLACES,
+      ),
+    );
+    return {
+      accountId,
+      nav: trimDecimal(roundDecimal(multiplyDecimals(nav, rate), AMOUNT_PLACES)),
+      rate,
+      route: route.map(({ from: a, to: b, rate: r, source }) => ({ from: a, to: b, rate: r, source })),
+      asOf: oldest(route),
+    };
+  });
+  const total = trimDecimal(sumDecimals(['0', ...accounts.flatMap((account) => ('nav' in account ? [account.nav] : []))]));
+  return { currency, total, accounts };
+}
