@@ -239,6 +239,17 @@ describe('a file of event lines', () => {
   const file = () => join(dir, 'day.jsonl');
   /** The first test's run of the file and the state it left: the clean run the killed runs are judged by. */
   let clean: { stdout: string; state: Record<string, unknown> } | undefined;
+  // The file's tables: not this file's stage, whose fleet projector the functions that read the fleet drain. What
+  // these tests prove is in the tables; projecting their thousands of records would cost the file some CPU-seconds
+  // and prove nothing (the projector's own tests do).
+  let ingested: string;
+  beforeAll(async () => {
+    ingested = claimStage() ?? uniqueStage();
+    await ensureTables(adminClient(harness.db.endpoint), ingested);
+  });
+  afterAll(async () => {
+    if (ingested) await deleteTables(adminClient(harness.db.endpoint), ingested);
+  });
 
   it('ends exactly as the same lines made one by one, in far fewer transactions, with every bad line reported by number', async () => {
     writeFileSync(file(), `${lines.join('\n')}\n`);
@@ -249,7 +260,7 @@ describe('a file of event lines', () => {
     await ensureTables(adminClient(harness.db.endpoint), stage);
     const reference = localWriter(harness.db.endpoint, { stage });
     try {
-      const [run, refused] = await Promise.all([ingestFile([file()], proxy.endpoint), oneByOne(reference, lines)]);
+      const [run, refused] = await Promise.all([ingestFile([file()], proxy.endpoint, ingested), oneByOne(reference, lines)]);
       const transactions = proxy.seen.filter((operation) => operation === 'TransactWriteItems').length;
       expect(refused.size).toBeGreaterThan(5);
       const reported = new Map([...run.stdout.matchAll(/^line (\d+): (.*)$/gm)].map((match) => [Number(match[1]), match[2]]));
@@ -268,7 +279,7 @@ describe('a file of event lines', () => {
       expect(ahead.length).toBeGreaterThan(0);
       for (const line of ahead)
         expect([line, reported.get(line)]).toEqual([line, expect.stringMatching(/^time: .* ahead of the writer's clock/)]);
-      const state = await stateOf(harness.stage, accounts);
+      const state = await stateOf(ingested, accounts);
       expect(state).toEqual(await stateOf(stage, accounts));
       clean = { stdout: run.stdout, state };
       const tradeLines = lines.filter((line) => /"type":"(open|close|marks)"/.test(line)).length;
@@ -291,16 +302,16 @@ describe('a file of event lines', () => {
   });
 
   it('run again, resumes at its checkpoint and reads nothing; read again in full, changes nothing', async () => {
-    const again = await ingestFile([file()]);
+    const again = await ingestFile([file()], harness.db.endpoint, ingested);
     expect(again.stdout).toMatch(/^ingest: 0 lines read, 0 written, 0 unchanged, 0 rejected, .*; accounts written: none$/m);
     expect(again.code).toBe(0);
-    const before = await stateOf(harness.stage, accounts);
-    const full = await ingestFile(['--no-checkpoint', file()]);
+    const before = await stateOf(ingested, accounts);
+    const full = await ingestFile(['--no-checkpoint', file()], harness.db.endpoint, ingested);
     expect(full.stdout).toMatch(
       new RegExp(`^ingest: ${lines.length.toLocaleString('en-US')} lines read, \\d+ written, \\d+ unchanged`, 'm'),
     );
     // What is "written" again is only heartbeats and snapshots recorded anew with the same values.
-    expect(await stateOf(harness.stage, accounts)).toEqual(before);
+    expect(await stateOf(ingested, accounts)).toEqual(before);
   });
 
   it('killed while it applies a batch, reports no line a clean run does not report, and ends as the clean run', async () => {
@@ -367,11 +378,13 @@ describe('a file of event lines', () => {
     });
     let stdout = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
+    // An account and its bot's heartbeat (this file's stage has no account of the day above).
     child.stdin.end(
-      `${JSON.stringify({ type: 'heartbeat', account: 'ev-0', state: 'paused', message: 'from stdin', time: time(5000) })}\n`,
+      `${JSON.stringify({ type: 'account', account: 'ev-0', name: 'ev-0', currency: 'USD', broker: 'Test', environment: 'paper' })}\n` +
+        `${JSON.stringify({ type: 'heartbeat', account: 'ev-0', state: 'paused', message: 'from stdin', time: time(5000) })}\n`,
     );
     expect(await new Promise((resolve) => child.on('exit', resolve))).toBe(0);
-    expect(stdout).toMatch(/^ingest: 1 lines read, 1 written, .*; accounts written: ev-0$/m);
+    expect(stdout).toMatch(/^ingest: 2 lines read, 2 written, .*; accounts written: ev-0$/m);
     const status = await invoke('account-status', eventFor('account-status', { account: 'ev-0', query: {} }));
     expect(status.body).toMatchObject({ state: 'paused', message: 'from stdin' });
   });
