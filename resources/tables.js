@@ -36,7 +36,7 @@ const TABLES = {
   // The fleet's summary (packages/core/src/store/fleet-table.ts): a few items holding one short stamp per account, and
   // per currency its account list and the sums of its accounts' performance and P&L per period, written by the fleet projector alone from the
   // other tables' streams. A fleet poll reads a few of these items, whatever the fleet's size. (Its own name: the
-  // `fleet` table of older stages held stamps that bots wrote themselves; it is retained, see botWriterPolicy.)
+  // `fleet` table of older stages held stamps that bots wrote themselves; nothing uses it now, docs/operations.md.)
   fleet: { logicalId: 'FleetSummaryTable', partitionKey: 'part', sortKey: 'key', name: 'fleet-summary' },
   // What the alerts last said of each bot (packages/core/src/store/alerts-table.ts): one small item per bot that is or was in
   // trouble, written only by the probe, on condition that no other probe run changed it meanwhile, so that runs
@@ -216,12 +216,7 @@ function botWriterPolicy(stage) {
             {
               Effect: 'Allow',
               Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-              Resource: [
-                ...WRITER_TABLES.map(arnOf),
-                // The `fleet` table of stages older than the fleet projector, retained: a bot still on a writer
-                // package from before it stamps that table in its transactions, which must not fail for it.
-                { 'Fn::Sub': `arn:\${AWS::Partition}:dynamodb:\${AWS::Region}:\${AWS::AccountId}:table/${SERVICE}-${stage}-fleet` },
-              ],
+              Resource: WRITER_TABLES.map(arnOf),
             },
           ],
         },

@@ -11,7 +11,7 @@
  */
 import './support/quiet-sdk';
 import { isRefusal } from '@trading-bot-api/writer';
-import { commandLine, runCommand, usageFailure } from './support/command-line';
+import { commandLine, TARGET_OPTIONS, runCommand, usageFailure } from './support/command-line';
 import { targetWriter } from './support/load-data';
 
 const USAGE = [
@@ -34,13 +34,10 @@ function columns(rows: string[][]): string[] {
 }
 
 async function main() {
-  const parsed = commandLine('accounts', USAGE, {
+  const { values, positionals } = commandLine('accounts', USAGE, {
     retired: { type: 'boolean', default: false },
-    stage: { type: 'string' },
-    endpoint: { type: 'string' },
+    ...TARGET_OPTIONS,
   });
-  if (!parsed) return;
-  const { values, positionals } = parsed;
   const [verb, ...ids] = positionals;
   if (verb !== 'list' && verb !== 'retire' && verb !== 'restore') fail(verb ? `unknown command ${verb}` : 'say list, retire or restore');
   if (verb === 'list' && ids.length) fail(`list takes no account ids (got ${ids.join(' ')})`);

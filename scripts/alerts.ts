@@ -16,9 +16,7 @@ import { sendToChannels } from './support/send-alerts';
 const USAGE = 'usage: npm run alerts -- test [--stage NAME]';
 
 async function main() {
-  const parsed = commandLine('alerts', USAGE, { stage: { type: 'string' } });
-  if (!parsed) return;
-  const { values, positionals } = parsed;
+  const { values, positionals } = commandLine('alerts', USAGE, { stage: { type: 'string' } });
   if (positionals.length !== 1 || positionals[0] !== 'test')
     usageFailure('alerts', USAGE, positionals.length ? `unknown command ${positionals.join(' ')}` : 'say test');
   const variables = CHANNEL_VARIABLES.join(', ');

@@ -12,20 +12,17 @@
 import './support/quiet-sdk';
 import { backfillAccount } from '@trading-bot-api/writer';
 import { rebuildFleet } from '../api/projector/rebuild';
-import { commandLine, runCommand, usageFailure } from './support/command-line';
+import { commandLine, TARGET_OPTIONS, runCommand, usageFailure } from './support/command-line';
 import { targetStore, targetWriter } from './support/load-data';
 
 const USAGE = 'usage: npm run backfill -- [--stage NAME] [--endpoint URL] [--account ID | --fleet]';
 
 async function main() {
-  const parsed = commandLine('backfill', USAGE, {
-    stage: { type: 'string' },
-    endpoint: { type: 'string' },
+  const { values, positionals } = commandLine('backfill', USAGE, {
+    ...TARGET_OPTIONS,
     account: { type: 'string' },
     fleet: { type: 'boolean' },
   });
-  if (!parsed) return;
-  const { values, positionals } = parsed;
   if (positionals.length) usageFailure('backfill', USAGE, `unexpected ${positionals.join(' ')}`);
   if (values.account && values.fleet) usageFailure('backfill', USAGE, '--account and --fleet do not go together');
   const writer = await targetWriter({ stage: values.stage, endpoint: values.endpoint });

@@ -11,15 +11,16 @@ import './support/quiet-sdk';
 import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { adminClient } from './local-stack/local-db';
 import { takeBackup } from './support/backup';
-import { commandLine, usageFailure } from './support/command-line';
+import { commandLine, TARGET_OPTIONS, usageFailure } from './support/command-line';
 import { checkTarget, resolveTarget } from './support/write-target';
 
 const USAGE = 'usage: npm run backup -- --out FILE [--stage NAME] [--endpoint URL]';
 
 async function main() {
-  const parsed = commandLine('backup', USAGE, { out: { type: 'string' }, stage: { type: 'string' }, endpoint: { type: 'string' } });
-  if (!parsed) return;
-  const { values, positionals } = parsed;
+  const { values, positionals } = commandLine('backup', USAGE, {
+    out: { type: 'string' },
+    ...TARGET_OPTIONS,
+  });
   if (positionals.length) usageFailure('backup', USAGE, `unexpected ${positionals.join(' ')}`);
   if (!values.out) usageFailure('backup', USAGE, '--out FILE is required');
   const target = resolveTarget(values);

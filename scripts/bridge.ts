@@ -100,13 +100,17 @@ function botOf(bot: Record<string, unknown>, password: string, name: (field: 'in
   };
 }
 
-function botsOfConfig(file: string): { bots: BotConfig[]; stage?: string; endpoint?: string } {
-  let parsed: { stage?: string; endpoint?: string; bots?: Record<string, unknown>[] };
+/** A config file's JSON; what cannot be read or parsed is the command's fault. */
+function readConfig<T>(file: string): T {
   try {
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
+    return JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
     fail(`cannot read the config ${file}: ${(error as Error).message}`);
   }
+}
+
+function botsOfConfig(file: string): { bots: BotConfig[]; stage?: string; endpoint?: string } {
+  const parsed = readConfig<{ stage?: string; endpoint?: string; bots?: Record<string, unknown>[] }>(file);
   if (!Array.isArray(parsed?.bots) || !parsed.bots.length) fail(`${file}: "bots" must be a list of bots`);
   const accounts = new Set<string>();
   const bots = parsed.bots.map((bot, index) => {
@@ -125,50 +129,36 @@ function botsOfConfig(file: string): { bots: BotConfig[]; stage?: string; endpoi
   return { bots, stage: parsed.stage, endpoint: parsed.endpoint };
 }
 
-/** The bots to run and where to write, from the command line (and the config file it names); undefined after --help. */
+/** The bots to run and where to write, from the command line (and the config file it names). */
 function parse() {
-  const parsed = commandLine('bridge', USAGE, {
-    url: { type: 'string' },
-    username: { type: 'string' },
-    password: { type: 'string' },
-    'password-file': { type: 'string' },
-    account: { type: 'string' },
-    interval: { type: 'string' },
-    'stall-after': { type: 'string' },
-    config: { type: 'string' },
-    once: { type: 'boolean', default: false },
-    stage: { type: 'string' },
-    endpoint: { type: 'string' },
-    mqtt: { type: 'string' },
-    namespace: { type: 'string' },
-    'client-id': { type: 'string' },
-    state: { type: 'string' },
-    csv: { type: 'string' },
-    exchange: { type: 'string' },
-    quote: { type: 'string' },
+  // Every kind's flags are strings but these two; which kind takes which is checked below.
+  const strings = ([...Object.values(KIND_FLAGS).flat(), 'config', 'stage', 'endpoint'] as const).map(
+    (flag) => [flag, { type: 'string' }] as const,
+  );
+  const { values, positionals } = commandLine('bridge', USAGE, {
+    ...(Object.fromEntries(strings) as Record<(typeof strings)[number][0], { type: 'string' }>),
     symbols: { type: 'string', multiple: true },
-    'key-file': { type: 'string' },
-    'secret-file': { type: 'string' },
-    name: { type: 'string' },
-    'reconcile-with': { type: 'string' },
-    since: { type: 'string' },
+    once: { type: 'boolean', default: false },
   });
-  if (!parsed) return undefined;
-  const { values, positionals } = parsed;
   if (!['freqtrade', 'hummingbot', 'exchange'].includes(positionals[0]) || positionals.length !== 1)
     fail(
       positionals.length
         ? `unknown bot kind ${positionals.join(' ')}; this bridge speaks to freqtrade, hummingbot and exchange accounts`
         : 'say which kind of bot: freqtrade, hummingbot or exchange',
     );
-  if (positionals[0] === 'exchange') return { exchange: exchangeOptions(values) };
-  for (const flag of EXCHANGE_FLAGS) if (values[flag] !== undefined) fail(`--${flag} is for exchange`);
-  if (positionals[0] === 'hummingbot') return { hummingbot: hummingbotOptions(values) };
-  for (const flag of ['mqtt', 'namespace', 'client-id', 'state', 'csv'] as const)
-    if (values[flag] !== undefined) fail(`--${flag} is for hummingbot`);
+  const kind = positionals[0] as keyof typeof KIND_FLAGS;
+  // On the command line a password is visible to anyone who lists the processes.
+  if (kind === 'hummingbot' && values.password !== undefined)
+    fail('no --password for hummingbot: set HUMMINGBOT_MQTT_PASSWORD, or give --password-file FILE');
+  for (const [flag, value] of Object.entries(values)) {
+    if (value === undefined || ['config', 'once', 'stage', 'endpoint', 'help'].includes(flag)) continue;
+    if (!(KIND_FLAGS[kind] as readonly string[]).includes(flag)) fail(`--${flag} is not for ${kind}`);
+    // hummingbot's flags override its config file's settings; the others' bots are wholly in the file.
+    if (values.config && kind !== 'hummingbot') fail(`--${flag} goes in the config file with --config`);
+  }
+  if (kind === 'exchange') return { exchange: exchangeOptions(values) };
+  if (kind === 'hummingbot') return { hummingbot: hummingbotOptions(values) };
   if (values.config) {
-    for (const flag of ['url', 'username', 'password', 'password-file', 'account', 'interval', 'stall-after', 'name'] as const)
-      if (values[flag] !== undefined) fail(`--${flag} goes in the config file with --config`);
     const config = botsOfConfig(values.config);
     return { bots: config.bots, once: values.once, stage: values.stage ?? config.stage, endpoint: values.endpoint ?? config.endpoint };
   }
@@ -181,8 +171,12 @@ function parse() {
   return { bots: [bot], once: values.once, stage: values.stage, endpoint: values.endpoint };
 }
 
-/** Flags only the exchange feed takes. */
-const EXCHANGE_FLAGS = ['exchange', 'quote', 'symbols', 'key-file', 'secret-file', 'reconcile-with', 'since'] as const;
+/** The flags each kind of bot takes, beside --config, --once, --stage and --endpoint. */
+const KIND_FLAGS = {
+  freqtrade: ['url', 'username', 'password', 'password-file', 'account', 'interval', 'stall-after', 'name'],
+  hummingbot: ['mqtt', 'namespace', 'username', 'password-file', 'client-id', 'state', 'csv', 'account', 'name'],
+  exchange: ['exchange', 'quote', 'symbols', 'key-file', 'secret-file', 'reconcile-with', 'since', 'account', 'url', 'interval', 'name'],
+} as const;
 
 /** A display name as given (--name, "name"): some text, of a length a table column can show. */
 function displayName(value: unknown, what: string): string {
@@ -197,21 +191,12 @@ const SECRETS = {
 
 /** The exchange feed's accounts: the flags for one, or the config file's. */
 function exchangeOptions(values: Record<string, string | boolean | string[] | undefined>) {
-  for (const flag of ['username', 'password', 'password-file', 'stall-after', 'mqtt', 'namespace', 'client-id', 'state', 'csv'] as const)
-    if (values[flag] !== undefined) fail(`--${flag} is not for exchange`);
   const stage = values.stage as string | undefined;
   const endpoint = values.endpoint as string | undefined;
   try {
     if (values.config) {
-      for (const flag of ['account', 'url', 'interval', ...EXCHANGE_FLAGS] as const)
-        if (values[flag] !== undefined) fail(`--${flag} goes in the config file with --config`);
       const file = values.config as string;
-      let parsed: { stage?: string; endpoint?: string };
-      try {
-        parsed = JSON.parse(readFileSync(file, 'utf8'));
-      } catch (error) {
-        fail(`cannot read the config ${file}: ${(error as Error).message}`);
-      }
+      const parsed = readConfig<{ stage?: string; endpoint?: string }>(file);
       return {
         accounts: feedAccountsOf(parsed, file, SECRETS),
         once: values.once === true,
@@ -272,9 +257,6 @@ async function exchange(options: ReturnType<typeof exchangeOptions>): Promise<vo
 /** The hummingbot bridge's settings: the command line over the config file. */
 function hummingbotOptions(values: Record<string, string | boolean | string[] | undefined>) {
   const text = (flag: string) => values[flag] as string | undefined;
-  for (const flag of ['url', 'interval', 'stall-after'] as const) if (values[flag] !== undefined) fail(`--${flag} is for freqtrade`);
-  // On the command line a password is visible to anyone who lists the processes.
-  if (values.password !== undefined) fail('no --password for hummingbot: set HUMMINGBOT_MQTT_PASSWORD, or give --password-file FILE');
   let config: HummingbotConfig = { discover: true, feeRates: {}, marksSeconds: 30, errorSeconds: 300, instances: {} };
   if (text('config')) {
     try {
@@ -387,7 +369,6 @@ async function hummingbot(options: ReturnType<typeof hummingbotOptions>): Promis
 
 async function main() {
   const options = parse();
-  if (!options) return;
   if ('hummingbot' in options) return hummingbot(options.hummingbot!);
   if ('exchange' in options) return exchange(options.exchange!);
   const writer = await targetWriter({ stage: options.stage, endpoint: options.endpoint });

@@ -14,13 +14,11 @@ const USAGE = 'usage: npm run demo-bot -- [--seconds N] [--seed N] [--quiet]';
 const fail: (message: string) => never = (message) => usageFailure('demo-bot', USAGE, message);
 
 async function main() {
-  const parsed = commandLine('demo-bot', USAGE, {
+  const { values, positionals } = commandLine('demo-bot', USAGE, {
     seconds: { type: 'string' },
     seed: { type: 'string' },
     quiet: { type: 'boolean', default: false },
   });
-  if (!parsed) return;
-  const { values, positionals } = parsed;
   if (positionals.length) fail(`unexpected ${positionals.join(' ')}`);
   const number = (name: string, raw: string | undefined) => {
     if (raw === undefined) return undefined;

@@ -11,22 +11,19 @@
 import './support/quiet-sdk';
 import { randomBytes } from 'node:crypto';
 import tables from '../resources/tables.js';
-import { commandLine, runCommand, usageFailure } from './support/command-line';
-import { LOCAL_AWS_ENV, localDatabaseEndpoint } from './local-stack/local-db';
+import { commandLine, TARGET_OPTIONS, runCommand, usageFailure } from './support/command-line';
+import { LOCAL_AWS_ENV } from './local-stack/local-db';
+import { resolveTarget } from './support/write-target';
 
 const USAGE = 'usage: npm run digest -- [--send] [--stage NAME] [--endpoint URL]';
 
 async function main() {
-  const parsed = commandLine('digest', USAGE, {
+  const { values, positionals } = commandLine('digest', USAGE, {
     send: { type: 'boolean', default: false },
-    stage: { type: 'string' },
-    endpoint: { type: 'string' },
+    ...TARGET_OPTIONS,
   });
-  if (!parsed) return;
-  const { values, positionals } = parsed;
   if (positionals.length) usageFailure('digest', USAGE, `unexpected ${positionals.join(' ')}`);
-  const stage = values.stage ?? 'local';
-  const endpoint = values.endpoint ?? (stage === 'local' ? localDatabaseEndpoint() : undefined);
+  const { stage, endpoint } = resolveTarget(values);
   // The API's operations read their configuration when they load: the stage's tables, and the database to reach.
   // The digest signs no cursor, but the configuration asks for a secret: one that lives as long as this command.
   Object.assign(process.env, {

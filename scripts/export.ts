@@ -32,7 +32,7 @@ export function recordsIn(text: string): number {
 }
 
 async function main() {
-  const parsed = commandLine('export', USAGE, {
+  const { values, positionals } = commandLine('export', USAGE, {
     account: { type: 'string' },
     from: { type: 'string' },
     to: { type: 'string' },
@@ -43,8 +43,6 @@ async function main() {
     url: { type: 'string' },
     'key-file': { type: 'string' },
   });
-  if (!parsed) return;
-  const { values, positionals } = parsed;
   if (positionals.length) usageFailure('export', USAGE, `unexpected ${positionals.join(' ')}`);
   if (!values.account) usageFailure('export', USAGE, '--account ID (or all) is required');
   if (values.format !== undefined && values.format !== 'csv' && values.format !== 'cointracking') {

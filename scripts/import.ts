@@ -19,7 +19,7 @@ import './support/quiet-sdk';
 import { isDecimal } from '@trading-bot-api/core/decimal';
 import type { Trade } from '@trading-bot-api/core/types';
 import { type TradeResult, type Writer, WriterError } from '@trading-bot-api/writer';
-import { commandLine, runCommand, usageFailure } from './support/command-line';
+import { commandLine, TARGET_OPTIONS, runCommand, usageFailure } from './support/command-line';
 import { targetWriter } from './support/load-data';
 import { EquityHistory } from './support/opening-balance';
 import { progressReporter, type WriteCounts } from './support/progress';
@@ -35,7 +35,7 @@ const MAX_REPORTED = 50;
 const fail: (message: string) => never = (message) => usageFailure('import', USAGE, message);
 
 async function main() {
-  const parsed = commandLine('import', USAGE, {
+  const { values, positionals } = commandLine('import', USAGE, {
     account: { type: 'string' },
     create: { type: 'boolean', default: false },
     currency: { type: 'string' },
@@ -44,11 +44,8 @@ async function main() {
     environment: { type: 'string' },
     'opening-balance': { type: 'string' },
     format: { type: 'string' },
-    stage: { type: 'string' },
-    endpoint: { type: 'string' },
+    ...TARGET_OPTIONS,
   });
-  if (!parsed) return;
-  const { values, positionals } = parsed;
   if (!values.account) fail('--account is required');
   if (positionals.length !== 1) fail(positionals.length ? 'give one FILE' : 'FILE is required');
   const file = positionals[0];

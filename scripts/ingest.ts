@@ -16,7 +16,7 @@
 import './support/quiet-sdk';
 import { ingest } from '@trading-bot-api/feeds/ingest/ingest';
 import { CheckpointUnreadable, checkpointPath, fileLines, streamLines } from '@trading-bot-api/feeds/ingest/source';
-import { commandLine, failureText, runCommand, stopSignal, usageFailure } from './support/command-line';
+import { commandLine, TARGET_OPTIONS, failureText, runCommand, stopSignal, usageFailure } from './support/command-line';
 import { targetWriter } from './support/load-data';
 import { progressReporter } from './support/progress';
 
@@ -25,14 +25,11 @@ const USAGE = 'usage: npm run ingest -- [--follow] [--stage NAME] [--endpoint UR
 const fail: (message: string) => never = (message) => usageFailure('ingest', USAGE, message);
 
 async function main() {
-  const parsed = commandLine('ingest', USAGE, {
+  const { values, positionals } = commandLine('ingest', USAGE, {
     follow: { type: 'boolean', default: false },
-    stage: { type: 'string' },
-    endpoint: { type: 'string' },
+    ...TARGET_OPTIONS,
     'no-checkpoint': { type: 'boolean', default: false },
   });
-  if (!parsed) return;
-  const { values, positionals } = parsed;
   if (positionals.length !== 1)
     fail(positionals.length ? 'give one FILE (or - for standard input)' : 'FILE is required (or - for standard input)');
   const [file] = positionals;

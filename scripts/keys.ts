@@ -29,7 +29,6 @@ async function main() {
     force: { type: 'boolean', default: false },
     quiet: { type: 'boolean', default: false },
   });
-  if (!parsed) return;
   const { stage, endpoint: endpointOption, accounts: accountsOption, label, force, quiet } = parsed.values;
   const [command, ...rest] = parsed.positionals;
   const store = await targetStore({ stage, endpoint: endpointOption });

@@ -10,7 +10,7 @@ import './support/quiet-sdk';
 import { rebuildFleet } from '../api/projector/rebuild';
 import { adminClient, localStore } from './local-stack/local-db';
 import { putBack, readBackup, stageIsEmpty } from './support/backup';
-import { commandLine, usageFailure } from './support/command-line';
+import { commandLine, TARGET_OPTIONS, usageFailure } from './support/command-line';
 import { checkTarget, resolveTarget } from './support/write-target';
 
 const USAGE = 'usage: npm run restore -- FILE [--stage NAME] [--endpoint URL]';
@@ -18,9 +18,7 @@ const USAGE = 'usage: npm run restore -- FILE [--stage NAME] [--endpoint URL]';
 class Refused extends Error {}
 
 async function main() {
-  const parsed = commandLine('restore', USAGE, { stage: { type: 'string' }, endpoint: { type: 'string' } });
-  if (!parsed) return;
-  const { values, positionals } = parsed;
+  const { values, positionals } = commandLine('restore', USAGE, { ...TARGET_OPTIONS });
   if (positionals.length !== 1)
     usageFailure('restore', USAGE, positionals.length ? `one file, not ${positionals.join(' ')}` : 'say which backup FILE');
   const target = resolveTarget(values);

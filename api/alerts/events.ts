@@ -176,7 +176,6 @@ export function botChangeEvent(change: BotChange, stage: string, time: string, d
   const { bot, next, previous } = change;
   const label = botLabel(bot);
   const type: AlertType = next.condition === 'ok' ? 'bot_recovered' : `bot_${next.condition}`;
-  const url = accountUrl(dashboardUrl, bot.accountId);
   const lines: string[] = [];
   let title: string;
   const was = previous.condition === 'ok' ? '' : ` (it was ${CONDITION_WORDS[previous.condition]})`;
@@ -212,25 +211,16 @@ export function botChangeEvent(change: BotChange, stage: string, time: string, d
       lines.push(`The bot ${now} again: it was ${CONDITION_WORDS[previous.condition]}${lasted}.`);
     }
   }
-  if (url) lines.push(`Dashboard: ${url}`);
-  const fullTitle = titled(stage, type, title);
-  return {
-    type,
-    id: `${stage}:bot:${bot.accountId}:${change.version}`,
-    stage,
-    time,
-    title: fullTitle,
-    text: [fullTitle, ...lines].join('\n'),
-    accountId: bot.accountId,
-    accountName: bot.accountName,
+  const payload = {
     state: change.state,
     previous: previous.condition,
     since: next.since,
     message: change.message,
     heartbeatAgeSeconds: change.heartbeatAgeSeconds,
     ...(next.condition === 'stale' ? { lastError: change.lastError ?? null } : {}),
-    ...(url ? { url } : {}),
   };
+  const id = `${stage}:bot:${bot.accountId}:${change.version}`;
+  return accountEvent(type, id, titled(stage, type, title), lines, bot, payload, stage, time, dashboardUrl);
 }
 
 /** An amount with its currency and a true minus: `−60.00 USD`. */
@@ -267,17 +257,8 @@ export function dailyLossEvent({ bot, figures, version }: PnlEventInput, stage: 
   const lines = [
     `Realized P&L of ${day} (UTC) so far: ${money(realizedPL, currency)}, beyond the daily loss limit of ${money(limit, currency)} (${setting.endsWith('%') ? settingWords(setting, `the day's starting balance, ${money(start, currency)}`) : 'ALERT_DAILY_LOSS'}).`,
   ];
-  return accountEvent(
-    'daily_loss',
-    `${stage}:daily_loss:${bot.accountId}:${day}:${version}`,
-    title,
-    lines,
-    bot,
-    { pnl: figures },
-    stage,
-    time,
-    dashboardUrl,
-  );
+  const id = `${stage}:daily_loss:${bot.accountId}:${day}:${version}`;
+  return accountEvent('daily_loss', id, title, lines, bot, { pnl: figures }, stage, time, dashboardUrl);
 }
 
 /** A balance below its peak by more than its limit. */
@@ -288,27 +269,18 @@ export function drawdownEvent({ bot, figures, version }: PnlEventInput, stage: s
   const lines = [
     `Balance ${money(figures.balance ?? '0', currency)}, ${money(drawdown, currency)}${share} below its peak of ${money(peakBalance, currency)}; the drawdown limit is ${money(limit, currency)} (${setting.endsWith('%') ? settingWords(setting, 'the peak') : 'ALERT_DRAWDOWN'}).`,
   ];
-  return accountEvent(
-    'drawdown',
-    `${stage}:drawdown:${bot.accountId}:${version}`,
-    title,
-    lines,
-    bot,
-    { pnl: figures },
-    stage,
-    time,
-    dashboardUrl,
-  );
+  const id = `${stage}:drawdown:${bot.accountId}:${version}`;
+  return accountEvent('drawdown', id, title, lines, bot, { pnl: figures }, stage, time, dashboardUrl);
 }
 
-/** An account's event: its title and lines, the dashboard's link when there is one, and its payload (`pnl` or `trade`). */
+/** An account's event: its title and lines, the dashboard's link when there is one, and its payload (its kind's fields). */
 function accountEvent(
   type: AlertType,
   id: string,
   title: string,
   lines: string[],
   bot: BotRef,
-  payload: { pnl: PnlFigures } | { trade: ClosedTradeFigures },
+  payload: Partial<AlertEvent>,
   stage: string,
   time: string,
   dashboardUrl?: string,
@@ -340,17 +312,8 @@ export function tradeClosedEvent(bot: BotRef, trade: ClosedTradeFigures, stage: 
     `Trade ${trade.id}: ${trade.side} ${trade.units} ${trade.instrument}, opened ${utcMinute(trade.openTime)} at ${trade.openPrice}, closed ${trade.closeTime ? utcMinute(trade.closeTime) : 'at an unknown time'}${trade.closePrice ? ` at ${trade.closePrice}` : ''}.`,
     `Realized ${money(trade.realizedPL, trade.currency)}${trade.feeTotal ? ` after ${money(trade.feeTotal, trade.currency)} of fees` : ''}; reason: ${trade.closeReason ?? 'not given'}.`,
   ];
-  return accountEvent(
-    'trade_closed',
-    `${stage}:trade:${bot.accountId}:${trade.id}`,
-    title,
-    lines,
-    bot,
-    { trade },
-    stage,
-    time,
-    dashboardUrl,
-  );
+  const id = `${stage}:trade:${bot.accountId}:${trade.id}`;
+  return accountEvent('trade_closed', id, title, lines, bot, { trade }, stage, time, dashboardUrl);
 }
 
 /** The database stopped (`down`) or started answering the probe again. */

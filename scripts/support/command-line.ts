@@ -45,7 +45,10 @@ export function stopSignal(): AbortSignal {
   return stop.signal;
 }
 
-/** The parsed command line (options and positionals), or undefined once --help has printed the usage. */
+/** --stage NAME and --endpoint URL: where a command writes or reads (write-target.ts). */
+export const TARGET_OPTIONS = { stage: { type: 'string' }, endpoint: { type: 'string' } } as const;
+
+/** The parsed command line (options and positionals); --help prints the usage and exits 0. */
 export function commandLine<O extends Options>(command: string, usage: string, options: O) {
   const config = {
     args: process.argv.slice(2),
@@ -61,7 +64,7 @@ export function commandLine<O extends Options>(command: string, usage: string, o
   }
   if ((parsed.values as { help?: boolean }).help) {
     console.log(usage);
-    return undefined;
+    process.exit(0);
   }
   return parsed;
 }

@@ -189,15 +189,12 @@ it('offers bots a least-privilege managed policy for the writer, and nothing of 
     {
       Effect: 'Allow',
       Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-      Resource: [
-        ...['AccountsTable', 'BalancesTable', 'TradesTable', 'LedgerTable'].map((table) => ({ 'Fn::GetAtt': [table, 'Arn'] })),
-        // The retained table older writer packages still stamp; never the fleet's summary, which the projector alone writes.
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: CloudFormation's Fn::Sub placeholders, not JavaScript's
-        { 'Fn::Sub': 'arn:${AWS::Partition}:dynamodb:${AWS::Region}:${AWS::AccountId}:table/trading-bot-api-prod-fleet' },
-      ],
+      // Never the fleet's summary, which the projector alone writes, nor the old `fleet` table of stages before it.
+      Resource: ['AccountsTable', 'BalancesTable', 'TradesTable', 'LedgerTable'].map((table) => ({ 'Fn::GetAtt': [table, 'Arn'] })),
     },
   ]);
   expect(JSON.stringify(policy)).not.toContain('FleetSummaryTable');
+  expect(JSON.stringify(policy)).not.toContain('table/trading-bot-api-prod-fleet');
   expect(JSON.stringify(policy)).not.toContain('ApiKeysTable');
   expect(outputs.BotWriterPolicyArn.Value).toEqual({ Ref: 'BotWriterPolicy' });
   // No role of the stack carries it: the API's functions stay read-only.
