@@ -68,8 +68,8 @@ it('puts the authorizer on every data method and not on health or the dashboard'
   expect(metricsAuthorizer.Properties).toMatchObject({ Type: 'REQUEST', AuthorizerResultTtlInSeconds: 0 });
   expect(metricsAuthorizer.Properties.IdentitySource).toBeUndefined();
   const methods = getMethods();
-  // Fifteen API routes, and the dashboard's page (/) and files (/assets/{file}).
-  expect(methods).toHaveLength(17);
+  // Sixteen API routes, and the dashboard's page (/) and files (/assets/{file}).
+  expect(methods).toHaveLength(18);
   const publicMethods = ['ApiGatewayMethodApiHealthGet', 'ApiGatewayMethodGet', 'ApiGatewayMethodAssetsFileVarGet'];
   for (const [id, method] of methods) {
     if (publicMethods.includes(id)) expect(method.Properties.AuthorizationType).toBe('NONE');
@@ -375,7 +375,7 @@ describe('the exchange feed, scheduled (docs/operations.md)', () => {
     // feed was deployed (docs/operations.md), and stays so.
     expect(zipBytes.exchangeFeed).toBeGreaterThan(1_000_000);
     const others = Object.entries(zipBytes).filter(([name]) => name !== 'exchangeFeed');
-    expect(others.length).toBe(21);
+    expect(others.length).toBe(22);
     expect(others.filter(([, bytes]) => bytes > 290_000)).toEqual([]);
   });
 });
