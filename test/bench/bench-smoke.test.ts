@@ -62,10 +62,11 @@ it('prints the tables and the target summary', () => {
 
 it('measures every query of every operation, each within its read budget', () => {
   const { queries } = results;
-  // 8 single operations (the scrape and the reconciliation among them); 2 listings × (3 statuses × 2 instruments × 3 limits + 3 windows × 3
-  // filters + 1 large windowed page); 3 deep pages; 4 + 3 P&L series and 2 equity series; 4 + 4 performance summaries
+  // 9 single operations (the scrape, the comparison and the reconciliation among them); 2 listings × (3 statuses × 2
+  // instruments × 3 limits + 3 windows × 3 filters + 1 large windowed page); 3 deep pages; 4 + 3 P&L series and 2 equity
+  // series; 4 + 4 performance summaries
   // (3 days, 7 days, a year, and a year of one instrument or a window before any trade).
-  expect(queries).toHaveLength(8 + 2 * (3 * 2 * 3 + 3 * 3 + 1) + 3 + 7 + 2 + 8);
+  expect(queries).toHaveLength(9 + 2 * (3 * 2 * 3 + 3 * 3 + 1) + 3 + 7 + 2 + 8);
   expect(new Set(queries.map((row: any) => row.operation))).toEqual(new Set(OPERATIONS));
   for (const row of queries) {
     expect(row).toEqual(
@@ -100,13 +101,17 @@ it('measures every query of every operation, each within its read budget', () =>
           ? row.itemsReturned + 1 + mirror
           : row.operation === 'metrics'
             ? 3 * row.itemsReturned + 2 * mirror
-            : row.operation === 'all-pnl'
-              ? row.itemsReturned + Math.max(accounts, row.currencies)
-              : row.operation === 'all-performance'
-                ? row.itemsReturned + 2 * accounts + row.currencies
-                : row.operation === 'account-performance'
-                  ? row.itemsReturned + 2
-                  : row.itemsReturned + 1;
+            : // The comparison: its three versions, at most 16 per account (the status's two, a cold instance's 30-day
+              // roll-ups and start equity), and the mirror's items of the whole-table reads.
+              row.operation === 'all-comparison'
+              ? 3 + 16 * row.itemsReturned + 2 * mirror
+              : row.operation === 'all-pnl'
+                ? row.itemsReturned + Math.max(accounts, row.currencies)
+                : row.operation === 'all-performance'
+                  ? row.itemsReturned + 2 * accounts + row.currencies
+                  : row.operation === 'account-performance'
+                    ? row.itemsReturned + 2
+                    : row.itemsReturned + 1;
     expect([row.query, row.readBudget]).toEqual([row.query, budget]);
     expect([row.query, row.itemsRead <= budget]).toEqual([row.query, true]);
     expect(row.readAmplification).toBeCloseTo(row.itemsRead / Math.max(1, row.itemsReturned), 2);
