@@ -1,5 +1,4 @@
 import pMap from 'p-map';
-import { negateDecimal } from '@trading-bot-api/core/decimal';
 import { realizedSince, returnRatio } from '@trading-bot-api/core/comparison';
 import { windowPeriods, periodsPerformance, type ReadPeriod } from '@trading-bot-api/core/rollups';
 import { ASPECTS } from '@trading-bot-api/core/fleet';
@@ -14,6 +13,7 @@ import type { Principal } from '../access';
 import { store } from '../database';
 import { tagged, tagOf } from './fleet-tags';
 import { readStatusItems } from './status';
+import { signedTransfer } from './transfers';
 import { type Held, unlessHeld, type Validated } from './validated';
 import { type SeriesWindow, seriesWindow } from './window';
 
@@ -97,10 +97,10 @@ async function readRows(principal: Principal, now: Date, window: SeriesWindow, c
   // A bot whose last trade opened or closed before the window closed none in it: its roll-ups there are empty, unread.
   const traded = stalePeriods.filter((id) => (records.get(id)?.lastTradeAt ?? '') >= day);
   // Equity at the start moves only with the day (or, for an account with none yet, with a new snapshot).
-  const needStart = staleStarts.filter((id) => startsHeld.get(id)?.day !== day || !startsHeld.get(id)?.start);
+  const needStart = new Set(staleStarts.filter((id) => startsHeld.get(id)?.day !== day || !startsHeld.get(id)?.start));
   const [figures, starts] = await Promise.all([
     readPeriodsOfAccounts(store, traded, periods, CONCURRENCY),
-    readShortWindowStarts(store, needStart, day, timestamp(window.starts[window.starts.length - 1]), DAYS, CONCURRENCY),
+    readShortWindowStarts(store, [...needStart], day, timestamp(window.starts[window.starts.length - 1]), DAYS, CONCURRENCY),
   ]);
   for (const id of stalePeriods)
     periodsHeld.set(id, {
@@ -112,11 +112,9 @@ async function readRows(principal: Principal, now: Date, window: SeriesWindow, c
   await pMap(
     staleStarts,
     async (id) => {
-      const start = needStart.includes(id) ? starts.get(id) : startsHeld.get(id)!.start;
+      const start = needStart.has(id) ? starts.get(id) : startsHeld.get(id)!.start;
       const moved = start ? await readTransfers(store, id, start.time, now.toISOString()) : [];
-      const transfers = moved
-        .filter((each) => each.time > start!.time)
-        .map((each) => (each.value === null ? null : each.kind === 'deposit' ? each.value : negateDecimal(each.value)));
+      const transfers = moved.filter((each) => each.time > start!.time).map(signedTransfer);
       startsHeld.set(id, { day, version: version(id), start, transfers });
     },
     { concurrency: CONCURRENCY },
