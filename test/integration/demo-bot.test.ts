@@ -14,9 +14,29 @@ jest.setTimeout(120_000);
 let harness: Harness;
 const started = new Date();
 
+/**
+ * The demo accounts as npm start loads them, each with its newest trades only (its open ones among them) and its last
+ * snapshots, without the mirrored broker account: what the bot reads (the accounts, their balances and open trades)
+ * and what the checks below compare (a balance against the listed trades, the states) hold for any history the writer
+ * wrote, and loading the demo's whole 1,650 trades cost most of this file's time. npm start's tests load it whole.
+ */
+function newestOfDemo(dataset: ReturnType<typeof demoDataset>, trades = 30, snapshots = 10): ReturnType<typeof demoDataset> {
+  const newest = (account: string) =>
+    dataset.trades
+      .filter((trade) => trade.accountId === account)
+      .sort((a, b) => b.openTime.localeCompare(a.openTime))
+      .slice(0, trades);
+  const kept = dataset.accounts.map((entry) => ({ ...entry, history: entry.history.slice(-snapshots) }));
+  return { accounts: kept, trades: kept.flatMap(({ account }) => newest(account.id)) };
+}
+
 beforeAll(async () => {
   harness = await startHarness();
-  await harness.load(demoDataset(started));
+  const dataset = demoDataset(started);
+  const loaded = newestOfDemo(dataset);
+  // Every open trade of the demo is among those loaded: the bot marks and closes the ones it finds.
+  expect(loaded.trades.filter((trade) => trade.status === 'open')).toHaveLength(dataset.trades.filter((t) => t.status === 'open').length);
+  await harness.load(loaded);
 });
 afterAll(() => harness.close());
 
