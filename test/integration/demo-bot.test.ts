@@ -8,6 +8,7 @@ import type { Trade } from '@trading-bot-api/core/types';
 import { demoDataset, placesOf } from '../../scripts/demo/dataset';
 import { DemoBot, reportFor } from '../../scripts/demo/demo-bot';
 import { eventFor, type Harness, invoke, startHarness } from '../kit/api-harness';
+import { until } from '../kit/until';
 
 jest.setTimeout(120_000);
 
@@ -87,8 +88,11 @@ it('trades live through the writer, and every figure stays consistent', async ()
   bot.start();
   // Until it has traded enough to judge (polled: a fixed 15 s wait was most of this file's time), 30 s at most.
   const enough = () => bot.counts.opened >= 3 && bot.counts.closed >= 2 && bot.counts.snapshots > 20;
-  for (const deadline = Date.now() + 30_000; !enough() && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 100));
-  await bot.stop();
+  try {
+    await until(enough, 'three opens, two closes and 20 snapshots of the bot', { timeoutMs: 30_000, everyMs: 100 });
+  } finally {
+    await bot.stop();
+  }
   // Read at once: the heartbeats (one a second) stopped with the bot, and the checks below take seconds on a busy machine.
   const running = await api('account-status', 'primary-usd');
 
