@@ -495,6 +495,62 @@ describe('the fleet in one reporting currency (REPORTING_CURRENCY=USD)', () => {
     // The per-currency totals stay exact and unconverted.
     expect(body.totals.find((total: { currency: string }) => total.currency === 'JPY')).toEqual(expect.objectContaining({ nav: '150000' }));
   });
+
+  it("values an account's equity series in USD at each point's own time: a past hour at that hour's price, never today's", async () => {
+    const HOUR = 3_600_000;
+    const thisHour = Math.floor(Date.now() / HOUR) * HOUR;
+    const halfPast = (hoursAgo: number) => new Date(thisHour - hoursAgo * HOUR + HOUR / 2).toISOString();
+    // Three hours ago a feed read EUR at 1.05 (the writer's recordRates, as a sync calls it); two hours ago none read.
+    await writer.recordRates('bn-rates-then', {
+      exchange: 'binance',
+      time: halfPast(3),
+      prices: [{ base: 'EUR', quote: 'USDT', price: '1.05' }],
+    });
+    await writer.upsertAccount({ id: 'eur-history', name: 'eur-history', currency: 'EUR', broker: 'paper', environment: 'paper' });
+    for (const [hoursAgo, nav] of [
+      [4, '900'],
+      [3, '950'],
+      [2, '980'],
+    ] as const)
+      await writer.recordBalance('eur-history', {
+        balance: nav,
+        unrealizedPL: '0',
+        nav,
+        marginUsed: '0',
+        marginAvailable: nav,
+        time: halfPast(hoursAgo),
+      });
+    const time = new Date().toISOString();
+    await writer.recordBalance('eur-history', {
+      balance: '1000',
+      unrealizedPL: '0',
+      nav: '1000',
+      marginUsed: '0',
+      marginAvailable: '1000',
+      time,
+    });
+    const { statusCode, body: series } = await api('account-equity', 'eur-history', { interval: 'hour' });
+    expect(statusCode).toBe(200);
+    const usd = (hop: string) => [
+      { from: 'EUR', to: 'USDT', rate: hop, source: 'binance:EURUSDT' },
+      { from: 'USDT', to: 'USD', rate: '1', source: 'peg' },
+    ];
+    expect(series.points.map((point: { time: string; reporting: unknown }) => [point.time, point.reporting])).toEqual([
+      [
+        halfPast(4),
+        {
+          currency: 'USD',
+          unvalued: true,
+          reason: "no price converted EUR to USD by the end of this point's interval: no exchange feed had read a market between them",
+        },
+      ],
+      [halfPast(3), { currency: 'USD', nav: '997.5', rate: '1.05', route: usd('1.05'), asOf: halfPast(3) }],
+      // No feed read EUR in that hour: the last price read by its end, three hours ago's, not today's.
+      [halfPast(2), { currency: 'USD', nav: '1029', rate: '1.05', route: usd('1.05'), asOf: halfPast(3) }],
+      // Now: the price the feed read in its poll (beforeAll), stated with its time.
+      [time, { currency: 'USD', nav: '1084.2', rate: '1.0842', route: usd('1.0842'), asOf: feedTime }],
+    ]);
+  });
 });
 
 it('refuses a key or secret on the command line, and says where to give them', async () => {
