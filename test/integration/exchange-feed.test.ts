@@ -29,6 +29,7 @@ import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { type AlertEvent, reconciliationEvent } from '../../api/alerts/events';
+import { FakeAws } from '../kit/fake-aws';
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
@@ -551,6 +552,86 @@ describe('the fleet in one reporting currency (REPORTING_CURRENCY=USD)', () => {
       [time, { currency: 'USD', nav: '1084.2', rate: '1.0842', route: usd('1.0842'), asOf: feedTime }],
     ]);
   });
+});
+
+it('runs deployed (functions/exchange-feed.ts): keys from Secrets Manager, a fresh difference to the alerts topic, a run failing that names the account not synced', async () => {
+  const aws = await new FakeAws().start();
+  const [KEY, SECRET] = ['deployed-key-0123456789', 'deployed-secret-0123456789'];
+  fake.addAccount(KEY, SECRET);
+  fake.setBalance(KEY, 'USDT', '321');
+  fake.prices.set('BTCUSDT', '61000');
+  fake.addAccount('deployed-trading-key', 'deployed-trading-secret', { enableSpotAndMarginTrading: true });
+  // A bot on the same exchange account whose one trade names an order the exchange never filled. It never recorded a
+  // balance snapshot: its NAV is unknown, so no balance difference is claimed.
+  await writer.upsertAccount({ id: 'bot-deployed', name: 'bot-deployed', currency: 'USDT', broker: 'binance', environment: 'paper' });
+  const openTime = new Date(Date.now() - DAY).toISOString();
+  await writer.openTrade('bot-deployed', {
+    id: 'd1',
+    instrument: 'BTC_USDT',
+    side: 'buy',
+    units: '0.01',
+    openPrice: '60000',
+    openTime,
+    orderIds: ['9100001'],
+  });
+  const secretId = `trading-bot-api/${harness.stage}/exchange-keys`;
+  aws.secrets.set(
+    secretId,
+    JSON.stringify({
+      'bn-deployed': { apiKey: KEY, secret: SECRET },
+      'bn-deployed-trading': { apiKey: 'deployed-trading-key', secret: 'deployed-trading-secret' },
+    }),
+  );
+  const topic = `arn:aws:sns:us-east-1:123456789012:trading-bot-api-${harness.stage}-alerts`;
+  const feeds = [{ exchange: 'binance', account: 'bn-deployed', url: fake.url, since: SINCE, reconcileWith: 'bot-deployed' }];
+  Object.assign(process.env, {
+    ...aws.env,
+    STAGE: harness.stage,
+    DYNAMODB_ENDPOINT: harness.db.endpoint,
+    EXCHANGE_KEYS_SECRET_ID: secretId,
+    ALERTS_TOPIC_ARN: topic,
+  });
+  try {
+    const { handler } = await import('../../functions/exchange-feed');
+    const context = { getRemainingTimeInMillis: () => 300_000 } as Parameters<typeof handler>[1];
+    process.env.EXCHANGE_FEEDS = JSON.stringify(feeds);
+    const printed = jest.spyOn(console, 'log').mockImplementation(() => undefined);
+    const run = () =>
+      handler({}, context).then(
+        (done) => done,
+        (error: Error) => error.message,
+      );
+    const result = await run();
+    expect(result).toEqual({ accounts: 1 });
+    expect(aws.calls.filter((call) => call === 'GetSecretValue')).toHaveLength(1);
+    expect((await api('account-balance', 'bn-deployed')).body.nav).toBe('321');
+    const reconciliation = (await api('account-reconciliation', 'bot-deployed')).body;
+    expect(reconciliation.differences).toEqual([
+      expect.objectContaining({ kind: 'missing_on_exchange', tradeId: 'd1', orderId: '9100001' }),
+    ]);
+    const published = aws.published.filter((message) => message.TopicArn === topic);
+    expect(published).toHaveLength(1);
+    // The notifier's body (SNS MessageStructure json): the webhook schema's event.
+    const event = JSON.parse(JSON.parse(published[0].Message).lambda);
+    expect(validEvent(event)).toBe(true);
+    expect(event).toEqual(expect.objectContaining({ type: 'reconciliation', accountId: 'bot-deployed' }));
+    // A key that can trade: the run syncs the rest, then fails naming it, so the function's Errors alarm tells.
+    process.env.EXCHANGE_FEEDS = JSON.stringify([
+      { exchange: 'binance', account: 'bn-deployed-trading', url: fake.url, since: SINCE },
+      ...feeds,
+    ]);
+    expect(await run()).toBe('exchange feed: bn-deployed-trading not synced (see the lines above)');
+    // The keys read once per instance (kept five minutes); the same difference again is no new alert; the keys are
+    // never printed.
+    expect(aws.calls.filter((call) => call === 'GetSecretValue')).toHaveLength(1);
+    expect(aws.published.filter((message) => message.TopicArn === topic)).toHaveLength(1);
+    const text = printed.mock.calls.join('\n');
+    expect(text).toContain('bn-deployed-trading: not synced');
+    for (const secret of [KEY, SECRET, 'deployed-trading-key', 'deployed-trading-secret']) expect(text).not.toContain(secret);
+  } finally {
+    for (const name of ['EXCHANGE_FEEDS', 'EXCHANGE_KEYS_SECRET_ID', 'ALERTS_TOPIC_ARN', ...Object.keys(aws.env)]) delete process.env[name];
+    await aws.close();
+  }
 });
 
 it('refuses a key or secret on the command line, and says where to give them', async () => {
