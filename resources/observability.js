@@ -206,14 +206,14 @@ function wireAlerts(template, stage, naming) {
 function dashboardResource(stage, functions) {
   const probeMetric = (name, extra = {}) => [NAMESPACE, name, 'service', SERVICE, 'stage', stage, extra];
   const apiMetric = (name, extra = {}) => ['AWS/ApiGateway', name, 'ApiName', `${stage}-${SERVICE}`, 'Stage', stage, extra];
-  const widget = (title, metrics, x, y, extra = {}) => ({
+  const widget = (title, metrics, x, y) => ({
     type: 'metric',
     x,
     y,
     width: 8,
     height: 6,
     // biome-ignore lint/suspicious/noTemplateCurlyInString: CloudFormation's Fn::Sub placeholder, filled in at deploy time.
-    properties: { title, metrics, period: PERIOD, region: '${AWS::Region}', view: 'timeSeries', ...extra },
+    properties: { title, metrics, period: PERIOD, region: '${AWS::Region}', view: 'timeSeries' },
   });
   const perFunction = (name, stat) =>
     functions.map((fn) => [
@@ -223,43 +223,35 @@ function dashboardResource(stage, functions) {
       fn.name,
       { stat, label: fn.authorizer && name === 'Errors' ? `${fn.key} (refused keys)` : fn.key },
     ]);
-  const body = {
-    widgets: [
-      widget(
-        'Bots by state (probe)',
-        ['BotsRunning', 'BotsPaused', 'BotsStopped', 'BotsInError'].map((name) => probeMetric(name, { stat: 'Maximum' })),
-        0,
-        0,
-      ),
-      widget(
-        'Stale bots and oldest heartbeat (s)',
-        [probeMetric('StaleBots', { stat: 'Maximum' }), probeMetric('OldestHeartbeatAgeSeconds', { stat: 'Maximum', yAxis: 'right' })],
-        8,
-        0,
-      ),
-      widget(
-        'Database and probe',
-        [
-          probeMetric('DatabaseHealthy', { stat: 'Minimum' }),
-          probeMetric('ProbeRuns', { stat: 'Sum' }),
-          probeMetric('ProbeLatencyMs', { stat: 'Maximum', yAxis: 'right' }),
-        ],
-        16,
-        0,
-      ),
-      widget(
-        'API requests and errors',
-        [apiMetric('Count', { stat: 'Sum' }), apiMetric('4XXError', { stat: 'Sum' }), apiMetric('5XXError', { stat: 'Sum' })],
-        0,
-        6,
-      ),
-      widget('API latency (ms)', [apiMetric('Latency', { stat: 'p50' }), apiMetric('Latency', { stat: 'p99' })], 8, 6),
-      widget('Requests per function', perFunction('Invocations', 'Sum'), 16, 6),
-      widget('Errors per function', perFunction('Errors', 'Sum'), 0, 12),
-      widget('Throttles per function', perFunction('Throttles', 'Sum'), 8, 12),
-      widget('Duration per function, p99 (ms)', perFunction('Duration', 'p99'), 16, 12),
+  // Three widgets a row, left to right, in this order.
+  const widgets = [
+    [
+      'Bots by state (probe)',
+      ['BotsRunning', 'BotsPaused', 'BotsStopped', 'BotsInError'].map((name) => probeMetric(name, { stat: 'Maximum' })),
     ],
-  };
+    [
+      'Stale bots and oldest heartbeat (s)',
+      [probeMetric('StaleBots', { stat: 'Maximum' }), probeMetric('OldestHeartbeatAgeSeconds', { stat: 'Maximum', yAxis: 'right' })],
+    ],
+    [
+      'Database and probe',
+      [
+        probeMetric('DatabaseHealthy', { stat: 'Minimum' }),
+        probeMetric('ProbeRuns', { stat: 'Sum' }),
+        probeMetric('ProbeLatencyMs', { stat: 'Maximum', yAxis: 'right' }),
+      ],
+    ],
+    [
+      'API requests and errors',
+      [apiMetric('Count', { stat: 'Sum' }), apiMetric('4XXError', { stat: 'Sum' }), apiMetric('5XXError', { stat: 'Sum' })],
+    ],
+    ['API latency (ms)', [apiMetric('Latency', { stat: 'p50' }), apiMetric('Latency', { stat: 'p99' })]],
+    ['Requests per function', perFunction('Invocations', 'Sum')],
+    ['Errors per function', perFunction('Errors', 'Sum')],
+    ['Throttles per function', perFunction('Throttles', 'Sum')],
+    ['Duration per function, p99 (ms)', perFunction('Duration', 'p99')],
+  ];
+  const body = { widgets: widgets.map(([title, metrics], i) => widget(title, metrics, (i % 3) * 8, Math.floor(i / 3) * 6)) };
   return {
     OperationsDashboard: {
       Type: 'AWS::CloudWatch::Dashboard',
