@@ -220,14 +220,18 @@ export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: 
   });
   const fromInput = h('input', { id: 'f-from', name: 'from', type: 'datetime-local', step: 1, value: toInputTime(filters.from) });
   const toInput = h('input', { id: 'f-to', name: 'to', type: 'datetime-local', step: 1, value: toInputTime(filters.to) });
+  // Each filter's control by its query parameter, with its label: the form, what it submits and what the API refused.
+  const controls: Record<string, [string, HTMLInputElement | HTMLSelectElement]> = {
+    account: ['Account', accountSelect],
+    status: ['Status', statusSelect],
+    instrument: ['Instrument', instrumentInput],
+    from: ['Opened from (UTC)', fromInput],
+    to: ['Opened before (UTC)', toInput],
+  };
   const form = h(
     'form',
     { class: 'filters', 'aria-label': 'Trade filters' },
-    h('p', {}, h('label', { for: 'f-account' }, 'Account'), accountSelect),
-    h('p', {}, h('label', { for: 'f-status' }, 'Status'), statusSelect),
-    h('p', {}, h('label', { for: 'f-instrument' }, 'Instrument'), instrumentInput),
-    h('p', {}, h('label', { for: 'f-from' }, 'Opened from (UTC)'), fromInput),
-    h('p', {}, h('label', { for: 'f-to' }, 'Opened before (UTC)'), toInput),
+    ...Object.values(controls).map(([label, control]) => h('p', {}, h('label', { for: control.id }, label), control)),
     h('p', { class: 'actions' }, h('button', { type: 'submit' }, 'Apply'), h('button', { type: 'reset' }, 'Clear')),
   );
   const active = Object.values(filters).filter(Boolean).length + (account ? 1 : 0);
@@ -243,6 +247,7 @@ export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: 
   const tableBox = h('div', { class: 'table-wrap' });
   const more = h('button', { type: 'button', class: 'more', hidden: true }, 'Load more');
   const moreBelow = h('button', { type: 'button', class: 'more-below', hidden: true }, 'Load more');
+  const mores = [more, moreBelow];
   const download = h('button', { type: 'button', class: 'download' }, 'Download CSV');
   const downloading = h('span', { class: 'note', 'data-testid': 'download-status', 'aria-live': 'polite' });
   const problem = h('p', { class: 'problem', role: 'alert' });
@@ -264,14 +269,11 @@ export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: 
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const next = new URLSearchParams();
-    const chosen: [string, string][] = [
-      ['account', accountSelect.value],
-      ['status', statusSelect.value],
-      ['instrument', instrumentInput.value.trim()],
-      ['from', toApiTime(fromInput.value)],
-      ['to', toApiTime(toInput.value)],
-    ];
-    for (const [name, value] of chosen) if (value) next.set(name, value);
+    for (const [name, [, control]] of Object.entries(controls)) {
+      const value =
+        control.type === 'datetime-local' ? toApiTime(control.value) : control === instrumentInput ? control.value.trim() : control.value;
+      if (value) next.set(name, value);
+    }
     navigate(tradesHash(next));
   });
   form.addEventListener('reset', (event) => {
@@ -285,14 +287,14 @@ export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: 
   let cursor: string | null = null;
   let pages = 0;
 
-  function params(extra: Record<string, string> = {}) {
-    const q: Record<string, string> = { limit: PAGE, ...extra };
-    for (const [name, value] of Object.entries(filters)) if (value) q[name] = value;
-    return q;
-  }
+  /** The filters set, as the API's query, after `extra`. */
+  const params = (extra: Record<string, string>) => ({
+    ...extra,
+    ...Object.fromEntries(Object.entries(filters).filter(([, value]) => value)),
+  });
 
   async function page(after: string | null): Promise<TradePage> {
-    const query = params(after ? { cursor: after } : {});
+    const query = params(after ? { limit: PAGE, cursor: after } : { limit: PAGE });
     const result = account
       ? await api().GET('/api/{account}/trades', { params: { path: { account }, query } })
       : await api().GET('/api/all/trades', { params: { query } });
@@ -307,21 +309,12 @@ export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: 
         : h('p', { class: 'note' }, 'No trades match these filters.'),
     );
     fill(counter, `Showing ${trades.length} trade${trades.length === 1 ? '' : 's'}${cursor ? ' (more available)' : ''}.`);
-    more.hidden = !cursor;
-    moreBelow.hidden = !cursor;
+    for (const button of mores) button.hidden = !cursor;
   }
-
-  const controls: Record<string, HTMLInputElement | HTMLSelectElement> = {
-    account: accountSelect,
-    status: statusSelect,
-    instrument: instrumentInput,
-    from: fromInput,
-    to: toInput,
-  };
 
   /** A listing the API refused: the controls it named say so, and there is nothing to list or export. */
   function refused(error: ApiError) {
-    for (const name of error.parameters) controls[name]?.setAttribute('aria-invalid', 'true');
+    for (const name of error.parameters) controls[name]?.[1].setAttribute('aria-invalid', 'true');
     filterBox.open = true;
     trades = [];
     cursor = null;
@@ -331,8 +324,7 @@ export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: 
       h('p', { class: 'note', 'data-testid': 'refused' }, 'Nothing listed: the API refused these filters. Change them and apply.'),
     );
     fill(counter);
-    more.hidden = true;
-    moreBelow.hidden = true;
+    for (const button of mores) button.hidden = true;
   }
 
   async function first() {
@@ -353,8 +345,7 @@ export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: 
 
   const loadMore = async () => {
     if (!cursor) return;
-    more.disabled = true;
-    moreBelow.disabled = true;
+    for (const button of mores) button.disabled = true;
     try {
       const result = await page(cursor);
       trades = [...trades, ...result.trades];
@@ -366,12 +357,10 @@ export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: 
     } catch (error) {
       fill(problem, (error as Error).message);
     } finally {
-      more.disabled = false;
-      moreBelow.disabled = false;
+      for (const button of mores) button.disabled = false;
     }
   };
-  more.addEventListener('click', loadMore);
-  moreBelow.addEventListener('click', loadMore);
+  for (const button of mores) button.addEventListener('click', loadMore);
 
   // The listing as the API writes it (exact strings, every page, one header row), saved by the browser; nothing of it
   // is kept by the page once the file is handed over.
@@ -379,8 +368,7 @@ export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: 
     download.disabled = true;
     fill(downloading, 'Preparing the file…');
     try {
-      const query: Record<string, string> = { format: 'csv' };
-      for (const [name, value] of Object.entries(filters)) if (value) query[name] = value;
+      const query = params({ format: 'csv' });
       const chunks: string[] = [];
       const pages = account
         ? api().csvPages('/api/{account}/trades', { params: { path: { account }, query } })
