@@ -290,14 +290,17 @@ export function fleetView(main: HTMLElement): View {
    * lines up within a currency, never across); stacked on a phone.
    */
   function renderTotals(rows: Total[]) {
-    const amounts = ['balance', 'nav', 'unrealizedPL', 'realizedPL'] as const;
-    const labels: Record<(typeof amounts)[number], string> = {
-      balance: 'Balance',
-      nav: 'NAV',
-      unrealizedPL: 'Unrealized P&L',
-      realizedPL: 'Realized P&L, all time',
-    };
-    const signed = new Set(['unrealizedPL', 'realizedPL']);
+    // Each column after the currency: its label (also each cell's, stacked on a phone) and its figure of a row.
+    const columns: [string, (row: Total) => Node | string][] = [
+      ['Accounts', (row) => String(row.accountCount)],
+      ['Balance', (row) => money(row.balance, row.currency)],
+      ['NAV', (row) => money(row.nav, row.currency)],
+      ['Unrealized P&L', (row) => money(row.unrealizedPL, row.currency, { signed: true })],
+      ['Realized P&L, all time', (row) => money(row.realizedPL, row.currency, { signed: true })],
+      ['Open trades', (row) => String(row.openTradeCount)],
+      ['Win rate (90 d)', (row) => (ratios ? percent(ratios.get(row.currency)?.winRate) : '…')],
+      ['Profit factor (90 d)', (row) => (ratios ? (ratios.get(row.currency)?.profitFactor ?? '—') : '…')],
+    ];
     fill(
       totals,
       h(
@@ -306,18 +309,7 @@ export function fleetView(main: HTMLElement): View {
         h(
           'thead',
           {},
-          h(
-            'tr',
-            {},
-            ...[
-              'Currency',
-              'Accounts',
-              ...amounts.map((field) => labels[field]),
-              'Open trades',
-              'Win rate (90 d)',
-              'Profit factor (90 d)',
-            ].map((label, i) => h('th', { scope: 'col', class: i ? 'num' : null }, label)),
-          ),
+          h('tr', {}, h('th', { scope: 'col' }, 'Currency'), ...columns.map(([label]) => h('th', { scope: 'col', class: 'num' }, label))),
         ),
         h(
           'tbody',
@@ -327,17 +319,7 @@ export function fleetView(main: HTMLElement): View {
               'tr',
               {},
               h('th', { scope: 'row', class: 'key', 'data-label': 'Currency' }, row.currency),
-              h('td', { class: 'num', 'data-label': 'Accounts' }, String(row.accountCount)),
-              ...amounts.map((field) =>
-                h('td', { class: 'num', 'data-label': labels[field] }, money(row[field], row.currency, { signed: signed.has(field) })),
-              ),
-              h('td', { class: 'num', 'data-label': 'Open trades' }, String(row.openTradeCount)),
-              h('td', { class: 'num', 'data-label': 'Win rate (90 d)' }, ratios ? percent(ratios.get(row.currency)?.winRate) : '…'),
-              h(
-                'td',
-                { class: 'num', 'data-label': 'Profit factor (90 d)' },
-                ratios ? (ratios.get(row.currency)?.profitFactor ?? '—') : '…',
-              ),
+              ...columns.map(([label, cell]) => h('td', { class: 'num', 'data-label': label }, cell(row))),
             ),
           ),
         ),
