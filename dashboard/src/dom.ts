@@ -32,3 +32,40 @@ export function fill(target: Element, ...children: (Child | Child[])[]): void {
       .map((child) => (child instanceof Node ? child : document.createTextNode(String(child)))),
   );
 }
+
+/** A column of a `stackTable`: its label (also each cell's, for the stacked view), its cells' class, its cell of a row. */
+export type StackColumn<T> = [label: string, className: string, cell: (row: T) => Child];
+
+/**
+ * A table that stacks on a phone (style.css, `table.stack`): each row headed by its `heading` cell (class `key`), then
+ * one cell per column, each labelled with its column's label; headers after the first are right-aligned figures.
+ */
+export function stackTable<T>(
+  attributes: Attributes,
+  [headingLabel, heading]: [string, (row: T) => Child],
+  columns: StackColumn<T>[],
+  rows: T[],
+  rowAttributes: (row: T) => Attributes = () => ({}),
+): HTMLTableElement {
+  return h(
+    'table',
+    { class: 'stack', ...attributes },
+    h(
+      'thead',
+      {},
+      h('tr', {}, h('th', { scope: 'col' }, headingLabel), ...columns.map(([label]) => h('th', { scope: 'col', class: 'num' }, label))),
+    ),
+    h(
+      'tbody',
+      {},
+      ...rows.map((row) =>
+        h(
+          'tr',
+          rowAttributes(row),
+          h('th', { scope: 'row', class: 'key', 'data-label': headingLabel }, heading(row)),
+          ...columns.map(([label, className, cell]) => h('td', { class: className, 'data-label': label }, cell(row))),
+        ),
+      ),
+    ),
+  );
+}

@@ -11,7 +11,7 @@ import type { AccountPerformance, Trade } from '../../../client';
 import { api, unwrap } from '../api';
 import { chartWindow } from '../chart-data';
 import { type Chart, equityChart, pnlChart } from '../charts';
-import { fill, h } from '../dom';
+import { fill, h, type StackColumn, stackTable } from '../dom';
 import { age, currencyPlaces, daysAgo, duration, money, moneyText, percent, utc } from '../format';
 import { reconciliationPanel } from './reconciliation';
 import { tradesTable } from './trades';
@@ -226,7 +226,6 @@ export function accountView(main: HTMLElement, account: string): View {
       ],
     ];
     fill(performanceBox, ...rows.map(([label, value]) => h('div', {}, h('dt', {}, label), h('dd', {}, value))));
-    const columns = ['Instrument', 'Trades', 'Win rate', 'Net P&L', 'Profit factor', 'Expectancy'];
     // A column of one currency lines up: a crypto's at the most its values need.
     const netPlaces = currencyPlaces(
       ccy,
@@ -236,37 +235,25 @@ export function accountView(main: HTMLElement, account: string): View {
       ccy,
       summary.instruments.map((row) => row.expectancy),
     );
+    // Each column after the instrument: its label, its class and its figure.
+    const columns: StackColumn<(typeof summary.instruments)[number]>[] = [
+      ['Trades', 'num', (row) => String(row.closedTrades)],
+      ['Win rate', 'num key', (row) => percent(row.winRate)],
+      ['Net P&L', 'num key', (row) => money(row.netRealizedPL, ccy, { signed: true, places: netPlaces })],
+      ['Profit factor', 'num', (row) => row.profitFactor ?? '—'],
+      ['Expectancy', 'num', (row) => money(row.expectancy, ccy, { signed: true, places: expectancyPlaces })],
+    ];
     fill(
       perInstrument,
       summary.instruments.length
-        ? h(
-            'table',
-            { class: 'stack', 'data-testid': 'performance-instruments' },
-            h('thead', {}, h('tr', {}, ...columns.map((label, i) => h('th', { scope: 'col', class: i ? 'num' : null }, label)))),
-            h(
-              'tbody',
-              {},
-              ...summary.instruments.map((row) =>
-                h(
-                  'tr',
-                  { 'data-instrument': row.instrument },
-                  h('th', { scope: 'row', class: 'key', 'data-label': 'Instrument' }, row.instrument),
-                  h('td', { class: 'num', 'data-label': 'Trades' }, String(row.closedTrades)),
-                  h('td', { class: 'num key', 'data-label': 'Win rate' }, percent(row.winRate)),
-                  h(
-                    'td',
-                    { class: 'num key', 'data-label': 'Net P&L' },
-                    money(row.netRealizedPL, ccy, { signed: true, places: netPlaces }),
-                  ),
-                  h('td', { class: 'num', 'data-label': 'Profit factor' }, row.profitFactor ?? '—'),
-                  h(
-                    'td',
-                    { class: 'num', 'data-label': 'Expectancy' },
-                    money(row.expectancy, ccy, { signed: true, places: expectancyPlaces }),
-                  ),
-                ),
-              ),
-            ),
+        ? stackTable(
+            { 'data-testid': 'performance-instruments' },
+            ['Instrument', (row) => row.instrument],
+            columns,
+            summary.instruments,
+            (row) => ({
+              'data-instrument': row.instrument,
+            }),
           )
         : h('p', { class: 'note' }, 'No trade closed in these 90 days.'),
     );

@@ -19,7 +19,7 @@
  */
 import type { AccountStatus, Balance, components } from '../../../client';
 import { api, unwrap } from '../api';
-import { fill, h } from '../dom';
+import { fill, h, type StackColumn, stackTable } from '../dom';
 import { age, daysAgo, money, percent, utc } from '../format';
 import { renderReporting } from './reporting';
 import type { View } from './view';
@@ -290,41 +290,18 @@ export function fleetView(main: HTMLElement): View {
    * lines up within a currency, never across); stacked on a phone.
    */
   function renderTotals(rows: Total[]) {
-    // Each column after the currency: its label (also each cell's, stacked on a phone) and its figure of a row.
-    const columns: [string, (row: Total) => Node | string][] = [
-      ['Accounts', (row) => String(row.accountCount)],
-      ['Balance', (row) => money(row.balance, row.currency)],
-      ['NAV', (row) => money(row.nav, row.currency)],
-      ['Unrealized P&L', (row) => money(row.unrealizedPL, row.currency, { signed: true })],
-      ['Realized P&L, all time', (row) => money(row.realizedPL, row.currency, { signed: true })],
-      ['Open trades', (row) => String(row.openTradeCount)],
-      ['Win rate (90 d)', (row) => (ratios ? percent(ratios.get(row.currency)?.winRate) : '…')],
-      ['Profit factor (90 d)', (row) => (ratios ? (ratios.get(row.currency)?.profitFactor ?? '—') : '…')],
+    // Each column after the currency: its label and its figure of a row.
+    const columns: StackColumn<Total>[] = [
+      ['Accounts', 'num', (row) => String(row.accountCount)],
+      ['Balance', 'num', (row) => money(row.balance, row.currency)],
+      ['NAV', 'num', (row) => money(row.nav, row.currency)],
+      ['Unrealized P&L', 'num', (row) => money(row.unrealizedPL, row.currency, { signed: true })],
+      ['Realized P&L, all time', 'num', (row) => money(row.realizedPL, row.currency, { signed: true })],
+      ['Open trades', 'num', (row) => String(row.openTradeCount)],
+      ['Win rate (90 d)', 'num', (row) => (ratios ? percent(ratios.get(row.currency)?.winRate) : '…')],
+      ['Profit factor (90 d)', 'num', (row) => (ratios ? (ratios.get(row.currency)?.profitFactor ?? '—') : '…')],
     ];
-    fill(
-      totals,
-      h(
-        'table',
-        { class: 'stack', 'data-testid': 'totals' },
-        h(
-          'thead',
-          {},
-          h('tr', {}, h('th', { scope: 'col' }, 'Currency'), ...columns.map(([label]) => h('th', { scope: 'col', class: 'num' }, label))),
-        ),
-        h(
-          'tbody',
-          {},
-          ...rows.map((row) =>
-            h(
-              'tr',
-              {},
-              h('th', { scope: 'row', class: 'key', 'data-label': 'Currency' }, row.currency),
-              ...columns.map(([label, cell]) => h('td', { class: 'num', 'data-label': label }, cell(row))),
-            ),
-          ),
-        ),
-      ),
-    );
+    fill(totals, stackTable({ 'data-testid': 'totals' }, ['Currency', (row) => row.currency], columns, rows));
   }
 
   /** Counts each heartbeat age up between polls. */
