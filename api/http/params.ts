@@ -1,16 +1,7 @@
 import { invalidParameters, type ParameterError } from '../errors';
 import { windowError } from '../operations/window';
 import { canonicalInstrument } from '@trading-bot-api/core/instruments';
-import {
-  EARLIEST_TIME,
-  INTERVALS,
-  type Interval,
-  LATEST_TIME,
-  parseTime,
-  PERIODS,
-  type Period,
-  timestamp,
-} from '@trading-bot-api/core/time';
+import { EARLIEST_TIME, INTERVALS, LATEST_TIME, parseTime, PERIODS, timestamp } from '@trading-bot-api/core/time';
 import { cursorShaped, NOT_A_CURSOR } from './cursor';
 import type { TradeStatus } from '@trading-bot-api/core/types';
 
@@ -80,12 +71,16 @@ export const MAX_LIMIT = 500;
 /** A listing's page size when `limit` is not given. */
 export const DEFAULT_LIMIT = 50;
 
-/** `open`, `closed`, `gone` or `all` in any case; `all` means no status filter. */
-export function parseStatus(value: string): TradeStatus | 'all' {
-  const status = value.toLowerCase();
-  if (status === 'open' || status === 'closed' || status === 'gone' || status === 'all') return status;
-  return reject('must be one of open, closed, gone, all');
+/** A parser of one of `values`, in any case: `must be one of …` otherwise. */
+function oneOf<T extends string>(values: readonly T[]): (value: string) => T {
+  return (value) => {
+    const chosen = value.toLowerCase() as T;
+    return values.includes(chosen) ? chosen : reject(`must be one of ${values.join(', ')}`);
+  };
 }
+
+/** `open`, `closed`, `gone` or `all` in any case; `all` means no status filter. */
+export const parseStatus = oneOf<TradeStatus | 'all'>(['open', 'closed', 'gone', 'all']);
 
 /** An instrument `BASE_QUOTE` (`/` or `-` also accepted; a future's with `_PERP` or `_YYYYMMDD`), returned in canonical upper case with `_`. */
 export function parseInstrument(value: string): string {
@@ -138,27 +133,8 @@ export function parseTimeParameter(value: string): number {
   return ms;
 }
 
-/** `day`, `week` or `month`, in any case. */
-function parsePeriod(value: string): Period {
-  const period = value.toLowerCase() as Period;
-  return PERIODS.includes(period) ? period : reject(`must be one of ${PERIODS.join(', ')}`);
-}
-
-/** `hour` or `day`, in any case. */
-function parseInterval(value: string): Interval {
-  const interval = value.toLowerCase() as Interval;
-  return INTERVALS.includes(interval) ? interval : reject(`must be one of ${INTERVALS.join(', ')}`);
-}
-
 /** The representations of a trade listing the `format` parameter names (trade-representations.ts renders them). */
 const TRADE_FORMATS = ['json', 'csv', 'cointracking'] as const;
-type TradeFormat = (typeof TRADE_FORMATS)[number];
-
-/** `json`, `csv` or `cointracking`, in any case. */
-function parseTradeFormat(value: string): TradeFormat {
-  const format = value.toLowerCase() as TradeFormat;
-  return TRADE_FORMATS.includes(format) ? format : reject(`must be one of ${TRADE_FORMATS.join(', ')}`);
-}
 
 /** The parameters of both trade listings. */
 export const TRADE_QUERY = {
@@ -168,12 +144,14 @@ export const TRADE_QUERY = {
   to: parseTimeParameter,
   limit: parseLimit,
   cursor: parseCursor,
-  format: parseTradeFormat,
+  // `json`, `csv` or `cointracking`, in any case.
+  format: oneOf(TRADE_FORMATS),
 } satisfies ParameterParsers;
 
 /** The parameters of both P&L series. */
 export const PNL_QUERY = {
-  period: parsePeriod,
+  // `day`, `week` or `month`, in any case.
+  period: oneOf(PERIODS),
   from: parseTimeParameter,
   to: parseTimeParameter,
 } satisfies ParameterParsers;
@@ -187,7 +165,8 @@ export const PERFORMANCE_QUERY = {
 
 /** The parameters of the equity series. */
 export const EQUITY_QUERY = {
-  interval: parseInterval,
+  // `hour` or `day`, in any case.
+  interval: oneOf(INTERVALS),
   from: parseTimeParameter,
   to: parseTimeParameter,
 } satisfies ParameterParsers;
