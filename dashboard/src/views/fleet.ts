@@ -69,24 +69,16 @@ export function fleetView(main: HTMLElement): View {
   let filter: Filter = 'all';
   let query = '';
   let page = 0;
-  stateSelect.addEventListener('change', () => {
-    filter = stateSelect.value as Filter;
-    page = 0;
-    showPage();
-  });
-  search.addEventListener('input', () => {
-    query = search.value.trim().toLowerCase();
-    page = 0;
-    showPage();
-  });
-  previous.addEventListener('click', () => {
-    page = Math.max(0, page - 1);
-    showPage();
-  });
-  next.addEventListener('click', () => {
-    page += 1;
-    showPage();
-  });
+  // Each control changes what is shown, then the page is drawn again.
+  const on = (control: HTMLElement, event: string, change: () => void) =>
+    control.addEventListener(event, () => {
+      change();
+      showPage();
+    });
+  on(stateSelect, 'change', () => ([filter, page] = [stateSelect.value as Filter, 0]));
+  on(search, 'input', () => ([query, page] = [search.value.trim().toLowerCase(), 0]));
+  on(previous, 'click', () => (page = Math.max(0, page - 1)));
+  on(next, 'click', () => (page += 1));
   const totals = h('div', { class: 'table-wrap' });
   const moment = h('p', { class: 'note', 'data-testid': 'fleet-moment' });
   const oldest = h('span', { 'data-testid': 'oldest-balance' });
