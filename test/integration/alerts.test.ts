@@ -29,6 +29,7 @@ import { type Harness, startHarness } from '../kit/api-harness';
 import { FakeAws } from '../kit/fake-aws';
 import { channelSettings, FakeDiscord, FakeQuoter, FakeSlack, FakeTelegram, FakeWebhook, startFakeChannels } from '../kit/fake-channels';
 import { printedWhile } from '../kit/printed';
+import { until } from '../kit/until';
 
 const ROOT = join(__dirname, '..', '..');
 const DASHBOARD = 'https://abc123.execute-api.us-east-1.amazonaws.com/prod/';
@@ -630,8 +631,7 @@ describe('npm start’s probe watch', () => {
       invoke: async () => answers[Math.min(runs++, answers.length - 1)],
     });
     try {
-      const deadline = Date.now() + 20_000;
-      while (runs < answers.length + 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      await until(() => runs >= answers.length + 1, 'every answer probed and one more', { everyMs: 20 });
     } finally {
       await watch.stop();
     }

@@ -15,7 +15,9 @@ import { printedWhile } from '../kit/printed';
 jest.setTimeout(30_000);
 
 const IDS = ['f-1', 'f-2', 'f-3', 'f-4', 'f-5', 'f-6', 'f-7'];
-const dataset = generateDataset({ tradeCounts: [140, 30, 20, 10, 5, 0, 3], accountId: (i) => IDS[i], seed: 5 });
+// f-1's 60 trades: more than a page of 50 (its first listing below has a cursor, its closed ones none) and, with
+// pages cut to one item, some sixty queries a listing: every page edge the short pages make is still there.
+const dataset = generateDataset({ tradeCounts: [60, 30, 20, 10, 5, 0, 3], accountId: (i) => IDS[i], seed: 5 });
 // Tight timeouts keep this file fast; the defaults' worst case is checked in the unit tests of readConfig.
 const BUDGET_MS = 3 * 400 + 2500;
 /**

@@ -13,15 +13,17 @@ import { call as callApi } from '../kit/gateway';
 type Period = 'day' | 'week' | 'month';
 
 // Two stretches of history: one across the end of 2025 (month, year and an ISO week that straddles both), one
-// across the end of February 2026.
+// across the end of February 2026. Each account's trades walk back from its anchor, the newest first: these counts
+// reach back to 25 December and 24 February, so every boundary has closes on both sides (the first test below says
+// so by name); more of them would only lengthen the history before the boundaries.
 const yearEnd = generateDataset({
-  tradeCounts: [260, 120, 80],
+  tradeCounts: [130, 60, 40],
   accountId: (i) => ['p-usd', 'p-eur', 'p-gbp'][i],
   anchor: new Date('2026-01-04T12:00:00.000Z'),
   seed: 41,
 });
 const monthEnd = generateDataset({
-  tradeCounts: [150, 90],
+  tradeCounts: [75, 45],
   accountId: (i) => ['q-usd', 'q-eur'][i],
   anchor: new Date('2026-03-02T06:00:00.000Z'),
   seed: 42,

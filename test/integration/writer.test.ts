@@ -247,7 +247,8 @@ it('two writers racing to close the same trade: exactly one wins, no counter dri
 });
 
 it('records a history in batches, and a second import of it changes nothing', async () => {
-  const dataset = generateDataset({ tradeCounts: [260], accountId: () => 'w-history', seed: 31 });
+  // 120 trades: several of the writer's transactions (each at most 100 items), as a longer history would be.
+  const dataset = generateDataset({ tradeCounts: [120], accountId: () => 'w-history', seed: 31 });
   await harness.writer.upsertAccount(dataset.accounts[0].account);
   const results = await harness.writer.recordTrades('w-history', dataset.trades);
   expect(outcomes(results)).toEqual(results.map(() => 'created'));
@@ -264,7 +265,8 @@ it('records a history in batches, and a second import of it changes nothing', as
 it('a history recorded while a bot writes the same account: every total stays exact', async () => {
   // The history's transactions start from what the previous one stored; a bot's writes in between must make them
   // read again (their versions are conditions), never be overwritten.
-  const dataset = generateDataset({ tradeCounts: [400], accountId: () => 'w-busy', seed: 57 });
+  // 200 trades: several of the history's transactions, each followed by the bot's writes (more than three, asserted below).
+  const dataset = generateDataset({ tradeCounts: [200], accountId: () => 'w-busy', seed: 57 });
   await harness.writer.upsertAccount(dataset.accounts[0].account);
   const closes = dataset.trades.filter((trade) => trade.status === 'closed').map((trade) => trade.closeTime!);
   const bot = localWriter(harness.db.endpoint, { stage: harness.stage });
@@ -306,7 +308,7 @@ it('a history recorded while a bot writes the same account: every total stays ex
     trades.push(...page.trades);
     cursor = page.nextCursor ?? undefined;
   } while (cursor);
-  expect(trades).toHaveLength(400 + botTrades);
+  expect(trades).toHaveLength(dataset.trades.length + botTrades);
   const closed = trades.filter((trade) => trade.status === 'closed');
   const balance = await api('account-balance', 'w-busy');
   expect(balance.openTradeCount).toBe(trades.length - closed.length);
