@@ -62,6 +62,9 @@ function optionalDecimal(value: unknown, field: string, sign: 'any' | 'positive'
   return value === undefined || value === null ? null : decimal(value, field, sign);
 }
 
+/** A time given or, left out, `now`'s (an account's creation, a heartbeat, a trade found gone). */
+const timeOrNow = (value: unknown, field: string, now: Date): string => (value === undefined ? now.toISOString() : time(value, field, now));
+
 /** A currency code, or the refusal naming `field`. */
 function currencyCode(value: unknown, field: string): string {
   if (typeof value !== 'string' || !CURRENCY.test(value))
@@ -165,7 +168,7 @@ export function accountInput(value: unknown, now: Date): Account {
     currency,
     broker: text(input.broker, 'broker'),
     environment: oneOf(input.environment, 'environment', ['live', 'paper'] as const),
-    createdAt: input.createdAt === undefined ? now.toISOString() : time(input.createdAt, 'createdAt', now),
+    createdAt: timeOrNow(input.createdAt, 'createdAt', now),
   };
 }
 
@@ -207,9 +210,8 @@ export function tradeInput(value: unknown, account: string, prefix = '', now: Da
     closePrice: optionalDecimal(input.closePrice, field('closePrice'), 'positive'),
     closeTime: input.closeTime === undefined || input.closeTime === null ? null : time(input.closeTime, field('closeTime'), now),
     // Absent or empty (null), the P&L figures are 0: an open trade has realized nothing, a closed one holds nothing.
-    realizedPL: input.realizedPL === undefined || input.realizedPL === null ? '0' : decimal(input.realizedPL, field('realizedPL')),
-    unrealizedPL:
-      input.unrealizedPL === undefined || input.unrealizedPL === null ? '0' : decimal(input.unrealizedPL, field('unrealizedPL')),
+    realizedPL: optionalDecimal(input.realizedPL, field('realizedPL')) ?? '0',
+    unrealizedPL: optionalDecimal(input.unrealizedPL, field('unrealizedPL')) ?? '0',
     stopLoss: optionalDecimal(input.stopLoss, field('stopLoss'), 'positive'),
     takeProfit: optionalDecimal(input.takeProfit, field('takeProfit'), 'positive'),
     closeReason: text(input.closeReason, field('closeReason'), { optional: true }),
@@ -360,17 +362,13 @@ export interface Snapshot {
   time: string;
 }
 
+const SNAPSHOT_FIGURES = ['balance', 'unrealizedPL', 'nav', 'marginUsed', 'marginAvailable'] as const;
+
 /** A balance snapshot; `prefix` names it among others (`snapshots[3].`). */
 export function snapshotInput(value: unknown, now: Date = new Date(), prefix = ''): Snapshot {
   const input = object(value, prefix ? prefix.slice(0, -1) : 'snapshot');
-  return {
-    balance: decimal(input.balance, `${prefix}balance`),
-    unrealizedPL: decimal(input.unrealizedPL, `${prefix}unrealizedPL`),
-    nav: decimal(input.nav, `${prefix}nav`),
-    marginUsed: decimal(input.marginUsed, `${prefix}marginUsed`),
-    marginAvailable: decimal(input.marginAvailable, `${prefix}marginAvailable`),
-    time: time(input.time, `${prefix}time`, now),
-  };
+  const figures = SNAPSHOT_FIGURES.map((name) => [name, decimal(input[name], `${prefix}${name}`)]);
+  return { ...(Object.fromEntries(figures) as Omit<Snapshot, 'time'>), time: time(input.time, `${prefix}time`, now) };
 }
 
 /** A heartbeat: the bot's state, what it runs and says, and when; `time` defaults to `now`. */
@@ -387,7 +385,7 @@ export function heartbeatInput(value: unknown, now: Date): Heartbeat {
     state: oneOf(input.state, 'state', ['running', 'paused', 'stopped', 'error'] as const),
     strategy: text(input.strategy, 'strategy', { optional: true }),
     message: text(input.message, 'message', { optional: true }),
-    time: input.time === undefined ? now.toISOString() : time(input.time, 'time', now),
+    time: timeOrNow(input.time, 'time', now),
   };
 }
 
@@ -401,19 +399,17 @@ export function goneInput(value: unknown, now: Date): Gone {
   const input = object(value, 'gone');
   return {
     reason: text(input.reason, 'reason'),
-    time: input.time === undefined ? now.toISOString() : time(input.time, 'time', now),
+    time: timeOrNow(input.time, 'time', now),
   };
 }
 
 /** A deposit or withdrawal as the exchange feed gives it (`recordTransfers`), checked field by field. */
 export function transferInput(value: unknown, index: number, now: Date): Omit<TransferEntry, 'accountId'> {
   const field = (name: string) => `transfers[${index}].${name}`;
-  if (!value || typeof value !== 'object') throw invalidInput(`transfers[${index}]`, 'must be an object');
-  const input = value as Record<string, unknown>;
+  const input = object(value, `transfers[${index}]`);
   if (input.kind !== 'deposit' && input.kind !== 'withdrawal') throw invalidInput(field('kind'), 'must be "deposit" or "withdrawal"');
   if (typeof input.asset !== 'string' || !CURRENCY.test(input.asset))
     throw invalidInput(field('asset'), 'must be 2–12 upper-case letters or digits');
-  const optional = (name: string) => (input[name] === null || input[name] === undefined ? null : decimal(input[name], field(name)));
   const reference = input.reference ?? null;
   if (reference !== null && (typeof reference !== 'string' || reference.length > 200))
     throw invalidInput(field('reference'), 'must be a string of at most 200 characters, or null');
@@ -422,10 +418,10 @@ export function transferInput(value: unknown, index: number, now: Date): Omit<Tr
     kind: input.kind,
     asset: input.asset,
     amount: decimal(input.amount, field('amount'), 'positive'),
-    fee: input.fee === undefined || input.fee === null ? '0' : decimal(input.fee, field('fee')),
+    fee: optionalDecimal(input.fee, field('fee')) ?? '0',
     time: time(input.time, field('time'), now),
-    value: optional('value'),
-    rate: optional('rate'),
+    value: optionalDecimal(input.value, field('value')),
+    rate: optionalDecimal(input.rate, field('rate')),
     reference: reference as string | null,
   };
 }
@@ -433,8 +429,7 @@ export function transferInput(value: unknown, index: number, now: Date): Omit<Tr
 /** An exchange's fill as a feed gives it with a step (`advanceFeed`), checked field by field. */
 export function fillInput(value: unknown, prefix: string): ExchangeFill {
   const field = (name: string) => `${prefix}${name}`;
-  if (!value || typeof value !== 'object') throw invalidInput(prefix.replace(/\.$/, ''), 'must be an object');
-  const input = value as Record<string, unknown>;
+  const input = object(value, prefix.replace(/\.$/, ''));
   const id = (name: string) => {
     if (typeof input[name] !== 'string' || !ORDER_ID.test(input[name]))
       throw invalidInput(field(name), 'must be 1–128 printable characters');
