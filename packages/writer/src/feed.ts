@@ -16,7 +16,6 @@
  * (another feed mirrors the same account) writes nothing and is WRITE_CONFLICT, never interleaved.
  */
 import { canonicalJson } from '@trading-bot-api/core/canonical';
-import { periodId } from '@trading-bot-api/core/rollups';
 import { putBalance } from '@trading-bot-api/core/store/balances-table';
 import { MAX_TRANSACTION_ITEMS, type Store, type TransactItem } from '@trading-bot-api/core/store/dynamodb';
 import {
@@ -25,8 +24,6 @@ import {
   getCheckpoint,
   getRegisteredOpenTimes,
   getTransfers,
-  type PeriodEntry,
-  type PnlEntry,
   putCheckpoint,
   putPeriod,
   putFill,
@@ -42,8 +39,20 @@ import * as errors from './errors';
 import { WriterError } from './errors';
 import { decide, type TradeOutcome } from './history';
 import { attempts, commit } from './retry';
-import { aggregatesAfter, balanceAfter, periodKeysOf, periodsAfter, pnlId, pnlPeriodsOf, type TradeEvent } from './rules';
-import { BALANCE_ITEMS, balanceOf, closedAs, MARKS, POSITION, pick, type StoredTrade, withDetails } from './trades';
+import { aggregatesAfter, balanceAfter, periodKeysOf, periodsAfter, type TradeEvent } from './rules';
+import {
+  BALANCE_ITEMS,
+  balanceOf,
+  closedAs,
+  findEntry,
+  findPeriod,
+  MARKS,
+  POSITION,
+  pick,
+  type StoredTrade,
+  uniquePeriods,
+  withDetails,
+} from './trades';
 import * as check from './validate';
 
 /** A checkpoint's name: letters, digits, `.`, `_`, `:`, `-` and `/` (an exchange and a market: `binance:BTC/USDT`). */
@@ -101,8 +110,7 @@ export function checkpointOf(entry: CheckpointEntry | undefined, name: string): 
  */
 function itemsFor(trades: ReadonlyMap<string, Trade>, fills: number): number {
   const closed = [...trades.values()].filter((trade) => trade.status === 'closed');
-  const pnl = new Set(closed.flatMap((trade) => pnlPeriodsOf(trade.closeTime!).map(pnlId)));
-  return 2 * trades.size + pnl.size + periodKeysOf(closed).length + BALANCE_ITEMS + fills;
+  return 2 * trades.size + uniquePeriods(closed).length + periodKeysOf(closed).length + BALANCE_ITEMS + fills;
 }
 
 /**
@@ -196,14 +204,11 @@ async function writeStep(
     }
   }
   const closed = events.filter((event) => event.kind !== 'opened').map((event) => event.trade);
-  const periods = [...new Map(closed.flatMap((trade) => pnlPeriodsOf(trade.closeTime!)).map((key) => [pnlId(key), key])).values()];
-  const rollups = periodKeysOf(closed);
-  const read = await getAggregates(store, accountId, periods, rollups);
-  const findPnl = (entry: PnlEntry) => read.pnl.find((stored) => pnlId(stored) === pnlId(entry));
-  const findPerf = (entry: PeriodEntry) => read.perf.find((stored) => periodId(stored) === periodId(entry));
+  const read = await getAggregates(store, accountId, uniquePeriods(closed), periodKeysOf(closed));
   if (events.length) items.push(putBalance(store, balanceAfter(balance, events), balance));
-  for (const entry of aggregatesAfter(accountId, read.pnl, closed)) items.push(putPnl(store, entry, findPnl(entry)));
-  for (const entry of periodsAfter(accountId, currency, read.perf, closed)) items.push(putPeriod(store, entry, findPerf(entry)));
+  for (const entry of aggregatesAfter(accountId, read.pnl, closed)) items.push(putPnl(store, entry, findEntry(read.pnl, entry)));
+  for (const entry of periodsAfter(accountId, currency, read.perf, closed))
+    items.push(putPeriod(store, entry, findPeriod(read.perf, entry)));
   for (const fill of fills) items.push(putFill(store, accountId, fill));
   items.push(putCheckpoint(store, checkpoint, version));
   await commit(store, items);

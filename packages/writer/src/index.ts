@@ -31,7 +31,7 @@ import {
   updateProfile,
 } from '@trading-bot-api/core/store/accounts-table';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { compareIds } from '@trading-bot-api/core/ids';
+import { ABOVE_EVERY_ID, compareIds } from '@trading-bot-api/core/ids';
 import { getBalanceRecord, newBalanceRecord, putBalance, readBalances } from '@trading-bot-api/core/store/balances-table';
 import {
   createStore,
@@ -44,20 +44,21 @@ import {
 import {
   type EquityEntry,
   entryPrefix,
+  getLimits,
   getRegisteredOpenTimes,
   putEquity,
+  putLimits,
+  putRates,
   readCheckpoints,
   readKeyRange,
 } from '@trading-bot-api/core/store/ledger-table';
-import { ABOVE_EVERY_ID } from '@trading-bot-api/core/ids';
-import { getTradeRecords, readTrades, tradeListing } from '@trading-bot-api/core/store/trades-table';
+import { getTradeRecords, putTrade, readTrades, tradeListing } from '@trading-bot-api/core/store/trades-table';
 import type { Balance, BotReport, Trade } from '@trading-bot-api/core/types';
 import * as backfill from './backfill';
 import * as errors from './errors';
 import * as feed from './feed';
 import { type Reconciliation, reconcileAccount } from './reconcile';
 import type { RatesEntry } from '@trading-bot-api/core/reporting';
-import { getLimits, putLimits, putRates } from '@trading-bot-api/core/store/ledger-table';
 import { type RecordOptions, recordTrades, type TradeResult } from './history';
 import { attempts, commit, Retry } from './retry';
 import { balanceAfterSnapshot, equityEntriesOf } from './rules';
@@ -74,11 +75,10 @@ import {
   tradeAfterMarks,
   writeClose,
   writeGone,
-  writeUpdate,
 } from './trades';
-import type { Snapshot, TradeMarks } from './validate';
 import type { Checkpoint, FeedAdvance, FeedStep } from './feed';
 import * as check from './validate';
+import type { Snapshot, TradeMarks } from './validate';
 
 export { isRefusal, WriterError } from './errors';
 export type { WriterErrorCode } from './errors';
@@ -519,7 +519,7 @@ export function createWriter(options: WriterOptions): Writer {
             marks.liquidationPrice ? 'liquidationPrice' : 'leverage',
             `${tradeId} is a spot trade (leverage 1, no liquidation)`,
           );
-        await writeUpdate(store, read, marked);
+        await commit(store, [putTrade(store, marked, read)]);
         return 'updated';
       });
     },
