@@ -22,7 +22,6 @@ import {
   type CheckpointEntry,
   getAggregates,
   getCheckpoint,
-  getRegisteredOpenTimes,
   getTransfers,
   putCheckpoint,
   putPeriod,
@@ -32,7 +31,7 @@ import {
   registerTradeId,
   type TransferEntry,
 } from '@trading-bot-api/core/store/ledger-table';
-import { getTradeRecords, putTrade } from '@trading-bot-api/core/store/trades-table';
+import { putTrade } from '@trading-bot-api/core/store/trades-table';
 import type { ExchangeFill } from '@trading-bot-api/core/reconciliation';
 import type { Trade } from '@trading-bot-api/core/types';
 import * as errors from './errors';
@@ -50,6 +49,7 @@ import {
   POSITION,
   pick,
   type StoredTrade,
+  storedTrades,
   uniquePeriods,
   withDetails,
 } from './trades';
@@ -161,15 +161,8 @@ async function writeStep(
   version: number,
 ): Promise<TradeOutcome[]> {
   await checkpointAt(store, accountId, checkpoint.name, version);
-  const registered = await getRegisteredOpenTimes(
-    store,
-    accountId,
-    trades.map((trade) => trade.id),
-  );
-  const stored = await getTradeRecords(
-    store,
-    [...registered].map(([id, openTime]) => ({ accountId, id, openTime })),
-  );
+  const ids = trades.map((trade) => trade.id);
+  const stored = await storedTrades(store, accountId, ids);
   const balance = await balanceOf(store, accountId);
   const currency = balance.currency;
   const items: TransactItem[] = [];

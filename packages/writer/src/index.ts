@@ -45,14 +45,13 @@ import {
   type EquityEntry,
   entryPrefix,
   getLimits,
-  getRegisteredOpenTimes,
   putEquity,
   putLimits,
   putRates,
   readCheckpoints,
   readKeyRange,
 } from '@trading-bot-api/core/store/ledger-table';
-import { getTradeRecords, putTrade, readTrades, tradeListing } from '@trading-bot-api/core/store/trades-table';
+import { putTrade, readTrades, tradeListing } from '@trading-bot-api/core/store/trades-table';
 import type { Balance, BotReport, Trade } from '@trading-bot-api/core/types';
 import * as backfill from './backfill';
 import * as errors from './errors';
@@ -71,6 +70,7 @@ import {
   MARKS,
   POSITION,
   storedTrade,
+  storedTrades,
   tradeAfterClose,
   tradeAfterMarks,
   writeClose,
@@ -586,11 +586,7 @@ export function createWriter(options: WriterOptions): Writer {
     async storedTrades(accountId, tradeIds) {
       check.accountId(accountId);
       return attempts(`reading trades of ${accountId}`, async () => {
-        const openTimes = await getRegisteredOpenTimes(store, accountId, tradeIds);
-        const records = await getTradeRecords(
-          store,
-          [...openTimes].map(([id, openTime]) => ({ id, openTime, accountId })),
-        );
+        const records = await storedTrades(store, accountId, tradeIds);
         return new Map([...records].map(([id, record]) => [id, record.trade]));
       });
     },

@@ -10,6 +10,7 @@ import {
   deletePeriod,
   getAggregates,
   getRegisteredOpenTime,
+  getRegisteredOpenTimes,
   type PeriodEntry,
   type PnlEntry,
   putPeriod,
@@ -17,7 +18,7 @@ import {
   registerTradeId,
 } from '@trading-bot-api/core/store/ledger-table';
 import { type PeriodKey, periodId } from '@trading-bot-api/core/rollups';
-import { getTradeRecord, putTrade, readTrades, tradeListing } from '@trading-bot-api/core/store/trades-table';
+import { getTradeRecord, getTradeRecords, putTrade, readTrades, tradeListing } from '@trading-bot-api/core/store/trades-table';
 import { canonicalJson } from '@trading-bot-api/core/canonical';
 import { contractOf, pairOfInstrument } from '@trading-bot-api/core/instruments';
 import type { Period } from '@trading-bot-api/core/time';
@@ -164,6 +165,15 @@ export async function storedTrade(store: Store, accountId: string, tradeId: stri
   const openTime = await getRegisteredOpenTime(store, accountId, tradeId);
   if (openTime === undefined) return undefined;
   return getTradeRecord(store, { accountId, id: tradeId, openTime });
+}
+
+/** The stored trades among `tradeIds`, by id (ids no trade has are absent): their registers, then the trades, in batches. */
+export async function storedTrades(store: Store, accountId: string, tradeIds: readonly string[]): Promise<Map<string, StoredTrade>> {
+  const registered = await getRegisteredOpenTimes(store, accountId, tradeIds);
+  return getTradeRecords(
+    store,
+    [...registered].map(([id, openTime]) => ({ accountId, id, openTime })),
+  );
 }
 
 /** The balance and the aggregates as a run of createTrades calls last stored them (see createTrades). */
