@@ -98,6 +98,11 @@ function stateText(state: unknown): string {
   return text;
 }
 
+/** The checkpoint `name` of the account at `state`, the version after `version`. */
+function checkpointEntry(accountId: string, name: string, state: unknown, version: number, now: Date): CheckpointEntry {
+  return { accountId, name, state: stateText(state), version: version + 1, updatedAt: now.toISOString() };
+}
+
 export function checkpointOf(entry: CheckpointEntry | undefined, name: string): Checkpoint {
   return entry
     ? { name, state: JSON.parse(entry.state), version: entry.version, updatedAt: entry.updatedAt }
@@ -233,13 +238,7 @@ export async function advanceFeed(
   for (let at = 0; at < steps.length; ) {
     const count = stepsThatFit(steps.slice(at));
     const group = steps.slice(at, at + count);
-    const checkpoint: CheckpointEntry = {
-      accountId,
-      name,
-      state: stateText(group[group.length - 1].state),
-      version: result.version + 1,
-      updatedAt: now.toISOString(),
-    };
+    const checkpoint = checkpointEntry(accountId, name, group[group.length - 1].state, result.version, now);
     const outcomes = await attempts(`advancing the feed ${name} of ${accountId}`, () =>
       writeStep(
         store,
@@ -290,16 +289,7 @@ export async function recordTransfers(
         return canonicalJson(kept) !== canonicalJson(transfer);
       });
       const items = fresh.map((transfer) => putTransfer(store, { ...transfer, accountId }));
-      if (last) {
-        const entry = {
-          accountId,
-          name: checkpoint.name,
-          state: stateText(checkpoint.state),
-          version: version + 1,
-          updatedAt: now.toISOString(),
-        };
-        items.push(putCheckpoint(store, entry, version));
-      }
+      if (last) items.push(putCheckpoint(store, checkpointEntry(accountId, checkpoint.name, checkpoint.state, version, now), version));
       if (items.length) await commit(store, items);
       return fresh.length;
     });
