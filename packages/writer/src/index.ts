@@ -121,6 +121,7 @@ export {
   divideDecimals,
   formatDecimal,
   isDecimal,
+  multiplyDecimals,
   negateDecimal,
   padDecimal,
   placesForSignificant,
