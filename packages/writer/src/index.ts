@@ -525,23 +525,14 @@ export function createWriter(options: WriterOptions): Writer {
       });
     },
 
-    async recordBalance(accountId, input) {
-      const [outcome] = await recordSnapshots(accountId, [input], () => '', 'recording the balance');
-      return outcome;
-    },
+    recordBalance: async (accountId, input) => (await recordSnapshots(accountId, [input], () => '', 'recording the balance'))[0],
 
     recordBalances: (accountId, inputs) => recordSnapshots(accountId, inputs, (index) => `snapshots[${index}].`, 'recording the balances'),
 
     async heartbeat(accountId, input) {
       check.accountId(accountId);
-      const beat = check.heartbeatInput(input, now());
-      const report: BotReport = {
-        state: beat.state,
-        lastHeartbeatAt: beat.time,
-        strategy: beat.strategy,
-        message: beat.message,
-        updatedAt: beat.time,
-      };
+      const { time, ...said } = check.heartbeatInput(input, now());
+      const report: BotReport = { ...said, lastHeartbeatAt: time, updatedAt: time };
       return attempts(`recording a heartbeat of ${accountId}`, async () => {
         // One item, the account's own: the fleet projector carries what the fleet shows of it to the fleet table.
         if (await reportBot(store, accountId, report, check.latestAcceptable(now()))) return 'recorded';
