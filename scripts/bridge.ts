@@ -367,12 +367,10 @@ async function hummingbot(options: ReturnType<typeof hummingbotOptions>): Promis
       await followTradesFile(options.csv, options.instance!, bridge, { follow: !options.once, signal: stop, report });
     } else {
       const opened = bridge;
+      // The broker's settings (namespace, username, password, client id) as the command line and config give them.
       await listenToBroker({
+        ...options,
         url: options.mqtt!,
-        namespace: options.namespace,
-        username: options.username,
-        password: options.password,
-        clientId: options.clientId,
         signal: stop,
         report,
         onMessage: (topic, payload) => opened.receive(topic, payload),
