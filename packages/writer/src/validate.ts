@@ -94,16 +94,29 @@ function feesInput(value: unknown, field: string, leg?: Fee['leg']): Fee[] | nul
   });
 }
 
+/** An exchange's order (or fill) id. */
+function orderId(value: unknown, field: string): string {
+  if (typeof value !== 'string' || !ORDER_ID.test(value))
+    throw invalidInput(field, `must be 1–128 printable ASCII characters without spaces, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+/** An instrument, in its canonical form. */
+function instrumentInput(value: unknown, field: string): string {
+  const instrument = typeof value === 'string' ? canonicalInstrument(value) : undefined;
+  if (!instrument)
+    throw invalidInput(
+      field,
+      `must be an instrument such as "EUR_USD" (a future's names its contract: "SOL_USDT_PERP"), got ${JSON.stringify(value)}`,
+    );
+  return instrument;
+}
+
 /** The exchange's order ids of a trade: null when absent or empty; each id once, in the order given. */
 function orderIdsInput(value: unknown, field: string): string[] | null {
   if (value === undefined || value === null) return null;
   if (!Array.isArray(value)) throw invalidInput(field, 'must be a list of order ids (strings), or null');
-  const ids = value.map((id, i) => {
-    if (typeof id !== 'string' || !ORDER_ID.test(id))
-      throw invalidInput(`${field}[${i}]`, `must be 1–128 printable ASCII characters without spaces, got ${JSON.stringify(id)}`);
-    return id;
-  });
-  const unique = [...new Set(ids)];
+  const unique = [...new Set(value.map((id, i) => orderId(id, `${field}[${i}]`)))];
   if (unique.length > MAX_ORDER_IDS) throw invalidInput(field, `must hold at most ${MAX_ORDER_IDS} ids, got ${unique.length}`);
   return unique.length ? unique : null;
 }
@@ -187,12 +200,7 @@ export function tradeInput(value: unknown, account: string, prefix = '', now: Da
     );
   }
   const status = oneOf(input.status ?? 'open', field('status'), ['open', 'closed', 'gone'] as const);
-  const instrument = typeof input.instrument === 'string' ? canonicalInstrument(input.instrument) : undefined;
-  if (!instrument)
-    throw invalidInput(
-      field('instrument'),
-      `must be an instrument such as "EUR_USD" (a future's names its contract: "SOL_USDT_PERP"), got ${JSON.stringify(input.instrument)}`,
-    );
+  const instrument = instrumentInput(input.instrument, field('instrument'));
   const openTime = time(input.openTime, field('openTime'), now);
   if (input.currency !== undefined && input.currency !== null) currencyCode(input.currency, field('currency'));
   // Derived from the fees and the account's currency whenever the trade is read: a value given (a trade read from the
@@ -407,16 +415,13 @@ export function goneInput(value: unknown, now: Date): Gone {
 export function transferInput(value: unknown, index: number, now: Date): Omit<TransferEntry, 'accountId'> {
   const field = (name: string) => `transfers[${index}].${name}`;
   const input = object(value, `transfers[${index}]`);
-  if (input.kind !== 'deposit' && input.kind !== 'withdrawal') throw invalidInput(field('kind'), 'must be "deposit" or "withdrawal"');
-  if (typeof input.asset !== 'string' || !CURRENCY.test(input.asset))
-    throw invalidInput(field('asset'), 'must be 2–12 upper-case letters or digits');
   const reference = input.reference ?? null;
   if (reference !== null && (typeof reference !== 'string' || reference.length > 200))
     throw invalidInput(field('reference'), 'must be a string of at most 200 characters, or null');
   return {
     id: tradeId(input.id, field('id')),
-    kind: input.kind,
-    asset: input.asset,
+    kind: oneOf(input.kind, field('kind'), ['deposit', 'withdrawal'] as const),
+    asset: currencyCode(input.asset, field('asset')),
     amount: decimal(input.amount, field('amount'), 'positive'),
     fee: optionalDecimal(input.fee, field('fee')) ?? '0',
     time: time(input.time, field('time'), now),
@@ -430,19 +435,11 @@ export function transferInput(value: unknown, index: number, now: Date): Omit<Tr
 export function fillInput(value: unknown, prefix: string): ExchangeFill {
   const field = (name: string) => `${prefix}${name}`;
   const input = object(value, prefix.replace(/\.$/, ''));
-  const id = (name: string) => {
-    if (typeof input[name] !== 'string' || !ORDER_ID.test(input[name]))
-      throw invalidInput(field(name), 'must be 1–128 printable characters');
-    return input[name];
-  };
-  const instrument = typeof input.instrument === 'string' ? canonicalInstrument(input.instrument) : undefined;
-  if (!instrument) throw invalidInput(field('instrument'), 'must be an instrument such as BTC_USDT');
-  if (input.side !== 'buy' && input.side !== 'sell') throw invalidInput(field('side'), 'must be "buy" or "sell"');
   return {
-    orderId: id('orderId'),
-    fillId: id('fillId'),
-    instrument,
-    side: input.side,
+    orderId: orderId(input.orderId, field('orderId')),
+    fillId: orderId(input.fillId, field('fillId')),
+    instrument: instrumentInput(input.instrument, field('instrument')),
+    side: oneOf(input.side, field('side'), ['buy', 'sell'] as const),
     amount: decimal(input.amount, field('amount'), 'positive'),
     fee: decimal(input.fee, field('fee')),
     feeCurrency: currencyCode(input.feeCurrency, field('feeCurrency')),
