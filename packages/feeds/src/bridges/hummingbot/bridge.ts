@@ -444,9 +444,7 @@ export class HummingbotBridge {
       );
       return stopped ? this.beatCalls(instance) : [];
     }
-    const running = entries.filter(
-      (entry): entry is [string, Extract<ControllerReport, { unrealized: number }>] => !('stopped' in entry[1]),
-    );
+    const running = entries.flatMap(([id, report]) => ('stopped' in report ? [] : [[id, report] as const]));
     const calls: Call[] = [];
     const strategy = running.length ? clip(`controllers ${running.map(([id]) => id).join(', ')}`) : instance.strategy;
     let beat = strategy !== instance.strategy;
