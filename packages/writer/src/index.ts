@@ -669,13 +669,7 @@ export function backfillAccount(writer: Writer, accountId: string): Promise<back
 
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
-function isLoopback(endpoint: string): boolean {
-  try {
-    return ['localhost', '127.0.0.1', '[::1]'].includes(new URL(endpoint).hostname);
-  } catch {
-    return false;
-  }
-}
+const isLoopback = (endpoint: string) => URL.canParse(endpoint) && ['localhost', '127.0.0.1', '[::1]'].includes(new URL(endpoint).hostname);
 
 function namesOf(stage: string | undefined): Tables {
   if (!stage) throw new Error('createWriter: give a stage or the table names');
