@@ -442,7 +442,9 @@ export interface paths {
          *     up). The window is made of whole intervals as for the P&L series: `from` moves back to the start of its
          *     interval, `to` forward to the next boundary; without `to` it ends with the current interval, without `from`
          *     it holds the last 7 days of hours (168) or 90 days. More than 1,000 intervals is a `400`. Reads about one
-         *     item per point returned, plus the account, however often snapshots were recorded.
+         *     item per point returned, plus the account, however often snapshots were recorded. With a reporting currency
+         *     (1.10), each point also carries its NAV in it at the prices of its own interval (`EquityPoint.reporting`):
+         *     two Queries more, of about one item per interval and exchange feed.
          */
         get: operations["accountEquity"];
         put?: never;
@@ -863,13 +865,7 @@ export interface components {
                 accountId: components["schemas"]["AccountId"];
                 nav: components["schemas"]["Decimal"];
                 rate: components["schemas"]["Decimal"];
-                route: {
-                    from: components["schemas"]["CurrencyCode"];
-                    to: components["schemas"]["CurrencyCode"];
-                    rate: components["schemas"]["Decimal"];
-                    /** @description The exchange's market (`binance:EURUSDT`, `… inverted` when read backwards) or `peg`. */
-                    source: string;
-                }[];
+                route: components["schemas"]["ReportingRoute"];
                 asOf: components["schemas"]["Timestamp"] | null;
             } | {
                 accountId: components["schemas"]["AccountId"];
@@ -878,6 +874,14 @@ export interface components {
                 reason: string;
             })[];
         };
+        /** @description The conversions from the account's currency to the reporting one, in order (none for the currency itself). */
+        ReportingRoute: {
+            from: components["schemas"]["CurrencyCode"];
+            to: components["schemas"]["CurrencyCode"];
+            rate: components["schemas"]["Decimal"];
+            /** @description The exchange's market (`binance:EURUSDT`, `… inverted` when read backwards) or `peg`. */
+            source: string;
+        }[];
         /** @description (1.9) A bot's account checked against its exchange account (`GET /api/{account}/reconciliation`). */
         Reconciliation: {
             accountId: components["schemas"]["AccountId"];
@@ -1181,6 +1185,26 @@ export interface components {
              *     carry it.
              */
             transfers?: components["schemas"]["Decimal"] | null;
+            /**
+             * @description (1.10) Present when the stage names a reporting currency (`REPORTING_CURRENCY`): the point's `nav` in it,
+             *     valued at its own time: at the last prices each exchange feed read by the end of the point's interval
+             *     (the feeds keep them per hour and day), never at later ones, so the past of a chart in the reporting
+             *     currency does not move with today's rates. The route, rate, rounding and `asOf` follow `Reporting`'s
+             *     rules (`asOf`: the time of the oldest price used, at or before the end of the interval). A point no price
+             *     of its time converts has `unvalued: true` and the reason: never valued at another time's rate.
+             */
+            reporting?: {
+                currency: components["schemas"]["CurrencyCode"];
+                nav: components["schemas"]["Decimal"];
+                rate: components["schemas"]["Decimal"];
+                route: components["schemas"]["ReportingRoute"];
+                asOf: components["schemas"]["Timestamp"] | null;
+            } | {
+                currency: components["schemas"]["CurrencyCode"];
+                /** @constant */
+                unvalued: true;
+                reason: string;
+            };
         };
         /** @description One account's equity: for each interval of the window with a snapshot, its last one, oldest first. */
         AccountEquity: {

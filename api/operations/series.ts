@@ -5,7 +5,9 @@ import { getAccountItem } from '@trading-bot-api/core/store/accounts-table';
 import { readFleetPnl } from '@trading-bot-api/core/store/fleet-table';
 import { accountsByCurrency } from './currencies';
 import type { Item } from '@trading-bot-api/core/store/dynamodb';
-import { readEntries, readTransfers } from '@trading-bot-api/core/store/ledger-table';
+import { readEntries, readRatesHistory, readTransfers } from '@trading-bot-api/core/store/ledger-table';
+import { reportingOfSeries } from '@trading-bot-api/core/reporting';
+import { config } from '../config';
 import { type Interval, type Period, type TimeWindow, timestamp } from '@trading-bot-api/core/time';
 import type { AccountEquity, AccountPnl, AllPnl, PnlPoint } from '@trading-bot-api/core/types';
 import type { Principal } from '../access';
@@ -120,20 +122,31 @@ export async function readAllPnl(query: PnlRequest, principal: Principal, now: D
  * One account's equity: the last snapshot of each interval in the window that has one, oldest first. A point after
  * which deposits or withdrawals were recorded (since the point before it; the first point, since the window's start)
  * carries `transfers`, their net value in the account's currency (null when one had no rate), so that a return over
- * the series can leave the money moved out.
+ * the series can leave the money moved out. With a reporting currency configured, each point carries its NAV in it
+ * at the prices of the point's own interval (core's reporting.ts).
  */
 export async function readAccountEquity(accountId: string, query: EquityRequest, principal: Principal, now: Date): Promise<AccountEquity> {
   const interval = query.interval ?? 'hour';
   const window = seriesWindow(interval, query, now, EQUITY_DEFAULT_POINTS[interval], EQUITY_MAX_POINTS);
   requireVisibleAccount(principal, accountId);
-  const [account, entries, transfers] = await Promise.all([
+  const reporting = config.reportingCurrency;
+  const [account, entries, transfers, history] = await Promise.all([
     visibleAccount(accountId),
     readEntries(store, accountId, 'equity', interval, window.span, window.starts.length),
     readTransfers(store, accountId, window.span[0], timestamp(window.to)),
+    reporting ? readRatesHistory(store, interval, window.span) : [],
   ]);
+  const currency = account.currency as string;
+  const valued = reporting ? reportingOfSeries(reporting, currency, entries, history) : [];
   const points = markTransfers(
-    entries.map(({ time, balance, nav, unrealizedPL }) => ({ time, balance, nav, unrealizedPL })),
+    entries.map(({ time, balance, nav, unrealizedPL }, i) => ({
+      time,
+      balance,
+      nav,
+      unrealizedPL,
+      ...(reporting ? { reporting: valued[i] } : {}),
+    })),
     transfers,
   );
-  return { accountId, currency: account.currency as string, interval, from: timestamp(window.from), to: timestamp(window.to), points };
+  return { accountId, currency, interval, from: timestamp(window.from), to: timestamp(window.to), points };
 }

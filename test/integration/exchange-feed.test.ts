@@ -29,6 +29,7 @@ import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { type AlertEvent, reconciliationEvent } from '../../api/alerts/events';
+import { FakeAws } from '../kit/fake-aws';
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
@@ -495,6 +496,142 @@ describe('the fleet in one reporting currency (REPORTING_CURRENCY=USD)', () => {
     // The per-currency totals stay exact and unconverted.
     expect(body.totals.find((total: { currency: string }) => total.currency === 'JPY')).toEqual(expect.objectContaining({ nav: '150000' }));
   });
+
+  it("values an account's equity series in USD at each point's own time: a past hour at that hour's price, never today's", async () => {
+    const HOUR = 3_600_000;
+    const thisHour = Math.floor(Date.now() / HOUR) * HOUR;
+    const halfPast = (hoursAgo: number) => new Date(thisHour - hoursAgo * HOUR + HOUR / 2).toISOString();
+    // Three hours ago a feed read EUR at 1.05 (the writer's recordRates, as a sync calls it); two hours ago none read.
+    await writer.recordRates('bn-rates-then', {
+      exchange: 'binance',
+      time: halfPast(3),
+      prices: [{ base: 'EUR', quote: 'USDT', price: '1.05' }],
+    });
+    await writer.upsertAccount({ id: 'eur-history', name: 'eur-history', currency: 'EUR', broker: 'paper', environment: 'paper' });
+    for (const [hoursAgo, nav] of [
+      [4, '900'],
+      [3, '950'],
+      [2, '980'],
+    ] as const)
+      await writer.recordBalance('eur-history', {
+        balance: nav,
+        unrealizedPL: '0',
+        nav,
+        marginUsed: '0',
+        marginAvailable: nav,
+        time: halfPast(hoursAgo),
+      });
+    const time = new Date().toISOString();
+    await writer.recordBalance('eur-history', {
+      balance: '1000',
+      unrealizedPL: '0',
+      nav: '1000',
+      marginUsed: '0',
+      marginAvailable: '1000',
+      time,
+    });
+    const { statusCode, body: series } = await api('account-equity', 'eur-history', { interval: 'hour' });
+    expect(statusCode).toBe(200);
+    const usd = (hop: string) => [
+      { from: 'EUR', to: 'USDT', rate: hop, source: 'binance:EURUSDT' },
+      { from: 'USDT', to: 'USD', rate: '1', source: 'peg' },
+    ];
+    expect(series.points.map((point: { time: string; reporting: unknown }) => [point.time, point.reporting])).toEqual([
+      [
+        halfPast(4),
+        {
+          currency: 'USD',
+          unvalued: true,
+          reason: "no price converted EUR to USD by the end of this point's interval: no exchange feed had read a market between them",
+        },
+      ],
+      [halfPast(3), { currency: 'USD', nav: '997.5', rate: '1.05', route: usd('1.05'), asOf: halfPast(3) }],
+      // No feed read EUR in that hour: the last price read by its end, three hours ago's, not today's.
+      [halfPast(2), { currency: 'USD', nav: '1029', rate: '1.05', route: usd('1.05'), asOf: halfPast(3) }],
+      // Now: the price the feed read in its poll (beforeAll), stated with its time.
+      [time, { currency: 'USD', nav: '1084.2', rate: '1.0842', route: usd('1.0842'), asOf: feedTime }],
+    ]);
+  });
+});
+
+it('runs deployed (functions/exchange-feed.ts): keys from Secrets Manager, a fresh difference to the alerts topic, a run failing that names the account not synced', async () => {
+  const aws = await new FakeAws().start();
+  const [KEY, SECRET] = ['deployed-key-0123456789', 'deployed-secret-0123456789'];
+  fake.addAccount(KEY, SECRET);
+  fake.setBalance(KEY, 'USDT', '321');
+  fake.prices.set('BTCUSDT', '61000');
+  fake.addAccount('deployed-trading-key', 'deployed-trading-secret', { enableSpotAndMarginTrading: true });
+  // A bot on the same exchange account whose one trade names an order the exchange never filled. It never recorded a
+  // balance snapshot: its NAV is unknown, so no balance difference is claimed.
+  await writer.upsertAccount({ id: 'bot-deployed', name: 'bot-deployed', currency: 'USDT', broker: 'binance', environment: 'paper' });
+  const openTime = new Date(Date.now() - DAY).toISOString();
+  await writer.openTrade('bot-deployed', {
+    id: 'd1',
+    instrument: 'BTC_USDT',
+    side: 'buy',
+    units: '0.01',
+    openPrice: '60000',
+    openTime,
+    orderIds: ['9100001'],
+  });
+  const secretId = `trading-bot-api/${harness.stage}/exchange-keys`;
+  aws.secrets.set(
+    secretId,
+    JSON.stringify({
+      'bn-deployed': { apiKey: KEY, secret: SECRET },
+      'bn-deployed-trading': { apiKey: 'deployed-trading-key', secret: 'deployed-trading-secret' },
+    }),
+  );
+  const topic = `arn:aws:sns:us-east-1:123456789012:trading-bot-api-${harness.stage}-alerts`;
+  const feeds = [{ exchange: 'binance', account: 'bn-deployed', url: fake.url, since: SINCE, reconcileWith: 'bot-deployed' }];
+  Object.assign(process.env, {
+    ...aws.env,
+    STAGE: harness.stage,
+    DYNAMODB_ENDPOINT: harness.db.endpoint,
+    EXCHANGE_KEYS_SECRET_ID: secretId,
+    ALERTS_TOPIC_ARN: topic,
+  });
+  try {
+    const { handler } = await import('../../functions/exchange-feed');
+    const context = { getRemainingTimeInMillis: () => 300_000 } as Parameters<typeof handler>[1];
+    process.env.EXCHANGE_FEEDS = JSON.stringify(feeds);
+    const printed = jest.spyOn(console, 'log').mockImplementation(() => undefined);
+    const run = () =>
+      handler({}, context).then(
+        (done) => done,
+        (error: Error) => error.message,
+      );
+    const result = await run();
+    expect(result).toEqual({ accounts: 1 });
+    expect(aws.calls.filter((call) => call === 'GetSecretValue')).toHaveLength(1);
+    expect((await api('account-balance', 'bn-deployed')).body.nav).toBe('321');
+    const reconciliation = (await api('account-reconciliation', 'bot-deployed')).body;
+    expect(reconciliation.differences).toEqual([
+      expect.objectContaining({ kind: 'missing_on_exchange', tradeId: 'd1', orderId: '9100001' }),
+    ]);
+    const published = aws.published.filter((message) => message.TopicArn === topic);
+    expect(published).toHaveLength(1);
+    // The notifier's body (SNS MessageStructure json): the webhook schema's event.
+    const event = JSON.parse(JSON.parse(published[0].Message).lambda);
+    expect(validEvent(event)).toBe(true);
+    expect(event).toEqual(expect.objectContaining({ type: 'reconciliation', accountId: 'bot-deployed' }));
+    // A key that can trade: the run syncs the rest, then fails naming it, so the function's Errors alarm tells.
+    process.env.EXCHANGE_FEEDS = JSON.stringify([
+      { exchange: 'binance', account: 'bn-deployed-trading', url: fake.url, since: SINCE },
+      ...feeds,
+    ]);
+    expect(await run()).toBe('exchange feed: bn-deployed-trading not synced (see the lines above)');
+    // The keys read once per instance (kept five minutes); the same difference again is no new alert; the keys are
+    // never printed.
+    expect(aws.calls.filter((call) => call === 'GetSecretValue')).toHaveLength(1);
+    expect(aws.published.filter((message) => message.TopicArn === topic)).toHaveLength(1);
+    const text = printed.mock.calls.join('\n');
+    expect(text).toContain('bn-deployed-trading: not synced');
+    for (const secret of [KEY, SECRET, 'deployed-trading-key', 'deployed-trading-secret']) expect(text).not.toContain(secret);
+  } finally {
+    for (const name of ['EXCHANGE_FEEDS', 'EXCHANGE_KEYS_SECRET_ID', 'ALERTS_TOPIC_ARN', ...Object.keys(aws.env)]) delete process.env[name];
+    await aws.close();
+  }
 });
 
 it('refuses a key or secret on the command line, and says where to give them', async () => {

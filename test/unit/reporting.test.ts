@@ -1,11 +1,12 @@
 /**
  * The reporting currency's rules as logic (packages/core/src/reporting.ts): routes over the feeds' prices and the
  * stated pegs, the rate and its time, the rounding of a converted NAV, and an account no price converts listed as
- * unvalued; a property: a route's rate times its way back is 1, to the rounding of an inverted price.
+ * unvalued; a series valued at each point's own time; a property: a route's rate times its way back is 1, to the
+ * rounding of an inverted price.
  */
 import fc from 'fast-check';
 import { compareDecimals, multiplyDecimals, negateDecimal, sumDecimals } from '@trading-bot-api/core/decimal';
-import { type RatesEntry, reportingOf, routeOf } from '@trading-bot-api/core/reporting';
+import { type RatesAt, type RatesEntry, reportingOf, reportingOfSeries, routeOf } from '@trading-bot-api/core/reporting';
 import { propertyRuns } from '../kit/property-runs';
 
 const binance = (time: string, prices: [string, string, string][]): RatesEntry => ({
@@ -85,4 +86,53 @@ it('a route there and back multiplies to 1, to the rounding of an inverted price
     }),
     { numRuns: propertyRuns(100) },
   );
+});
+
+describe('an equity series in the reporting currency: each point at the prices of its own time', () => {
+  const at = (feed: string, start: string, time: string, price: string): RatesAt => ({
+    ...binance(time, [['EUR', 'USDT', price]]),
+    feed,
+    start,
+  });
+  const H = (hour: number) => `2026-11-28T${String(hour).padStart(2, '0')}:00:00.000Z`;
+  const point = (hour: number, nav: string) => ({ start: H(hour), nav });
+
+  it("values each point at its interval's last prices, carries a feed's last earlier prices, never uses later ones", () => {
+    const history = [at('bn', H(7), '2026-11-28T07:59:00.000Z', '1.05'), at('bn', H(9), '2026-11-28T09:30:00.000Z', '1.1')];
+    const found = reportingOfSeries('USD', 'EUR', [point(6, '100'), point(7, '100'), point(8, '100'), point(9, '100')], history);
+    // Before any price: unvalued, not valued at a later rate.
+    expect(found[0]).toEqual({
+      currency: 'USD',
+      unvalued: true,
+      reason: "no price converted EUR to USD by the end of this point's interval: no exchange feed had read a market between them",
+    });
+    expect(found.slice(1).map((each) => ('nav' in each ? [each.nav, each.rate, each.asOf] : each))).toEqual([
+      ['105', '1.05', '2026-11-28T07:59:00.000Z'],
+      // Hour 8 had no sync: hour 7's prices, the last read by its end (not hour 9's).
+      ['105', '1.05', '2026-11-28T07:59:00.000Z'],
+      ['110', '1.1', '2026-11-28T09:30:00.000Z'],
+    ]);
+    expect(found[3]).toEqual({
+      currency: 'USD',
+      nav: '110',
+      rate: '1.1',
+      route: [
+        { from: 'EUR', to: 'USDT', rate: '1.1', source: 'binance:EURUSDT' },
+        { from: 'USDT', to: 'USD', rate: '1', source: 'peg' },
+      ],
+      asOf: '2026-11-28T09:30:00.000Z',
+    });
+  });
+
+  it("keeps each feed's own last prices: one feed's new prices do not hide another's", () => {
+    const other = { ...binance('2026-11-28T08:10:00.000Z', [['GBP', 'USDT', '1.27']]), feed: 'bn-2', start: H(8) };
+    const found = reportingOfSeries('USD', 'EUR', [point(8, '10')], [at('bn', H(7), '2026-11-28T07:10:00.000Z', '1.05'), other]);
+    expect(found[0]).toEqual(expect.objectContaining({ nav: '10.5', asOf: '2026-11-28T07:10:00.000Z' }));
+  });
+
+  it('an account in the reporting currency is itself at every point, with or without prices', () => {
+    expect(reportingOfSeries('USD', 'USD', [point(1, '3.5')], [])).toEqual([
+      { currency: 'USD', nav: '3.5', rate: '1', route: [], asOf: null },
+    ]);
+  });
 });

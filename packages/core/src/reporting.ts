@@ -12,7 +12,10 @@
  *   time of the oldest price it used (null for the currency itself or pegs alone);
  * - the **converted NAV** is NAV × rate rounded half-even to AMOUNT_PLACES places, trailing zeros dropped; the
  *   `total` is the exact sum of the converted NAVs;
- * - an account with no route is listed **unvalued** with the reason, and left out of the total: never guessed.
+ * - an account with no route is listed **unvalued** with the reason, and left out of the total: never guessed;
+ * - **history at its own time**: a point of an equity series is valued at the prices each feed last read by the end
+ *   of the point's interval (the feeds keep them per hour and day), never at later ones, so a chart in the reporting
+ *   currency does not move its past with today's rates.
  */
 import { compareDecimals, divideDecimals, multiplyDecimals, roundDecimal, sumDecimals, trimDecimal } from './decimal';
 
@@ -30,6 +33,12 @@ export interface RatesEntry {
   prices: readonly { base: string; quote: string; price: string }[];
 }
 
+/** The last prices a feed read in the UTC hour or day starting at `start` (a stored time). */
+export interface RatesAt extends RatesEntry {
+  feed: string;
+  start: string;
+}
+
 /** One step of a route: `from` to `to` at `rate`, from an exchange's market (`binance:EURUSDT`, maybe inverted) or a peg. */
 interface Hop {
   from: string;
@@ -41,6 +50,11 @@ interface Hop {
 type ReportingAccount =
   | { accountId: string; nav: string; rate: string; route: Hop[]; asOf: string | null }
   | { accountId: string; unvalued: true; reason: string };
+
+/** An equity point's NAV in the reporting currency: a valued account's figures, or why it has none. */
+export type PointReporting =
+  | { currency: string; nav: string; rate: string; route: Hop[]; asOf: string | null }
+  | { currency: string; unvalued: true; reason: string };
 
 export interface Reporting {
   currency: string;
@@ -138,4 +152,30 @@ export function reportingOf(
   });
   const total = trimDecimal(sumDecimals(['0', ...accounts.flatMap((account) => ('nav' in account ? [account.nav] : []))]));
   return { currency, total, accounts };
+}
+
+/**
+ * An equity series' points (`start`: their interval's, oldest first) in `currency`, each at its own time: at the
+ * prices every feed last read by the end of the point's interval (`history`, oldest first; see the module's comment).
+ */
+export function reportingOfSeries(
+  currency: string,
+  from: string,
+  points: readonly { start: string; nav: string }[],
+  history: readonly RatesAt[],
+): PointReporting[] {
+  const last = new Map<string, RatesEntry>();
+  let next = 0;
+  return points.map(({ start, nav }) => {
+    for (; next < history.length && history[next].start <= start; next++)
+      last.set(`${history[next].exchange}#${history[next].feed}`, history[next]);
+    const { accountId, ...valued } = reportingOf(currency, [{ accountId: '', currency: from, nav }], [...last.values()]).accounts[0];
+    return 'unvalued' in valued
+      ? {
+          currency,
+          unvalued: true,
+          reason: `no price converted ${from} to ${currency} by the end of this point's interval: no exchange feed had read a market between them`,
+        }
+      : { currency, ...valued };
+  });
 }

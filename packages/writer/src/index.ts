@@ -635,7 +635,7 @@ export function createWriter(options: WriterOptions): Writer {
         price: check.positiveDecimal(price.price, `prices[${index}].price`),
       }));
       const checked = { exchange: check.checkpointPart(entry.exchange, 'exchange'), time: check.timestamp(entry.time, 'time'), prices };
-      await attempts(`recording the rates of ${entry.exchange}`, () => commit(store, [putRates(store, accountId, checked)]));
+      await attempts(`recording the rates of ${entry.exchange}`, () => commit(store, putRates(store, accountId, checked)));
     },
 
     async exchangeLimits(exchange) {

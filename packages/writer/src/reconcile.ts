@@ -5,7 +5,7 @@
  * besides are the differences new to this check, which are what an alert says, once each: the write is conditional on
  * the version read, so of two checks racing, one writes and alerts and the other fails as WRITE_CONFLICT.
  */
-import { getBalance } from '@trading-bot-api/core/store/balances-table';
+import { getBalanceRecord } from '@trading-bot-api/core/store/balances-table';
 import type { Store } from '@trading-bot-api/core/store/dynamodb';
 import {
   getReconciliation,
@@ -36,16 +36,17 @@ export async function reconcileAccount(store: Store, accountId: string, exchange
     const [trades, fills, bot, exchange, previous] = await Promise.all([
       readTrades(store, tradeListing(accountId, {}), {}),
       readFills(store, exchangeAccountId),
-      getBalance(store, accountId),
-      getBalance(store, exchangeAccountId),
+      getBalanceRecord(store, accountId),
+      getBalanceRecord(store, exchangeAccountId),
       getReconciliation(store, accountId, true),
     ]);
     const found = reconcile({
       trades: trades.filter((trade) => trade.status !== 'gone'),
       fills,
       balances: {
-        bot: bot ? { nav: bot.nav, currency: bot.currency } : null,
-        exchange: exchange ? { nav: exchange.nav, currency: exchange.currency } : null,
+        // A NAV only from a snapshot: an account that never recorded one has a balance item, not a known NAV.
+        bot: bot?.snapshotAt ? { nav: bot.nav, currency: bot.currency } : null,
+        exchange: exchange?.snapshotAt ? { nav: exchange.nav, currency: exchange.currency } : null,
       },
     });
     const checkedAt = now.toISOString();

@@ -1,9 +1,9 @@
 import pMap from 'p-map';
 import { ABOVE_EVERY_ID } from '../ids';
 import type { Difference, ExchangeFill } from '../reconciliation';
-import type { RatesEntry } from '../reporting';
+import type { RatesAt, RatesEntry } from '../reporting';
 import { type PeriodFigures, type PeriodKey, periodId, type ReadPeriod, type StatsUnit } from '../rollups';
-import type { Interval, Period } from '../time';
+import { INTERVALS, type Interval, type Period, periodStart, timestamp } from '../time';
 import { batchGetItems, getItem, type Item, queryItems, type Store, type TransactItem, versionedPut } from './dynamodb';
 
 /**
@@ -22,8 +22,12 @@ import { batchGetItems, getItem, type Item, queryItems, type Store, type Transac
  *                                    fee), written with the checkpoint that covers it: what a reconciliation reads
  *   reconciliation                   the last reconciliation of a bot's account against its exchange account
  *
- * and, in the partition `@rates` (no account id starts with `@`), `rates#<exchange>#<account>`: the last prices each
- * exchange feed read, for the reporting currency (packages/core/src/reporting.ts).
+ * and, in the partition `@rates` (no account id starts with `@`), for the reporting currency
+ * (packages/core/src/reporting.ts):
+ *
+ *   rates#<exchange>#<account>                          the last prices each exchange feed read
+ *   ratesat#<hour|day>#<start>#<exchange>#<account>     the last prices it read in that UTC hour or day: what values
+ *                                                       an equity point of that interval at its own time
  *
  * Starts are stored times (`YYYY-MM-DDTHH:mm:ss.sssZ`), so each kind sorts by time and a series of N points is one
  * key-range Query reading about N items, however many trades or snapshots went into them.
@@ -664,28 +668,57 @@ export function putReconciliation(store: Store, entry: ReconciliationEntry, read
 const RATES_PARTITION = '@rates';
 const RATES_PREFIX = 'rates#';
 
-/** The last prices a feed read (`@rates`, `rates#<exchange>#<its account>`): one item a feed, rewritten each sync. */
-export function putRates(store: Store, feedAccountId: string, entry: RatesEntry): TransactItem {
-  return {
-    Put: {
-      TableName: store.tables.ledger,
-      Item: {
-        accountId: RATES_PARTITION,
-        [KEY]: `${RATES_PREFIX}${entry.exchange}#${feedAccountId}`,
-        exchange: entry.exchange,
-        time: entry.time,
-        prices: JSON.stringify(entry.prices),
-      },
-    },
+const RATES_AT_PREFIX = 'ratesat#';
+/** How many of the latest `ratesat#` items before a window are read for the feeds' prices at its start. */
+const RATES_BEFORE_WINDOW = 16;
+
+/**
+ * The last prices a feed read: `rates#<exchange>#<its account>` (one item a feed), and the same prices as the last of
+ * their UTC hour and day (`ratesat#…`, one item a feed and interval), each rewritten by every sync in it.
+ */
+export function putRates(store: Store, feedAccountId: string, entry: RatesEntry): TransactItem[] {
+  const item = {
+    accountId: RATES_PARTITION,
+    feed: feedAccountId,
+    exchange: entry.exchange,
+    time: entry.time,
+    prices: JSON.stringify(entry.prices),
   };
+  const at = Date.parse(entry.time);
+  return [
+    `${RATES_PREFIX}${entry.exchange}#${feedAccountId}`,
+    ...INTERVALS.map(
+      (interval) => `${RATES_AT_PREFIX}${interval}#${timestamp(periodStart(at, interval))}#${entry.exchange}#${feedAccountId}`,
+    ),
+  ].map((key) => ({ Put: { TableName: store.tables.ledger, Item: { ...item, [KEY]: key } } }));
 }
+
+const toRates = (item: Item): RatesEntry => ({
+  exchange: item.exchange as string,
+  time: item.time as string,
+  prices: JSON.parse(item.prices as string) as RatesEntry['prices'],
+});
 
 /** Every exchange's last prices: one Query of a few items. */
 export async function readRates(store: Store): Promise<RatesEntry[]> {
-  return (await readKeyRange(store, RATES_PARTITION, RATES_PREFIX, `${RATES_PREFIX}${ABOVE_EVERY_ID}`)).map((item) => ({
-    exchange: item.exchange as string,
-    time: item.time as string,
-    prices: JSON.parse(item.prices as string) as RatesEntry['prices'],
+  return (await readKeyRange(store, RATES_PARTITION, RATES_PREFIX, `${RATES_PREFIX}${ABOVE_EVERY_ID}`)).map(toRates);
+}
+
+/**
+ * The feeds' prices per `interval` for the intervals starting from `first` to `last` (stored times), oldest first,
+ * after the latest items before `first` (the last RATES_BEFORE_WINDOW of them: every feed's last interval before the
+ * window, for up to that many feeds): two Queries, about one item per interval and feed.
+ */
+export async function readRatesHistory(store: Store, interval: Interval, [first, last]: readonly [string, string]): Promise<RatesAt[]> {
+  const prefix = `${RATES_AT_PREFIX}${interval}#`;
+  const [before, within] = await Promise.all([
+    readKeyRange(store, RATES_PARTITION, prefix, `${prefix}${first}`, RATES_BEFORE_WINDOW, undefined, false),
+    readKeyRange(store, RATES_PARTITION, `${prefix}${first}`, `${prefix}${last}#${ABOVE_EVERY_ID}`),
+  ]);
+  return [...before.reverse(), ...within].map((item) => ({
+    ...toRates(item),
+    feed: item.feed as string,
+    start: timestamp(periodStart(Date.parse(item.time as string), interval)),
   }));
 }
 
