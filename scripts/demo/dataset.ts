@@ -290,7 +290,7 @@ export function generateDataset(options: DatasetOptions): Dataset {
     };
     const snapshots = brokerSnapshots(accountTrades, deposit, places, priceAt);
     // The last snapshot marks the open trades where they are marked: at the anchor's prices.
-    const last = snapshots(lastRecord, anchor);
+    const { time: lastTime, ...figures } = snapshots(lastRecord, anchor);
     const wanted = options.history && a < (options.history.accounts ?? Infinity) ? options.history : undefined;
     const history: Snapshot[] = [];
     if (wanted) {
@@ -319,15 +319,11 @@ export function generateDataset(options: DatasetOptions): Dataset {
       balance: {
         accountId,
         currency,
-        balance: last.balance,
-        unrealizedPL: last.unrealizedPL,
-        nav: last.nav,
+        ...figures,
         // As the writer sums it: from "0", over the closed trades.
         realizedPL: sumDecimals(['0', ...accountTrades.filter((trade) => trade.status === 'closed').map((trade) => trade.realizedPL)]),
-        marginUsed: last.marginUsed,
-        marginAvailable: last.marginAvailable,
         openTradeCount: accountTrades.filter((trade) => trade.status === 'open').length,
-        updatedAt: last.time,
+        updatedAt: lastTime,
       },
       history,
     });

@@ -252,12 +252,9 @@ export class DemoBot {
     const target = trade.takeProfit === null ? undefined : unitsOf(trade.takeProfit, scale);
     if (stop !== undefined && (buy ? price <= stop : price >= stop)) return price;
     if (target !== undefined && (buy ? price >= target : price <= target)) return price;
-    if (
-      now.getTime() - Date.parse(trade.openTime) > position.holdSeconds * 1000 &&
-      now.getTime() - position.openedAt > position.holdSeconds * 1000
-    )
-      return price;
-    return undefined;
+    // Held long enough since it opened, and since this bot took it over (one started again carries on).
+    const held = now.getTime() - Math.max(Date.parse(trade.openTime), position.openedAt);
+    return held > position.holdSeconds * 1000 ? price : undefined;
   }
 
   private plOf(trade: Trade, price: bigint, places: number): string {
@@ -303,18 +300,12 @@ export class DemoBot {
     const { trade } = position;
     const realizedPL = this.plOf(trade, price, account.places);
     const closeTime = now.toISOString() < trade.openTime ? trade.openTime : now.toISOString();
-    await this.options.writer.closeTrade(account.id, trade.id, {
-      closePrice: formatDecimal(price, this.instrumentOf(trade).scale),
-      closeTime,
-      realizedPL,
-    });
+    const closePrice = formatDecimal(price, this.instrumentOf(trade).scale);
+    await this.options.writer.closeTrade(account.id, trade.id, { closePrice, closeTime, realizedPL });
     account.positions.delete(trade.id);
     account.balance = sumDecimals([account.balance, realizedPL]);
     this.counts.closed += 1;
-    if (this.options.verbose)
-      this.options.log?.(
-        `${account.id}: closed ${trade.id} at ${formatDecimal(price, this.instrumentOf(trade).scale)}, realized ${realizedPL}`,
-      );
+    if (this.options.verbose) this.options.log?.(`${account.id}: closed ${trade.id} at ${closePrice}, realized ${realizedPL}`);
   }
 
   private async mark(position: Position, price: bigint, places: number): Promise<void> {
