@@ -117,6 +117,9 @@ async function main() {
   const auth = process.env.AUTH === 'on';
   // DEMO=off: an operator's own fleet, which starts empty and never gets a demo account or the demo bot's trading.
   const demo = process.env.DEMO !== 'off';
+  // The demo's fleet in one reporting currency, valued at its broker feed's prices (docs/operations.md); an operator's
+  // own fleet (DEMO=off) has one only when REPORTING_CURRENCY names it.
+  if (demo && !process.env.REPORTING_CURRENCY) process.env.REPORTING_CURRENCY = 'USD';
   const exposure = orFail(() => exposureOf(process.env));
   const ports = { PORT: portFromEnv('PORT'), DB_PORT: portFromEnv('DB_PORT'), LAMBDA_PORT: portFromEnv('LAMBDA_PORT') };
   for (const [name, value] of Object.entries(ports)) {

@@ -10,6 +10,9 @@
  *   gold-desk        stopped (silent)
  *   paper-sandbox    running, trading, but its heartbeat lapses long enough to turn stale, then recovers
  *
+ * Each tick it also records, as primary-usd's broker feed, the prices that convert the demo's currencies into USD
+ * (DEMO_RATES), so the fleet and the equity series in the reporting currency move with the market.
+ *
  * Every decision comes from a seeded generator: the same seed makes the same run (times aside).
  */
 import { formatDecimal, sumDecimals } from '@trading-bot-api/core/decimal';
@@ -17,6 +20,7 @@ import { DEFAULT_STALE_AFTER_SECONDS } from '@trading-bot-api/core/status';
 import type { BotState, Trade } from '@trading-bot-api/core/types';
 import type { Writer } from '@trading-bot-api/writer';
 import {
+  demoRates,
   DEMO_ACCOUNT_IDS,
   DEMO_TERMS,
   demoTrade,
@@ -190,6 +194,11 @@ export class DemoBot {
     const now = this.now();
     const elapsed = (Date.now() - this.started) / 1000;
     this.walkPrices();
+    // The prices before the balances, as a feed writes them: a fleet answer whose balances moved reads them.
+    await writer.recordRates(
+      `${DEMO_ACCOUNT_IDS[0]}-broker`,
+      demoRates(now, (instrument) => this.prices.get(instrument.name)!),
+    );
     for (const account of this.accounts) {
       const report = reportFor(account.role, elapsed, this.options.staleAfterSeconds ?? DEFAULT_STALE_AFTER_SECONDS);
       if (account.role === 'stopped') continue;
