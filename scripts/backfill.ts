@@ -28,18 +28,14 @@ async function main() {
   const writer = await targetWriter({ stage: values.stage, endpoint: values.endpoint });
   const started = performance.now();
   let failed = 0;
-  const totals = { trades: 0, entries: 0, stamped: 0, written: 0, unchanged: 0 };
+  const totals = { closedTrades: 0, entries: 0, stamped: 0, written: 0, unchanged: 0 };
   const store = await targetStore({ stage: values.stage, endpoint: values.endpoint });
   try {
     const ids = values.fleet ? [] : values.account ? [values.account] : (await writer.listAccounts()).map(({ account }) => account.id);
     for (const [i, accountId] of ids.entries()) {
       try {
         const result = await backfillAccount(writer, accountId);
-        totals.trades += result.closedTrades;
-        totals.entries += result.entries;
-        totals.stamped += result.stamped;
-        totals.written += result.written;
-        totals.unchanged += result.unchanged;
+        for (const key of Object.keys(totals) as (keyof typeof totals)[]) totals[key] += result[key];
         const retried = result.attempts > 1 ? `, ${result.attempts} attempts (a bot wrote meanwhile)` : '';
         console.log(
           `[${i + 1}/${ids.length}] ${accountId}: ${result.closedTrades} closed trades, ${result.entries} roll-up periods, ${result.written} written, ${result.unchanged} unchanged, ${result.stamped} trades given their currency${retried}`,
@@ -58,7 +54,7 @@ async function main() {
     console.log(
       values.fleet
         ? `${summary}, in ${seconds} s`
-        : `${ids.length} accounts, ${totals.trades} closed trades, ${totals.entries} roll-up periods: ${totals.written} written, ${totals.unchanged} unchanged, ${totals.stamped} trades given their currency, ${failed} failed${summary ? `; ${summary}` : ''}, in ${seconds} s`,
+        : `${ids.length} accounts, ${totals.closedTrades} closed trades, ${totals.entries} roll-up periods: ${totals.written} written, ${totals.unchanged} unchanged, ${totals.stamped} trades given their currency, ${failed} failed${summary ? `; ${summary}` : ''}, in ${seconds} s`,
     );
   } finally {
     writer.close();

@@ -279,13 +279,13 @@ async function reconciliationAlerts(stage: string | undefined, report: (line: st
 /** The hummingbot bridge's settings: the command line over the config file. */
 function hummingbotOptions(values: Record<string, string | boolean | string[] | undefined>) {
   const text = (flag: string) => values[flag] as string | undefined;
-  let config: HummingbotConfig = { discover: true, feeRates: {}, marksSeconds: 30, errorSeconds: 300, instances: {} };
-  if (text('config')) {
-    try {
-      config = configOf(JSON.parse(readFileSync(text('config')!, 'utf8')), text('config')!);
-    } catch (error) {
-      fail(`cannot read the config ${text('config')}: ${(error as Error).message}`);
-    }
+  const file = text('config');
+  // Without a file, the config's defaults (config.ts): an empty config is valid.
+  let config: HummingbotConfig;
+  try {
+    config = configOf(file ? JSON.parse(readFileSync(file, 'utf8')) : {}, file ?? '');
+  } catch (error) {
+    fail(`cannot read the config ${file}: ${(error as Error).message}`);
   }
   const csv = text('csv');
   const mqtt = text('mqtt') ?? (csv ? undefined : config.mqtt);
@@ -367,12 +367,10 @@ async function hummingbot(options: ReturnType<typeof hummingbotOptions>): Promis
       await followTradesFile(options.csv, options.instance!, bridge, { follow: !options.once, signal: stop, report });
     } else {
       const opened = bridge;
+      // The broker's settings (namespace, username, password, client id) as the command line and config give them.
       await listenToBroker({
+        ...options,
         url: options.mqtt!,
-        namespace: options.namespace,
-        username: options.username,
-        password: options.password,
-        clientId: options.clientId,
         signal: stop,
         report,
         onMessage: (topic, payload) => opened.receive(topic, payload),

@@ -96,11 +96,9 @@ async function main() {
     };
     const write = async (rows: Extract<TradeRow, { value: unknown }>[]) => {
       let results: TradeResult[];
+      const trades = rows.map((row) => row.value);
       try {
-        results = await writer.recordTrades(
-          accountId,
-          rows.map((row) => row.value),
-        );
+        results = await writer.recordTrades(accountId, trades);
       } catch (error) {
         if (error instanceof WriterError && error.code === 'ACCOUNT_NOT_FOUND')
           fail(`no account ${accountId}: create it with --create --currency CUR`);

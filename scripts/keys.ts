@@ -11,7 +11,6 @@ import './support/quiet-sdk';
 import { accountSet, isAccountId } from '@trading-bot-api/core/ids';
 import { readAccountRecords } from '@trading-bot-api/core/store/accounts-table';
 import { createApiKey, keyIdOf, listApiKeys, revokeApiKey } from '@trading-bot-api/core/store/api-keys-table';
-import type { Store } from '@trading-bot-api/core/store/dynamodb';
 import { commandLine, runCommand, usageFailure } from './support/command-line';
 import { targetStore } from './support/load-data';
 
@@ -52,7 +51,8 @@ async function main() {
       usage('--accounts must be account ids separated by commas, or *');
     }
     if (accounts !== '*') {
-      const missing = await missingAccounts(store, accounts);
+      const found = new Set((await readAccountRecords(store, accounts)).map(({ account }) => account.id));
+      const missing = accounts.filter((id) => !found.has(id));
       if (missing.length) {
         const which = `no account ${missing.join(', ')} in ${store.tables.accounts}`;
         if (!force) usage(`${which} (a typo?). Add --force to create the key anyway, for accounts the bot will create later.`);
@@ -91,12 +91,6 @@ async function main() {
   } else {
     usage(command ? `unknown command ${command}` : 'say create, list or revoke');
   }
-}
-
-/** The ids among `accounts` that have no item in the accounts table. */
-async function missingAccounts(store: Store, accounts: string[]): Promise<string[]> {
-  const found = new Set((await readAccountRecords(store, accounts)).map(({ account }) => account.id));
-  return accounts.filter((id) => !found.has(id));
 }
 
 runCommand('keys', main);

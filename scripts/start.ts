@@ -22,7 +22,7 @@ import { startDatabaseDoor } from './local-stack/database-door';
 import { watchProbe } from './local-stack/probe-watch';
 import { startLocalApi } from './local-stack/local-api';
 import { portIsFree } from './local-stack/processes';
-import { type Exposure, exposureOf } from './local-stack/exposure';
+import { exposureOf } from './local-stack/exposure';
 
 const STAGE = 'local';
 const ROOT = join(__dirname, '..');
@@ -31,6 +31,15 @@ const DATA_DIR = join(ROOT, '.data');
 function fail(message: string): never {
   console.error(`npm start: ${message}`);
   process.exit(1);
+}
+
+/** What `make` returns; what it throws (a setting or a build gone wrong) ends npm start with its message. */
+function orFail<T>(make: () => T): T {
+  try {
+    return make();
+  } catch (error) {
+    fail((error as Error).message);
+  }
 }
 
 /** A cursor secret that survives restarts (so cursors stay valid) but never leaves the git-ignored data folder. */
@@ -108,12 +117,10 @@ async function main() {
   const auth = process.env.AUTH === 'on';
   // DEMO=off: an operator's own fleet, which starts empty and never gets a demo account or the demo bot's trading.
   const demo = process.env.DEMO !== 'off';
-  let exposure: Exposure;
-  try {
-    exposure = exposureOf(process.env);
-  } catch (error) {
-    fail((error as Error).message);
-  }
+  // The demo's fleet in one reporting currency, valued at its broker feed's prices (docs/operations.md); an operator's
+  // own fleet (DEMO=off) has one only when REPORTING_CURRENCY names it.
+  if (demo && !process.env.REPORTING_CURRENCY) process.env.REPORTING_CURRENCY = 'USD';
+  const exposure = orFail(() => exposureOf(process.env));
   const ports = { PORT: portFromEnv('PORT'), DB_PORT: portFromEnv('DB_PORT'), LAMBDA_PORT: portFromEnv('LAMBDA_PORT') };
   for (const [name, value] of Object.entries(ports)) {
     if (!(await portIsFree(value))) {
@@ -122,11 +129,7 @@ async function main() {
   }
 
   // The page served at / (dashboard/): rebuilt when its sources changed since the last build.
-  try {
-    ensureDashboardBuilt({ log: (line) => console.log(line) });
-  } catch (error) {
-    fail((error as Error).message);
-  }
+  orFail(() => ensureDashboardBuilt({ log: (line) => console.log(line) }));
 
   const dataDir = inMemory ? undefined : join(DATA_DIR, 'dynamodb');
   if (dataDir) mkdirSync(dataDir, { recursive: true });
@@ -162,11 +165,7 @@ async function main() {
   // DASHBOARD_URL (the dashboard's public address: a phone cannot open localhost), none when it is unset.
   let alertChannels: ReturnType<typeof channelsOf> | undefined;
   if (alertsRequested(process.env)) {
-    try {
-      alertChannels = channelsOf(localAlertValues(process.env));
-    } catch (error) {
-      fail((error as Error).message);
-    }
+    alertChannels = orFail(() => channelsOf(localAlertValues(process.env)));
     for (const problem of alertChannels.problems) console.error(problem);
   }
   const probeSeconds = process.env.PROBE === 'off' ? 0 : Number(process.env.PROBE_SECONDS || 60);

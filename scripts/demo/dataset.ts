@@ -10,7 +10,7 @@
  * amount has its currency's places.
  */
 import { formatDecimal as decimal, sumDecimals } from '@trading-bot-api/core/decimal';
-import type { Account, Balance, BotReport, BotState, ExchangeFill, Snapshot, Trade } from '@trading-bot-api/writer';
+import type { Account, Balance, BotReport, BotState, ExchangeFill, RatesEntry, Snapshot, Trade } from '@trading-bot-api/writer';
 
 export interface Dataset {
   /** `history`: earlier balance snapshots, oldest first, recorded before `balance` (the equity series). */
@@ -30,6 +30,8 @@ interface Mirror {
   balance: Balance;
   fills: ExchangeFill[];
   reconcileWith: string;
+  /** The prices its feed read (DatasetOptions.rates), oldest first: none unless asked for. */
+  rates: RatesEntry[];
 }
 
 export interface DatasetOptions {
@@ -55,6 +57,29 @@ export interface DatasetOptions {
    * operator's own is filled there too (`missing_in_bot`). None by default.
    */
   mirror?: boolean;
+  /**
+   * With `mirror`, the prices its feed read of the markets that convert the demo's currencies into USD (DEMO_RATES), on
+   * the instruments' price paths: every 6 hours over the last 7 days and each day's 18:00 UTC before, back to the
+   * first account's opening, and at the anchor. What values the fleet and each equity point in a reporting currency
+   * (docs/operations.md, "One reporting currency"). None by default.
+   */
+  rates?: boolean;
+}
+
+/** The markets the demo's broker feed prices, into USD: EUR and GBP (its other currency is USD itself). */
+const DEMO_RATES = { exchange: 'oanda', instruments: ['EUR_USD', 'GBP_USD'] } as const;
+
+/** The prices of DEMO_RATES at `time`, `priceOf` giving an instrument's price in units of its scale. */
+export function demoRates(time: Date, priceOf: (instrument: Instrument) => bigint): RatesEntry {
+  return {
+    exchange: DEMO_RATES.exchange,
+    time: time.toISOString(),
+    prices: DEMO_RATES.instruments.map((name) => {
+      const instrument = INSTRUMENTS.find((candidate) => candidate.name === name)!;
+      const [base, quote] = name.split('_');
+      return { base, quote, price: decimal(priceOf(instrument), instrument.scale) };
+    }),
+  };
 }
 
 export interface Instrument {
@@ -290,7 +315,7 @@ export function generateDataset(options: DatasetOptions): Dataset {
     };
     const snapshots = brokerSnapshots(accountTrades, deposit, places, priceAt);
     // The last snapshot marks the open trades where they are marked: at the anchor's prices.
-    const last = snapshots(lastRecord, anchor);
+    const { time: lastTime, ...figures } = snapshots(lastRecord, anchor);
     const wanted = options.history && a < (options.history.accounts ?? Infinity) ? options.history : undefined;
     const history: Snapshot[] = [];
     if (wanted) {
@@ -319,20 +344,24 @@ export function generateDataset(options: DatasetOptions): Dataset {
       balance: {
         accountId,
         currency,
-        balance: last.balance,
-        unrealizedPL: last.unrealizedPL,
-        nav: last.nav,
+        ...figures,
         // As the writer sums it: from "0", over the closed trades.
         realizedPL: sumDecimals(['0', ...accountTrades.filter((trade) => trade.status === 'closed').map((trade) => trade.realizedPL)]),
-        marginUsed: last.marginUsed,
-        marginAvailable: last.marginAvailable,
         openTradeCount: accountTrades.filter((trade) => trade.status === 'open').length,
-        updatedAt: last.time,
+        updatedAt: lastTime,
       },
       history,
     });
     if (options.mirror && a === 0) mirror = mirrorOf(accounts[0], accountTrades, trades);
   });
+  if (mirror && options.rates) {
+    const first = Math.min(...accounts.map(({ account }) => Date.parse(account.createdAt!)));
+    const recent = anchor - 7 * DAY;
+    const times: number[] = [];
+    for (let day = Math.ceil((first - 18 * HOUR) / DAY) * DAY + 18 * HOUR; day < recent; day += DAY) times.push(day);
+    for (let at = Math.ceil(recent / (6 * HOUR)) * 6 * HOUR; at < anchor; at += 6 * HOUR) times.push(at);
+    mirror.rates = [...times, anchor].map((at) => demoRates(new Date(at), (instrument) => onPath(instrument, at, 0.5)));
+  }
   return { accounts, trades, ...(mirror ? { mirror } : {}) };
 }
 
@@ -375,6 +404,7 @@ function mirrorOf(bot: Dataset['accounts'][number], accountTrades: Trade[], trad
     balance: { ...balance, accountId: id, realizedPL: '0', openTradeCount: 0 },
     fills,
     reconcileWith: account.id,
+    rates: [],
   };
 }
 
@@ -433,5 +463,6 @@ export function demoDataset(now: Date): Dataset {
     heartbeatAt: now,
     history: { everyMinutes: 360 },
     mirror: true,
+    rates: true,
   });
 }

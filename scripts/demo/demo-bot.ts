@@ -10,6 +10,9 @@
  *   gold-desk        stopped (silent)
  *   paper-sandbox    running, trading, but its heartbeat lapses long enough to turn stale, then recovers
  *
+ * Each tick it also records, as primary-usd's broker feed, the prices that convert the demo's currencies into USD
+ * (DEMO_RATES), so the fleet and the equity series in the reporting currency move with the market.
+ *
  * Every decision comes from a seeded generator: the same seed makes the same run (times aside).
  */
 import { formatDecimal, sumDecimals } from '@trading-bot-api/core/decimal';
@@ -17,6 +20,7 @@ import { DEFAULT_STALE_AFTER_SECONDS } from '@trading-bot-api/core/status';
 import type { BotState, Trade } from '@trading-bot-api/core/types';
 import type { Writer } from '@trading-bot-api/writer';
 import {
+  demoRates,
   DEMO_ACCOUNT_IDS,
   DEMO_TERMS,
   demoTrade,
@@ -190,6 +194,11 @@ export class DemoBot {
     const now = this.now();
     const elapsed = (Date.now() - this.started) / 1000;
     this.walkPrices();
+    // The prices before the balances, as a feed writes them: a fleet answer whose balances moved reads them.
+    await writer.recordRates(
+      `${DEMO_ACCOUNT_IDS[0]}-broker`,
+      demoRates(now, (instrument) => this.prices.get(instrument.name)!),
+    );
     for (const account of this.accounts) {
       const report = reportFor(account.role, elapsed, this.options.staleAfterSeconds ?? DEFAULT_STALE_AFTER_SECONDS);
       if (account.role === 'stopped') continue;
@@ -252,12 +261,9 @@ export class DemoBot {
     const target = trade.takeProfit === null ? undefined : unitsOf(trade.takeProfit, scale);
     if (stop !== undefined && (buy ? price <= stop : price >= stop)) return price;
     if (target !== undefined && (buy ? price >= target : price <= target)) return price;
-    if (
-      now.getTime() - Date.parse(trade.openTime) > position.holdSeconds * 1000 &&
-      now.getTime() - position.openedAt > position.holdSeconds * 1000
-    )
-      return price;
-    return undefined;
+    // Held long enough since it opened, and since this bot took it over (one started again carries on).
+    const held = now.getTime() - Math.max(Date.parse(trade.openTime), position.openedAt);
+    return held > position.holdSeconds * 1000 ? price : undefined;
   }
 
   private plOf(trade: Trade, price: bigint, places: number): string {
@@ -303,18 +309,12 @@ export class DemoBot {
     const { trade } = position;
     const realizedPL = this.plOf(trade, price, account.places);
     const closeTime = now.toISOString() < trade.openTime ? trade.openTime : now.toISOString();
-    await this.options.writer.closeTrade(account.id, trade.id, {
-      closePrice: formatDecimal(price, this.instrumentOf(trade).scale),
-      closeTime,
-      realizedPL,
-    });
+    const closePrice = formatDecimal(price, this.instrumentOf(trade).scale);
+    await this.options.writer.closeTrade(account.id, trade.id, { closePrice, closeTime, realizedPL });
     account.positions.delete(trade.id);
     account.balance = sumDecimals([account.balance, realizedPL]);
     this.counts.closed += 1;
-    if (this.options.verbose)
-      this.options.log?.(
-        `${account.id}: closed ${trade.id} at ${formatDecimal(price, this.instrumentOf(trade).scale)}, realized ${realizedPL}`,
-      );
+    if (this.options.verbose) this.options.log?.(`${account.id}: closed ${trade.id} at ${closePrice}, realized ${realizedPL}`);
   }
 
   private async mark(position: Position, price: bigint, places: number): Promise<void> {

@@ -53,11 +53,16 @@ export async function loadDataset(
 }
 
 /**
- * A mirrored broker account as an exchange feed writes one (its balance, its fills with a checkpoint), retired so the
+ * A mirrored broker account as an exchange feed writes one (its prices, its balance, its fills with a checkpoint), retired so the
  * fleet does not count the bot's money twice, then its bot's account reconciled with it.
  */
-async function loadMirror(writer: Writer, { account, balance, fills, reconcileWith }: NonNullable<Dataset['mirror']>): Promise<void> {
+async function loadMirror(
+  writer: Writer,
+  { account, balance, fills, reconcileWith, rates }: NonNullable<Dataset['mirror']>,
+): Promise<void> {
   await writer.upsertAccount(account);
+  // Its feed's prices, oldest first, before its balance (as a sync writes them): the last are the newest.
+  for (const entry of rates) await writer.recordRates(account.id, entry);
   await writer.recordBalance(account.id, { ...balance, time: balance.updatedAt });
   await writer.heartbeat(account.id, { state: 'running', time: balance.updatedAt });
   await writer.advanceFeed(account.id, 'dataset', 0, [{ trades: [], state: { fills: fills.length }, fills }]);

@@ -6,7 +6,8 @@
  * the run starts: the dashboard's (test/browser/dashboard.test.ts, with LOG_LEVEL=DEBUG and its probe alerting a
  * webhook) also runs "Connect your bot" as the README tells it (the TypeScript example, the Python example through
  * `npm run ingest`, the freqtrade bridge), its alerts and terminal lines, a deploy's package built beside it, and its
- * end when its terminal closes (SIGHUP); AUTH=on's (test/e2e/npm-start-keys.test.ts) the API keys, the log file
+ * end when its terminal closes (SIGHUP); AUTH=on's (test/e2e/npm-start-keys.test.ts, started DEMO=off with ALLOWED_HOSTS:
+ * an operator's own fleet) the API keys, the log file
  * without a terminal copy, a paused database, and its end by SIGKILL, which leaves the supervisors what any crash
  * leaves them (SIGABRT, tried on a stack of its own until issue 31, ended npm start the same way).
  */

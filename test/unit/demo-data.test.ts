@@ -208,3 +208,28 @@ it('mirrors the first account’s broker account: its newest trades matched but 
     { kind: 'missing_in_bot', tradeId: null, orderId: '7099999' },
   ]);
 });
+
+it("prices the demo's currencies into USD from its broker feed, on the instruments' paths: daily, then every 6 hours for a week, and now", () => {
+  const { rates } = dataset.mirror!;
+  const times = rates.map((entry) => Date.parse(entry.time));
+  const firstOpening = Math.min(...dataset.accounts.map(({ account }) => Date.parse(account.createdAt!)));
+  expect(times).toEqual([...times].sort((a, b) => a - b));
+  // Each day's 18:00 from the first account's opening (so every daily equity point has its day's prices), then 6-hourly.
+  expect(times[0] - firstOpening).toBeLessThanOrEqual(24 * HOUR);
+  const weekAgo = NOW.getTime() - 7 * 24 * HOUR;
+  expect(times.filter((time) => time < weekAgo).every((time) => new Date(time).getUTCHours() === 18)).toBe(true);
+  const gaps = (list: number[]) => list.slice(1).map((time, i) => time - list[i]);
+  const [daily, recent] = [times.filter((time) => time < weekAgo), times.slice(0, -1).filter((time) => time >= weekAgo)];
+  expect(new Set(gaps(daily))).toEqual(new Set([24 * HOUR]));
+  expect(new Set(gaps(recent))).toEqual(new Set([6 * HOUR]));
+  expect(recent[0] - weekAgo).toBeLessThan(6 * HOUR);
+  // Now: the prices where the demo bot's walk starts, so a reporting total does not jump when it takes over.
+  expect(rates.at(-1)).toEqual({
+    exchange: 'oanda',
+    time: NOW.toISOString(),
+    prices: [
+      { base: 'EUR', quote: 'USD', price: '1.08420' },
+      { base: 'GBP', quote: 'USD', price: '1.26710' },
+    ],
+  });
+});

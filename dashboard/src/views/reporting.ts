@@ -5,7 +5,7 @@
  */
 import type { components } from '../../../client';
 import { fill, h } from '../dom';
-import { utc } from '../format';
+import { money, utc } from '../format';
 
 export function renderReporting(target: HTMLElement, reporting: components['schemas']['AllBalances']['reporting']): void {
   if (!reporting) {
@@ -16,7 +16,7 @@ export function renderReporting(target: HTMLElement, reporting: components['sche
   const unvalued = reporting.accounts.flatMap((account) => ('unvalued' in account ? [account] : []));
   fill(
     target,
-    h('strong', {}, `All accounts in ${reporting.currency}: ${reporting.total} ${reporting.currency}`),
+    h('strong', {}, `All accounts in ${reporting.currency}: `, money(reporting.total, reporting.currency)),
     ' (each NAV at an exchange’s last price; ',
     valued
       .map(

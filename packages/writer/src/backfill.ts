@@ -24,7 +24,6 @@ import { canonicalJson } from '@trading-bot-api/core/canonical';
 import { periodId } from '@trading-bot-api/core/rollups';
 import { getBalanceRecord } from '@trading-bot-api/core/store/balances-table';
 import { readTrades, stampCurrency, tradeListing } from '@trading-bot-api/core/store/trades-table';
-import type { Trade } from '@trading-bot-api/core/types';
 import { periodsAfter } from './rules';
 
 /** What the backfill did to one account. */
@@ -41,11 +40,6 @@ export interface BackfillResult {
 }
 
 const MAX_ATTEMPTS = 8;
-
-/** Every trade of the account (one Query, followed to the end). */
-function tradesOf(store: Store, accountId: string): Promise<Trade[]> {
-  return readTrades(store, tradeListing(accountId, {}), {});
-}
 
 /** The figures alone (no version), for telling whether a stored entry already holds them, the best and worst included. */
 function figures({ version: _version, ...entry }: PeriodEntry): string {
@@ -91,7 +85,8 @@ async function backfillOnce(store: Store, accountId: string): Promise<Omit<Backf
     getBalanceRecord(store, accountId),
   ]);
   if (!balance) throw new Error(`account ${accountId} has no balance item: it was not written by a writer`);
-  const trades = await tradesOf(store, accountId);
+  // Every trade of the account (one Query, followed to the end).
+  const trades = await readTrades(store, tradeListing(accountId, {}), {});
   const unstamped = trades.filter((trade) => trade.currency === null).map((trade) => stampCurrency(store, trade, balance.currency));
   for (let at = 0; at < unstamped.length; at += MAX_TRANSACTION_ITEMS)
     await transactWrite(store, unstamped.slice(at, at + MAX_TRANSACTION_ITEMS));

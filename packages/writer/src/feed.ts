@@ -16,17 +16,13 @@
  * (another feed mirrors the same account) writes nothing and is WRITE_CONFLICT, never interleaved.
  */
 import { canonicalJson } from '@trading-bot-api/core/canonical';
-import { periodId } from '@trading-bot-api/core/rollups';
 import { putBalance } from '@trading-bot-api/core/store/balances-table';
 import { MAX_TRANSACTION_ITEMS, type Store, type TransactItem } from '@trading-bot-api/core/store/dynamodb';
 import {
   type CheckpointEntry,
   getAggregates,
   getCheckpoint,
-  getRegisteredOpenTimes,
   getTransfers,
-  type PeriodEntry,
-  type PnlEntry,
   putCheckpoint,
   putPeriod,
   putFill,
@@ -35,15 +31,28 @@ import {
   registerTradeId,
   type TransferEntry,
 } from '@trading-bot-api/core/store/ledger-table';
-import { getTradeRecords, putTrade } from '@trading-bot-api/core/store/trades-table';
+import { putTrade } from '@trading-bot-api/core/store/trades-table';
 import type { ExchangeFill } from '@trading-bot-api/core/reconciliation';
 import type { Trade } from '@trading-bot-api/core/types';
 import * as errors from './errors';
 import { WriterError } from './errors';
 import { decide, type TradeOutcome } from './history';
 import { attempts, commit } from './retry';
-import { aggregatesAfter, balanceAfter, periodKeysOf, periodsAfter, pnlId, pnlPeriodsOf, type TradeEvent } from './rules';
-import { BALANCE_ITEMS, balanceOf, closedAs, MARKS, POSITION, pick, type StoredTrade, withDetails } from './trades';
+import { aggregatesAfter, balanceAfter, periodKeysOf, periodsAfter, type TradeEvent } from './rules';
+import {
+  BALANCE_ITEMS,
+  balanceOf,
+  closedAs,
+  findEntry,
+  findPeriod,
+  MARKS,
+  POSITION,
+  pick,
+  type StoredTrade,
+  storedTrades,
+  uniquePeriods,
+  withDetails,
+} from './trades';
 import * as check from './validate';
 
 /** A checkpoint's name: letters, digits, `.`, `_`, `:`, `-` and `/` (an exchange and a market: `binance:BTC/USDT`). */
@@ -89,6 +98,11 @@ function stateText(state: unknown): string {
   return text;
 }
 
+/** The checkpoint `name` of the account at `state`, the version after `version`. */
+function checkpointEntry(accountId: string, name: string, state: unknown, version: number, now: Date): CheckpointEntry {
+  return { accountId, name, state: stateText(state), version: version + 1, updatedAt: now.toISOString() };
+}
+
 export function checkpointOf(entry: CheckpointEntry | undefined, name: string): Checkpoint {
   return entry
     ? { name, state: JSON.parse(entry.state), version: entry.version, updatedAt: entry.updatedAt }
@@ -101,8 +115,7 @@ export function checkpointOf(entry: CheckpointEntry | undefined, name: string): 
  */
 function itemsFor(trades: ReadonlyMap<string, Trade>, fills: number): number {
   const closed = [...trades.values()].filter((trade) => trade.status === 'closed');
-  const pnl = new Set(closed.flatMap((trade) => pnlPeriodsOf(trade.closeTime!).map(pnlId)));
-  return 2 * trades.size + pnl.size + periodKeysOf(closed).length + BALANCE_ITEMS + fills;
+  return 2 * trades.size + uniquePeriods(closed).length + periodKeysOf(closed).length + BALANCE_ITEMS + fills;
 }
 
 /**
@@ -153,15 +166,8 @@ async function writeStep(
   version: number,
 ): Promise<TradeOutcome[]> {
   await checkpointAt(store, accountId, checkpoint.name, version);
-  const registered = await getRegisteredOpenTimes(
-    store,
-    accountId,
-    trades.map((trade) => trade.id),
-  );
-  const stored = await getTradeRecords(
-    store,
-    [...registered].map(([id, openTime]) => ({ accountId, id, openTime })),
-  );
+  const ids = trades.map((trade) => trade.id);
+  const stored = await storedTrades(store, accountId, ids);
   const balance = await balanceOf(store, accountId);
   const currency = balance.currency;
   const items: TransactItem[] = [];
@@ -196,14 +202,11 @@ async function writeStep(
     }
   }
   const closed = events.filter((event) => event.kind !== 'opened').map((event) => event.trade);
-  const periods = [...new Map(closed.flatMap((trade) => pnlPeriodsOf(trade.closeTime!)).map((key) => [pnlId(key), key])).values()];
-  const rollups = periodKeysOf(closed);
-  const read = await getAggregates(store, accountId, periods, rollups);
-  const findPnl = (entry: PnlEntry) => read.pnl.find((stored) => pnlId(stored) === pnlId(entry));
-  const findPerf = (entry: PeriodEntry) => read.perf.find((stored) => periodId(stored) === periodId(entry));
+  const read = await getAggregates(store, accountId, uniquePeriods(closed), periodKeysOf(closed));
   if (events.length) items.push(putBalance(store, balanceAfter(balance, events), balance));
-  for (const entry of aggregatesAfter(accountId, read.pnl, closed)) items.push(putPnl(store, entry, findPnl(entry)));
-  for (const entry of periodsAfter(accountId, currency, read.perf, closed)) items.push(putPeriod(store, entry, findPerf(entry)));
+  for (const entry of aggregatesAfter(accountId, read.pnl, closed)) items.push(putPnl(store, entry, findEntry(read.pnl, entry)));
+  for (const entry of periodsAfter(accountId, currency, read.perf, closed))
+    items.push(putPeriod(store, entry, findPeriod(read.perf, entry)));
   for (const fill of fills) items.push(putFill(store, accountId, fill));
   items.push(putCheckpoint(store, checkpoint, version));
   await commit(store, items);
@@ -235,13 +238,7 @@ export async function advanceFeed(
   for (let at = 0; at < steps.length; ) {
     const count = stepsThatFit(steps.slice(at));
     const group = steps.slice(at, at + count);
-    const checkpoint: CheckpointEntry = {
-      accountId,
-      name,
-      state: stateText(group[group.length - 1].state),
-      version: result.version + 1,
-      updatedAt: now.toISOString(),
-    };
+    const checkpoint = checkpointEntry(accountId, name, group[group.length - 1].state, result.version, now);
     const outcomes = await attempts(`advancing the feed ${name} of ${accountId}`, () =>
       writeStep(
         store,
@@ -292,16 +289,7 @@ export async function recordTransfers(
         return canonicalJson(kept) !== canonicalJson(transfer);
       });
       const items = fresh.map((transfer) => putTransfer(store, { ...transfer, accountId }));
-      if (last) {
-        const entry = {
-          accountId,
-          name: checkpoint.name,
-          state: stateText(checkpoint.state),
-          version: version + 1,
-          updatedAt: now.toISOString(),
-        };
-        items.push(putCheckpoint(store, entry, version));
-      }
+      if (last) items.push(putCheckpoint(store, checkpointEntry(accountId, checkpoint.name, checkpoint.state, version, now), version));
       if (items.length) await commit(store, items);
       return fresh.length;
     });

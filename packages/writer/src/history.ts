@@ -22,11 +22,11 @@
  */
 import { MAX_TRANSACTION_ITEMS, type Store } from '@trading-bot-api/core/store/dynamodb';
 import { entryKeyOf, getRegisteredOpenTimes } from '@trading-bot-api/core/store/ledger-table';
-import { getTradeRecords } from '@trading-bot-api/core/store/trades-table';
+import { getTradeRecords, putTrade } from '@trading-bot-api/core/store/trades-table';
 import type { Trade } from '@trading-bot-api/core/types';
 import * as errors from './errors';
 import { isRefusal, WriterError } from './errors';
-import { attempts, Retry } from './retry';
+import { attempts, commit, Retry } from './retry';
 import { periodKeysOf, pnlPeriodsOf } from './rules';
 import { getBalanceRecord } from '@trading-bot-api/core/store/balances-table';
 import {
@@ -49,7 +49,6 @@ import {
   writeClose,
   writeCorrection,
   writeGone,
-  writeUpdate,
   type Corrections,
   type Written,
 } from './trades';
@@ -150,7 +149,8 @@ async function recordOne(
   }
   if (decision === 'update') {
     // A gone trade takes what is said of it, never a position or marks again.
-    await writeUpdate(store, read!, read!.trade.status === 'gone' ? merged : { ...merged, ...pick(trade, [...POSITION, ...MARKS]) });
+    const updated = read!.trade.status === 'gone' ? merged : { ...merged, ...pick(trade, [...POSITION, ...MARKS]) };
+    await commit(store, [putTrade(store, updated, read)]);
     return 'updated';
   }
   return 'unchanged';

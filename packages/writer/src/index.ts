@@ -31,7 +31,7 @@ import {
   updateProfile,
 } from '@trading-bot-api/core/store/accounts-table';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { compareIds } from '@trading-bot-api/core/ids';
+import { ABOVE_EVERY_ID, compareIds } from '@trading-bot-api/core/ids';
 import { getBalanceRecord, newBalanceRecord, putBalance, readBalances } from '@trading-bot-api/core/store/balances-table';
 import {
   createStore,
@@ -44,20 +44,20 @@ import {
 import {
   type EquityEntry,
   entryPrefix,
-  getRegisteredOpenTimes,
+  getLimits,
   putEquity,
+  putLimits,
+  putRates,
   readCheckpoints,
   readKeyRange,
 } from '@trading-bot-api/core/store/ledger-table';
-import { ABOVE_EVERY_ID } from '@trading-bot-api/core/ids';
-import { getTradeRecords, readTrades, tradeListing } from '@trading-bot-api/core/store/trades-table';
+import { putTrade, readTrades, tradeListing } from '@trading-bot-api/core/store/trades-table';
 import type { Balance, BotReport, Trade } from '@trading-bot-api/core/types';
 import * as backfill from './backfill';
 import * as errors from './errors';
 import * as feed from './feed';
 import { type Reconciliation, reconcileAccount } from './reconcile';
 import type { RatesEntry } from '@trading-bot-api/core/reporting';
-import { getLimits, putLimits, putRates } from '@trading-bot-api/core/store/ledger-table';
 import { type RecordOptions, recordTrades, type TradeResult } from './history';
 import { attempts, commit, Retry } from './retry';
 import { balanceAfterSnapshot, equityEntriesOf } from './rules';
@@ -70,15 +70,15 @@ import {
   MARKS,
   POSITION,
   storedTrade,
+  storedTrades,
   tradeAfterClose,
   tradeAfterMarks,
   writeClose,
   writeGone,
-  writeUpdate,
 } from './trades';
-import type { Snapshot, TradeMarks } from './validate';
 import type { Checkpoint, FeedAdvance, FeedStep } from './feed';
 import * as check from './validate';
+import type { Snapshot, TradeMarks } from './validate';
 
 export { isRefusal, WriterError } from './errors';
 export type { WriterErrorCode } from './errors';
@@ -121,6 +121,7 @@ export {
   divideDecimals,
   formatDecimal,
   isDecimal,
+  multiplyDecimals,
   negateDecimal,
   padDecimal,
   placesForSignificant,
@@ -519,28 +520,19 @@ export function createWriter(options: WriterOptions): Writer {
             marks.liquidationPrice ? 'liquidationPrice' : 'leverage',
             `${tradeId} is a spot trade (leverage 1, no liquidation)`,
           );
-        await writeUpdate(store, read, marked);
+        await commit(store, [putTrade(store, marked, read)]);
         return 'updated';
       });
     },
 
-    async recordBalance(accountId, input) {
-      const [outcome] = await recordSnapshots(accountId, [input], () => '', 'recording the balance');
-      return outcome;
-    },
+    recordBalance: async (accountId, input) => (await recordSnapshots(accountId, [input], () => '', 'recording the balance'))[0],
 
     recordBalances: (accountId, inputs) => recordSnapshots(accountId, inputs, (index) => `snapshots[${index}].`, 'recording the balances'),
 
     async heartbeat(accountId, input) {
       check.accountId(accountId);
-      const beat = check.heartbeatInput(input, now());
-      const report: BotReport = {
-        state: beat.state,
-        lastHeartbeatAt: beat.time,
-        strategy: beat.strategy,
-        message: beat.message,
-        updatedAt: beat.time,
-      };
+      const { time, ...said } = check.heartbeatInput(input, now());
+      const report: BotReport = { ...said, lastHeartbeatAt: time, updatedAt: time };
       return attempts(`recording a heartbeat of ${accountId}`, async () => {
         // One item, the account's own: the fleet projector carries what the fleet shows of it to the fleet table.
         if (await reportBot(store, accountId, report, check.latestAcceptable(now()))) return 'recorded';
@@ -586,11 +578,7 @@ export function createWriter(options: WriterOptions): Writer {
     async storedTrades(accountId, tradeIds) {
       check.accountId(accountId);
       return attempts(`reading trades of ${accountId}`, async () => {
-        const openTimes = await getRegisteredOpenTimes(store, accountId, tradeIds);
-        const records = await getTradeRecords(
-          store,
-          [...openTimes].map(([id, openTime]) => ({ id, openTime, accountId })),
-        );
+        const records = await storedTrades(store, accountId, tradeIds);
         return new Map([...records].map(([id, record]) => [id, record.trade]));
       });
     },
@@ -681,13 +669,7 @@ export function backfillAccount(writer: Writer, accountId: string): Promise<back
 
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
-function isLoopback(endpoint: string): boolean {
-  try {
-    return ['localhost', '127.0.0.1', '[::1]'].includes(new URL(endpoint).hostname);
-  } catch {
-    return false;
-  }
-}
+const isLoopback = (endpoint: string) => URL.canParse(endpoint) && ['localhost', '127.0.0.1', '[::1]'].includes(new URL(endpoint).hostname);
 
 function namesOf(stage: string | undefined): Tables {
   if (!stage) throw new Error('createWriter: give a stage or the table names');

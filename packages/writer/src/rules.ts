@@ -81,17 +81,8 @@ export function balanceAfterCorrection(record: BalanceRecord, was: Trade, now: T
 export function balanceAfterSnapshot(record: BalanceRecord, snapshot: Snapshot, future?: string): BalanceRecord {
   // A stored time after `future` came from a clock ahead: it is not kept as the latest.
   const updatedAt = future !== undefined && record.updatedAt > future ? snapshot.time : later(record.updatedAt, snapshot.time);
-  return {
-    ...record,
-    balance: snapshot.balance,
-    unrealizedPL: snapshot.unrealizedPL,
-    nav: snapshot.nav,
-    marginUsed: snapshot.marginUsed,
-    marginAvailable: snapshot.marginAvailable,
-    snapshotAt: snapshot.time,
-    updatedAt,
-    version: record.version + 1,
-  };
+  const { time, ...figures } = snapshot;
+  return { ...record, ...figures, snapshotAt: time, updatedAt, version: record.version + 1 };
 }
 
 /** The key of a P&L aggregate among others of the same account: its period and start. */

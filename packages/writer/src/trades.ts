@@ -10,6 +10,7 @@ import {
   deletePeriod,
   getAggregates,
   getRegisteredOpenTime,
+  getRegisteredOpenTimes,
   type PeriodEntry,
   type PnlEntry,
   putPeriod,
@@ -17,7 +18,7 @@ import {
   registerTradeId,
 } from '@trading-bot-api/core/store/ledger-table';
 import { type PeriodKey, periodId } from '@trading-bot-api/core/rollups';
-import { getTradeRecord, putTrade, readTrades, tradeListing } from '@trading-bot-api/core/store/trades-table';
+import { getTradeRecord, getTradeRecords, putTrade, readTrades, tradeListing } from '@trading-bot-api/core/store/trades-table';
 import { canonicalJson } from '@trading-bot-api/core/canonical';
 import { contractOf, pairOfInstrument } from '@trading-bot-api/core/instruments';
 import type { Period } from '@trading-bot-api/core/time';
@@ -166,6 +167,15 @@ export async function storedTrade(store: Store, accountId: string, tradeId: stri
   return getTradeRecord(store, { accountId, id: tradeId, openTime });
 }
 
+/** The stored trades among `tradeIds`, by id (ids no trade has are absent): their registers, then the trades, in batches. */
+export async function storedTrades(store: Store, accountId: string, tradeIds: readonly string[]): Promise<Map<string, StoredTrade>> {
+  const registered = await getRegisteredOpenTimes(store, accountId, tradeIds);
+  return getTradeRecords(
+    store,
+    [...registered].map(([id, openTime]) => ({ accountId, id, openTime })),
+  );
+}
+
 /** The balance and the aggregates as a run of createTrades calls last stored them (see createTrades). */
 export interface Written {
   balance?: BalanceRecord;
@@ -224,7 +234,7 @@ export async function preload(store: Store, accountId: string, trades: readonly 
   for (const key of rollups) if (!written.perf.has(periodId(key))) written.absentPerf.add(periodId(key));
 }
 
-function uniquePeriods(closed: readonly Trade[]): { period: Period; start: string }[] {
+export function uniquePeriods(closed: readonly Trade[]): { period: Period; start: string }[] {
   const keys = new Map(closed.flatMap((trade) => pnlPeriodsOf(trade.closeTime!)).map((key) => [pnlId(key), key]));
   return [...keys.values()];
 }
@@ -284,13 +294,10 @@ export async function createTrades(store: Store, accountId: string, trades: read
   return true;
 }
 
-function findEntry(entries: readonly PnlEntry[], key: { period: string; start: string }): PnlEntry | undefined {
-  return entries.find((entry) => entry.period === key.period && entry.start === key.start);
-}
-
-function findPeriod(entries: readonly PeriodEntry[], key: PeriodKey): PeriodEntry | undefined {
-  return entries.find((entry) => periodId(entry) === periodId(key));
-}
+/** The stored P&L aggregate of `key`'s period, and the stored statistics of a roll-up period (undefined: none yet). */
+export const findEntry = (entries: readonly PnlEntry[], key: { period: string; start: string }) =>
+  entries.find((entry) => pnlId(entry) === pnlId(key));
+export const findPeriod = (entries: readonly PeriodEntry[], key: PeriodKey) => entries.find((entry) => periodId(entry) === periodId(key));
 
 /**
  * Stores `closed` (the stored trade `read`, open or gone, closed), counting it in the balance, the aggregates and the
@@ -314,11 +321,6 @@ export async function writeClose(store: Store, accountId: string, read: StoredTr
     ...aggregates.map((entry) => putPnl(store, entry, findEntry(stored, entry))),
     ...perf.map((entry) => putPeriod(store, entry, findPeriod(storedPerf, entry))),
   ]);
-}
-
-/** Stores `updated` in place of the open trade `read` (its marks or position changed; no figure of the account does). */
-export async function writeUpdate(store: Store, read: StoredTrade, updated: Trade): Promise<void> {
-  await commit(store, [putTrade(store, updated, read)]);
 }
 
 /** Stores `gone` (the stored open trade `read`, gone from the bot) and takes it out of the open count. */

@@ -62,6 +62,9 @@ function optionalDecimal(value: unknown, field: string, sign: 'any' | 'positive'
   return value === undefined || value === null ? null : decimal(value, field, sign);
 }
 
+/** A time given or, left out, `now`'s (an account's creation, a heartbeat, a trade found gone). */
+const timeOrNow = (value: unknown, field: string, now: Date): string => (value === undefined ? now.toISOString() : time(value, field, now));
+
 /** A currency code, or the refusal naming `field`. */
 function currencyCode(value: unknown, field: string): string {
   if (typeof value !== 'string' || !CURRENCY.test(value))
@@ -91,16 +94,29 @@ function feesInput(value: unknown, field: string, leg?: Fee['leg']): Fee[] | nul
   });
 }
 
+/** An exchange's order (or fill) id. */
+function orderId(value: unknown, field: string): string {
+  if (typeof value !== 'string' || !ORDER_ID.test(value))
+    throw invalidInput(field, `must be 1–128 printable ASCII characters without spaces, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+/** An instrument, in its canonical form. */
+function instrumentInput(value: unknown, field: string): string {
+  const instrument = typeof value === 'string' ? canonicalInstrument(value) : undefined;
+  if (!instrument)
+    throw invalidInput(
+      field,
+      `must be an instrument such as "EUR_USD" (a future's names its contract: "SOL_USDT_PERP"), got ${JSON.stringify(value)}`,
+    );
+  return instrument;
+}
+
 /** The exchange's order ids of a trade: null when absent or empty; each id once, in the order given. */
 function orderIdsInput(value: unknown, field: string): string[] | null {
   if (value === undefined || value === null) return null;
   if (!Array.isArray(value)) throw invalidInput(field, 'must be a list of order ids (strings), or null');
-  const ids = value.map((id, i) => {
-    if (typeof id !== 'string' || !ORDER_ID.test(id))
-      throw invalidInput(`${field}[${i}]`, `must be 1–128 printable ASCII characters without spaces, got ${JSON.stringify(id)}`);
-    return id;
-  });
-  const unique = [...new Set(ids)];
+  const unique = [...new Set(value.map((id, i) => orderId(id, `${field}[${i}]`)))];
   if (unique.length > MAX_ORDER_IDS) throw invalidInput(field, `must hold at most ${MAX_ORDER_IDS} ids, got ${unique.length}`);
   return unique.length ? unique : null;
 }
@@ -165,7 +181,7 @@ export function accountInput(value: unknown, now: Date): Account {
     currency,
     broker: text(input.broker, 'broker'),
     environment: oneOf(input.environment, 'environment', ['live', 'paper'] as const),
-    createdAt: input.createdAt === undefined ? now.toISOString() : time(input.createdAt, 'createdAt', now),
+    createdAt: timeOrNow(input.createdAt, 'createdAt', now),
   };
 }
 
@@ -184,12 +200,7 @@ export function tradeInput(value: unknown, account: string, prefix = '', now: Da
     );
   }
   const status = oneOf(input.status ?? 'open', field('status'), ['open', 'closed', 'gone'] as const);
-  const instrument = typeof input.instrument === 'string' ? canonicalInstrument(input.instrument) : undefined;
-  if (!instrument)
-    throw invalidInput(
-      field('instrument'),
-      `must be an instrument such as "EUR_USD" (a future's names its contract: "SOL_USDT_PERP"), got ${JSON.stringify(input.instrument)}`,
-    );
+  const instrument = instrumentInput(input.instrument, field('instrument'));
   const openTime = time(input.openTime, field('openTime'), now);
   if (input.currency !== undefined && input.currency !== null) currencyCode(input.currency, field('currency'));
   // Derived from the fees and the account's currency whenever the trade is read: a value given (a trade read from the
@@ -207,9 +218,8 @@ export function tradeInput(value: unknown, account: string, prefix = '', now: Da
     closePrice: optionalDecimal(input.closePrice, field('closePrice'), 'positive'),
     closeTime: input.closeTime === undefined || input.closeTime === null ? null : time(input.closeTime, field('closeTime'), now),
     // Absent or empty (null), the P&L figures are 0: an open trade has realized nothing, a closed one holds nothing.
-    realizedPL: input.realizedPL === undefined || input.realizedPL === null ? '0' : decimal(input.realizedPL, field('realizedPL')),
-    unrealizedPL:
-      input.unrealizedPL === undefined || input.unrealizedPL === null ? '0' : decimal(input.unrealizedPL, field('unrealizedPL')),
+    realizedPL: optionalDecimal(input.realizedPL, field('realizedPL')) ?? '0',
+    unrealizedPL: optionalDecimal(input.unrealizedPL, field('unrealizedPL')) ?? '0',
     stopLoss: optionalDecimal(input.stopLoss, field('stopLoss'), 'positive'),
     takeProfit: optionalDecimal(input.takeProfit, field('takeProfit'), 'positive'),
     closeReason: text(input.closeReason, field('closeReason'), { optional: true }),
@@ -360,17 +370,13 @@ export interface Snapshot {
   time: string;
 }
 
+const SNAPSHOT_FIGURES = ['balance', 'unrealizedPL', 'nav', 'marginUsed', 'marginAvailable'] as const;
+
 /** A balance snapshot; `prefix` names it among others (`snapshots[3].`). */
 export function snapshotInput(value: unknown, now: Date = new Date(), prefix = ''): Snapshot {
   const input = object(value, prefix ? prefix.slice(0, -1) : 'snapshot');
-  return {
-    balance: decimal(input.balance, `${prefix}balance`),
-    unrealizedPL: decimal(input.unrealizedPL, `${prefix}unrealizedPL`),
-    nav: decimal(input.nav, `${prefix}nav`),
-    marginUsed: decimal(input.marginUsed, `${prefix}marginUsed`),
-    marginAvailable: decimal(input.marginAvailable, `${prefix}marginAvailable`),
-    time: time(input.time, `${prefix}time`, now),
-  };
+  const figures = SNAPSHOT_FIGURES.map((name) => [name, decimal(input[name], `${prefix}${name}`)]);
+  return { ...(Object.fromEntries(figures) as Omit<Snapshot, 'time'>), time: time(input.time, `${prefix}time`, now) };
 }
 
 /** A heartbeat: the bot's state, what it runs and says, and when; `time` defaults to `now`. */
@@ -387,7 +393,7 @@ export function heartbeatInput(value: unknown, now: Date): Heartbeat {
     state: oneOf(input.state, 'state', ['running', 'paused', 'stopped', 'error'] as const),
     strategy: text(input.strategy, 'strategy', { optional: true }),
     message: text(input.message, 'message', { optional: true }),
-    time: input.time === undefined ? now.toISOString() : time(input.time, 'time', now),
+    time: timeOrNow(input.time, 'time', now),
   };
 }
 
@@ -401,31 +407,26 @@ export function goneInput(value: unknown, now: Date): Gone {
   const input = object(value, 'gone');
   return {
     reason: text(input.reason, 'reason'),
-    time: input.time === undefined ? now.toISOString() : time(input.time, 'time', now),
+    time: timeOrNow(input.time, 'time', now),
   };
 }
 
 /** A deposit or withdrawal as the exchange feed gives it (`recordTransfers`), checked field by field. */
 export function transferInput(value: unknown, index: number, now: Date): Omit<TransferEntry, 'accountId'> {
   const field = (name: string) => `transfers[${index}].${name}`;
-  if (!value || typeof value !== 'object') throw invalidInput(`transfers[${index}]`, 'must be an object');
-  const input = value as Record<string, unknown>;
-  if (input.kind !== 'deposit' && input.kind !== 'withdrawal') throw invalidInput(field('kind'), 'must be "deposit" or "withdrawal"');
-  if (typeof input.asset !== 'string' || !CURRENCY.test(input.asset))
-    throw invalidInput(field('asset'), 'must be 2–12 upper-case letters or digits');
-  const optional = (name: string) => (input[name] === null || input[name] === undefined ? null : decimal(input[name], field(name)));
+  const input = object(value, `transfers[${index}]`);
   const reference = input.reference ?? null;
   if (reference !== null && (typeof reference !== 'string' || reference.length > 200))
     throw invalidInput(field('reference'), 'must be a string of at most 200 characters, or null');
   return {
     id: tradeId(input.id, field('id')),
-    kind: input.kind,
-    asset: input.asset,
+    kind: oneOf(input.kind, field('kind'), ['deposit', 'withdrawal'] as const),
+    asset: currencyCode(input.asset, field('asset')),
     amount: decimal(input.amount, field('amount'), 'positive'),
-    fee: input.fee === undefined || input.fee === null ? '0' : decimal(input.fee, field('fee')),
+    fee: optionalDecimal(input.fee, field('fee')) ?? '0',
     time: time(input.time, field('time'), now),
-    value: optional('value'),
-    rate: optional('rate'),
+    value: optionalDecimal(input.value, field('value')),
+    rate: optionalDecimal(input.rate, field('rate')),
     reference: reference as string | null,
   };
 }
@@ -433,21 +434,12 @@ export function transferInput(value: unknown, index: number, now: Date): Omit<Tr
 /** An exchange's fill as a feed gives it with a step (`advanceFeed`), checked field by field. */
 export function fillInput(value: unknown, prefix: string): ExchangeFill {
   const field = (name: string) => `${prefix}${name}`;
-  if (!value || typeof value !== 'object') throw invalidInput(prefix.replace(/\.$/, ''), 'must be an object');
-  const input = value as Record<string, unknown>;
-  const id = (name: string) => {
-    if (typeof input[name] !== 'string' || !ORDER_ID.test(input[name]))
-      throw invalidInput(field(name), 'must be 1–128 printable characters');
-    return input[name];
-  };
-  const instrument = typeof input.instrument === 'string' ? canonicalInstrument(input.instrument) : undefined;
-  if (!instrument) throw invalidInput(field('instrument'), 'must be an instrument such as BTC_USDT');
-  if (input.side !== 'buy' && input.side !== 'sell') throw invalidInput(field('side'), 'must be "buy" or "sell"');
+  const input = object(value, prefix.replace(/\.$/, ''));
   return {
-    orderId: id('orderId'),
-    fillId: id('fillId'),
-    instrument,
-    side: input.side,
+    orderId: orderId(input.orderId, field('orderId')),
+    fillId: orderId(input.fillId, field('fillId')),
+    instrument: instrumentInput(input.instrument, field('instrument')),
+    side: oneOf(input.side, field('side'), ['buy', 'sell'] as const),
     amount: decimal(input.amount, field('amount'), 'positive'),
     fee: decimal(input.fee, field('fee')),
     feeCurrency: currencyCode(input.feeCurrency, field('feeCurrency')),

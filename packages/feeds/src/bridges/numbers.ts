@@ -8,6 +8,7 @@ import {
   decimalScale,
   divideDecimals,
   formatDecimal,
+  multiplyDecimals as exactProduct,
   placesForSignificant,
   roundDecimal,
   trimDecimal,
@@ -24,15 +25,9 @@ export function moneyOf(value: number): string {
   return trimDecimal(roundDecimal(decimalOfFloat(value), MONEY_PLACES));
 }
 
-/** The units (an integer) and scale of a decimal string: `"-1.25"` is -125 and 2. */
-function unitsOf(value: string): bigint {
-  // A plain decimal without its point is the integer of its units ("-0.05" → "-005" → -5n).
-  return BigInt(value.replace('.', ''));
-}
-
 /** `a` × `b`, exactly: the product keeps the places of both (`"0.5"` × `"0.25"` is `"0.125"`), trailing zeros dropped. */
 export function multiplyDecimals(a: string, b: string): string {
-  return trimDecimal(formatDecimal(unitsOf(a) * unitsOf(b), decimalScale(a) + decimalScale(b)));
+  return trimDecimal(exactProduct(a, b));
 }
 
 /**

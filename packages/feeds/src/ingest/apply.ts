@@ -74,9 +74,8 @@ async function reading<T>(read: () => Promise<T>): Promise<T> {
 async function oneByOne(writer: Writer, entries: readonly NumberedEvent[], results: LineResult[]): Promise<void> {
   for (const { line, event } of entries) {
     try {
-      results.push({ line, outcome: await LINE_TYPES[event.type].apply(writer, event.account, event.fields) });
+      results.push({ line, outcome: await reading(() => LINE_TYPES[event.type].apply(writer, event.account, event.fields)) });
     } catch (error) {
-      if (unavailable(error)) throw new DatabaseDown();
       if (!isRefusal(error)) throw error;
       results.push({ line, error });
     }
@@ -112,13 +111,10 @@ async function applyTradeRun(writer: Writer, account: string, run: readonly Numb
   const single = new Set(byId.keys());
   if (fresh.length) {
     let created: Awaited<ReturnType<Writer['recordTrades']>>;
+    const trades = fresh.map(([, trade]) => trade);
     try {
-      created = await writer.recordTrades(
-        account,
-        fresh.map(([, trade]) => trade),
-      );
+      created = await reading(() => writer.recordTrades(account, trades));
     } catch (error) {
-      if (unavailable(error)) throw new DatabaseDown();
       // The account itself is refused (it does not exist): every line says so, one by one.
       if (!isRefusal(error)) throw error;
       created = [];
@@ -131,11 +127,8 @@ async function applyTradeRun(writer: Writer, account: string, run: readonly Numb
       for (const { line, event } of byId.get(id)!) results.push({ line, outcome: OUTCOME_OF_FOLDED[event.type] });
     }
   }
-  await oneByOne(
-    writer,
-    run.filter((entry) => single.has((entry.event as { id: string }).id)),
-    results,
-  );
+  const rest = run.filter((entry) => single.has((entry.event as { id: string }).id));
+  await oneByOne(writer, rest, results);
 }
 
 /**
@@ -189,11 +182,8 @@ async function settleReplayed(writer: Writer, account: string, entries: readonly
   for (const [id, lines] of byId) {
     const stored = trades.get(id);
     if (!stored) continue;
-    const shown = linesShown(
-      stored,
-      lines.map((line) => line.event),
-    );
-    for (const entry of lines.slice(0, shown)) settled.add(entry);
+    const events = lines.map((line) => line.event);
+    for (const entry of lines.slice(0, linesShown(stored, events))) settled.add(entry);
   }
   if (report) for (const { entry, heartbeat } of heartbeats) if (heartbeatShown(report, heartbeat)) settled.add(entry);
   for (const entry of settled) results.push({ line: entry.line, outcome: 'unchanged' });

@@ -141,26 +141,10 @@ export interface FreqtradeOptions {
 /** The largest page freqtrade's `/trades` is asked for. */
 const TRADES_PAGE = 500;
 
-export interface FreqtradeClient {
-  readonly url: string;
-  /**
-   * How far the bot's clock was ahead of this machine's (negative: behind) at its last answer, in milliseconds, from
-   * the answer's `Date` header (whole seconds, so ±1 s); undefined before an answer with one.
-   */
-  readonly clockAheadMs: number | undefined;
-  showConfig(): Promise<ShowConfig>;
-  health(): Promise<Health>;
-  /** Open trades. */
-  status(): Promise<FreqtradeTrade[]>;
-  /** One page of closed trades, by id. */
-  trades(offset: number, limit?: number): Promise<TradeResponse>;
-  /** One trade, open or closed; undefined when freqtrade has none with this id (deleted, or never filled). */
-  trade(id: number): Promise<FreqtradeTrade | undefined>;
-  balance(): Promise<Balances>;
-}
+export type FreqtradeClient = ReturnType<typeof freqtradeClient>;
 
 /** A client of one freqtrade bot's REST API. */
-export function freqtradeClient(options: FreqtradeOptions): FreqtradeClient {
+export function freqtradeClient(options: FreqtradeOptions) {
   const base = `${options.url.replace(/\/+$/, '').replace(/\/api\/v1$/, '')}/api/v1`;
   const authorization = `Basic ${Buffer.from(`${options.username}:${options.password}`).toString('base64')}`;
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -201,15 +185,22 @@ export function freqtradeClient(options: FreqtradeOptions): FreqtradeClient {
 
   return {
     url,
-    get clockAheadMs() {
+    /**
+     * How far the bot's clock was ahead of this machine's (negative: behind) at its last answer, in milliseconds, from
+     * the answer's `Date` header (whole seconds, so ±1 s); undefined before an answer with one.
+     */
+    get clockAheadMs(): number | undefined {
       return clockAheadMs;
     },
-    showConfig: () => get('/show_config'),
-    health: () => get('/health'),
-    status: () => get('/status'),
-    trades: (offset, limit = TRADES_PAGE) => get(`/trades?limit=${limit}&offset=${offset}`),
-    trade: (id) => get(`/trade/${id}`, 'undefined-on-404'),
-    balance: () => get('/balance'),
+    showConfig: () => get<ShowConfig>('/show_config'),
+    health: () => get<Health>('/health'),
+    /** Open trades. */
+    status: () => get<FreqtradeTrade[]>('/status'),
+    /** One page of closed trades, by id. */
+    trades: (offset: number, limit = TRADES_PAGE) => get<TradeResponse>(`/trades?limit=${limit}&offset=${offset}`),
+    /** One trade, open or closed; undefined when freqtrade has none with this id (deleted, or never filled). */
+    trade: (id: number) => get<FreqtradeTrade | undefined>(`/trade/${id}`, 'undefined-on-404'),
+    balance: () => get<Balances>('/balance'),
   };
 }
 

@@ -197,12 +197,7 @@ export class HummingbotBridge {
     const account = this.accountState(instance.profile.account);
     if (header) {
       account.csvHeader = header;
-      this.push({
-        plan: async () => {
-          await this.save();
-          return [];
-        },
-      });
+      this.push({ plan: () => this.save().then(() => []) });
     }
     return account.csvHeader;
   }
@@ -449,9 +444,7 @@ export class HummingbotBridge {
       );
       return stopped ? this.beatCalls(instance) : [];
     }
-    const running = entries.filter(
-      (entry): entry is [string, Extract<ControllerReport, { unrealized: number }>] => !('stopped' in entry[1]),
-    );
+    const running = entries.flatMap(([id, report]) => ('stopped' in report ? [] : [[id, report] as const]));
     const calls: Call[] = [];
     const strategy = running.length ? clip(`controllers ${running.map(([id]) => id).join(', ')}`) : instance.strategy;
     let beat = strategy !== instance.strategy;
@@ -520,16 +513,13 @@ export class HummingbotBridge {
     }
     const key = fillKeyOf(fill);
     const seen = replayed(account, key, Date.parse(fill.time));
-    if (seen === 'seen') {
+    if (seen) {
       this.replayedFills += 1;
-      return [];
-    }
-    if (seen === 'old') {
-      this.replayedFills += 1;
-      say(
-        'old fill',
-        `fill ${key} of ${fill.pair}, dated ${fill.time}, is over an hour older than the newest fill mirrored (${new Date(account.newest!).toISOString()}): taken as mirrored already`,
-      );
+      if (seen === 'old')
+        say(
+          'old fill',
+          `fill ${key} of ${fill.pair}, dated ${fill.time}, is over an hour older than the newest fill mirrored (${new Date(account.newest!).toISOString()}): taken as mirrored already`,
+        );
       return [];
     }
     const { fee, unpriced } = feeInQuote(fill, fill.fee, this.options.config.feeRates);

@@ -63,6 +63,10 @@ export class Malformed extends Error {
 
 type Json = Record<string, unknown>;
 
+/** A field of `where` that is not what it must be: named plainly in the kind, quoted in the text, with what was sent. */
+const malformed = (where: string, name: string, what: string, sent?: string) =>
+  new Malformed(`${where} with ${name} ${what}`, `${where} with "${name}" ${what}${sent === undefined ? '' : `: ${sent}`}`);
+
 /** The payload as JSON (an object), or Malformed. */
 export function jsonOf(payload: Buffer | string, channel: string): Json {
   let value: unknown;
@@ -78,8 +82,7 @@ export function jsonOf(payload: Buffer | string, channel: string): Json {
 function field<T>(object: Json, name: string, where: string, test: (value: unknown) => value is T, what: string): T {
   const value = object[name];
   if (value === undefined || value === null) throw new Malformed(`${where} without ${name}`, `${where} without "${name}"`);
-  if (!test(value))
-    throw new Malformed(`${where} with ${name} not ${what}`, `${where} with "${name}" not ${what}: ${JSON.stringify(value)}`);
+  if (!test(value)) throw malformed(where, name, `not ${what}`, JSON.stringify(value));
   return value;
 }
 
@@ -156,18 +159,16 @@ export function positionOf(value: unknown): Fill['position'] | undefined {
 /** A fee's decimal, written by Python as `str(Decimal)` (a float is read at the precision it carries). */
 function feeDecimal(value: unknown, where: string, name: string): string {
   const decimal = typeof value === 'string' ? pythonDecimal(value) : isNumber(value) ? decimalOfFloat(value) : undefined;
-  if (decimal === undefined)
-    throw new Malformed(`${where} with ${name} not a decimal`, `${where} with "${name}" not a decimal: ${JSON.stringify(value)}`);
+  if (decimal === undefined) throw malformed(where, name, 'not a decimal', JSON.stringify(value));
   return decimal;
 }
 
 /** The fee of `TradeFeeBase.to_json()` (MQTT, the CSV). */
 export function feeOf(value: unknown, where: string): Fee {
-  if (!isObject(value)) throw new Malformed(`${where} with trade_fee not an object`, `${where} with "trade_fee" not an object`);
+  if (!isObject(value)) throw malformed(where, 'trade_fee', 'not an object');
   const percent = value.percent === undefined || value.percent === null ? '0' : feeDecimal(value.percent, where, 'trade_fee.percent');
   const flatFees = value.flat_fees ?? [];
-  if (!Array.isArray(flatFees))
-    throw new Malformed(`${where} with trade_fee.flat_fees not a list`, `${where} with "trade_fee.flat_fees" not a list`);
+  if (!Array.isArray(flatFees)) throw malformed(where, 'trade_fee.flat_fees', 'not a list');
   const flat = flatFees.map((entry) => {
     if (!isObject(entry) || !isText(entry.token))
       throw new Malformed(`${where} with a flat fee without token`, `${where} with a flat fee without "token": ${JSON.stringify(entry)}`);
@@ -178,8 +179,7 @@ export function feeOf(value: unknown, where: string): Fee {
 
 /** A figure that must be above 0 (a price, an amount). */
 function positive(value: string, where: string, name: string): string {
-  if (value.startsWith('-') || /^[0.]+$/.test(value))
-    throw new Malformed(`${where} with ${name} not above 0`, `${where} with "${name}" not above 0: ${value}`);
+  if (value.startsWith('-') || /^[0.]+$/.test(value)) throw malformed(where, name, 'not above 0', value);
   return value;
 }
 
@@ -194,11 +194,7 @@ export function eventOf(json: Json): { fill: Fill } | { quiet: string } {
   const timestamp = field(json, 'timestamp', where, isNumber, 'a number');
   const pair = field(data, 'trading_pair', where, isText, 'a text');
   const parts = pairOf(pair);
-  if (!parts)
-    throw new Malformed(
-      `${where} with trading_pair not BASE-QUOTE`,
-      `${where} with "trading_pair" not BASE-QUOTE: ${JSON.stringify(pair)}`,
-    );
+  if (!parts) throw malformed(where, 'trading_pair', 'not BASE-QUOTE', JSON.stringify(pair));
   const tradeType = field(data, 'trade_type', where, isText, 'a text');
   const side = sideOf(tradeType);
   if (!side)
