@@ -122,6 +122,29 @@ export function routeOf(from: string, to: string, rates: readonly RatesEntry[]):
   return undefined;
 }
 
+/** How `from` converts into `to` over `rates`: the route's rate, its hops and the time of its oldest price; none without a route. */
+function conversionOf(
+  from: string,
+  to: string,
+  rates: readonly RatesEntry[],
+): { rate: string; route: Hop[]; asOf: string | null } | undefined {
+  const route = routeOf(from, to, rates);
+  if (!route) return undefined;
+  return {
+    rate: trimDecimal(
+      roundDecimal(
+        route.reduce((product, edge) => multiplyDecimals(product, edge.rate), '1'),
+        RATE_PLACES,
+      ),
+    ),
+    route: route.map(({ from: a, to: b, rate: r, source }) => ({ from: a, to: b, rate: r, source })),
+    asOf: oldest(route),
+  };
+}
+
+/** `nav` converted at `rate`: rounded half-even to AMOUNT_PLACES places, trailing zeros dropped. */
+const converted = (nav: string, rate: string) => trimDecimal(roundDecimal(multiplyDecimals(nav, rate), AMOUNT_PLACES));
+
 /** The accounts' NAVs in `currency`; see the module's comment. */
 export function reportingOf(
   currency: string,
@@ -129,26 +152,15 @@ export function reportingOf(
   rates: readonly RatesEntry[],
 ): Reporting {
   const accounts: ReportingAccount[] = balances.map(({ accountId, currency: from, nav }) => {
-    const route = routeOf(from, currency, rates);
-    if (!route)
+    const conversion = conversionOf(from, currency, rates);
+    if (!conversion)
       return {
         accountId,
         unvalued: true,
         reason: `no price converts ${from} to ${currency}: no exchange feed reads a market between them`,
       };
-    const rate = trimDecimal(
-      roundDecimal(
-        route.reduce((product, edge) => multiplyDecimals(product, edge.rate), '1'),
-        RATE_PLACES,
-      ),
-    );
-    return {
-      accountId,
-      nav: trimDecimal(roundDecimal(multiplyDecimals(nav, rate), AMOUNT_PLACES)),
-      rate,
-      route: route.map(({ from: a, to: b, rate: r, source }) => ({ from: a, to: b, rate: r, source })),
-      asOf: oldest(route),
-    };
+    const { rate, route, asOf } = conversion;
+    return { accountId, nav: converted(nav, rate), rate, route, asOf };
   });
   const total = trimDecimal(sumDecimals(['0', ...accounts.flatMap((account) => ('nav' in account ? [account.nav] : []))]));
   return { currency, total, accounts };
@@ -157,6 +169,7 @@ export function reportingOf(
 /**
  * An equity series' points (`start`: their interval's, oldest first) in `currency`, each at its own time: at the
  * prices every feed last read by the end of the point's interval (`history`, oldest first; see the module's comment).
+ * The conversion is found again only where a feed's prices changed, not at every point.
  */
 export function reportingOfSeries(
   currency: string,
@@ -166,16 +179,19 @@ export function reportingOfSeries(
 ): PointReporting[] {
   const last = new Map<string, RatesEntry>();
   let next = 0;
-  return points.map(({ start, nav }) => {
+  let conversion: ReturnType<typeof conversionOf>;
+  return points.map(({ start, nav }, i) => {
+    const seen = next;
     for (; next < history.length && history[next].start <= start; next++)
       last.set(`${history[next].exchange}#${history[next].feed}`, history[next]);
-    const { accountId, ...valued } = reportingOf(currency, [{ accountId: '', currency: from, nav }], [...last.values()]).accounts[0];
-    return 'unvalued' in valued
-      ? {
-          currency,
-          unvalued: true,
-          reason: `no price converted ${from} to ${currency} by the end of this point's interval: no exchange feed had read a market between them`,
-        }
-      : { currency, ...valued };
+    if (i === 0 || next !== seen) conversion = conversionOf(from, currency, [...last.values()]);
+    if (!conversion)
+      return {
+        currency,
+        unvalued: true,
+        reason: `no price converted ${from} to ${currency} by the end of this point's interval: no exchange feed had read a market between them`,
+      };
+    const { rate, route, asOf } = conversion;
+    return { currency, nav: converted(nav, rate), rate, route, asOf };
   });
 }
