@@ -55,12 +55,6 @@ function requestIdOf(event: Event, context: Context): string {
   return event.requestContext?.requestId ?? context.awsRequestId;
 }
 
-function rawQuery(event: Event): Record<string, readonly string[] | undefined> {
-  if (event.multiValueQueryStringParameters) return event.multiValueQueryStringParameters;
-  const single = event.queryStringParameters ?? {};
-  return Object.fromEntries(Object.entries(single).map(([name, value]) => [name, [value ?? '']]));
-}
-
 function principalOf(event: Event): Principal {
   const authorizer = event.requestContext?.authorizer as Record<string, unknown> | null | undefined;
   if (authorizer && typeof authorizer.accounts === 'string') {
@@ -184,14 +178,6 @@ const responseHeaders = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, C
   return { after: addHeaders, onError: addHeaders };
 };
 
-/** A 304 for an answer the client holds, a 200 otherwise; with the operation's own tag. */
-function validatedResponse<T>(result: Validated<T>): APIGatewayProxyResult {
-  // A 304 carries the headers its 200 would (RFC 9110 asks for ETag; the rest keeps clients' caches simple).
-  const headers: Record<string, string> = { 'Content-Type': JSON_TYPE, ETag: result.tag };
-  if (result.body === undefined) return { statusCode: HTTP.NOT_MODIFIED, headers, body: '' };
-  return { statusCode: HTTP.OK, headers, body: JSON.stringify(result.body) };
-}
-
 /**
  * Wraps a handler: `run` gets typed input and returns a body (200) or a Reply. Query parameters are parsed with
  * `parameters`; one not listed there is a 400. A `public` operation needs no key and sees no account. An operation
@@ -214,7 +200,9 @@ export function httpHandler<P extends ParameterParsers, T>(
     .handler(async (event, context) => {
       // Who is asking is settled before anything about the request is, so an unauthenticated call learns nothing.
       const principal = options.public ? NOBODY : principalOf(event);
-      const raw = rawQuery(event);
+      const raw: Record<string, readonly string[] | undefined> =
+        event.multiValueQueryStringParameters ??
+        Object.fromEntries(Object.entries(event.queryStringParameters ?? {}).map(([name, value]) => [name, [value ?? '']]));
       const query = parseQuery(parameters, raw);
       const representation = chosenRepresentation(offered, (query as { format?: unknown }).format, headerOf(event, 'accept'));
       const input: Input<P> = {
@@ -227,10 +215,16 @@ export function httpHandler<P extends ParameterParsers, T>(
         format: representation.format,
       };
       const result = await run(input);
-      if (representation !== JSON_REPRESENTATION && !(result instanceof Reply) && !(result instanceof Validated)) {
+      // A Validated answer carries the operation's own tag: a 304 for an answer the client holds, a 200 otherwise;
+      // a 304 carries the headers its 200 would (RFC 9110 asks for ETag; the rest keeps clients' caches simple).
+      if (result instanceof Validated) {
+        const headers = { 'Content-Type': JSON_TYPE, ETag: result.tag };
+        if (result.body === undefined) return { statusCode: HTTP.NOT_MODIFIED, headers, body: '' };
+        return { statusCode: HTTP.OK, headers, body: JSON.stringify(result.body) };
+      }
+      if (representation !== JSON_REPRESENTATION && !(result instanceof Reply)) {
         return represented(representation, result, { query: raw }, negotiated);
       }
-      if (result instanceof Validated) return validatedResponse(result);
       const reply = result instanceof Reply ? result : new Reply(HTTP.OK, result);
       return {
         statusCode: reply.statusCode,
