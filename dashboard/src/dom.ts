@@ -3,7 +3,7 @@
  * bot's message cannot inject markup; and nothing needs inline styles or scripts, which the page's CSP forbids.
  */
 type Child = Node | string | number | null | undefined | false;
-type Attributes = Record<string, string | number | boolean | null | undefined>;
+export type Attributes = Record<string, string | number | boolean | null | undefined>;
 
 export function h<K extends keyof HTMLElementTagNameMap>(
   tag: K,
@@ -39,6 +39,7 @@ export type StackColumn<T> = [label: string, className: string, cell: (row: T) =
 /**
  * A table that stacks on a phone (style.css, `table.stack`): each row headed by its `heading` cell (class `key`), then
  * one cell per column, each labelled with its column's label; headers after the first are right-aligned figures.
+ * `head` may give a column header (0: the heading's) its own attributes and content (the compare view's sort buttons).
  */
 export function stackTable<T>(
   attributes: Attributes,
@@ -46,15 +47,16 @@ export function stackTable<T>(
   columns: StackColumn<T>[],
   rows: T[],
   rowAttributes: (row: T) => Attributes = () => ({}),
+  head: (label: string, column: number) => [Attributes, Child] = (label) => [{}, label],
 ): HTMLTableElement {
+  const th = (label: string, column: number, base: Attributes) => {
+    const [own, content] = head(label, column);
+    return h('th', { scope: 'col', ...base, ...own }, content);
+  };
   return h(
     'table',
     { class: 'stack', ...attributes },
-    h(
-      'thead',
-      {},
-      h('tr', {}, h('th', { scope: 'col' }, headingLabel), ...columns.map(([label]) => h('th', { scope: 'col', class: 'num' }, label))),
-    ),
+    h('thead', {}, h('tr', {}, th(headingLabel, 0, {}), ...columns.map(([label], i) => th(label, i + 1, { class: 'num' })))),
     h(
       'tbody',
       {},

@@ -9,7 +9,7 @@
  */
 import type { components } from '../../../client';
 import { api, unwrap } from '../api';
-import { fill, h } from '../dom';
+import { type Attributes, fill, h, stackTable } from '../dom';
 import { money, percent, utc } from '../format';
 import type { View } from './view';
 
@@ -188,47 +188,30 @@ export function compareView(main: HTMLElement, query: URLSearchParams): View {
     const shown = rows
       .filter((row) => !currency || row.currency === currency)
       .sort((a, b) => order(column.value(a), column.value(b), descending) || (a.accountId < b.accountId ? -1 : 1));
-    const heading = (each: Column) => {
+    const head = (_label: string, index: number): [Attributes, Node] => {
+      const each = COLUMNS[index];
       const button = h('button', { type: 'button', class: 'link sort', 'data-sort': each.key }, each.label);
       button.addEventListener('click', () => {
         descending = each.key === sort ? !descending : each.key !== 'name' && each.key !== 'currency' && each.key !== 'state';
         sort = each.key;
         render();
       });
-      return h(
-        'th',
-        { scope: 'col', class: each.num ? 'num' : null, 'aria-sort': each.key === sort ? (descending ? 'descending' : 'ascending') : null },
+      return [
+        { class: each.num ? 'num' : null, 'aria-sort': each.key === sort ? (descending ? 'descending' : 'ascending') : null },
         button,
-      );
+      ];
     };
+    const [first, ...rest] = COLUMNS;
     fill(
       tableBox,
       shown.length
-        ? h(
-            'table',
+        ? stackTable(
             { class: 'stack compare', 'data-testid': 'comparison' },
-            h('thead', {}, h('tr', {}, ...COLUMNS.map(heading))),
-            h(
-              'tbody',
-              {},
-              ...shown.map((row) =>
-                h(
-                  'tr',
-                  { 'data-account': row.accountId },
-                  ...COLUMNS.map((each, i) =>
-                    h(
-                      i ? 'td' : 'th',
-                      {
-                        scope: i ? null : 'row',
-                        class: [each.num ? 'num' : '', i ? '' : 'key'].join(' ').trim() || null,
-                        'data-label': each.label,
-                      },
-                      each.cell(row),
-                    ),
-                  ),
-                ),
-              ),
-            ),
+            [first.label, first.cell],
+            rest.map((each) => [each.label, each.num ? 'num' : '', each.cell]),
+            shown,
+            (row) => ({ 'data-account': row.accountId }),
+            head,
           )
         : h('p', { class: 'note' }, rows.length ? 'No bot in this currency.' : 'No bots yet.'),
     );
