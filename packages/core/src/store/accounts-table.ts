@@ -1,6 +1,6 @@
 import { type AccountScope, accountSet, compareIds } from '../ids';
 import type { Account, BotReport } from '../types';
-import { batchGetItems, getItem, type Item, scanAll, type Store, type TransactItem, updateItem } from './dynamodb';
+import { batchGetItems, getItem, type Item, scanAll, type Store, type TransactItem, updateItem, withoutNulls } from './dynamodb';
 
 /**
  * The accounts table: one item per account, holding its profile and what the bot last reported about itself
@@ -20,11 +20,8 @@ export type Profile = Pick<Account, 'name' | 'broker' | 'environment'>;
  */
 function accountItem(account: Account, bot: BotReport): Item {
   const { id, ...profile } = account;
-  return { ...accountKey(id), ...profile, bot: storedReport(bot) };
-}
-
-function storedReport({ stateSince, lastError, ...bot }: BotReport): Item {
-  return Object.fromEntries(Object.entries(bot).filter(([, value]) => value !== null));
+  const { stateSince, lastError, ...report } = bot;
+  return { ...accountKey(id), ...profile, bot: withoutNulls(report) };
 }
 
 /** The API shape of a stored account. */

@@ -2,7 +2,7 @@ import { type AccountScope, compareIds } from '../ids';
 import { sumDecimals } from '../decimal';
 import type { Balance, Total } from '../types';
 import { accountKey, readAccountScopedItems } from './accounts-table';
-import { getItem, type Item, type Store, type TransactItem, versionedPut } from './dynamodb';
+import { getItem, type Item, type Store, type TransactItem, versionedPut, withoutNulls } from './dynamodb';
 
 /**
  * The balances table: one item per account, keyed like the accounts table. It holds the figures the API shows and
@@ -23,11 +23,6 @@ export interface BalanceRecord extends Balance {
   retiredAt: string | null;
   /** Incremented by every write. */
   version: number;
-}
-
-/** The stored item for a balance record (missing times left out rather than stored as NULL). */
-function balanceItem(record: BalanceRecord): Item {
-  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== null));
 }
 
 /** A stored balance item as a record. */
@@ -69,7 +64,7 @@ export async function getBalanceRecord(store: Store, accountId: string): Promise
  * changed meanwhile, or, for a new account (`read` undefined), if the item exists.
  */
 export function putBalance(store: Store, record: BalanceRecord, read: BalanceRecord | undefined): TransactItem {
-  return versionedPut(store.tables.balances, balanceItem(record), read);
+  return versionedPut(store.tables.balances, withoutNulls(record), read);
 }
 
 /**

@@ -5,6 +5,8 @@ import {
   BatchGetCommand,
   type BatchGetCommandInput,
   type BatchGetCommandOutput,
+  DeleteCommand,
+  type DeleteCommandInput,
   DynamoDBDocumentClient,
   GetCommand,
   paginateQuery,
@@ -29,6 +31,11 @@ import { DatabaseError, databaseError } from './errors';
  * options it is given (packages/writer), so the same table modules serve both.
  */
 export type Item = Record<string, unknown>;
+
+/** `value`'s fields but the null ones: optional values are left out of an item rather than stored as NULL. */
+export function withoutNulls(value: object): Item {
+  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== null));
+}
 
 export type { Tables } from '../tables';
 
@@ -184,6 +191,11 @@ export async function putItem(store: Store, input: PutCommandInput): Promise<boo
 /** Updates one item; false when its ConditionExpression failed (nothing was written). */
 export async function updateItem(store: Store, input: UpdateCommandInput): Promise<boolean> {
   return conditional(input.TableName, () => store.client.send(new UpdateCommand(input)));
+}
+
+/** Deletes one item; false when its ConditionExpression failed (nothing was deleted). */
+export async function deleteItem(store: Store, input: DeleteCommandInput): Promise<boolean> {
+  return conditional(input.TableName, () => store.client.send(new DeleteCommand(input)));
 }
 
 async function conditional(table: string | undefined, run: () => Promise<unknown>): Promise<boolean> {
