@@ -145,19 +145,19 @@ export function createAccount(store: Store, account: Account, bot: BotReport): T
 
 /** Changes an existing account's profile; refused when the account is missing or has another currency. */
 export function updateProfile(store: Store, accountId: string, currency: string, profile: Profile): TransactItem {
+  return profileUpdate(store, accountId, profile, '', 'currency = :currency', { ':currency': currency });
+}
+
+/** Sets the profile (after `set`, more assignments) of an existing account on `condition`, `values` beside the profile's. */
+function profileUpdate(store: Store, accountId: string, profile: Profile, set: string, condition: string, values: Item): TransactItem {
   return {
     Update: {
       TableName: store.tables.accounts,
       Key: accountKey(accountId),
-      UpdateExpression: 'SET #name = :name, broker = :broker, environment = :environment',
-      ConditionExpression: 'attribute_exists(accountId) AND currency = :currency',
+      UpdateExpression: `SET ${set}#name = :name, broker = :broker, environment = :environment`,
+      ConditionExpression: `attribute_exists(accountId) AND ${condition}`,
       ExpressionAttributeNames: { '#name': 'name' },
-      ExpressionAttributeValues: {
-        ':name': profile.name,
-        ':broker': profile.broker,
-        ':environment': profile.environment,
-        ':currency': currency,
-      },
+      ExpressionAttributeValues: { ...values, ':name': profile.name, ':broker': profile.broker, ':environment': profile.environment },
     },
   };
 }
@@ -171,22 +171,10 @@ export const NO_CURRENCY = 'XXX';
 
 /** Gives an account created without a currency (NO_CURRENCY) its currency and profile; refused once it has one. */
 export function adoptCurrency(store: Store, accountId: string, currency: string, profile: Profile): TransactItem {
-  return {
-    Update: {
-      TableName: store.tables.accounts,
-      Key: accountKey(accountId),
-      UpdateExpression: 'SET currency = :currency, #name = :name, broker = :broker, environment = :environment',
-      ConditionExpression: 'attribute_exists(accountId) AND currency = :none',
-      ExpressionAttributeNames: { '#name': 'name' },
-      ExpressionAttributeValues: {
-        ':currency': currency,
-        ':none': NO_CURRENCY,
-        ':name': profile.name,
-        ':broker': profile.broker,
-        ':environment': profile.environment,
-      },
-    },
-  };
+  return profileUpdate(store, accountId, profile, 'currency = :currency, ', 'currency = :none', {
+    ':currency': currency,
+    ':none': NO_CURRENCY,
+  });
 }
 
 /**
