@@ -21,6 +21,7 @@
  * Differences are sorted by kind, then trade id, then order id, so two checks of the same data give the same answer.
  */
 import { compareDecimals, decimalSign, divideDecimals, multiplyDecimals, negateDecimal, sumDecimals, trimDecimal } from './decimal';
+import { compareIds } from './ids';
 import type { Fee } from './types';
 
 /** An exchange's amounts carry 8 places (Binance's): what the bot reads from floats may differ in the last of them. */
@@ -90,7 +91,7 @@ function ordersOf(fills: readonly ExchangeFill[]): Map<string, Order> {
   for (const fill of fills) {
     const order = orders.get(fill.orderId) ?? { instrument: fill.instrument, side: fill.side, amount: '0', fees: new Map() };
     order.amount = sumDecimals([order.amount, fill.amount]);
-    if (decimalSign(fill.fee) !== 0) order.fees.set(fill.feeCurrency, sumDecimals([order.fees.get(fill.feeCurrency) ?? '0', fill.fee]));
+    if (decimalSign(fill.fee) !== 0) addFee(order.fees, fill.feeCurrency, fill.fee);
     orders.set(fill.orderId, order);
   }
   return orders;
@@ -104,7 +105,7 @@ const within = (a: string, b: string, tolerance: string) => {
 const sortedFees = (fees: ReadonlyMap<string, string>) =>
   [...fees]
     .filter(([, amount]) => decimalSign(amount) !== 0)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .sort(([a], [b]) => compareIds(a, b))
     .map(([currency, amount]) => `${trimDecimal(amount)} ${currency}`)
     .join(' + ') || 'none';
 
@@ -161,20 +162,15 @@ export function reconcile(input: {
     if (missing.length) continue;
     matched += 1;
     const mine = ids.map((id) => [id, orders.get(id)!] as [string, Order]);
-    const open = legDifference(
-      trade,
-      mine.filter(([, order]) => order.side === trade.side),
-      'open',
-    );
-    const close =
-      trade.status === 'closed'
-        ? legDifference(
-            trade,
-            mine.filter(([, order]) => order.side !== trade.side),
-            'close',
-          )
-        : undefined;
-    for (const difference of [open, close]) if (difference) differences.push(difference);
+    // The opening leg's orders are on the trade's side, a closed trade's closing leg's on the other.
+    for (const leg of trade.status === 'closed' ? (['open', 'close'] as const) : (['open'] as const)) {
+      const difference = legDifference(
+        trade,
+        mine.filter(([, order]) => (order.side === trade.side) === (leg === 'open')),
+        leg,
+      );
+      if (difference) differences.push(difference);
+    }
     if (trade.fees) {
       const bot = new Map<string, string>();
       for (const fee of trade.fees) addFee(bot, fee.currency, fee.amount);
@@ -226,11 +222,7 @@ const rank = (kind: DifferenceKind) => DIFFERENCE_KINDS.indexOf(kind);
 const text = (value: string | null) => value ?? '';
 
 function compareDifferences(a: Difference, b: Difference): number {
-  return (
-    rank(a.kind) - rank(b.kind) ||
-    (text(a.tradeId) < text(b.tradeId) ? -1 : text(a.tradeId) > text(b.tradeId) ? 1 : 0) ||
-    (text(a.orderId) < text(b.orderId) ? -1 : text(a.orderId) > text(b.orderId) ? 1 : 0)
-  );
+  return rank(a.kind) - rank(b.kind) || compareIds(text(a.tradeId), text(b.tradeId)) || compareIds(text(a.orderId), text(b.orderId));
 }
 
 /** A difference's identity across checks: the same kind of the same trade and order is the same difference. */
