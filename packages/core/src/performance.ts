@@ -30,6 +30,7 @@ import {
   trimDecimal,
 } from './decimal';
 import { feesIn } from './fees';
+import { compareIds } from './ids';
 import type { Drawdown, Fee, PerformanceFigures } from './types';
 
 /** Digits after the point of every ratio. */
@@ -121,9 +122,7 @@ export function tradeStats(trade: ClosedTrade, currency: string): StatsFigures {
 
 /** Earlier close first, then the smaller id, then the smaller account id: the order that breaks ties of equal P&L. */
 function tieOrder(a: TradeMark, b: TradeMark): number {
-  if (a.closeTime !== b.closeTime) return a.closeTime < b.closeTime ? -1 : 1;
-  if (a.id !== b.id) return a.id < b.id ? -1 : 1;
-  return a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : 0;
+  return compareIds(a.closeTime, b.closeTime) || compareIds(a.id, b.id) || compareIds(a.accountId, b.accountId);
 }
 
 /** The better (`sign` 1: higher P&L) or worse (-1) of two trades; equal P&L: the first in tieOrder. */
@@ -133,24 +132,39 @@ function extreme(a: TradeMark | null, b: TradeMark | null, sign: 1 | -1): TradeM
   return order > 0 || (order === 0 && tieOrder(a, b) <= 0) ? a : b;
 }
 
+/** The figures that do not sum: the longest holding, the places and the extremes. */
+type Extremes = Pick<StatsFigures, 'longestHoldingMs' | 'places' | 'best' | 'worst'>;
+
+/** `a` with `b`'s sums added (`sign` 1) or taken out (-1), and `extremes`. */
+function combine(a: StatsFigures, b: StatsFigures, sign: 1 | -1, extremes: Extremes): StatsFigures {
+  const signed = sign > 0 ? (value: string) => value : negateDecimal;
+  // One literal in the interface's order: objects of one shape keep the merges of a window fast.
+  return {
+    closedTrades: a.closedTrades + sign * b.closedTrades,
+    wins: a.wins + sign * b.wins,
+    losses: a.losses + sign * b.losses,
+    breakEvens: a.breakEvens + sign * b.breakEvens,
+    grossProfit: sumDecimals([a.grossProfit, signed(b.grossProfit)]),
+    grossLoss: sumDecimals([a.grossLoss, signed(b.grossLoss)]),
+    holdingMs: String(sign > 0 ? BigInt(a.holdingMs) + BigInt(b.holdingMs) : BigInt(a.holdingMs) - BigInt(b.holdingMs)),
+    longestHoldingMs: extremes.longestHoldingMs,
+    places: extremes.places,
+    best: extremes.best,
+    worst: extremes.worst,
+    feesPaid: trimDecimal(sumDecimals([a.feesPaid, signed(b.feesPaid)])),
+    feesUnknown: a.feesUnknown + sign * b.feesUnknown,
+    feesElsewhere: a.feesElsewhere + sign * b.feesElsewhere,
+  };
+}
+
 /** The figures of two disjoint sets of trades together. */
 export function mergeStats(a: StatsFigures, b: StatsFigures): StatsFigures {
-  return {
-    closedTrades: a.closedTrades + b.closedTrades,
-    wins: a.wins + b.wins,
-    losses: a.losses + b.losses,
-    breakEvens: a.breakEvens + b.breakEvens,
-    grossProfit: sumDecimals([a.grossProfit, b.grossProfit]),
-    grossLoss: sumDecimals([a.grossLoss, b.grossLoss]),
-    holdingMs: String(BigInt(a.holdingMs) + BigInt(b.holdingMs)),
+  return combine(a, b, 1, {
     longestHoldingMs: Math.max(a.longestHoldingMs, b.longestHoldingMs),
     places: Math.max(a.places, b.places),
     best: extreme(a.best, b.best, 1),
     worst: extreme(a.worst, b.worst, -1),
-    feesPaid: trimDecimal(sumDecimals([a.feesPaid, b.feesPaid])),
-    feesUnknown: a.feesUnknown + b.feesUnknown,
-    feesElsewhere: a.feesElsewhere + b.feesElsewhere,
-  };
+  });
 }
 
 /**
@@ -178,20 +192,7 @@ export function replaceContribution(
     )
       return undefined;
   }
-  const minus = before ?? NO_TRADES;
-  return {
-    ...mergeStats(total, next),
-    closedTrades: total.closedTrades - minus.closedTrades + next.closedTrades,
-    wins: total.wins - minus.wins + next.wins,
-    losses: total.losses - minus.losses + next.losses,
-    breakEvens: total.breakEvens - minus.breakEvens + next.breakEvens,
-    grossProfit: sumDecimals([total.grossProfit, negateDecimal(minus.grossProfit), next.grossProfit]),
-    grossLoss: sumDecimals([total.grossLoss, negateDecimal(minus.grossLoss), next.grossLoss]),
-    holdingMs: String(BigInt(total.holdingMs) - BigInt(minus.holdingMs) + BigInt(next.holdingMs)),
-    feesPaid: trimDecimal(sumDecimals([total.feesPaid, negateDecimal(minus.feesPaid), next.feesPaid])),
-    feesUnknown: total.feesUnknown - minus.feesUnknown + next.feesUnknown,
-    feesElsewhere: total.feesElsewhere - minus.feesElsewhere + next.feesElsewhere,
-  };
+  return combine(combine(total, before ?? NO_TRADES, -1, total), next, 1, mergeStats(total, next));
 }
 
 /** A day's net realized P&L: `end` is the end of that day (the next day's start). */
