@@ -140,9 +140,8 @@ export function mergePeriods(a: PeriodFigures, b: PeriodFigures): PeriodFigures 
     }
     const nets = { ...ours.nets };
     for (const [day, net] of Object.entries(theirs.nets)) nets[day] = sumDecimals([nets[day] ?? '0', net]);
-    const { nets: _ours, ...figures } = ours;
-    const { nets: _theirs, ...other } = theirs;
-    merged[instrument] = { ...mergeStats(figures, other), nets };
+    // mergeStats reads the figures alone: each instrument's `nets` are left out of what it makes.
+    merged[instrument] = { ...mergeStats(ours, theirs), nets };
   }
   return merged;
 }
@@ -157,15 +156,10 @@ export function replacePeriod(total: PeriodFigures, before: PeriodFigures | null
   const next: PeriodFigures = { ...total };
   for (const instrument of new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})])) {
     const [was, now] = [before?.[instrument] ?? null, after?.[instrument] ?? null];
-    const { nets: heldNets = {}, ...held } = total[instrument] ?? { ...NO_TRADES, nets: {} };
-    const strip = (value: InstrumentPeriod | null) => {
-      if (!value) return null;
-      const { nets: _nets, ...figures } = value;
-      return figures;
-    };
-    const figures = replaceContribution(held, strip(was), strip(now));
+    // replaceContribution, as mergeStats, reads the figures alone and makes new ones without the `nets`.
+    const figures = replaceContribution(total[instrument] ?? NO_TRADES, was, now);
     if (!figures) return undefined;
-    const nets = { ...heldNets };
+    const nets = { ...total[instrument]?.nets };
     for (const day of new Set([...Object.keys(was?.nets ?? {}), ...Object.keys(now?.nets ?? {})])) {
       // A day left with no close keeps a net of 0, which moves no running total: the same run as without it.
       nets[day] = sumDecimals([nets[day] ?? '0', negateDecimal(was?.nets[day] ?? '0'), now?.nets[day] ?? '0']);
