@@ -441,12 +441,7 @@ export async function readPeriodsOfAccounts(
   concurrency: number,
 ): Promise<Map<string, ReadPeriod[]>> {
   const keys = accountIds.flatMap((id) => periods.map((period) => periodKey(id, period)));
-  const chunks = Array.from({ length: Math.ceil(keys.length / 100) }, (_, i) => keys.slice(i * 100, (i + 1) * 100));
-  const found = (
-    await pMap(chunks, async (chunk) => (await batchGetItems(store, { [store.tables.ledger]: chunk }, true))[store.tables.ledger], {
-      concurrency,
-    })
-  ).flat();
+  const found = (await batchGetItems(store, { [store.tables.ledger]: keys }, true, undefined, concurrency))[store.tables.ledger];
   const figures = new Map(
     found.map((item) => [`${item.accountId}#${periodId(item as unknown as PeriodKey)}`, item.instruments as PeriodFigures]),
   );
