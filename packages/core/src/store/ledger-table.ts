@@ -4,7 +4,7 @@ import type { Difference, ExchangeFill } from '../reconciliation';
 import type { RatesAt, RatesEntry } from '../reporting';
 import { type PeriodFigures, type PeriodKey, periodId, type ReadPeriod, type StatsUnit } from '../rollups';
 import { INTERVALS, type Interval, type Period, periodStart, timestamp } from '../time';
-import { batchGetItems, getItem, type Item, queryItems, type Store, type TransactItem, versionedPut } from './dynamodb';
+import { batchGetItems, getItem, type Item, queryItems, type Store, type TransactItem, versionedPut, withoutNulls } from './dynamodb';
 
 /**
  * The ledger table: the writer's bookkeeping per account (partition key `accountId`), sorted by `entryKey`:
@@ -115,11 +115,19 @@ export async function getRegisteredOpenTime(store: Store, accountId: string, tra
   return item?.openTime as string | undefined;
 }
 
+/**
+ * The ledger's items at `keys` (missing ones absent), read consistently unless told, in BatchGetItems of a hundred
+ * keys `concurrency` at a time; none for no keys.
+ */
+async function getLedgerItems(store: Store, keys: Item[], consistent = true, concurrency = 1): Promise<Item[]> {
+  return (await batchGetItems(store, { [store.tables.ledger]: keys }, consistent, undefined, concurrency))[store.tables.ledger];
+}
+
 /** The open times registered for `tradeIds`, by id, read in batches; ids no trade has are absent. */
 export async function getRegisteredOpenTimes(store: Store, accountId: string, tradeIds: readonly string[]): Promise<Map<string, string>> {
-  if (!tradeIds.length) return new Map();
-  const found = await batchGetItems(store, { [store.tables.ledger]: tradeIds.map((id) => tradeIdKey(accountId, id)) }, true);
-  return new Map(found[store.tables.ledger].map((item) => [String(item[KEY]).slice(TRADE_ID_PREFIX.length), item.openTime as string]));
+  const keys = tradeIds.map((id) => tradeIdKey(accountId, id));
+  const found = await getLedgerItems(store, keys);
+  return new Map(found.map((item) => [String(item[KEY]).slice(TRADE_ID_PREFIX.length), item.openTime as string]));
 }
 
 /** Registers a trade id with its open time; refused when the id is registered already. */
@@ -158,9 +166,8 @@ export async function getPnlOfAccounts(
   start: string,
   consistent = false,
 ): Promise<PnlEntry[]> {
-  if (!accountIds.length) return [];
   const keys = accountIds.map((accountId) => pnlKey(accountId, period, start));
-  return (await batchGetItems(store, { [store.tables.ledger]: keys }, consistent))[store.tables.ledger].map(toPnlEntry);
+  return (await getLedgerItems(store, keys, consistent)).map(toPnlEntry);
 }
 
 /**
@@ -174,8 +181,7 @@ export async function getAggregates(
   perf: readonly PeriodKey[],
 ): Promise<{ pnl: PnlEntry[]; perf: PeriodEntry[] }> {
   const keys = [...pnl.map((key) => pnlKey(accountId, key.period, key.start)), ...perf.map((key) => periodKey(accountId, key))];
-  if (!keys.length) return { pnl: [], perf: [] };
-  const found = (await batchGetItems(store, { [store.tables.ledger]: keys }, true))[store.tables.ledger];
+  const found = await getLedgerItems(store, keys);
   return {
     pnl: found.filter((item) => isEntryOf(item, 'pnl')).map(toPnlEntry),
     perf: found.filter((item) => isEntryOf(item, 'perf')).map(toPeriodEntry),
@@ -184,9 +190,8 @@ export async function getAggregates(
 
 /** The stored performance figures of `period` of each of `owners`, read consistently; missing ones are absent. */
 export async function getPeriodOfOwners(store: Store, owners: readonly string[], period: PeriodKey): Promise<PeriodEntry[]> {
-  if (!owners.length) return [];
-  const found = await batchGetItems(store, { [store.tables.ledger]: owners.map((owner) => periodKey(owner, period)) }, true);
-  return found[store.tables.ledger].map(toPeriodEntry);
+  const keys = owners.map((owner) => periodKey(owner, period));
+  return (await getLedgerItems(store, keys)).map(toPeriodEntry);
 }
 
 /** Writes an aggregate in place of the version read (or as new when `read` is undefined); refused if it changed. */
@@ -269,6 +274,13 @@ function toEquityEntry(item: Item): EquityEntry {
   };
 }
 
+/** The daily equity points of `day` of each of `accountIds` that has one, by account (eventually consistent). */
+async function dailyPoints(store: Store, accountIds: readonly string[], day: string): Promise<Map<string, EquityEntry>> {
+  const keys = accountIds.map((id) => entryItemKey(id, 'equity', 'day', day));
+  const items = await getLedgerItems(store, keys, false);
+  return new Map(items.map((item) => [item.accountId as string, toEquityEntry(item)]));
+}
+
 /**
  * Each account's balance at the start of the day `firstDay` (a day start), read from its daily equity points: the
  * last one before that day (for several accounts, one BatchGetItem for the day before, which a bot that snapshots
@@ -283,15 +295,9 @@ export async function readStartBalances(
   concurrency: number,
 ): Promise<Map<string, EquityEntry>> {
   const dayBefore = new Date(Date.parse(firstDay) - 86_400_000).toISOString();
-  const found = new Map<string, EquityEntry>();
-  if (!accountIds.length) return found;
   // One account's Query below reads the day before as cheaply as the batch would, and finds an older point too: the
   // batch only saves requests for several accounts (one account's performance made one request more than it needed).
-  if (accountIds.length > 1) {
-    const keys = accountIds.map((id) => entryItemKey(id, 'equity', 'day', dayBefore));
-    for (const item of (await batchGetItems(store, { [store.tables.ledger]: keys }))[store.tables.ledger])
-      found.set(item.accountId as string, toEquityEntry(item));
-  }
+  const found = accountIds.length > 1 ? await dailyPoints(store, accountIds, dayBefore) : new Map<string, EquityEntry>();
   const prefix = entryPrefix('equity', 'day');
   const each = async (read: (id: string) => Promise<Item[]>) => {
     const items = await pMap(
@@ -323,11 +329,7 @@ export async function readShortWindowStarts(
   concurrency: number,
 ): Promise<Map<string, EquityEntry>> {
   const dayBefore = new Date(Date.parse(firstDay) - 86_400_000).toISOString();
-  const keys = accountIds.map((id) => entryItemKey(id, 'equity', 'day', dayBefore));
-  const found = new Map<string, EquityEntry>();
-  if (!accountIds.length) return found;
-  for (const item of (await batchGetItems(store, { [store.tables.ledger]: keys }))[store.tables.ledger])
-    found.set(item.accountId as string, toEquityEntry(item));
+  const found = await dailyPoints(store, accountIds, dayBefore);
   const prefix = entryPrefix('equity', 'day');
   const lacking = accountIds.filter((id) => !found.has(id));
   const read = await pMap(lacking, (id) => readKeyRange(store, id, prefix, `${prefix}${lastDay}`, days + 1, days + 1, false), {
@@ -441,7 +443,7 @@ export async function readPeriodsOfAccounts(
   concurrency: number,
 ): Promise<Map<string, ReadPeriod[]>> {
   const keys = accountIds.flatMap((id) => periods.map((period) => periodKey(id, period)));
-  const found = (await batchGetItems(store, { [store.tables.ledger]: keys }, true, undefined, concurrency))[store.tables.ledger];
+  const found = await getLedgerItems(store, keys, true, concurrency);
   const figures = new Map(
     found.map((item) => [`${item.accountId}#${periodId(item as unknown as PeriodKey)}`, item.instruments as PeriodFigures]),
   );
@@ -561,9 +563,9 @@ function toTransfer(item: Item): TransferEntry {
 
 /** Writes a transfer (given again, the same item: a repeat changes nothing). */
 export function putTransfer(store: Store, entry: TransferEntry): TransactItem {
-  const item: Item = { ...transferKey(entry.accountId, entry.time, entry.id) };
-  for (const [name, value] of Object.entries(entry)) if (value !== null) item[name] = value;
-  return { Put: { TableName: store.tables.ledger, Item: item } };
+  return {
+    Put: { TableName: store.tables.ledger, Item: { ...transferKey(entry.accountId, entry.time, entry.id), ...withoutNulls(entry) } },
+  };
 }
 
 /** The stored transfers among `keys`, read consistently; missing ones are absent. */
@@ -572,9 +574,8 @@ export async function getTransfers(
   accountId: string,
   keys: readonly { time: string; id: string }[],
 ): Promise<TransferEntry[]> {
-  if (!keys.length) return [];
-  const found = await batchGetItems(store, { [store.tables.ledger]: keys.map((key) => transferKey(accountId, key.time, key.id)) }, true);
-  return found[store.tables.ledger].map(toTransfer);
+  const stored = keys.map((key) => transferKey(accountId, key.time, key.id));
+  return (await getLedgerItems(store, stored)).map(toTransfer);
 }
 
 /** The account's transfers at times in [`from`, `to`] (stored times), oldest first: one key range. */
