@@ -214,23 +214,15 @@ function orderCondition(range: Range): { condition: string; values: Record<strin
  * from a LastEvaluatedKey) lets one cursor format serve single listings and merges alike.
  */
 export async function readTrades(store: Store, listing: Listing, range: Range, count?: number): Promise<Trade[]> {
-  const names: Record<string, string> = { '#pk': listing.partitionKey };
-  let values: Record<string, string> = { ':pk': listing.partitionValue };
-  let condition = '#pk = :pk';
   const order = orderCondition(range);
-  if (order) {
-    names['#order'] = 'orderKey';
-    values = { ...values, ...order.values };
-    condition += ` AND ${order.condition}`;
-  }
   const items = await queryItems(
     store,
     {
       TableName: store.tables.trades,
       IndexName: listing.indexName,
-      KeyConditionExpression: condition,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
+      KeyConditionExpression: order ? `#pk = :pk AND ${order.condition}` : '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': listing.partitionKey, ...(order && { '#order': 'orderKey' }) },
+      ExpressionAttributeValues: { ':pk': listing.partitionValue, ...order?.values },
       ScanIndexForward: false,
     },
     count,
