@@ -180,12 +180,8 @@ const dayEnds = new Map<string, string>();
 
 function dayEnd(month: string, day: string): string {
   const key = `${month}${day}`;
-  let end = dayEnds.get(key);
-  if (end === undefined) {
-    end = timestamp(Date.parse(`${key}T00:00:00.000Z`) + DAY);
-    dayEnds.set(key, end);
-  }
-  return end;
+  if (!dayEnds.has(key)) dayEnds.set(key, timestamp(Date.parse(`${key}T00:00:00.000Z`) + DAY));
+  return dayEnds.get(key)!;
 }
 
 /**
