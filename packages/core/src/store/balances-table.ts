@@ -12,6 +12,7 @@ import { getItem, type Item, type Store, type TransactItem, versionedPut, withou
 export const balanceKey = accountKey;
 
 const AMOUNTS = ['balance', 'unrealizedPL', 'nav', 'realizedPL', 'marginUsed', 'marginAvailable'] as const;
+type Amounts = Record<(typeof AMOUNTS)[number], string>;
 
 /** A balance as stored: the API's figures and the writer's bookkeeping. */
 export interface BalanceRecord extends Balance {
@@ -39,7 +40,7 @@ export function toBalanceRecord(item: Item): BalanceRecord {
 
 /** The balance of a new account: every figure zero, no trade, no snapshot. */
 export function newBalanceRecord(accountId: string, currency: string, at: string): BalanceRecord {
-  const zero = Object.fromEntries(AMOUNTS.map((name) => [name, '0'])) as Record<(typeof AMOUNTS)[number], string>;
+  const zero = Object.fromEntries(AMOUNTS.map((name) => [name, '0'])) as Amounts;
   return {
     accountId,
     currency,
@@ -112,18 +113,11 @@ export async function listBalances(store: Store, scope: AccountScope, consistent
  */
 export function totalBalances(balances: readonly Balance[]): Total[] {
   const byCurrency = new Map<string, Balance[]>();
-  for (const balance of balances) {
-    const group = byCurrency.get(balance.currency) ?? [];
-    group.push(balance);
-    byCurrency.set(balance.currency, group);
-  }
+  for (const balance of balances) byCurrency.get(balance.currency)?.push(balance) ?? byCurrency.set(balance.currency, [balance]);
   return [...byCurrency.entries()]
     .sort(([a], [b]) => compareIds(a, b))
     .map(([currency, group]) => {
-      const amounts = Object.fromEntries(AMOUNTS.map((field) => [field, sumDecimals(group.map((balance) => balance[field]))])) as Record<
-        (typeof AMOUNTS)[number],
-        string
-      >;
+      const amounts = Object.fromEntries(AMOUNTS.map((field) => [field, sumDecimals(group.map((balance) => balance[field]))])) as Amounts;
       return {
         currency,
         ...amounts,
