@@ -359,11 +359,6 @@ export function maxDrawdown(from: string, days: readonly DailyNet[], startBalanc
   return drawdownOf(runOf(from, days), startBalance);
 }
 
-/** Whole seconds of `ms` milliseconds, rounded half-even. */
-function seconds(ms: string): number {
-  return Number(divideDecimals(ms, '1000', 0));
-}
-
 /** `value` written with `places` digits after the point (never fewer than it has): the same amount, exactly. */
 function withPlaces(value: string, places: number): string {
   return sumDecimals([value, formatDecimal(0n, places)]);
@@ -390,7 +385,8 @@ export function performanceOf(stats: StatsFigures, drawdown: Drawdown): Performa
     bestTrade: mark(stats.best),
     worstTrade: mark(stats.worst),
     averageHoldingSeconds: stats.closedTrades ? Number(divideDecimals(stats.holdingMs, String(stats.closedTrades * 1000), 0)) : null,
-    longestHoldingSeconds: stats.closedTrades ? seconds(String(stats.longestHoldingMs)) : null,
+    // Whole seconds, rounded half-even, as the average's.
+    longestHoldingSeconds: stats.closedTrades ? Number(divideDecimals(String(stats.longestHoldingMs), '1000', 0)) : null,
     maxDrawdown: { ...drawdown, amount: withPlaces(drawdown.amount, places) },
     feesPaid: stats.feesPaid,
     tradesWithUnknownFees: stats.feesUnknown,

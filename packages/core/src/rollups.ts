@@ -91,11 +91,6 @@ interface InstrumentPeriod extends StatsFigures {
 /** The figures of one period, per instrument (an instrument with no close in it is absent). */
 export type PeriodFigures = Record<string, InstrumentPeriod>;
 
-/** The day of the month of a time, as a period's nets are keyed. */
-function dayOfMonth(time: string): string {
-  return time.slice(8, 10);
-}
-
 /**
  * `period` with the closed trades `trades` (each of its `instrument`, of an account in `currency`) counted in, in order: a new object, `period`
  * unchanged. Each instrument's figures and nets are copied once, not once per trade: a writer's transaction counts
@@ -112,7 +107,8 @@ export function withTrades(
     const { nets: heldNets, ...figures } = next[trade.instrument] ?? { ...NO_TRADES, nets: {} };
     const nets = copied.has(trade.instrument) ? heldNets : { ...heldNets };
     copied.add(trade.instrument);
-    const day = dayOfMonth(trade.closeTime);
+    // The day of the month of its close, as a period's nets are keyed.
+    const day = trade.closeTime.slice(8, 10);
     nets[day] = sumDecimals([nets[day] ?? '0', trade.realizedPL]);
     next[trade.instrument] = { ...mergeStats(figures, tradeStats(trade, currency)), nets };
   }
