@@ -1,4 +1,5 @@
 import pMap from 'p-map';
+import type { PnlSum } from '../fleet';
 import { ABOVE_EVERY_ID } from '../ids';
 import type { Difference, ExchangeFill } from '../reconciliation';
 import type { RatesAt, RatesEntry } from '../reporting';
@@ -37,14 +38,10 @@ import { batchGetItems, getItem, type Item, queryItems, type Store, type Transac
  */
 
 /** The aggregate of the trades closed in one period. */
-export interface PnlEntry {
+export interface PnlEntry extends PnlSum {
   accountId: string;
   period: Period;
   start: string;
-  realizedPL: string;
-  tradesClosed: number;
-  wins: number;
-  losses: number;
   /** Incremented by every write (optimistic concurrency, as on the balances item). */
   version: number;
 }
