@@ -113,27 +113,23 @@ export async function listAccounts(store: Store, scope: AccountScope, consistent
  * same in the same transaction (balances-table): a retired account is in no fleet answer.
  */
 export function retire(store: Store, accountId: string, at: string): TransactItem {
-  return {
-    Update: {
-      TableName: store.tables.accounts,
-      Key: accountKey(accountId),
-      UpdateExpression: 'SET retiredAt = :at',
-      ConditionExpression: 'attribute_exists(accountId) AND attribute_not_exists(retiredAt)',
-      ExpressionAttributeValues: { ':at': at },
-    },
-  };
+  return accountUpdate(store, accountId, {
+    UpdateExpression: 'SET retiredAt = :at',
+    ConditionExpression: 'attribute_exists(accountId) AND attribute_not_exists(retiredAt)',
+    ExpressionAttributeValues: { ':at': at },
+  });
+}
+
+type Update = NonNullable<TransactItem['Update']>;
+
+/** An update of the account's item (in a transaction), refused when its condition fails. */
+function accountUpdate(store: Store, accountId: string, update: Omit<Update, 'TableName' | 'Key'>): TransactItem {
+  return { Update: { TableName: store.tables.accounts, Key: accountKey(accountId), ...update } };
 }
 
 /** Brings a retired account back; refused when it is not retired. */
 export function restore(store: Store, accountId: string): TransactItem {
-  return {
-    Update: {
-      TableName: store.tables.accounts,
-      Key: accountKey(accountId),
-      UpdateExpression: 'REMOVE retiredAt',
-      ConditionExpression: 'attribute_exists(retiredAt)',
-    },
-  };
+  return accountUpdate(store, accountId, { UpdateExpression: 'REMOVE retiredAt', ConditionExpression: 'attribute_exists(retiredAt)' });
 }
 
 /** Creates the account item; refused (its condition fails) when the account exists. */
@@ -150,16 +146,12 @@ export function updateProfile(store: Store, accountId: string, currency: string,
 
 /** Sets the profile (after `set`, more assignments) of an existing account on `condition`, `values` beside the profile's. */
 function profileUpdate(store: Store, accountId: string, profile: Profile, set: string, condition: string, values: Item): TransactItem {
-  return {
-    Update: {
-      TableName: store.tables.accounts,
-      Key: accountKey(accountId),
-      UpdateExpression: `SET ${set}#name = :name, broker = :broker, environment = :environment`,
-      ConditionExpression: `attribute_exists(accountId) AND ${condition}`,
-      ExpressionAttributeNames: { '#name': 'name' },
-      ExpressionAttributeValues: { ...values, ':name': profile.name, ':broker': profile.broker, ':environment': profile.environment },
-    },
-  };
+  return accountUpdate(store, accountId, {
+    UpdateExpression: `SET ${set}#name = :name, broker = :broker, environment = :environment`,
+    ConditionExpression: `attribute_exists(accountId) AND ${condition}`,
+    ExpressionAttributeNames: { '#name': 'name' },
+    ExpressionAttributeValues: { ...values, ':name': profile.name, ':broker': profile.broker, ':environment': profile.environment },
+  });
 }
 
 /**
