@@ -129,13 +129,14 @@ export async function getRegisteredOpenTimes(store: Store, accountId: string, tr
 
 /** Registers a trade id with its open time; refused when the id is registered already. */
 export function registerTradeId(store: Store, accountId: string, tradeId: string, openTime: string): TransactItem {
-  return {
-    Put: {
-      TableName: store.tables.ledger,
-      Item: { ...tradeIdKey(accountId, tradeId), openTime },
-      ConditionExpression: 'attribute_not_exists(accountId)',
-    },
-  };
+  return ledgerPut(store, { ...tradeIdKey(accountId, tradeId), openTime }, { ConditionExpression: 'attribute_not_exists(accountId)' });
+}
+
+type Put = NonNullable<TransactItem['Put']>;
+
+/** A Put of `item` into the ledger (in a transaction), on the condition `rest` gives if any. */
+function ledgerPut(store: Store, item: Item, rest?: Omit<Put, 'TableName' | 'Item'>): TransactItem {
+  return { Put: { TableName: store.tables.ledger, Item: item, ...rest } };
 }
 
 /**
@@ -201,15 +202,12 @@ export function putPnl(store: Store, entry: PnlEntry, read: PnlEntry | undefined
  * (the latest time a writer accepts now: it came from a clock ahead) does not count as later.
  */
 export function putEquity(store: Store, entry: EquityEntry, future: string): TransactItem {
-  return {
-    Put: {
-      TableName: store.tables.ledger,
-      Item: { ...entryItemKey(entry.accountId, 'equity', entry.interval, entry.start), ...entry },
-      ConditionExpression: 'attribute_not_exists(accountId) OR #time <= :time OR #time > :future',
-      ExpressionAttributeNames: { '#time': 'time' },
-      ExpressionAttributeValues: { ':time': entry.time, ':future': future },
-    },
-  };
+  const item = { ...entryItemKey(entry.accountId, 'equity', entry.interval, entry.start), ...entry };
+  return ledgerPut(store, item, {
+    ConditionExpression: 'attribute_not_exists(accountId) OR #time <= :time OR #time > :future',
+    ExpressionAttributeNames: { '#time': 'time' },
+    ExpressionAttributeValues: { ':time': entry.time, ':future': future },
+  });
 }
 
 /**
@@ -560,9 +558,7 @@ function toTransfer(item: Item): TransferEntry {
 
 /** Writes a transfer (given again, the same item: a repeat changes nothing). */
 export function putTransfer(store: Store, entry: TransferEntry): TransactItem {
-  return {
-    Put: { TableName: store.tables.ledger, Item: { ...transferKey(entry.accountId, entry.time, entry.id), ...withoutNulls(entry) } },
-  };
+  return ledgerPut(store, { ...transferKey(entry.accountId, entry.time, entry.id), ...withoutNulls(entry) });
 }
 
 /** The stored transfers among `keys`, read consistently; missing ones are absent. */
@@ -584,9 +580,7 @@ const FILL_PREFIX = 'fill#';
 
 /** An exchange feed's fill (`fill#<instrument>#<fillId>`), kept once: given again, the same item. */
 export function putFill(store: Store, accountId: string, fill: ExchangeFill): TransactItem {
-  return {
-    Put: { TableName: store.tables.ledger, Item: { accountId, [KEY]: `${FILL_PREFIX}${fill.instrument}#${fill.fillId}`, ...fill } },
-  };
+  return ledgerPut(store, { accountId, [KEY]: `${FILL_PREFIX}${fill.instrument}#${fill.fillId}`, ...fill });
 }
 
 function toFill(item: Item): ExchangeFill {
@@ -683,7 +677,7 @@ export function putRates(store: Store, feedAccountId: string, entry: RatesEntry)
     ...INTERVALS.map(
       (interval) => `${RATES_AT_PREFIX}${interval}#${timestamp(periodStart(at, interval))}#${entry.exchange}#${feedAccountId}`,
     ),
-  ].map((key) => ({ Put: { TableName: store.tables.ledger, Item: { ...item, [KEY]: key } } }));
+  ].map((key) => ledgerPut(store, { ...item, [KEY]: key }));
 }
 
 const toRates = (item: Item): RatesEntry => ({
@@ -729,10 +723,5 @@ export async function getLimits(store: Store, exchange: string): Promise<string 
 }
 
 export function putLimits(store: Store, exchange: string, state: string, time: string): TransactItem {
-  return {
-    Put: {
-      TableName: store.tables.ledger,
-      Item: { accountId: LIMITS_PARTITION, [KEY]: `${LIMITS_PREFIX}${exchange}`, state, time },
-    },
-  };
+  return ledgerPut(store, { accountId: LIMITS_PARTITION, [KEY]: `${LIMITS_PREFIX}${exchange}`, state, time });
 }
