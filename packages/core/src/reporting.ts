@@ -74,13 +74,8 @@ function edgesOf(rates: readonly RatesEntry[]): Map<string, Edge[]> {
       if (compareDecimals(price, '0') <= 0) continue;
       const market = `${entry.exchange}:${base}${quote}`;
       add({ from: base, to: quote, rate: trimDecimal(price), source: market, time: entry.time });
-      add({
-        from: quote,
-        to: base,
-        rate: trimDecimal(divideDecimals('1', price, RATE_PLACES)),
-        source: `${market} inverted`,
-        time: entry.time,
-      });
+      const inverse = trimDecimal(divideDecimals('1', price, RATE_PLACES));
+      add({ from: quote, to: base, rate: inverse, source: `${market} inverted`, time: entry.time });
     }
   for (const [coin, fiat] of Object.entries(PEGS)) {
     add({ from: coin, to: fiat, rate: '1', source: 'peg', time: null });
