@@ -295,12 +295,8 @@ export async function readStartBalances(
   const found = accountIds.length > 1 ? await dailyPoints(store, accountIds, dayBefore) : new Map<string, EquityEntry>();
   const prefix = entryPrefix('equity', 'day');
   const each = async (read: (id: string) => Promise<Item[]>) => {
-    const items = await pMap(
-      accountIds.filter((id) => !found.has(id)),
-      read,
-      { concurrency },
-    );
-    for (const [item] of items) if (item) found.set(item.accountId as string, toEquityEntry(item));
+    const lacking = accountIds.filter((id) => !found.has(id));
+    for (const [item] of await pMap(lacking, read, { concurrency })) if (item) found.set(item.accountId as string, toEquityEntry(item));
   };
   // The last point before the window, then (none before) the first in it.
   await each((id) => readKeyRange(store, id, prefix, `${prefix}${dayBefore}`, 1, undefined, false));
