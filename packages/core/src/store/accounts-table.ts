@@ -1,3 +1,4 @@
+import type { AccountFacts } from '../fleet';
 import { type AccountScope, accountSet, compareIds } from '../ids';
 import type { Account, BotReport } from '../types';
 import { batchGetItems, getItem, type Item, scanAll, type Store, type TransactItem, updateItem, withoutNulls } from './dynamodb';
@@ -50,12 +51,11 @@ export function toBotReport(item: Item): BotReport {
   };
 }
 
-/** An account as stored: its profile, what its bot last reported, and when it was retired (null: in the fleet). */
-export interface AccountRecord {
-  account: Account;
-  bot: BotReport;
-  retiredAt: string | null;
-}
+/**
+ * An account as stored: its profile, what its bot last reported, and when it was retired (null: in the fleet); the
+ * same facts the fleet's rules read.
+ */
+export type AccountRecord = AccountFacts;
 
 function toAccountRecord(item: Item): AccountRecord {
   return { account: toAccount(item), bot: toBotReport(item), retiredAt: retiredAtOf(item) };
