@@ -31,7 +31,7 @@ import {
 } from './decimal';
 import { feesIn } from './fees';
 import { compareIds } from './ids';
-import type { Drawdown, Fee, PerformanceFigures } from './types';
+import type { Drawdown, PerformanceFigures, Trade } from './types';
 
 /** Digits after the point of every ratio. */
 const RATIO_PLACES = 4;
@@ -87,14 +87,7 @@ export const NO_TRADES: StatsFigures = {
 };
 
 /** What a closed trade contributes. */
-export interface ClosedTrade {
-  accountId: string;
-  id: string;
-  realizedPL: string;
-  openTime: string;
-  closeTime: string;
-  fees: readonly Fee[] | null;
-}
+export type ClosedTrade = Pick<Trade, 'accountId' | 'id' | 'realizedPL' | 'openTime' | 'fees'> & { closeTime: string };
 
 /** The figures of one closed trade of an account in `currency`. */
 export function tradeStats(trade: ClosedTrade, currency: string): StatsFigures {

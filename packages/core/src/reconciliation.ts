@@ -22,7 +22,7 @@
  */
 import { compareDecimals, decimalSign, divideDecimals, multiplyDecimals, negateDecimal, sumDecimals, trimDecimal } from './decimal';
 import { compareIds } from './ids';
-import type { Fee } from './types';
+import type { Trade } from './types';
 
 /** An exchange's amounts carry 8 places (Binance's): what the bot reads from floats may differ in the last of them. */
 export const AMOUNT_TOLERANCE = '0.00000001';
@@ -49,15 +49,7 @@ export interface ExchangeFill {
 }
 
 /** What the check reads of a bot's trade. */
-export interface BotTrade {
-  id: string;
-  instrument: string;
-  side: 'buy' | 'sell';
-  units: string;
-  status: string;
-  fees: readonly Fee[] | null;
-  orderIds: readonly string[] | null;
-}
+export type BotTrade = Pick<Trade, 'id' | 'instrument' | 'side' | 'units' | 'status' | 'fees' | 'orderIds'>;
 
 /** One difference between the bot and the exchange. */
 export interface Difference {
