@@ -37,12 +37,7 @@ import type { Drawdown, PerformanceFigures, Trade } from './types';
 const RATIO_PLACES = 4;
 
 /** A trade singled out (the best or the worst): its id, P&L and close time (the tie-break). */
-interface TradeMark {
-  accountId: string;
-  id: string;
-  realizedPL: string;
-  closeTime: string;
-}
+type TradeMark = Pick<ClosedTrade, 'accountId' | 'id' | 'realizedPL' | 'closeTime'>;
 
 /** The summable figures of a set of closed trades. */
 export interface StatsFigures {

@@ -5,6 +5,7 @@ import type { Difference, ExchangeFill } from '../reconciliation';
 import type { RatesAt, RatesEntry } from '../reporting';
 import { type PeriodFigures, type PeriodKey, periodId, type ReadPeriod, type StatsUnit } from '../rollups';
 import { INTERVALS, type Interval, type Period, periodStart, timestamp } from '../time';
+import type { Balance } from '../types';
 import { batchGetItems, getItem, type Item, queryItems, type Store, type TransactItem, versionedPut, withoutNulls } from './dynamodb';
 
 /**
@@ -46,15 +47,11 @@ export interface PnlEntry extends PnlSum {
   version: number;
 }
 
-/** The last snapshot of one equity bucket. */
-export interface EquityEntry {
-  accountId: string;
+/** The last snapshot of one equity bucket: the balance's figures at `time`. */
+export interface EquityEntry extends Pick<Balance, 'accountId' | 'balance' | 'nav' | 'unrealizedPL'> {
   interval: Interval;
   start: string;
   time: string;
-  balance: string;
-  nav: string;
-  unrealizedPL: string;
 }
 
 /**
