@@ -22,7 +22,7 @@
  */
 import { compareDecimals, decimalSign, divideDecimals, multiplyDecimals, negateDecimal, sumDecimals, trimDecimal } from './decimal';
 import { compareIds } from './ids';
-import type { Trade } from './types';
+import type { ReconciliationDifference, Trade } from './types';
 
 /** An exchange's amounts carry 8 places (Binance's): what the bot reads from floats may differ in the last of them. */
 export const AMOUNT_TOLERANCE = '0.00000001';
@@ -51,19 +51,8 @@ export interface ExchangeFill {
 /** What the check reads of a bot's trade. */
 export type BotTrade = Pick<Trade, 'id' | 'instrument' | 'side' | 'units' | 'status' | 'fees' | 'orderIds'>;
 
-/** One difference between the bot and the exchange. */
-export interface Difference {
-  kind: DifferenceKind;
-  /** The bot's trade it concerns (null: none, `missing_in_bot` and `balance`). */
-  tradeId: string | null;
-  /** The exchange's order it concerns (null: the trade's or the account's whole, `fee` and `balance`). */
-  orderId: string | null;
-  /** The bot's figure and the exchange's (`amount`, `fee`, `balance`: `0.002 BTC`); null where there is none. */
-  bot: string | null;
-  exchange: string | null;
-  /** One line for a person. */
-  detail: string;
-}
+/** One difference between the bot and the exchange: the contract's, but when it was first seen (the store's). */
+export type Difference = Omit<ReconciliationDifference, 'since'>;
 
 export interface Reconciled {
   matched: number;
@@ -156,11 +145,8 @@ export function reconcile(input: {
     const mine = ids.map((id) => [id, orders.get(id)!] as [string, Order]);
     // The opening leg's orders are on the trade's side, a closed trade's closing leg's on the other.
     for (const leg of trade.status === 'closed' ? (['open', 'close'] as const) : (['open'] as const)) {
-      const difference = legDifference(
-        trade,
-        mine.filter(([, order]) => (order.side === trade.side) === (leg === 'open')),
-        leg,
-      );
+      const legOrders = mine.filter(([, order]) => (order.side === trade.side) === (leg === 'open'));
+      const difference = legDifference(trade, legOrders, leg);
       if (difference) differences.push(difference);
     }
     if (trade.fees) {

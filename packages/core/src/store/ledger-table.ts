@@ -1,11 +1,11 @@
 import pMap from 'p-map';
 import type { PnlSum } from '../fleet';
 import { ABOVE_EVERY_ID } from '../ids';
-import type { Difference, ExchangeFill } from '../reconciliation';
+import type { ExchangeFill } from '../reconciliation';
 import type { RatesAt, RatesEntry } from '../reporting';
 import { type PeriodFigures, type PeriodKey, periodId, type ReadPeriod, type StatsUnit } from '../rollups';
 import { INTERVALS, type Interval, type Period, periodStart, timestamp } from '../time';
-import type { Balance } from '../types';
+import type { Balance, Reconciliation, ReconciliationDifference } from '../types';
 import { batchGetItems, getItem, type Item, queryItems, type Store, type TransactItem, versionedPut, withoutNulls } from './dynamodb';
 
 /**
@@ -597,21 +597,13 @@ export async function readFills(store: Store, accountId: string): Promise<Exchan
 const RECONCILIATION_KEY = 'reconciliation';
 
 /** A stored difference: the comparison's, with when it was first seen. */
-export interface StoredDifference extends Difference {
-  since: string;
-}
+export type StoredDifference = ReconciliationDifference;
 
-/** A bot's account's last reconciliation against its exchange account. */
-export interface ReconciliationEntry {
-  accountId: string;
-  exchangeAccountId: string;
-  checkedAt: string;
-  matched: number;
-  unchecked: number;
-  /** Every difference (DynamoDB's 400 KB hold some thousands; the check stores at most MAX_DIFFERENCES). */
-  differences: StoredDifference[];
-  /** How many there were, when more than were kept. */
-  differenceCount: number;
+/**
+ * A bot's account's last reconciliation against its exchange account: the answer's figures but its tolerances, every
+ * difference kept (DynamoDB's 400 KB hold some thousands; the check stores at most MAX_DIFFERENCES), and a version.
+ */
+export interface ReconciliationEntry extends Omit<Reconciliation, 'tolerances'> {
   version: number;
 }
 
