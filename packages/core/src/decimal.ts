@@ -74,13 +74,10 @@ export function decimalOfFloat(value: number, significant = FLOAT_DIGITS): strin
   if (value === 0) return '0';
   // toPrecision rounds the double's exact value to `significant` digits (ECMA-262); String() gives the shortest form.
   const text = significant >= 17 ? String(value) : value.toPrecision(significant);
-  const match = /^(-?)(\d)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(text);
-  if (!match) {
-    // A plain decimal already (toPrecision writes one for exponents from -6 to significant - 1).
-    return trimDecimal(text);
-  }
+  const match = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
+  // A plain decimal already (toPrecision writes one for exponents from -6 to significant - 1).
+  if (!match) return trimDecimal(text);
   const [, sign, first, rest = '', exponentText] = match;
-  if (exponentText === undefined) return trimDecimal(text);
   const digits = first + rest;
   // The point sits after the first digit, moved by the exponent.
   const point = 1 + Number(exponentText);

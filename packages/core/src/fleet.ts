@@ -159,7 +159,7 @@ export function foldSum<T>(
 export const PERIOD_SUMS: SumRules<PeriodFigures> = { empty: {}, merge: mergePeriods, replace: replacePeriod };
 
 /** The P&L of one period: sums and counts. */
-interface PnlSum {
+export interface PnlSum {
   realizedPL: string;
   tradesClosed: number;
   wins: number;

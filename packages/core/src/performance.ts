@@ -30,18 +30,14 @@ import {
   trimDecimal,
 } from './decimal';
 import { feesIn } from './fees';
-import type { Drawdown, Fee, PerformanceFigures } from './types';
+import { compareIds } from './ids';
+import type { Drawdown, PerformanceFigures, Trade } from './types';
 
 /** Digits after the point of every ratio. */
 const RATIO_PLACES = 4;
 
 /** A trade singled out (the best or the worst): its id, P&L and close time (the tie-break). */
-interface TradeMark {
-  accountId: string;
-  id: string;
-  realizedPL: string;
-  closeTime: string;
-}
+type TradeMark = Pick<ClosedTrade, 'accountId' | 'id' | 'realizedPL' | 'closeTime'>;
 
 /** The summable figures of a set of closed trades. */
 export interface StatsFigures {
@@ -86,14 +82,7 @@ export const NO_TRADES: StatsFigures = {
 };
 
 /** What a closed trade contributes. */
-export interface ClosedTrade {
-  accountId: string;
-  id: string;
-  realizedPL: string;
-  openTime: string;
-  closeTime: string;
-  fees: readonly Fee[] | null;
-}
+export type ClosedTrade = Pick<Trade, 'accountId' | 'id' | 'realizedPL' | 'openTime' | 'fees'> & { closeTime: string };
 
 /** The figures of one closed trade of an account in `currency`. */
 export function tradeStats(trade: ClosedTrade, currency: string): StatsFigures {
@@ -121,9 +110,7 @@ export function tradeStats(trade: ClosedTrade, currency: string): StatsFigures {
 
 /** Earlier close first, then the smaller id, then the smaller account id: the order that breaks ties of equal P&L. */
 function tieOrder(a: TradeMark, b: TradeMark): number {
-  if (a.closeTime !== b.closeTime) return a.closeTime < b.closeTime ? -1 : 1;
-  if (a.id !== b.id) return a.id < b.id ? -1 : 1;
-  return a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : 0;
+  return compareIds(a.closeTime, b.closeTime) || compareIds(a.id, b.id) || compareIds(a.accountId, b.accountId);
 }
 
 /** The better (`sign` 1: higher P&L) or worse (-1) of two trades; equal P&L: the first in tieOrder. */
@@ -133,24 +120,39 @@ function extreme(a: TradeMark | null, b: TradeMark | null, sign: 1 | -1): TradeM
   return order > 0 || (order === 0 && tieOrder(a, b) <= 0) ? a : b;
 }
 
+/** The figures that do not sum: the longest holding, the places and the extremes. */
+type Extremes = Pick<StatsFigures, 'longestHoldingMs' | 'places' | 'best' | 'worst'>;
+
+/** `a` with `b`'s sums added (`sign` 1) or taken out (-1), and `extremes`. */
+function combine(a: StatsFigures, b: StatsFigures, sign: 1 | -1, extremes: Extremes): StatsFigures {
+  const signed = sign > 0 ? (value: string) => value : negateDecimal;
+  // One literal in the interface's order: objects of one shape keep the merges of a window fast.
+  return {
+    closedTrades: a.closedTrades + sign * b.closedTrades,
+    wins: a.wins + sign * b.wins,
+    losses: a.losses + sign * b.losses,
+    breakEvens: a.breakEvens + sign * b.breakEvens,
+    grossProfit: sumDecimals([a.grossProfit, signed(b.grossProfit)]),
+    grossLoss: sumDecimals([a.grossLoss, signed(b.grossLoss)]),
+    holdingMs: String(sign > 0 ? BigInt(a.holdingMs) + BigInt(b.holdingMs) : BigInt(a.holdingMs) - BigInt(b.holdingMs)),
+    longestHoldingMs: extremes.longestHoldingMs,
+    places: extremes.places,
+    best: extremes.best,
+    worst: extremes.worst,
+    feesPaid: trimDecimal(sumDecimals([a.feesPaid, signed(b.feesPaid)])),
+    feesUnknown: a.feesUnknown + sign * b.feesUnknown,
+    feesElsewhere: a.feesElsewhere + sign * b.feesElsewhere,
+  };
+}
+
 /** The figures of two disjoint sets of trades together. */
 export function mergeStats(a: StatsFigures, b: StatsFigures): StatsFigures {
-  return {
-    closedTrades: a.closedTrades + b.closedTrades,
-    wins: a.wins + b.wins,
-    losses: a.losses + b.losses,
-    breakEvens: a.breakEvens + b.breakEvens,
-    grossProfit: sumDecimals([a.grossProfit, b.grossProfit]),
-    grossLoss: sumDecimals([a.grossLoss, b.grossLoss]),
-    holdingMs: String(BigInt(a.holdingMs) + BigInt(b.holdingMs)),
+  return combine(a, b, 1, {
     longestHoldingMs: Math.max(a.longestHoldingMs, b.longestHoldingMs),
     places: Math.max(a.places, b.places),
     best: extreme(a.best, b.best, 1),
     worst: extreme(a.worst, b.worst, -1),
-    feesPaid: trimDecimal(sumDecimals([a.feesPaid, b.feesPaid])),
-    feesUnknown: a.feesUnknown + b.feesUnknown,
-    feesElsewhere: a.feesElsewhere + b.feesElsewhere,
-  };
+  });
 }
 
 /**
@@ -178,20 +180,7 @@ export function replaceContribution(
     )
       return undefined;
   }
-  const minus = before ?? NO_TRADES;
-  return {
-    ...mergeStats(total, next),
-    closedTrades: total.closedTrades - minus.closedTrades + next.closedTrades,
-    wins: total.wins - minus.wins + next.wins,
-    losses: total.losses - minus.losses + next.losses,
-    breakEvens: total.breakEvens - minus.breakEvens + next.breakEvens,
-    grossProfit: sumDecimals([total.grossProfit, negateDecimal(minus.grossProfit), next.grossProfit]),
-    grossLoss: sumDecimals([total.grossLoss, negateDecimal(minus.grossLoss), next.grossLoss]),
-    holdingMs: String(BigInt(total.holdingMs) - BigInt(minus.holdingMs) + BigInt(next.holdingMs)),
-    feesPaid: trimDecimal(sumDecimals([total.feesPaid, negateDecimal(minus.feesPaid), next.feesPaid])),
-    feesUnknown: total.feesUnknown - minus.feesUnknown + next.feesUnknown,
-    feesElsewhere: total.feesElsewhere - minus.feesElsewhere + next.feesElsewhere,
-  };
+  return combine(combine(total, before ?? NO_TRADES, -1, total), next, 1, mergeStats(total, next));
 }
 
 /** A day's net realized P&L: `end` is the end of that day (the next day's start). */
@@ -358,11 +347,6 @@ export function maxDrawdown(from: string, days: readonly DailyNet[], startBalanc
   return drawdownOf(runOf(from, days), startBalance);
 }
 
-/** Whole seconds of `ms` milliseconds, rounded half-even. */
-function seconds(ms: string): number {
-  return Number(divideDecimals(ms, '1000', 0));
-}
-
 /** `value` written with `places` digits after the point (never fewer than it has): the same amount, exactly. */
 function withPlaces(value: string, places: number): string {
   return sumDecimals([value, formatDecimal(0n, places)]);
@@ -389,7 +373,8 @@ export function performanceOf(stats: StatsFigures, drawdown: Drawdown): Performa
     bestTrade: mark(stats.best),
     worstTrade: mark(stats.worst),
     averageHoldingSeconds: stats.closedTrades ? Number(divideDecimals(stats.holdingMs, String(stats.closedTrades * 1000), 0)) : null,
-    longestHoldingSeconds: stats.closedTrades ? seconds(String(stats.longestHoldingMs)) : null,
+    // Whole seconds, rounded half-even, as the average's.
+    longestHoldingSeconds: stats.closedTrades ? Number(divideDecimals(String(stats.longestHoldingMs), '1000', 0)) : null,
     maxDrawdown: { ...drawdown, amount: withPlaces(drawdown.amount, places) },
     feesPaid: stats.feesPaid,
     tradesWithUnknownFees: stats.feesUnknown,

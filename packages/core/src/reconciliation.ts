@@ -21,7 +21,8 @@
  * Differences are sorted by kind, then trade id, then order id, so two checks of the same data give the same answer.
  */
 import { compareDecimals, decimalSign, divideDecimals, multiplyDecimals, negateDecimal, sumDecimals, trimDecimal } from './decimal';
-import type { Fee } from './types';
+import { compareIds } from './ids';
+import type { ReconciliationDifference, Trade } from './types';
 
 /** An exchange's amounts carry 8 places (Binance's): what the bot reads from floats may differ in the last of them. */
 export const AMOUNT_TOLERANCE = '0.00000001';
@@ -48,29 +49,10 @@ export interface ExchangeFill {
 }
 
 /** What the check reads of a bot's trade. */
-export interface BotTrade {
-  id: string;
-  instrument: string;
-  side: 'buy' | 'sell';
-  units: string;
-  status: string;
-  fees: readonly Fee[] | null;
-  orderIds: readonly string[] | null;
-}
+export type BotTrade = Pick<Trade, 'id' | 'instrument' | 'side' | 'units' | 'status' | 'fees' | 'orderIds'>;
 
-/** One difference between the bot and the exchange. */
-export interface Difference {
-  kind: DifferenceKind;
-  /** The bot's trade it concerns (null: none, `missing_in_bot` and `balance`). */
-  tradeId: string | null;
-  /** The exchange's order it concerns (null: the trade's or the account's whole, `fee` and `balance`). */
-  orderId: string | null;
-  /** The bot's figure and the exchange's (`amount`, `fee`, `balance`: `0.002 BTC`); null where there is none. */
-  bot: string | null;
-  exchange: string | null;
-  /** One line for a person. */
-  detail: string;
-}
+/** One difference between the bot and the exchange: the contract's, but when it was first seen (the store's). */
+export type Difference = Omit<ReconciliationDifference, 'since'>;
 
 export interface Reconciled {
   matched: number;
@@ -90,7 +72,7 @@ function ordersOf(fills: readonly ExchangeFill[]): Map<string, Order> {
   for (const fill of fills) {
     const order = orders.get(fill.orderId) ?? { instrument: fill.instrument, side: fill.side, amount: '0', fees: new Map() };
     order.amount = sumDecimals([order.amount, fill.amount]);
-    if (decimalSign(fill.fee) !== 0) order.fees.set(fill.feeCurrency, sumDecimals([order.fees.get(fill.feeCurrency) ?? '0', fill.fee]));
+    if (decimalSign(fill.fee) !== 0) addFee(order.fees, fill.feeCurrency, fill.fee);
     orders.set(fill.orderId, order);
   }
   return orders;
@@ -104,7 +86,7 @@ const within = (a: string, b: string, tolerance: string) => {
 const sortedFees = (fees: ReadonlyMap<string, string>) =>
   [...fees]
     .filter(([, amount]) => decimalSign(amount) !== 0)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .sort(([a], [b]) => compareIds(a, b))
     .map(([currency, amount]) => `${trimDecimal(amount)} ${currency}`)
     .join(' + ') || 'none';
 
@@ -161,20 +143,12 @@ export function reconcile(input: {
     if (missing.length) continue;
     matched += 1;
     const mine = ids.map((id) => [id, orders.get(id)!] as [string, Order]);
-    const open = legDifference(
-      trade,
-      mine.filter(([, order]) => order.side === trade.side),
-      'open',
-    );
-    const close =
-      trade.status === 'closed'
-        ? legDifference(
-            trade,
-            mine.filter(([, order]) => order.side !== trade.side),
-            'close',
-          )
-        : undefined;
-    for (const difference of [open, close]) if (difference) differences.push(difference);
+    // The opening leg's orders are on the trade's side, a closed trade's closing leg's on the other.
+    for (const leg of trade.status === 'closed' ? (['open', 'close'] as const) : (['open'] as const)) {
+      const legOrders = mine.filter(([, order]) => (order.side === trade.side) === (leg === 'open'));
+      const difference = legDifference(trade, legOrders, leg);
+      if (difference) differences.push(difference);
+    }
     if (trade.fees) {
       const bot = new Map<string, string>();
       for (const fee of trade.fees) addFee(bot, fee.currency, fee.amount);
@@ -226,11 +200,7 @@ const rank = (kind: DifferenceKind) => DIFFERENCE_KINDS.indexOf(kind);
 const text = (value: string | null) => value ?? '';
 
 function compareDifferences(a: Difference, b: Difference): number {
-  return (
-    rank(a.kind) - rank(b.kind) ||
-    (text(a.tradeId) < text(b.tradeId) ? -1 : text(a.tradeId) > text(b.tradeId) ? 1 : 0) ||
-    (text(a.orderId) < text(b.orderId) ? -1 : text(a.orderId) > text(b.orderId) ? 1 : 0)
-  );
+  return rank(a.kind) - rank(b.kind) || compareIds(text(a.tradeId), text(b.tradeId)) || compareIds(text(a.orderId), text(b.orderId));
 }
 
 /** A difference's identity across checks: the same kind of the same trade and order is the same difference. */

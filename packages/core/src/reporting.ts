@@ -74,13 +74,8 @@ function edgesOf(rates: readonly RatesEntry[]): Map<string, Edge[]> {
       if (compareDecimals(price, '0') <= 0) continue;
       const market = `${entry.exchange}:${base}${quote}`;
       add({ from: base, to: quote, rate: trimDecimal(price), source: market, time: entry.time });
-      add({
-        from: quote,
-        to: base,
-        rate: trimDecimal(divideDecimals('1', price, RATE_PLACES)),
-        source: `${market} inverted`,
-        time: entry.time,
-      });
+      const inverse = trimDecimal(divideDecimals('1', price, RATE_PLACES));
+      add({ from: quote, to: base, rate: inverse, source: `${market} inverted`, time: entry.time });
     }
   for (const [coin, fiat] of Object.entries(PEGS)) {
     add({ from: coin, to: fiat, rate: '1', source: 'peg', time: null });
@@ -130,20 +125,23 @@ function conversionOf(
 ): { rate: string; route: Hop[]; asOf: string | null } | undefined {
   const route = routeOf(from, to, rates);
   if (!route) return undefined;
+  const product = route.reduce((rate, edge) => multiplyDecimals(rate, edge.rate), '1');
   return {
-    rate: trimDecimal(
-      roundDecimal(
-        route.reduce((product, edge) => multiplyDecimals(product, edge.rate), '1'),
-        RATE_PLACES,
-      ),
-    ),
+    rate: trimDecimal(roundDecimal(product, RATE_PLACES)),
     route: route.map(({ from: a, to: b, rate: r, source }) => ({ from: a, to: b, rate: r, source })),
     asOf: oldest(route),
   };
 }
 
-/** `nav` converted at `rate`: rounded half-even to AMOUNT_PLACES places, trailing zeros dropped. */
-const converted = (nav: string, rate: string) => trimDecimal(roundDecimal(multiplyDecimals(nav, rate), AMOUNT_PLACES));
+/**
+ * `nav` converted by `conversion` (rounded half-even to AMOUNT_PLACES places, trailing zeros dropped) with its rate,
+ * route and time; with no conversion, unvalued for `reason`.
+ */
+function valued(nav: string, conversion: ReturnType<typeof conversionOf>, reason: string) {
+  if (!conversion) return { unvalued: true as const, reason };
+  const { rate, route, asOf } = conversion;
+  return { nav: trimDecimal(roundDecimal(multiplyDecimals(nav, rate), AMOUNT_PLACES)), rate, route, asOf };
+}
 
 /** The accounts' NAVs in `currency`; see the module's comment. */
 export function reportingOf(
@@ -152,15 +150,8 @@ export function reportingOf(
   rates: readonly RatesEntry[],
 ): Reporting {
   const accounts: ReportingAccount[] = balances.map(({ accountId, currency: from, nav }) => {
-    const conversion = conversionOf(from, currency, rates);
-    if (!conversion)
-      return {
-        accountId,
-        unvalued: true,
-        reason: `no price converts ${from} to ${currency}: no exchange feed reads a market between them`,
-      };
-    const { rate, route, asOf } = conversion;
-    return { accountId, nav: converted(nav, rate), rate, route, asOf };
+    const reason = `no price converts ${from} to ${currency}: no exchange feed reads a market between them`;
+    return { accountId, ...valued(nav, conversionOf(from, currency, rates), reason) };
   });
   const total = trimDecimal(sumDecimals(['0', ...accounts.flatMap((account) => ('nav' in account ? [account.nav] : []))]));
   return { currency, total, accounts };
@@ -185,13 +176,7 @@ export function reportingOfSeries(
     for (; next < history.length && history[next].start <= start; next++)
       last.set(`${history[next].exchange}#${history[next].feed}`, history[next]);
     if (i === 0 || next !== seen) conversion = conversionOf(from, currency, [...last.values()]);
-    if (!conversion)
-      return {
-        currency,
-        unvalued: true,
-        reason: `no price converted ${from} to ${currency} by the end of this point's interval: no exchange feed had read a market between them`,
-      };
-    const { rate, route, asOf } = conversion;
-    return { currency, nav: converted(nav, rate), rate, route, asOf };
+    const reason = `no price converted ${from} to ${currency} by the end of this point's interval: no exchange feed had read a market between them`;
+    return { currency, ...valued(nav, conversion, reason) };
   });
 }

@@ -91,11 +91,6 @@ interface InstrumentPeriod extends StatsFigures {
 /** The figures of one period, per instrument (an instrument with no close in it is absent). */
 export type PeriodFigures = Record<string, InstrumentPeriod>;
 
-/** The day of the month of a time, as a period's nets are keyed. */
-function dayOfMonth(time: string): string {
-  return time.slice(8, 10);
-}
-
 /**
  * `period` with the closed trades `trades` (each of its `instrument`, of an account in `currency`) counted in, in order: a new object, `period`
  * unchanged. Each instrument's figures and nets are copied once, not once per trade: a writer's transaction counts
@@ -112,7 +107,8 @@ export function withTrades(
     const { nets: heldNets, ...figures } = next[trade.instrument] ?? { ...NO_TRADES, nets: {} };
     const nets = copied.has(trade.instrument) ? heldNets : { ...heldNets };
     copied.add(trade.instrument);
-    const day = dayOfMonth(trade.closeTime);
+    // The day of the month of its close, as a period's nets are keyed.
+    const day = trade.closeTime.slice(8, 10);
     nets[day] = sumDecimals([nets[day] ?? '0', trade.realizedPL]);
     next[trade.instrument] = { ...mergeStats(figures, tradeStats(trade, currency)), nets };
   }
@@ -140,9 +136,8 @@ export function mergePeriods(a: PeriodFigures, b: PeriodFigures): PeriodFigures 
     }
     const nets = { ...ours.nets };
     for (const [day, net] of Object.entries(theirs.nets)) nets[day] = sumDecimals([nets[day] ?? '0', net]);
-    const { nets: _ours, ...figures } = ours;
-    const { nets: _theirs, ...other } = theirs;
-    merged[instrument] = { ...mergeStats(figures, other), nets };
+    // mergeStats reads the figures alone: each instrument's `nets` are left out of what it makes.
+    merged[instrument] = { ...mergeStats(ours, theirs), nets };
   }
   return merged;
 }
@@ -157,15 +152,10 @@ export function replacePeriod(total: PeriodFigures, before: PeriodFigures | null
   const next: PeriodFigures = { ...total };
   for (const instrument of new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})])) {
     const [was, now] = [before?.[instrument] ?? null, after?.[instrument] ?? null];
-    const { nets: heldNets = {}, ...held } = total[instrument] ?? { ...NO_TRADES, nets: {} };
-    const strip = (value: InstrumentPeriod | null) => {
-      if (!value) return null;
-      const { nets: _nets, ...figures } = value;
-      return figures;
-    };
-    const figures = replaceContribution(held, strip(was), strip(now));
+    // replaceContribution, as mergeStats, reads the figures alone and makes new ones without the `nets`.
+    const figures = replaceContribution(total[instrument] ?? NO_TRADES, was, now);
     if (!figures) return undefined;
-    const nets = { ...heldNets };
+    const nets = { ...total[instrument]?.nets };
     for (const day of new Set([...Object.keys(was?.nets ?? {}), ...Object.keys(now?.nets ?? {})])) {
       // A day left with no close keeps a net of 0, which moves no running total: the same run as without it.
       nets[day] = sumDecimals([nets[day] ?? '0', negateDecimal(was?.nets[day] ?? '0'), now?.nets[day] ?? '0']);
@@ -186,12 +176,8 @@ const dayEnds = new Map<string, string>();
 
 function dayEnd(month: string, day: string): string {
   const key = `${month}${day}`;
-  let end = dayEnds.get(key);
-  if (end === undefined) {
-    end = timestamp(Date.parse(`${key}T00:00:00.000Z`) + DAY);
-    dayEnds.set(key, end);
-  }
-  return end;
+  if (!dayEnds.has(key)) dayEnds.set(key, timestamp(Date.parse(`${key}T00:00:00.000Z`) + DAY));
+  return dayEnds.get(key)!;
 }
 
 /**

@@ -50,6 +50,7 @@ export const TRADE_FIELDS = [
 export type TradePage = Schemas['TradePage'];
 export type AccountStatus = Schemas['AccountStatus'];
 export type Reconciliation = Schemas['Reconciliation'];
+export type ReconciliationDifference = Schemas['ReconciliationDifference'];
 /** How many of the accounts' bots are in each state, and how many are stale (whatever their state field says). */
 export type FleetSummary = Schemas['FleetSummary'];
 export type FleetStatus = Schemas['FleetStatus'];

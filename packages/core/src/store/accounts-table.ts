@@ -1,6 +1,7 @@
+import type { AccountFacts } from '../fleet';
 import { type AccountScope, accountSet, compareIds } from '../ids';
 import type { Account, BotReport } from '../types';
-import { batchGetItems, getItem, type Item, scanAll, type Store, type TransactItem, updateItem } from './dynamodb';
+import { batchGetItems, getItem, type Item, scanAll, type Store, type TransactItem, updateItem, withoutNulls } from './dynamodb';
 
 /**
  * The accounts table: one item per account, holding its profile and what the bot last reported about itself
@@ -20,11 +21,8 @@ export type Profile = Pick<Account, 'name' | 'broker' | 'environment'>;
  */
 function accountItem(account: Account, bot: BotReport): Item {
   const { id, ...profile } = account;
-  return { ...accountKey(id), ...profile, bot: storedReport(bot) };
-}
-
-function storedReport({ stateSince, lastError, ...bot }: BotReport): Item {
-  return Object.fromEntries(Object.entries(bot).filter(([, value]) => value !== null));
+  const { stateSince, lastError, ...report } = bot;
+  return { ...accountKey(id), ...profile, bot: withoutNulls(report) };
 }
 
 /** The API shape of a stored account. */
@@ -53,12 +51,11 @@ export function toBotReport(item: Item): BotReport {
   };
 }
 
-/** An account as stored: its profile, what its bot last reported, and when it was retired (null: in the fleet). */
-export interface AccountRecord {
-  account: Account;
-  bot: BotReport;
-  retiredAt: string | null;
-}
+/**
+ * An account as stored: its profile, what its bot last reported, and when it was retired (null: in the fleet); the
+ * same facts the fleet's rules read.
+ */
+export type AccountRecord = AccountFacts;
 
 function toAccountRecord(item: Item): AccountRecord {
   return { account: toAccount(item), bot: toBotReport(item), retiredAt: retiredAtOf(item) };
@@ -116,27 +113,23 @@ export async function listAccounts(store: Store, scope: AccountScope, consistent
  * same in the same transaction (balances-table): a retired account is in no fleet answer.
  */
 export function retire(store: Store, accountId: string, at: string): TransactItem {
-  return {
-    Update: {
-      TableName: store.tables.accounts,
-      Key: accountKey(accountId),
-      UpdateExpression: 'SET retiredAt = :at',
-      ConditionExpression: 'attribute_exists(accountId) AND attribute_not_exists(retiredAt)',
-      ExpressionAttributeValues: { ':at': at },
-    },
-  };
+  return accountUpdate(store, accountId, {
+    UpdateExpression: 'SET retiredAt = :at',
+    ConditionExpression: 'attribute_exists(accountId) AND attribute_not_exists(retiredAt)',
+    ExpressionAttributeValues: { ':at': at },
+  });
+}
+
+type Update = NonNullable<TransactItem['Update']>;
+
+/** An update of the account's item (in a transaction), refused when its condition fails. */
+function accountUpdate(store: Store, accountId: string, update: Omit<Update, 'TableName' | 'Key'>): TransactItem {
+  return { Update: { TableName: store.tables.accounts, Key: accountKey(accountId), ...update } };
 }
 
 /** Brings a retired account back; refused when it is not retired. */
 export function restore(store: Store, accountId: string): TransactItem {
-  return {
-    Update: {
-      TableName: store.tables.accounts,
-      Key: accountKey(accountId),
-      UpdateExpression: 'REMOVE retiredAt',
-      ConditionExpression: 'attribute_exists(retiredAt)',
-    },
-  };
+  return accountUpdate(store, accountId, { UpdateExpression: 'REMOVE retiredAt', ConditionExpression: 'attribute_exists(retiredAt)' });
 }
 
 /** Creates the account item; refused (its condition fails) when the account exists. */
@@ -148,21 +141,17 @@ export function createAccount(store: Store, account: Account, bot: BotReport): T
 
 /** Changes an existing account's profile; refused when the account is missing or has another currency. */
 export function updateProfile(store: Store, accountId: string, currency: string, profile: Profile): TransactItem {
-  return {
-    Update: {
-      TableName: store.tables.accounts,
-      Key: accountKey(accountId),
-      UpdateExpression: 'SET #name = :name, broker = :broker, environment = :environment',
-      ConditionExpression: 'attribute_exists(accountId) AND currency = :currency',
-      ExpressionAttributeNames: { '#name': 'name' },
-      ExpressionAttributeValues: {
-        ':name': profile.name,
-        ':broker': profile.broker,
-        ':environment': profile.environment,
-        ':currency': currency,
-      },
-    },
-  };
+  return profileUpdate(store, accountId, profile, '', 'currency = :currency', { ':currency': currency });
+}
+
+/** Sets the profile (after `set`, more assignments) of an existing account on `condition`, `values` beside the profile's. */
+function profileUpdate(store: Store, accountId: string, profile: Profile, set: string, condition: string, values: Item): TransactItem {
+  return accountUpdate(store, accountId, {
+    UpdateExpression: `SET ${set}#name = :name, broker = :broker, environment = :environment`,
+    ConditionExpression: `attribute_exists(accountId) AND ${condition}`,
+    ExpressionAttributeNames: { '#name': 'name' },
+    ExpressionAttributeValues: { ...values, ':name': profile.name, ':broker': profile.broker, ':environment': profile.environment },
+  });
 }
 
 /**
@@ -174,22 +163,10 @@ export const NO_CURRENCY = 'XXX';
 
 /** Gives an account created without a currency (NO_CURRENCY) its currency and profile; refused once it has one. */
 export function adoptCurrency(store: Store, accountId: string, currency: string, profile: Profile): TransactItem {
-  return {
-    Update: {
-      TableName: store.tables.accounts,
-      Key: accountKey(accountId),
-      UpdateExpression: 'SET currency = :currency, #name = :name, broker = :broker, environment = :environment',
-      ConditionExpression: 'attribute_exists(accountId) AND currency = :none',
-      ExpressionAttributeNames: { '#name': 'name' },
-      ExpressionAttributeValues: {
-        ':currency': currency,
-        ':none': NO_CURRENCY,
-        ':name': profile.name,
-        ':broker': profile.broker,
-        ':environment': profile.environment,
-      },
-    },
-  };
+  return profileUpdate(store, accountId, profile, 'currency = :currency, ', 'currency = :none', {
+    ':currency': currency,
+    ':none': NO_CURRENCY,
+  });
 }
 
 /**

@@ -1,6 +1,4 @@
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { databaseError } from './errors';
-import { type Item, putItem, scanAll, type Store } from './dynamodb';
+import { deleteItem, type Item, putItem, scanAll, type Store, withoutNulls } from './dynamodb';
 
 /**
  * The alerts table (resources/tables.js): what the alerts last said of each bot, so that a probe, which keeps
@@ -99,16 +97,20 @@ function toPnlAlertState(item: Item): PnlAlertState {
   };
 }
 
-/** Records `next` in place of version `next.version - 1` (none for 1); false when another run recorded first. */
-export async function recordPnlAlertState(store: Store, table: string, next: PnlAlertState): Promise<boolean> {
-  const item = Object.fromEntries(Object.entries(next).filter(([, value]) => value !== null));
+/** Puts `item` in place of the one of version `version - 1` (none for 1); false when another run recorded first. */
+function putInPlaceOf(store: Store, table: string, item: Item, version: number): Promise<boolean> {
   return putItem(store, {
     TableName: table,
-    Item: { subject: `pnl#${next.accountId}`, ...item },
-    ...(next.version === 1
+    Item: item,
+    ...(version === 1
       ? { ConditionExpression: 'attribute_not_exists(subject)' }
-      : { ConditionExpression: 'version = :read', ExpressionAttributeValues: { ':read': next.version - 1 } }),
+      : { ConditionExpression: 'version = :read', ExpressionAttributeValues: { ':read': version - 1 } }),
   });
+}
+
+/** Records `next` in place of version `next.version - 1` (none for 1); false when another run recorded first. */
+export async function recordPnlAlertState(store: Store, table: string, next: PnlAlertState): Promise<boolean> {
+  return putInPlaceOf(store, table, { subject: `pnl#${next.accountId}`, ...withoutNulls(next) }, next.version);
 }
 
 /**
@@ -116,20 +118,7 @@ export async function recordPnlAlertState(store: Store, table: string, next: Pnl
  * run recorded a change first (nothing was written): that run sends the message, this one does not.
  */
 export async function recordBotAlertState(store: Store, table: string, next: BotAlertState, changedAt: string): Promise<boolean> {
-  return putItem(store, {
-    TableName: table,
-    Item: {
-      ...botAlertKey(next.accountId),
-      accountId: next.accountId,
-      condition: next.condition,
-      since: next.since,
-      version: next.version,
-      changedAt,
-    },
-    ...(next.version === 1
-      ? { ConditionExpression: 'attribute_not_exists(subject)' }
-      : { ConditionExpression: 'version = :read', ExpressionAttributeValues: { ':read': next.version - 1 } }),
-  });
+  return putInPlaceOf(store, table, { ...botAlertKey(next.accountId), ...next, changedAt }, next.version);
 }
 
 /**
@@ -146,20 +135,12 @@ export async function undoBotAlertState(
 ): Promise<boolean> {
   if (previous.version === 0) {
     // The bot had no item: it goes again, so that it reads as never alerted on.
-    try {
-      await store.client.send(
-        new DeleteCommand({
-          TableName: table,
-          Key: botAlertKey(recorded.accountId),
-          ConditionExpression: 'version = :recorded',
-          ExpressionAttributeValues: { ':recorded': recorded.version },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof Error && error.name === 'ConditionalCheckFailedException') return false;
-      throw databaseError(error);
-    }
+    return deleteItem(store, {
+      TableName: table,
+      Key: botAlertKey(recorded.accountId),
+      ConditionExpression: 'version = :recorded',
+      ExpressionAttributeValues: { ':recorded': recorded.version },
+    });
   }
   return recordBotAlertState(store, table, { ...previous, version: recorded.version + 1 }, changedAt);
 }

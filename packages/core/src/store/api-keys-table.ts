@@ -82,15 +82,9 @@ export async function createApiKey(
   const created = newApiKey(accounts, label, options.now);
   const record = { ...created.record, disabled: options.disabled ?? false };
   // A key id is 64 random bits: a collision is refused rather than overwriting another key.
-  if (
-    !(await putItem(store, {
-      TableName: store.tables.apiKeys,
-      Item: apiKeyItem(record),
-      ConditionExpression: 'attribute_not_exists(keyId)',
-    }))
-  ) {
-    throw new Error(`key id ${record.keyId} is taken; create the key again`);
-  }
+  const item = apiKeyItem(record);
+  const stored = await putItem(store, { TableName: store.tables.apiKeys, Item: item, ConditionExpression: 'attribute_not_exists(keyId)' });
+  if (!stored) throw new Error(`key id ${record.keyId} is taken; create the key again`);
   return { key: created.key, record };
 }
 

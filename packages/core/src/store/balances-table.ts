@@ -2,7 +2,7 @@ import { type AccountScope, compareIds } from '../ids';
 import { sumDecimals } from '../decimal';
 import type { Balance, Total } from '../types';
 import { accountKey, readAccountScopedItems } from './accounts-table';
-import { getItem, type Item, type Store, type TransactItem, versionedPut } from './dynamodb';
+import { getItem, type Item, type Store, type TransactItem, versionedPut, withoutNulls } from './dynamodb';
 
 /**
  * The balances table: one item per account, keyed like the accounts table. It holds the figures the API shows and
@@ -12,6 +12,7 @@ import { getItem, type Item, type Store, type TransactItem, versionedPut } from 
 export const balanceKey = accountKey;
 
 const AMOUNTS = ['balance', 'unrealizedPL', 'nav', 'realizedPL', 'marginUsed', 'marginAvailable'] as const;
+type Amounts = Record<(typeof AMOUNTS)[number], string>;
 
 /** A balance as stored: the API's figures and the writer's bookkeeping. */
 export interface BalanceRecord extends Balance {
@@ -23,11 +24,6 @@ export interface BalanceRecord extends Balance {
   retiredAt: string | null;
   /** Incremented by every write. */
   version: number;
-}
-
-/** The stored item for a balance record (missing times left out rather than stored as NULL). */
-function balanceItem(record: BalanceRecord): Item {
-  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== null));
 }
 
 /** A stored balance item as a record. */
@@ -44,7 +40,7 @@ export function toBalanceRecord(item: Item): BalanceRecord {
 
 /** The balance of a new account: every figure zero, no trade, no snapshot. */
 export function newBalanceRecord(accountId: string, currency: string, at: string): BalanceRecord {
-  const zero = Object.fromEntries(AMOUNTS.map((name) => [name, '0'])) as Record<(typeof AMOUNTS)[number], string>;
+  const zero = Object.fromEntries(AMOUNTS.map((name) => [name, '0'])) as Amounts;
   return {
     accountId,
     currency,
@@ -69,7 +65,7 @@ export async function getBalanceRecord(store: Store, accountId: string): Promise
  * changed meanwhile, or, for a new account (`read` undefined), if the item exists.
  */
 export function putBalance(store: Store, record: BalanceRecord, read: BalanceRecord | undefined): TransactItem {
-  return versionedPut(store.tables.balances, balanceItem(record), read);
+  return versionedPut(store.tables.balances, withoutNulls(record), read);
 }
 
 /**
@@ -117,18 +113,11 @@ export async function listBalances(store: Store, scope: AccountScope, consistent
  */
 export function totalBalances(balances: readonly Balance[]): Total[] {
   const byCurrency = new Map<string, Balance[]>();
-  for (const balance of balances) {
-    const group = byCurrency.get(balance.currency) ?? [];
-    group.push(balance);
-    byCurrency.set(balance.currency, group);
-  }
+  for (const balance of balances) byCurrency.get(balance.currency)?.push(balance) ?? byCurrency.set(balance.currency, [balance]);
   return [...byCurrency.entries()]
     .sort(([a], [b]) => compareIds(a, b))
     .map(([currency, group]) => {
-      const amounts = Object.fromEntries(AMOUNTS.map((field) => [field, sumDecimals(group.map((balance) => balance[field]))])) as Record<
-        (typeof AMOUNTS)[number],
-        string
-      >;
+      const amounts = Object.fromEntries(AMOUNTS.map((field) => [field, sumDecimals(group.map((balance) => balance[field]))])) as Amounts;
       return {
         currency,
         ...amounts,

@@ -5,6 +5,8 @@ import {
   BatchGetCommand,
   type BatchGetCommandInput,
   type BatchGetCommandOutput,
+  DeleteCommand,
+  type DeleteCommandInput,
   DynamoDBDocumentClient,
   GetCommand,
   paginateQuery,
@@ -18,6 +20,7 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
+import pMap from 'p-map';
 import pRetry from 'p-retry';
 import type { Tables } from '../tables';
 import { DatabaseError, databaseError } from './errors';
@@ -29,6 +32,11 @@ import { DatabaseError, databaseError } from './errors';
  * options it is given (packages/writer), so the same table modules serve both.
  */
 export type Item = Record<string, unknown>;
+
+/** `value`'s fields but the null ones: optional values are left out of an item rather than stored as NULL. */
+export function withoutNulls(value: object): Item {
+  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== null));
+}
 
 export type { Tables } from '../tables';
 
@@ -186,6 +194,11 @@ export async function updateItem(store: Store, input: UpdateCommandInput): Promi
   return conditional(input.TableName, () => store.client.send(new UpdateCommand(input)));
 }
 
+/** Deletes one item; false when its ConditionExpression failed (nothing was deleted). */
+export async function deleteItem(store: Store, input: DeleteCommandInput): Promise<boolean> {
+  return conditional(input.TableName, () => store.client.send(new DeleteCommand(input)));
+}
+
 async function conditional(table: string | undefined, run: () => Promise<unknown>): Promise<boolean> {
   try {
     await send([table ?? '?'], run, ['ConditionalCheckFailedException']);
@@ -200,39 +213,46 @@ const BATCH_GET_MAX_KEYS = 100;
 const UNPROCESSED_RETRIES = 4;
 
 /**
- * Reads many items by key from one or more tables. Keys DynamoDB leaves unprocessed (throttling, 16 MB) are asked
- * for again a bounded number of times; if some still remain the call fails (DatabaseError `throttled`) rather than
- * returning a list with holes. `attributes`: only those, of every item (billed the same, but less sent and parsed).
+ * Reads many items by key from one or more tables, in requests of a hundred keys, `concurrency` at a time. Keys
+ * DynamoDB leaves unprocessed (throttling, 16 MB) are asked for again a bounded number of times; if some still remain
+ * the call fails (DatabaseError `throttled`) rather than returning a list with holes. `attributes`: only those, of
+ * every item (billed the same, but less sent and parsed).
  */
 export async function batchGetItems(
   store: Store,
   requests: Record<string, Item[]>,
   consistent = false,
   attributes?: string[],
+  concurrency = 1,
 ): Promise<Record<string, Item[]>> {
   const projection = projectionOf(attributes);
   const results: Record<string, Item[]> = Object.fromEntries(Object.keys(requests).map((table) => [table, []]));
   const pending = Object.entries(requests).flatMap(([table, keys]) => keys.map((key) => ({ table, key })));
-  for (let start = 0; start < pending.length; start += BATCH_GET_MAX_KEYS) {
-    let batch: BatchGetCommandInput['RequestItems'] = {};
-    for (const { table, key } of pending.slice(start, start + BATCH_GET_MAX_KEYS)) {
-      batch[table] ??= { Keys: [], ConsistentRead: consistent, ...projection };
-      batch[table].Keys!.push(key);
-    }
-    const unprocessed = new DatabaseError('throttled', 'UnprocessedKeys');
-    await pRetry(
-      async () => {
-        const requestItems = batch ?? {};
-        const output: BatchGetCommandOutput = await send(Object.keys(requestItems), () =>
-          store.client.send(new BatchGetCommand({ RequestItems: requestItems })),
-        );
-        for (const [table, items] of Object.entries(output.Responses ?? {})) results[table].push(...items);
-        batch = output.UnprocessedKeys as BatchGetCommandInput['RequestItems'];
-        if (batch && Object.keys(batch).length > 0) throw unprocessed;
-      },
-      { retries: UNPROCESSED_RETRIES, minTimeout: 50, shouldRetry: ({ error }) => error === unprocessed },
-    );
-  }
+  const starts = Array.from({ length: Math.ceil(pending.length / BATCH_GET_MAX_KEYS) }, (_, i) => i * BATCH_GET_MAX_KEYS);
+  await pMap(
+    starts,
+    async (start) => {
+      let batch: BatchGetCommandInput['RequestItems'] = {};
+      for (const { table, key } of pending.slice(start, start + BATCH_GET_MAX_KEYS)) {
+        batch[table] ??= { Keys: [], ConsistentRead: consistent, ...projection };
+        batch[table].Keys!.push(key);
+      }
+      const unprocessed = new DatabaseError('throttled', 'UnprocessedKeys');
+      await pRetry(
+        async () => {
+          const requestItems = batch ?? {};
+          const output: BatchGetCommandOutput = await send(Object.keys(requestItems), () =>
+            store.client.send(new BatchGetCommand({ RequestItems: requestItems })),
+          );
+          for (const [table, items] of Object.entries(output.Responses ?? {})) results[table].push(...items);
+          batch = output.UnprocessedKeys as BatchGetCommandInput['RequestItems'];
+          if (batch && Object.keys(batch).length > 0) throw unprocessed;
+        },
+        { retries: UNPROCESSED_RETRIES, minTimeout: 50, shouldRetry: ({ error }) => error === unprocessed },
+      );
+    },
+    { concurrency },
+  );
   return results;
 }
 

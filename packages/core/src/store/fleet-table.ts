@@ -221,12 +221,8 @@ export function rebuildSum<T>(store: Store, place: SumPlace<T>, accountIds: read
 
 /** Where a currency's roll-ups are read (ledger-table's readPeriods). */
 export function fleetPeriods(store: Store, currency: string): PeriodPartition {
-  return {
-    table: store.tables.fleet,
-    partitionKey: 'part',
-    partition: periodSum(currency, { unit: 'day', start: '' }).key.part,
-    sortKey: 'key',
-  };
+  const { part } = periodSum(currency, { unit: 'day', start: '' }).key;
+  return { table: store.tables.fleet, partitionKey: 'part', partition: part, sortKey: 'key' };
 }
 
 /** The fleet's P&L of `period` from `first` to `last` (period starts), oldest first: one key range, an item per period with a close. */

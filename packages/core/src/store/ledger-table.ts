@@ -1,10 +1,12 @@
 import pMap from 'p-map';
+import type { PnlSum } from '../fleet';
 import { ABOVE_EVERY_ID } from '../ids';
-import type { Difference, ExchangeFill } from '../reconciliation';
+import type { ExchangeFill } from '../reconciliation';
 import type { RatesAt, RatesEntry } from '../reporting';
 import { type PeriodFigures, type PeriodKey, periodId, type ReadPeriod, type StatsUnit } from '../rollups';
 import { INTERVALS, type Interval, type Period, periodStart, timestamp } from '../time';
-import { batchGetItems, getItem, type Item, queryItems, type Store, type TransactItem, versionedPut } from './dynamodb';
+import type { Balance, Reconciliation, ReconciliationDifference } from '../types';
+import { batchGetItems, getItem, type Item, queryItems, type Store, type TransactItem, versionedPut, withoutNulls } from './dynamodb';
 
 /**
  * The ledger table: the writer's bookkeeping per account (partition key `accountId`), sorted by `entryKey`:
@@ -37,27 +39,19 @@ import { batchGetItems, getItem, type Item, queryItems, type Store, type Transac
  */
 
 /** The aggregate of the trades closed in one period. */
-export interface PnlEntry {
+export interface PnlEntry extends PnlSum {
   accountId: string;
   period: Period;
   start: string;
-  realizedPL: string;
-  tradesClosed: number;
-  wins: number;
-  losses: number;
   /** Incremented by every write (optimistic concurrency, as on the balances item). */
   version: number;
 }
 
-/** The last snapshot of one equity bucket. */
-export interface EquityEntry {
-  accountId: string;
+/** The last snapshot of one equity bucket: the balance's figures at `time`. */
+export interface EquityEntry extends Pick<Balance, 'accountId' | 'balance' | 'nav' | 'unrealizedPL'> {
   interval: Interval;
   start: string;
   time: string;
-  balance: string;
-  nav: string;
-  unrealizedPL: string;
 }
 
 /**
@@ -115,22 +109,31 @@ export async function getRegisteredOpenTime(store: Store, accountId: string, tra
   return item?.openTime as string | undefined;
 }
 
+/**
+ * The ledger's items at `keys` (missing ones absent), read consistently unless told, in BatchGetItems of a hundred
+ * keys `concurrency` at a time; none for no keys.
+ */
+async function getLedgerItems(store: Store, keys: Item[], consistent = true, concurrency = 1): Promise<Item[]> {
+  return (await batchGetItems(store, { [store.tables.ledger]: keys }, consistent, undefined, concurrency))[store.tables.ledger];
+}
+
 /** The open times registered for `tradeIds`, by id, read in batches; ids no trade has are absent. */
 export async function getRegisteredOpenTimes(store: Store, accountId: string, tradeIds: readonly string[]): Promise<Map<string, string>> {
-  if (!tradeIds.length) return new Map();
-  const found = await batchGetItems(store, { [store.tables.ledger]: tradeIds.map((id) => tradeIdKey(accountId, id)) }, true);
-  return new Map(found[store.tables.ledger].map((item) => [String(item[KEY]).slice(TRADE_ID_PREFIX.length), item.openTime as string]));
+  const keys = tradeIds.map((id) => tradeIdKey(accountId, id));
+  const found = await getLedgerItems(store, keys);
+  return new Map(found.map((item) => [String(item[KEY]).slice(TRADE_ID_PREFIX.length), item.openTime as string]));
 }
 
 /** Registers a trade id with its open time; refused when the id is registered already. */
 export function registerTradeId(store: Store, accountId: string, tradeId: string, openTime: string): TransactItem {
-  return {
-    Put: {
-      TableName: store.tables.ledger,
-      Item: { ...tradeIdKey(accountId, tradeId), openTime },
-      ConditionExpression: 'attribute_not_exists(accountId)',
-    },
-  };
+  return ledgerPut(store, { ...tradeIdKey(accountId, tradeId), openTime }, { ConditionExpression: 'attribute_not_exists(accountId)' });
+}
+
+type Put = NonNullable<TransactItem['Put']>;
+
+/** A Put of `item` into the ledger (in a transaction), on the condition `rest` gives if any. */
+function ledgerPut(store: Store, item: Item, rest?: Omit<Put, 'TableName' | 'Item'>): TransactItem {
+  return { Put: { TableName: store.tables.ledger, Item: item, ...rest } };
 }
 
 /**
@@ -158,9 +161,8 @@ export async function getPnlOfAccounts(
   start: string,
   consistent = false,
 ): Promise<PnlEntry[]> {
-  if (!accountIds.length) return [];
   const keys = accountIds.map((accountId) => pnlKey(accountId, period, start));
-  return (await batchGetItems(store, { [store.tables.ledger]: keys }, consistent))[store.tables.ledger].map(toPnlEntry);
+  return (await getLedgerItems(store, keys, consistent)).map(toPnlEntry);
 }
 
 /**
@@ -174,8 +176,7 @@ export async function getAggregates(
   perf: readonly PeriodKey[],
 ): Promise<{ pnl: PnlEntry[]; perf: PeriodEntry[] }> {
   const keys = [...pnl.map((key) => pnlKey(accountId, key.period, key.start)), ...perf.map((key) => periodKey(accountId, key))];
-  if (!keys.length) return { pnl: [], perf: [] };
-  const found = (await batchGetItems(store, { [store.tables.ledger]: keys }, true))[store.tables.ledger];
+  const found = await getLedgerItems(store, keys);
   return {
     pnl: found.filter((item) => isEntryOf(item, 'pnl')).map(toPnlEntry),
     perf: found.filter((item) => isEntryOf(item, 'perf')).map(toPeriodEntry),
@@ -184,9 +185,8 @@ export async function getAggregates(
 
 /** The stored performance figures of `period` of each of `owners`, read consistently; missing ones are absent. */
 export async function getPeriodOfOwners(store: Store, owners: readonly string[], period: PeriodKey): Promise<PeriodEntry[]> {
-  if (!owners.length) return [];
-  const found = await batchGetItems(store, { [store.tables.ledger]: owners.map((owner) => periodKey(owner, period)) }, true);
-  return found[store.tables.ledger].map(toPeriodEntry);
+  const keys = owners.map((owner) => periodKey(owner, period));
+  return (await getLedgerItems(store, keys)).map(toPeriodEntry);
 }
 
 /** Writes an aggregate in place of the version read (or as new when `read` is undefined); refused if it changed. */
@@ -199,15 +199,12 @@ export function putPnl(store: Store, entry: PnlEntry, read: PnlEntry | undefined
  * (the latest time a writer accepts now: it came from a clock ahead) does not count as later.
  */
 export function putEquity(store: Store, entry: EquityEntry, future: string): TransactItem {
-  return {
-    Put: {
-      TableName: store.tables.ledger,
-      Item: { ...entryItemKey(entry.accountId, 'equity', entry.interval, entry.start), ...entry },
-      ConditionExpression: 'attribute_not_exists(accountId) OR #time <= :time OR #time > :future',
-      ExpressionAttributeNames: { '#time': 'time' },
-      ExpressionAttributeValues: { ':time': entry.time, ':future': future },
-    },
-  };
+  const item = { ...entryItemKey(entry.accountId, 'equity', entry.interval, entry.start), ...entry };
+  return ledgerPut(store, item, {
+    ConditionExpression: 'attribute_not_exists(accountId) OR #time <= :time OR #time > :future',
+    ExpressionAttributeNames: { '#time': 'time' },
+    ExpressionAttributeValues: { ':time': entry.time, ':future': future },
+  });
 }
 
 /**
@@ -269,6 +266,13 @@ function toEquityEntry(item: Item): EquityEntry {
   };
 }
 
+/** The daily equity points of `day` of each of `accountIds` that has one, by account (eventually consistent). */
+async function dailyPoints(store: Store, accountIds: readonly string[], day: string): Promise<Map<string, EquityEntry>> {
+  const keys = accountIds.map((id) => entryItemKey(id, 'equity', 'day', day));
+  const items = await getLedgerItems(store, keys, false);
+  return new Map(items.map((item) => [item.accountId as string, toEquityEntry(item)]));
+}
+
 /**
  * Each account's balance at the start of the day `firstDay` (a day start), read from its daily equity points: the
  * last one before that day (for several accounts, one BatchGetItem for the day before, which a bot that snapshots
@@ -283,23 +287,13 @@ export async function readStartBalances(
   concurrency: number,
 ): Promise<Map<string, EquityEntry>> {
   const dayBefore = new Date(Date.parse(firstDay) - 86_400_000).toISOString();
-  const found = new Map<string, EquityEntry>();
-  if (!accountIds.length) return found;
   // One account's Query below reads the day before as cheaply as the batch would, and finds an older point too: the
   // batch only saves requests for several accounts (one account's performance made one request more than it needed).
-  if (accountIds.length > 1) {
-    const keys = accountIds.map((id) => entryItemKey(id, 'equity', 'day', dayBefore));
-    for (const item of (await batchGetItems(store, { [store.tables.ledger]: keys }))[store.tables.ledger])
-      found.set(item.accountId as string, toEquityEntry(item));
-  }
+  const found = accountIds.length > 1 ? await dailyPoints(store, accountIds, dayBefore) : new Map<string, EquityEntry>();
   const prefix = entryPrefix('equity', 'day');
   const each = async (read: (id: string) => Promise<Item[]>) => {
-    const items = await pMap(
-      accountIds.filter((id) => !found.has(id)),
-      read,
-      { concurrency },
-    );
-    for (const [item] of items) if (item) found.set(item.accountId as string, toEquityEntry(item));
+    const lacking = accountIds.filter((id) => !found.has(id));
+    for (const [item] of await pMap(lacking, read, { concurrency })) if (item) found.set(item.accountId as string, toEquityEntry(item));
   };
   // The last point before the window, then (none before) the first in it.
   await each((id) => readKeyRange(store, id, prefix, `${prefix}${dayBefore}`, 1, undefined, false));
@@ -323,11 +317,7 @@ export async function readShortWindowStarts(
   concurrency: number,
 ): Promise<Map<string, EquityEntry>> {
   const dayBefore = new Date(Date.parse(firstDay) - 86_400_000).toISOString();
-  const keys = accountIds.map((id) => entryItemKey(id, 'equity', 'day', dayBefore));
-  const found = new Map<string, EquityEntry>();
-  if (!accountIds.length) return found;
-  for (const item of (await batchGetItems(store, { [store.tables.ledger]: keys }))[store.tables.ledger])
-    found.set(item.accountId as string, toEquityEntry(item));
+  const found = await dailyPoints(store, accountIds, dayBefore);
   const prefix = entryPrefix('equity', 'day');
   const lacking = accountIds.filter((id) => !found.has(id));
   const read = await pMap(lacking, (id) => readKeyRange(store, id, prefix, `${prefix}${lastDay}`, days + 1, days + 1, false), {
@@ -441,12 +431,7 @@ export async function readPeriodsOfAccounts(
   concurrency: number,
 ): Promise<Map<string, ReadPeriod[]>> {
   const keys = accountIds.flatMap((id) => periods.map((period) => periodKey(id, period)));
-  const chunks = Array.from({ length: Math.ceil(keys.length / 100) }, (_, i) => keys.slice(i * 100, (i + 1) * 100));
-  const found = (
-    await pMap(chunks, async (chunk) => (await batchGetItems(store, { [store.tables.ledger]: chunk }, true))[store.tables.ledger], {
-      concurrency,
-    })
-  ).flat();
+  const found = await getLedgerItems(store, keys, true, concurrency);
   const figures = new Map(
     found.map((item) => [`${item.accountId}#${periodId(item as unknown as PeriodKey)}`, item.instruments as PeriodFigures]),
   );
@@ -566,9 +551,7 @@ function toTransfer(item: Item): TransferEntry {
 
 /** Writes a transfer (given again, the same item: a repeat changes nothing). */
 export function putTransfer(store: Store, entry: TransferEntry): TransactItem {
-  const item: Item = { ...transferKey(entry.accountId, entry.time, entry.id) };
-  for (const [name, value] of Object.entries(entry)) if (value !== null) item[name] = value;
-  return { Put: { TableName: store.tables.ledger, Item: item } };
+  return ledgerPut(store, { ...transferKey(entry.accountId, entry.time, entry.id), ...withoutNulls(entry) });
 }
 
 /** The stored transfers among `keys`, read consistently; missing ones are absent. */
@@ -577,9 +560,8 @@ export async function getTransfers(
   accountId: string,
   keys: readonly { time: string; id: string }[],
 ): Promise<TransferEntry[]> {
-  if (!keys.length) return [];
-  const found = await batchGetItems(store, { [store.tables.ledger]: keys.map((key) => transferKey(accountId, key.time, key.id)) }, true);
-  return found[store.tables.ledger].map(toTransfer);
+  const stored = keys.map((key) => transferKey(accountId, key.time, key.id));
+  return (await getLedgerItems(store, stored)).map(toTransfer);
 }
 
 /** The account's transfers at times in [`from`, `to`] (stored times), oldest first: one key range. */
@@ -591,9 +573,7 @@ const FILL_PREFIX = 'fill#';
 
 /** An exchange feed's fill (`fill#<instrument>#<fillId>`), kept once: given again, the same item. */
 export function putFill(store: Store, accountId: string, fill: ExchangeFill): TransactItem {
-  return {
-    Put: { TableName: store.tables.ledger, Item: { accountId, [KEY]: `${FILL_PREFIX}${fill.instrument}#${fill.fillId}`, ...fill } },
-  };
+  return ledgerPut(store, { accountId, [KEY]: `${FILL_PREFIX}${fill.instrument}#${fill.fillId}`, ...fill });
 }
 
 function toFill(item: Item): ExchangeFill {
@@ -617,21 +597,13 @@ export async function readFills(store: Store, accountId: string): Promise<Exchan
 const RECONCILIATION_KEY = 'reconciliation';
 
 /** A stored difference: the comparison's, with when it was first seen. */
-export interface StoredDifference extends Difference {
-  since: string;
-}
+export type StoredDifference = ReconciliationDifference;
 
-/** A bot's account's last reconciliation against its exchange account. */
-export interface ReconciliationEntry {
-  accountId: string;
-  exchangeAccountId: string;
-  checkedAt: string;
-  matched: number;
-  unchecked: number;
-  /** Every difference (DynamoDB's 400 KB hold some thousands; the check stores at most MAX_DIFFERENCES). */
-  differences: StoredDifference[];
-  /** How many there were, when more than were kept. */
-  differenceCount: number;
+/**
+ * A bot's account's last reconciliation against its exchange account: the answer's figures but its tolerances, every
+ * difference kept (DynamoDB's 400 KB hold some thousands; the check stores at most MAX_DIFFERENCES), and a version.
+ */
+export interface ReconciliationEntry extends Omit<Reconciliation, 'tolerances'> {
   version: number;
 }
 
@@ -690,7 +662,7 @@ export function putRates(store: Store, feedAccountId: string, entry: RatesEntry)
     ...INTERVALS.map(
       (interval) => `${RATES_AT_PREFIX}${interval}#${timestamp(periodStart(at, interval))}#${entry.exchange}#${feedAccountId}`,
     ),
-  ].map((key) => ({ Put: { TableName: store.tables.ledger, Item: { ...item, [KEY]: key } } }));
+  ].map((key) => ledgerPut(store, { ...item, [KEY]: key }));
 }
 
 const toRates = (item: Item): RatesEntry => ({
@@ -736,10 +708,5 @@ export async function getLimits(store: Store, exchange: string): Promise<string 
 }
 
 export function putLimits(store: Store, exchange: string, state: string, time: string): TransactItem {
-  return {
-    Put: {
-      TableName: store.tables.ledger,
-      Item: { accountId: LIMITS_PARTITION, [KEY]: `${LIMITS_PREFIX}${exchange}`, state, time },
-    },
-  };
+  return ledgerPut(store, { accountId: LIMITS_PARTITION, [KEY]: `${LIMITS_PREFIX}${exchange}`, state, time });
 }

@@ -2,7 +2,7 @@ import { TRADE_INDEXES } from '../../../../resources/tables';
 import { ABOVE_EVERY_ID } from '../ids';
 import { feeTotalOf } from '../fees';
 import { type Fee, TRADE_FIELDS, type Trade, type TradeStatus } from '../types';
-import { batchGetItems, getItem, type Item, queryItems, type Store, type TransactItem, versionedPut } from './dynamodb';
+import { batchGetItems, getItem, type Item, queryItems, type Store, type TransactItem, versionedPut, withoutNulls } from './dynamodb';
 
 /**
  * Keys of the trades table: the only place that builds them.
@@ -51,22 +51,6 @@ function compose(...parts: string[]): string {
   return parts.join(SEPARATOR);
 }
 
-/** The fields a trade may not have: absent from its item when null. */
-const OPTIONAL = [
-  'closePrice',
-  'closeTime',
-  'stopLoss',
-  'takeProfit',
-  'closeReason',
-  'currency',
-  'market',
-  'leverage',
-  'fees',
-  'fundingFees',
-  'liquidationPrice',
-  'orderIds',
-] as const satisfies readonly (keyof Trade)[];
-
 /**
  * The stored item for a trade: its fields plus the key of every listing it appears in, and a version the writer
  * increments on every change (a write is made on condition that the version is the one read).
@@ -74,8 +58,9 @@ const OPTIONAL = [
 export function tradeItem(trade: Trade, version = 1): Item {
   // `feeTotal` is derived from the fees and the currency whenever a trade is read (toTrade): stored, it could disagree.
   const { feeTotal: _derived, ...fields } = trade;
-  const item: Item = {
-    ...fields,
+  // The fields a trade may not have are absent attributes rather than NULLs: nothing to index, and they read back as null.
+  return {
+    ...withoutNulls(fields),
     version,
     orderKey: orderKey(trade),
     accountStatus: compose(trade.accountId, trade.status),
@@ -84,9 +69,6 @@ export function tradeItem(trade: Trade, version = 1): Item {
     allTrades: ALL,
     statusInstrument: compose(trade.status, trade.instrument),
   };
-  // Absent attributes rather than NULLs: nothing to index, and they read back as null.
-  for (const key of OPTIONAL) if (trade[key] === null) delete item[key];
-  return item;
 }
 
 /** The listing that holds exactly the trades of `accountId` (or of every account) matching `filter`. */
@@ -214,23 +196,15 @@ function orderCondition(range: Range): { condition: string; values: Record<strin
  * from a LastEvaluatedKey) lets one cursor format serve single listings and merges alike.
  */
 export async function readTrades(store: Store, listing: Listing, range: Range, count?: number): Promise<Trade[]> {
-  const names: Record<string, string> = { '#pk': listing.partitionKey };
-  let values: Record<string, string> = { ':pk': listing.partitionValue };
-  let condition = '#pk = :pk';
   const order = orderCondition(range);
-  if (order) {
-    names['#order'] = 'orderKey';
-    values = { ...values, ...order.values };
-    condition += ` AND ${order.condition}`;
-  }
   const items = await queryItems(
     store,
     {
       TableName: store.tables.trades,
       IndexName: listing.indexName,
-      KeyConditionExpression: condition,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
+      KeyConditionExpression: order ? `#pk = :pk AND ${order.condition}` : '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': listing.partitionKey, ...(order && { '#order': 'orderKey' }) },
+      ExpressionAttributeValues: { ':pk': listing.partitionValue, ...order?.values },
       ScanIndexForward: false,
     },
     count,
