@@ -152,18 +152,14 @@ export function compareView(main: HTMLElement, query: URLSearchParams): View {
     ),
   );
 
-  sortSelect.addEventListener('change', () => {
-    sort = sortSelect.value;
-    render();
-  });
-  dirSelect.addEventListener('change', () => {
-    descending = dirSelect.value === 'desc';
-    render();
-  });
-  currencySelect.addEventListener('change', () => {
-    currency = currencySelect.value;
-    render();
-  });
+  const onChange = (control: HTMLSelectElement, change: () => void) =>
+    control.addEventListener('change', () => {
+      change();
+      render();
+    });
+  onChange(sortSelect, () => (sort = sortSelect.value));
+  onChange(dirSelect, () => (descending = dirSelect.value === 'desc'));
+  onChange(currencySelect, () => (currency = currencySelect.value));
 
   /** The sort and the filter in the URL, without reopening the view. */
   function remember() {
