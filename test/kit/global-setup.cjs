@@ -12,6 +12,7 @@ const { startWriterBuild } = require('./writer-build.ts');
 const { buildFunctionBundles } = require('../../scripts/local-stack/function-bundles.ts');
 const { buildScripts } = require('./scripts.ts');
 const { makeStagePool, saveFleetReaders } = require('./fleet-stages.ts');
+const { validatorsFile } = require('./contract-validators.ts');
 
 /** The projects whose tests use the writer package as built (test/kit/writer-build.ts). */
 const WITH_WRITER_BUILD = ['e2e', 'package'];
@@ -38,6 +39,8 @@ module.exports = async function globalSetup(globalConfig) {
       buildFunctionBundles(bundles),
       // The programs the tests run (test/kit/scripts.ts), the same way.
       buildScripts(),
+      // The contract's validators (test/kit/contract-validators.ts), compiled here while the others start.
+      Promise.resolve().then(validatorsFile),
     ]);
     // Before any test writes: the stages whose streams stay quick (test/kit/fleet-stages.ts).
     saveFleetReaders(metafile);
