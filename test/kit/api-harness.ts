@@ -17,7 +17,7 @@ import { adminClient, deleteTables, ensureTables, localFunctionEnv, localStore }
 import { serviceDefinition } from '../../scripts/local-stack/service-definition';
 import { localProjector } from '../../scripts/local-stack/local-api';
 import type { StreamPump } from '../../scripts/local-stack/stream-pump';
-import { claimStage, fleetReaders } from './fleet-stages';
+import { claimStage } from './fleet-stages';
 import { runDir } from './run-dir';
 
 export const TEST_CURSOR_SECRET = 'test-cursor-secret-0123456789abcdef0123456789';
@@ -137,8 +137,44 @@ let invocation = 0;
 /** The projectors of the harnesses open in this file, drained before each invocation of a function that reads the fleet table. */
 const projectors = new Set<StreamPump>();
 
-/** The functions that read the fleet's summary (fleet-stages.ts): only they wait for the projector. */
-let readers: Set<string> | undefined;
+/**
+ * An invocation makes the next request of the functions' store to the fleet table (the summary) wait for the projectors
+ * to drain first: a function sees every change written before it, as deployed, and one that never reads the summary
+ * (a trade listing, a health check) costs no drain (a `GetRecords` per shard, some 1,200 in a file of listings).
+ */
+let drainDue = false;
+let drained: Promise<void> = Promise.resolve();
+let watching = false;
+
+/** Whether a request's input names the fleet table (a get, query or scan; a batch or transaction of items). */
+function namesTable(input: Record<string, any>, table: string): boolean {
+  if (input.TableName === table || (input.RequestItems && table in input.RequestItems)) return true;
+  return (input.TransactItems ?? []).some((item: Record<string, { TableName?: string }>) =>
+    Object.values(item).some((action) => action?.TableName === table),
+  );
+}
+
+/** Watches the functions' one store (api/database.ts, loaded once the harness has set their environment). */
+function watchFleetReads(): void {
+  if (watching) return;
+  watching = true;
+  const { store } = require(join(ROOT, 'api', 'database.ts')) as { store: Store };
+  store.client.middlewareStack.add(
+    (next) => async (args) => {
+      if (namesTable(args.input as Record<string, any>, store.tables.fleet)) {
+        if (drainDue) {
+          drainDue = false;
+          drained = (async () => {
+            for (const projector of projectors) await projector.drain();
+          })();
+        }
+        await drained;
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'drainProjectorsBeforeFleetRead' },
+  );
+}
 
 /**
  * Invokes a function's exported handler as Lambda would, and parses its JSON body (a 304's empty body stays ''; a
@@ -147,8 +183,8 @@ let readers: Set<string> | undefined;
 export async function invoke(name: FunctionName, event: Partial<APIGatewayProxyEvent>): Promise<Response> {
   const { handler } = require(join(ROOT, 'functions', `${name}.ts`));
   invocation += 1;
-  readers ??= fleetReaders();
-  if (readers.has(name)) for (const projector of projectors) await projector.drain();
+  watchFleetReads();
+  drainDue = true;
   const context = {
     awsRequestId: `test-request-${invocation}`,
     functionName: name,

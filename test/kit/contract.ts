@@ -4,28 +4,15 @@
  * every declared header that is there must validate against its schema (a pattern, const or enum checked only in
  * the document is how the fleet's weak ETags went out against a strong-only pattern unnoticed).
  */
-import { join } from 'node:path';
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
-import { parse } from 'yaml';
-import { parsedYaml } from '../../scripts/support/parsed-yaml';
+import { escapePointer, openapi, resolve, validatorsFile } from './contract-validators';
 
-export const openapi = parsedYaml(join(__dirname, '..', '..', 'openapi.yaml'), parse);
+export { openapi };
 
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats(ajv);
-ajv.addSchema(openapi, 'openapi');
+/** A compiled validator of one schema, as ajv makes it: `errors` says why the last value failed. */
+type Validate = ((value: unknown) => boolean) & { errors?: { instancePath: string; message?: string; params: unknown }[] | null };
 
-function escapePointer(segment: string): string {
-  return segment.replaceAll('~', '~0').replaceAll('/', '~1');
-}
-
-function resolve(pointer: string): { pointer: string; value: any } {
-  let value: any = openapi;
-  for (const segment of pointer.split('/').slice(1)) value = value?.[segment.replaceAll('~1', '/').replaceAll('~0', '~')];
-  if (value && typeof value.$ref === 'string') return resolve(value.$ref.slice(1));
-  return { pointer, value };
-}
+// Compiled once per run by the global setup (test/kit/global-setup.cjs), or here on first use (the unit project).
+const validators: Record<string, Validate> = require(validatorsFile());
 
 export interface CheckedResponse {
   statusCode: number;
@@ -51,7 +38,7 @@ export function contractViolations(pathTemplate: string, response: CheckedRespon
       if (header.value.required) problems.push(`header ${name} is missing`);
       continue;
     }
-    const validate = ajv.getSchema(`openapi#${header.pointer}/schema`);
+    const validate = validators[`${header.pointer}/schema`];
     if (!validate) problems.push(`header ${name}: no schema`);
     else if (!validate(value)) {
       problems.push(
@@ -67,7 +54,7 @@ export function contractViolations(pathTemplate: string, response: CheckedRespon
   }
   const mediaType = (headers['content-type'] ?? '').split(';')[0].trim();
   if (!declared.value.content?.[mediaType]) return [...problems, `media type "${mediaType}" is not declared for ${status}`];
-  const validate = ajv.getSchema(`openapi#${declared.pointer}/content/${escapePointer(mediaType)}/schema`);
+  const validate = validators[`${declared.pointer}/content/${escapePointer(mediaType)}/schema`];
   if (!validate) return [...problems, 'no schema'];
   if (!validate(response.body)) {
     problems.push(...(validate.errors ?? []).map((error) => `body${error.instancePath} ${error.message} ${JSON.stringify(error.params)}`));
@@ -87,7 +74,7 @@ export function expectContract(pathTemplate: string, response: CheckedResponse):
 
 /** The problems of `value` against `#/components/schemas/<name>`, or an empty list. */
 export function schemaViolations(name: string, value: unknown): string[] {
-  const validate = ajv.getSchema(`openapi#/components/schemas/${name}`);
+  const validate = validators[`/components/schemas/${name}`];
   if (!validate) return [`no schema ${name}`];
   return validate(value) ? [] : (validate.errors ?? []).map((error) => `${error.instancePath} ${error.message}`);
 }

@@ -7,14 +7,11 @@
  *   whose first record came after a run's thousands of others made each write several times slower. Primed at the
  *   start, a stream's lookups stay short however much the run writes (docs/performance.md). A file takes the next
  *   free stage (claimStage); past the pool, a new stage of its own.
- * - The functions that read the fleet's summary: those whose deploy bundle holds fleet-table.ts's code (saveFleetReaders,
- *   from the run's one build of the bundles). Only their invocations wait for the projector.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CreateTableCommand, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { Metafile } from 'esbuild';
 import tables from '../../resources/tables.js';
 import { adminClient } from '../../scripts/local-stack/local-db';
 import { runDir } from './run-dir';
@@ -58,23 +55,4 @@ export function claimStage(): string | undefined {
     }
   }
   return undefined;
-}
-
-const READERS = () => join(runDir(), 'fleet-readers.json');
-
-/** Saves which functions read the fleet table, from the bundles' build (the global setup). */
-export function saveFleetReaders(metafile: Metafile): void {
-  const readers = Object.values(metafile.outputs)
-    .filter((output) =>
-      Object.entries(output.inputs).some(
-        ([input, { bytesInOutput }]) => input.endsWith('core/src/store/fleet-table.ts') && bytesInOutput > 0,
-      ),
-    )
-    .map((output) => /functions\/(.+)\.ts$/.exec(output.entryPoint ?? '')?.[1]);
-  writeFileSync(READERS(), JSON.stringify(readers.filter(Boolean)));
-}
-
-/** The functions that read the fleet table (their key in serverless.yml). */
-export function fleetReaders(): Set<string> {
-  return new Set(JSON.parse(readFileSync(READERS(), 'utf8')) as string[]);
 }

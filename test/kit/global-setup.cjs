@@ -11,7 +11,8 @@ const { makeRunDir } = require('./run-dir.ts');
 const { startWriterBuild } = require('./writer-build.ts');
 const { buildFunctionBundles } = require('../../scripts/local-stack/function-bundles.ts');
 const { buildScripts } = require('./scripts.ts');
-const { makeStagePool, saveFleetReaders } = require('./fleet-stages.ts');
+const { makeStagePool } = require('./fleet-stages.ts');
+const { validatorsFile } = require('./contract-validators.ts');
 
 /** The projects whose tests use the writer package as built (test/kit/writer-build.ts). */
 const WITH_WRITER_BUILD = ['e2e', 'package'];
@@ -33,14 +34,15 @@ module.exports = async function globalSetup(globalConfig) {
   // DynamoDB Local starts; the workers inherit the variable.
   const bundles = join(process.env.TEST_RUN_DIR, 'bundles');
   try {
-    const [db, metafile] = await Promise.all([
+    const [db] = await Promise.all([
       startDynamoDbLocal({ lightLoad: true, log: (line) => process.stderr.write(`${line}\n`) }),
       buildFunctionBundles(bundles),
       // The programs the tests run (test/kit/scripts.ts), the same way.
       buildScripts(),
+      // The contract's validators (test/kit/contract-validators.ts), compiled here while the others start.
+      Promise.resolve().then(validatorsFile),
     ]);
     // Before any test writes: the stages whose streams stay quick (test/kit/fleet-stages.ts).
-    saveFleetReaders(metafile);
     await makeStagePool(db.endpoint);
     process.env.OFFLINE_PREBUILT_BUNDLES = bundles;
     globalThis.testDynamoDbLocal = db;
