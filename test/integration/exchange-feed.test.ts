@@ -1,7 +1,7 @@
 /**
  * The exchange feed against a fake Binance spot API (test/kit/fake-binance.ts: HMAC-checked, shaped as Binance
  * answers) and DynamoDB Local, read back through the API: a key that can trade is refused before anything is read or
- * written; 1,500 fills of one market, four to a millisecond across the pages, mirrored exactly once by the command
+ * written; 2,500 fills of one market, four to a millisecond across the pages, mirrored exactly once by the command
  * killed in the middle of its backfill and run again; a 429 waited out as its Retry-After says, and said once; deposits
  * and withdrawals kept as transfers on the equity series, never as P&L; the key and secret never in a line printed.
  */
@@ -104,11 +104,11 @@ it('refuses a key that can trade or withdraw before it reads anything, naming wh
   expect((await api('account-balance', 'bn-trading')).statusCode).toBe(404);
 });
 
-describe('1,500 fills of one market, the command killed in the middle of its backfill', () => {
+describe('2,500 fills of one market, the command killed in the middle of its backfill', () => {
   const KEY = 'vmPUZE6mv9SD5VNHk4HlWFsOr6aKE2zvsw0MuIgwCIPy6utIco14y7Ju91duEh8A';
   const SECRET = 'NhqPtmdSJYdKjVHjA7PZj4Mge3R5YNiP1e3UZjInClVN65XAbvqqM6A7H5fATj0j';
   const account = 'bn-main';
-  const { fills, trips } = roundTripFills(1500, Date.now() - 3 * DAY);
+  const { fills, trips } = roundTripFills(2500, Date.now() - 3 * DAY);
   const args = () => [
     'exchange',
     ...['--exchange', 'binance', '--account', account, '--symbols', 'BTC/USDT', '--url', fake.url, '--since', SINCE, '--once'],
