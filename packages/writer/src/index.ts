@@ -634,7 +634,7 @@ export function createWriter(options: WriterOptions): Writer {
         quote: check.currency(price.quote, `prices[${index}].quote`),
         price: check.positiveDecimal(price.price, `prices[${index}].price`),
       }));
-      const checked = { exchange: check.checkpointPart(entry.exchange, 'exchange'), time: check.timestamp(entry.time, 'time'), prices };
+      const checked = { exchange: check.checkpointPart(entry.exchange, 'exchange'), time: check.time(entry.time, 'time'), prices };
       await attempts(`recording the rates of ${entry.exchange}`, () => commit(store, putRates(store, accountId, checked)));
     },
 

@@ -65,8 +65,8 @@ function optionalDecimal(value: unknown, field: string, sign: 'any' | 'positive'
 /** A time given or, left out, `now`'s (an account's creation, a heartbeat, a trade found gone). */
 const timeOrNow = (value: unknown, field: string, now: Date): string => (value === undefined ? now.toISOString() : time(value, field, now));
 
-/** A currency code, or the refusal naming `field`. */
-function currencyCode(value: unknown, field: string): string {
+/** A currency code (an account's, a fee's, `rates`' bases and quotes), or the refusal naming `field`. */
+export function currency(value: unknown, field: string): string {
   if (typeof value !== 'string' || !CURRENCY.test(value))
     throw invalidInput(
       field,
@@ -88,7 +88,7 @@ function feesInput(value: unknown, field: string, leg?: Fee['leg']): Fee[] | nul
     const fee = object(entry, `${field}[${i}]`);
     return {
       amount: decimal(fee.amount, `${field}[${i}].amount`),
-      currency: currencyCode(fee.currency, `${field}[${i}].currency`),
+      currency: currency(fee.currency, `${field}[${i}].currency`),
       leg: fee.leg === undefined && leg !== undefined ? leg : oneOf(fee.leg, `${field}[${i}].leg`, ['open', 'close'] as const),
     };
   });
@@ -138,7 +138,7 @@ function ahead(ms: number): string {
  * A time as stored (`YYYY-MM-DDTHH:mm:ss.sssZ`); with `now`, one more than MAX_CLOCK_AHEAD_MS ahead of it is refused
  * too, naming how far ahead it is.
  */
-function time(value: unknown, field: string, now?: Date): string {
+export function time(value: unknown, field: string, now?: Date): string {
   const stored = parseUtcTimestamp(value);
   if (stored === undefined) {
     throw invalidInput(
@@ -174,11 +174,11 @@ function oneOf<T extends string>(value: unknown, field: string, allowed: readonl
 /** An account's profile; `createdAt` defaults to `now`. */
 export function accountInput(value: unknown, now: Date): Account {
   const input = object(value, 'account');
-  const currency = currencyCode(input.currency, 'currency');
+  const code = currency(input.currency, 'currency');
   return {
     id: accountId(input.id, 'id'),
     name: text(input.name, 'name'),
-    currency,
+    currency: code,
     broker: text(input.broker, 'broker'),
     environment: oneOf(input.environment, 'environment', ['live', 'paper'] as const),
     createdAt: timeOrNow(input.createdAt, 'createdAt', now),
@@ -202,7 +202,7 @@ export function tradeInput(value: unknown, account: string, prefix = '', now: Da
   const status = oneOf(input.status ?? 'open', field('status'), ['open', 'closed', 'gone'] as const);
   const instrument = instrumentInput(input.instrument, field('instrument'));
   const openTime = time(input.openTime, field('openTime'), now);
-  if (input.currency !== undefined && input.currency !== null) currencyCode(input.currency, field('currency'));
+  if (input.currency !== undefined && input.currency !== null) currency(input.currency, field('currency'));
   // Derived from the fees and the account's currency whenever the trade is read: a value given (a trade read from the
   // API, an exported file) is checked for its form and not kept.
   optionalDecimal(input.feeTotal, field('feeTotal'));
@@ -421,7 +421,7 @@ export function transferInput(value: unknown, index: number, now: Date): Omit<Tr
   return {
     id: tradeId(input.id, field('id')),
     kind: oneOf(input.kind, field('kind'), ['deposit', 'withdrawal'] as const),
-    asset: currencyCode(input.asset, field('asset')),
+    asset: currency(input.asset, field('asset')),
     amount: decimal(input.amount, field('amount'), 'positive'),
     fee: optionalDecimal(input.fee, field('fee')) ?? '0',
     time: time(input.time, field('time'), now),
@@ -442,17 +442,13 @@ export function fillInput(value: unknown, prefix: string): ExchangeFill {
     side: oneOf(input.side, field('side'), ['buy', 'sell'] as const),
     amount: decimal(input.amount, field('amount'), 'positive'),
     fee: decimal(input.fee, field('fee')),
-    feeCurrency: currencyCode(input.feeCurrency, field('feeCurrency')),
+    feeCurrency: currency(input.feeCurrency, field('feeCurrency')),
     time: time(input.time, field('time')),
   };
 }
 
-/** A currency code (`rates`' bases and quotes). */
-export const currency = (value: unknown, field: string): string => currencyCode(value, field);
 /** A decimal above 0 (a price). */
 export const positiveDecimal = (value: unknown, field: string): string => decimal(value, field, 'positive');
-/** A time, stored as `YYYY-MM-DDTHH:mm:ss.sssZ`. */
-export const timestamp = (value: unknown, field: string): string => time(value, field);
 /** A name such as an exchange's id: 1–40 lower-case letters, digits or `-`. */
 export function checkpointPart(value: unknown, field: string): string {
   if (typeof value !== 'string' || !/^[a-z0-9-]{1,40}$/.test(value))
