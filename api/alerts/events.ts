@@ -4,7 +4,7 @@
  * database), with its human `title` and `text` written once, here; each channel only dresses them (channels.ts).
  * The event is also the body of the generic JSON webhook (webhook.schema.json, docs/alerts.md). Pure: no clients.
  */
-import type { BotState } from '@trading-bot-api/core/types';
+import type { AccountStatus, BotState, Trade } from '@trading-bot-api/core/types';
 import type { BotCondition } from '@trading-bot-api/core/store/alerts-table';
 
 export const ALERT_TYPES = [
@@ -95,21 +95,27 @@ export interface PnlFigures {
   setting: string;
 }
 
-/** A closed trade as its alert shows it. */
-export interface ClosedTradeFigures {
-  id: string;
-  instrument: string;
-  side: 'buy' | 'sell';
-  units: string;
-  openPrice: string;
-  openTime: string;
-  closePrice: string | null;
-  closeTime: string | null;
-  realizedPL: string;
+/** The fields of a trade its closing alert shows, as the API gives them. */
+export const CLOSED_TRADE_FIELDS = [
+  'id',
+  'instrument',
+  'side',
+  'units',
+  'openPrice',
+  'openTime',
+  'closePrice',
+  'closeTime',
+  'realizedPL',
+  'currency',
+  'closeReason',
+  'feeTotal',
+] as const;
+
+/** A closed trade as its alert shows it: its currency the account's when the trade names none. */
+export type ClosedTradeFigures = Pick<Trade, Exclude<(typeof CLOSED_TRADE_FIELDS)[number], 'currency' | 'feeTotal'>> & {
   currency: string;
-  closeReason: string | null;
   feeTotal: string | null;
-}
+};
 
 interface AlarmDetails {
   name: string;
@@ -169,21 +175,17 @@ function titled(stage: string, type: AlertType, words: string): string {
 
 const CONDITION_WORDS: Record<BotCondition, string> = { ok: 'well', error: 'in error', stale: 'stale', stopped: 'stopped' };
 
-/** What the probe found of a bot whose condition changed. */
-export interface BotChange {
+/** What the probe found of a bot whose condition changed: its status's report, and the change. */
+export type BotChange = Pick<AccountStatus, 'state' | 'message' | 'lastHeartbeatAt' | 'heartbeatAgeSeconds'> & {
   bot: BotRef;
-  state: BotState;
+  /** The last error the bot or its bridge reported, if any. */
+  lastError?: AccountStatus['lastError'];
   previous: { condition: BotCondition; since: string | null };
   next: { condition: BotCondition; since: string | null };
-  message: string | null;
-  lastHeartbeatAt: string | null;
-  heartbeatAgeSeconds: number | null;
   staleAfterSeconds: number;
-  /** The last error the bot or its bridge reported, if any. */
-  lastError?: { message: string | null; at: string } | null;
   /** The recorded version of the change: with the stage and the account, the event's id. */
   version: number;
-}
+};
 
 /** The event of a bot's change of condition. */
 export function botChangeEvent(change: BotChange, stage: string, time: string, dashboardUrl?: string): AlertEvent {

@@ -70,18 +70,7 @@ export async function alertOnFleet(statuses: readonly AccountStatus[], now: Date
       .sort((a, b) => compareIds(a.status.accountId, b.status.accountId))
       .map(({ status, previous, next }) =>
         botChangeEvent(
-          {
-            bot: bot(status.accountId),
-            state: status.state,
-            previous,
-            next,
-            message: status.message,
-            lastHeartbeatAt: status.lastHeartbeatAt,
-            heartbeatAgeSeconds: status.heartbeatAgeSeconds,
-            staleAfterSeconds: options.staleAfterSeconds,
-            lastError: status.lastError,
-            version: next.version,
-          },
+          { ...status, bot: bot(status.accountId), previous, next, staleAfterSeconds: options.staleAfterSeconds, version: next.version },
           options.stage,
           time,
           options.dashboardUrl,
