@@ -3,7 +3,7 @@
 // serverless.yml deploys them, and the local stream pump (scripts/local-stack/stream-pump.ts) behaves by them.
 'use strict';
 
-const { SERVICE, STREAMED_TABLES, TABLES } = require('./tables.js');
+const { SERVICE, STREAMED_TABLES, allow, arnOf } = require('./tables.js');
 
 /**
  * How each mapping feeds the projector: batches of up to 1,000 records gathered for up to a second, from the stream's
@@ -21,8 +21,6 @@ const MAPPING = {
 };
 
 const QUEUE = 'ProjectorFailedQueue';
-
-const arnOf = (table, attribute = 'Arn') => ({ 'Fn::GetAtt': [TABLES[table].logicalId, attribute] });
 
 /** The fleet projector's events: one stream mapping per streamed table, failures to the queue. */
 function streamEvents() {
@@ -56,18 +54,13 @@ function resources(stage) {
  */
 function statements() {
   return [
-    {
-      Effect: 'Allow',
-      Action: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
-      Resource: STREAMED_TABLES.map((table) => ({ 'Fn::Join': ['/', [arnOf(table), 'stream', '*']] })),
-    },
-    { Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'], Resource: [arnOf('accounts'), arnOf('ledger')] },
-    {
-      Effect: 'Allow',
-      Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query'],
-      Resource: [arnOf('fleet')],
-    },
-    { Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: [{ 'Fn::GetAtt': [QUEUE, 'Arn'] }] },
+    allow(
+      ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
+      STREAMED_TABLES.map((table) => ({ 'Fn::Join': ['/', [arnOf(table), 'stream', '*']] })),
+    ),
+    allow(['dynamodb:GetItem', 'dynamodb:BatchGetItem'], [arnOf('accounts'), arnOf('ledger')]),
+    allow(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], [arnOf('fleet')]),
+    allow(['sqs:SendMessage'], [{ 'Fn::GetAtt': [QUEUE, 'Arn'] }]),
   ];
 }
 

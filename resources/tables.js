@@ -167,31 +167,35 @@ module.exports = {
   environment: async ({ resolveVariable }) => tableEnvironment(await resolveVariable('sls:stage')),
 };
 
-const arnOf = (table) => ({ 'Fn::GetAtt': [TABLES[table].logicalId, 'Arn'] });
+/** The ARN of `table`'s resource (or another of its attributes: `StreamArn`). */
+const arnOf = (table, attribute = 'Arn') => ({ 'Fn::GetAtt': [TABLES[table].logicalId, attribute] });
+
+/** The ARNs of `table`'s indexes. */
+const indexArns = (table) =>
+  Object.keys(TABLES[table].indexes || {}).map((index) => ({ 'Fn::Join': ['/', [arnOf(table), 'index', index]] }));
+
+/** An IAM statement allowing `actions` on `resources`. */
+const allow = (actions, resources) => ({ Effect: 'Allow', Action: actions, Resource: resources });
+
+/** What the writer does (packages/writer): the reads of its read-modify-writes and its transactions' writes. */
+const writerStatement = () =>
+  allow(
+    ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    WRITER_TABLES.map((table) => arnOf(table)),
+  );
 
 /**
  * IAM statements that let the data functions read the data tables and nothing else: GetItem, Query and BatchGetItem
  * on the exact table and index ARNs, and Scan on the two small tables that `/api/accounts` and `/api/all/balance`
  * read whole for a key that sees every account (never on trades). The API writes nothing.
  */
-/** The ARNs of the data tables and of their indexes. */
-function dataTableArns() {
-  const resources = [];
-  for (const table of DATA_TABLES) {
-    const arn = arnOf(table);
-    resources.push(arn);
-    for (const indexName of Object.keys(TABLES[table].indexes || {})) {
-      resources.push({ 'Fn::Join': ['/', [arn, 'index', indexName]] });
-    }
-  }
-  return resources;
-}
-
 function dataReadStatements() {
-  const resources = dataTableArns();
   return [
-    { Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'], Resource: resources },
-    { Effect: 'Allow', Action: ['dynamodb:Scan'], Resource: [arnOf('accounts'), arnOf('balances')] },
+    allow(
+      ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
+      DATA_TABLES.flatMap((table) => [arnOf(table), ...indexArns(table)]),
+    ),
+    allow(['dynamodb:Scan'], [arnOf('accounts'), arnOf('balances')]),
   ];
 }
 
@@ -212,17 +216,12 @@ function botWriterPolicy(stage) {
           'Attach to a trading bot role: lets it write its accounts, trades, balances and heartbeats through the writer (packages/writer).',
         PolicyDocument: {
           Version: '2012-10-17',
-          Statement: [
-            {
-              Effect: 'Allow',
-              Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-              Resource: WRITER_TABLES.map(arnOf),
-            },
-          ],
+          Statement: [writerStatement()],
         },
       },
     },
   };
 }
 
+Object.assign(module.exports, { arnOf, indexArns, allow, writerStatement });
 module.exports.botWriterPolicy = async ({ resolveVariable }) => botWriterPolicy(await resolveVariable('sls:stage'));
