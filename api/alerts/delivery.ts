@@ -142,7 +142,6 @@ export async function deliverAlerts(
     timeoutMs: options.timeoutMs ?? 10_000,
     backoffMs: options.backoffMs ?? 1000,
   };
-  if (!events.length) return channels.map((channel) => ({ channel: channel.name, delivered: [], failed: [], requests: 0, waitedMs: 0 }));
   return Promise.all(channels.map((channel) => deliverToChannel(channel, events, settled)));
 }
 
