@@ -1,4 +1,5 @@
 import stages from '../resources/stages.js';
+import tables from '../resources/tables.js';
 import { DEFAULT_STALE_AFTER_SECONDS } from '@trading-bot-api/core/status';
 import type { Tables } from '@trading-bot-api/core/tables';
 
@@ -66,14 +67,10 @@ export function readConfig(env: Env): Config {
   if (!LOG_LEVELS.includes(logLevel))
     throw new Error(`configuration: LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
   return {
-    tables: {
-      accounts: required(env, 'ACCOUNTS_TABLE'),
-      balances: required(env, 'BALANCES_TABLE'),
-      trades: required(env, 'TRADES_TABLE'),
-      apiKeys: required(env, 'API_KEYS_TABLE'),
-      ledger: required(env, 'LEDGER_TABLE'),
-      fleet: required(env, 'FLEET_TABLE'),
-    },
+    tables: Object.fromEntries(tables.ROLES.map((role) => [role, required(env, tables.tableVariable(role))])) as Record<
+      keyof Tables,
+      string
+    >,
     dynamodbEndpoint: env.DYNAMODB_ENDPOINT || undefined,
     region: env.AWS_REGION || required(env, 'AWS_DEFAULT_REGION'),
     // Per attempt: a refused or unroutable endpoint fails in connectTimeoutMs, a hung one in requestTimeoutMs;

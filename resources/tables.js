@@ -66,15 +66,18 @@ function tableName(stage, table) {
  * @returns {{ accounts: string, balances: string, trades: string, apiKeys: string, ledger: string, fleet: string }}
  */
 function tableNames(stage) {
-  const roles = Object.keys(TABLES).filter((table) => table !== 'alerts');
-  return /** @type {any} */ (Object.fromEntries(roles.map((table) => [table, tableName(stage, table)])));
+  return /** @type {any} */ (Object.fromEntries(ROLES.map((table) => [table, tableName(stage, table)])));
 }
 
-/** Environment variables that tell the functions where each table is: `apiKeys` in API_KEYS_TABLE, and so on. */
+/** The tables packages/core/src/tables.ts names by role: every table but the probe's alerts. */
+const ROLES = Object.keys(TABLES).filter((table) => table !== 'alerts');
+
+/** The environment variable that tells the functions where `table` is: `apiKeys` in API_KEYS_TABLE, and so on. */
+const tableVariable = (table) => `${table.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}_TABLE`;
+
+/** Every table's variable and name in `stage`. */
 function tableEnvironment(stage) {
-  return Object.fromEntries(
-    Object.keys(TABLES).map((table) => [`${table.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}_TABLE`, tableName(stage, table)]),
-  );
+  return Object.fromEntries(Object.keys(TABLES).map((table) => [tableVariable(table), tableName(stage, table)]));
 }
 
 /** What every change of a streamed table writes to its stream: the item before and after (the projector folds both). */
@@ -158,7 +161,9 @@ module.exports = {
   STREAMED_TABLES,
   TRADE_INDEXES,
   tableName,
+  ROLES,
   tableNames,
+  tableVariable,
   tableEnvironment,
   createTableInput,
   cloudFormationResources,

@@ -23,7 +23,8 @@ import { readAccountPnl, readAllPnl } from '../operations/series';
 import { fleetStatusOf } from '../operations/status';
 import { store } from '../database';
 import type { AccountStatus } from '@trading-bot-api/core/types';
-import type { Digest, DigestBot, DigestCurrency } from './digest-text';
+import type { Digest, DigestCurrency } from './digest-text';
+import type { BotRef } from './events';
 
 const DAY_MS = 86_400_000;
 
@@ -40,7 +41,7 @@ export async function buildDigest(now: Date): Promise<Digest> {
     fleetStatusOf(EVERYONE, now),
   ]);
   const names = new Map(accounts.map(({ account }) => [account.id, account.name]));
-  const bot = (accountId: string): DigestBot => ({ accountId, accountName: names.get(accountId) ?? accountId });
+  const bot = (accountId: string): BotRef => ({ accountId, accountName: names.get(accountId) ?? accountId });
   // Each account's day, as /api/{account}/pnl answers it: the best and worst bot come from these.
   const perAccount = await pMap(
     accounts,
