@@ -49,8 +49,7 @@ module.exports = {
  * checkpoints and the fills it reconciles with (ledger), the reconciled bot's trades and instruments (trades and
  * their indexes). Nothing on the api-keys or fleet tables, no Scan, no delete.
  */
-function exchangeFeedStatements() {
-  return [writerStatement(), allow(['dynamodb:Query'], [arnOf('ledger'), arnOf('trades'), ...indexArns('trades')])];
-}
-
-module.exports.statements = async () => exchangeFeedStatements();
+module.exports.statements = async () => [
+  writerStatement(),
+  allow(['dynamodb:Query'], [arnOf('ledger'), arnOf('trades'), ...indexArns('trades')]),
+];

@@ -194,39 +194,29 @@ const writerStatement = () =>
  * on the exact table and index ARNs, and Scan on the two small tables that `/api/accounts` and `/api/all/balance`
  * read whole for a key that sees every account (never on trades). The API writes nothing.
  */
-function dataReadStatements() {
-  return [
-    allow(
-      ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
-      DATA_TABLES.flatMap((table) => [arnOf(table), ...indexArns(table)]),
-    ),
-    allow(['dynamodb:Scan'], [arnOf('accounts'), arnOf('balances')]),
-  ];
-}
-
-module.exports.dataReadStatements = async () => dataReadStatements();
+module.exports.dataReadStatements = async () => [
+  allow(
+    ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
+    DATA_TABLES.flatMap((table) => [arnOf(table), ...indexArns(table)]),
+  ),
+  allow(['dynamodb:Scan'], [arnOf('accounts'), arnOf('balances')]),
+];
 
 /**
  * The managed policy a bot's role attaches to use the writer (packages/writer): the reads of its read-modify-writes
  * (GetItem, BatchGetItem) and the writes its transactions are made of (PutItem, UpdateItem), on the data tables only.
  * Nothing on the api-keys table, no Scan, no Query of the listings, no delete.
  */
-function botWriterPolicy(stage) {
-  return {
-    BotWriterPolicy: {
-      Type: 'AWS::IAM::ManagedPolicy',
-      Properties: {
-        ManagedPolicyName: `${SERVICE}-${stage}-bot-writer`,
-        Description:
-          'Attach to a trading bot role: lets it write its accounts, trades, balances and heartbeats through the writer (packages/writer).',
-        PolicyDocument: {
-          Version: '2012-10-17',
-          Statement: [writerStatement()],
-        },
-      },
+module.exports.botWriterPolicy = async ({ resolveVariable }) => ({
+  BotWriterPolicy: {
+    Type: 'AWS::IAM::ManagedPolicy',
+    Properties: {
+      ManagedPolicyName: `${SERVICE}-${await resolveVariable('sls:stage')}-bot-writer`,
+      Description:
+        'Attach to a trading bot role: lets it write its accounts, trades, balances and heartbeats through the writer (packages/writer).',
+      PolicyDocument: { Version: '2012-10-17', Statement: [writerStatement()] },
     },
-  };
-}
+  },
+});
 
 Object.assign(module.exports, { arnOf, indexArns, allow, writerStatement });
-module.exports.botWriterPolicy = async ({ resolveVariable }) => botWriterPolicy(await resolveVariable('sls:stage'));

@@ -7,7 +7,6 @@
  */
 import { compareIds } from '@trading-bot-api/core/ids';
 import {
-  type BotAlertState,
   readAlertStates,
   recordBotAlertState,
   recordMonitorRun,
@@ -86,7 +85,7 @@ export async function alertOnFleet(statuses: readonly AccountStatus[], now: Date
     } catch (error) {
       // Best effort: if this fails too, the change stays recorded and unannounced, and the probe's error says so.
       await Promise.all([
-        ...bots.map(({ previous, next }) => undoChange(store, table, next, previous, time)),
+        ...bots.map(({ previous, next }) => undoBotAlertState(store, table, next, previous, time).catch(() => false)),
         ...money.map(({ previous, next }) =>
           recordPnlAlertState(store, table, { ...previous, version: next.version + 1 }).catch(() => false),
         ),
@@ -111,8 +110,4 @@ function pnlEvents(change: PnlChange, bot: BotRef, time: string, options: ProbeA
     ...(change.dailyLoss ? [dailyLossEvent({ bot, figures: change.dailyLoss, version }, stage, time, dashboardUrl)] : []),
     ...(change.drawdown ? [drawdownEvent({ bot, figures: change.drawdown, version }, stage, time, dashboardUrl)] : []),
   ];
-}
-
-async function undoChange(store: Store, table: string, recorded: BotAlertState, previous: BotAlertState, time: string): Promise<void> {
-  await undoBotAlertState(store, table, recorded, previous, time).catch(() => false);
 }

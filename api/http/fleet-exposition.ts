@@ -11,16 +11,6 @@ import { type Family, PROMETHEUS_TYPE, renderExposition } from './prometheus';
 /** Every state a bot reports, in the API's order: one `tba_bot_state` series each, 1 for the bot's own. */
 const BOT_STATES: readonly BotState[] = ['running', 'paused', 'stopped', 'error'];
 
-/** The labels of a bot's series: its account, and what the account's profile says of it. */
-function botLabels(bot: BotFigures): Record<string, string> {
-  return {
-    account: bot.status.accountId,
-    currency: bot.account.currency,
-    broker: bot.account.broker,
-    environment: bot.account.environment,
-  };
-}
-
 const flag = (yes: boolean) => (yes ? 1 : 0);
 
 /** The gauges with one sample per bot: name, help, and the bot's value (none: no sample). */
@@ -55,11 +45,16 @@ const PER_BOT: [string, string, (bot: BotFigures) => string | number | undefined
   ],
 ];
 
-/** The families of a scrape, in a fixed order. */
-function fleetFamilies(figures: FleetFigures): Family[] {
-  const { bots, summary } = figures;
-  const labels = new Map(bots.map((bot) => [bot, botLabels(bot)]));
-  return [
+/** The scrape's text: the families in a fixed order. */
+export function fleetExposition({ bots, summary }: FleetFigures): string {
+  // A bot's series are labelled with its account and what the account's profile says of it.
+  const labels = new Map(
+    bots.map((bot) => {
+      const { currency, broker, environment } = bot.account;
+      return [bot, { account: bot.status.accountId, currency, broker, environment }];
+    }),
+  );
+  const families: Family[] = [
     {
       name: 'tba_bot_state',
       help: 'The state the bot last reported: 1 for it, 0 for the other states.',
@@ -90,11 +85,7 @@ function fleetFamilies(figures: FleetFigures): Family[] {
     { name: 'tba_fleet_bots_stale', help: 'Bots that are stale.', type: 'gauge', samples: [{ labels: {}, value: summary.stale }] },
     { name: 'tba_fleet_bots_visible', help: 'Bots the key may see.', type: 'gauge', samples: [{ labels: {}, value: summary.total }] },
   ];
-}
-
-/** The scrape's text. */
-export function fleetExposition(figures: FleetFigures): string {
-  return renderExposition(fleetFamilies(figures));
+  return renderExposition(families);
 }
 
 /** The metrics operation's one representation: Prometheus text (an Accept that excludes text/plain is a 406). */
