@@ -4,7 +4,7 @@
  * database), with its human `title` and `text` written once, here; each channel only dresses them (channels.ts).
  * The event is also the body of the generic JSON webhook (webhook.schema.json, docs/alerts.md). Pure: no clients.
  */
-import type { AccountStatus, BotState, Trade } from '@trading-bot-api/core/types';
+import type { AccountStatus, BotState, ReconciliationDifference, Trade } from '@trading-bot-api/core/types';
 import type { BotCondition } from '@trading-bot-api/core/store/alerts-table';
 
 export const ALERT_TYPES = [
@@ -68,15 +68,8 @@ export interface AlertEvent {
   reconciliation?: ReconciliationDetails;
 }
 
-interface ReconciliationDetails {
-  exchangeAccountId: string;
-  kind: string;
-  tradeId: string | null;
-  orderId: string | null;
-  bot: string | null;
-  exchange: string | null;
-  detail: string;
-}
+/** A difference as its alert carries it: the API's, with the exchange account it was found against. */
+type ReconciliationDetails = Omit<ReconciliationDifference, 'since'> & { exchangeAccountId: string };
 
 /** What a P&L alert measured: the day's realized P&L (daily_loss) or the fall from the peak (drawdown), and the limit. */
 export interface PnlFigures {
