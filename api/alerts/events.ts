@@ -246,9 +246,9 @@ export function percentOf(ratio: string): string {
   return `${head}${tail ? `.${tail}` : ''} %`;
 }
 
-/** A setting as said: `5%` is `5 % of …`, an amount is itself. */
-function settingWords(setting: string, of: string): string {
-  return setting.endsWith('%') ? `${setting.slice(0, -1)} % of ${of}` : 'its limit';
+/** A setting as said: `5%` is `5 % of …`; an amount is the variable that set it. */
+function settingWords(setting: string, of: string, variable: string): string {
+  return setting.endsWith('%') ? `${setting.slice(0, -1)} % of ${of}` : variable;
 }
 
 interface PnlEventInput {
@@ -262,9 +262,8 @@ interface PnlEventInput {
 export function dailyLossEvent({ bot, figures, version }: PnlEventInput, stage: string, time: string, dashboardUrl?: string): AlertEvent {
   const { currency, realizedPL = '0', limit, setting, day } = figures;
   const title = titled(stage, 'daily_loss', `${botLabel(bot)} lost ${money(realizedPL.replace('-', ''), currency)} today`);
-  const start = figures.balance ?? '';
   const lines = [
-    `Realized P&L of ${day} (UTC) so far: ${money(realizedPL, currency)}, beyond the daily loss limit of ${money(limit, currency)} (${setting.endsWith('%') ? settingWords(setting, `the day's starting balance, ${money(start, currency)}`) : 'ALERT_DAILY_LOSS'}).`,
+    `Realized P&L of ${day} (UTC) so far: ${money(realizedPL, currency)}, beyond the daily loss limit of ${money(limit, currency)} (${settingWords(setting, `the day's starting balance, ${money(figures.balance ?? '', currency)}`, 'ALERT_DAILY_LOSS')}).`,
   ];
   const id = `${stage}:daily_loss:${bot.accountId}:${day}:${version}`;
   return accountEvent('daily_loss', id, title, lines, bot, { pnl: figures }, stage, time, dashboardUrl);
@@ -276,7 +275,7 @@ export function drawdownEvent({ bot, figures, version }: PnlEventInput, stage: s
   const share = drawdownRatio ? ` (${percentOf(drawdownRatio)})` : '';
   const title = titled(stage, 'drawdown', `${botLabel(bot)} is ${money(drawdown, currency)}${share} below its peak`);
   const lines = [
-    `Balance ${money(figures.balance ?? '0', currency)}, ${money(drawdown, currency)}${share} below its peak of ${money(peakBalance, currency)}; the drawdown limit is ${money(limit, currency)} (${setting.endsWith('%') ? settingWords(setting, 'the peak') : 'ALERT_DRAWDOWN'}).`,
+    `Balance ${money(figures.balance ?? '0', currency)}, ${money(drawdown, currency)}${share} below its peak of ${money(peakBalance, currency)}; the drawdown limit is ${money(limit, currency)} (${settingWords(setting, 'the peak', 'ALERT_DRAWDOWN')}).`,
   ];
   const id = `${stage}:drawdown:${bot.accountId}:${version}`;
   return accountEvent('drawdown', id, title, lines, bot, { pnl: figures }, stage, time, dashboardUrl);

@@ -49,10 +49,8 @@ type Setting<T> = { stage: T | undefined; accounts: Map<string, T | undefined> }
 function parseSetting<T>(name: string, value: string | undefined, read: (text: string) => T | undefined): Setting<T> {
   const setting: Setting<T> = { stage: undefined, accounts: new Map() };
   if (!value) return setting;
-  for (const [i, part] of value
-    .split(',')
-    .map((piece) => piece.trim())
-    .entries()) {
+  const parts = value.split(',').map((piece) => piece.trim());
+  for (const [i, part] of parts.entries()) {
     if (!part) continue;
     const pair = /^([^=\s]+)\s*=\s*(.+)$/.exec(part);
     if (!pair && i > 0) throw new Error(`${name}: "${part}" should be account=value (the stage's value comes first)`);
