@@ -52,7 +52,7 @@ export async function buildDigest(now: Date): Promise<Digest> {
     { concurrency: 16 },
   );
   const currencies = pnl.series.map((series): DigestCurrency => {
-    const last = series.points[series.points.length - 1];
+    const { start: _, ...dayCounts } = series.points[series.points.length - 1];
     const ofDay = dayPerformance.currencies.find((entry) => entry.currency === series.currency);
     const ofWeek = weekPerformance.currencies.find((entry) => entry.currency === series.currency);
     const traded = perAccount
@@ -63,13 +63,7 @@ export async function buildDigest(now: Date): Promise<Digest> {
     return {
       currency: series.currency,
       accountCount: series.accountCount,
-      day: {
-        realizedPL: last.realizedPL,
-        tradesClosed: last.tradesClosed,
-        wins: last.wins,
-        losses: last.losses,
-        winRate: ofDay?.winRate ?? null,
-      },
+      day: { ...dayCounts, winRate: ofDay?.winRate ?? null },
       week: { realizedPL: ofWeek?.netRealizedPL ?? '0', tradesClosed: ofWeek?.closedTrades ?? 0, winRate: ofWeek?.winRate ?? null },
       best: mark(traded[0]),
       worst: traded.length > 1 ? mark(traded[traded.length - 1]) : null,
