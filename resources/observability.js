@@ -253,6 +253,6 @@ function dashboardResource(stage, functions) {
   };
 }
 
-module.exports = require('./template-hook')(addResources);
+module.exports = require('./plugin')({ 'before:package:finalize': addResources });
 // The alert resources of a stage's settings, for the packaged template's test of ALERT_EMAIL.
 module.exports.alertResources = alertResources;

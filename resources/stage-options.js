@@ -54,4 +54,4 @@ function securePreflights(service, origins) {
   }
 }
 
-module.exports = require('./template-hook')(addStageOptions);
+module.exports = require('./plugin')({ 'before:package:finalize': addStageOptions });
