@@ -7,23 +7,26 @@
 import type { AccountStatus, BotState, ReconciliationDifference, Trade } from '@trading-bot-api/core/types';
 import type { BotCondition } from '@trading-bot-api/core/store/alerts-table';
 
-export const ALERT_TYPES = [
-  'bot_error',
-  'bot_stale',
-  'bot_stopped',
-  'bot_recovered',
-  'database_down',
-  'database_up',
-  'daily_loss',
-  'drawdown',
-  'trade_closed',
-  'alarm',
-  'digest',
-  'test',
-  'reconciliation',
-] as const;
+/** Each kind of alert (the webhook's `type`, webhook.schema.json), with the mark its title starts with. */
+const MARK = {
+  bot_error: '🔴',
+  bot_stale: '🟡',
+  bot_stopped: '⚪',
+  bot_recovered: '🟢',
+  database_down: '🔴',
+  database_up: '🟢',
+  daily_loss: '🔻',
+  drawdown: '📉',
+  trade_closed: '🔁',
+  alarm: '🔔',
+  digest: '📊',
+  test: '✅',
+  reconciliation: '🧾',
+} as const;
 
-type AlertType = (typeof ALERT_TYPES)[number];
+export const ALERT_TYPES = Object.keys(MARK) as AlertType[];
+
+type AlertType = keyof typeof MARK;
 
 /** A bot as an alert names it. */
 export interface BotRef {
@@ -145,22 +148,6 @@ function accountUrl(dashboardUrl: string | undefined, accountId: string): string
   if (!dashboardUrl) return undefined;
   return `${dashboardUrl.endsWith('/') ? dashboardUrl : `${dashboardUrl}/`}#/account/${encodeURIComponent(accountId)}`;
 }
-
-const MARK: Record<AlertType, string> = {
-  bot_error: '🔴',
-  bot_stale: '🟡',
-  bot_stopped: '⚪',
-  bot_recovered: '🟢',
-  database_down: '🔴',
-  database_up: '🟢',
-  daily_loss: '🔻',
-  drawdown: '📉',
-  trade_closed: '🔁',
-  alarm: '🔔',
-  digest: '📊',
-  test: '✅',
-  reconciliation: '🧾',
-};
 
 function titled(stage: string, type: AlertType, words: string): string {
   return `[${stage}] ${MARK[type]} ${words}`;
