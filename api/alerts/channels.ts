@@ -44,8 +44,6 @@ export interface Answer {
 
 export interface Channel {
   name: ChannelName;
-  /** The longest text one message may carry; none for the webhook, which gets the event whole. */
-  limit?: number;
   /** The requests that carry `event`: one per part of its text. */
   requests(event: AlertEvent): OutgoingRequest[];
   judge(answer: Answer): Verdict;
@@ -139,7 +137,6 @@ export function telegramChannel(options: { token: string; chatId: string; apiUrl
   const url = `${options.apiUrl.replace(/\/+$/, '')}/bot${options.token}/sendMessage`;
   return {
     name: 'telegram',
-    limit: 4096,
     secrets: [options.token, ...urlSecrets(url)],
     requests: (event) =>
       splitText(event.text, 4096).map((part, i) => {
@@ -176,7 +173,6 @@ export function discordChannel(options: { webhookUrl: string }): Channel {
   target.searchParams.set('wait', 'true');
   return {
     name: 'discord',
-    limit: 2000,
     secrets: [...urlSecrets(options.webhookUrl), ...urlSecrets(target.toString())],
     requests: (event) =>
       splitText(
@@ -200,7 +196,6 @@ export function discordChannel(options: { webhookUrl: string }): Channel {
 export function slackChannel(options: { webhookUrl: string }): Channel {
   return {
     name: 'slack',
-    limit: 3000,
     secrets: urlSecrets(options.webhookUrl),
     requests: (event) =>
       splitText(
