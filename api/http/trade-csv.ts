@@ -90,14 +90,11 @@ function byCurrency(fees: readonly Fee[]): [string, string][] {
   return [...sums].map(([currency, amounts]) => [currency, sum(amounts)]);
 }
 
-/** Why the trades of a page were left out of its `cointracking` layout (open: no result yet; gone: unknown). */
-export interface LeftOut {
-  open: number;
-  gone: number;
-}
-
-/** The `X-Trades-Left-Out` value of a page's trades. */
-export function leftOutOf(trades: readonly Trade[]): LeftOut {
+/**
+ * How many trades of a page its `cointracking` layout left out, and why (open: no result yet; gone: unknown): its
+ * `X-Trades-Left-Out`.
+ */
+export function leftOutOf(trades: readonly Trade[]) {
   return {
     open: trades.filter((trade) => trade.status === 'open').length,
     gone: trades.filter((trade) => trade.status === 'gone').length,
