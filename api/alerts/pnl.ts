@@ -33,14 +33,6 @@ import type { PnlFigures } from './events';
 /** A limit: an amount in the account's currency, or a percent of a base. */
 export type Limit = { amount: string } | { percent: string };
 
-export interface PnlRules {
-  dailyLoss: (accountId: string) => Limit | undefined;
-  drawdown: (accountId: string) => Limit | undefined;
-  tradeClosed: (accountId: string) => boolean;
-  /** True when any rule is on for some account: the probe then reads the figures. */
-  any: boolean;
-}
-
 export const PNL_VARIABLES = ['ALERT_DAILY_LOSS', 'ALERT_DRAWDOWN', 'ALERT_TRADE_CLOSED'] as const;
 
 type Setting<T> = { stage: T | undefined; accounts: Map<string, T | undefined> };
@@ -76,7 +68,7 @@ function lookup<T>(setting: Setting<T>): (accountId: string) => T | undefined {
 }
 
 /** The rules the values set, and a line for each that is set wrong (named by variable); those are off. */
-export function pnlRulesOf(values: Partial<Record<(typeof PNL_VARIABLES)[number], string>>): { rules: PnlRules; problems: string[] } {
+export function pnlRulesOf(values: Partial<Record<(typeof PNL_VARIABLES)[number], string>>) {
   const problems: string[] = [];
   const parse = <T>(name: (typeof PNL_VARIABLES)[number], read: (text: string) => T | undefined, words: string): Setting<T> => {
     try {
@@ -95,12 +87,16 @@ export function pnlRulesOf(values: Partial<Record<(typeof PNL_VARIABLES)[number]
     rules: {
       dailyLoss: lookup(dailyLoss),
       drawdown: lookup(drawdown),
-      tradeClosed: (accountId) => lookup(tradeClosed)(accountId) === true,
+      tradeClosed: (accountId: string) => lookup(tradeClosed)(accountId) === true,
+      // True when any rule is on for some account: the probe then reads the figures.
       any: settings.some((setting) => setting.stage !== undefined || [...setting.accounts.values()].some((value) => value !== undefined)),
     },
     problems,
   };
 }
+
+/** The rules each account is under: its limits (none: the rule is off for it) and whether its closed trades are said. */
+export type PnlRules = ReturnType<typeof pnlRulesOf>['rules'];
 
 /**
  * The amount a limit allows on `base`: the amount itself, or the percent of the base, exactly, shown with the base's
