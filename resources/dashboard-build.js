@@ -52,5 +52,4 @@ module.exports = require('./plugin')({
   'before:package:initialize': (serverless) => ensureDashboardBuilt({ log: (line) => serverless.cli.log(line) }),
 });
 module.exports.ensureDashboardBuilt = ensureDashboardBuilt;
-module.exports.dashboardStale = dashboardStale;
 module.exports.DIST = DIST;

@@ -38,7 +38,6 @@ function exchangeFeedSettings(stage, env = process.env) {
 }
 
 module.exports = {
-  exchangeFeedSettings,
   // Entry points for serverless.yml's `${file(./resources/exchange-feeds.js):...}`.
   settings: async ({ resolveVariable }) => exchangeFeedSettings(await resolveVariable('sls:stage')),
 };

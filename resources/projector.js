@@ -26,7 +26,7 @@ const QUEUE = 'ProjectorFailedQueue';
 const queueArn = () => ({ 'Fn::GetAtt': [QUEUE, 'Arn'] });
 
 // Entry points for serverless.yml's `${file(./resources/projector.js):...}`, and the mapping's settings.
-module.exports = { MAPPING, QUEUE };
+module.exports = { MAPPING };
 
 /** The fleet projector's events: one stream mapping per streamed table, failures to the queue. */
 module.exports.streamEvents = async () =>
