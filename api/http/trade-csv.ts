@@ -9,9 +9,6 @@ import { type Cell, csvRecord, inertText } from './csv';
  * (trade-representations.ts) picks the layout and supplies what the trades do not carry (each account's broker).
  */
 
-/** The columns of the `csv` layout: the Trade's fields in the contract's order, named as in JSON. */
-export const TRADE_COLUMNS = TRADE_FIELDS;
-
 /** A trade's fees in one cell: `AMOUNT CURRENCY LEG` each, joined by `; `; `none` for no fee; empty when unknown. */
 export function feesCell(fees: readonly Fee[] | null): Cell {
   if (fees === null) return null;
@@ -26,10 +23,13 @@ export function feesOfCell(cell: string): Fee[] | undefined {
   return fees.map(([amount, currency, leg]) => ({ amount, currency, leg: leg as Fee['leg'] }));
 }
 
-/** One trade's cells in the `csv` layout; a gone trade's P&L is empty: its outcome is unknown, not zero. */
+/**
+ * One trade's cells in the `csv` layout, whose columns are the Trade's fields in the contract's order, named as in JSON;
+ * a gone trade's P&L is empty: its outcome is unknown, not zero.
+ */
 function tradeCells(trade: Trade): Cell[] {
   const gone = trade.status === 'gone';
-  return TRADE_COLUMNS.map((column): Cell => {
+  return TRADE_FIELDS.map((column): Cell => {
     if (column === 'closeReason') return inertText(trade.closeReason);
     if (column === 'fees') return feesCell(trade.fees);
     if (column === 'orderIds') return trade.orderIds ? trade.orderIds.join(' ') : null;
@@ -40,7 +40,7 @@ function tradeCells(trade: Trade): Cell[] {
 
 /** The trades in the `csv` layout: a header row, then one record per trade; null fields are empty cells. */
 export function tradesCsv(trades: readonly Trade[]): string {
-  return [TRADE_COLUMNS, ...trades.map(tradeCells)].map(csvRecord).join('');
+  return [TRADE_FIELDS, ...trades.map(tradeCells)].map(csvRecord).join('');
 }
 
 /** CoinTracking's "CoinTracking CSV" import columns, in its order. */
