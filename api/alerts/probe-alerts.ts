@@ -47,15 +47,8 @@ export async function alertOnFleet(statuses: readonly AccountStatus[], now: Date
     watchingSince: monitor.watchingSince,
     staleAfterSeconds: options.staleAfterSeconds,
   });
-  const pnl = options.rules?.any
-    ? await watchPnl(
-        store,
-        statuses.map((status) => status.accountId),
-        states.pnl,
-        options.rules,
-        now,
-      )
-    : [];
+  const ids = statuses.map((status) => status.accountId);
+  const pnl = options.rules?.any ? await watchPnl(store, ids, states.pnl, options.rules, now) : [];
   const [bots, money] = await Promise.all([
     recordedOnly(transitions, (transition) => recordBotAlertState(store, table, transition.next, time)),
     recordedOnly(pnl, (change) => recordPnlAlertState(store, table, change.next)),
