@@ -23,6 +23,11 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   return element;
 }
 
+/** A section named by its heading (an `h2` or `h3` with the id `${name}-title`), as a screen reader announces it. */
+export function section(level: 'h2' | 'h3', name: string, title: string, ...children: (Child | Child[])[]): HTMLElement {
+  return h('section', { 'aria-labelledby': `${name}-title` }, h(level, { id: `${name}-title` }, title), ...children);
+}
+
 /** Replaces an element's content. */
 export function fill(target: Element, ...children: (Child | Child[])[]): void {
   target.replaceChildren(

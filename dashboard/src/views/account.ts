@@ -11,7 +11,7 @@ import type { AccountPerformance, Trade } from '../../../client';
 import { api, unwrap } from '../api';
 import { chartWindow } from '../chart-data';
 import { type Chart, equityChart, pnlChart } from '../charts';
-import { fill, h, type StackColumn, stackTable } from '../dom';
+import { fill, h, section, type StackColumn, stackTable } from '../dom';
 import { age, currencyPlaces, daysAgo, duration, money, moneyText, percent, utc } from '../format';
 import { reconciliationPanel } from './reconciliation';
 import { tradesTable } from './trades';
@@ -51,29 +51,17 @@ export function accountView(main: HTMLElement, account: string): View {
       h('a', { href: `#/trades?account=${encodeURIComponent(account)}` }, 'All trades of this account'),
     ),
     h('section', { 'aria-labelledby': 'account-title' }, title, identity, status, problem, figures),
-    h(
-      'section',
-      { 'aria-labelledby': 'equity-title' },
-      h('h3', { id: 'equity-title' }, 'Equity'),
+    section(
+      'h3',
+      'equity',
+      'Equity',
       h('p', { class: 'control' }, byHour, h('label', { for: 'equity-hourly' }, ' Hourly, last 7 days (otherwise daily, last 90 days)')),
       equityBox,
       equityNote,
     ),
-    h(
-      'section',
-      { 'aria-labelledby': 'pnl-title' },
-      h('h3', { id: 'pnl-title' }, 'Realized P&L per day and running total, last 90 days'),
-      pnlBox,
-      pnlNote,
-    ),
-    h(
-      'section',
-      { 'aria-labelledby': 'performance-title' },
-      h('h3', { id: 'performance-title' }, 'Performance, last 90 days'),
-      performanceBox,
-      perInstrument,
-    ),
-    h('section', { 'aria-labelledby': 'open-title' }, h('h3', { id: 'open-title' }, 'Open trades'), open),
+    section('h3', 'pnl', 'Realized P&L per day and running total, last 90 days', pnlBox, pnlNote),
+    section('h3', 'performance', 'Performance, last 90 days', performanceBox, perInstrument),
+    section('h3', 'open', 'Open trades', open),
     reconciliation.element,
   );
 

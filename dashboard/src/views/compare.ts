@@ -9,7 +9,7 @@
  */
 import type { components } from '../../../client';
 import { api, unwrap } from '../api';
-import { type Attributes, fill, h, stackTable } from '../dom';
+import { type Attributes, fill, h, section, stackTable } from '../dom';
 import { money, percent, utc } from '../format';
 import type { View } from './view';
 
@@ -130,10 +130,10 @@ export function compareView(main: HTMLElement, query: URLSearchParams): View {
   const problem = h('p', { class: 'problem', role: 'alert' });
   fill(
     main,
-    h(
-      'section',
-      { 'aria-labelledby': 'compare-title' },
-      h('h2', { id: 'compare-title' }, 'Compare bots'),
+    section(
+      'h2',
+      'compare',
+      'Compare bots',
       moment,
       h(
         'div',

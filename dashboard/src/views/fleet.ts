@@ -19,7 +19,7 @@
  */
 import type { AccountStatus, Balance, components } from '../../../client';
 import { api, unwrap } from '../api';
-import { fill, h, type StackColumn, stackTable } from '../dom';
+import { fill, h, section, type StackColumn, stackTable } from '../dom';
 import { age, daysAgo, money, percent, utc } from '../format';
 import { renderReporting } from './reporting';
 import type { View } from './view';
@@ -86,21 +86,11 @@ export function fleetView(main: HTMLElement): View {
   const problem = h('p', { class: 'problem', role: 'alert' });
   fill(
     main,
-    h(
-      'section',
-      { 'aria-labelledby': 'fleet-title' },
-      h('h2', { id: 'fleet-title' }, 'Fleet'),
-      summary,
-      moment,
-      problem,
-      controls,
-      shown,
-      cards,
-    ),
-    h(
-      'section',
-      { 'aria-labelledby': 'totals-title' },
-      h('h2', { id: 'totals-title' }, 'Totals per currency'),
+    section('h2', 'fleet', 'Fleet', summary, moment, problem, controls, shown, cards),
+    section(
+      'h2',
+      'totals',
+      'Totals per currency',
       h('p', { class: 'note' }, 'Summed exactly within each currency; currencies are never converted or added together. ', oldest),
       totals,
       reporting,

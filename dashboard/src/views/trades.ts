@@ -11,7 +11,7 @@
  */
 import type { Trade, TradePage } from '../../../client';
 import { ApiError, api, unwrap } from '../api';
-import { fill, h } from '../dom';
+import { fill, h, section } from '../dom';
 import { amount, columnPlaces, money, placesByCurrency, pricePlaces, unknown, utc } from '../format';
 import { tradesHash } from '../router';
 import type { View } from './view';
@@ -253,10 +253,10 @@ export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: 
   const problem = h('p', { class: 'problem', role: 'alert' });
   fill(
     main,
-    h(
-      'section',
-      { 'aria-labelledby': 'trades-title' },
-      h('h2', { id: 'trades-title' }, 'Trades'),
+    section(
+      'h2',
+      'trades',
+      'Trades',
       filterBox,
       problem,
       // The actions above the list, where a phone's first screen shows them; "Load more" again below it.
