@@ -123,10 +123,7 @@ function orderIdsWith(stored: Trade['orderIds'], given: Trade['orderIds']): Trad
 export function tradeAfterClose(trade: Trade, close: Close): Trade {
   return {
     ...trade,
-    closePrice: close.closePrice,
-    closeTime: close.closeTime,
-    realizedPL: close.realizedPL,
-    unrealizedPL: close.unrealizedPL,
+    ...pick(close, [...CLOSING, 'unrealizedPL']),
     status: 'closed',
     closeReason: close.closeReason ?? (trade.status === 'closed' ? trade.closeReason : null),
     fees: feesAfterClose(trade.fees, close.fees),
