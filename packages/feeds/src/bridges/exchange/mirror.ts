@@ -269,16 +269,12 @@ export function nextTransferCursor(fromMs: number, nowMs: number, transfers: rea
 
 /** A transfer as the writer keeps it: what moved (amount and a withdrawal's fee) valued at `rate` (null: no rate). */
 export function transferRecord(transfer: ExchangeTransfer, rate: string | undefined) {
+  const { listedAt, state, time, ...kept } = transfer;
   const moved = trimDecimal(sumDecimals([transfer.amount, transfer.fee]));
   return {
-    id: transfer.id,
-    kind: transfer.kind,
-    asset: transfer.asset,
-    amount: transfer.amount,
-    fee: transfer.fee,
-    time: new Date(transfer.time).toISOString(),
+    ...kept,
+    time: new Date(time).toISOString(),
     value: rate === undefined ? null : trimDecimal(multiplyDecimals(moved, rate)),
     rate: rate ?? null,
-    reference: transfer.reference,
   };
 }
