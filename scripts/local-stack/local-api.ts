@@ -100,17 +100,8 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
   });
   let gateway: LocalGateway;
   try {
-    gateway = await startLocalGateway({
-      stage: options.stage,
-      port: options.port,
-      lambdaPort: options.lambdaPort,
-      offline,
-      auth: options.auth,
-      corsAllowedOrigins,
-      maxInFlight: options.maxInFlight,
-      listenAddress: options.listenAddress,
-      allowedHosts: options.allowedHosts,
-    });
+    // The gateway's options are the same names here (stage, ports, auth, maxInFlight, listen address, allowed hosts).
+    gateway = await startLocalGateway({ ...options, offline, corsAllowedOrigins });
   } catch (error) {
     await offline.stop();
     throw error;
