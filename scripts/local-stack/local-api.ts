@@ -88,9 +88,7 @@ export function localProjector(
 export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi> {
   const corsAllowedOrigins = options.corsAllowedOrigins ?? stages.stageSettings(options.stage).corsOrigins;
   const offline = await startOffline({
-    stage: options.stage,
-    quiet: options.quiet,
-    onLine: options.onLine,
+    ...options,
     env: {
       ...localFunctionEnv(options.stage, options.dbEndpoint, options.cursorSecret),
       AUTH_MODE: options.auth ? 'required' : 'off',
