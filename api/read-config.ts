@@ -1,34 +1,7 @@
 import stages from '../resources/stages.js';
+import tables from '../resources/tables.js';
 import { DEFAULT_STALE_AFTER_SECONDS } from '@trading-bot-api/core/status';
 import type { Tables } from '@trading-bot-api/core/tables';
-
-/**
- * Configuration, as read from an environment: a pure parse, so the rules can be tested without a function's
- * environment; config.ts reads this process's once, when a function's module loads.
- */
-export interface Config {
-  tables: Tables;
-  /** Set only for DynamoDB Local (local runs, tests, benchmark); unset in AWS. */
-  dynamodbEndpoint?: string;
-  region: string;
-  dynamodb: { connectTimeoutMs: number; requestTimeoutMs: number; maxAttempts: number };
-  /** HMAC key for pagination cursors. */
-  cursorSecret: string;
-  /** A running bot whose last heartbeat is older than this is reported `stale`. */
-  staleAfterSeconds: number;
-  /** The currency every NAV is also given in on GET /api/all/balance (1.8); undefined: none. */
-  reportingCurrency?: string;
-  /** Origins allowed by CORS; `*` allows any origin (never with credentials). */
-  corsAllowedOrigins: string[];
-  /** `required`: every data request must carry an authorizer context; `off`: no keys, every account visible. */
-  authMode: 'required' | 'off';
-  /** Seconds a client is told to wait after a 503. */
-  retryAfterSeconds: number;
-  /** The deployed stage's name (a dimension of every metric, a key of every log line). */
-  stage: string;
-  /** The least severe level logged. */
-  logLevel: LogLevel;
-}
 
 type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 const LOG_LEVELS: readonly LogLevel[] = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
@@ -51,29 +24,33 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
 }
 
 /**
+ * Configuration, as read from an environment: a pure parse, so the rules can be tested without a function's
+ * environment; config.ts reads this process's once, when a function's module loads.
+ */
+export type Config = ReturnType<typeof readConfig>;
+
+/**
  * Parses the environment into a Config; throws on the first missing or invalid variable. What serverless.yml sets
  * comes from resources/stages.js; a variable left unset falls back to that file's defaults too.
  */
-export function readConfig(env: Env): Config {
+export function readConfig(env: Env) {
+  // `required`: every data request must carry an authorizer context; `off`: no keys, every account visible.
   const authMode = env.AUTH_MODE ?? 'required';
   if (authMode !== 'required' && authMode !== 'off') {
     throw new Error(`configuration: AUTH_MODE must be "required" or "off", got "${authMode}"`);
   }
+  // The HMAC key of pagination cursors.
   const cursorSecret = required(env, 'CURSOR_SECRET');
   const secretProblem = stages.cursorSecretProblem(cursorSecret);
   if (secretProblem) throw new Error(`configuration: ${secretProblem}`);
+  // The least severe level logged.
   const logLevel = (env.LOG_LEVEL || 'INFO').toUpperCase() as LogLevel;
   if (!LOG_LEVELS.includes(logLevel))
     throw new Error(`configuration: LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
+  const tableNames = Object.fromEntries(tables.ROLES.map((role) => [role, required(env, tables.tableVariable(role))]));
   return {
-    tables: {
-      accounts: required(env, 'ACCOUNTS_TABLE'),
-      balances: required(env, 'BALANCES_TABLE'),
-      trades: required(env, 'TRADES_TABLE'),
-      apiKeys: required(env, 'API_KEYS_TABLE'),
-      ledger: required(env, 'LEDGER_TABLE'),
-      fleet: required(env, 'FLEET_TABLE'),
-    },
+    tables: tableNames as Record<keyof Tables, string>,
+    // Set only for DynamoDB Local (local runs, tests, benchmark); unset in AWS.
     dynamodbEndpoint: env.DYNAMODB_ENDPOINT || undefined,
     region: env.AWS_REGION || required(env, 'AWS_DEFAULT_REGION'),
     // Per attempt: a refused or unroutable endpoint fails in connectTimeoutMs, a hung one in requestTimeoutMs;
@@ -84,14 +61,19 @@ export function readConfig(env: Env): Config {
       maxAttempts: integer(env, 'DYNAMODB_MAX_ATTEMPTS', 3, 1, 5),
     },
     cursorSecret,
+    // A running bot whose last heartbeat is older than this is reported `stale`.
     staleAfterSeconds: integer(env, 'STALE_AFTER_SECONDS', DEFAULT_STALE_AFTER_SECONDS, 1, 86400),
+    // The currency every NAV is also given in on GET /api/all/balance (1.8); undefined: none.
     reportingCurrency: reportingCurrency(env.REPORTING_CURRENCY),
+    // Origins allowed by CORS; `*` allows any origin (never with credentials).
     corsAllowedOrigins: (env.CORS_ALLOWED_ORIGINS ?? '')
       .split(',')
       .map((origin) => origin.trim())
       .filter(Boolean),
     authMode,
+    // Seconds a client is told to wait after a 503.
     retryAfterSeconds: integer(env, 'RETRY_AFTER_SECONDS', stages.DEFAULTS.retryAfterSeconds, 1, 3600),
+    // The deployed stage's name (a dimension of every metric, a key of every log line).
     stage: required(env, 'STAGE'),
     logLevel,
   };

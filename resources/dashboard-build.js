@@ -48,16 +48,8 @@ function ensureDashboardBuilt({ force = false, log = (/** @type {string} */ _lin
 }
 
 /** The Serverless plugin: a package (and so a deploy) always carries the current build. */
-class DashboardAssets {
-  constructor(serverless) {
-    this.serverless = serverless;
-    this.hooks = {
-      'before:package:initialize': () => ensureDashboardBuilt({ log: (line) => this.serverless.cli.log(line) }),
-    };
-  }
-}
-
-module.exports = DashboardAssets;
+module.exports = require('./plugin')({
+  'before:package:initialize': (serverless) => ensureDashboardBuilt({ log: (line) => serverless.cli.log(line) }),
+});
 module.exports.ensureDashboardBuilt = ensureDashboardBuilt;
-module.exports.dashboardStale = dashboardStale;
 module.exports.DIST = DIST;

@@ -4,7 +4,7 @@
 // overrides a value at deploy time (EXCHANGE_FEEDS='[{"exchange":"binance","account":"bn-main"}]').
 'use strict';
 
-const { TABLES, WRITER_TABLES } = require('./tables');
+const { allow, arnOf, indexArns, writerStatement } = require('./tables');
 
 const DEFAULTS = {
   // The exchange accounts the feed mirrors: a JSON list of the config file's accounts without their keys, which are
@@ -38,7 +38,6 @@ function exchangeFeedSettings(stage, env = process.env) {
 }
 
 module.exports = {
-  exchangeFeedSettings,
   // Entry points for serverless.yml's `${file(./resources/exchange-feeds.js):...}`.
   settings: async ({ resolveVariable }) => exchangeFeedSettings(await resolveVariable('sls:stage')),
 };
@@ -49,18 +48,7 @@ module.exports = {
  * checkpoints and the fills it reconciles with (ledger), the reconciled bot's trades and instruments (trades and
  * their indexes). Nothing on the api-keys or fleet tables, no Scan, no delete.
  */
-function exchangeFeedStatements() {
-  const arnOf = (table) => ({ 'Fn::GetAtt': [TABLES[table].logicalId, 'Arn'] });
-  const trades = arnOf('trades');
-  const tradeIndexes = Object.keys(TABLES.trades.indexes || {}).map((indexName) => ({ 'Fn::Join': ['/', [trades, 'index', indexName]] }));
-  return [
-    {
-      Effect: 'Allow',
-      Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-      Resource: WRITER_TABLES.map(arnOf),
-    },
-    { Effect: 'Allow', Action: ['dynamodb:Query'], Resource: [arnOf('ledger'), trades, ...tradeIndexes] },
-  ];
-}
-
-module.exports.statements = async () => exchangeFeedStatements();
+module.exports.statements = async () => [
+  writerStatement(),
+  allow(['dynamodb:Query'], [arnOf('ledger'), arnOf('trades'), ...indexArns('trades')]),
+];

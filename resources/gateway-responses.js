@@ -126,8 +126,6 @@ function render(type, context, settings) {
 }
 
 module.exports = {
-  RESPONSES,
-  HEADERS,
   staticCorsHeaders,
   cloudFormationResources,
   render,

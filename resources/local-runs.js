@@ -15,44 +15,37 @@
 
 const { cursorSecretProblem } = require('./stages');
 
-class LocalRuns {
-  constructor(serverless) {
-    this.serverless = serverless;
-    this.hooks = {
-      initialize: () => this.usePrebuiltBundles(),
-      'before:invoke:local:loadEnvVars': () => this.checkCursorSecret(),
-      'before:offline:start:init': () => this.releaseBuildContexts(),
-    };
-  }
+function usePrebuiltBundles(serverless) {
+  if (serverless.processedInput?.commands?.[0] !== 'offline') return;
+  // The exchange feed is scheduled only in AWS; locally it is `npm run bridge -- exchange`: serverless offline
+  // neither bundles it (ccxt) nor runs it.
+  serverless.service.getFunction('exchangeFeed').skipEsbuild = true;
+  const folder = process.env.OFFLINE_PREBUILT_BUNDLES;
+  if (!folder) return;
+  // serverless-esbuild bundles no function marked so, and keeps a location set here (its pre-offline.js).
+  for (const name of serverless.service.getAllFunctions()) serverless.service.getFunction(name).skipEsbuild = true;
+  const { custom } = serverless.service;
+  custom['serverless-offline'] = { ...custom['serverless-offline'], location: folder };
+}
 
-  usePrebuiltBundles() {
-    if (this.serverless.processedInput?.commands?.[0] !== 'offline') return;
-    // The exchange feed is scheduled only in AWS; locally it is `npm run bridge -- exchange`: serverless offline
-    // neither bundles it (ccxt) nor runs it.
-    this.serverless.service.getFunction('exchangeFeed').skipEsbuild = true;
-    const folder = process.env.OFFLINE_PREBUILT_BUNDLES;
-    if (!folder) return;
-    // serverless-esbuild bundles no function marked so, and keeps a location set here (its pre-offline.js).
-    for (const name of this.serverless.service.getAllFunctions()) this.serverless.service.getFunction(name).skipEsbuild = true;
-    const { custom } = this.serverless.service;
-    custom['serverless-offline'] = { ...custom['serverless-offline'], location: folder };
-  }
-
-  checkCursorSecret() {
-    const problem = cursorSecretProblem(this.serverless.service.provider.environment?.CURSOR_SECRET);
-    if (problem) {
-      throw new this.serverless.classes.Error(
-        `${problem}: export CURSOR_SECRET (32 or more characters; \`npm start\` keeps its own in .data/cursor-secret) and invoke again.`,
-      );
-    }
-  }
-
-  async releaseBuildContexts() {
-    const bundler = this.serverless.pluginManager.plugins.find((plugin) => typeof plugin.disposeContexts === 'function');
-    await bundler?.disposeContexts();
-    // The service process keeps its memory after the contexts go; it starts again by itself should anything build.
-    await require('esbuild').stop();
+function checkCursorSecret(serverless) {
+  const problem = cursorSecretProblem(serverless.service.provider.environment?.CURSOR_SECRET);
+  if (problem) {
+    throw new serverless.classes.Error(
+      `${problem}: export CURSOR_SECRET (32 or more characters; \`npm start\` keeps its own in .data/cursor-secret) and invoke again.`,
+    );
   }
 }
 
-module.exports = LocalRuns;
+async function releaseBuildContexts(serverless) {
+  const bundler = serverless.pluginManager.plugins.find((plugin) => typeof plugin.disposeContexts === 'function');
+  await bundler?.disposeContexts();
+  // The service process keeps its memory after the contexts go; it starts again by itself should anything build.
+  await require('esbuild').stop();
+}
+
+module.exports = require('./plugin')({
+  initialize: usePrebuiltBundles,
+  'before:invoke:local:loadEnvVars': checkCursorSecret,
+  'before:offline:start:init': releaseBuildContexts,
+});

@@ -18,46 +18,39 @@ const NAMESPACE = 'TradingBotApi';
 const SERVICE = 'trading-bot-api';
 const PERIOD = 300;
 
-class Observability {
-  constructor(serverless) {
-    this.serverless = serverless;
-    this.hooks = { 'before:package:finalize': () => this.addResources() };
-  }
-
-  addResources() {
-    const { service } = this.serverless;
-    const settings = service.custom.stage;
-    const stage = service.provider.stage;
-    const template = service.provider.compiledCloudFormationTemplate;
-    const naming = this.serverless.getProvider('aws').naming;
-    // An authorizer tells API Gateway to answer 401 by failing with "Unauthorized": Lambda counts every refused key
-    // among its Errors, so no Errors alarm watches it (a failed key lookup is a 5xx, which Api5xxRate watches).
-    const authorizers = new Set(
-      service.getAllFunctions().flatMap((key) =>
-        service
-          .getAllEventsInFunction(key)
-          .map((event) => event.http?.authorizer?.name)
-          .filter(Boolean),
-      ),
-    );
-    const functions = service.getAllFunctions().map((key) => ({
-      key,
-      logicalId: naming.getLambdaLogicalId(key),
-      name: service.getFunction(key).name,
-      authorizer: authorizers.has(key),
-    }));
-    Object.assign(
-      template.Resources,
-      alertResources(settings, stage),
-      alarmResources(settings, stage, functions),
-      dashboardResource(stage, functions),
-    );
-    wireAlerts(template, stage, naming);
-    template.Outputs = {
-      ...template.Outputs,
-      AlertsTopicArn: { Description: 'Subscribe to this topic for the alarms.', Value: { Ref: 'AlertsTopic' } },
-    };
-  }
+function addResources(serverless) {
+  const { service } = serverless;
+  const settings = service.custom.stage;
+  const stage = service.provider.stage;
+  const template = service.provider.compiledCloudFormationTemplate;
+  const naming = serverless.getProvider('aws').naming;
+  // An authorizer tells API Gateway to answer 401 by failing with "Unauthorized": Lambda counts every refused key
+  // among its Errors, so no Errors alarm watches it (a failed key lookup is a 5xx, which Api5xxRate watches).
+  const authorizers = new Set(
+    service.getAllFunctions().flatMap((key) =>
+      service
+        .getAllEventsInFunction(key)
+        .map((event) => event.http?.authorizer?.name)
+        .filter(Boolean),
+    ),
+  );
+  const functions = service.getAllFunctions().map((key) => ({
+    key,
+    logicalId: naming.getLambdaLogicalId(key),
+    name: service.getFunction(key).name,
+    authorizer: authorizers.has(key),
+  }));
+  Object.assign(
+    template.Resources,
+    alertResources(settings, stage),
+    alarmResources(settings, stage, functions),
+    dashboardResource(stage, functions),
+  );
+  wireAlerts(template, stage, naming);
+  template.Outputs = {
+    ...template.Outputs,
+    AlertsTopicArn: { Description: 'Subscribe to this topic for the alarms.', Value: { Ref: 'AlertsTopic' } },
+  };
 }
 
 /**
@@ -260,6 +253,6 @@ function dashboardResource(stage, functions) {
   };
 }
 
-module.exports = Observability;
+module.exports = require('./plugin')({ 'before:package:finalize': addResources });
 // The alert resources of a stage's settings, for the packaged template's test of ALERT_EMAIL.
 module.exports.alertResources = alertResources;

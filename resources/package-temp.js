@@ -12,20 +12,13 @@ const { mkdtempSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 
-class PackageTemp {
-  constructor(serverless) {
-    this.serverless = serverless;
-    this.hooks = { initialize: () => this.privateTemp() };
-  }
-
-  privateTemp() {
-    const command = this.serverless.processedInput?.commands?.[0];
-    if (command !== 'package' && command !== 'deploy') return;
-    const folder = mkdtempSync(join(tmpdir(), 'trading-bot-package-'));
-    // os.tmpdir() reads TMPDIR on every call.
-    process.env.TMPDIR = folder;
-    process.on('exit', () => rmSync(folder, { recursive: true, force: true }));
-  }
+function privateTemp(serverless) {
+  const command = serverless.processedInput?.commands?.[0];
+  if (command !== 'package' && command !== 'deploy') return;
+  const folder = mkdtempSync(join(tmpdir(), 'trading-bot-package-'));
+  // os.tmpdir() reads TMPDIR on every call.
+  process.env.TMPDIR = folder;
+  process.on('exit', () => rmSync(folder, { recursive: true, force: true }));
 }
 
-module.exports = PackageTemp;
+module.exports = require('./plugin')({ initialize: privateTemp });

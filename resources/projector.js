@@ -3,7 +3,7 @@
 // serverless.yml deploys them, and the local stream pump (scripts/local-stack/stream-pump.ts) behaves by them.
 'use strict';
 
-const { SERVICE, STREAMED_TABLES, TABLES } = require('./tables.js');
+const { SERVICE, STREAMED_TABLES, allow, arnOf } = require('./tables.js');
 
 /**
  * How each mapping feeds the projector: batches of up to 1,000 records gathered for up to a second, from the stream's
@@ -22,60 +22,44 @@ const MAPPING = {
 
 const QUEUE = 'ProjectorFailedQueue';
 
-const arnOf = (table, attribute = 'Arn') => ({ 'Fn::GetAtt': [TABLES[table].logicalId, attribute] });
+// A fresh object per use: the resolved configuration shares no node between two places.
+const queueArn = () => ({ 'Fn::GetAtt': [QUEUE, 'Arn'] });
+
+// Entry points for serverless.yml's `${file(./resources/projector.js):...}`, and the mapping's settings.
+module.exports = { MAPPING };
 
 /** The fleet projector's events: one stream mapping per streamed table, failures to the queue. */
-function streamEvents() {
-  return STREAMED_TABLES.map((table) => ({
-    stream: {
-      type: 'dynamodb',
-      arn: arnOf(table, 'StreamArn'),
-      ...MAPPING,
-      destinations: { onFailure: { type: 'sqs', arn: { 'Fn::GetAtt': [QUEUE, 'Arn'] } } },
-    },
+module.exports.streamEvents = async () =>
+  STREAMED_TABLES.map((table) => ({
+    stream: { type: 'dynamodb', arn: arnOf(table, 'StreamArn'), ...MAPPING, destinations: { onFailure: { type: 'sqs', arn: queueArn() } } },
   }));
-}
 
 /**
  * Where the mappings leave what they gave up on: the stream's shard and the range of sequence numbers, which
  * `npm run backfill -- --fleet` makes whole again from the tables (docs/operations.md). Kept 14 days, the most SQS keeps;
  * its alarm (resources/observability.js) fires at the first message.
  */
-function resources(stage) {
-  return {
-    [QUEUE]: {
-      Type: 'AWS::SQS::Queue',
-      Properties: { QueueName: `${SERVICE}-${stage}-projector-failed`, MessageRetentionPeriod: 1209600, SqsManagedSseEnabled: true },
+module.exports.resources = async ({ resolveVariable }) => ({
+  [QUEUE]: {
+    Type: 'AWS::SQS::Queue',
+    Properties: {
+      QueueName: `${SERVICE}-${await resolveVariable('sls:stage')}-projector-failed`,
+      MessageRetentionPeriod: 1209600,
+      SqsManagedSseEnabled: true,
     },
-  };
-}
+  },
+});
 
 /**
  * What the projector's role may do: read the streams; read an account's currency and the accounts' own figures (to
  * recount a sum a correction moved); read and write the fleet table; hand failed batches to its queue.
  */
-function statements() {
-  return [
-    {
-      Effect: 'Allow',
-      Action: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
-      Resource: STREAMED_TABLES.map((table) => ({ 'Fn::Join': ['/', [arnOf(table), 'stream', '*']] })),
-    },
-    { Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'], Resource: [arnOf('accounts'), arnOf('ledger')] },
-    {
-      Effect: 'Allow',
-      Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query'],
-      Resource: [arnOf('fleet')],
-    },
-    { Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: [{ 'Fn::GetAtt': [QUEUE, 'Arn'] }] },
-  ];
-}
-
-module.exports = {
-  MAPPING,
-  QUEUE,
-  // Entry points for serverless.yml's `${file(./resources/projector.js):...}`.
-  streamEvents: async () => streamEvents(),
-  resources: async ({ resolveVariable }) => resources(await resolveVariable('sls:stage')),
-  statements: async () => statements(),
-};
+module.exports.statements = async () => [
+  allow(
+    ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
+    STREAMED_TABLES.map((table) => ({ 'Fn::Join': ['/', [arnOf(table), 'stream', '*']] })),
+  ),
+  allow(['dynamodb:GetItem', 'dynamodb:BatchGetItem'], [arnOf('accounts'), arnOf('ledger')]),
+  allow(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], [arnOf('fleet')]),
+  allow(['sqs:SendMessage'], [queueArn()]),
+];

@@ -66,15 +66,18 @@ function tableName(stage, table) {
  * @returns {{ accounts: string, balances: string, trades: string, apiKeys: string, ledger: string, fleet: string }}
  */
 function tableNames(stage) {
-  const roles = Object.keys(TABLES).filter((table) => table !== 'alerts');
-  return /** @type {any} */ (Object.fromEntries(roles.map((table) => [table, tableName(stage, table)])));
+  return /** @type {any} */ (Object.fromEntries(ROLES.map((table) => [table, tableName(stage, table)])));
 }
 
-/** Environment variables that tell the functions where each table is: `apiKeys` in API_KEYS_TABLE, and so on. */
+/** The tables packages/core/src/tables.ts names by role: every table but the probe's alerts. */
+const ROLES = Object.keys(TABLES).filter((table) => table !== 'alerts');
+
+/** The environment variable that tells the functions where `table` is: `apiKeys` in API_KEYS_TABLE, and so on. */
+const tableVariable = (table) => `${table.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}_TABLE`;
+
+/** Every table's variable and name in `stage`. */
 function tableEnvironment(stage) {
-  return Object.fromEntries(
-    Object.keys(TABLES).map((table) => [`${table.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}_TABLE`, tableName(stage, table)]),
-  );
+  return Object.fromEntries(Object.keys(TABLES).map((table) => [tableVariable(table), tableName(stage, table)]));
 }
 
 /** What every change of a streamed table writes to its stream: the item before and after (the projector folds both). */
@@ -158,7 +161,9 @@ module.exports = {
   STREAMED_TABLES,
   TRADE_INDEXES,
   tableName,
+  ROLES,
   tableNames,
+  tableVariable,
   tableEnvironment,
   createTableInput,
   cloudFormationResources,
@@ -167,62 +172,51 @@ module.exports = {
   environment: async ({ resolveVariable }) => tableEnvironment(await resolveVariable('sls:stage')),
 };
 
-const arnOf = (table) => ({ 'Fn::GetAtt': [TABLES[table].logicalId, 'Arn'] });
+/** The ARN of `table`'s resource (or another of its attributes: `StreamArn`). */
+const arnOf = (table, attribute = 'Arn') => ({ 'Fn::GetAtt': [TABLES[table].logicalId, attribute] });
+
+/** The ARNs of `table`'s indexes. */
+const indexArns = (table) =>
+  Object.keys(TABLES[table].indexes || {}).map((index) => ({ 'Fn::Join': ['/', [arnOf(table), 'index', index]] }));
+
+/** An IAM statement allowing `actions` on `resources`. */
+const allow = (actions, resources) => ({ Effect: 'Allow', Action: actions, Resource: resources });
+
+/** What the writer does (packages/writer): the reads of its read-modify-writes and its transactions' writes. */
+const writerStatement = () =>
+  allow(
+    ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    WRITER_TABLES.map((table) => arnOf(table)),
+  );
 
 /**
  * IAM statements that let the data functions read the data tables and nothing else: GetItem, Query and BatchGetItem
  * on the exact table and index ARNs, and Scan on the two small tables that `/api/accounts` and `/api/all/balance`
  * read whole for a key that sees every account (never on trades). The API writes nothing.
  */
-/** The ARNs of the data tables and of their indexes. */
-function dataTableArns() {
-  const resources = [];
-  for (const table of DATA_TABLES) {
-    const arn = arnOf(table);
-    resources.push(arn);
-    for (const indexName of Object.keys(TABLES[table].indexes || {})) {
-      resources.push({ 'Fn::Join': ['/', [arn, 'index', indexName]] });
-    }
-  }
-  return resources;
-}
-
-function dataReadStatements() {
-  const resources = dataTableArns();
-  return [
-    { Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'], Resource: resources },
-    { Effect: 'Allow', Action: ['dynamodb:Scan'], Resource: [arnOf('accounts'), arnOf('balances')] },
-  ];
-}
-
-module.exports.dataReadStatements = async () => dataReadStatements();
+module.exports.dataReadStatements = async () => [
+  allow(
+    ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
+    DATA_TABLES.flatMap((table) => [arnOf(table), ...indexArns(table)]),
+  ),
+  allow(['dynamodb:Scan'], [arnOf('accounts'), arnOf('balances')]),
+];
 
 /**
  * The managed policy a bot's role attaches to use the writer (packages/writer): the reads of its read-modify-writes
  * (GetItem, BatchGetItem) and the writes its transactions are made of (PutItem, UpdateItem), on the data tables only.
  * Nothing on the api-keys table, no Scan, no Query of the listings, no delete.
  */
-function botWriterPolicy(stage) {
-  return {
-    BotWriterPolicy: {
-      Type: 'AWS::IAM::ManagedPolicy',
-      Properties: {
-        ManagedPolicyName: `${SERVICE}-${stage}-bot-writer`,
-        Description:
-          'Attach to a trading bot role: lets it write its accounts, trades, balances and heartbeats through the writer (packages/writer).',
-        PolicyDocument: {
-          Version: '2012-10-17',
-          Statement: [
-            {
-              Effect: 'Allow',
-              Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-              Resource: WRITER_TABLES.map(arnOf),
-            },
-          ],
-        },
-      },
+module.exports.botWriterPolicy = async ({ resolveVariable }) => ({
+  BotWriterPolicy: {
+    Type: 'AWS::IAM::ManagedPolicy',
+    Properties: {
+      ManagedPolicyName: `${SERVICE}-${await resolveVariable('sls:stage')}-bot-writer`,
+      Description:
+        'Attach to a trading bot role: lets it write its accounts, trades, balances and heartbeats through the writer (packages/writer).',
+      PolicyDocument: { Version: '2012-10-17', Statement: [writerStatement()] },
     },
-  };
-}
+  },
+});
 
-module.exports.botWriterPolicy = async ({ resolveVariable }) => botWriterPolicy(await resolveVariable('sls:stage'));
+Object.assign(module.exports, { arnOf, indexArns, allow, writerStatement });

@@ -44,8 +44,6 @@ export interface Answer {
 
 export interface Channel {
   name: ChannelName;
-  /** The longest text one message may carry; none for the webhook, which gets the event whole. */
-  limit?: number;
   /** The requests that carry `event`: one per part of its text. */
   requests(event: AlertEvent): OutgoingRequest[];
   judge(answer: Answer): Verdict;
@@ -131,6 +129,7 @@ function byStatus(answer: Answer, reason: string, waitSeconds?: number): Verdict
   return { kind: 'fail', reason };
 }
 
+/** Telegram's HTML and Slack's mrkdwn escape the same three characters. */
 const escapeHtml = (plain: string) => plain.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 
 /** Telegram: the first line of the first part in bold (HTML parse mode; the tags do not count toward the limit). */
@@ -138,17 +137,12 @@ export function telegramChannel(options: { token: string; chatId: string; apiUrl
   const url = `${options.apiUrl.replace(/\/+$/, '')}/bot${options.token}/sendMessage`;
   return {
     name: 'telegram',
-    limit: 4096,
     secrets: [options.token, ...urlSecrets(url)],
     requests: (event) =>
       splitText(event.text, 4096).map((part, i) => {
-        const [first, ...rest] = part.split('\n');
-        const html = i === 0 ? [`<b>${escapeHtml(first)}</b>`, ...rest.map(escapeHtml)].join('\n') : escapeHtml(part);
-        return {
-          url,
-          headers: JSON_HEADERS,
-          body: JSON.stringify({ chat_id: options.chatId, text: html, parse_mode: 'HTML', link_preview_options: { is_disabled: true } }),
-        };
+        const html = i === 0 ? marked(part, (line) => `<b>${line}</b>`, escapeHtml) : escapeHtml(part);
+        const body = { chat_id: options.chatId, text: html, parse_mode: 'HTML', link_preview_options: { is_disabled: true } };
+        return { url, headers: JSON_HEADERS, body: JSON.stringify(body) };
       }),
     judge: (answer) => {
       const body = parseJson(answer.body);
@@ -167,7 +161,7 @@ const escapeDiscord = (plain: string) => plain.replace(/([\\*_~`|[\]])/g, '\\$1'
 /** A line of Discord markdown: its specials escaped, and a quote, heading or list mark at its start too. */
 const discordLine = (line: string) => escapeOutsideUrls(line, escapeDiscord).replace(/^([>#-])/, '\\$1');
 
-/** The event's text in a markup, its first line (the title) in bold; Discord and Slack count the markup too. */
+/** The event's text in a markup, its first line (the title) in bold (Discord and Slack count the markup toward their limits). */
 function marked(text: string, bold: (line: string) => string, escapeLine: (line: string) => string): string {
   const [first, ...rest] = text.split('\n');
   return [bold(escapeLine(first)), ...rest.map(escapeLine)].join('\n');
@@ -179,7 +173,6 @@ export function discordChannel(options: { webhookUrl: string }): Channel {
   target.searchParams.set('wait', 'true');
   return {
     name: 'discord',
-    limit: 2000,
     secrets: [...urlSecrets(options.webhookUrl), ...urlSecrets(target.toString())],
     requests: (event) =>
       splitText(
@@ -199,17 +192,14 @@ export function discordChannel(options: { webhookUrl: string }): Channel {
   };
 }
 
-const escapeSlack = (plain: string) => plain.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
-
 /** Slack: `text` (the notification's words) and one section block with the title in bold. */
 export function slackChannel(options: { webhookUrl: string }): Channel {
   return {
     name: 'slack',
-    limit: 3000,
     secrets: urlSecrets(options.webhookUrl),
     requests: (event) =>
       splitText(
-        marked(event.text, (line) => `*${line}*`, escapeSlack),
+        marked(event.text, (line) => `*${line}*`, escapeHtml),
         3000,
       ).map((mrkdwn) => ({
         url: options.webhookUrl,

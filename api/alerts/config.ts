@@ -4,23 +4,10 @@
  */
 type Env = Record<string, string | undefined>;
 
-export interface AlertsConfig {
-  /** The alerts table (resources/tables.js): what the alerts last said of each bot. */
-  table: string;
-  /** Deployed: the alerts topic the probe publishes each bot's change to. Unset locally, where `npm start` sends. */
-  topicArn?: string;
-  /** The stage's URL with its trailing slash (the dashboard's), for links to a bot's view; unset: no links. */
-  dashboardUrl?: string;
-  /** Deployed: where the ALERT_* values are kept (settings.ts); names only, never values. */
-  parametersPath?: string;
-  secretId?: string;
-  /** The hour (UTC) the daily digest is scheduled at: its text says when to expect the next. */
-  digestHourUtc: number;
-  /** How often the probe runs (300 s deployed; `npm start`'s PROBE_SECONDS): a longer gap means it was down. */
-  probeIntervalSeconds: number;
-}
+/** The alerts' configuration (readAlertsConfig's; its members' notes are there). */
+export type AlertsConfig = ReturnType<typeof readAlertsConfig>;
 
-export function readAlertsConfig(env: Env): AlertsConfig {
+export function readAlertsConfig(env: Env) {
   const table = env.ALERTS_TABLE;
   if (!table) throw new Error('configuration: environment variable ALERTS_TABLE is required');
   const dashboardUrl = env.DASHBOARD_URL || undefined;
@@ -33,11 +20,17 @@ export function readAlertsConfig(env: Env): AlertsConfig {
   if (!/^\d+$/.test(interval) || Number(interval) < 1)
     throw new Error(`configuration: PROBE_INTERVAL_SECONDS must be a whole number of seconds, got "${interval}"`);
   return {
+    // The alerts table (resources/tables.js): what the alerts last said of each bot.
     table,
+    // The hour (UTC) the daily digest is scheduled at: its text says when to expect the next.
     digestHourUtc: Number(hour),
+    // How often the probe runs (300 s deployed; `npm start`'s PROBE_SECONDS): a longer gap means it was down.
     probeIntervalSeconds: Number(interval),
+    // Deployed: the alerts topic the probe publishes each bot's change to. Unset locally, where `npm start` sends.
     topicArn: env.ALERTS_TOPIC_ARN || undefined,
+    // The stage's URL with its trailing slash (the dashboard's), for links to a bot's view; unset: no links.
     dashboardUrl,
+    // Deployed: where the ALERT_* values are kept (settings.ts); names only, never values.
     parametersPath: env.ALERT_PARAMETERS_PATH || undefined,
     secretId: env.ALERT_SECRET_ID || undefined,
   };

@@ -15,6 +15,7 @@
  * or cut, and from the reason): tokens, URLs, and their paths and queries never appear, whole or cut short.
  * Waiting goes through `sleep`, which tests replace, so no test waits for real.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type Answer, type Channel, type ChannelName, scrub, type Verdict } from './channels';
 import type { AlertEvent } from './events';
 
@@ -42,8 +43,6 @@ export interface ChannelReport {
   /** Milliseconds waited on the service's word (429s). */
   waitedMs: number;
 }
-
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Why a request got no answer, without its URL (which may hold a token): the system's error code. */
 function networkReason(error: unknown): string {
@@ -136,13 +135,12 @@ export async function deliverAlerts(
   options: DeliveryOptions = {},
 ): Promise<ChannelReport[]> {
   const settled: Required<DeliveryOptions> = {
-    sleep: options.sleep ?? realSleep,
+    sleep: options.sleep ?? sleep,
     attempts: options.attempts ?? 4,
     maxWaitSeconds: options.maxWaitSeconds ?? 30,
     timeoutMs: options.timeoutMs ?? 10_000,
     backoffMs: options.backoffMs ?? 1000,
   };
-  if (!events.length) return channels.map((channel) => ({ channel: channel.name, delivered: [], failed: [], requests: 0, waitedMs: 0 }));
   return Promise.all(channels.map((channel) => deliverToChannel(channel, events, settled)));
 }
 

@@ -3,12 +3,7 @@
  * without a database, and each figure shows as the API wrote it.
  */
 import { decimalSign } from '@trading-bot-api/core/decimal';
-import { type AlertEvent, botLabel, percentOf, span, utcMinute } from './events';
-
-export interface DigestBot {
-  accountId: string;
-  accountName: string;
-}
+import { type AlertEvent, type BotRef, botLabel, percentOf, span, utcMinute } from './events';
 
 export interface DigestCurrency {
   currency: string;
@@ -18,8 +13,8 @@ export interface DigestCurrency {
   /** The last 7 days (yesterday and the 6 before), from /api/all/performance. */
   week: { realizedPL: string; tradesClosed: number; winRate: string | null };
   /** Of the bots that closed a trade yesterday, the highest and the lowest realized P&L (null: none did). */
-  best: (DigestBot & { realizedPL: string }) | null;
-  worst: (DigestBot & { realizedPL: string }) | null;
+  best: (BotRef & { realizedPL: string }) | null;
+  worst: (BotRef & { realizedPL: string }) | null;
 }
 
 export interface Digest {
@@ -30,9 +25,9 @@ export interface Digest {
   currencies: DigestCurrency[];
   bots: number;
   attention: {
-    error: (DigestBot & { message: string | null })[];
-    stale: (DigestBot & { heartbeatAgeSeconds: number | null; lastHeartbeatAt: string | null })[];
-    stopped: (DigestBot & { since: string | null })[];
+    error: (BotRef & { message: string | null })[];
+    stale: (BotRef & { heartbeatAgeSeconds: number | null; lastHeartbeatAt: string | null })[];
+    stopped: (BotRef & { since: string | null })[];
   };
 }
 
@@ -42,15 +37,10 @@ export function signed(amount: string): string {
   return sign > 0 ? `+${amount}` : sign < 0 ? `−${amount.slice(1)}` : amount;
 }
 
-/** A ratio of 4 places as a percentage, exactly: `0.5833` → `58.33 %`. */
-export function percent(ratio: string): string {
-  return percentOf(ratio);
-}
-
 /** The trades closed and their win rate: `3 trades closed, win rate 66.67 %`; with none, `no trade closed` (no rate). */
 function closed(count: number, winRate: string | null): string {
   if (!count || winRate === null) return 'no trade closed';
-  return `${count} trade${count === 1 ? '' : 's'} closed, win rate ${percent(winRate)}`;
+  return `${count} trade${count === 1 ? '' : 's'} closed, win rate ${percentOf(winRate)}`;
 }
 
 const WEEKDAY = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];

@@ -23,7 +23,8 @@ import { readAccountPnl, readAllPnl } from '../operations/series';
 import { fleetStatusOf } from '../operations/status';
 import { store } from '../database';
 import type { AccountStatus } from '@trading-bot-api/core/types';
-import type { Digest, DigestBot, DigestCurrency } from './digest-text';
+import type { Digest, DigestCurrency } from './digest-text';
+import type { BotRef } from './events';
 
 const DAY_MS = 86_400_000;
 
@@ -40,7 +41,7 @@ export async function buildDigest(now: Date): Promise<Digest> {
     fleetStatusOf(EVERYONE, now),
   ]);
   const names = new Map(accounts.map(({ account }) => [account.id, account.name]));
-  const bot = (accountId: string): DigestBot => ({ accountId, accountName: names.get(accountId) ?? accountId });
+  const bot = (accountId: string): BotRef => ({ accountId, accountName: names.get(accountId) ?? accountId });
   // Each account's day, as /api/{account}/pnl answers it: the best and worst bot come from these.
   const perAccount = await pMap(
     accounts,
@@ -51,7 +52,7 @@ export async function buildDigest(now: Date): Promise<Digest> {
     { concurrency: 16 },
   );
   const currencies = pnl.series.map((series): DigestCurrency => {
-    const last = series.points[series.points.length - 1];
+    const { start: _, ...dayCounts } = series.points[series.points.length - 1];
     const ofDay = dayPerformance.currencies.find((entry) => entry.currency === series.currency);
     const ofWeek = weekPerformance.currencies.find((entry) => entry.currency === series.currency);
     const traded = perAccount
@@ -62,13 +63,7 @@ export async function buildDigest(now: Date): Promise<Digest> {
     return {
       currency: series.currency,
       accountCount: series.accountCount,
-      day: {
-        realizedPL: last.realizedPL,
-        tradesClosed: last.tradesClosed,
-        wins: last.wins,
-        losses: last.losses,
-        winRate: ofDay?.winRate ?? null,
-      },
+      day: { ...dayCounts, winRate: ofDay?.winRate ?? null },
       week: { realizedPL: ofWeek?.netRealizedPL ?? '0', tradesClosed: ofWeek?.closedTrades ?? 0, winRate: ofWeek?.winRate ?? null },
       best: mark(traded[0]),
       worst: traded.length > 1 ? mark(traded[traded.length - 1]) : null,

@@ -4,26 +4,29 @@
  * database), with its human `title` and `text` written once, here; each channel only dresses them (channels.ts).
  * The event is also the body of the generic JSON webhook (webhook.schema.json, docs/alerts.md). Pure: no clients.
  */
-import type { BotState } from '@trading-bot-api/core/types';
+import type { AccountStatus, BotState, ReconciliationDifference, Trade } from '@trading-bot-api/core/types';
 import type { BotCondition } from '@trading-bot-api/core/store/alerts-table';
 
-export const ALERT_TYPES = [
-  'bot_error',
-  'bot_stale',
-  'bot_stopped',
-  'bot_recovered',
-  'database_down',
-  'database_up',
-  'daily_loss',
-  'drawdown',
-  'trade_closed',
-  'alarm',
-  'digest',
-  'test',
-  'reconciliation',
-] as const;
+/** Each kind of alert (the webhook's `type`, webhook.schema.json), with the mark its title starts with. */
+const MARK = {
+  bot_error: '🔴',
+  bot_stale: '🟡',
+  bot_stopped: '⚪',
+  bot_recovered: '🟢',
+  database_down: '🔴',
+  database_up: '🟢',
+  daily_loss: '🔻',
+  drawdown: '📉',
+  trade_closed: '🔁',
+  alarm: '🔔',
+  digest: '📊',
+  test: '✅',
+  reconciliation: '🧾',
+} as const;
 
-type AlertType = (typeof ALERT_TYPES)[number];
+export const ALERT_TYPES = Object.keys(MARK) as AlertType[];
+
+type AlertType = keyof typeof MARK;
 
 /** A bot as an alert names it. */
 export interface BotRef {
@@ -68,15 +71,8 @@ export interface AlertEvent {
   reconciliation?: ReconciliationDetails;
 }
 
-interface ReconciliationDetails {
-  exchangeAccountId: string;
-  kind: string;
-  tradeId: string | null;
-  orderId: string | null;
-  bot: string | null;
-  exchange: string | null;
-  detail: string;
-}
+/** A difference as its alert carries it: the API's, with the exchange account it was found against. */
+type ReconciliationDetails = Omit<ReconciliationDifference, 'since'> & { exchangeAccountId: string };
 
 /** What a P&L alert measured: the day's realized P&L (daily_loss) or the fall from the peak (drawdown), and the limit. */
 export interface PnlFigures {
@@ -95,21 +91,27 @@ export interface PnlFigures {
   setting: string;
 }
 
-/** A closed trade as its alert shows it. */
-export interface ClosedTradeFigures {
-  id: string;
-  instrument: string;
-  side: 'buy' | 'sell';
-  units: string;
-  openPrice: string;
-  openTime: string;
-  closePrice: string | null;
-  closeTime: string | null;
-  realizedPL: string;
+/** The fields of a trade its closing alert shows, as the API gives them. */
+export const CLOSED_TRADE_FIELDS = [
+  'id',
+  'instrument',
+  'side',
+  'units',
+  'openPrice',
+  'openTime',
+  'closePrice',
+  'closeTime',
+  'realizedPL',
+  'currency',
+  'closeReason',
+  'feeTotal',
+] as const;
+
+/** A closed trade as its alert shows it: its currency the account's when the trade names none. */
+export type ClosedTradeFigures = Pick<Trade, Exclude<(typeof CLOSED_TRADE_FIELDS)[number], 'currency' | 'feeTotal'>> & {
   currency: string;
-  closeReason: string | null;
   feeTotal: string | null;
-}
+};
 
 interface AlarmDetails {
   name: string;
@@ -147,43 +149,23 @@ function accountUrl(dashboardUrl: string | undefined, accountId: string): string
   return `${dashboardUrl.endsWith('/') ? dashboardUrl : `${dashboardUrl}/`}#/account/${encodeURIComponent(accountId)}`;
 }
 
-const MARK: Record<AlertType, string> = {
-  bot_error: '🔴',
-  bot_stale: '🟡',
-  bot_stopped: '⚪',
-  bot_recovered: '🟢',
-  database_down: '🔴',
-  database_up: '🟢',
-  daily_loss: '🔻',
-  drawdown: '📉',
-  trade_closed: '🔁',
-  alarm: '🔔',
-  digest: '📊',
-  test: '✅',
-  reconciliation: '🧾',
-};
-
 function titled(stage: string, type: AlertType, words: string): string {
   return `[${stage}] ${MARK[type]} ${words}`;
 }
 
 const CONDITION_WORDS: Record<BotCondition, string> = { ok: 'well', error: 'in error', stale: 'stale', stopped: 'stopped' };
 
-/** What the probe found of a bot whose condition changed. */
-export interface BotChange {
+/** What the probe found of a bot whose condition changed: its status's report, and the change. */
+export type BotChange = Pick<AccountStatus, 'state' | 'message' | 'lastHeartbeatAt' | 'heartbeatAgeSeconds'> & {
   bot: BotRef;
-  state: BotState;
+  /** The last error the bot or its bridge reported, if any. */
+  lastError?: AccountStatus['lastError'];
   previous: { condition: BotCondition; since: string | null };
   next: { condition: BotCondition; since: string | null };
-  message: string | null;
-  lastHeartbeatAt: string | null;
-  heartbeatAgeSeconds: number | null;
   staleAfterSeconds: number;
-  /** The last error the bot or its bridge reported, if any. */
-  lastError?: { message: string | null; at: string } | null;
   /** The recorded version of the change: with the stage and the account, the event's id. */
   version: number;
-}
+};
 
 /** The event of a bot's change of condition. */
 export function botChangeEvent(change: BotChange, stage: string, time: string, dashboardUrl?: string): AlertEvent {
@@ -251,9 +233,9 @@ export function percentOf(ratio: string): string {
   return `${head}${tail ? `.${tail}` : ''} %`;
 }
 
-/** A setting as said: `5%` is `5 % of …`, an amount is itself. */
-function settingWords(setting: string, of: string): string {
-  return setting.endsWith('%') ? `${setting.slice(0, -1)} % of ${of}` : 'its limit';
+/** A setting as said: `5%` is `5 % of …`; an amount is the variable that set it. */
+function settingWords(setting: string, of: string, variable: string): string {
+  return setting.endsWith('%') ? `${setting.slice(0, -1)} % of ${of}` : variable;
 }
 
 interface PnlEventInput {
@@ -267,9 +249,8 @@ interface PnlEventInput {
 export function dailyLossEvent({ bot, figures, version }: PnlEventInput, stage: string, time: string, dashboardUrl?: string): AlertEvent {
   const { currency, realizedPL = '0', limit, setting, day } = figures;
   const title = titled(stage, 'daily_loss', `${botLabel(bot)} lost ${money(realizedPL.replace('-', ''), currency)} today`);
-  const start = figures.balance ?? '';
   const lines = [
-    `Realized P&L of ${day} (UTC) so far: ${money(realizedPL, currency)}, beyond the daily loss limit of ${money(limit, currency)} (${setting.endsWith('%') ? settingWords(setting, `the day's starting balance, ${money(start, currency)}`) : 'ALERT_DAILY_LOSS'}).`,
+    `Realized P&L of ${day} (UTC) so far: ${money(realizedPL, currency)}, beyond the daily loss limit of ${money(limit, currency)} (${settingWords(setting, `the day's starting balance, ${money(figures.balance ?? '', currency)}`, 'ALERT_DAILY_LOSS')}).`,
   ];
   const id = `${stage}:daily_loss:${bot.accountId}:${day}:${version}`;
   return accountEvent('daily_loss', id, title, lines, bot, { pnl: figures }, stage, time, dashboardUrl);
@@ -281,7 +262,7 @@ export function drawdownEvent({ bot, figures, version }: PnlEventInput, stage: s
   const share = drawdownRatio ? ` (${percentOf(drawdownRatio)})` : '';
   const title = titled(stage, 'drawdown', `${botLabel(bot)} is ${money(drawdown, currency)}${share} below its peak`);
   const lines = [
-    `Balance ${money(figures.balance ?? '0', currency)}, ${money(drawdown, currency)}${share} below its peak of ${money(peakBalance, currency)}; the drawdown limit is ${money(limit, currency)} (${setting.endsWith('%') ? settingWords(setting, 'the peak') : 'ALERT_DRAWDOWN'}).`,
+    `Balance ${money(figures.balance ?? '0', currency)}, ${money(drawdown, currency)}${share} below its peak of ${money(peakBalance, currency)}; the drawdown limit is ${money(limit, currency)} (${settingWords(setting, 'the peak', 'ALERT_DRAWDOWN')}).`,
   ];
   const id = `${stage}:drawdown:${bot.accountId}:${version}`;
   return accountEvent('drawdown', id, title, lines, bot, { pnl: figures }, stage, time, dashboardUrl);

@@ -15,7 +15,7 @@ import { getTradeRecords, readTrades, tradeListing } from '@trading-bot-api/core
 import type { Trade } from '@trading-bot-api/core/types';
 import { logger } from '../telemetry';
 import type { AlertsConfig } from './config';
-import type { ClosedTradeFigures, PnlFigures } from './events';
+import { CLOSED_TRADE_FIELDS, type ClosedTradeFigures, type PnlFigures } from './events';
 import { noPnlState, type PnlRules, pnlRulesOf, pnlStep } from './pnl';
 import { configuredAlertValues } from './remote';
 
@@ -140,18 +140,7 @@ async function closedTrades(
 }
 
 function figuresOf(trade: Trade, currency: string): ClosedTradeFigures {
-  return {
-    id: trade.id,
-    instrument: trade.instrument,
-    side: trade.side,
-    units: trade.units,
-    openPrice: trade.openPrice,
-    openTime: trade.openTime,
-    closePrice: trade.closePrice,
-    closeTime: trade.closeTime,
-    realizedPL: trade.realizedPL,
-    currency: trade.currency ?? currency,
-    closeReason: trade.closeReason,
-    feeTotal: trade.feeTotal ?? null,
-  };
+  // In the fields' order (the webhook's JSON keeps it); currency and feeTotal get their defaults in their places.
+  const shown = Object.fromEntries(CLOSED_TRADE_FIELDS.map((field) => [field, trade[field]])) as ClosedTradeFigures;
+  return { ...shown, currency: trade.currency ?? currency, feeTotal: trade.feeTotal ?? null };
 }

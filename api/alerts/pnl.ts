@@ -33,14 +33,6 @@ import type { PnlFigures } from './events';
 /** A limit: an amount in the account's currency, or a percent of a base. */
 export type Limit = { amount: string } | { percent: string };
 
-export interface PnlRules {
-  dailyLoss: (accountId: string) => Limit | undefined;
-  drawdown: (accountId: string) => Limit | undefined;
-  tradeClosed: (accountId: string) => boolean;
-  /** True when any rule is on for some account: the probe then reads the figures. */
-  any: boolean;
-}
-
 export const PNL_VARIABLES = ['ALERT_DAILY_LOSS', 'ALERT_DRAWDOWN', 'ALERT_TRADE_CLOSED'] as const;
 
 type Setting<T> = { stage: T | undefined; accounts: Map<string, T | undefined> };
@@ -49,10 +41,8 @@ type Setting<T> = { stage: T | undefined; accounts: Map<string, T | undefined> }
 function parseSetting<T>(name: string, value: string | undefined, read: (text: string) => T | undefined): Setting<T> {
   const setting: Setting<T> = { stage: undefined, accounts: new Map() };
   if (!value) return setting;
-  for (const [i, part] of value
-    .split(',')
-    .map((piece) => piece.trim())
-    .entries()) {
+  const parts = value.split(',').map((piece) => piece.trim());
+  for (const [i, part] of parts.entries()) {
     if (!part) continue;
     const pair = /^([^=\s]+)\s*=\s*(.+)$/.exec(part);
     if (!pair && i > 0) throw new Error(`${name}: "${part}" should be account=value (the stage's value comes first)`);
@@ -78,7 +68,7 @@ function lookup<T>(setting: Setting<T>): (accountId: string) => T | undefined {
 }
 
 /** The rules the values set, and a line for each that is set wrong (named by variable); those are off. */
-export function pnlRulesOf(values: Partial<Record<(typeof PNL_VARIABLES)[number], string>>): { rules: PnlRules; problems: string[] } {
+export function pnlRulesOf(values: Partial<Record<(typeof PNL_VARIABLES)[number], string>>) {
   const problems: string[] = [];
   const parse = <T>(name: (typeof PNL_VARIABLES)[number], read: (text: string) => T | undefined, words: string): Setting<T> => {
     try {
@@ -97,12 +87,16 @@ export function pnlRulesOf(values: Partial<Record<(typeof PNL_VARIABLES)[number]
     rules: {
       dailyLoss: lookup(dailyLoss),
       drawdown: lookup(drawdown),
-      tradeClosed: (accountId) => lookup(tradeClosed)(accountId) === true,
+      tradeClosed: (accountId: string) => lookup(tradeClosed)(accountId) === true,
+      // True when any rule is on for some account: the probe then reads the figures.
       any: settings.some((setting) => setting.stage !== undefined || [...setting.accounts.values()].some((value) => value !== undefined)),
     },
     problems,
   };
 }
+
+/** The rules each account is under: its limits (none: the rule is off for it) and whether its closed trades are said. */
+export type PnlRules = ReturnType<typeof pnlRulesOf>['rules'];
 
 /**
  * The amount a limit allows on `base`: the amount itself, or the percent of the base, exactly, shown with the base's

@@ -7,7 +7,6 @@
  */
 import { compareIds } from '@trading-bot-api/core/ids';
 import {
-  type BotAlertState,
   readAlertStates,
   recordBotAlertState,
   recordMonitorRun,
@@ -48,15 +47,8 @@ export async function alertOnFleet(statuses: readonly AccountStatus[], now: Date
     watchingSince: monitor.watchingSince,
     staleAfterSeconds: options.staleAfterSeconds,
   });
-  const pnl = options.rules?.any
-    ? await watchPnl(
-        store,
-        statuses.map((status) => status.accountId),
-        states.pnl,
-        options.rules,
-        now,
-      )
-    : [];
+  const ids = statuses.map((status) => status.accountId);
+  const pnl = options.rules?.any ? await watchPnl(store, ids, states.pnl, options.rules, now) : [];
   const [bots, money] = await Promise.all([
     recordedOnly(transitions, (transition) => recordBotAlertState(store, table, transition.next, time)),
     recordedOnly(pnl, (change) => recordPnlAlertState(store, table, change.next)),
@@ -70,18 +62,7 @@ export async function alertOnFleet(statuses: readonly AccountStatus[], now: Date
       .sort((a, b) => compareIds(a.status.accountId, b.status.accountId))
       .map(({ status, previous, next }) =>
         botChangeEvent(
-          {
-            bot: bot(status.accountId),
-            state: status.state,
-            previous,
-            next,
-            message: status.message,
-            lastHeartbeatAt: status.lastHeartbeatAt,
-            heartbeatAgeSeconds: status.heartbeatAgeSeconds,
-            staleAfterSeconds: options.staleAfterSeconds,
-            lastError: status.lastError,
-            version: next.version,
-          },
+          { ...status, bot: bot(status.accountId), previous, next, staleAfterSeconds: options.staleAfterSeconds, version: next.version },
           options.stage,
           time,
           options.dashboardUrl,
@@ -97,7 +78,7 @@ export async function alertOnFleet(statuses: readonly AccountStatus[], now: Date
     } catch (error) {
       // Best effort: if this fails too, the change stays recorded and unannounced, and the probe's error says so.
       await Promise.all([
-        ...bots.map(({ previous, next }) => undoChange(store, table, next, previous, time)),
+        ...bots.map(({ previous, next }) => undoBotAlertState(store, table, next, previous, time).catch(() => false)),
         ...money.map(({ previous, next }) =>
           recordPnlAlertState(store, table, { ...previous, version: next.version + 1 }).catch(() => false),
         ),
@@ -122,8 +103,4 @@ function pnlEvents(change: PnlChange, bot: BotRef, time: string, options: ProbeA
     ...(change.dailyLoss ? [dailyLossEvent({ bot, figures: change.dailyLoss, version }, stage, time, dashboardUrl)] : []),
     ...(change.drawdown ? [drawdownEvent({ bot, figures: change.drawdown, version }, stage, time, dashboardUrl)] : []),
   ];
-}
-
-async function undoChange(store: Store, table: string, recorded: BotAlertState, previous: BotAlertState, time: string): Promise<void> {
-  await undoBotAlertState(store, table, recorded, previous, time).catch(() => false);
 }

@@ -1,7 +1,7 @@
 import type { BotState } from '@trading-bot-api/core/types';
 import type { BotFigures, FleetFigures } from '../operations/metrics';
 import type { Representation } from './representation';
-import { type Family, PROMETHEUS_TYPE, renderExposition, type Sample } from './prometheus';
+import { type Family, PROMETHEUS_TYPE, renderExposition } from './prometheus';
 
 /**
  * `GET /api/metrics` as Prometheus text: the metric families, their names and labels, from the fleet's figures. Pure
@@ -11,40 +11,50 @@ import { type Family, PROMETHEUS_TYPE, renderExposition, type Sample } from './p
 /** Every state a bot reports, in the API's order: one `tba_bot_state` series each, 1 for the bot's own. */
 const BOT_STATES: readonly BotState[] = ['running', 'paused', 'stopped', 'error'];
 
-/** The labels of a bot's series: its account, and what the account's profile says of it. */
-function botLabels(bot: BotFigures): Record<string, string> {
-  return {
-    account: bot.status.accountId,
-    currency: bot.account.currency,
-    broker: bot.account.broker,
-    environment: bot.account.environment,
-  };
-}
+const flag = (yes: boolean) => (yes ? 1 : 0);
 
-/**
- * A family with one sample per bot that has a value (`undefined`: no sample, as for a bot that never heartbeated),
- * labelled with each bot's `labels` (one object per bot for every family: renderExposition writes it once).
- */
-function perBot(
-  labels: ReadonlyMap<BotFigures, Record<string, string>>,
-  name: string,
-  help: string,
-  value: (bot: BotFigures) => string | number | undefined | null,
-): Family {
-  const samples: Sample[] = [];
-  for (const [bot, own] of labels) {
-    const v = value(bot);
-    if (v !== undefined && v !== null) samples.push({ labels: own, value: v });
-  }
-  return { name, help, type: 'gauge', samples };
-}
+/** The gauges with one sample per bot: name, help, and the bot's value (none: no sample). */
+const PER_BOT: [string, string, (bot: BotFigures) => string | number | undefined | null][] = [
+  [
+    'tba_bot_heartbeat_age_seconds',
+    "Seconds since the bot's last heartbeat (no sample: it never sent one).",
+    (bot) => bot.status.heartbeatAgeSeconds,
+  ],
+  [
+    'tba_bot_stale',
+    '1 when the bot reports running but its heartbeat is older than the stale threshold (or missing).',
+    (bot) => flag(bot.status.stale),
+  ],
+  ['tba_open_trades', 'Open trades of the account.', (bot) => bot.status.openTradeCount],
+  ['tba_balance', 'Balance, in the account currency (exact: GET /api/{account}/balance).', (bot) => bot.balance?.balance],
+  ['tba_nav', 'Net asset value, in the account currency.', (bot) => bot.balance?.nav],
+  ['tba_unrealized_pnl', 'Unrealized P&L of the open trades, in the account currency.', (bot) => bot.balance?.unrealizedPL],
+  // Not `_total`: Prometheus keeps that suffix for counters, and P&L falls as well as rises (docs/api.md).
+  ['tba_realized_pnl', 'Realized P&L of every closed trade, in the account currency.', (bot) => bot.balance?.realizedPL],
+  ['tba_realized_pnl_today', 'Realized P&L of the trades closed this UTC day, in the account currency.', (bot) => bot.today.realizedPL],
+  ['tba_trades_closed_today', 'Trades closed this UTC day.', (bot) => bot.today.tradesClosed],
+  [
+    'tba_win_ratio',
+    'Share of the trades closed in the last 90 days that made a profit, from 0 to 1 (no sample: none closed).',
+    (bot) => bot.recent.winRate,
+  ],
+  [
+    'tba_max_drawdown_ratio',
+    'Largest fall of the last 90 days from an equity peak, as a share of the equity at that peak, from 0 to 1 (no sample: no equity known).',
+    (bot) => bot.recent.maxDrawdownRatio,
+  ],
+];
 
-/** The families of a scrape, in a fixed order. */
-function fleetFamilies(figures: FleetFigures): Family[] {
-  const { bots, summary } = figures;
-  const labels = new Map(bots.map((bot) => [bot, botLabels(bot)]));
-  const flag = (yes: boolean) => (yes ? 1 : 0);
-  return [
+/** The scrape's text: the families in a fixed order. */
+export function fleetExposition({ bots, summary }: FleetFigures): string {
+  // A bot's series are labelled with its account and what the account's profile says of it.
+  const labels = new Map(
+    bots.map((bot) => {
+      const { currency, broker, environment } = bot.account;
+      return [bot, { account: bot.status.accountId, currency, broker, environment }];
+    }),
+  );
+  const families: Family[] = [
     {
       name: 'tba_bot_state',
       help: 'The state the bot last reported: 1 for it, 0 for the other states.',
@@ -53,42 +63,18 @@ function fleetFamilies(figures: FleetFigures): Family[] {
         BOT_STATES.map((state) => ({ labels: { ...labels.get(bot)!, state }, value: flag(bot.status.state === state) })),
       ),
     },
-    perBot(
-      labels,
-      'tba_bot_heartbeat_age_seconds',
-      "Seconds since the bot's last heartbeat (no sample: it never sent one).",
-      (bot) => bot.status.heartbeatAgeSeconds,
-    ),
-    perBot(
-      labels,
-      'tba_bot_stale',
-      '1 when the bot reports running but its heartbeat is older than the stale threshold (or missing).',
-      (bot) => flag(bot.status.stale),
-    ),
-    perBot(labels, 'tba_open_trades', 'Open trades of the account.', (bot) => bot.status.openTradeCount),
-    perBot(labels, 'tba_balance', 'Balance, in the account currency (exact: GET /api/{account}/balance).', (bot) => bot.balance?.balance),
-    perBot(labels, 'tba_nav', 'Net asset value, in the account currency.', (bot) => bot.balance?.nav),
-    perBot(labels, 'tba_unrealized_pnl', 'Unrealized P&L of the open trades, in the account currency.', (bot) => bot.balance?.unrealizedPL),
-    // Not `_total`: Prometheus keeps that suffix for counters, and P&L falls as well as rises (docs/api.md).
-    perBot(labels, 'tba_realized_pnl', 'Realized P&L of every closed trade, in the account currency.', (bot) => bot.balance?.realizedPL),
-    perBot(
-      labels,
-      'tba_realized_pnl_today',
-      'Realized P&L of the trades closed this UTC day, in the account currency.',
-      (bot) => bot.today.realizedPL,
-    ),
-    perBot(labels, 'tba_trades_closed_today', 'Trades closed this UTC day.', (bot) => bot.today.tradesClosed),
-    perBot(
-      labels,
-      'tba_win_ratio',
-      'Share of the trades closed in the last 90 days that made a profit, from 0 to 1 (no sample: none closed).',
-      (bot) => bot.recent.winRate,
-    ),
-    perBot(
-      labels,
-      'tba_max_drawdown_ratio',
-      'Largest fall of the last 90 days from an equity peak, as a share of the equity at that peak, from 0 to 1 (no sample: no equity known).',
-      (bot) => bot.recent.maxDrawdownRatio,
+    ...PER_BOT.map(
+      ([name, help, value]): Family => ({
+        name,
+        help,
+        type: 'gauge',
+        // No sample where a bot has no value (as for a bot that never heartbeated); each bot's labels object is shared
+        // by its every family, so renderExposition writes it once.
+        samples: bots.flatMap((bot) => {
+          const v = value(bot);
+          return v === undefined || v === null ? [] : [{ labels: labels.get(bot)!, value: v }];
+        }),
+      }),
     ),
     {
       name: 'tba_fleet_bots',
@@ -99,11 +85,7 @@ function fleetFamilies(figures: FleetFigures): Family[] {
     { name: 'tba_fleet_bots_stale', help: 'Bots that are stale.', type: 'gauge', samples: [{ labels: {}, value: summary.stale }] },
     { name: 'tba_fleet_bots_visible', help: 'Bots the key may see.', type: 'gauge', samples: [{ labels: {}, value: summary.total }] },
   ];
-}
-
-/** The scrape's text. */
-export function fleetExposition(figures: FleetFigures): string {
-  return renderExposition(fleetFamilies(figures));
+  return renderExposition(families);
 }
 
 /** The metrics operation's one representation: Prometheus text (an Accept that excludes text/plain is a 406). */

@@ -48,6 +48,7 @@ export function unavailableReply<T>(body: T): Reply<T> {
 }
 
 type Event = Partial<APIGatewayProxyEvent>;
+type Middleware = MiddlewareObj<Event, APIGatewayProxyResult, Error, Context>;
 
 const JSON_TYPE = JSON_REPRESENTATION.mediaType;
 
@@ -73,7 +74,7 @@ const MISCONFIGURED_DETAIL =
 const DATABASE_LINES = { unavailable: 'database unavailable', misconfigured: 'database misconfigured' };
 
 /** Maps any error to problem+json; unknown errors become a generic 500, logged with the request id. */
-const problemErrors = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Context> => ({
+const problemErrors = (): Middleware => ({
   onError: async (request) => {
     const requestId = requestIdOf(request.event, request.context);
     let problem = request.error;
@@ -110,9 +111,9 @@ const problemErrors = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Con
  * key's id (never the key), and the same request id the client got in X-Request-Id. A 503 is a warning, a 500 an
  * error (its stack is on the line before); never the event or a body.
  */
-const accessLog = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Context> => {
+const accessLog = (): Middleware => {
   const started = new WeakMap<object, number>();
-  const log: MiddlewareObj<Event, APIGatewayProxyResult, Error, Context>['after'] = async (request) => {
+  const log: Middleware['after'] = async (request) => {
     const status = request.response?.statusCode ?? HTTP.INTERNAL_ERROR;
     const authorizer = request.event.requestContext?.authorizer as Record<string, unknown> | null | undefined;
     const line = {
@@ -146,7 +147,7 @@ function headerOf(event: Event, name: string): string | undefined {
  * set both already; any other 200 gets a strong tag derived from its body, which is still computed (and its items
  * read): what is saved there is the transfer.
  */
-const conditionalGet = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Context> => ({
+const conditionalGet = (): Middleware => ({
   after: async (request) => {
     const response = request.response;
     if (!response || response.statusCode !== HTTP.OK || response.headers?.ETag !== undefined) return;
@@ -160,8 +161,8 @@ const conditionalGet = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Co
 });
 
 /** Headers every response carries, errors included. */
-const responseHeaders = (): MiddlewareObj<Event, APIGatewayProxyResult, Error, Context> => {
-  const addHeaders: MiddlewareObj<Event, APIGatewayProxyResult, Error, Context>['after'] = async (request) => {
+const responseHeaders = (): Middleware => {
+  const addHeaders: Middleware['after'] = async (request) => {
     if (!request.response) return;
     const origin = headerOf(request.event, 'origin');
     const cors = corsHeaders(origin, config.corsAllowedOrigins);

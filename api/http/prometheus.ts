@@ -9,7 +9,7 @@
 export const PROMETHEUS_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 /** One sample: its labels and its value (a decimal string or a whole number). */
-export interface Sample {
+interface Sample {
   labels: Record<string, string>;
   value: string | number;
 }

@@ -49,11 +49,9 @@ export function chosenRepresentation<T>(
   if (typeof format === 'string') return offered.find((representation) => representation.format === format) ?? offered[0];
   if (offered.length === 1 && offered[0] === JSON_REPRESENTATION) return offered[0];
   const negotiable = offered.filter((representation) => !representation.byFormatOnly);
-  const chosen = negotiate(
-    accept,
-    negotiable.map((representation) => representation.mediaType),
-  );
-  if (chosen === undefined) throw notAcceptable(negotiable.map((representation) => representation.mediaType.split(';')[0]));
+  const types = negotiable.map((representation) => representation.mediaType);
+  const chosen = negotiate(accept, types);
+  if (chosen === undefined) throw notAcceptable(types.map((type) => type.split(';')[0]));
   return negotiable[chosen];
 }
 

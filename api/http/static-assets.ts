@@ -1,5 +1,5 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { extname, join, relative } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { extname, join } from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import contract from '../../resources/http-contract.js';
 import { entityTag, noneMatch } from './etag';
@@ -39,22 +39,15 @@ function candidates(): string[] {
     .map((root) => join(root, 'dashboard', 'dist'));
 }
 
-function walk(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? walk(path) : [path];
-  });
-}
-
 /** The built files by URL path (`/` is index.html); empty when there is no build. */
 export function loadAssets(dir = candidates().find((path) => existsSync(join(path, 'index.html')))): Map<string, Asset> {
   const assets = new Map<string, Asset>();
   if (!dir) return assets;
-  for (const file of walk(dir)) {
+  for (const file of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
     const type = TYPES[extname(file)];
     if (!type) continue;
-    const path = `/${relative(dir, file).split('\\').join('/')}`;
-    const body = readFileSync(file, 'utf8');
+    const path = `/${file.split('\\').join('/')}`;
+    const body = readFileSync(join(dir, file), 'utf8');
     // Vite names every asset by a hash of its content: cache for a year. The page itself: always revalidate.
     const immutable = path.startsWith('/assets/');
     assets.set(path === '/index.html' ? '/' : path, {

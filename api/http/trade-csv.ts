@@ -9,9 +9,6 @@ import { type Cell, csvRecord, inertText } from './csv';
  * (trade-representations.ts) picks the layout and supplies what the trades do not carry (each account's broker).
  */
 
-/** The columns of the `csv` layout: the Trade's fields in the contract's order, named as in JSON. */
-export const TRADE_COLUMNS = TRADE_FIELDS;
-
 /** A trade's fees in one cell: `AMOUNT CURRENCY LEG` each, joined by `; `; `none` for no fee; empty when unknown. */
 export function feesCell(fees: readonly Fee[] | null): Cell {
   if (fees === null) return null;
@@ -26,10 +23,13 @@ export function feesOfCell(cell: string): Fee[] | undefined {
   return fees.map(([amount, currency, leg]) => ({ amount, currency, leg: leg as Fee['leg'] }));
 }
 
-/** One trade's cells in the `csv` layout; a gone trade's P&L is empty: its outcome is unknown, not zero. */
+/**
+ * One trade's cells in the `csv` layout, whose columns are the Trade's fields in the contract's order, named as in JSON;
+ * a gone trade's P&L is empty: its outcome is unknown, not zero.
+ */
 function tradeCells(trade: Trade): Cell[] {
   const gone = trade.status === 'gone';
-  return TRADE_COLUMNS.map((column): Cell => {
+  return TRADE_FIELDS.map((column): Cell => {
     if (column === 'closeReason') return inertText(trade.closeReason);
     if (column === 'fees') return feesCell(trade.fees);
     if (column === 'orderIds') return trade.orderIds ? trade.orderIds.join(' ') : null;
@@ -40,7 +40,7 @@ function tradeCells(trade: Trade): Cell[] {
 
 /** The trades in the `csv` layout: a header row, then one record per trade; null fields are empty cells. */
 export function tradesCsv(trades: readonly Trade[]): string {
-  return [TRADE_COLUMNS, ...trades.map(tradeCells)].map(csvRecord).join('');
+  return [TRADE_FIELDS, ...trades.map(tradeCells)].map(csvRecord).join('');
 }
 
 /** CoinTracking's "CoinTracking CSV" import columns, in its order. */
@@ -90,14 +90,11 @@ function byCurrency(fees: readonly Fee[]): [string, string][] {
   return [...sums].map(([currency, amounts]) => [currency, sum(amounts)]);
 }
 
-/** Why the trades of a page were left out of its `cointracking` layout (open: no result yet; gone: unknown). */
-export interface LeftOut {
-  open: number;
-  gone: number;
-}
-
-/** The `X-Trades-Left-Out` value of a page's trades. */
-export function leftOutOf(trades: readonly Trade[]): LeftOut {
+/**
+ * How many trades of a page its `cointracking` layout left out, and why (open: no result yet; gone: unknown): its
+ * `X-Trades-Left-Out`.
+ */
+export function leftOutOf(trades: readonly Trade[]) {
   return {
     open: trades.filter((trade) => trade.status === 'open').length,
     gone: trades.filter((trade) => trade.status === 'gone').length,

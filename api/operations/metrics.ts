@@ -3,28 +3,10 @@ import { toAccount } from '@trading-bot-api/core/store/accounts-table';
 import { toBalance, toBalanceRecord } from '@trading-bot-api/core/store/balances-table';
 import { getPnlOfAccounts, type PnlEntry } from '@trading-bot-api/core/store/ledger-table';
 import { periodStart, timestamp } from '@trading-bot-api/core/time';
-import type { Account, AccountStatus, Balance, FleetSummary } from '@trading-bot-api/core/types';
 import type { Principal } from '../access';
 import { readAccountPerformance } from './performance';
 import { readStatusItems, statusOf } from './status';
 import { store } from '../database';
-
-/** One bot's figures, as the fleet answers give them, and its realized P&L of the current UTC day. */
-export interface BotFigures {
-  status: AccountStatus;
-  account: Account;
-  /** Undefined for an account with no balances item yet (created a moment ago). */
-  balance: Balance | undefined;
-  today: { realizedPL: string; tradesClosed: number };
-  /** The last 90 days' win rate and largest drawdown against equity (the performance operation's default window). */
-  recent: { winRate: string | null; maxDrawdownRatio: string | null };
-}
-
-/** What `GET /api/metrics` shows: every visible bot (retired ones left out, as in the fleet answers) and the counts. */
-export interface FleetFigures {
-  bots: BotFigures[];
-  summary: FleetSummary;
-}
 
 /**
  * Today's P&L of each account this instance has read, with the day and the version of the balances item it was read
@@ -60,7 +42,10 @@ async function todaysPnl(ids: readonly string[], day: string, versions: Readonly
  * were read under (its last trade's time and realized P&L): unlike the balances version, which every heartbeat's
  * balance moves, these move only when a trade opens or closes.
  */
-const recentHeld = new Map<string, { day: string; activity: string; recent: BotFigures['recent'] }>();
+const recentHeld = new Map<
+  string,
+  { day: string; activity: string; recent: { winRate: string | null; maxDrawdownRatio: string | null } }
+>();
 
 /**
  * The last 90 days' win rate and drawdown ratio of each of `ids`, read (a few dozen roll-up items each) only where
@@ -94,7 +79,7 @@ async function recentFigures(ids: readonly string[], day: string, activity: Read
  * sends (every heartbeat age it shows moves), and the profiles and balances they would have spared are in the items
  * read already.
  */
-export async function readFleetFigures(principal: Principal, now: Date): Promise<FleetFigures> {
+export async function readFleetFigures(principal: Principal, now: Date) {
   const items = await readStatusItems(principal);
   const fleet = statusOf(items, now);
   const ids = fleet.accounts.map((bot) => bot.accountId);
@@ -119,11 +104,20 @@ export async function readFleetFigures(principal: Principal, now: Date): Promise
       return {
         status: bot,
         account: toAccount(items.accounts[i]),
+        // Undefined for an account with no balances item yet (created a moment ago).
         balance: balance && toBalance(balance),
+        // Its realized P&L of the current UTC day.
         today: { realizedPL: today?.realizedPL ?? '0', tradesClosed: today?.tradesClosed ?? 0 },
+        // The last 90 days' win rate and largest drawdown against equity (the performance operation's default window).
         recent: recentOf.get(bot.accountId)!,
       };
     }),
     summary: fleet.summary,
   };
 }
+
+/** What `GET /api/metrics` shows: every visible bot (retired ones left out, as in the fleet answers) and the counts. */
+export type FleetFigures = Awaited<ReturnType<typeof readFleetFigures>>;
+
+/** One bot's figures, as the fleet answers give them, and its realized P&L of the current UTC day. */
+export type BotFigures = FleetFigures['bots'][number];

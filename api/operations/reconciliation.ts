@@ -16,14 +16,8 @@ export async function readReconciliation(accountId: string, principal: Principal
   requireVisibleAccount(principal, accountId);
   const entry = await getReconciliation(store, accountId);
   if (!entry) throw (await getAccountRecord(store, accountId)) ? notReconciled(accountId) : accountNotFound(accountId);
-  return {
-    accountId: entry.accountId,
-    exchangeAccountId: entry.exchangeAccountId,
-    checkedAt: entry.checkedAt,
-    matched: entry.matched,
-    unchecked: entry.unchecked,
-    differenceCount: entry.differenceCount,
-    differences: entry.differences,
-    tolerances: { amount: AMOUNT_TOLERANCE, fee: FEE_TOLERANCE, balancePercent: BALANCE_TOLERANCE_PERCENT },
-  };
+  // As stored, less its version; the differences after their count, as the contract lists them.
+  const { version: _, differences, ...checked } = entry;
+  const tolerances = { amount: AMOUNT_TOLERANCE, fee: FEE_TOLERANCE, balancePercent: BALANCE_TOLERANCE_PERCENT };
+  return { ...checked, differences, tolerances };
 }

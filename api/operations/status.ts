@@ -62,18 +62,12 @@ export async function readFleetStatus(principal: Principal, now: Date, held: Hel
   return tagged(statusTag(version, changesAt), held, status);
 }
 
-/** What the fleet status shows, as read: the visible accounts' items sorted by id (retired ones left out), and their balances items by id. */
-export interface StatusItems {
-  accounts: Item[];
-  balances: ReadonlyMap<string, Item>;
-}
-
 /**
  * The items of every account the principal may see: two per account, its accounts item (the bot's report, whose
  * heartbeat times the answer shows exactly) and its balances item (the trade figures), read whole for `*` and by key
  * for a scoped key, both tables at once. Retired accounts are left out (the probe reads this too).
  */
-export async function readStatusItems(principal: Principal, consistent = false): Promise<StatusItems> {
+export async function readStatusItems(principal: Principal, consistent = false) {
   const [accounts, balances] = await Promise.all([
     readAccountScopedItems(store, store.tables.accounts, principal.accounts, consistent),
     readAccountScopedItems(store, store.tables.balances, principal.accounts, consistent),
@@ -85,6 +79,12 @@ export async function readStatusItems(principal: Principal, consistent = false):
     balances: new Map(balances.map((item) => [item.accountId as string, item])),
   };
 }
+
+/**
+ * What the fleet status shows, as read: the visible accounts' items sorted by id (retired ones left out), and their
+ * balances items by id.
+ */
+type StatusItems = Awaited<ReturnType<typeof readStatusItems>>;
 
 /** The fleet status of the items read, in their order. */
 export function statusOf(items: StatusItems, now: Date): FleetStatus {

@@ -30,17 +30,12 @@ export interface TradeRequest extends TimeWindow {
   after?: string;
 }
 
-/** A page, and the order key to continue after (null on the last page). */
-export interface TradeResult {
-  trades: Trade[];
-  next: string | null;
-}
-
 /**
- * One page of trades, newest first. It reads `limit + 1` trades: the extra one only tells whether another page
- * exists, so `nextCursor` is null exactly on the last page.
+ * One page of trades, newest first, and the order key to continue after (null on the last page). It reads
+ * `limit + 1` trades: the extra one only tells whether another page exists, so `nextCursor` is null exactly on the
+ * last page.
  */
-export async function listTrades(scope: TradeScope, request: TradeRequest, principal: Principal): Promise<TradeResult> {
+export async function listTrades(scope: TradeScope, request: TradeRequest, principal: Principal) {
   const accountId = scope === 'all' ? undefined : scope.accountId;
   if (accountId !== undefined) requireVisibleAccount(principal, accountId);
 

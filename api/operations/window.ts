@@ -28,22 +28,11 @@ export function checkWindow<W extends TimeWindow>(window: W): W {
 }
 
 /**
- * A window of whole periods: the first period's start, the end (the next period's start), the period starts, and the
- * first and last of them as stored times (a key range's bounds).
- */
-export interface SeriesWindow {
-  from: number;
-  to: number;
-  starts: number[];
-  span: [string, string];
-}
-
-/**
  * Widens a requested window to whole periods: `from` back to the start of its period, `to` forward to the next
  * period boundary (unless on one). Without `to`, the window ends with the current period (the one holding `now`);
  * without `from`, it holds `defaultPoints` periods. More than `maxPoints` periods is a 400.
  */
-export function seriesWindow(unit: CalendarUnit, requested: TimeWindow, now: Date, defaultPoints: number, maxPoints: number): SeriesWindow {
+export function seriesWindow(unit: CalendarUnit, requested: TimeWindow, now: Date, defaultPoints: number, maxPoints: number) {
   checkWindow(requested);
   const endOf = (ms: number) => (periodStart(ms, unit) === ms ? ms : shiftPeriodStart(periodStart(ms, unit), unit, 1));
   const to = requested.to !== undefined ? endOf(requested.to) : shiftPeriodStart(periodStart(now.getTime(), unit), unit, 1);
@@ -72,5 +61,11 @@ export function seriesWindow(unit: CalendarUnit, requested: TimeWindow, now: Dat
     );
   }
   const starts = Array.from({ length: points }, (_, i) => shiftPeriodStart(from, unit, i));
-  return { from, to, starts, span: [timestamp(from), timestamp(starts[starts.length - 1])] };
+  return { from, to, starts, span: [timestamp(from), timestamp(starts[starts.length - 1])] as [string, string] };
 }
+
+/**
+ * A window of whole periods: the first period's start, the end (the next period's start), the period starts, and the
+ * first and last of them as stored times (a key range's bounds).
+ */
+export type SeriesWindow = ReturnType<typeof seriesWindow>;

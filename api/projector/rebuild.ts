@@ -14,18 +14,13 @@ import { bumpVersions, readMembers, rebuildSum, writeMembers } from '@trading-bo
 import { entryPrefix, readKeyRange } from '@trading-bot-api/core/store/ledger-table';
 import { type Summand, summandOf } from './project';
 
-export interface Rebuilt {
-  accounts: number;
-  /** Accounts added to or taken out of their currency's list. */
-  listed: number;
-  /** The sums recounted, and how many of them were missing or wrong. */
-  sums: number;
-  sumsWritten: number;
-}
-
 const SUMS_AT_ONCE = 16;
 
-export async function rebuildFleet(store: Store): Promise<Rebuilt> {
+/**
+ * What it did: the accounts read, those added to or taken out of their currency's list (`listed`), the sums
+ * recounted, and how many of them were missing or wrong (`sumsWritten`).
+ */
+export async function rebuildFleet(store: Store) {
   const [accounts, listed] = await Promise.all([scanAll(store, store.tables.accounts, true), readMembers(store)]);
   const currencyOf = new Map(accounts.map((item) => [String(item.accountId), String(item.currency)]));
   const members = [

@@ -5,10 +5,10 @@
  * the Bearer form included).
  */
 import { parse } from 'csv-parse/sync';
-import type { Trade } from '@trading-bot-api/core/types';
+import { type Trade, TRADE_FIELDS } from '@trading-bot-api/core/types';
 import { DEMO_TERMS, generateDataset } from '../../scripts/demo/dataset';
 import { UNKNOWN_DETAILS } from '../kit/trade-details';
-import { COINTRACKING_COLUMNS, cointrackingRecords, TRADE_COLUMNS } from '../../api/http/trade-csv';
+import { COINTRACKING_COLUMNS, cointrackingRecords } from '../../api/http/trade-csv';
 import { type Harness, startHarness } from '../kit/api-harness';
 import { expectContract } from '../kit/contract';
 import { expectedTrades } from '../kit/expected';
@@ -127,7 +127,7 @@ function records(text: string, columns: readonly string[]): Record<string, strin
  */
 const asRow = (trade: Trade) =>
   Object.fromEntries(
-    TRADE_COLUMNS.map((column) => {
+    TRADE_FIELDS.map((column) => {
       if (column === 'fees')
         return [column, trade.fees ? trade.fees.map((f) => `${f.amount} ${f.currency} ${f.leg}`).join('; ') || 'none' : ''];
       if (column === 'orderIds') return [column, trade.orderIds?.join(' ') ?? ''];
@@ -183,7 +183,7 @@ describe('trades as CSV', () => {
         expect(page.headers['Content-Type']).toBe('text/csv; charset=utf-8; header=present');
         expect(page.headers.Vary).toMatch(/Accept/);
       }
-      const rows = pages.flatMap((page) => records(page.body, TRADE_COLUMNS));
+      const rows = pages.flatMap((page) => records(page.body, TRADE_FIELDS));
       expect(rows).toEqual(json.map(asRow));
       // Every row says the currency its amounts are in: its account's, whichever accounts the listing has.
       const currencyOf = Object.fromEntries(dataset.accounts.map(({ account }) => [account.id, account.currency]));
@@ -309,7 +309,7 @@ describe('a key scoped to some accounts', () => {
     const key = await harness.createKey(['x-eur', 'x-gbp']);
     const csv = await call('all-trades', { query: { format: 'csv' } }, key);
     expect(csv.statusCode).toBe(200);
-    const rows = records(csv.body as unknown as string, TRADE_COLUMNS);
+    const rows = records(csv.body as unknown as string, TRADE_FIELDS);
     expect(rows.every((row) => row.accountId === 'x-eur')).toBe(true);
     expect(rows).toHaveLength(expectedTrades(dataset.trades, { accountId: 'x-eur' }).length);
     expect((await call('account-trades', { account: 'x-usd', query: { format: 'csv' } }, key)).statusCode).toBe(404);

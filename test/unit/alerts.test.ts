@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { discordChannel, retryAfterSeconds, slackChannel, splitText, telegramChannel } from '../../api/alerts/channels';
 import { ChannelWatch } from '../../api/alerts/delivery';
-import { digestEvent, percent, signed } from '../../api/alerts/digest-text';
+import { digestEvent, signed } from '../../api/alerts/digest-text';
 import {
   type AlertEvent,
   alarmEvent,
@@ -17,6 +17,7 @@ import {
   dailyLossEvent,
   databaseEvent,
   drawdownEvent,
+  percentOf,
   shortAlarmName,
   span,
   testEvent,
@@ -373,7 +374,7 @@ describe('splitting', () => {
 describe('the digest', () => {
   it('signs amounts with a true minus and shows ratios as exact percentages', () => {
     expect(['12.50', '-3.75', '0', '0.00'].map(signed)).toEqual(['+12.50', '−3.75', '0', '0.00']);
-    expect(['0.5833', '1.0000', '0.0500', '0.0000', '0.5', '0.0001'].map(percent)).toEqual([
+    expect(['0.5833', '1.0000', '0.0500', '0.0000', '0.5', '0.0001'].map(percentOf)).toEqual([
       '58.33 %',
       '100 %',
       '5 %',

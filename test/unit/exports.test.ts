@@ -8,7 +8,15 @@ import { apiKeyOf } from '@trading-bot-api/core/store/api-keys-table';
 import { csvField, csvRecord, inertText } from '../../api/http/csv';
 import { negotiate, parseAccept } from '../../api/http/negotiation';
 import { escapeLabelValue, renderExposition } from '../../api/http/prometheus';
-import { cointrackingCsv, cointrackingRecords, feesCell, feesOfCell, leftOutOf, tradesCsv } from '../../api/http/trade-csv';
+import {
+  COINTRACKING_COLUMNS,
+  cointrackingCsv,
+  cointrackingRecords,
+  feesCell,
+  feesOfCell,
+  leftOutOf,
+  tradesCsv,
+} from '../../api/http/trade-csv';
 import { fleetExposition } from '../../api/http/fleet-exposition';
 import { nextLink } from '../../api/http/links';
 import { recordsIn } from '../../scripts/export';
@@ -128,20 +136,9 @@ it('reads a fees cell back as it was written: none, unknown, one or several', ()
 });
 
 const facts = { broker: 'Binance', currency: 'USDT' };
+// The columns' names and order are pinned by the header row's assertion (the spot trade's test).
 const row = (cells: Record<string, string>) =>
-  [
-    'Type',
-    'Buy Amount',
-    'Buy Currency',
-    'Sell Amount',
-    'Sell Currency',
-    'Fee',
-    'Fee Currency',
-    'Exchange',
-    'Trade-Group',
-    'Comment',
-    'Date',
-  ].map((column) => cells[column] ?? (column === 'Exchange' ? 'Binance' : null));
+  COINTRACKING_COLUMNS.map((column) => cells[column] ?? (column === 'Exchange' ? 'Binance' : null));
 
 it('maps a closed spot trade to its two exchanges for CoinTracking, each with its fees in their own currency', () => {
   // A trade whose fees are unknown, as 1.4 wrote every trade: the same two records.
