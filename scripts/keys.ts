@@ -11,7 +11,7 @@ import './support/quiet-sdk';
 import { accountSet, isAccountId } from '@trading-bot-api/core/ids';
 import { readAccountRecords } from '@trading-bot-api/core/store/accounts-table';
 import { createApiKey, keyIdOf, listApiKeys, revokeApiKey } from '@trading-bot-api/core/store/api-keys-table';
-import { commandLine, runCommand, usageFailure } from './support/command-line';
+import { commandLine, runCommand, TARGET_OPTIONS, usageFailure } from './support/command-line';
 import { targetStore } from './support/load-data';
 
 const USAGE =
@@ -21,8 +21,7 @@ const usage: (message: string) => never = (message) => usageFailure('keys', USAG
 
 async function main() {
   const parsed = commandLine('keys', USAGE, {
-    stage: { type: 'string', default: 'local' },
-    endpoint: { type: 'string' },
+    ...TARGET_OPTIONS,
     accounts: { type: 'string' },
     label: { type: 'string' },
     force: { type: 'boolean', default: false },

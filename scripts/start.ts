@@ -16,7 +16,7 @@ import stages from '../resources/stages.js';
 import { demoDataset } from './demo/dataset';
 import { DemoBot } from './demo/demo-bot';
 import { loadDataset, localWriter } from './support/load-data';
-import { PrerequisiteError, startDynamoDbLocal } from './local-stack/dynamodb-local';
+import { startDynamoDbLocal } from './local-stack/dynamodb-local';
 import { adminClient, ensureTables, LOCAL_PORTS, localFunctionEnv, portFromEnv } from './local-stack/local-db';
 import { startDatabaseDoor } from './local-stack/database-door';
 import { watchProbe } from './local-stack/probe-watch';
@@ -265,14 +265,13 @@ async function main() {
 }
 
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(0, signal));
-process.on('uncaughtException', (error) => {
-  console.error(`npm start: ${error.stack ?? error.message}`);
-  void shutdown(1);
-});
-process.on('unhandledRejection', (error) => {
+/** A failure nothing caught: its stack, then everything stops. */
+function crashed(error: unknown) {
   console.error(`npm start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   void shutdown(1);
-});
+}
+process.on('uncaughtException', crashed);
+process.on('unhandledRejection', crashed);
 // Started from `npm start`, our parent is npm (or its shell): when it is gone, so is the terminal we report to.
 const parent = process.ppid;
 setInterval(() => {
@@ -280,8 +279,7 @@ setInterval(() => {
 }, 1000).unref();
 
 main().catch(async (error) => {
-  console.error(
-    `npm start: ${error instanceof PrerequisiteError ? error.message : error instanceof Error ? error.message : String(error)}`,
-  );
+  // A missing prerequisite, a port or a setting: its message says what to do, without a stack.
+  console.error(`npm start: ${error instanceof Error ? error.message : String(error)}`);
   await shutdown(1);
 });

@@ -10,6 +10,7 @@
  * amount has its currency's places.
  */
 import { formatDecimal as decimal, sumDecimals } from '@trading-bot-api/core/decimal';
+import { unitsOf } from '@trading-bot-api/core/performance';
 import type { Account, Balance, BotReport, BotState, ExchangeFill, RatesEntry, Snapshot, Trade } from '@trading-bot-api/writer';
 
 export interface Dataset {
@@ -181,12 +182,6 @@ const DEMO_NAMES = ['Primary USD', 'Euro Swing', 'Sterling Carry', 'Gold Desk', 
 
 /** The accounts of `npm start`'s demo (demoDataset), which the demo bot trades. */
 export const DEMO_ACCOUNT_IDS = ['primary-usd', 'euro-swing', 'sterling-carry', 'gold-desk', 'paper-sandbox'];
-
-/** A decimal as an integer of 10^-`scale` (its digits past `scale` cut). */
-export function unitsOf(value: string, scale: number): bigint {
-  const [whole, fraction = ''] = value.split('.');
-  return BigInt(whole + fraction.padEnd(scale, '0').slice(0, scale));
-}
 
 /** Mulberry32: a tiny seeded PRNG, so datasets are reproducible without a dependency. */
 export function random(seed: number): () => number {

@@ -17,6 +17,7 @@
  */
 import { formatDecimal, sumDecimals } from '@trading-bot-api/core/decimal';
 import { DEFAULT_STALE_AFTER_SECONDS } from '@trading-bot-api/core/status';
+import { unitsOf } from '@trading-bot-api/core/performance';
 import type { BotState, Trade } from '@trading-bot-api/core/types';
 import type { Writer } from '@trading-bot-api/writer';
 import {
@@ -32,7 +33,6 @@ import {
   profit,
   random,
   STRATEGIES,
-  unitsOf,
 } from './dataset';
 
 export type Role = 'trading' | 'paused' | 'flaky' | 'stopped' | 'lapsing';

@@ -88,9 +88,7 @@ export function localProjector(
 export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi> {
   const corsAllowedOrigins = options.corsAllowedOrigins ?? stages.stageSettings(options.stage).corsOrigins;
   const offline = await startOffline({
-    stage: options.stage,
-    quiet: options.quiet,
-    onLine: options.onLine,
+    ...options,
     env: {
       ...localFunctionEnv(options.stage, options.dbEndpoint, options.cursorSecret),
       AUTH_MODE: options.auth ? 'required' : 'off',
@@ -100,17 +98,8 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
   });
   let gateway: LocalGateway;
   try {
-    gateway = await startLocalGateway({
-      stage: options.stage,
-      port: options.port,
-      lambdaPort: options.lambdaPort,
-      offline,
-      auth: options.auth,
-      corsAllowedOrigins,
-      maxInFlight: options.maxInFlight,
-      listenAddress: options.listenAddress,
-      allowedHosts: options.allowedHosts,
-    });
+    // The gateway's options are the same names here (stage, ports, auth, maxInFlight, listen address, allowed hosts).
+    gateway = await startLocalGateway({ ...options, offline, corsAllowedOrigins });
   } catch (error) {
     await offline.stop();
     throw error;

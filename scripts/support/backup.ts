@@ -62,8 +62,8 @@ interface ItemLine {
   item: Item;
 }
 
-/** JSON of an item, binary values as `{"B64": "..."}`. */
-function itemText(line: ItemLine): string {
+/** JSON of an item (or items), binary values as `{"B64": "..."}`. */
+function itemText(line: ItemLine | Item[]): string {
   return JSON.stringify(line, (_key, value) => (value instanceof Uint8Array ? { B64: Buffer.from(value).toString('base64') } : value));
 }
 
@@ -83,36 +83,26 @@ async function settled(what: string, read: () => Promise<Item[]>): Promise<Item[
   let last = await read();
   for (let reads = 1; reads < MAX_READS; reads++) {
     const again = await read();
-    if (itemsEqual(last, again)) return again;
+    if (itemText(last) === itemText(again)) return again;
     last = again;
   }
   throw new Error(`${what} changed on each of ${MAX_READS} reads in a row: no consistent copy of it; try again`);
 }
 
-function itemsEqual(a: Item[], b: Item[]): boolean {
-  return (
-    a.length === b.length &&
-    a.every((item, index) => itemText({ table: 'accounts', item }) === itemText({ table: 'accounts', item: b[index] }))
-  );
-}
-
-async function queryAll(client: DynamoDBClient, table: string, accountId: string): Promise<Item[]> {
+/** Every item of a query's or scan's pages. */
+async function allItems(pages: AsyncIterable<{ Items?: Item[] }>): Promise<Item[]> {
   const items: Item[] = [];
-  const input = {
-    TableName: table,
-    KeyConditionExpression: 'accountId = :id',
-    ExpressionAttributeValues: { ':id': { S: accountId } },
-    ConsistentRead: true,
-  };
-  for await (const page of paginateQuery({ client }, input)) items.push(...(page.Items ?? []));
+  for await (const page of pages) items.push(...(page.Items ?? []));
   return items;
 }
 
-async function scanAllItems(client: DynamoDBClient, table: string, projection?: string): Promise<Item[]> {
-  const items: Item[] = [];
-  for await (const page of paginateScan({ client }, { TableName: table, ConsistentRead: true, ProjectionExpression: projection }))
-    items.push(...(page.Items ?? []));
-  return items;
+function queryAll(client: DynamoDBClient, table: string, accountId: string): Promise<Item[]> {
+  const input = { TableName: table, KeyConditionExpression: 'accountId = :id', ExpressionAttributeValues: { ':id': { S: accountId } } };
+  return allItems(paginateQuery({ client }, { ...input, ConsistentRead: true }));
+}
+
+function scanAllItems(client: DynamoDBClient, table: string, projection?: string): Promise<Item[]> {
+  return allItems(paginateScan({ client }, { TableName: table, ConsistentRead: true, ProjectionExpression: projection }));
 }
 
 /** Takes a consistent copy of `stage`'s data; `write` gets the file's lines in order. */

@@ -17,9 +17,6 @@ import { feesOfCell } from '../../api/http/trade-csv';
 
 export type TradeFileFormat = 'jsonl' | 'csv';
 
-/** The fields of the API's Trade: the only columns and keys a file may have. */
-export { TRADE_FIELDS };
-
 export type TradeRow = { line: number; value: Record<string, unknown> } | { line: number; error: string };
 
 /** The format named by `option`, or by the file's extension. */
