@@ -22,13 +22,23 @@ function size(container: HTMLElement): { width: number; height: number } {
   return { width: Math.max(280, container.clientWidth), height: 260 };
 }
 
-/** Redraws at the container's width when the window changes size; returns a stop function. */
-function followWidth(plot: uPlot, container: HTMLElement): () => void {
+/**
+ * A uPlot chart in `container`, at its width and the page's clock (UTC), without legend or drag-zoom; redrawn at the
+ * container's width when the window changes size.
+ */
+function plotIn(container: HTMLElement, options: Omit<uPlot.Options, 'width' | 'height'>, data: uPlot.AlignedData): Chart {
+  const plot = new uPlot(
+    { ...size(container), tzDate: utcDate, legend: { show: false }, cursor: { drag: { x: false, y: false } }, ...options },
+    data,
+    container,
+  );
   const observer = new ResizeObserver(() => plot.setSize(size(container)));
   observer.observe(container);
-  return () => {
-    observer.disconnect();
-    plot.destroy();
+  return {
+    destroy: () => {
+      observer.disconnect();
+      plot.destroy();
+    },
   };
 }
 
@@ -140,12 +150,9 @@ export function equityChart(
       .map((i) => `${pixel(u.data[0][i], 'x')},${pixel(u.data[1][i] as number, 'y')}`)
       .join(' ');
   };
-  const plot = new uPlot(
+  return plotIn(
+    container,
     {
-      ...size(container),
-      tzDate: utcDate,
-      legend: { show: false },
-      cursor: { drag: { x: false, y: false } },
       scales: { x: x.scale },
       hooks: { draw: [mark] },
       axes: [x.axis, moneyAxis(currency, 'NAV and balance', {}, container)],
@@ -158,9 +165,7 @@ export function equityChart(
       ],
     },
     data,
-    container,
   );
-  return { destroy: followWidth(plot, container) };
 }
 
 /**
@@ -192,12 +197,9 @@ export function pnlChart(
     container.dataset.zeroLeft = u.valToPos(0, 'pl', true).toFixed(1);
     container.dataset.zeroRight = u.valToPos(0, 'total', true).toFixed(1);
   };
-  const plot = new uPlot(
+  return plotIn(
+    container,
     {
-      ...size(container),
-      tzDate: utcDate,
-      legend: { show: false },
-      cursor: { drag: { x: false, y: false } },
       scales: { x: x.scale, pl: { range: () => plRange }, total: { range: () => totalRange } },
       hooks: { draw: [mark] },
       axes: [
@@ -213,7 +215,5 @@ export function pnlChart(
       ],
     },
     data,
-    container,
   );
-  return { destroy: followWidth(plot, container) };
 }

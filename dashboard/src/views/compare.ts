@@ -18,7 +18,8 @@ type Row = components['schemas']['ComparisonRow'];
 interface Column {
   key: string;
   label: string;
-  num?: boolean;
+  /** A text (name, currency, state): left-aligned, first sorted ascending; every other column is a figure. */
+  text?: boolean;
   /** What the column sorts by: a text, or a number (null: unknown, always last). */
   value(row: Row): string | number | null;
   cell(row: Row): Node | string;
@@ -30,6 +31,7 @@ const COLUMNS: Column[] = [
   {
     key: 'name',
     label: 'Bot',
+    text: true,
     value: (row) => row.name.toLowerCase(),
     cell: (row) =>
       h(
@@ -39,52 +41,44 @@ const COLUMNS: Column[] = [
         h('span', { class: 'muted' }, ` ${row.accountId}`),
       ),
   },
-  { key: 'currency', label: 'Currency', value: (row) => row.currency, cell: (row) => row.currency },
-  { key: 'state', label: 'State', value: (row) => row.state, cell: (row) => h('span', { class: `badge ${row.state}` }, row.state) },
-  { key: 'nav', label: 'NAV', num: true, value: (row) => row.nav, cell: (row) => money(row.nav, row.currency) },
+  { key: 'currency', label: 'Currency', text: true, value: (row) => row.currency, cell: (row) => row.currency },
+  {
+    key: 'state',
+    label: 'State',
+    text: true,
+    value: (row) => row.state,
+    cell: (row) => h('span', { class: `badge ${row.state}` }, row.state),
+  },
+  { key: 'nav', label: 'NAV', value: (row) => row.nav, cell: (row) => money(row.nav, row.currency) },
   {
     key: 'returnRatio',
     label: 'Return, 30 d',
-    num: true,
     value: (row) => row.returnRatio,
     cell: (row) =>
       row.returnRatio === null
         ? h('span', { class: 'muted', title: 'No balance at the window’s start' }, '—')
         : h('span', { class: 'ratio' }, percent(row.returnRatio)),
   },
-  {
-    key: 'today',
-    label: 'Realized today',
-    num: true,
-    value: (row) => row.realizedPL.today,
-    cell: (row) => money(row.realizedPL.today, row.currency, signed),
-  },
-  {
-    key: 'last7Days',
-    label: 'Realized, 7 d',
-    num: true,
-    value: (row) => row.realizedPL.last7Days,
-    cell: (row) => money(row.realizedPL.last7Days, row.currency, signed),
-  },
-  {
-    key: 'last30Days',
-    label: 'Realized, 30 d',
-    num: true,
-    value: (row) => row.realizedPL.last30Days,
-    cell: (row) => money(row.realizedPL.last30Days, row.currency, signed),
-  },
-  { key: 'winRate', label: 'Win rate, 30 d', num: true, value: (row) => row.winRate, cell: (row) => percent(row.winRate) },
-  {
-    key: 'profitFactor',
-    label: 'Profit factor, 30 d',
-    num: true,
-    value: (row) => row.profitFactor,
-    cell: (row) => row.profitFactor ?? '—',
-  },
+  // Realized P&L over each of three periods: sorted by, and shown as, the same figure.
+  ...(
+    [
+      ['today', 'Realized today'],
+      ['last7Days', 'Realized, 7 d'],
+      ['last30Days', 'Realized, 30 d'],
+    ] as const
+  ).map(
+    ([key, label]): Column => ({
+      key,
+      label,
+      value: (row) => row.realizedPL[key],
+      cell: (row) => money(row.realizedPL[key], row.currency, signed),
+    }),
+  ),
+  { key: 'winRate', label: 'Win rate, 30 d', value: (row) => row.winRate, cell: (row) => percent(row.winRate) },
+  { key: 'profitFactor', label: 'Profit factor, 30 d', value: (row) => row.profitFactor, cell: (row) => row.profitFactor ?? '—' },
   {
     key: 'maxDrawdown',
     label: 'Max drawdown, 30 d',
-    num: true,
     // Bots of different sizes and currencies compare by the share of equity lost; without it, the amount.
     value: (row) => row.maxDrawdown.ratio ?? null,
     cell: (row) =>
@@ -95,7 +89,7 @@ const COLUMNS: Column[] = [
         row.maxDrawdown.ratio === null ? '' : h('span', { class: 'muted' }, ` (${percent(row.maxDrawdown.ratio)})`),
       ),
   },
-  { key: 'openTradeCount', label: 'Open trades', num: true, value: (row) => row.openTradeCount, cell: (row) => String(row.openTradeCount) },
+  { key: 'openTradeCount', label: 'Open trades', value: (row) => row.openTradeCount, cell: (row) => String(row.openTradeCount) },
 ];
 
 /** Orders two sort values: numbers (decimal strings among them) by value, texts as text; an unknown is last either way. */
@@ -188,12 +182,12 @@ export function compareView(main: HTMLElement, query: URLSearchParams): View {
       const each = COLUMNS[index];
       const button = h('button', { type: 'button', class: 'link sort', 'data-sort': each.key }, each.label);
       button.addEventListener('click', () => {
-        descending = each.key === sort ? !descending : each.key !== 'name' && each.key !== 'currency' && each.key !== 'state';
+        descending = each.key === sort ? !descending : !each.text;
         sort = each.key;
         render();
       });
       return [
-        { class: each.num ? 'num' : null, 'aria-sort': each.key === sort ? (descending ? 'descending' : 'ascending') : null },
+        { class: each.text ? null : 'num', 'aria-sort': each.key === sort ? (descending ? 'descending' : 'ascending') : null },
         button,
       ];
     };
@@ -204,7 +198,7 @@ export function compareView(main: HTMLElement, query: URLSearchParams): View {
         ? stackTable(
             { class: 'stack compare', 'data-testid': 'comparison' },
             [first.label, first.cell],
-            rest.map((each) => [each.label, each.num ? 'num' : '', each.cell]),
+            rest.map((each) => [each.label, each.text ? '' : 'num', each.cell]),
             shown,
             (row) => ({ 'data-account': row.accountId }),
             head,

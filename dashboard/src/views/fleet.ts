@@ -298,20 +298,8 @@ export function fleetView(main: HTMLElement): View {
   return {
     schedules: [
       { every: 5_000, run: refresh },
-      {
-        every: 30_000,
-        run: async () => {
-          await loadToday();
-          render();
-        },
-      },
-      {
-        every: 60_000,
-        run: async () => {
-          await loadPerformance();
-          renderTotals(lastTotals);
-        },
-      },
+      { every: 30_000, run: () => loadToday().then(render) },
+      { every: 60_000, run: () => loadPerformance().then(() => renderTotals(lastTotals)) },
       { every: 1_000, run: async () => tick(), quiet: true },
     ],
     onError: (message) => fill(problem, message),
