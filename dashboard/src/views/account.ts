@@ -215,13 +215,11 @@ export function accountView(main: HTMLElement, account: string): View {
     ];
     fill(performanceBox, ...rows.map(([label, value]) => h('div', {}, h('dt', {}, label), h('dd', {}, value))));
     // A column of one currency lines up: a crypto's at the most its values need.
-    const netPlaces = currencyPlaces(
-      ccy,
-      summary.instruments.map((row) => row.netRealizedPL),
-    );
-    const expectancyPlaces = currencyPlaces(
-      ccy,
-      summary.instruments.map((row) => row.expectancy),
+    const [netPlaces, expectancyPlaces] = (['netRealizedPL', 'expectancy'] as const).map((field) =>
+      currencyPlaces(
+        ccy,
+        summary.instruments.map((row) => row[field]),
+      ),
     );
     // Each column after the instrument: its label, its class and its figure.
     const columns: StackColumn<(typeof summary.instruments)[number]>[] = [
@@ -239,9 +237,7 @@ export function accountView(main: HTMLElement, account: string): View {
             ['Instrument', (row) => row.instrument],
             columns,
             summary.instruments,
-            (row) => ({
-              'data-instrument': row.instrument,
-            }),
+            (row) => ({ 'data-instrument': row.instrument }),
           )
         : h('p', { class: 'note' }, 'No trade closed in these 90 days.'),
     );
