@@ -28,6 +28,10 @@ export function section(level: 'h2' | 'h3', name: string, title: string, ...chil
   return h('section', { 'aria-labelledby': `${name}-title` }, h(level, { id: `${name}-title` }, title), ...children);
 }
 
+/** A select's options from `[value, label]` pairs, the one whose value is `selected` marked so. */
+export const options = (entries: (readonly [string, string])[], selected?: string): HTMLOptionElement[] =>
+  entries.map(([value, label]) => h('option', { value, selected: value === selected }, label));
+
 /** Replaces an element's content. */
 export function fill(target: Element, ...children: (Child | Child[])[]): void {
   target.replaceChildren(

@@ -9,7 +9,7 @@
  */
 import type { components } from '../../../client';
 import { api, unwrap } from '../api';
-import { type Attributes, fill, h, section, stackTable } from '../dom';
+import { type Attributes, fill, h, options, section, stackTable } from '../dom';
 import { money, percent, utc } from '../format';
 import type { View } from './view';
 
@@ -109,16 +109,14 @@ export function compareView(main: HTMLElement, query: URLSearchParams): View {
   const moment = h('p', { class: 'note', 'data-testid': 'compare-moment' }, 'Loading…');
   const currencySelect = h('select', { id: 'compare-currency', name: 'currency' });
   // The sort as controls too: a phone shows no column headings to click.
-  const sortSelect = h(
-    'select',
-    { id: 'compare-sort', name: 'sort' },
-    ...COLUMNS.map((each) => h('option', { value: each.key }, each.label)),
-  );
+  const sortSelect = h('select', { id: 'compare-sort', name: 'sort' }, ...options(COLUMNS.map((each) => [each.key, each.label])));
   const dirSelect = h(
     'select',
     { id: 'compare-dir', name: 'dir' },
-    h('option', { value: 'desc' }, 'Highest first'),
-    h('option', { value: 'asc' }, 'Lowest first'),
+    ...options([
+      ['desc', 'Highest first'],
+      ['asc', 'Lowest first'],
+    ]),
   );
   const tableBox = h('div', { class: 'table-wrap' });
   const problem = h('p', { class: 'problem', role: 'alert' });
@@ -169,9 +167,9 @@ export function compareView(main: HTMLElement, query: URLSearchParams): View {
     const codes = [...new Set(rows.map((row) => row.currency))].sort();
     fill(
       currencySelect,
-      h('option', { value: '' }, 'All currencies'),
-      ...[...new Set([...codes, ...(currency ? [currency] : [])])].map((code) =>
-        h('option', { value: code, selected: code === currency }, code),
+      ...options(
+        [['', 'All currencies'], ...[...new Set([...codes, ...(currency ? [currency] : [])])].map((code) => [code, code] as const)],
+        currency,
       ),
     );
     const column = COLUMNS.find((each) => each.key === sort)!;

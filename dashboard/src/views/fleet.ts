@@ -19,7 +19,7 @@
  */
 import type { AccountStatus, Balance, components } from '../../../client';
 import { api, unwrap } from '../api';
-import { fill, h, section, type StackColumn, stackTable } from '../dom';
+import { fill, h, options, section, type StackColumn, stackTable } from '../dom';
 import { age, daysAgo, money, percent, utc } from '../format';
 import { renderReporting } from './reporting';
 import type { View } from './view';
@@ -53,7 +53,7 @@ export function fleetView(main: HTMLElement): View {
   const stateSelect = h(
     'select',
     { id: 'fleet-state', name: 'state' },
-    ...Object.entries(FILTERS).map(([value, { label }]) => h('option', { value }, label)),
+    ...options(Object.entries(FILTERS).map(([value, { label }]) => [value, label])),
   );
   const search = h('input', { id: 'fleet-search', name: 'search', type: 'search', placeholder: 'Name or id', autocomplete: 'off' });
   const shown = h('p', { class: 'note', 'data-testid': 'shown', 'aria-live': 'polite' });

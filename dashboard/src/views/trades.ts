@@ -11,7 +11,7 @@
  */
 import type { Trade, TradePage } from '../../../client';
 import { ApiError, api, unwrap } from '../api';
-import { fill, h, section } from '../dom';
+import { fill, h, options, section } from '../dom';
 import { amount, columnPlaces, money, placesByCurrency, pricePlaces, unknown, utc } from '../format';
 import { tradesHash } from '../router';
 import type { View } from './view';
@@ -196,8 +196,8 @@ export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: 
     to: query.get('to') ?? '',
   };
 
-  const accountSelect = h('select', { id: 'f-account', name: 'account' }, h('option', { value: '' }, 'All accounts'));
-  const statuses = [
+  const accountSelect = h('select', { id: 'f-account', name: 'account' }, ...options([['', 'All accounts']]));
+  const statuses: [string, string][] = [
     ['', 'Any status'],
     ['open', 'Open'],
     ['closed', 'Closed'],
@@ -205,11 +205,7 @@ export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: 
   ];
   // A status the URL names that is none of these stays shown as it is (the API refuses it, and says so), never as "Any".
   if (!statuses.some(([value]) => value === filters.status)) statuses.push([filters.status, `${filters.status} (not a status)`]);
-  const statusSelect = h(
-    'select',
-    { id: 'f-status', name: 'status' },
-    ...statuses.map(([value, label]) => h('option', { value, selected: value === filters.status }, label)),
-  );
+  const statusSelect = h('select', { id: 'f-status', name: 'status' }, ...options(statuses, filters.status));
   const instrumentInput = h('input', {
     id: 'f-instrument',
     name: 'instrument',
@@ -397,8 +393,7 @@ export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: 
     currencies = new Map(accounts.map((entry) => [entry.id, entry.currency]));
     fill(
       accountSelect,
-      h('option', { value: '' }, 'All accounts'),
-      ...accounts.map((entry) => h('option', { value: entry.id, selected: entry.id === account }, `${entry.name} (${entry.id})`)),
+      ...options([['', 'All accounts'], ...accounts.map((entry) => [entry.id, `${entry.name} (${entry.id})`] as const)], account),
     );
   }
 
