@@ -113,22 +113,8 @@ export {
  * stores by, for a bot or feed that turns its own figures (floats, other spellings) into the writer's.
  */
 export { MAX_CLOCK_AHEAD_MS } from '@trading-bot-api/core/time';
-export {
-  compareDecimals,
-  decimalOfFloat,
-  decimalScale,
-  decimalSign,
-  divideDecimals,
-  formatDecimal,
-  isDecimal,
-  multiplyDecimals,
-  negateDecimal,
-  padDecimal,
-  placesForSignificant,
-  roundDecimal,
-  sumDecimals,
-  trimDecimal,
-} from '@trading-bot-api/core/decimal';
+// Every decimal helper the API's own figures use (core/decimal.ts), for a bot's figures read at the same precision.
+export * from '@trading-bot-api/core/decimal';
 export { canonicalInstrument } from '@trading-bot-api/core/instruments';
 export { NO_CURRENCY } from '@trading-bot-api/core/store/accounts-table';
 export { isAccountId } from '@trading-bot-api/core/ids';

@@ -2,6 +2,7 @@ import type { AccountFacts } from '../fleet';
 import { type AccountScope, accountSet, compareIds } from '../ids';
 import type { Account, BotReport } from '../types';
 import { batchGetItems, getItem, type Item, scanAll, type Store, type TransactItem, updateItem, withoutNulls } from './dynamodb';
+import { reader, text } from './items';
 
 /**
  * The accounts table: one item per account, holding its profile and what the bot last reported about itself
@@ -26,16 +27,14 @@ function accountItem(account: Account, bot: BotReport): Item {
 }
 
 /** The API shape of a stored account. */
-export function toAccount(item: Item): Account {
-  return {
-    id: item.accountId as string,
-    name: item.name as string,
-    currency: item.currency as string,
-    broker: item.broker as string,
-    environment: item.environment as Account['environment'],
-    createdAt: item.createdAt as string,
-  };
-}
+export const toAccount = reader<Account>({
+  id: (_, item) => item.accountId as string,
+  name: text,
+  currency: text,
+  broker: text,
+  environment: text,
+  createdAt: text,
+});
 
 /** What the bot last reported, as stored on an account item. */
 export function toBotReport(item: Item): BotReport {

@@ -1,4 +1,5 @@
 import { deleteItem, type Item, putItem, scanAll, type Store, withoutNulls } from './dynamodb';
+import { count, orNull, reader, text } from './items';
 
 /**
  * The alerts table (resources/tables.js): what the alerts last said of each bot, so that a probe, which keeps
@@ -25,14 +26,7 @@ function botAlertKey(accountId: string): Item {
   return { subject: `bot#${accountId}` };
 }
 
-function toBotAlertState(item: Item): BotAlertState {
-  return {
-    accountId: item.accountId as string,
-    condition: item.condition as BotCondition,
-    since: (item.since as string | undefined) ?? null,
-    version: Number(item.version),
-  };
-}
+const toBotAlertState = reader<BotAlertState>({ accountId: text, condition: text, since: orNull, version: count });
 
 /**
  * When the monitor (the probe) last ran, and since when it has watched without a break: a run later than the
@@ -84,17 +78,19 @@ export interface PnlAlertState {
   version: number;
 }
 
-function toPnlAlertState(item: Item): PnlAlertState {
-  return {
-    accountId: item.accountId as string,
-    lossDay: (item.lossDay as string | undefined) ?? null,
-    peakBalance: (item.peakBalance as string | undefined) ?? null,
-    drawdownOver: item.drawdownOver === true,
-    tradesCheckedAt: (item.tradesCheckedAt as string | undefined) ?? null,
-    openTrades: (item.openTrades as string[] | undefined) ?? [],
-    announced: (item.announced as string[] | undefined) ?? [],
-    version: Number(item.version),
-  };
+const toPnlAlertState = reader<PnlAlertState>({
+  accountId: text,
+  lossDay: orNull,
+  peakBalance: orNull,
+  drawdownOver: (value) => value === true,
+  tradesCheckedAt: orNull,
+  openTrades: listOf,
+  announced: listOf,
+  version: count,
+});
+/** A list attribute; absent, empty. */
+function listOf(value: unknown): string[] {
+  return (value as string[] | undefined) ?? [];
 }
 
 /** Puts `item` in place of the one of version `version - 1` (none for 1); false when another run recorded first. */

@@ -2,7 +2,8 @@ import { type AccountScope, compareIds } from '../ids';
 import { sumDecimals } from '../decimal';
 import type { Balance, Total } from '../types';
 import { accountKey, readAccountScopedItems } from './accounts-table';
-import { getItem, type Item, type Store, type TransactItem, versionedPut, withoutNulls } from './dynamodb';
+import { getItem, type Store, type TransactItem, versionedPut, withoutNulls } from './dynamodb';
+import { count, orNull, reader, text } from './items';
 
 /**
  * The balances table: one item per account, keyed like the accounts table. It holds the figures the API shows and
@@ -26,17 +27,29 @@ export interface BalanceRecord extends Balance {
   version: number;
 }
 
+/** The API shape of a stored balance: its fields in the contract's order. */
+const BALANCE = {
+  accountId: text,
+  currency: text,
+  balance: text,
+  unrealizedPL: text,
+  nav: text,
+  realizedPL: text,
+  marginUsed: text,
+  marginAvailable: text,
+  openTradeCount: count,
+  updatedAt: text,
+};
+export const toBalance = reader<Balance>(BALANCE);
+
 /** A stored balance item as a record. */
-export function toBalanceRecord(item: Item): BalanceRecord {
-  // The balance's own object, extended: spread into a literal with more properties, it cost several microseconds (the
-  // fleet's answers convert every account's).
-  return Object.assign(toBalance(item), {
-    lastTradeAt: (item.lastTradeAt as string | undefined) ?? null,
-    snapshotAt: (item.snapshotAt as string | undefined) ?? null,
-    retiredAt: (item.retiredAt as string | undefined) ?? null,
-    version: Number(item.version ?? 0),
-  });
-}
+export const toBalanceRecord = reader<BalanceRecord>({
+  ...BALANCE,
+  lastTradeAt: orNull,
+  snapshotAt: orNull,
+  retiredAt: orNull,
+  version: count,
+});
 
 /** The balance of a new account: every figure zero, no trade, no snapshot. */
 export function newBalanceRecord(accountId: string, currency: string, at: string): BalanceRecord {
@@ -66,25 +79,6 @@ export async function getBalanceRecord(store: Store, accountId: string): Promise
  */
 export function putBalance(store: Store, record: BalanceRecord, read: BalanceRecord | undefined): TransactItem {
   return versionedPut(store.tables.balances, withoutNulls(record), read);
-}
-
-/**
- * The API shape of a stored balance. Written out, not spread from a list of names: the fleet's answers convert every
- * account's, and an object spread from Object.fromEntries took several microseconds each.
- */
-export function toBalance(item: Item): Balance {
-  return {
-    accountId: item.accountId as string,
-    currency: item.currency as string,
-    balance: item.balance as string,
-    unrealizedPL: item.unrealizedPL as string,
-    nav: item.nav as string,
-    realizedPL: item.realizedPL as string,
-    marginUsed: item.marginUsed as string,
-    marginAvailable: item.marginAvailable as string,
-    openTradeCount: Number(item.openTradeCount),
-    updatedAt: item.updatedAt as string,
-  };
 }
 
 /** Reads one account's balance; `undefined` when the account does not exist. */

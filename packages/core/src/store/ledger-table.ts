@@ -7,6 +7,7 @@ import { type PeriodFigures, type PeriodKey, periodId, type ReadPeriod, type Sta
 import { INTERVALS, type Interval, type Period, periodStart, timestamp } from '../time';
 import type { Balance, Reconciliation, ReconciliationDifference } from '../types';
 import { batchGetItems, getItem, type Item, queryItems, type Store, type TransactItem, versionedPut, withoutNulls } from './dynamodb';
+import { count, orNull, reader, text } from './items';
 
 /**
  * The ledger table: the writer's bookkeeping per account (partition key `accountId`), sorted by `entryKey`:
@@ -136,22 +137,17 @@ function ledgerPut(store: Store, item: Item, rest?: Omit<Put, 'TableName' | 'Ite
   return { Put: { TableName: store.tables.ledger, Item: item, ...rest } };
 }
 
-/**
- * A P&L aggregate as stored. The conversions here are written out field by field: a year of daily P&L converts 366
- * items, and an object spread from Object.fromEntries cost about 5 µs each, as much as a fifth of the read's time.
- */
-export function toPnlEntry(item: Item): PnlEntry {
-  return {
-    accountId: item.accountId as string,
-    period: item.period as Period,
-    start: item.start as string,
-    realizedPL: item.realizedPL as string,
-    tradesClosed: Number(item.tradesClosed),
-    wins: Number(item.wins),
-    losses: Number(item.losses),
-    version: Number(item.version),
-  };
-}
+/** A P&L aggregate as stored (a year of daily P&L converts 366 items: about 0.15 ms through a reader). */
+export const toPnlEntry = reader<PnlEntry>({
+  accountId: text,
+  period: text,
+  start: text,
+  realizedPL: text,
+  tradesClosed: count,
+  wins: count,
+  losses: count,
+  version: count,
+});
 
 /** The P&L aggregate of one period of each of `accountIds` (none closed: absent), batched, as a fleet reads them. */
 export async function getPnlOfAccounts(
@@ -252,19 +248,17 @@ export async function readEntries<K extends 'pnl' | 'equity'>(
   return items.map((item) => ENTRY_OF[kind](item) as ReturnType<(typeof ENTRY_OF)[K]>);
 }
 
-const ENTRY_OF = { pnl: toPnlEntry, equity: toEquityEntry };
+const toEquityEntry = reader<EquityEntry>({
+  accountId: text,
+  interval: text,
+  start: text,
+  time: text,
+  balance: text,
+  nav: text,
+  unrealizedPL: text,
+});
 
-function toEquityEntry(item: Item): EquityEntry {
-  return {
-    accountId: item.accountId as string,
-    interval: item.interval as Interval,
-    start: item.start as string,
-    time: item.time as string,
-    balance: item.balance as string,
-    nav: item.nav as string,
-    unrealizedPL: item.unrealizedPL as string,
-  };
-}
+const ENTRY_OF = { pnl: toPnlEntry, equity: toEquityEntry };
 
 /** The daily equity points of `day` of each of `accountIds` that has one, by account (eventually consistent). */
 async function dailyPoints(store: Store, accountIds: readonly string[], day: string): Promise<Map<string, EquityEntry>> {
@@ -331,15 +325,13 @@ export async function readShortWindowStarts(
 }
 
 /** The performance figures an item of the ledger holds (an account's, of one period). */
-export function toPeriodEntry(item: Item): PeriodEntry {
-  return {
-    accountId: item.accountId as string,
-    start: item.start as string,
-    unit: item.unit as StatsUnit,
-    figures: item.instruments as PeriodFigures,
-    version: Number(item.version),
-  };
-}
+export const toPeriodEntry = reader<PeriodEntry>({
+  accountId: text,
+  start: text,
+  unit: text,
+  figures: (_, item) => item.instruments as PeriodFigures,
+  version: count,
+});
 
 /** The attributes of a period's figures, for the ledger's item and the fleet's alike. */
 export function periodAttributes(period: PeriodKey, figures: PeriodFigures): Item {
@@ -475,15 +467,13 @@ function checkpointKey(accountId: string, name: string): Item {
   return { accountId, [KEY]: `${FEED_PREFIX}${name}` };
 }
 
-function toCheckpoint(item: Item): CheckpointEntry {
-  return {
-    accountId: item.accountId as string,
-    name: String(item[KEY]).slice(FEED_PREFIX.length),
-    state: item.state as string,
-    version: Number(item.version),
-    updatedAt: item.updatedAt as string,
-  };
-}
+const toCheckpoint = reader<CheckpointEntry>({
+  accountId: text,
+  name: (_, item) => String(item[KEY]).slice(FEED_PREFIX.length),
+  state: text,
+  version: count,
+  updatedAt: text,
+});
 
 /** The account's checkpoints whose names start with `prefix`, by name (one Query). */
 export async function readCheckpoints(store: Store, accountId: string, prefix = ''): Promise<CheckpointEntry[]> {
@@ -534,20 +524,18 @@ function transferKey(accountId: string, time: string, id: string): Item {
   return { accountId, [KEY]: `${TRANSFER_PREFIX}${time}#${id}` };
 }
 
-function toTransfer(item: Item): TransferEntry {
-  return {
-    accountId: item.accountId as string,
-    id: item.id as string,
-    kind: item.kind as TransferEntry['kind'],
-    asset: item.asset as string,
-    amount: item.amount as string,
-    fee: item.fee as string,
-    time: item.time as string,
-    value: (item.value as string | undefined) ?? null,
-    rate: (item.rate as string | undefined) ?? null,
-    reference: (item.reference as string | undefined) ?? null,
-  };
-}
+const toTransfer = reader<TransferEntry>({
+  accountId: text,
+  id: text,
+  kind: text,
+  asset: text,
+  amount: text,
+  fee: text,
+  time: text,
+  value: orNull,
+  rate: orNull,
+  reference: orNull,
+});
 
 /** Writes a transfer (given again, the same item: a repeat changes nothing). */
 export function putTransfer(store: Store, entry: TransferEntry): TransactItem {
@@ -576,18 +564,16 @@ export function putFill(store: Store, accountId: string, fill: ExchangeFill): Tr
   return ledgerPut(store, { accountId, [KEY]: `${FILL_PREFIX}${fill.instrument}#${fill.fillId}`, ...fill });
 }
 
-function toFill(item: Item): ExchangeFill {
-  return {
-    orderId: item.orderId as string,
-    fillId: item.fillId as string,
-    instrument: item.instrument as string,
-    side: item.side as ExchangeFill['side'],
-    amount: item.amount as string,
-    fee: item.fee as string,
-    feeCurrency: item.feeCurrency as string,
-    time: item.time as string,
-  };
-}
+const toFill = reader<ExchangeFill>({
+  orderId: text,
+  fillId: text,
+  instrument: text,
+  side: text,
+  amount: text,
+  fee: text,
+  feeCurrency: text,
+  time: text,
+});
 
 /** Every fill an exchange feed kept of the account, by market and fill id (one Query, in pages). */
 export async function readFills(store: Store, accountId: string): Promise<ExchangeFill[]> {
@@ -607,18 +593,16 @@ export interface ReconciliationEntry extends Omit<Reconciliation, 'tolerances'> 
   version: number;
 }
 
-function toReconciliation(item: Item): ReconciliationEntry {
-  return {
-    accountId: item.accountId as string,
-    exchangeAccountId: item.exchangeAccountId as string,
-    checkedAt: item.checkedAt as string,
-    matched: Number(item.matched),
-    unchecked: Number(item.unchecked),
-    differences: JSON.parse(item.differences as string) as StoredDifference[],
-    differenceCount: Number(item.differenceCount),
-    version: Number(item.version),
-  };
-}
+const toReconciliation = reader<ReconciliationEntry>({
+  accountId: text,
+  exchangeAccountId: text,
+  checkedAt: text,
+  matched: count,
+  unchecked: count,
+  differences: (value) => JSON.parse(value as string) as StoredDifference[],
+  differenceCount: count,
+  version: count,
+});
 
 /** The account's last reconciliation; undefined when it is not reconciled. */
 export async function getReconciliation(store: Store, accountId: string, consistent = false): Promise<ReconciliationEntry | undefined> {
@@ -665,10 +649,10 @@ export function putRates(store: Store, feedAccountId: string, entry: RatesEntry)
   ].map((key) => ledgerPut(store, { ...item, [KEY]: key }));
 }
 
-const toRates = (item: Item): RatesEntry => ({
-  exchange: item.exchange as string,
-  time: item.time as string,
-  prices: JSON.parse(item.prices as string) as RatesEntry['prices'],
+const toRates = reader<RatesEntry>({
+  exchange: text,
+  time: text,
+  prices: (value) => JSON.parse(value as string) as RatesEntry['prices'],
 });
 
 /** Every exchange's last prices: one Query of a few items. */
