@@ -3,11 +3,10 @@
  * behind the local gateway, over tables in a DynamoDB Local, with the fleet projector fed from their streams
  * (stream-pump.ts). One function, so what the tests check over HTTP is what a user of `npm start` gets.
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import stages from '../../resources/stages.js';
-import { localFunctionEnv, localStore } from './local-db';
-import { type StreamPump, startStreamPump } from './stream-pump';
+import { localFunctionEnv } from './local-db';
+import { localProjector } from './local-projector';
+import type { StreamPump } from './stream-pump';
 import { type LocalGateway, startLocalGateway } from './gateway/gateway';
 import { type Offline, startOffline } from './offline';
 
@@ -54,35 +53,6 @@ export interface LocalApi {
  * the event source mapping's batching window (1 s).
  */
 const PUMP_INTERVAL_MS = 250;
-
-/**
- * The fleet projector over a local stage's streams, a round every `intervalMs` (none: drain() alone), with the stale
- * threshold the functions run with (`env` overrides the stage's); what it gives up on is appended to `failedQueue`.
- */
-export function localProjector(
-  endpoint: string,
-  stage: string,
-  options: { env?: Record<string, string>; intervalMs?: number; onError?: (error: unknown) => void; failedQueue?: string } = {},
-): StreamPump {
-  const store = localStore(endpoint, stage);
-  const failedQueue = options.failedQueue ?? join(__dirname, '..', '..', '.data', `projector-failed-${stage}.jsonl`);
-  mkdirSync(join(failedQueue, '..'), { recursive: true });
-  const pump = startStreamPump({
-    store,
-    endpoint,
-    staleAfterSeconds: stages.stageSettings(stage, { ...process.env, ...options.env }).staleAfterSeconds,
-    failedQueue,
-    intervalMs: options.intervalMs,
-    onError: options.onError,
-  });
-  return {
-    drain: pump.drain,
-    stop: async () => {
-      await pump.stop();
-      store.client.destroy();
-    },
-  };
-}
 
 /** Starts serverless offline and the local gateway in front of it; resolves once both answer. */
 export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi> {

@@ -15,7 +15,7 @@ import type { Dataset } from '../../scripts/demo/dataset';
 import { loadDataset, localWriter } from '../../scripts/support/load-data';
 import { adminClient, deleteTables, ensureTables, localFunctionEnv, localStore } from '../../scripts/local-stack/local-db';
 import { serviceDefinition } from '../../scripts/local-stack/service-definition';
-import { localProjector } from '../../scripts/local-stack/local-api';
+import { localProjector } from '../../scripts/local-stack/local-projector';
 import type { StreamPump } from '../../scripts/local-stack/stream-pump';
 import { claimStage } from './fleet-stages';
 import { runDir } from './run-dir';
