@@ -10,6 +10,8 @@ type Read<V> = (value: unknown, item: Item) => V;
 export const text = <V extends string>(value: unknown) => value as V;
 /** A number attribute; absent, 0. */
 export const count = (value: unknown) => Number(value ?? 0);
+/** An attribute stored as JSON text. */
+export const json = <V>(value: unknown) => JSON.parse(value as string) as V;
 /** An optional attribute, left out of the item when null (withoutNulls): absent, null. */
 export const orNull = <V>(value: unknown) => (value ?? null) as V | null;
 

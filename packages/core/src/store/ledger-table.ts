@@ -7,7 +7,7 @@ import { type PeriodFigures, type PeriodKey, periodId, type ReadPeriod, type Sta
 import { INTERVALS, type Interval, type Period, periodStart, timestamp } from '../time';
 import type { Balance, Reconciliation, ReconciliationDifference } from '../types';
 import { batchGetItems, getItem, type Item, queryItems, type Store, type TransactItem, versionedPut, withoutNulls } from './dynamodb';
-import { count, orNull, reader, text } from './items';
+import { count, json, orNull, reader, text } from './items';
 
 /**
  * The ledger table: the writer's bookkeeping per account (partition key `accountId`), sorted by `entryKey`:
@@ -599,7 +599,7 @@ const toReconciliation = reader<ReconciliationEntry>({
   checkedAt: text,
   matched: count,
   unchecked: count,
-  differences: (value) => JSON.parse(value as string) as StoredDifference[],
+  differences: json,
   differenceCount: count,
   version: count,
 });
@@ -652,7 +652,7 @@ export function putRates(store: Store, feedAccountId: string, entry: RatesEntry)
 const toRates = reader<RatesEntry>({
   exchange: text,
   time: text,
-  prices: (value) => JSON.parse(value as string) as RatesEntry['prices'],
+  prices: json,
 });
 
 /** Every exchange's last prices: one Query of a few items. */
