@@ -54,7 +54,7 @@ const keys = { all: '', some: '' };
 beforeAll(async () => {
   harness = await startHarness({ AUTH_MODE: 'required' });
   await harness.load(dataset);
-  // One close written trade by trade too (writeClose), after the batch import of the rest.
+  // One close written trade by trade too (closeTrade), after the batch import of the rest.
   await harness.writer.openTrade('perf-eur', {
     id: 'late',
     instrument: 'EUR_USD',

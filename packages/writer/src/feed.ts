@@ -16,43 +16,24 @@
  * (another feed mirrors the same account) writes nothing and is WRITE_CONFLICT, never interleaved.
  */
 import { canonicalJson } from '@trading-bot-api/core/canonical';
-import { putBalance } from '@trading-bot-api/core/store/balances-table';
-import { MAX_TRANSACTION_ITEMS, type Store, type TransactItem } from '@trading-bot-api/core/store/dynamodb';
+import { MAX_TRANSACTION_ITEMS, type Store } from '@trading-bot-api/core/store/dynamodb';
 import {
   type CheckpointEntry,
-  getAggregates,
   getCheckpoint,
   getTransfers,
   putCheckpoint,
-  putPeriod,
   putFill,
-  putPnl,
   putTransfer,
-  registerTradeId,
   type TransferEntry,
 } from '@trading-bot-api/core/store/ledger-table';
-import { putTrade } from '@trading-bot-api/core/store/trades-table';
 import type { ExchangeFill } from '@trading-bot-api/core/reconciliation';
 import type { Trade } from '@trading-bot-api/core/types';
 import * as errors from './errors';
 import { WriterError } from './errors';
-import { decide, type TradeOutcome } from './history';
-import { attempts, commit } from './retry';
-import { aggregatesAfter, balanceAfter, periodKeysOf, periodsAfter, type TradeEvent } from './rules';
-import {
-  BALANCE_ITEMS,
-  balanceOf,
-  closedAs,
-  findEntry,
-  findPeriod,
-  MARKS,
-  POSITION,
-  pick,
-  type StoredTrade,
-  storedTrades,
-  uniquePeriods,
-  withDetails,
-} from './trades';
+import { decide, decided, OUTCOME_OF, type TradeOutcome } from './history';
+import { attempts, commit, Retry } from './retry';
+import { periodKeysOf } from './rules';
+import { BALANCE_ITEMS, type Change, storedTrades, uniquePeriods, writeTrades } from './trades';
 import * as check from './validate';
 
 /** A checkpoint's name: letters, digits, `.`, `_`, `:`, `-` and `/` (an exchange and a market: `binance:BTC/USDT`). */
@@ -166,50 +147,26 @@ async function writeStep(
   version: number,
 ): Promise<TradeOutcome[]> {
   await checkpointAt(store, accountId, checkpoint.name, version);
-  const ids = trades.map((trade) => trade.id);
-  const stored = await storedTrades(store, accountId, ids);
-  const balance = await balanceOf(store, accountId);
-  const currency = balance.currency;
-  const items: TransactItem[] = [];
-  const events: TradeEvent[] = [];
+  const stored = await storedTrades(
+    store,
+    accountId,
+    trades.map((trade) => trade.id),
+  );
+  const changes: Change[] = [];
   const outcomes: TradeOutcome[] = [];
   for (const given of trades) {
-    const read: StoredTrade | undefined = stored.get(given.id);
+    const read = stored.get(given.id);
     const decision = decide(read?.trade, given);
     if (decision instanceof WriterError) throw decision;
-    if (decision === 'unchanged') {
-      outcomes.push('unchanged');
-      continue;
-    }
-    if (decision === 'create') {
-      const trade = { ...given, currency };
-      items.push(registerTradeId(store, accountId, trade.id, trade.openTime), putTrade(store, trade, undefined));
-      if (trade.status !== 'gone') events.push({ kind: trade.status === 'open' ? 'opened' : 'recordedClosed', trade });
-      outcomes.push('created');
-      continue;
-    }
-    if (decision === 'close') {
-      const closed: Trade = { ...closedAs(read!.trade, given), currency };
-      items.push(putTrade(store, closed, read));
-      events.push({ kind: read!.trade.status === 'gone' ? 'recordedClosed' : 'closed', trade: closed });
-      outcomes.push('closed');
-    } else if (decision === 'update') {
-      items.push(putTrade(store, { ...withDetails(read!.trade, given), ...pick(given, [...POSITION, ...MARKS]), currency }, read));
-      outcomes.push('updated');
-    } else {
-      // A correction or a trade gone: a feed's own record never makes either of its trades.
+    // A correction or a trade gone: a feed's own record never makes either of its trades.
+    if (decision === 'correct' || decision === 'gone')
       throw errors.tradeClosed(given.id, `stored ${read!.trade.status}; a feed's record cannot ${decision} it`);
-    }
+    if (decision !== 'unchanged') changes.push({ trade: decided(decision, read?.trade, given), read });
+    outcomes.push(OUTCOME_OF[decision]);
   }
-  const closed = events.filter((event) => event.kind !== 'opened').map((event) => event.trade);
-  const read = await getAggregates(store, accountId, uniquePeriods(closed), periodKeysOf(closed));
-  if (events.length) items.push(putBalance(store, balanceAfter(balance, events), balance));
-  for (const entry of aggregatesAfter(accountId, read.pnl, closed)) items.push(putPnl(store, entry, findEntry(read.pnl, entry)));
-  for (const entry of periodsAfter(accountId, currency, read.perf, closed))
-    items.push(putPeriod(store, entry, findPeriod(read.perf, entry)));
-  for (const fill of fills) items.push(putFill(store, accountId, fill));
-  items.push(putCheckpoint(store, checkpoint, version));
-  await commit(store, items);
+  const extra = [...fills.map((fill) => putFill(store, accountId, fill)), putCheckpoint(store, checkpoint, version)];
+  // A new trade's id registered meanwhile (another writer): read again.
+  if (!(await writeTrades(store, accountId, changes, { extra }))) throw new Retry();
   return outcomes;
 }
 

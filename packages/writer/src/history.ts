@@ -33,11 +33,8 @@ import {
   BALANCE_ITEMS,
   CLOSING,
   closedAs,
-  createTrades,
   DETAILS,
   differing,
-  carrying,
-  forget,
   IDENTITY,
   MARKS,
   namesContractOf,
@@ -45,10 +42,9 @@ import {
   POSITION,
   preload,
   storedTrade,
+  writeTrades,
   withDetails,
-  writeClose,
   writeCorrection,
-  writeGone,
   type Corrections,
   type Written,
 } from './trades';
@@ -114,6 +110,29 @@ export function decide(stored: Trade | undefined, given: Trade, correct = false)
   return said.length || differing(stored, given, [...POSITION, ...MARKS]).length ? 'update' : 'unchanged';
 }
 
+/** The outcome of each decision (decide), carried out. */
+export const OUTCOME_OF = {
+  create: 'created',
+  close: 'closed',
+  gone: 'gone',
+  correct: 'corrected',
+  update: 'updated',
+  unchanged: 'unchanged',
+} as const satisfies Record<Exclude<Decision, WriterError>, TradeOutcome>;
+
+/** The trade to store when `decision` (decide) is taken for `given` on `stored`, what is stored under its id (none: new). */
+export function decided(decision: Exclude<Decision, WriterError>, stored: Trade | undefined, given: Trade): Trade {
+  if (!stored) return given;
+  // Why it closed is the close's own (a gone trade's reason was why it was gone).
+  if (decision === 'close') return closedAs(stored, given);
+  const merged = withDetails(stored, given);
+  if (decision === 'gone')
+    return { ...merged, ...pick(given, ['status', 'closePrice', 'closeTime', 'realizedPL', 'unrealizedPL', 'closeReason']) };
+  if (decision === 'correct') return { ...merged, ...pick(given, [...POSITION, ...CLOSING, ...MARKS]) };
+  // An update: a gone trade takes what is said of it, never a position or marks again.
+  return stored.status === 'gone' ? merged : { ...merged, ...pick(given, [...POSITION, ...MARKS]) };
+}
+
 /** One trade against what is stored: one attempt (read, decide, write), retried as a whole by its caller. */
 async function recordOne(
   store: Store,
@@ -124,36 +143,13 @@ async function recordOne(
   const read = await storedTrade(store, accountId, trade.id);
   const decision = decide(read?.trade, trade, options.correct);
   if (decision instanceof WriterError) throw decision;
-  if (decision === 'create') {
-    if (await createTrades(store, accountId, [trade])) return 'created';
-    // Registered meanwhile by another writer: read what it stored.
-    throw new Retry();
-  }
-  if (decision === 'close') {
-    // Why it closed is the close's own (a gone trade's reason was why it was gone).
-    await writeClose(store, accountId, read!, closedAs(read!.trade, trade));
-    return 'closed';
-  }
-  const merged = withDetails(read!.trade, trade);
-  if (decision === 'gone') {
-    await writeGone(store, accountId, read!, {
-      ...merged,
-      ...pick(trade, ['status', 'closePrice', 'closeTime', 'realizedPL', 'unrealizedPL', 'closeReason']),
-    });
-    return 'gone';
-  }
-  if (decision === 'correct') {
-    const corrected: Trade = { ...merged, ...pick(trade, [...POSITION, ...CLOSING, ...MARKS]) };
-    await writeCorrection(store, accountId, read!, corrected, options.corrections ?? {});
-    return 'corrected';
-  }
-  if (decision === 'update') {
-    // A gone trade takes what is said of it, never a position or marks again.
-    const updated = read!.trade.status === 'gone' ? merged : { ...merged, ...pick(trade, [...POSITION, ...MARKS]) };
-    await commit(store, [putTrade(store, updated, read)]);
-    return 'updated';
-  }
-  return 'unchanged';
+  const next = decided(decision, read?.trade, trade);
+  if (decision === 'correct') await writeCorrection(store, accountId, read!, next, options.corrections ?? {});
+  // An update moves no figure: the trade alone.
+  else if (decision === 'update') await commit(store, [putTrade(store, next, read)]);
+  // A new trade's id registered meanwhile by another writer: read what it stored.
+  else if (decision !== 'unchanged' && !(await writeTrades(store, accountId, [{ trade: next, read }]))) throw new Retry();
+  return OUTCOME_OF[decision];
 }
 
 /** Writes a history of trades of one account; see the module's comment. Each trade gets a result, in input order. */
@@ -227,16 +223,14 @@ export async function recordTrades(
     const fresh = once.filter(({ trade }) => !registered.has(trade.id));
     const known = once.filter(({ trade }) => registered.has(trade.id));
     // Fast path: new trades in groups, one transaction each, after one read of what they all build on.
-    const written: Written = carrying();
+    const written: Written = { pnl: new Map(), perf: new Map() };
     const freshTrades = fresh.map(({ trade }) => trade);
     if (fresh.length) await attempt(fresh, `reading the figures of ${accountId}`, () => preload(store, accountId, freshTrades, written));
     for (const group of down ? [] : groupsForTransactions(fresh)) {
-      const trades = group.map(({ trade }) => trade);
-      const created = await attempt(group, `writing trades of ${accountId}`, () => createTrades(store, accountId, trades, written));
+      const created = await attempt(group, `writing trades of ${accountId}`, () => writeTrades(store, accountId, group, { written }));
       if (created) results.push(...group.map(({ trade, index }) => ({ id: trade.id, index, outcome: 'created' as const })));
       else if (created === false) {
-        // Another writer registered some of these ids meanwhile: each against what it stored.
-        forget(written);
+        // Another writer registered some of these ids meanwhile (what was carried is dropped): each against what it stored.
         for (const entry of group) await settle(entry);
       }
     }

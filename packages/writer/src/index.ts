@@ -65,16 +65,14 @@ import {
   BALANCE_ITEMS,
   balanceOf,
   CLOSING,
-  createTrades,
   differing,
   MARKS,
   POSITION,
   storedTrade,
+  writeTrades,
   storedTrades,
   tradeAfterClose,
   tradeAfterMarks,
-  writeClose,
-  writeGone,
 } from './trades';
 import type { Checkpoint, FeedAdvance, FeedStep } from './feed';
 import * as check from './validate';
@@ -455,7 +453,7 @@ export function createWriter(options: WriterOptions): Writer {
     async openTrade(accountId, input) {
       const trade = check.tradeInput({ ...input, status: 'open' }, check.accountId(accountId), '', now(), 'open');
       return attempts(`opening ${trade.id}`, async () => {
-        if (await createTrades(store, accountId, [trade])) return 'opened';
+        if (await writeTrades(store, accountId, [{ trade }])) return 'opened';
         const read = await storedTrade(store, accountId, trade.id);
         if (!read) throw new Retry();
         // The same opening is a repeat of this call: it took effect already, whatever happened to the trade since.
@@ -482,7 +480,7 @@ export function createWriter(options: WriterOptions): Writer {
           if (!changed.length) return 'unchanged';
           throw errors.tradeClosed(tradeId, `it closed with other ${changed.join(', ')}`);
         }
-        await writeClose(store, accountId, read, closed);
+        await writeTrades(store, accountId, [{ trade: closed, read }]);
         return 'closed';
       });
     },
@@ -540,7 +538,7 @@ export function createWriter(options: WriterOptions): Writer {
         if (read.trade.status === 'closed') throw errors.tradeClosed(tradeId, 'a closed trade cannot be gone');
         if (gone.time < read.trade.openTime)
           throw errors.invalidInput('time', `must not be before the trade's openTime (${read.trade.openTime})`);
-        await writeGone(store, accountId, read, {
+        const trade: Trade = {
           ...read.trade,
           status: 'gone',
           closePrice: null,
@@ -548,7 +546,8 @@ export function createWriter(options: WriterOptions): Writer {
           realizedPL: '0',
           unrealizedPL: '0',
           closeReason: gone.reason,
-        });
+        };
+        await writeTrades(store, accountId, [{ trade, read }]);
         return 'gone';
       });
     },

@@ -173,43 +173,14 @@ export async function storedTrades(store: Store, accountId: string, tradeIds: re
   );
 }
 
-/** The balance and the aggregates as a run of createTrades calls last stored them (see createTrades). */
+/**
+ * The balance and the aggregates as a run of writeTrades calls last stored them (see writeTrades), by pnlId and
+ * periodId: after preload, every aggregate the run's trades count in that is stored.
+ */
 export interface Written {
   balance?: BalanceRecord;
   pnl: Map<string, PnlEntry>;
   perf: Map<string, PeriodEntry>;
-  /** Aggregates read and found not stored, by pnlId and periodId: the first transaction to count in one creates it. */
-  absentPnl: Set<string>;
-  absentPerf: Set<string>;
-}
-
-export function carrying(): Written {
-  return { pnl: new Map(), perf: new Map(), absentPnl: new Set(), absentPerf: new Set() };
-}
-
-export function forget(written: Written): void {
-  written.balance = undefined;
-  written.pnl.clear();
-  written.perf.clear();
-  written.absentPnl.clear();
-  written.absentPerf.clear();
-}
-
-/**
- * `keys` split by what a run carried (`held`, entries by id; `absent`, ids known not stored): the keys to read, and
- * the carried entries of the rest.
- */
-function byCarried<K, E>(
-  keys: readonly K[],
-  held: ReadonlyMap<string, E> | undefined,
-  absent: ReadonlySet<string> | undefined,
-  id: (key: K) => string,
-): { unread: K[]; held: E[] } {
-  if (!held) return { unread: [...keys], held: [] };
-  return {
-    unread: keys.filter((key) => !held.has(id(key)) && !absent?.has(id(key))),
-    held: keys.flatMap((key) => held.get(id(key)) ?? []),
-  };
 }
 
 /**
@@ -220,15 +191,13 @@ function byCarried<K, E>(
  */
 export async function preload(store: Store, accountId: string, trades: readonly Trade[], written: Written): Promise<void> {
   const closed = trades.filter((trade) => trade.status === 'closed');
-  const periods = uniquePeriods(closed);
-  const rollups = periodKeysOf(closed);
-  const [balance, read] = await Promise.all([balanceOf(store, accountId), getAggregates(store, accountId, periods, rollups)]);
-  forget(written);
+  const [balance, read] = await Promise.all([
+    balanceOf(store, accountId),
+    getAggregates(store, accountId, uniquePeriods(closed), periodKeysOf(closed)),
+  ]);
   written.balance = balance;
-  for (const entry of read.pnl) written.pnl.set(pnlId(entry), entry);
-  for (const entry of read.perf) written.perf.set(periodId(entry), entry);
-  for (const key of periods) if (!written.pnl.has(pnlId(key))) written.absentPnl.add(pnlId(key));
-  for (const key of rollups) if (!written.perf.has(periodId(key))) written.absentPerf.add(periodId(key));
+  written.pnl = new Map(read.pnl.map((entry) => [pnlId(entry), entry]));
+  written.perf = new Map(read.perf.map((entry) => [periodId(entry), entry]));
 }
 
 export function uniquePeriods(closed: readonly Trade[]): { period: Period; start: string }[] {
@@ -236,57 +205,92 @@ export function uniquePeriods(closed: readonly Trade[]): { period: Period; start
   return [...keys.values()];
 }
 
+/** A trade to store: as it is to be stored, and the stored one it replaces (none: a new trade, its id registered with it). */
+export interface Change {
+  trade: Trade;
+  read?: StoredTrade;
+}
+
 /**
- * Writes new trades (none of them stored yet, open or closed) and their effect on the balance and the aggregates, in
- * one transaction. Returns false, writing nothing, when one of the ids is registered already.
- *
- * `written`, given by a run of calls (a history), carries the balance and aggregates as the last call stored them,
- * so the next call starts from them instead of reading them again: an import's transactions follow one another
- * without a read between them. Their versions are still the transaction's conditions, so if anyone else wrote
- * meanwhile the transaction is cancelled, the carried state is dropped and the retry reads afresh.
+ * What a change of a trade from status `was` (undefined: new) to `now` counts as (rules.ts): none when its status
+ * stays (an update; a correction moves the figures itself: writeCorrection). A gone trade counted open no more, so
+ * closing it is as a history's close; a trade gone before it was ever stored counts nowhere.
  */
-export async function createTrades(store: Store, accountId: string, trades: readonly Trade[], written?: Written): Promise<boolean> {
-  const closed = trades.filter((trade) => trade.status === 'closed');
-  const periods = uniquePeriods(closed);
-  const rollups = periodKeysOf(closed);
+function eventOf(was: Trade['status'] | undefined, now: Trade['status']): TradeEvent['kind'] | undefined {
+  if (was === now) return undefined;
+  if (now === 'open') return 'opened';
+  if (now === 'gone') return was === 'open' ? 'gone' : undefined;
+  return was === 'open' ? 'closed' : 'recordedClosed';
+}
+
+/**
+ * Writes `changes` in the account's currency (which the writer stamps on every trade it writes, from the balance it
+ * reads), their effect on the balance, the P&L aggregates and the statistics, and `extra` items, in one transaction
+ * conditioned on what was read: Retry when another writer changed it meanwhile. Returns false, writing nothing, when
+ * the id of a new trade is registered already (or a trade is at its key): the caller sorts out which.
+ *
+ * `written`, given by a run of calls creating new trades (a history), carries the balance and aggregates as the last
+ * call stored them, so the next call starts from them instead of reading them again: an import's transactions follow
+ * one another without a read between them. Their versions are still the transaction's conditions, so if anyone else
+ * wrote meanwhile the transaction is cancelled, the carried state is dropped and the retry reads afresh.
+ */
+export async function writeTrades(
+  store: Store,
+  accountId: string,
+  changes: readonly Change[],
+  { extra = [], written }: { extra?: readonly TransactItem[]; written?: Written } = {},
+): Promise<boolean> {
+  const closedOf = (trades: readonly Change[]) =>
+    trades.filter(({ trade, read }) => trade.status === 'closed' && read?.trade.status !== 'closed').map(({ trade }) => trade);
+  const periods = uniquePeriods(closedOf(changes));
+  const rollups = periodKeysOf(closedOf(changes));
+  // Carried (preloaded, then as the last call stored them): every aggregate these trades count in that is stored.
   const carried = written?.balance ? written : undefined;
-  const pnlWanted = byCarried(periods, carried?.pnl, carried?.absentPnl, pnlId);
-  const perfWanted = byCarried(rollups, carried?.perf, carried?.absentPerf, periodId);
-  const [balance, read] = await Promise.all([
-    carried?.balance ?? balanceOf(store, accountId),
-    getAggregates(store, accountId, pnlWanted.unread, perfWanted.unread),
-  ]);
-  const stored = [...read.pnl, ...pnlWanted.held];
-  const storedPerf = [...read.perf, ...perfWanted.held];
-  // A gone trade of a history counts nowhere: neither open, nor in any figure.
-  const events: TradeEvent[] = trades
-    .filter((trade) => trade.status !== 'gone')
-    .map((trade) => ({ kind: trade.status === 'open' ? 'opened' : 'recordedClosed', trade }));
+  const [balance, { pnl: stored, perf: storedPerf }] = carried
+    ? [
+        carried.balance!,
+        {
+          pnl: periods.flatMap((key) => carried.pnl.get(pnlId(key)) ?? []),
+          perf: rollups.flatMap((key) => carried.perf.get(periodId(key)) ?? []),
+        },
+      ]
+    : await Promise.all([balanceOf(store, accountId), getAggregates(store, accountId, periods, rollups)]);
+  const stamped = changes.map(({ trade, read }) => ({ read, trade: inCurrency(trade, balance.currency) }));
+  const events = stamped.flatMap(({ trade, read }) => {
+    const kind = eventOf(read?.trade.status, trade.status);
+    return kind ? [{ kind, trade }] : [];
+  });
+  const closed = closedOf(stamped);
   const nextBalance = balanceAfter(balance, events);
   const aggregates = aggregatesAfter(accountId, stored, closed);
   const perf = periodsAfter(accountId, balance.currency, storedPerf, closed);
   const items: TransactItem[] = [
-    ...trades.flatMap((trade) => [
-      registerTradeId(store, accountId, trade.id, trade.openTime),
-      putTrade(store, inCurrency(trade, balance.currency), undefined),
-    ]),
-    putBalance(store, nextBalance, balance),
+    ...stamped.flatMap(({ trade, read }) =>
+      read
+        ? [putTrade(store, trade, read)]
+        : [registerTradeId(store, accountId, trade.id, trade.openTime), putTrade(store, trade, undefined)],
+    ),
+    ...(events.length ? [putBalance(store, nextBalance, balance)] : []),
     ...aggregates.map((entry) => putPnl(store, entry, findEntry(stored, entry))),
     ...perf.map((entry) => putPeriod(store, entry, findPeriod(storedPerf, entry))),
+    ...extra,
   ];
   try {
     await transactWrite(store, items);
   } catch (error) {
-    if (written) forget(written);
+    // Dropped: the run's next call reads afresh.
+    if (written) written.balance = undefined;
     if (!(error instanceof TransactionCancelled)) throw error;
-    // An id already registered (or a trade already at that key): the caller sorts out which.
-    if (trades.some((_, i) => error.conditionFailed(2 * i) || error.conditionFailed(2 * i + 1))) return false;
+    // New trades alone: two items each (their register, then the trade).
+    const refused = (i: number) => error.conditionFailed(2 * i) || error.conditionFailed(2 * i + 1);
+    if (changes.every(({ read }) => !read) && changes.some((_, i) => refused(i))) return false;
     throw new Retry();
   }
-  if (written) {
-    written.balance = nextBalance;
-    for (const entry of aggregates) written.pnl.set(pnlId(entry), entry);
-    for (const entry of perf) written.perf.set(periodId(entry), entry);
+  // Read afresh (after a conflict dropped what was carried), what is stored of the run's later trades is unknown.
+  if (carried) {
+    carried.balance = nextBalance;
+    for (const entry of aggregates) carried.pnl.set(pnlId(entry), entry);
+    for (const entry of perf) carried.perf.set(periodId(entry), entry);
   }
   return true;
 }
@@ -295,39 +299,6 @@ export async function createTrades(store: Store, accountId: string, trades: read
 export const findEntry = (entries: readonly PnlEntry[], key: { period: string; start: string }) =>
   entries.find((entry) => pnlId(entry) === pnlId(key));
 export const findPeriod = (entries: readonly PeriodEntry[], key: PeriodKey) => entries.find((entry) => periodId(entry) === periodId(key));
-
-/**
- * Stores `closed` (the stored trade `read`, open or gone, closed), counting it in the balance, the aggregates and the
- * statistics; a gone trade was out of the open count already.
- */
-export async function writeClose(store: Store, accountId: string, read: StoredTrade, closing: Trade): Promise<void> {
-  const [balance, { pnl: stored, perf: storedPerf }] = await Promise.all([
-    balanceOf(store, accountId),
-    getAggregates(store, accountId, pnlPeriodsOf(closing.closeTime!), periodKeysOf([closing])),
-  ]);
-  const closed = inCurrency(closing, balance.currency);
-  const aggregates = aggregatesAfter(accountId, stored, [closed]);
-  const perf = periodsAfter(accountId, balance.currency, storedPerf, [closed]);
-  await commit(store, [
-    putTrade(store, closed, read),
-    putBalance(
-      store,
-      balanceAfter(balance, [{ kind: read.trade.status === 'gone' ? 'recordedClosed' : 'closed', trade: closed }]),
-      balance,
-    ),
-    ...aggregates.map((entry) => putPnl(store, entry, findEntry(stored, entry))),
-    ...perf.map((entry) => putPeriod(store, entry, findPeriod(storedPerf, entry))),
-  ]);
-}
-
-/** Stores `gone` (the stored open trade `read`, gone from the bot) and takes it out of the open count. */
-export async function writeGone(store: Store, accountId: string, read: StoredTrade, gone: Trade): Promise<void> {
-  const balance = await balanceOf(store, accountId);
-  await commit(store, [
-    putTrade(store, inCurrency(gone, balance.currency), read),
-    putBalance(store, balanceAfter(balance, [{ kind: 'gone', trade: gone }]), balance),
-  ]);
-}
 
 /**
  * What a run of corrections of one account reads once and keeps while nobody else writes: the account's closed trades
