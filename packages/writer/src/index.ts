@@ -394,6 +394,12 @@ export function createWriter(options: WriterOptions): Writer {
     return outcomes;
   }
 
+  /** `read` of the account `accountId` (checked first), retried as reading `what` of it. */
+  async function reading<T>(accountId: string, what: string, read: () => Promise<T>): Promise<T> {
+    check.accountId(accountId);
+    return attempts(`reading ${what} of ${accountId}`, read);
+  }
+
   /** Takes the account out of the fleet (`at`: when) or brings it back (null), its record and balance together. */
   async function setRetired(accountId: string, at: string | null, what: string) {
     check.accountId(accountId);
@@ -555,23 +561,16 @@ export function createWriter(options: WriterOptions): Writer {
     retireAccount: async (accountId) => ((await setRetired(accountId, now().toISOString(), 'retiring')) ? 'retired' : 'unchanged'),
     restoreAccount: async (accountId) => ((await setRetired(accountId, null, 'restoring')) ? 'restored' : 'unchanged'),
 
-    async openTrades(accountId) {
-      check.accountId(accountId);
-      return attempts(`reading the open trades of ${accountId}`, () => readTrades(store, tradeListing(accountId, { status: 'open' }), {}));
-    },
+    openTrades: (accountId) =>
+      reading(accountId, 'the open trades', () => readTrades(store, tradeListing(accountId, { status: 'open' }), {})),
 
-    async storedTrades(accountId, tradeIds) {
-      check.accountId(accountId);
-      return attempts(`reading trades of ${accountId}`, async () => {
+    storedTrades: (accountId, tradeIds) =>
+      reading(accountId, 'trades', async () => {
         const records = await storedTrades(store, accountId, tradeIds);
         return new Map([...records].map(([id, record]) => [id, record.trade]));
-      });
-    },
+      }),
 
-    async botReport(accountId) {
-      check.accountId(accountId);
-      return attempts(`reading the bot report of ${accountId}`, async () => (await getAccountRecord(store, accountId, true))?.bot);
-    },
+    botReport: (accountId) => reading(accountId, 'the bot report', async () => (await getAccountRecord(store, accountId, true))?.bot),
 
     async listAccounts() {
       return attempts('listing the accounts', async () => {
@@ -583,20 +582,17 @@ export function createWriter(options: WriterOptions): Writer {
       });
     },
 
-    async readCheckpoints(accountId, prefix = '') {
-      check.accountId(accountId);
-      return attempts(`reading the checkpoints of ${accountId}`, async () =>
+    readCheckpoints: (accountId, prefix = '') =>
+      reading(accountId, 'the checkpoints', async () =>
         (await readCheckpoints(store, accountId, prefix)).map((entry) => feed.checkpointOf(entry, entry.name)),
-      );
-    },
+      ),
 
     advanceFeed: (accountId, name, version, steps) => feed.advanceFeed(store, accountId, name, version, steps, now()),
 
     recordTransfers: (accountId, transfers, checkpoint) => feed.recordTransfers(store, accountId, transfers, checkpoint, now()),
 
-    async instrumentsOf(accountId) {
-      check.accountId(accountId);
-      return attempts(`reading the instruments of ${accountId}`, async () => {
+    instrumentsOf: (accountId) =>
+      reading(accountId, 'the instruments', async () => {
         const prefix = entryPrefix('perf', 'month');
         const [months, open] = await Promise.all([
           readKeyRange(store, accountId, prefix, `${prefix}${ABOVE_EVERY_ID}`),
@@ -607,8 +603,7 @@ export function createWriter(options: WriterOptions): Writer {
           ...open.map((trade) => trade.instrument),
         ]);
         return [...instruments].sort();
-      });
-    },
+      }),
 
     reconcile: (accountId, exchangeAccountId) => reconcileAccount(store, accountId, exchangeAccountId, now()),
 
