@@ -122,26 +122,6 @@ export function aggregatesAfter(accountId: string, stored: readonly PnlEntry[], 
   return [...entries.values()];
 }
 
-/**
- * The P&L aggregate of one period recomputed from `trades` (the account's closed trades, any periods), in place of
- * `stored` (its version incremented): what aggregatesAfter would have made of them from nothing. For a corrected
- * trade, whose former figures a sum cannot take out without keeping their places.
- */
-export function pnlRecomputed(
-  accountId: string,
-  key: { period: Period; start: string },
-  trades: readonly Trade[],
-  stored: PnlEntry | undefined,
-): PnlEntry {
-  const id = pnlId(key);
-  const counted = trades.filter(
-    (trade) => trade.status === 'closed' && pnlPeriodsOf(trade.closeTime!).some((period) => pnlId(period) === id),
-  );
-  const entry = aggregatesAfter(accountId, [], counted).find((candidate) => pnlId(candidate) === id);
-  const empty = { accountId, ...key, realizedPL: '0', tradesClosed: 0, wins: 0, losses: 0 };
-  return { ...(entry ?? empty), version: (stored?.version ?? 0) + 1 };
-}
-
 /** The periods of the performance roll-ups (day, block, month) the trades in `closed` count in, each once. */
 export function periodKeysOf(closed: readonly Trade[]): PeriodKey[] {
   return [...new Map(closed.flatMap((trade) => periodsOfClose(trade.closeTime!)).map((key) => [periodId(key), key])).values()];
@@ -169,25 +149,36 @@ export function periodsAfter(accountId: string, currency: string, stored: readon
 }
 
 /**
- * The roll-up of one period recomputed from `trades` (the closed trades of their owner, any days), in place of
- * `stored` (its version incremented); undefined when no trade counts there any more. For a change that a merge cannot
- * undo (a corrected trade: its best, worst and places may have been another's).
+ * The P&L aggregates of `periods` and the roll-ups of `rollups` recomputed from `trades` (the account's closed trades,
+ * any periods): what aggregatesAfter and periodsAfter would have made of them from nothing, each in place of the
+ * entry `stored` (its version incremented). A period no trade counts in any more keeps its aggregate, at 0, and has no
+ * roll-up (undefined). For a corrected trade, whose former figures a sum cannot take out without keeping their places,
+ * nor a merge undo a best or worst trade (its best, worst and places may have been another's).
  */
-export function periodRecomputed(
-  owner: string,
+export function figuresRecomputed(
+  accountId: string,
   currency: string,
-  key: PeriodKey,
+  keys: { periods: readonly { period: Period; start: string }[]; rollups: readonly PeriodKey[] },
   trades: readonly Trade[],
-  stored: PeriodEntry | undefined,
-): PeriodEntry | undefined {
-  const id = periodId(key);
-  const [entry] = periodsAfter(
-    owner,
-    currency,
-    [],
-    trades.filter((trade) => trade.status === 'closed' && periodsOfClose(trade.closeTime!).some((period) => periodId(period) === id)),
-  ).filter((entry) => periodId(entry) === id);
-  return entry && { ...entry, version: (stored?.version ?? 0) + 1 };
+  stored: { pnl: readonly PnlEntry[]; perf: readonly PeriodEntry[] },
+): { pnl: PnlEntry[]; perf: (PeriodEntry | undefined)[] } {
+  const pnlIds = new Set(keys.periods.map(pnlId));
+  const perfIds = new Set(keys.rollups.map(periodId));
+  const closed = trades.filter((trade) => trade.status === 'closed');
+  const inPnl = closed.filter((trade) => pnlPeriodsOf(trade.closeTime!).some((key) => pnlIds.has(pnlId(key))));
+  const inPerf = closed.filter((trade) => periodsOfClose(trade.closeTime!).some((key) => perfIds.has(periodId(key))));
+  const pnl = aggregatesAfter(accountId, [], inPnl);
+  const perf = periodsAfter(accountId, currency, [], inPerf);
+  return {
+    pnl: keys.periods.map((key) => ({
+      ...(pnl.find((entry) => pnlId(entry) === pnlId(key)) ?? { accountId, ...key, realizedPL: '0', tradesClosed: 0, wins: 0, losses: 0 }),
+      version: (stored.pnl.find((entry) => pnlId(entry) === pnlId(key))?.version ?? 0) + 1,
+    })),
+    perf: keys.rollups.map((key) => {
+      const entry = perf.find((candidate) => periodId(candidate) === periodId(key));
+      return entry && { ...entry, version: (stored.perf.find((held) => periodId(held) === periodId(key))?.version ?? 0) + 1 };
+    }),
+  };
 }
 
 /** The equity buckets (hour, day) a snapshot is the latest of, as entries. */

@@ -33,9 +33,8 @@ import {
   pnlId,
   pnlPeriodsOf,
   periodKeysOf,
-  periodRecomputed,
   periodsAfter,
-  pnlRecomputed,
+  figuresRecomputed,
   type TradeEvent,
 } from './rules';
 
@@ -308,12 +307,6 @@ export interface Corrections {
   closed?: Map<string, Trade>;
 }
 
-/** Every closed trade of an account, by id (one Query, followed to the end). */
-async function closedTradesOf(store: Store, accountId: string): Promise<Map<string, Trade>> {
-  const trades = await readTrades(store, tradeListing(accountId, { status: 'closed' }), {});
-  return new Map(trades.map((trade) => [trade.id, trade]));
-}
-
 /**
  * Stores `corrected` in place of the closed trade `read` (its source corrected its record: a P&L, a price, a time),
  * and moves every figure that counted it: the realized P&L, the P&L aggregates of its periods and the statistics of
@@ -330,25 +323,22 @@ export async function writeCorrection(
   corrections: Corrections,
 ): Promise<void> {
   const was = read.trade;
-  const rollups = periodKeysOf([was, correcting]);
-  const [balance, stored] = await Promise.all([
-    balanceOf(store, accountId),
-    getAggregates(store, accountId, uniquePeriods([was, correcting]), rollups),
-  ]);
+  const [periods, rollups] = [uniquePeriods([was, correcting]), periodKeysOf([was, correcting])];
+  const [balance, stored] = await Promise.all([balanceOf(store, accountId), getAggregates(store, accountId, periods, rollups)]);
   const corrected = inCurrency(correcting, balance.currency);
-  corrections.closed ??= await closedTradesOf(store, accountId);
+  // Every closed trade of the account, by id (one Query, followed to the end).
+  corrections.closed ??= new Map(
+    (await readTrades(store, tradeListing(accountId, { status: 'closed' }), {})).map((trade) => [trade.id, trade]),
+  );
   const trades = [...corrections.closed.values()].map((trade) => (trade.id === corrected.id ? corrected : trade));
+  const figures = figuresRecomputed(accountId, balance.currency, { periods, rollups }, trades, stored);
   const items: TransactItem[] = [
     putTrade(store, corrected, read),
     putBalance(store, balanceAfterCorrection(balance, was, corrected, trades), balance),
-    ...uniquePeriods([was, corrected]).map((period) => {
-      const storedPnl = findEntry(stored.pnl, period);
-      return putPnl(store, pnlRecomputed(accountId, period, trades, storedPnl), storedPnl);
-    }),
+    ...figures.pnl.map((entry) => putPnl(store, entry, findEntry(stored.pnl, entry))),
   ];
-  for (const key of rollups) {
-    const storedPerf = findPeriod(stored.perf, key);
-    const perf = periodRecomputed(accountId, balance.currency, key, trades, storedPerf);
+  for (const [index, key] of rollups.entries()) {
+    const [perf, storedPerf] = [figures.perf[index], findPeriod(stored.perf, key)];
     if (perf) items.push(putPeriod(store, perf, storedPerf));
     else if (storedPerf) items.push(deletePeriod(store, storedPerf));
   }
