@@ -156,14 +156,13 @@ export function time(value: unknown, field: string, now?: Date): string {
   return stored;
 }
 
-function text(value: unknown, field: string, options: { optional: true }): string | null;
-function text(value: unknown, field: string, options?: { optional?: false }): string;
-function text(value: unknown, field: string, options: { optional?: boolean } = {}): string | null {
-  if ((value === undefined || value === null) && options.optional) return null;
+function text(value: unknown, field: string): string {
   if (typeof value !== 'string' || value.trim() === '' || value.length > MAX_TEXT)
     throw invalidInput(field, `must be a non-empty text of at most ${MAX_TEXT} characters`);
   return value;
 }
+
+const optionalText = (value: unknown, field: string): string | null => (value === undefined || value === null ? null : text(value, field));
 
 function oneOf<T extends string>(value: unknown, field: string, allowed: readonly T[]): T {
   if (typeof value !== 'string' || !allowed.includes(value as T))
@@ -222,7 +221,7 @@ export function tradeInput(value: unknown, account: string, prefix = '', now: Da
     unrealizedPL: optionalDecimal(input.unrealizedPL, field('unrealizedPL')) ?? '0',
     stopLoss: optionalDecimal(input.stopLoss, field('stopLoss'), 'positive'),
     takeProfit: optionalDecimal(input.takeProfit, field('takeProfit'), 'positive'),
-    closeReason: text(input.closeReason, field('closeReason'), { optional: true }),
+    closeReason: optionalText(input.closeReason, field('closeReason')),
     currency: (input.currency as string | null | undefined) ?? null,
     ...detailsInput(input, instrument, field, feeLeg),
     feeTotal: null,
@@ -311,7 +310,7 @@ export function closeInput(value: unknown, openTime: string, now: Date = new Dat
     closeTime: time(input.closeTime, 'closeTime', now),
     realizedPL: decimal(input.realizedPL, 'realizedPL'),
     unrealizedPL: input.unrealizedPL === undefined ? '0' : decimal(input.unrealizedPL, 'unrealizedPL'),
-    closeReason: text(input.reason, 'reason', { optional: true }),
+    closeReason: optionalText(input.reason, 'reason'),
     fees: feesInput(input.fees, 'fees', 'close'),
     fundingFees: optionalDecimal(input.fundingFees, 'fundingFees'),
     orderIds: orderIdsInput(input.orderIds, 'orderIds'),
@@ -391,8 +390,8 @@ export function heartbeatInput(value: unknown, now: Date): Heartbeat {
   const input = object(value, 'heartbeat');
   return {
     state: oneOf(input.state, 'state', ['running', 'paused', 'stopped', 'error'] as const),
-    strategy: text(input.strategy, 'strategy', { optional: true }),
-    message: text(input.message, 'message', { optional: true }),
+    strategy: optionalText(input.strategy, 'strategy'),
+    message: optionalText(input.message, 'message'),
     time: timeOrNow(input.time, 'time', now),
   };
 }
