@@ -56,16 +56,12 @@ export function changedSomething(outcome: string): boolean {
   return outcome !== 'unchanged' && outcome !== 'stale';
 }
 
-function unavailable(error: unknown): boolean {
-  return error instanceof WriterError && error.code === 'UNAVAILABLE';
-}
-
 /** Reads through the writer for the ingester's own decisions; a database that does not answer is DatabaseDown. */
 async function reading<T>(read: () => Promise<T>): Promise<T> {
   try {
     return await read();
   } catch (error) {
-    if (unavailable(error)) throw new DatabaseDown();
+    if (error instanceof WriterError && error.code === 'UNAVAILABLE') throw new DatabaseDown();
     throw error;
   }
 }
@@ -97,6 +93,9 @@ export function foldTrade(entries: readonly NumberedEvent[]): Trade | undefined 
 }
 
 const OUTCOME_OF_FOLDED: Record<string, string> = { open: 'opened', marks: 'updated', close: 'closed' };
+
+const isTradeLine = (entry: NumberedEvent): entry is NumberedEvent & { event: TradeEvent } =>
+  entry.event.type === 'open' || entry.event.type === 'close' || entry.event.type === 'marks';
 
 /** A run of one account's trade lines (see the module's comment). */
 async function applyTradeRun(writer: Writer, account: string, run: readonly NumberedEvent[], results: LineResult[]): Promise<void> {
@@ -141,13 +140,12 @@ async function applyAccount(writer: Writer, account: string, entries: readonly N
   let run: NumberedEvent[] = [];
   let heartbeats: NumberedEvent[] = [];
   for (const entry of entries) {
-    const type = entry.event.type;
-    if (type === 'open' || type === 'close' || type === 'marks') run.push(entry);
-    else if (type === 'heartbeat') heartbeats.push(entry);
+    if (isTradeLine(entry)) run.push(entry);
+    else if (entry.event.type === 'heartbeat') heartbeats.push(entry);
     else {
       if (run.length) await applyTradeRun(writer, account, run, results);
       run = [];
-      if (type === 'account') {
+      if (entry.event.type === 'account') {
         await oneByOne(writer, heartbeats, results);
         heartbeats = [];
       }
@@ -157,9 +155,6 @@ async function applyAccount(writer: Writer, account: string, entries: readonly N
   if (run.length) await applyTradeRun(writer, account, run, results);
   await oneByOne(writer, heartbeats, results);
 }
-
-const isTradeLine = (entry: NumberedEvent): entry is NumberedEvent & { event: TradeEvent } =>
-  entry.event.type === 'open' || entry.event.type === 'close' || entry.event.type === 'marks';
 
 /**
  * One account's replayed lines that the store already shows (replay.ts): a trade's first lines, when the stored trade
