@@ -295,9 +295,9 @@ export async function writeTrades(
 }
 
 /** The stored P&L aggregate of `key`'s period, and the stored statistics of a roll-up period (undefined: none yet). */
-export const findEntry = (entries: readonly PnlEntry[], key: { period: string; start: string }) =>
+const findEntry = (entries: readonly PnlEntry[], key: { period: string; start: string }) =>
   entries.find((entry) => pnlId(entry) === pnlId(key));
-export const findPeriod = (entries: readonly PeriodEntry[], key: PeriodKey) => entries.find((entry) => periodId(entry) === periodId(key));
+const findPeriod = (entries: readonly PeriodEntry[], key: PeriodKey) => entries.find((entry) => periodId(entry) === periodId(key));
 
 /**
  * What a run of corrections of one account reads once and keeps while nobody else writes: the account's closed trades
