@@ -146,11 +146,16 @@ function givenKeys(entry: Entry, where: string, keys: FeedKeys): FeedKeys {
 export function feedAccountsOf(parsed: unknown, file: string, sources: SecretSources): FeedAccount[] {
   const accounts = (parsed as { accounts?: unknown } | null)?.accounts;
   if (!Array.isArray(accounts) || !accounts.length) throw new ConfigError(`${file}: "accounts" must be a list of exchange accounts`);
+  return accountListOf(accounts, `${file}: accounts`, () => sources);
+}
+
+/** Each entry of the list named `list` (a config file's, EXCHANGE_FEEDS) as an account, each account once. */
+export function accountListOf(entries: unknown[], list: string, sourcesOf: (entry: Entry) => SecretSources | { keys: FeedKeys }) {
   const seen = new Set<string>();
-  return accounts.map((entry, index) => {
-    const where = `${file}: accounts[${index}]`;
+  return entries.map((entry, index) => {
+    const where = `${list}[${index}]`;
     if (!entry || typeof entry !== 'object') throw new ConfigError(`${where} must be an object`);
-    const account = feedAccountOf(entry as Entry, where, sources);
+    const account = feedAccountOf(entry as Entry, where, sourcesOf(entry as Entry));
     if (seen.has(account.config.account))
       throw new ConfigError(`${where}: account ${account.config.account} is given twice; one exchange account each`);
     seen.add(account.config.account);
