@@ -7,7 +7,7 @@
 import { isAccountId } from '@trading-bot-api/writer';
 import type { ExchangeProfile } from './profile';
 import { PROFILES } from './profiles';
-import type { ExchangeAccount } from './sync';
+import type { ExchangeAccount } from './feed';
 
 /** One account ready to sync: its settings, the exchange, its key and secret, the origin and the interval. */
 export interface FeedAccount {

@@ -2,7 +2,7 @@
  * What the exchange feed needs to know of one exchange, as data and small functions over ccxt and the exchange's raw
  * answers: its weight limits and each call's weight, which permissions of a key go beyond reading, which ccxt calls
  * read its fills, holdings, prices and transfers, and how a raw answer (ccxt's `info`, the exchange's own strings)
- * becomes the feed's fill, holding, price or transfer. The feed (sync.ts) knows nothing else of an exchange: a second
+ * becomes the feed's fill, holding, price or transfer. The feed (feed.ts) knows nothing else of an exchange: a second
  * exchange is a second profile (and a fake of it for the tests), not a change to the feed.
  */
 import type { Exchange } from 'ccxt';

@@ -12,9 +12,8 @@ import { createHash } from 'node:crypto';
 import type { Writer } from '@trading-bot-api/writer';
 import { EXCHANGE_ORIGIN, exchangeLimiter } from './client';
 import { accountListOf, ConfigError, type FeedAccount, type FeedKeys } from './config';
-import { ExchangeFeed } from './feed';
+import { ExchangeFeed, type SyncSummary } from './feed';
 import type { LimiterState } from './limiter';
-import type { SyncSummary } from './sync';
 
 /**
  * The accounts of a run: `settings` is EXCHANGE_FEEDS (a JSON list of the config file's accounts, without keys),
