@@ -287,8 +287,8 @@ export class HummingbotBridge {
     }
   }
 
-  /** Says `text` once per `kind` (with the account or namespace it concerns). */
-  private once(scope: string, kind: string, text: string): void {
+  /** Says `text` once per `kind` (with the account, instance or namespace it concerns). */
+  once(scope: string, kind: string, text: string): void {
     if (this.said.has(kind)) return;
     this.said.add(kind);
     this.options.report(`bridge ${scope}: ${text} (said once)`);

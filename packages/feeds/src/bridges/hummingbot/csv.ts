@@ -132,12 +132,7 @@ export async function followTradesFile(
   bridge: HummingbotBridge,
   options: Pick<SourceOptions, 'follow' | 'signal' | 'pollMs'> & { report: (line: string) => void },
 ): Promise<void> {
-  const said = new Set<string>();
-  const say = (kind: string, text: string) => {
-    if (said.has(kind)) return;
-    said.add(kind);
-    options.report(`bridge ${instance}: ${text} (said once)`);
-  };
+  const say = (kind: string, text: string) => bridge.once(instance, `${instance} csv ${kind}`, text);
   const source = fileLines(file, {
     ...options,
     onRestart: (reason) => options.report(`bridge ${instance}: ${reason}`),
