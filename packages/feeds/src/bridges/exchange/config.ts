@@ -5,8 +5,8 @@
  * of those files and variables, which the caller passes in.
  */
 import { isAccountId } from '@trading-bot-api/writer';
+import { binance } from './binance';
 import type { ExchangeProfile } from './profile';
-import { PROFILES } from './profiles';
 import type { ExchangeAccount } from './feed';
 
 /** One account ready to sync: its settings, the exchange, its key and secret, the origin and the interval. */
@@ -18,6 +18,9 @@ export interface FeedAccount {
   url?: string;
   intervalSeconds: number;
 }
+
+/** The exchanges the feed mirrors, by the name the commands give them (`--exchange binance`). */
+const PROFILES: Readonly<Record<string, ExchangeProfile>> = { binance };
 
 /** Seconds between two syncs by default: Binance's fills are read once a minute at a cost of 20 weight a market. */
 const DEFAULT_INTERVAL = 60;

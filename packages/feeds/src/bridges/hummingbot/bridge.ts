@@ -30,19 +30,8 @@ import {
 import pRetry from 'p-retry';
 import { clockSkewSayer, moneyOf } from '../numbers';
 import { type HummingbotConfig, type InstanceProfile, profileOf } from './config';
-import {
-  type ControllerReport,
-  eventOf,
-  type Fill,
-  heartbeatOf,
-  jsonOf,
-  logOf,
-  Malformed,
-  performanceOf,
-  statusUpdateOf,
-  topicOf,
-} from './messages';
-import { applyFill, bookOf, feeInQuote, fillKeyOf, openTradeOf, type Position } from '../positions';
+import { type ControllerReport, eventOf, heartbeatOf, jsonOf, logOf, Malformed, performanceOf, statusUpdateOf, topicOf } from './messages';
+import { applyFill, bookOf, type Fill, feeInQuote, fillKeyOf, openTradeOf, type Position } from '../positions';
 import { type AccountState, type BridgeState, emptyAccount, loadState, replayed, saveState } from './state';
 
 export interface HummingbotBridgeOptions {

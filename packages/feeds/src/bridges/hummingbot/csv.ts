@@ -13,7 +13,8 @@ import { parse } from 'csv-parse/sync';
 import { fileLines, type SourceOptions } from '../../ingest/source';
 import { pythonDecimal } from '../numbers';
 import type { HummingbotBridge } from './bridge';
-import { feeOf, type Fill, fillPartsOf, Malformed } from './messages';
+import type { Fill } from '../positions';
+import { feeOf, fillPartsOf, Malformed } from './messages';
 
 /** The fields of one CSV line (RFC 4180 quoting, as pandas writes: `"…"` with `""` inside), or undefined when it does not parse. */
 export function csvFields(line: string): string[] | undefined {

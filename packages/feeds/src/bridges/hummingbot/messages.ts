@@ -114,9 +114,6 @@ export function logOf(json: Json): { error: boolean; message: string } {
   return { error: (level !== undefined && level >= 40) || name === 'ERROR' || name === 'CRITICAL', message };
 }
 
-/** A fill and its fee, as every bridge that trades by fills gives them (hummingbot's shape: ../positions.ts). */
-export type { Fee, Fill };
-
 /** Known events that carry nothing this API keeps (orders placed, completed, cancelled, failed). */
 const QUIET_EVENTS = new Set([
   'BuyOrderCreated',
