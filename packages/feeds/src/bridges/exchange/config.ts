@@ -7,7 +7,22 @@
 import { isAccountId } from '@trading-bot-api/writer';
 import { binance } from './binance';
 import type { ExchangeProfile } from './profile';
-import type { ExchangeAccount } from './feed';
+
+/** One exchange account mirrored into one account of the API. */
+interface ExchangeAccount {
+  /** The API's account. */
+  account: string;
+  name: string;
+  /** The account's currency: the quote its markets are followed in and its holdings valued in. */
+  quote: string;
+  /** Markets to follow besides those found (ccxt's `BTC/USDT`, or `BTC_USDT`). */
+  symbols: readonly string[];
+  /** The account of the bot that trades on this exchange account: its trades' markets are followed too. */
+  reconcileWith?: string;
+  /** Where the history of transfers starts (ISO 8601). */
+  since: string;
+  environment: 'live' | 'paper';
+}
 
 /** One account ready to sync: its settings, the exchange, its key and secret, the origin and the interval. */
 export interface FeedAccount {

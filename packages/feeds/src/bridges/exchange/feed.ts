@@ -38,22 +38,6 @@ import {
 } from './mirror';
 import type { ExchangeTransfer } from './profile';
 
-/** One exchange account mirrored into one account of the API. */
-export interface ExchangeAccount {
-  /** The API's account. */
-  account: string;
-  name: string;
-  /** The account's currency: the quote its markets are followed in and its holdings valued in. */
-  quote: string;
-  /** Markets to follow besides those found (ccxt's `BTC/USDT`, or `BTC_USDT`). */
-  symbols: readonly string[];
-  /** The account of the bot that trades on this exchange account: its trades' markets are followed too. */
-  reconcileWith?: string;
-  /** Where the history of transfers starts (ISO 8601). */
-  since: string;
-  environment: 'live' | 'paper';
-}
-
 /** The holdings checkpoint's state: what the exchange account held when last synced, valued, with the prices read. */
 interface HoldingsState extends Valuation {
   exchange: string;
