@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { negateDecimal, sumDecimals, trimDecimal } from '@trading-bot-api/core/decimal';
-import { binance } from '@trading-bot-api/feeds/bridges/exchange/binance';
+import { binance, fillOf, transferOf } from '@trading-bot-api/feeds/bridges/exchange/binance';
 import { redact, withOrigin } from '@trading-bot-api/feeds/bridges/exchange/client';
 import { ConfigError, feedAccountOf, feedAccountsOf } from '@trading-bot-api/feeds/bridges/exchange/config';
 import { ExchangeFeedError } from '@trading-bot-api/feeds/bridges/exchange/errors';
@@ -65,7 +65,7 @@ function raw(overrides: Partial<RawTrade>): RawTrade {
 
 describe("Binance's answers", () => {
   it('reads a fill from its own strings, its order kept for the trades, the cursor after it', () => {
-    expect(binance.fillOf(raw({}), BTC)).toEqual({
+    expect(fillOf(raw({}), BTC)).toEqual({
       id: '28457',
       next: '28458',
       fill: {
@@ -87,16 +87,16 @@ describe("Binance's answers", () => {
   });
 
   it('holds what a commission in the base leaves: less of what was bought, more of what was sold', () => {
-    expect(binance.fillOf(raw({ commission: '0.00001000', commissionAsset: 'BTC' }), BTC).fill.amount).toBe('0.00999');
-    expect(binance.fillOf(raw({ commission: '0.00001000', commissionAsset: 'BTC', isBuyer: false }), BTC).fill.amount).toBe('0.01001');
-    const bnb = binance.fillOf(raw({ commission: '0.00002000', commissionAsset: 'BNB' }), BTC).fill;
+    expect(fillOf(raw({ commission: '0.00001000', commissionAsset: 'BTC' }), BTC).fill.amount).toBe('0.00999');
+    expect(fillOf(raw({ commission: '0.00001000', commissionAsset: 'BTC', isBuyer: false }), BTC).fill.amount).toBe('0.01001');
+    const bnb = fillOf(raw({ commission: '0.00002000', commissionAsset: 'BNB' }), BTC).fill;
     expect([bnb.amount, bnb.fee.flat]).toEqual(['0.01', [{ token: 'BNB', amount: '0.00002' }]]);
-    expect(binance.fillOf(raw({ commission: '0.00000000' }), BTC).fill.fee.flat).toEqual([]);
+    expect(fillOf(raw({ commission: '0.00000000' }), BTC).fill.fee.flat).toEqual([]);
   });
 
   it('refuses an amount that is not a decimal string, naming it', () => {
-    expect(() => binance.fillOf({ ...raw({}), qty: 0.01 }, BTC)).toThrow(ExchangeFeedError);
-    expect(() => binance.fillOf({ ...raw({}), price: '6e4' }, BTC)).toThrow('Binance answered a fill of BTCUSDT with price "6e4"');
+    expect(() => fillOf({ ...raw({}), qty: 0.01 }, BTC)).toThrow(ExchangeFeedError);
+    expect(() => fillOf({ ...raw({}), price: '6e4' }, BTC)).toThrow('Binance answered a fill of BTCUSDT with price "6e4"');
   });
 
   it('refuses a key with any power beyond reading, by its names, new ones included', () => {
@@ -124,7 +124,7 @@ describe("Binance's answers", () => {
 
   it('reads deposits and withdrawals: what moved, when, and whether it is done', () => {
     const deposit = (status: number) =>
-      binance.transferOf('deposit', {
+      transferOf('deposit', {
         id: '769800519366885376',
         amount: '0.50000000',
         coin: 'BNB',
@@ -146,7 +146,7 @@ describe("Binance's answers", () => {
     });
     expect([0, 1, 2, 6, 7, 8].map((status) => deposit(status).state)).toEqual(['pending', 'done', 'failed', 'done', 'failed', 'pending']);
     const withdrawal = (status: number) =>
-      binance.transferOf('withdrawal', {
+      transferOf('withdrawal', {
         id: 'b6ae22b3',
         amount: '8.91000000',
         transactionFee: '0.004',
@@ -214,7 +214,7 @@ function page(
   first = 1,
 ): PageFill[] {
   return fills.map((fill, i) =>
-    binance.fillOf(
+    fillOf(
       raw({
         id: first + i,
         orderId: 500 + first + i,
@@ -415,7 +415,7 @@ describe('transfers', () => {
   });
 
   it('a transfer is valued with its fee at the price of its minute, or kept unvalued', () => {
-    const withdrawal = binance.transferOf('withdrawal', {
+    const withdrawal = transferOf('withdrawal', {
       id: 'w',
       amount: '0.1',
       transactionFee: '0.0005',

@@ -7,16 +7,8 @@ import fc from 'fast-check';
 import { compareDecimals, divideDecimals, negateDecimal, sumDecimals, trimDecimal } from '@trading-bot-api/core/decimal';
 import { configOf, profileOf } from '@trading-bot-api/feeds/bridges/hummingbot/config';
 import { csvFields, csvFillOf, headerOf, pythonLiteral } from '@trading-bot-api/feeds/bridges/hummingbot/csv';
-import {
-  eventOf,
-  type Fill,
-  jsonOf,
-  leverageOf,
-  Malformed,
-  performanceOf,
-  topicOf,
-} from '@trading-bot-api/feeds/bridges/hummingbot/messages';
-import { applyFill, bookOf, feeInQuote, type Position, tradeIdOf } from '@trading-bot-api/feeds/bridges/positions';
+import { eventOf, jsonOf, leverageOf, Malformed, performanceOf, topicOf } from '@trading-bot-api/feeds/bridges/hummingbot/messages';
+import { applyFill, bookOf, type Fill, feeInQuote, type Position, tradeIdOf } from '@trading-bot-api/feeds/bridges/positions';
 import { multiplyDecimals, proportionOf, pythonDecimal, quotientOf } from '@trading-bot-api/feeds/bridges/numbers';
 import { emptyAccount, REPLAY_WINDOW_MS, replayed } from '@trading-bot-api/feeds/bridges/hummingbot/state';
 import { TRADES_CSV_COLUMNS, ujson } from '../kit/fake-hummingbot';

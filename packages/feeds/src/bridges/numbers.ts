@@ -71,3 +71,19 @@ export function pythonDecimal(text: string): string | undefined {
   const units = BigInt(digits) * (scale < 0 ? 10n ** BigInt(-scale) : 1n);
   return trimDecimal(formatDecimal(sign === '-' ? -units : units, Math.max(scale, 0)));
 }
+
+/**
+ * What a bridge says of a bot's clock against this machine's, given how far ahead it is (ms, negative: behind;
+ * undefined: not known): a line once it is off by a minute or more, again when that changes by a minute, and once when
+ * it agrees again; undefined otherwise. `who` is the bot, `from` what its clock is read from, `then` what follows.
+ */
+export function clockSkewSayer(who: string, from: string, then: string): (aheadMs: number | undefined) => string | undefined {
+  let said: number | undefined;
+  return (aheadMs) => {
+    const minutes = aheadMs === undefined || Math.abs(aheadMs) < 60_000 ? undefined : Math.round(aheadMs / 60_000);
+    if (minutes === said) return undefined;
+    said = minutes;
+    if (minutes === undefined) return `${who}'s clock agrees with this machine's again`;
+    return `${who}'s clock is ${Math.abs(minutes)} min ${minutes > 0 ? 'ahead of' : 'behind'} this machine's (${from}): ${then}`;
+  };
+}

@@ -59,6 +59,72 @@ function withdrawalState(status: number): ExchangeTransfer['state'] {
 const call = (exchange: Exchange, method: string, params: Raw): Promise<unknown> =>
   (exchange as unknown as Record<string, (params: Raw) => Promise<unknown>>)[method](params);
 
+/** A fill of `myTrades` as the feed's Fill, its own id, and the cursor after it. */
+export function fillOf(input: unknown, market: MarketInfo): { fill: Fill; id: string; next: string } {
+  const raw = input as Raw;
+  const what = `a fill of ${market.id}`;
+  const id = integer(raw, 'id', what);
+  const orderId = String(integer(raw, 'orderId', what));
+  const qty = amount(raw, 'qty', what);
+  const commission = amount(raw, 'commission', what);
+  const token = String(raw.commissionAsset ?? '');
+  const side = raw.isBuyer === true ? 'buy' : 'sell';
+  // The base changes by qty, less (bought) or more (sold) a commission paid in the base.
+  const inBase = token === market.base && commission !== '0';
+  const units = inBase ? trimDecimal(sumDecimals([qty, side === 'buy' ? `-${commission}` : commission])) : qty;
+  const fill: Fill = {
+    orderId,
+    exchangeTradeId: String(id),
+    exchangeOrderId: orderId,
+    pair: `${market.base}-${market.quote}`,
+    base: market.base,
+    quote: market.quote,
+    side,
+    price: amount(raw, 'price', what),
+    amount: units,
+    fee: { percent: '0', flat: commission === '0' ? [] : [{ token, amount: commission }] },
+    position: 'NIL',
+    leverage: '1',
+    time: new Date(integer(raw, 'time', what)).toISOString(),
+  };
+  return { fill, id: String(id), next: String(id + 1) };
+}
+
+/** A deposit (`capital/deposit/hisrec`) or withdrawal (`capital/withdraw/history`) in the feed's terms. */
+export function transferOf(kind: ExchangeTransfer['kind'], input: unknown): ExchangeTransfer {
+  const raw = input as Raw;
+  const what = `a ${kind}`;
+  if (kind === 'deposit') {
+    const listedAt = integer(raw, 'insertTime', what);
+    const complete = Number(raw.completeTime);
+    return {
+      id: `deposit-${String(raw.id)}`,
+      kind,
+      asset: String(raw.coin),
+      amount: amount(raw, 'amount', what),
+      fee: '0',
+      time: Number.isSafeInteger(complete) && complete > 0 ? complete : listedAt,
+      listedAt,
+      state: depositState(Number(raw.status)),
+      reference: typeof raw.txId === 'string' && raw.txId ? raw.txId : null,
+    };
+  }
+  const listedAt = utcMs(raw.applyTime);
+  if (listedAt === undefined)
+    throw new ExchangeFeedError('failed', `Binance answered ${what} with applyTime ${JSON.stringify(raw.applyTime)}`);
+  return {
+    id: `withdrawal-${String(raw.id)}`,
+    kind,
+    asset: String(raw.coin),
+    amount: amount(raw, 'amount', what),
+    fee: raw.transactionFee === undefined ? '0' : amount(raw, 'transactionFee', what),
+    time: utcMs(raw.completeTime) ?? listedAt,
+    listedAt,
+    state: withdrawalState(Number(raw.status)),
+    reference: typeof raw.txId === 'string' && raw.txId ? raw.txId : null,
+  };
+}
+
 export const binance: ExchangeProfile = {
   id: 'binance',
   name: 'Binance',
@@ -105,18 +171,25 @@ export const binance: ExchangeProfile = {
     // A plain fromId page (never ccxt's `paginate`, which stops after 10 calls and loses fills sharing a millisecond).
     const trades = await exchange.fetchMyTrades(market.symbol, undefined, limit, { fromId: cursor });
     // In the exchange's id order, as it answered: ccxt sorts by time, and fills of one millisecond may come reordered.
-    return trades.map((trade) => trade.info as Raw).sort((a, b) => Number(a.id) - Number(b.id));
+    return trades
+      .map((trade) => trade.info as Raw)
+      .sort((a, b) => Number(a.id) - Number(b.id))
+      .map((raw) => fillOf(raw, market));
   },
 
   async fetchHoldings(exchange) {
     const answer = (await call(exchange, 'privateGetAccount', { omitZeroBalances: true })) as Raw;
     if (!Array.isArray(answer?.balances)) throw new ExchangeFeedError('failed', 'Binance answered account with no balances');
-    return answer.balances;
+    return answer.balances.map((raw: Raw) => ({
+      asset: String(raw.asset),
+      free: amount(raw, 'free', 'a balance'),
+      locked: amount(raw, 'locked', 'a balance'),
+    }));
   },
 
   async fetchPrices(exchange, marketIds) {
     const answer = await call(exchange, 'publicGetTickerPrice', { symbols: JSON.stringify(marketIds) });
-    return Array.isArray(answer) ? answer : [answer];
+    return (Array.isArray(answer) ? answer : [answer]).map((raw: Raw) => [String(raw.symbol), amount(raw, 'price', 'a price')]);
   },
 
   async fetchPriceAt(exchange, marketId, atMs) {
@@ -126,91 +199,14 @@ export const binance: ExchangeProfile = {
       startTime: Math.floor(atMs / 60_000) * 60_000,
       limit: 1,
     });
-    return Array.isArray(answer) ? answer[0] : undefined;
+    // The minute's kline: its open price is its second field.
+    const open = Array.isArray(answer) && Array.isArray(answer[0]) ? answer[0][1] : undefined;
+    return typeof open === 'string' && isDecimal(open) ? trimDecimal(open) : undefined;
   },
 
   async fetchTransfers(exchange, kind, fromMs, toMs, offset) {
     const method = kind === 'deposit' ? 'sapiGetCapitalDepositHisrec' : 'sapiGetCapitalWithdrawHistory';
     const answer = await call(exchange, method, { startTime: fromMs, endTime: toMs, offset, limit: 1000 });
-    return Array.isArray(answer) ? answer : [];
-  },
-
-  fillOf(input, market: MarketInfo) {
-    const raw = input as Raw;
-    const what = `a fill of ${market.id}`;
-    const id = integer(raw, 'id', what);
-    const orderId = String(integer(raw, 'orderId', what));
-    const qty = amount(raw, 'qty', what);
-    const commission = amount(raw, 'commission', what);
-    const token = String(raw.commissionAsset ?? '');
-    const side = raw.isBuyer === true ? 'buy' : 'sell';
-    // The base changes by qty, less (bought) or more (sold) a commission paid in the base.
-    const inBase = token === market.base && commission !== '0';
-    const units = inBase ? trimDecimal(sumDecimals([qty, side === 'buy' ? `-${commission}` : commission])) : qty;
-    const fill: Fill = {
-      orderId,
-      exchangeTradeId: String(id),
-      exchangeOrderId: orderId,
-      pair: `${market.base}-${market.quote}`,
-      base: market.base,
-      quote: market.quote,
-      side,
-      price: amount(raw, 'price', what),
-      amount: units,
-      fee: { percent: '0', flat: commission === '0' ? [] : [{ token, amount: commission }] },
-      position: 'NIL',
-      leverage: '1',
-      time: new Date(integer(raw, 'time', what)).toISOString(),
-    };
-    return { fill, id: String(id), next: String(id + 1) };
-  },
-
-  holdingOf(input) {
-    const raw = input as Raw;
-    return { asset: String(raw.asset), free: amount(raw, 'free', 'a balance'), locked: amount(raw, 'locked', 'a balance') };
-  },
-
-  priceOf(input) {
-    const raw = input as Raw;
-    return { marketId: String(raw.symbol), price: amount(raw, 'price', 'a price') };
-  },
-
-  priceAtOf(input) {
-    if (!Array.isArray(input) || typeof input[1] !== 'string' || !isDecimal(input[1])) return undefined;
-    return trimDecimal(input[1]);
-  },
-
-  transferOf(kind, input) {
-    const raw = input as Raw;
-    const what = `a ${kind}`;
-    if (kind === 'deposit') {
-      const listedAt = integer(raw, 'insertTime', what);
-      const complete = Number(raw.completeTime);
-      return {
-        id: `deposit-${String(raw.id)}`,
-        kind,
-        asset: String(raw.coin),
-        amount: amount(raw, 'amount', what),
-        fee: '0',
-        time: Number.isSafeInteger(complete) && complete > 0 ? complete : listedAt,
-        listedAt,
-        state: depositState(Number(raw.status)),
-        reference: typeof raw.txId === 'string' && raw.txId ? raw.txId : null,
-      };
-    }
-    const listedAt = utcMs(raw.applyTime);
-    if (listedAt === undefined)
-      throw new ExchangeFeedError('failed', `Binance answered ${what} with applyTime ${JSON.stringify(raw.applyTime)}`);
-    return {
-      id: `withdrawal-${String(raw.id)}`,
-      kind,
-      asset: String(raw.coin),
-      amount: amount(raw, 'amount', what),
-      fee: raw.transactionFee === undefined ? '0' : amount(raw, 'transactionFee', what),
-      time: utcMs(raw.completeTime) ?? listedAt,
-      listedAt,
-      state: withdrawalState(Number(raw.status)),
-      reference: typeof raw.txId === 'string' && raw.txId ? raw.txId : null,
-    };
+    return Array.isArray(answer) ? answer.map((raw) => transferOf(kind, raw)) : [];
   },
 };

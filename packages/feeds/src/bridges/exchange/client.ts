@@ -190,40 +190,37 @@ export class ExchangeClient {
     return this.markets;
   }
 
-  async holdings() {
-    const raw = await this.call('holdings', (exchange) => this.profile.fetchHoldings(exchange));
-    return raw.map((entry) => this.profile.holdingOf(entry));
+  holdings() {
+    return this.call('holdings', (exchange) => this.profile.fetchHoldings(exchange));
   }
 
   /** A page of fills of `market` from `cursor`: each as the feed's Fill with its id, and the cursor after the page. */
   async fills(market: MarketInfo, cursor: string) {
-    const raw = await this.call('fills', (exchange) => this.profile.fetchFills(exchange, market, cursor, this.profile.pageSize));
-    const fills = raw.map((entry) => this.profile.fillOf(entry, market));
-    return { fills, full: raw.length >= this.profile.pageSize };
+    const fills = await this.call('fills', (exchange) => this.profile.fetchFills(exchange, market, cursor, this.profile.pageSize));
+    return { fills, full: fills.length >= this.profile.pageSize };
   }
 
   /** The last prices of `marketIds`, by id (one call). */
   async prices(marketIds: readonly string[]): Promise<Map<string, string>> {
     if (!marketIds.length) return new Map();
-    const raw = await this.call('prices', (exchange) => this.profile.fetchPrices(exchange, marketIds));
-    return new Map(raw.map((entry) => this.profile.priceOf(entry)).map(({ marketId, price }) => [marketId, price]));
+    return new Map(await this.call('prices', (exchange) => this.profile.fetchPrices(exchange, marketIds)));
   }
 
   /** The price of `marketId` in the minute of `atMs`, undefined when the exchange has none. */
-  async priceAt(marketId: string, atMs: number): Promise<string | undefined> {
-    return this.profile.priceAtOf(await this.call('priceAt', (exchange) => this.profile.fetchPriceAt(exchange, marketId, atMs)));
+  priceAt(marketId: string, atMs: number): Promise<string | undefined> {
+    return this.call('priceAt', (exchange) => this.profile.fetchPriceAt(exchange, marketId, atMs));
   }
 
   /** The transfers of `kind` listed in [fromMs, toMs] (one window), every page of it. */
   async transfers(kind: 'deposit' | 'withdrawal', fromMs: number, toMs: number) {
     const all = [];
     for (let offset = 0; ; ) {
-      const raw = await this.call(kind === 'deposit' ? 'deposits' : 'withdrawals', (exchange) =>
+      const page = await this.call(kind === 'deposit' ? 'deposits' : 'withdrawals', (exchange) =>
         this.profile.fetchTransfers(exchange, kind, fromMs, toMs, offset),
       );
-      all.push(...raw.map((entry) => this.profile.transferOf(kind, entry)));
-      if (raw.length < 1000) return all;
-      offset += raw.length;
+      all.push(...page);
+      if (page.length < 1000) return all;
+      offset += page.length;
     }
   }
 }

@@ -5,9 +5,24 @@
  * of those files and variables, which the caller passes in.
  */
 import { isAccountId } from '@trading-bot-api/writer';
+import { binance } from './binance';
 import type { ExchangeProfile } from './profile';
-import { PROFILES } from './profiles';
-import type { ExchangeAccount } from './sync';
+
+/** One exchange account mirrored into one account of the API. */
+interface ExchangeAccount {
+  /** The API's account. */
+  account: string;
+  name: string;
+  /** The account's currency: the quote its markets are followed in and its holdings valued in. */
+  quote: string;
+  /** Markets to follow besides those found (ccxt's `BTC/USDT`, or `BTC_USDT`). */
+  symbols: readonly string[];
+  /** The account of the bot that trades on this exchange account: its trades' markets are followed too. */
+  reconcileWith?: string;
+  /** Where the history of transfers starts (ISO 8601). */
+  since: string;
+  environment: 'live' | 'paper';
+}
 
 /** One account ready to sync: its settings, the exchange, its key and secret, the origin and the interval. */
 export interface FeedAccount {
@@ -18,6 +33,9 @@ export interface FeedAccount {
   url?: string;
   intervalSeconds: number;
 }
+
+/** The exchanges the feed mirrors, by the name the commands give them (`--exchange binance`). */
+const PROFILES: Readonly<Record<string, ExchangeProfile>> = { binance };
 
 /** Seconds between two syncs by default: Binance's fills are read once a minute at a cost of 20 weight a market. */
 const DEFAULT_INTERVAL = 60;
@@ -146,11 +164,16 @@ function givenKeys(entry: Entry, where: string, keys: FeedKeys): FeedKeys {
 export function feedAccountsOf(parsed: unknown, file: string, sources: SecretSources): FeedAccount[] {
   const accounts = (parsed as { accounts?: unknown } | null)?.accounts;
   if (!Array.isArray(accounts) || !accounts.length) throw new ConfigError(`${file}: "accounts" must be a list of exchange accounts`);
+  return accountListOf(accounts, `${file}: accounts`, () => sources);
+}
+
+/** Each entry of the list named `list` (a config file's, EXCHANGE_FEEDS) as an account, each account once. */
+export function accountListOf(entries: unknown[], list: string, sourcesOf: (entry: Entry) => SecretSources | { keys: FeedKeys }) {
   const seen = new Set<string>();
-  return accounts.map((entry, index) => {
-    const where = `${file}: accounts[${index}]`;
+  return entries.map((entry, index) => {
+    const where = `${list}[${index}]`;
     if (!entry || typeof entry !== 'object') throw new ConfigError(`${where} must be an object`);
-    const account = feedAccountOf(entry as Entry, where, sources);
+    const account = feedAccountOf(entry as Entry, where, sourcesOf(entry as Entry));
     if (seen.has(account.config.account))
       throw new ConfigError(`${where}: account ${account.config.account} is given twice; one exchange account each`);
     seen.add(account.config.account);

@@ -1,5 +1,5 @@
 /**
- * How an exchange account becomes an account of the API (pure: no I/O; sync.ts does the reading and writing):
+ * How an exchange account becomes an account of the API (pure: no I/O; feed.ts does the reading and writing):
  *
  * - **markets followed**: those the feed followed before (its checkpoints), those the bot it is reconciled with
  *   trades (its trades' instruments), those of every asset held, against the account's currency, and those asked for

@@ -2,7 +2,7 @@
  * What the exchange feed needs to know of one exchange, as data and small functions over ccxt and the exchange's raw
  * answers: its weight limits and each call's weight, which permissions of a key go beyond reading, which ccxt calls
  * read its fills, holdings, prices and transfers, and how a raw answer (ccxt's `info`, the exchange's own strings)
- * becomes the feed's fill, holding, price or transfer. The feed (sync.ts) knows nothing else of an exchange: a second
+ * becomes the feed's fill, holding, price or transfer. The feed (feed.ts) knows nothing else of an exchange: a second
  * exchange is a second profile (and a fake of it for the tests), not a change to the feed.
  */
 import type { Exchange } from 'ccxt';
@@ -63,20 +63,21 @@ export interface ExchangeProfile {
   /** The permissions a key's answer grants beyond reading, by the exchange's names: a key with any is refused. */
   excessPermissions(answer: unknown): string[];
   fetchPermissions(exchange: Exchange): Promise<unknown>;
-  /** A page of fills of `market` from `cursor` on (the exchange's id cursor), oldest first, as raw answers. */
-  fetchFills(exchange: Exchange, market: MarketInfo, cursor: string, limit: number): Promise<unknown[]>;
-  fetchHoldings(exchange: Exchange): Promise<unknown[]>;
-  fetchPrices(exchange: Exchange, marketIds: readonly string[]): Promise<unknown[]>;
-  /** The raw price of the minute `atMs` (undefined when the exchange has none). */
-  fetchPriceAt(exchange: Exchange, marketId: string, atMs: number): Promise<unknown>;
+  /** A page of fills of `market` from `cursor` on (the exchange's id cursor), oldest first: each fill, its own id, and the cursor after it. */
+  fetchFills(exchange: Exchange, market: MarketInfo, cursor: string, limit: number): Promise<{ fill: Fill; id: string; next: string }[]>;
+  fetchHoldings(exchange: Exchange): Promise<Holding[]>;
+  /** The last prices of `marketIds`, as [market id, price]. */
+  fetchPrices(exchange: Exchange, marketIds: readonly string[]): Promise<[string, string][]>;
+  /** The price of the minute `atMs` (undefined when the exchange has none). */
+  fetchPriceAt(exchange: Exchange, marketId: string, atMs: number): Promise<string | undefined>;
   /** Transfers of `kind` listed in [fromMs, toMs], from `offset` on (at most a page). */
-  fetchTransfers(exchange: Exchange, kind: ExchangeTransfer['kind'], fromMs: number, toMs: number, offset: number): Promise<unknown[]>;
-  /** A raw fill as the feed's Fill, its own id, and the cursor after it. */
-  fillOf(raw: unknown, market: MarketInfo): { fill: Fill; id: string; next: string };
-  holdingOf(raw: unknown): Holding;
-  priceOf(raw: unknown): { marketId: string; price: string };
-  priceAtOf(raw: unknown): string | undefined;
-  transferOf(kind: ExchangeTransfer['kind'], raw: unknown): ExchangeTransfer;
+  fetchTransfers(
+    exchange: Exchange,
+    kind: ExchangeTransfer['kind'],
+    fromMs: number,
+    toMs: number,
+    offset: number,
+  ): Promise<ExchangeTransfer[]>;
   /** The first cursor of a market's fills (its oldest). */
   firstCursor: string;
 }

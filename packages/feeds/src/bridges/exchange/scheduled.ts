@@ -11,10 +11,9 @@
 import { createHash } from 'node:crypto';
 import type { Writer } from '@trading-bot-api/writer';
 import { EXCHANGE_ORIGIN, exchangeLimiter } from './client';
-import { ConfigError, type FeedAccount, type FeedKeys, feedAccountOf } from './config';
-import { ExchangeFeed } from './feed';
+import { accountListOf, ConfigError, type FeedAccount, type FeedKeys } from './config';
+import { ExchangeFeed, type SyncSummary } from './feed';
 import type { LimiterState } from './limiter';
-import type { SyncSummary } from './sync';
 
 /**
  * The accounts of a run: `settings` is EXCHANGE_FEEDS (a JSON list of the config file's accounts, without keys),
@@ -28,16 +27,7 @@ export function scheduledAccounts(settings: string, keys: Readonly<Record<string
     throw new ConfigError('EXCHANGE_FEEDS is not JSON: a list of accounts such as [{"exchange":"binance","account":"bn-main"}]');
   }
   if (!Array.isArray(entries)) throw new ConfigError('EXCHANGE_FEEDS must be a list of accounts');
-  const seen = new Set<string>();
-  return entries.map((entry, index) => {
-    const where = `EXCHANGE_FEEDS[${index}]`;
-    if (!entry || typeof entry !== 'object') throw new ConfigError(`${where} must be an object`);
-    const account = (entry as { account?: unknown }).account;
-    const feed = feedAccountOf(entry as Record<string, unknown>, where, { keys: keys[String(account)] });
-    if (seen.has(feed.config.account)) throw new ConfigError(`${where}: account ${feed.config.account} is given twice`);
-    seen.add(feed.config.account);
-    return feed;
-  });
+  return accountListOf(entries, 'EXCHANGE_FEEDS', (entry) => ({ keys: keys[String(entry.account)] }));
 }
 
 /** The name an exchange's limiter is kept under: the exchange, and a digest of the origin when it is not the exchange's own. */

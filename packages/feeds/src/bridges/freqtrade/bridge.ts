@@ -17,10 +17,8 @@
  */
 import { MAX_CLOCK_AHEAD_MS, NO_CURRENCY, type Trade, type TradeOutcome, type Writer, WriterError } from '@trading-bot-api/writer';
 import type { FreqtradeClient, FreqtradeError, FreqtradeTrade } from './api';
+import { clockSkewSayer } from '../numbers';
 import { accountOf, botStateOf, snapshotOf, tradeIdOf, tradeOf } from './mapping';
-
-/** A difference of clocks worth telling the operator about (the `Date` header has whole seconds). */
-const SKEW_WORTH_SAYING_MS = 60_000;
 
 export interface BridgeOptions {
   client: FreqtradeClient;
@@ -61,8 +59,12 @@ export class FreqtradeBridge {
   private readonly unmirrorable = new Set<string>();
   /** Trades dated ahead of this machine's clock, reported once each; given to the writer once they are not. */
   private readonly early = new Set<string>();
-  /** The bot's clock skew last reported, in minutes (undefined: none worth saying). */
-  private skewSaid?: number;
+  /** The bot's clock against this machine's, said when it changes (the `Date` header has whole seconds). */
+  private readonly skew = clockSkewSayer(
+    'freqtrade',
+    'its Date header',
+    `heartbeats and balances carry this machine's time; trades it dates more than ${MAX_CLOCK_AHEAD_MS / 60_000} min ahead wait until they are not`,
+  );
 
   constructor(private readonly options: BridgeOptions) {
     this.stallSeconds = options.stallSeconds ?? 180;
@@ -105,7 +107,8 @@ export class FreqtradeBridge {
       }
       if (trade && !(byId.get(trade.id)?.status === 'closed')) byId.set(trade.id, trade);
     }
-    this.sayClockSkew(summary);
+    const skew = this.skew(client.clockAheadMs);
+    if (skew) summary.refused.push(skew);
     // A trade dated further ahead of this machine's clock than the writer accepts waits for the clock to catch up.
     const latest = new Date(polledAt + MAX_CLOCK_AHEAD_MS).toISOString();
     const due = [...byId.values()].filter((trade) => {
@@ -162,20 +165,6 @@ export class FreqtradeBridge {
 
   private count(summary: PollSummary, outcome: TradeOutcome | 'gone'): void {
     if (outcome !== 'unchanged') summary.written[outcome] = (summary.written[outcome] ?? 0) + 1;
-  }
-
-  /** Says once (and again when it changes by a minute or more) that the bot's clock is off. */
-  private sayClockSkew(summary: PollSummary): void {
-    const ahead = this.options.client.clockAheadMs;
-    const minutes = ahead === undefined || Math.abs(ahead) < SKEW_WORTH_SAYING_MS ? undefined : Math.round(ahead / 60_000);
-    if (minutes === this.skewSaid) return;
-    this.skewSaid = minutes;
-    if (minutes === undefined) summary.refused.push("freqtrade's clock agrees with this machine's again");
-    else
-      summary.refused.push(
-        `freqtrade's clock is ${Math.abs(minutes)} min ${minutes > 0 ? 'ahead of' : 'behind'} this machine's (its Date header): ` +
-          `heartbeats and balances carry this machine's time; trades it dates more than ${MAX_CLOCK_AHEAD_MS / 60_000} min ahead wait until they are not`,
-      );
   }
 
   /**

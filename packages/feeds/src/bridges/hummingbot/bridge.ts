@@ -28,21 +28,10 @@ import {
   WriterError,
 } from '@trading-bot-api/writer';
 import pRetry from 'p-retry';
-import { moneyOf } from '../numbers';
+import { clockSkewSayer, moneyOf } from '../numbers';
 import { type HummingbotConfig, type InstanceProfile, profileOf } from './config';
-import {
-  type ControllerReport,
-  eventOf,
-  type Fill,
-  heartbeatOf,
-  jsonOf,
-  logOf,
-  Malformed,
-  performanceOf,
-  statusUpdateOf,
-  topicOf,
-} from './messages';
-import { applyFill, bookOf, feeInQuote, fillKeyOf, openTradeOf, type Position } from '../positions';
+import { type ControllerReport, eventOf, heartbeatOf, jsonOf, logOf, Malformed, performanceOf, statusUpdateOf, topicOf } from './messages';
+import { applyFill, bookOf, type Fill, feeInQuote, fillKeyOf, openTradeOf, type Position } from '../positions';
 import { type AccountState, type BridgeState, emptyAccount, loadState, replayed, saveState } from './state';
 
 export interface HummingbotBridgeOptions {
@@ -74,8 +63,8 @@ interface Instance {
   strategy: string | null;
   errorAtMs?: number;
   marksAtMs?: number;
-  /** hummingbot's clock skew last said, in minutes. */
-  skewSaid?: number;
+  /** hummingbot's clock against this machine's (its heartbeats), said when it changes. */
+  skew: ReturnType<typeof clockSkewSayer>;
   /** Heard over MQTT (and said so). */
   heard?: boolean;
 }
@@ -287,8 +276,8 @@ export class HummingbotBridge {
     }
   }
 
-  /** Says `text` once per `kind` (with the account or namespace it concerns). */
-  private once(scope: string, kind: string, text: string): void {
+  /** Says `text` once per `kind` (with the account, instance or namespace it concerns). */
+  once(scope: string, kind: string, text: string): void {
     if (this.said.has(kind)) return;
     this.said.add(kind);
     this.options.report(`bridge ${scope}: ${text} (said once)`);
@@ -307,7 +296,12 @@ export class HummingbotBridge {
     let instance = this.instances.get(id);
     if (!instance) {
       const profile = profileOf(this.options.config, id);
-      instance = { id, profile, message: null, strategy: null };
+      const skew = clockSkewSayer(
+        'hummingbot',
+        'its heartbeats',
+        `heartbeats carry this machine's time; fills it dates more than ${MAX_CLOCK_AHEAD_MS / 60_000} min ahead are refused by the writer`,
+      );
+      instance = { id, profile, message: null, strategy: null, skew };
       if (!this.options.config.discover && !this.options.config.instances[id])
         instance.disabled = 'not in the configuration, which mirrors only the instances it lists ("discover": false)';
       else if (!isAccountId(profile.account))
@@ -396,7 +390,8 @@ export class HummingbotBridge {
   }
 
   private async planBeat(instance: Instance, atMs: number): Promise<Call[]> {
-    this.sayClockSkew(instance, atMs);
+    const skew = instance.skew(atMs - this.now());
+    if (skew) this.say(instance, skew);
     if (instance.state === undefined) this.setState(instance, 'running', null);
     const { errorSeconds } = this.options.config;
     if (instance.state === 'error' && instance.errorAtMs !== undefined && this.now() - instance.errorAtMs >= errorSeconds * 1000)
@@ -417,21 +412,6 @@ export class HummingbotBridge {
     instance.errorAtMs = this.now();
     // A bot in error that logs another error: its heartbeats carry the newest message (every 10 s), not each log.
     return was === 'error' ? [] : this.beatCalls(instance);
-  }
-
-  /** Says once (and again when it changes by a minute or more) that hummingbot's clock is off this machine's. */
-  private sayClockSkew(instance: Instance, atMs: number): void {
-    const ahead = atMs - this.now();
-    const minutes = Math.abs(ahead) < 60_000 ? undefined : Math.round(ahead / 60_000);
-    if (minutes === instance.skewSaid) return;
-    instance.skewSaid = minutes;
-    if (minutes === undefined) this.say(instance, "hummingbot's clock agrees with this machine's again");
-    else
-      this.say(
-        instance,
-        `hummingbot's clock is ${Math.abs(minutes)} min ${minutes > 0 ? 'ahead of' : 'behind'} this machine's (its heartbeats): ` +
-          `heartbeats carry this machine's time; fills it dates more than ${MAX_CLOCK_AHEAD_MS / 60_000} min ahead are refused by the writer`,
-      );
   }
 
   private async planPerformance(instance: Instance, reports: Map<string, ControllerReport>): Promise<Call[]> {

@@ -13,7 +13,8 @@ import { parse } from 'csv-parse/sync';
 import { fileLines, type SourceOptions } from '../../ingest/source';
 import { pythonDecimal } from '../numbers';
 import type { HummingbotBridge } from './bridge';
-import { feeOf, type Fill, leverageOf, Malformed, pairOf, positionOf, sideOf } from './messages';
+import type { Fill } from '../positions';
+import { feeOf, fillPartsOf, Malformed } from './messages';
 
 /** The fields of one CSV line (RFC 4180 quoting, as pandas writes: `"…"` with `""` inside), or undefined when it does not parse. */
 export function csvFields(line: string): string[] | undefined {
@@ -96,19 +97,12 @@ export function csvFillOf(line: string, header: readonly string[]): Fill {
       );
     return value;
   };
-  const pair = text('symbol');
-  const parts = pairOf(pair);
-  if (!parts) throw new Malformed('csv with symbol not BASE-QUOTE', `a row with symbol not BASE-QUOTE: ${JSON.stringify(pair)}`);
-  const side = sideOf(text('trade_type'));
-  if (!side)
-    throw new Malformed(
-      `csv trade_type ${row.trade_type}`,
-      `a row with trade_type ${JSON.stringify(row.trade_type)}, neither BUY nor SELL`,
-    );
-  const position = positionOf(row.position);
-  if (!position) throw new Malformed(`csv position ${row.position}`, `a row with position ${JSON.stringify(row.position)}`);
-  const leverage = leverageOf(row.leverage);
-  if (!leverage) throw new Malformed(`csv leverage ${row.leverage}`, `a row with leverage ${JSON.stringify(row.leverage)}`);
+  const parts = fillPartsOf('a row', 'symbol', {
+    pair: text('symbol'),
+    side: text('trade_type'),
+    position: row.position,
+    leverage: row.leverage,
+  });
   const ms = Number(text('timestamp'));
   if (!Number.isSafeInteger(ms) || ms <= 0)
     throw new Malformed('csv with timestamp not ms', `a row with timestamp not a time in ms: ${JSON.stringify(row.timestamp)}`);
@@ -121,14 +115,10 @@ export function csvFillOf(line: string, header: readonly string[]): Fill {
   return {
     orderId: text('order_id'),
     exchangeTradeId: text('exchange_trade_id'),
-    pair,
     ...parts,
-    side,
     price: decimal('price'),
     amount: decimal('amount'),
     fee: feeOf(fee, 'a row'),
-    position,
-    leverage,
     time: new Date(ms).toISOString(),
   };
 }
@@ -143,12 +133,7 @@ export async function followTradesFile(
   bridge: HummingbotBridge,
   options: Pick<SourceOptions, 'follow' | 'signal' | 'pollMs'> & { report: (line: string) => void },
 ): Promise<void> {
-  const said = new Set<string>();
-  const say = (kind: string, text: string) => {
-    if (said.has(kind)) return;
-    said.add(kind);
-    options.report(`bridge ${instance}: ${text} (said once)`);
-  };
+  const say = (kind: string, text: string) => bridge.once(instance, `${instance} csv ${kind}`, text);
   const source = fileLines(file, {
     ...options,
     onRestart: (reason) => options.report(`bridge ${instance}: ${reason}`),

@@ -114,9 +114,6 @@ export function logOf(json: Json): { error: boolean; message: string } {
   return { error: (level !== undefined && level >= 40) || name === 'ERROR' || name === 'CRITICAL', message };
 }
 
-/** A fill and its fee, as every bridge that trades by fills gives them (hummingbot's shape: ../positions.ts). */
-export type { Fee, Fill };
-
 /** Known events that carry nothing this API keeps (orders placed, completed, cancelled, failed). */
 const QUIET_EVENTS = new Set([
   'BuyOrderCreated',
@@ -134,12 +131,6 @@ export function pairOf(pair: string): { base: string; quote: string } | undefine
   return parts.length === 2 && parts[0] && parts[1] ? { base: parts[0], quote: parts[1] } : undefined;
 }
 
-/** `TradeType.BUY` (MQTT, `str()` of the enum) or `BUY` (the CSV, its `.name`). */
-export function sideOf(value: string): 'buy' | 'sell' | undefined {
-  const name = value.replace(/^TradeType\./, '').toUpperCase();
-  return name === 'BUY' ? 'buy' : name === 'SELL' ? 'sell' : undefined;
-}
-
 /** hummingbot's `leverage` (an int; missing, 1), as a decimal string; undefined when it is no whole number above 0. */
 export function leverageOf(value: unknown): string | undefined {
   if (value === undefined || value === null || value === '') return '1';
@@ -147,13 +138,33 @@ export function leverageOf(value: unknown): string | undefined {
   return Number.isSafeInteger(number) && number > 0 ? String(number) : undefined;
 }
 
-/** `OPEN`, `CLOSE`, `NIL` (or `PositionAction.OPEN`); missing is `NIL`. */
-export function positionOf(value: unknown): Fill['position'] | undefined {
-  if (value === undefined || value === null || value === '') return 'NIL';
-  const name = String(value)
-    .replace(/^PositionAction\./, '')
-    .toUpperCase();
-  return name === 'OPEN' || name === 'CLOSE' || name === 'NIL' ? name : undefined;
+/**
+ * What every source of fills sends alike (OrderFilled's data, a row of the trades CSV), read: the pair (`BTC-USDT`, in
+ * the field `pairField`), the side (`TradeType.BUY` over MQTT, `str()` of the enum; `BUY` in the CSV, its `.name`),
+ * the position action (`OPEN`, `CLOSE`, `NIL` or `PositionAction.OPEN`; missing is `NIL`) and the leverage; Malformed,
+ * named by `where`, when one cannot be read.
+ */
+export function fillPartsOf(
+  where: string,
+  pairField: string,
+  sent: { pair: string; side: string; position: unknown; leverage: unknown },
+): Pick<Fill, 'pair' | 'base' | 'quote' | 'side' | 'position' | 'leverage'> {
+  const parts = pairOf(sent.pair);
+  if (!parts) throw malformed(where, pairField, 'not BASE-QUOTE', JSON.stringify(sent.pair));
+  const side = sent.side.replace(/^TradeType\./, '').toUpperCase();
+  if (side !== 'BUY' && side !== 'SELL')
+    throw new Malformed(
+      `${where} with trade_type ${sent.side}`,
+      `${where} with "trade_type" ${JSON.stringify(sent.side)}, neither BUY nor SELL`,
+    );
+  const action = sent.position === undefined || sent.position === null || sent.position === '' ? 'NIL' : String(sent.position);
+  const position = action.replace(/^PositionAction\./, '').toUpperCase();
+  if (position !== 'OPEN' && position !== 'CLOSE' && position !== 'NIL')
+    throw new Malformed(`${where} with position ${String(sent.position)}`, `${where} with "position" ${JSON.stringify(sent.position)}`);
+  const leverage = leverageOf(sent.leverage);
+  if (!leverage)
+    throw new Malformed(`${where} with leverage ${String(sent.leverage)}`, `${where} with "leverage" ${JSON.stringify(sent.leverage)}`);
+  return { pair: sent.pair, ...parts, side: side === 'BUY' ? 'buy' : 'sell', position, leverage };
 }
 
 /** A fee's decimal, written by Python as `str(Decimal)` (a float is read at the precision it carries). */
@@ -193,33 +204,16 @@ export function eventOf(json: Json): { fill: Fill } | { quiet: string } {
   const data = field(json, 'data', where, isObject, 'an object');
   const timestamp = field(json, 'timestamp', where, isNumber, 'a number');
   const pair = field(data, 'trading_pair', where, isText, 'a text');
-  const parts = pairOf(pair);
-  if (!parts) throw malformed(where, 'trading_pair', 'not BASE-QUOTE', JSON.stringify(pair));
-  const tradeType = field(data, 'trade_type', where, isText, 'a text');
-  const side = sideOf(tradeType);
-  if (!side)
-    throw new Malformed(
-      `${where} with trade_type ${tradeType}`,
-      `${where} with "trade_type" ${JSON.stringify(tradeType)}, neither BUY nor SELL`,
-    );
-  const position = positionOf(data.position);
-  if (!position)
-    throw new Malformed(`${where} with position ${String(data.position)}`, `${where} with "position" ${JSON.stringify(data.position)}`);
-  const leverage = leverageOf(data.leverage);
-  if (!leverage)
-    throw new Malformed(`${where} with leverage ${String(data.leverage)}`, `${where} with "leverage" ${JSON.stringify(data.leverage)}`);
+  const side = field(data, 'trade_type', where, isText, 'a text');
+  const parts = fillPartsOf(where, 'trading_pair', { pair, side, position: data.position, leverage: data.leverage });
   return {
     fill: {
       orderId: String(field(data, 'order_id', where, isId, 'an id')),
       exchangeTradeId: String(field(data, 'exchange_trade_id', where, isId, 'an id')),
-      pair,
       ...parts,
-      side,
       price: positive(decimalOfFloat(field(data, 'price', where, isNumber, 'a number')), where, 'price'),
       amount: positive(decimalOfFloat(field(data, 'amount', where, isNumber, 'a number')), where, 'amount'),
       fee: feeOf(data.trade_fee, where),
-      position,
-      leverage,
       // hummingbot sends the event's time in whole seconds.
       time: new Date(Math.trunc(timestamp) * 1000).toISOString(),
     },
