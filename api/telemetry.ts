@@ -33,7 +33,7 @@ export function countItemsRead(items: number): void {
   if (tally) tally.itemsRead += items;
 }
 
-export function itemsReadSoFar(): number {
+function itemsReadSoFar(): number {
   return tallies.getStore()?.itemsRead ?? 0;
 }
 
