@@ -7,8 +7,10 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Logger } from '@aws-lambda-powertools/logger';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { DatabaseError, DatabaseMisconfigured } from '@trading-bot-api/core/store/errors';
 import { config } from './config';
+import { HTTP } from './errors';
 
 export const SERVICE = 'trading-bot-api';
 
@@ -31,7 +33,7 @@ export function countItemsRead(items: number): void {
   if (tally) tally.itemsRead += items;
 }
 
-export function itemsReadSoFar(): number {
+function itemsReadSoFar(): number {
   return tallies.getStore()?.itemsRead ?? 0;
 }
 
@@ -51,4 +53,25 @@ export function logDatabaseFailure(
     logger.error(what.misconfigured, { ...keys, misconfigured: error.kind, reason: error.reason, cause: error.message });
   else return false;
   return true;
+}
+
+/**
+ * One access line per request, the last thing done: method, route, status, duration since `started`, DynamoDB items
+ * read, the API key's id (never the key), and the same request id the client got in X-Request-Id. A 503 is a
+ * warning, a 500 an error (its stack is on the line before); never the event or a body. The API's composition
+ * (http/handler.ts) and the dashboard's files both say it.
+ */
+export function logAccess(event: Partial<APIGatewayProxyEvent>, requestId: string, status: number, started: number): void {
+  const authorizer = event.requestContext?.authorizer as Record<string, unknown> | null | undefined;
+  const line = {
+    request_id: requestId,
+    method: event.httpMethod,
+    route: event.resource,
+    status,
+    durationMs: Math.round((performance.now() - started) * 10) / 10,
+    itemsRead: itemsReadSoFar(),
+    keyId: typeof authorizer?.keyId === 'string' ? authorizer.keyId : null,
+  };
+  if (status >= 500) (status === HTTP.SERVICE_UNAVAILABLE ? logger.warn : logger.error).call(logger, 'request', line);
+  else logger.info('request', line);
 }

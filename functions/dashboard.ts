@@ -6,7 +6,7 @@
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { loadAssets, serveAsset } from '../api/http/static-assets';
-import { logger } from '../api/telemetry';
+import { logAccess, logger } from '../api/telemetry';
 
 const assets = loadAssets();
 
@@ -15,14 +15,6 @@ export const handler = async (event: Partial<APIGatewayProxyEvent>, context: Con
   const started = performance.now();
   const response = serveAsset(assets, event, requestId);
   logger.addContext(context);
-  logger.info('request', {
-    request_id: requestId,
-    method: event.httpMethod,
-    route: event.resource,
-    status: response.statusCode,
-    durationMs: Math.round((performance.now() - started) * 10) / 10,
-    itemsRead: 0,
-    keyId: null,
-  });
+  logAccess(event, requestId, response.statusCode, started);
   return response;
 };

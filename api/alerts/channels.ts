@@ -54,7 +54,12 @@ export interface Channel {
   secrets: string[];
 }
 
-const JSON_HEADERS = { 'content-type': 'application/json' };
+/** A POST of `body` as JSON to `url`. */
+const post = (url: string, body: unknown): OutgoingRequest => ({
+  url,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
 
 /** Room kept at the end of a part for its number, `\n(12/12)`. */
 const PART_MARK_ROOM = 10;
@@ -140,9 +145,8 @@ export function telegramChannel(options: { token: string; chatId: string; apiUrl
     secrets: [options.token, ...urlSecrets(url)],
     requests: (event) =>
       splitText(event.text, 4096).map((part, i) => {
-        const html = i === 0 ? marked(part, (line) => `<b>${line}</b>`, escapeHtml) : escapeHtml(part);
-        const body = { chat_id: options.chatId, text: html, parse_mode: 'HTML', link_preview_options: { is_disabled: true } };
-        return { url, headers: JSON_HEADERS, body: JSON.stringify(body) };
+        const html = i === 0 ? marked(part, escapeHtml, '<b>', '</b>') : escapeHtml(part);
+        return post(url, { chat_id: options.chatId, text: html, parse_mode: 'HTML', link_preview_options: { is_disabled: true } });
       }),
     judge: (answer) => {
       const body = parseJson(answer.body);
@@ -162,9 +166,9 @@ const escapeDiscord = (plain: string) => plain.replace(/([\\*_~`|[\]])/g, '\\$1'
 const discordLine = (line: string) => escapeOutsideUrls(line, escapeDiscord).replace(/^([>#-])/, '\\$1');
 
 /** The event's text in a markup, its first line (the title) in bold (Discord and Slack count the markup toward their limits). */
-function marked(text: string, bold: (line: string) => string, escapeLine: (line: string) => string): string {
+function marked(text: string, escapeLine: (line: string) => string, open: string, close = open): string {
   const [first, ...rest] = text.split('\n');
-  return [bold(escapeLine(first)), ...rest.map(escapeLine)].join('\n');
+  return [`${open}${escapeLine(first)}${close}`, ...rest.map(escapeLine)].join('\n');
 }
 
 /** Discord: the title in bold; no mention is ever resolved (`allowed_mentions.parse` empty). */
@@ -175,14 +179,9 @@ export function discordChannel(options: { webhookUrl: string }): Channel {
     name: 'discord',
     secrets: [...urlSecrets(options.webhookUrl), ...urlSecrets(target.toString())],
     requests: (event) =>
-      splitText(
-        marked(event.text, (line) => `**${line}**`, discordLine),
-        2000,
-      ).map((content) => ({
-        url: target.toString(),
-        headers: JSON_HEADERS,
-        body: JSON.stringify({ content, allowed_mentions: { parse: [] } }),
-      })),
+      splitText(marked(event.text, discordLine, '**'), 2000).map((content) =>
+        post(target.toString(), { content, allowed_mentions: { parse: [] } }),
+      ),
     judge: (answer) => {
       const body = parseJson(answer.body);
       const message = typeof body?.message === 'string' ? body.message : excerpt(answer.body);
@@ -198,14 +197,9 @@ export function slackChannel(options: { webhookUrl: string }): Channel {
     name: 'slack',
     secrets: urlSecrets(options.webhookUrl),
     requests: (event) =>
-      splitText(
-        marked(event.text, (line) => `*${line}*`, escapeHtml),
-        3000,
-      ).map((mrkdwn) => ({
-        url: options.webhookUrl,
-        headers: JSON_HEADERS,
-        body: JSON.stringify({ text: mrkdwn, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: mrkdwn } }] }),
-      })),
+      splitText(marked(event.text, escapeHtml, '*'), 3000).map((mrkdwn) =>
+        post(options.webhookUrl, { text: mrkdwn, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: mrkdwn } }] }),
+      ),
     judge: (answer) => byStatus(answer, `HTTP ${answer.status}: ${excerpt(answer.body) || 'no body'}`),
   };
 }
@@ -215,7 +209,7 @@ export function webhookChannel(options: { url: string }): Channel {
   return {
     name: 'webhook',
     secrets: urlSecrets(options.url),
-    requests: (event) => [{ url: options.url, headers: JSON_HEADERS, body: JSON.stringify(event) }],
+    requests: (event) => [post(options.url, event)],
     judge: (answer) => byStatus(answer, `HTTP ${answer.status}${answer.body ? `: ${excerpt(answer.body)}` : ''}`),
   };
 }

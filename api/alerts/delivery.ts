@@ -4,7 +4,7 @@
  * events keep their order.
  *
  * - 429: waited out for exactly what the service asked (Telegram's `parameters.retry_after`, Discord's
- *   `retry_after`, a `Retry-After` header), then sent again; a wait longer than `maxWaitSeconds` is a failure now
+ *   `retry_after`, a `Retry-After` header), then sent again; a wait longer than 30 s is a failure now
  *   rather than a function timing out.
  * - No answer, 5xx, 408: tried again after 1 s, 2 s, 4 s (`attempts` in all).
  * - Any other refusal (a wrong token, a deleted webhook): not repeated; it would fail the same way.
@@ -22,15 +22,16 @@ import type { AlertEvent } from './events';
 export interface DeliveryOptions {
   /** Waits `ms`; tests pass one that records the wait and returns at once. */
   sleep?: (ms: number) => Promise<void>;
-  /** Tries per message, the first included. */
-  attempts?: number;
-  /** The longest rate-limit wait honoured. */
-  maxWaitSeconds?: number;
-  /** Per request. */
-  timeoutMs?: number;
-  /** The first pause before trying again after a transient failure; doubled each time. */
-  backoffMs?: number;
 }
+
+/**
+ * Tries per message, the first included; the longest rate-limit wait honoured (30 s: well inside the notifier's
+ * timeout); per request, 10 s; the first pause before trying again after a transient failure, doubled each time.
+ */
+const ATTEMPTS = 4;
+const MAX_WAIT_SECONDS = 30;
+const TIMEOUT_MS = 10_000;
+const BACKOFF_MS = 1000;
 
 export interface ChannelReport {
   channel: ChannelName;
@@ -61,18 +62,18 @@ function networkReason(error: unknown): string {
 async function send(
   channel: Channel,
   request: { url: string; headers: Record<string, string>; body: string },
-  options: Required<DeliveryOptions>,
+  wait: (ms: number) => Promise<void>,
   report: ChannelReport,
 ): Promise<{ ok: true } | { ok: false; reason: string; channelDown: boolean }> {
   let last: Verdict = { kind: 'retry', reason: 'not sent' };
-  for (let attempt = 1; attempt <= options.attempts; attempt++) {
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     report.requests += 1;
     try {
       const response = await fetch(request.url, {
         method: 'POST',
         headers: request.headers,
         body: request.body,
-        signal: AbortSignal.timeout(options.timeoutMs),
+        signal: AbortSignal.timeout(TIMEOUT_MS),
         redirect: 'error',
       });
       // Scrubbed before it is read: a reason quotes it, cut to an excerpt, and a secret cut partway would not match.
@@ -83,28 +84,28 @@ async function send(
     }
     if (last.kind === 'sent') return { ok: true };
     if (last.kind === 'fail') return { ok: false, reason: scrub(last.reason, channel.secrets), channelDown: false };
-    if (attempt === options.attempts) break;
+    if (attempt === ATTEMPTS) break;
     if (last.kind === 'wait') {
-      if (last.seconds > options.maxWaitSeconds) {
-        const reason = `${last.reason} (asked to wait ${last.seconds} s, more than the ${options.maxWaitSeconds} s waited)`;
+      if (last.seconds > MAX_WAIT_SECONDS) {
+        const reason = `${last.reason} (asked to wait ${last.seconds} s, more than the ${MAX_WAIT_SECONDS} s waited)`;
         return { ok: false, reason: scrub(reason, channel.secrets), channelDown: true };
       }
       const ms = Math.ceil(last.seconds * 1000);
       report.waitedMs += ms;
-      await options.sleep(ms);
+      await wait(ms);
     } else {
-      await options.sleep(options.backoffMs * 2 ** (attempt - 1));
+      await wait(BACKOFF_MS * 2 ** (attempt - 1));
     }
   }
   const reason = 'reason' in last ? last.reason : 'not sent';
-  return { ok: false, reason: scrub(`${reason} (after ${options.attempts} tries)`, channel.secrets), channelDown: true };
+  return { ok: false, reason: scrub(`${reason} (after ${ATTEMPTS} tries)`, channel.secrets), channelDown: true };
 }
 
 /** Sends `events` in order to one channel. */
 async function deliverToChannel(
   channel: Channel,
   events: readonly AlertEvent[],
-  options: Required<DeliveryOptions>,
+  wait: (ms: number) => Promise<void>,
 ): Promise<ChannelReport> {
   const report: ChannelReport = { channel: channel.name, delivered: [], failed: [], requests: 0, waitedMs: 0 };
   let down: string | undefined;
@@ -115,7 +116,7 @@ async function deliverToChannel(
     }
     let failure: string | undefined;
     for (const request of channel.requests(event)) {
-      const sent = await send(channel, request, options, report);
+      const sent = await send(channel, request, wait, report);
       if (!sent.ok) {
         failure = sent.reason;
         if (sent.channelDown) down = sent.reason;
@@ -134,14 +135,7 @@ export async function deliverAlerts(
   channels: readonly Channel[],
   options: DeliveryOptions = {},
 ): Promise<ChannelReport[]> {
-  const settled: Required<DeliveryOptions> = {
-    sleep: options.sleep ?? sleep,
-    attempts: options.attempts ?? 4,
-    maxWaitSeconds: options.maxWaitSeconds ?? 30,
-    timeoutMs: options.timeoutMs ?? 10_000,
-    backoffMs: options.backoffMs ?? 1000,
-  };
-  return Promise.all(channels.map((channel) => deliverToChannel(channel, events, settled)));
+  return Promise.all(channels.map((channel) => deliverToChannel(channel, events, options.sleep ?? sleep)));
 }
 
 /**

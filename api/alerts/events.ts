@@ -149,6 +149,9 @@ function accountUrl(dashboardUrl: string | undefined, accountId: string): string
   return `${dashboardUrl.endsWith('/') ? dashboardUrl : `${dashboardUrl}/`}#/account/${encodeURIComponent(accountId)}`;
 }
 
+/** Where and when an account's event is said, and of which bot. */
+type AccountAt = { bot: BotRef; stage: string; time: string; dashboardUrl?: string };
+
 function titled(stage: string, type: AlertType, words: string): string {
   return `[${stage}] ${MARK[type]} ${words}`;
 }
@@ -216,7 +219,7 @@ export function botChangeEvent(change: BotChange, stage: string, time: string, d
     ...(next.condition === 'stale' ? { lastError: change.lastError ?? null } : {}),
   };
   const id = `${stage}:bot:${bot.accountId}:${change.version}`;
-  return accountEvent(type, id, titled(stage, type, title), lines, bot, payload, stage, time, dashboardUrl);
+  return accountEvent(type, id, title, lines, payload, { bot, stage, time, dashboardUrl });
 }
 
 /** An amount with its currency and a true minus: `−60.00 USD`. */
@@ -248,39 +251,41 @@ interface PnlEventInput {
 /** A day's realized loss beyond its limit. */
 export function dailyLossEvent({ bot, figures, version }: PnlEventInput, stage: string, time: string, dashboardUrl?: string): AlertEvent {
   const { currency, realizedPL = '0', limit, setting, day } = figures;
-  const title = titled(stage, 'daily_loss', `${botLabel(bot)} lost ${money(realizedPL.replace('-', ''), currency)} today`);
+  const words = `${botLabel(bot)} lost ${money(realizedPL.replace('-', ''), currency)} today`;
   const lines = [
     `Realized P&L of ${day} (UTC) so far: ${money(realizedPL, currency)}, beyond the daily loss limit of ${money(limit, currency)} (${settingWords(setting, `the day's starting balance, ${money(figures.balance ?? '', currency)}`, 'ALERT_DAILY_LOSS')}).`,
   ];
   const id = `${stage}:daily_loss:${bot.accountId}:${day}:${version}`;
-  return accountEvent('daily_loss', id, title, lines, bot, { pnl: figures }, stage, time, dashboardUrl);
+  return accountEvent('daily_loss', id, words, lines, { pnl: figures }, { bot, stage, time, dashboardUrl });
 }
 
 /** A balance below its peak by more than its limit. */
 export function drawdownEvent({ bot, figures, version }: PnlEventInput, stage: string, time: string, dashboardUrl?: string): AlertEvent {
   const { currency, limit, setting, peakBalance = '0', drawdown = '0', drawdownRatio } = figures;
   const share = drawdownRatio ? ` (${percentOf(drawdownRatio)})` : '';
-  const title = titled(stage, 'drawdown', `${botLabel(bot)} is ${money(drawdown, currency)}${share} below its peak`);
+  const words = `${botLabel(bot)} is ${money(drawdown, currency)}${share} below its peak`;
   const lines = [
     `Balance ${money(figures.balance ?? '0', currency)}, ${money(drawdown, currency)}${share} below its peak of ${money(peakBalance, currency)}; the drawdown limit is ${money(limit, currency)} (${settingWords(setting, 'the peak', 'ALERT_DRAWDOWN')}).`,
   ];
   const id = `${stage}:drawdown:${bot.accountId}:${version}`;
-  return accountEvent('drawdown', id, title, lines, bot, { pnl: figures }, stage, time, dashboardUrl);
+  return accountEvent('drawdown', id, words, lines, { pnl: figures }, { bot, stage, time, dashboardUrl });
 }
 
-/** An account's event: its title and lines, the dashboard's link when there is one, and its payload (its kind's fields). */
+/**
+ * An account's event: its title (`words`, marked) and lines, the dashboard's link when there is one, and its payload
+ * (its kind's fields).
+ */
 function accountEvent(
   type: AlertType,
   id: string,
-  title: string,
+  words: string,
   lines: string[],
-  bot: BotRef,
   payload: Partial<AlertEvent>,
-  stage: string,
-  time: string,
-  dashboardUrl?: string,
+  at: AccountAt,
 ): AlertEvent {
-  const url = accountUrl(dashboardUrl, bot.accountId);
+  const { bot, stage, time } = at;
+  const title = titled(stage, type, words);
+  const url = accountUrl(at.dashboardUrl, bot.accountId);
   if (url) lines.push(`Dashboard: ${url}`);
   return {
     type,
@@ -298,17 +303,13 @@ function accountEvent(
 
 /** A trade the account closed: instrument, side, P&L and why. */
 export function tradeClosedEvent(bot: BotRef, trade: ClosedTradeFigures, stage: string, time: string, dashboardUrl?: string): AlertEvent {
-  const title = titled(
-    stage,
-    'trade_closed',
-    `${botLabel(bot)} closed ${trade.side} ${trade.instrument}: ${money(trade.realizedPL, trade.currency)}${trade.closeReason ? ` (${trade.closeReason})` : ''}`,
-  );
+  const words = `${botLabel(bot)} closed ${trade.side} ${trade.instrument}: ${money(trade.realizedPL, trade.currency)}${trade.closeReason ? ` (${trade.closeReason})` : ''}`;
   const lines = [
     `Trade ${trade.id}: ${trade.side} ${trade.units} ${trade.instrument}, opened ${utcMinute(trade.openTime)} at ${trade.openPrice}, closed ${trade.closeTime ? utcMinute(trade.closeTime) : 'at an unknown time'}${trade.closePrice ? ` at ${trade.closePrice}` : ''}.`,
     `Realized ${money(trade.realizedPL, trade.currency)}${trade.feeTotal ? ` after ${money(trade.feeTotal, trade.currency)} of fees` : ''}; reason: ${trade.closeReason ?? 'not given'}.`,
   ];
   const id = `${stage}:trade:${bot.accountId}:${trade.id}`;
-  return accountEvent('trade_closed', id, title, lines, bot, { trade }, stage, time, dashboardUrl);
+  return accountEvent('trade_closed', id, words, lines, { trade }, { bot, stage, time, dashboardUrl });
 }
 
 /** The database stopped (`down`) or started answering the probe again. */

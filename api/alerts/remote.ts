@@ -12,7 +12,7 @@ import { SSMProvider } from '@aws-lambda-powertools/parameters/ssm';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { type AlertValues, channelsOf, localAlertValues, mergeAlertValues, pickAlertValues } from './settings';
+import { type AlertValues, channelsOf, localAlertValues, mergeAlertValues } from './settings';
 
 const MAX_AGE_SECONDS = 300;
 
@@ -72,7 +72,7 @@ async function fromSecret(secretId: string): Promise<AlertValues> {
     // Said without JSON.parse's own words: they quote the text, which is the secret.
     throw new Error(`alerts: the secret ${secretId} is not JSON (it holds a JSON object of the ALERT_* variables: docs/alerts.md)`);
   }
-  return parsed && typeof parsed === 'object' ? pickAlertValues(parsed as Record<string, unknown>) : {};
+  return parsed && typeof parsed === 'object' ? mergeAlertValues(parsed as Record<string, unknown>) : {};
 }
 
 /** The values kept as parameters under `path`, its direct children each named by its variable (none: an empty list). */
@@ -84,7 +84,7 @@ async function fromParameters(path: string): Promise<AlertValues> {
       recursive: false,
       sdkOptions: { MaxResults: 10 },
     });
-    return pickAlertValues(values ?? {});
+    return mergeAlertValues(values ?? {});
   } catch (error) {
     throw new Error(`alerts: the parameters under ${path} could not be read: ${failureOf('SSM', 'GetParametersByPath', error)}`);
   }

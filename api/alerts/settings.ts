@@ -64,24 +64,17 @@ export function localAlertValues(env: Env): AlertValues {
   return values;
 }
 
-/** `first` where it has a value, `then` elsewhere. */
-export function mergeAlertValues(first: AlertValues, ...then: AlertValues[]): AlertValues {
+/**
+ * Only the known variables, as trimmed strings, from the sources in order (the local values, a secret's JSON, SSM's
+ * parameters): each from the first source with a value for it.
+ */
+export function mergeAlertValues(...sources: Record<string, unknown>[]): AlertValues {
   const merged: AlertValues = {};
   for (const name of ALERT_VARIABLES) {
-    const found = [first, ...then].map((values) => values[name]).find((value) => value !== undefined && value !== '');
-    if (found !== undefined) merged[name] = found;
+    const found = sources.map((source) => source[name]).find((value) => typeof value === 'string' && value.trim());
+    if (found !== undefined) merged[name] = (found as string).trim();
   }
   return merged;
-}
-
-/** Only the known variables, as strings, from an object read elsewhere (a secret's JSON, SSM's parameters). */
-export function pickAlertValues(source: Record<string, unknown>): AlertValues {
-  const picked: AlertValues = {};
-  for (const name of ALERT_VARIABLES) {
-    const value = source[name];
-    if (typeof value === 'string' && value.trim()) picked[name] = value.trim();
-  }
-  return picked;
 }
 
 function httpUrl(name: string, value: string): string {

@@ -12,7 +12,7 @@ import { chosenRepresentation, JSON_REPRESENTATION, type Representation, represe
 import { DatabaseError } from '@trading-bot-api/core/store/errors';
 import { type ParameterParsers, type ParsedQuery, parseQuery } from './params';
 import { suggestAccounts } from '../operations/suggestions';
-import { itemsReadSoFar, logDatabaseFailure, logger, withReadTally } from '../telemetry';
+import { logAccess, logDatabaseFailure, logger, withReadTally } from '../telemetry';
 import type { Principal } from '../access';
 
 /**
@@ -106,27 +106,12 @@ const problemErrors = (): Middleware => ({
   },
 });
 
-/**
- * One access line per request, the last thing done: method, route, status, duration, DynamoDB items read, the API
- * key's id (never the key), and the same request id the client got in X-Request-Id. A 503 is a warning, a 500 an
- * error (its stack is on the line before); never the event or a body.
- */
+/** The access line (telemetry.ts's logAccess), after the response or the error's. */
 const accessLog = (): Middleware => {
   const started = new WeakMap<object, number>();
   const log: Middleware['after'] = async (request) => {
     const status = request.response?.statusCode ?? HTTP.INTERNAL_ERROR;
-    const authorizer = request.event.requestContext?.authorizer as Record<string, unknown> | null | undefined;
-    const line = {
-      request_id: requestIdOf(request.event, request.context),
-      method: request.event.httpMethod,
-      route: request.event.resource,
-      status,
-      durationMs: Math.round((performance.now() - (started.get(request.event) ?? performance.now())) * 10) / 10,
-      itemsRead: itemsReadSoFar(),
-      keyId: typeof authorizer?.keyId === 'string' ? authorizer.keyId : null,
-    };
-    if (status >= 500) (status === HTTP.SERVICE_UNAVAILABLE ? logger.warn : logger.error).call(logger, 'request', line);
-    else logger.info('request', line);
+    logAccess(request.event, requestIdOf(request.event, request.context), status, started.get(request.event) ?? performance.now());
   };
   return {
     before: async (request) => {

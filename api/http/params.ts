@@ -133,6 +133,9 @@ export function parseTimeParameter(value: string): number {
   return ms;
 }
 
+/** A window's bounds, `from` and `to`, each optional (parseQuery checks that `from` comes first). */
+const WINDOW = { from: parseTimeParameter, to: parseTimeParameter };
+
 /** The representations of a trade listing the `format` parameter names (trade-representations.ts renders them). */
 const TRADE_FORMATS = ['json', 'csv', 'cointracking'] as const;
 
@@ -140,8 +143,7 @@ const TRADE_FORMATS = ['json', 'csv', 'cointracking'] as const;
 export const TRADE_QUERY = {
   status: parseStatus,
   instrument: parseInstrument,
-  from: parseTimeParameter,
-  to: parseTimeParameter,
+  ...WINDOW,
   limit: parseLimit,
   cursor: parseCursor,
   // `json`, `csv` or `cointracking`, in any case.
@@ -152,14 +154,12 @@ export const TRADE_QUERY = {
 export const PNL_QUERY = {
   // `day`, `week` or `month`, in any case.
   period: oneOf(PERIODS),
-  from: parseTimeParameter,
-  to: parseTimeParameter,
+  ...WINDOW,
 } satisfies ParameterParsers;
 
 /** The parameters of both performance summaries: a window of whole UTC days and one instrument, each optional. */
 export const PERFORMANCE_QUERY = {
-  from: parseTimeParameter,
-  to: parseTimeParameter,
+  ...WINDOW,
   instrument: parseInstrument,
 } satisfies ParameterParsers;
 
@@ -167,8 +167,7 @@ export const PERFORMANCE_QUERY = {
 export const EQUITY_QUERY = {
   // `hour` or `day`, in any case.
   interval: oneOf(INTERVALS),
-  from: parseTimeParameter,
-  to: parseTimeParameter,
+  ...WINDOW,
 } satisfies ParameterParsers;
 
 /** No parameters. */

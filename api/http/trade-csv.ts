@@ -79,6 +79,9 @@ const TYPES = {
   rebate: 'Other Income',
 } as const;
 
+/** An amount and its currency (a record's buy, sell or fee); null: the two cells left empty. */
+type Pair = [string, string] | null;
+
 /** Amounts as CoinTracking takes them: positive, exact, trailing zeros dropped. */
 const magnitude = (amount: string) => trimDecimal(decimalSign(amount) < 0 ? negateDecimal(amount) : amount);
 const sum = (amounts: readonly string[]) => trimDecimal(sumDecimals(['0', ...amounts]));
@@ -122,21 +125,9 @@ export function cointrackingRecords(trade: Trade, account: AccountFacts | undefi
   if (trade.status !== 'closed' || trade.closePrice === null || trade.closeTime === null) return [];
   const currency = trade.currency ?? account?.currency ?? null;
   const exchange = inertText(account?.broker ?? null);
-  const record = (
-    type: string,
-    buy: [string, string] | null,
-    sell: [string, string] | null,
-    fee: [string, string] | null,
-    comment: string,
-    time: string,
-  ): Cell[] => [
+  const record = (type: string, buy: Pair, sell: Pair, fee: Pair, comment: string, time: string): Cell[] => [
     type,
-    buy?.[0] ?? null,
-    buy?.[1] ?? null,
-    sell?.[0] ?? null,
-    sell?.[1] ?? null,
-    fee?.[0] ?? null,
-    fee?.[1] ?? null,
+    ...[buy, sell, fee].flatMap((pair) => pair ?? [null, null]),
     exchange,
     trade.accountId,
     inertText(comment),
@@ -162,7 +153,7 @@ export function cointrackingRecords(trade: Trade, account: AccountFacts | undefi
     // realizedPL is net of the fees and the funding: the result before them is what CoinTracking books as the P&L.
     const gross = sum([trade.realizedPL, fee, funding]);
     const settlement = currency ?? pairOfInstrument(trade.instrument).split('_')[1];
-    const feeCell: [string, string] | null = decimalSign(fee) > 0 ? [fee, settlement] : null;
+    const feeCell: Pair = decimalSign(fee) > 0 ? [fee, settlement] : null;
     const comment = `${trade.id} ${trade.side === 'buy' ? 'long' : 'short'} ${trade.units} ${trade.instrument}${trade.leverage ? ` leverage ${trade.leverage}` : ''}${reason}; ${pnl}${unknownFees}`;
     const records: Cell[][] = [];
     if (decimalSign(gross) !== 0 || feeCell)

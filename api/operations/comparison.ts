@@ -12,6 +12,7 @@ import type { Comparison, ComparisonRow } from '@trading-bot-api/core/types';
 import type { Principal } from '../access';
 import { store } from '../database';
 import { tagged, tagOf } from './fleet-tags';
+import { readHeld } from './metrics';
 import { readStatusItems } from './status';
 import { signedTransfer } from './transfers';
 import { type Held, unlessHeld, type Validated } from './validated';
@@ -74,54 +75,50 @@ const CONCURRENCY = 16;
  * balances item's version too (deposits and withdrawals show with the balance recorded with or after them, as the
  * answer's tag says).
  */
-const periodsHeld = new Map<string, { day: string; activity: string; periods: ReadPeriod[] }>();
-const startsHeld = new Map<string, { day: string; version: number; start: EquityEntry | undefined; transfers: (string | null)[] }>();
+const periodsHeld = new Map<string, { stamp: string; value: ReadPeriod[] }>();
+const startsHeld = new Map<string, { stamp: string; value: { start: EquityEntry | undefined; transfers: (string | null)[] } }>();
 
 async function readRows(principal: Principal, now: Date, window: SeriesWindow, consistent: boolean): Promise<ComparisonRow[]> {
   const items = await readStatusItems(principal, consistent);
   const ids = items.accounts.map((account) => String(account.accountId));
   const day = timestamp(window.starts[0]);
   const records = new Map(ids.map((id) => [id, items.balances.get(id) && toBalanceRecord(items.balances.get(id)!)]));
-  const activity = new Map(ids.map((id) => [id, `${records.get(id)?.lastTradeAt ?? ''} ${records.get(id)?.realizedPL ?? ''}`]));
-  const version = (id: string) => records.get(id)?.version ?? -1;
-
-  const stalePeriods = ids.filter((id) => {
-    const held = periodsHeld.get(id);
-    return !(held && held.day === day && held.activity === activity.get(id));
-  });
-  const staleStarts = ids.filter((id) => {
-    const held = startsHeld.get(id);
-    return !(held && held.day === day && held.version === version(id));
-  });
   const periods = windowPeriods(window.starts[0], window.starts[window.starts.length - 1]);
-  // A bot whose last trade opened or closed before the window closed none in it: its roll-ups there are empty, unread.
-  const traded = stalePeriods.filter((id) => (records.get(id)?.lastTradeAt ?? '') >= day);
   // Equity at the start moves only with the day (or, for an account with none yet, with a new snapshot).
-  const needStart = new Set(staleStarts.filter((id) => startsHeld.get(id)?.day !== day || !startsHeld.get(id)?.start));
-  const [figures, starts] = await Promise.all([
-    readPeriodsOfAccounts(store, traded, periods, CONCURRENCY),
-    readShortWindowStarts(store, [...needStart], day, timestamp(window.starts[window.starts.length - 1]), DAYS, CONCURRENCY),
+  const startOfDay = (id: string) => (startsHeld.get(id)?.stamp.startsWith(`${day} `) ? startsHeld.get(id)?.value.start : undefined);
+  const [periodsOf, startsOf] = await Promise.all([
+    readHeld(
+      periodsHeld,
+      ids,
+      (id) => `${day} ${records.get(id)?.lastTradeAt ?? ''} ${records.get(id)?.realizedPL ?? ''}`,
+      async (stale) => {
+        // A bot whose last trade opened or closed before the window closed none in it: its roll-ups there are empty, unread.
+        const traded = stale.filter((id) => (records.get(id)?.lastTradeAt ?? '') >= day);
+        const read = await readPeriodsOfAccounts(store, traded, periods, CONCURRENCY);
+        return stale.map((id) => [id, read.get(id) ?? periods.map((period) => ({ ...period, figures: {} }))] as const);
+      },
+    ),
+    readHeld(
+      startsHeld,
+      ids,
+      (id) => `${day} ${records.get(id)?.version ?? -1}`,
+      async (stale) => {
+        const needStart = stale.filter((id) => !startOfDay(id));
+        const end = timestamp(window.starts[window.starts.length - 1]);
+        const starts = await readShortWindowStarts(store, needStart, day, end, DAYS, CONCURRENCY);
+        // Money moved after the start's snapshot; none is read for an account without one (its return is unknown anyway).
+        const read = async (id: string) => {
+          const start = startOfDay(id) ?? starts.get(id);
+          const moved = start ? await readTransfers(store, id, start.time, now.toISOString()) : [];
+          return [id, { start, transfers: moved.filter((each) => each.time > start!.time).map(signedTransfer) }] as const;
+        };
+        return pMap(stale, read, { concurrency: CONCURRENCY });
+      },
+    ),
   ]);
-  for (const id of stalePeriods)
-    periodsHeld.set(id, {
-      day,
-      activity: activity.get(id)!,
-      periods: figures.get(id) ?? periods.map((period) => ({ ...period, figures: {} })),
-    });
-  // Money moved after the start's snapshot; none is read for an account without one (its return is unknown anyway).
-  await pMap(
-    staleStarts,
-    async (id) => {
-      const start = needStart.has(id) ? starts.get(id) : startsHeld.get(id)!.start;
-      const moved = start ? await readTransfers(store, id, start.time, now.toISOString()) : [];
-      const transfers = moved.filter((each) => each.time > start!.time).map(signedTransfer);
-      startsHeld.set(id, { day, version: version(id), start, transfers });
-    },
-    { concurrency: CONCURRENCY },
-  );
   return items.accounts.map((account, i) => {
-    const { start, transfers } = startsHeld.get(ids[i])!;
-    return rowOf(window, account, items.balances.get(ids[i]), periodsHeld.get(ids[i])!.periods, start, transfers);
+    const { start, transfers } = startsOf.get(ids[i])!;
+    return rowOf(window, account, items.balances.get(ids[i]), periodsOf.get(ids[i])!, start, transfers);
   });
 }
 

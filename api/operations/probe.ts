@@ -5,6 +5,7 @@ import { config } from '../config';
 import { logger, SERVICE } from '../telemetry';
 import { DatabaseError, DatabaseMisconfigured } from '@trading-bot-api/core/store/errors';
 import type { BotState, FleetStatus } from '@trading-bot-api/core/types';
+import { summarize } from './account-status';
 import { fleetStatusOf } from './status';
 
 /**
@@ -50,35 +51,28 @@ export async function probeFleet(now: Date): Promise<{ result: ProbeResult; flee
     if (error instanceof DatabaseError) databaseCause = `${error.message} (${error.reason})`;
     else if (error instanceof DatabaseMisconfigured) databaseCause = `misconfigured: ${error.message}`;
     else throw error;
-    fleet = undefined;
   }
-  const latencyMs = Math.round(performance.now() - started);
+  const statuses = fleet?.accounts ?? [];
+  const running = statuses.filter((status) => status.state === 'running');
+  const { stale: _, ...bots } = fleet?.summary ?? summarize([]);
   const result: ProbeResult = {
     time: now.toISOString(),
     databaseHealthy: fleet !== undefined,
-    latencyMs,
-    bots: null,
-    stale: [],
-    inError: [],
-    oldestHeartbeatAgeSeconds: null,
-    ...(databaseCause ? { databaseCause } : {}),
-  };
-  if (fleet) {
-    const statuses = fleet.accounts;
-    const { stale, ...bots } = fleet.summary;
-    result.bots = bots;
-    result.stale = statuses
-      .filter((status) => status.stale)
-      .map(({ accountId, heartbeatAgeSeconds }) => ({ accountId, heartbeatAgeSeconds }));
-    result.inError = statuses.filter((status) => status.state === 'error').map(({ accountId, message }) => ({ accountId, message }));
-    const running = statuses.filter((status) => status.state === 'running');
-    result.oldestHeartbeatAgeSeconds =
+    latencyMs: Math.round(performance.now() - started),
+    bots: fleet ? bots : null,
+    stale: statuses.filter((status) => status.stale).map(({ accountId, heartbeatAgeSeconds }) => ({ accountId, heartbeatAgeSeconds })),
+    inError: statuses.filter((status) => status.state === 'error').map(({ accountId, message }) => ({ accountId, message })),
+    oldestHeartbeatAgeSeconds:
       running.length && running.every((status) => status.heartbeatAgeSeconds !== null)
         ? Math.max(...running.map((status) => status.heartbeatAgeSeconds!))
-        : null;
-  }
+        : null,
+    ...(databaseCause ? { databaseCause } : {}),
+  };
   return { result, fleet };
 }
+
+/** The metric of each state's count of bots. */
+const BOT_METRICS = { running: 'BotsRunning', paused: 'BotsPaused', stopped: 'BotsStopped', error: 'BotsInError' };
 
 /** Publishes a probe's findings as metrics (one EMF document) and one log line. */
 export function reportProbe(result: ProbeResult, context: Context): void {
@@ -87,10 +81,7 @@ export function reportProbe(result: ProbeResult, context: Context): void {
   metrics.addMetric('ProbeLatencyMs', MetricUnit.Milliseconds, result.latencyMs);
   metrics.addMetric('DatabaseHealthy', MetricUnit.Count, result.databaseHealthy ? 1 : 0);
   if (result.bots) {
-    metrics.addMetric('BotsRunning', MetricUnit.Count, result.bots.running);
-    metrics.addMetric('BotsPaused', MetricUnit.Count, result.bots.paused);
-    metrics.addMetric('BotsStopped', MetricUnit.Count, result.bots.stopped);
-    metrics.addMetric('BotsInError', MetricUnit.Count, result.bots.error);
+    for (const [state, name] of Object.entries(BOT_METRICS)) metrics.addMetric(name, MetricUnit.Count, result.bots[state as BotState]);
     metrics.addMetric('StaleBots', MetricUnit.Count, result.stale.length);
     if (result.oldestHeartbeatAgeSeconds !== null)
       metrics.addMetric('OldestHeartbeatAgeSeconds', MetricUnit.Seconds, result.oldestHeartbeatAgeSeconds);

@@ -46,10 +46,8 @@ const ZERO_POINT = { realizedPL: '0', tradesClosed: 0, wins: 0, losses: 0 };
 function zeroFilled(window: SeriesWindow, entries: readonly (PnlPoint & { start: string })[]): PnlPoint[] {
   const byStart = new Map(entries.map((entry) => [entry.start, entry]));
   return window.starts.map(timestamp).map((start) => {
-    const entry = byStart.get(start);
-    return entry
-      ? { start, realizedPL: entry.realizedPL, tradesClosed: entry.tradesClosed, wins: entry.wins, losses: entry.losses }
-      : { start, ...ZERO_POINT };
+    const { realizedPL, tradesClosed, wins, losses } = byStart.get(start) ?? ZERO_POINT;
+    return { start, realizedPL, tradesClosed, wins, losses };
   });
 }
 
