@@ -11,6 +11,7 @@ import { eventOf, jsonOf, leverageOf, Malformed, performanceOf, topicOf } from '
 import { applyFill, bookOf, type Fill, feeInQuote, type Position, tradeIdOf } from '@trading-bot-api/feeds/bridges/positions';
 import { multiplyDecimals, proportionOf, pythonDecimal, quotientOf } from '@trading-bot-api/feeds/bridges/numbers';
 import { emptyAccount, REPLAY_WINDOW_MS, replayed } from '@trading-bot-api/feeds/bridges/hummingbot/state';
+import { checkTrade, MAX_ORDER_IDS } from '@trading-bot-api/writer';
 import { TRADES_CSV_COLUMNS, ujson } from '../kit/fake-hummingbot';
 import { propertyRuns } from '../kit/property-runs';
 
@@ -280,6 +281,23 @@ describe('fills into trades', () => {
     // A position the bridge kept before it kept fees as charged: its trades' fees are unknown, never none.
     const { charged: _charged, market: _market, leverage: _leverage, orderIds: _ids, ...before } = grown.position!;
     expect(applyFill(before, reduce, '0.6').trades[0]).toMatchObject({ fees: null, market: null, orderIds: null });
+  });
+
+  it('keeps a position of more orders than a trade holds whole, naming its first orders (a market maker never flat)', () => {
+    // 150 buys and a sell of part: every trade one the writer takes (at most MAX_ORDER_IDS ids), none refused.
+    let { position, trades } = applyFill(undefined, fill('buy', '100', '1', 0), '0');
+    for (let minute = 1; minute < 150; minute++) ({ position, trades } = applyFill(position, fill('buy', '100', '1', minute), '0'));
+    const firstIds = Array.from({ length: MAX_ORDER_IDS }, (_, i) => `t-${i}`);
+    expect(MAX_ORDER_IDS).toBe(100);
+    expect(trades).toEqual([expect.objectContaining({ units: '150', orderIds: firstIds })]);
+    expect(position!.orderIds).toEqual(firstIds);
+    const reduced = applyFill(position, fill('sell', '101', '50', 150), '0');
+    expect(reduced.trades.map((trade) => [trade.status, trade.units, trade.orderIds])).toEqual([
+      ['closed', '50', firstIds],
+      ['open', '100', firstIds],
+    ]);
+    for (const trade of [...trades, ...reduced.trades])
+      expect(() => checkTrade({ ...trade, accountId: undefined }, 'hb-pmm')).not.toThrow();
   });
 
   it("makes a perpetual connector's fills futures trades of the perpetual's instrument, with their leverage", () => {

@@ -105,6 +105,7 @@ export {
   snapshotInput as checkSnapshot,
   tradeId as checkTradeId,
   tradeInput as checkTrade,
+  MAX_ORDER_IDS,
 } from './validate';
 /**
  * How far ahead of the writer's clock a bot's time may be; and the rules of amounts and instruments the writer

@@ -19,9 +19,13 @@ import { invalidInput } from './errors';
  */
 const CURRENCY = /^[A-Z0-9]{2,12}$/;
 const MAX_TEXT = 500;
-/** The most fees and order ids a trade keeps (a trade with more orders than this is not one a bot makes). */
+/** The most fees a trade keeps (a trade charged in more tokens than this is not one a bot makes). */
 const MAX_FEES = 50;
-const MAX_ORDER_IDS = 100;
+/**
+ * The most order ids a trade keeps. A market maker's position can gather hundreds of fills: a feed keeps the first
+ * ones (the hummingbot bridge: positions.ts), never refuses the trade for them.
+ */
+export const MAX_ORDER_IDS = 100;
 /** An exchange's order id: printable ASCII without spaces (the CSV separates ids with one), 1 to 128 characters. */
 const ORDER_ID = /^[!-~]{1,128}$/;
 const MARKETS = ['spot', 'margin', 'futures'] as const;

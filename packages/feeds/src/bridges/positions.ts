@@ -30,6 +30,7 @@ import {
   canonicalInstrument,
   compareDecimals,
   decimalSign,
+  MAX_ORDER_IDS,
   negateDecimal,
   roundDecimal,
   sumDecimals,
@@ -245,6 +246,12 @@ const plus = (...values: string[]) => trimDecimal(sumDecimals(values));
 /** The exchange's id a fill's trades keep (its order's, where known). */
 const orderRefOf = (fill: Fill) => fill.exchangeOrderId ?? fill.exchangeTradeId;
 
+/**
+ * `ids` and `fill`'s, each once, the first MAX_ORDER_IDS of them: a market maker's position can gather hundreds of
+ * fills, and is mirrored whole all the same, its later orders' ids not kept (docs/operations.md, Fills into trades).
+ */
+const withOrderOf = (ids: readonly string[], fill: Fill) => [...new Set([...ids, orderRefOf(fill)])].slice(0, MAX_ORDER_IDS);
+
 function opened(fill: Fill, units: string, fees: string, charged: Charge[], idOf: (fill: Fill) => string): Position {
   const futures = fill.position !== 'NIL';
   const instrument = canonicalInstrument(futures ? `${fill.pair}-PERP` : fill.pair);
@@ -286,7 +293,7 @@ export function applyFill(position: Position | undefined, fill: Fill, fee: strin
       cost: plus(position.cost, multiplyDecimals(fill.price, fill.amount)),
       fees: plus(position.fees, fee),
       charged: position.charged && addCharges(position.charged, charges),
-      orderIds: position.orderIds && [...new Set([...position.orderIds, orderRefOf(fill)])],
+      orderIds: position.orderIds && withOrderOf(position.orderIds, fill),
     };
     return { position: grown, trades: [openTradeOf(grown)] };
   }
@@ -311,7 +318,7 @@ export function applyFill(position: Position | undefined, fill: Fill, fee: strin
     realizedPL: minus(gross, plus(feesShare, closingFee)),
     unrealizedPL: '0',
     fees: carried ? [...asFees(carried, 'open'), ...asFees(closingCharges, 'close')] : null,
-    orderIds: position.orderIds ? [...new Set([...position.orderIds, orderRefOf(fill)])] : null,
+    orderIds: position.orderIds ? withOrderOf(position.orderIds, fill) : null,
   };
   if (!whole) {
     const rest: Position = {
