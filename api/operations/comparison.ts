@@ -12,7 +12,7 @@ import type { Comparison, ComparisonRow } from '@trading-bot-api/core/types';
 import type { Principal } from '../access';
 import { store } from '../database';
 import { tagged, tagOf } from './fleet-tags';
-import { readHeld } from './metrics';
+import { readHeld } from './held';
 import { readStatusItems } from './status';
 import { signedTransfer } from './transfers';
 import { type Held, unlessHeld, type Validated } from './validated';

@@ -4,29 +4,10 @@ import { toBalance, toBalanceRecord } from '@trading-bot-api/core/store/balances
 import { getPnlOfAccounts, type PnlEntry } from '@trading-bot-api/core/store/ledger-table';
 import { periodStart, timestamp } from '@trading-bot-api/core/time';
 import type { Principal } from '../access';
+import { readHeld } from './held';
 import { readAccountPerformance } from './performance';
 import { readStatusItems, statusOf } from './status';
 import { store } from '../database';
-
-/**
- * What this instance read of each account, kept under a stamp (the day, and what moves with the figures): the values
- * of `ids`, read by `read` only for those whose stamp moved since (an account without a stamp is read every time).
- */
-export async function readHeld<V>(
-  held: Map<string, { stamp: string; value: V }>,
-  ids: readonly string[],
-  stampOf: (id: string) => string | undefined,
-  read: (stale: string[]) => Promise<Iterable<readonly [string, V]>>,
-): Promise<Map<string, V | undefined>> {
-  const stale = ids.filter((id) => stampOf(id) === undefined || held.get(id)?.stamp !== stampOf(id));
-  const fresh = new Map(await read(stale));
-  for (const id of stale) {
-    const stamp = stampOf(id);
-    if (stamp === undefined) held.delete(id);
-    else held.set(id, { stamp, value: fresh.get(id) as V });
-  }
-  return new Map(ids.map((id) => [id, fresh.has(id) ? fresh.get(id) : held.get(id)?.value]));
-}
 
 /**
  * Today's P&L of each account this instance has read, under the day and the version of the balances item it was read
