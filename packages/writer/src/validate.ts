@@ -23,7 +23,7 @@ const MAX_TEXT = 500;
 const MAX_FEES = 50;
 /**
  * The most order ids a trade keeps. A market maker's position can gather hundreds of fills: a feed keeps the first
- * ones (the hummingbot bridge: positions.ts), never refuses the trade for them.
+ * ones (the bridges' fills-into-trades rule, positions.ts), never refuses the trade for them.
  */
 export const MAX_ORDER_IDS = 100;
 /** An exchange's order id: printable ASCII without spaces (the CSV separates ids with one), 1 to 128 characters. */
