@@ -398,3 +398,24 @@ it('after any interleaving of calls, retries and failures, every rule holds as t
   // The network was flaky for real: answers were lost after their requests took effect.
   expect(proxy.dropped).toBeGreaterThan(0);
 });
+
+it('a heartbeat of a new state whose write took effect and lost its answer is recorded, not stale, when retried', async () => {
+  const accountId = 'lost-answer';
+  const [writer] = writers;
+  await writer.upsertAccount({
+    id: accountId,
+    name: accountId,
+    currency: 'USD',
+    broker: 'Test',
+    environment: 'paper',
+    createdAt: '2020-12-01T00:00:00.000Z',
+  });
+  expect(await writer.heartbeat(accountId, { state: 'paused', time: at(0) })).toBe('recorded');
+  // The second UpdateItem (the first tries the state stored, and is refused) is the change of state: applied, its answer lost.
+  await proxy.inject({ kind: 'chaos', throttle: 0, dropAnswer: 1, seed: 1 }, 1, { only: 'UpdateItem', after: 1 });
+  const dropped = proxy.dropped;
+  expect(await writer.heartbeat(accountId, { state: 'running', time: at(1) })).toBe('recorded');
+  await proxy.clear();
+  expect(proxy.dropped).toBe(dropped + 1);
+  expect(await api('account-status', accountId)).toMatchObject({ state: 'running', lastHeartbeatAt: at(1) });
+});

@@ -180,7 +180,10 @@ export function adoptCurrency(store: Store, accountId: string, currency: string,
  * condition that the state is not the one the first write expected).
  */
 export async function reportBot(store: Store, accountId: string, report: BotReport, future: string): Promise<boolean> {
-  return (await writeReport(store, accountId, report, future, 'same')) || writeReport(store, accountId, report, future, 'changed');
+  // A third write: the state is the report's when a change of state took effect and lost its answer (the SDK's retry
+  // of it then found the state the report's), or when another report of it came between the two writes.
+  for (const state of ['same', 'changed', 'same'] as const) if (await writeReport(store, accountId, report, future, state)) return true;
+  return false;
 }
 
 function writeReport(store: Store, accountId: string, report: BotReport, future: string, state: 'same' | 'changed'): Promise<boolean> {
