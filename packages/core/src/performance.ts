@@ -183,12 +183,6 @@ export function replaceContribution(
   return combine(combine(total, before ?? NO_TRADES, -1, total), next, 1, mergeStats(total, next));
 }
 
-/** A day's net realized P&L: `end` is the end of that day (the next day's start). */
-export interface DailyNet {
-  end: string;
-  net: string;
-}
-
 /**
  * How realized equity moved over a run of days (a period, or a window made of periods), counted from zero at its
  * `start`: what the maximum drawdown of any window made of such runs needs, without their days. Two consecutive runs
@@ -254,16 +248,6 @@ export function runOfUnits(start: string, scale: number, days: readonly DailyUni
   return run;
 }
 
-/** The run of `days` (in order) from `start`: the day-by-day computation every composition must equal. */
-export function runOf(start: string, days: readonly DailyNet[]): EquityRun {
-  const scale = Math.max(0, ...days.map((day) => decimalScale(day.net)));
-  return runOfUnits(
-    start,
-    scale,
-    days.map((day) => ({ end: day.end, units: unitsOf(day.net, scale) })),
-  );
-}
-
 /** 10^n as a BigInt, for the scales amounts have. */
 const POWERS = Array.from({ length: 40 }, (_, n) => 10n ** BigInt(n));
 
@@ -302,7 +286,7 @@ function rescaled(run: EquityRun, scale: number): EquityRun {
 }
 
 /**
- * The run of `a` followed by `b` (which starts where `a` ends), exactly as `runOf` makes it from both's days. The
+ * The run of `a` followed by `b` (which starts where `a` ends), exactly as `runOfUnits` makes it from both's days. The
  * largest fall is `a`'s own, or from `a`'s high to `b`'s low, or `b`'s own; on equal amounts the earlier end wins, as
  * day by day: `a`'s fall ends before any of `b`'s, and when the fall from `a`'s high equals `b`'s own, `b`'s own
  * cannot end earlier (its trough would be `b`'s low, reached first at `lowAt`).
@@ -337,14 +321,6 @@ export function drawdownOf(run: EquityRun, startBalance: string | null = null, p
       ? divideDecimals(amount, equityAtPeak, RATIO_PLACES)
       : null;
   return { amount, ratio, start: run.drawdownStart, end: run.drawdownEnd };
-}
-
-/**
- * The largest fall of realized equity over a window: realized P&L counts from zero at `from` and moves by each day's
- * net, in order (drawdownOf says the rest).
- */
-export function maxDrawdown(from: string, days: readonly DailyNet[], startBalance: string | null = null): Drawdown {
-  return drawdownOf(runOf(from, days), startBalance);
 }
 
 /** `value` written with `places` digits after the point (never fewer than it has): the same amount, exactly. */
