@@ -12,7 +12,7 @@
  * lowest running totals, its own largest fall) is computed from when read, so the maximum drawdown of a window is
  * the composition of its periods' runs, exact, without reading their days.
  */
-import { negateDecimal, sumDecimals } from './decimal';
+import { compareDecimals, negateDecimal, sumDecimals } from './decimal';
 import {
   type ClosedTrade,
   composeRuns,
@@ -29,9 +29,8 @@ import {
   tradeStats,
   unitsOf,
 } from './performance';
-import { nextPeriodStart, periodStart, timestamp } from './time';
+import { periodStart, shiftPeriodStart, timestamp } from './time';
 import type { InstrumentPerformance, PerformanceFigures } from './types';
-import { compareDecimals } from './decimal';
 
 export type StatsUnit = 'day' | 'block' | 'month';
 
@@ -56,7 +55,7 @@ export function unitStart(ms: number, unit: StatsUnit): number {
 /** The start of the day after the last of the unit starting at `start`. */
 export function unitEnd(start: number, unit: StatsUnit): number {
   if (unit === 'day') return start + DAY;
-  const monthEnd = nextPeriodStart(periodStart(start, 'month'), 'month');
+  const monthEnd = shiftPeriodStart(periodStart(start, 'month'), 'month', 1);
   if (unit === 'month') return monthEnd;
   return new Date(start).getUTCDate() >= LAST_BLOCK_FROM ? monthEnd : Math.min(monthEnd, start + BLOCK_DAYS * DAY);
 }
