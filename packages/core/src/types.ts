@@ -13,6 +13,10 @@ export type AccountList = Schemas['AccountList'];
 export type Balance = Schemas['Balance'];
 export type Total = Schemas['Total'];
 export type AllBalances = Schemas['AllBalances'];
+/** Every account's NAV in the stage's reporting currency (API 1.9), and an equity point's, at its own time (1.10). */
+export type Reporting = Schemas['Reporting'];
+export type ReportingRoute = Schemas['ReportingRoute'];
+export type PointReporting = NonNullable<Schemas['EquityPoint']['reporting']>;
 export type Trade = Schemas['Trade'];
 /** A fee as the exchange charged it, in its own currency, with the exchange of the trade that charged it (API 1.5). */
 export type Fee = Schemas['Fee'];
