@@ -187,14 +187,11 @@ export function tradesTable(
 const toApiTime = (local: string) => (local ? `${local.length === 16 ? `${local}:00` : local}Z` : '');
 const toInputTime = (api: string) => api.replace(/Z$/, '').replace(/:00$/, '').slice(0, 19);
 
-export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: (hash: string) => void): View {
-  const account = query.get('account') ?? '';
-  const filters = {
-    status: query.get('status') ?? '',
-    instrument: query.get('instrument') ?? '',
-    from: query.get('from') ?? '',
-    to: query.get('to') ?? '',
-  };
+export function tradesView(main: HTMLElement, query: URLSearchParams): View {
+  const [account, status, instrument, from, to] = ['account', 'status', 'instrument', 'from', 'to'].map((name) => query.get(name) ?? '');
+  const filters = { status, instrument, from, to };
+  // `all` in an account's place names every account (the API's /api/all/trades): one listing, one way to ask for it.
+  const path = { account: account || 'all' };
 
   const accountSelect = h('select', { id: 'f-account', name: 'account' }, ...options([['', 'All accounts']]));
   const statuses: [string, string][] = [
@@ -270,11 +267,11 @@ export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: 
         control.type === 'datetime-local' ? toApiTime(control.value) : control === instrumentInput ? control.value.trim() : control.value;
       if (value) next.set(name, value);
     }
-    navigate(tradesHash(next));
+    window.location.hash = tradesHash(next);
   });
   form.addEventListener('reset', (event) => {
     event.preventDefault();
-    navigate(tradesHash(new URLSearchParams()));
+    window.location.hash = tradesHash(new URLSearchParams());
   });
 
   let trades: Trade[] = [];
@@ -291,10 +288,7 @@ export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: 
 
   async function page(after: string | null): Promise<TradePage> {
     const query = params(after ? { limit: PAGE, cursor: after } : { limit: PAGE });
-    const result = account
-      ? await api().GET('/api/{account}/trades', { params: { path: { account }, query } })
-      : await api().GET('/api/all/trades', { params: { query } });
-    return unwrap(result);
+    return unwrap(await api().GET('/api/{account}/trades', { params: { path, query } }));
   }
 
   function render() {
@@ -366,10 +360,7 @@ export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: 
     try {
       const query = params({ format: 'csv' });
       const chunks: string[] = [];
-      const pages = account
-        ? api().csvPages('/api/{account}/trades', { params: { path: { account }, query } })
-        : api().csvPages('/api/all/trades', { params: { query } });
-      for await (const chunk of pages) {
+      for await (const chunk of api().csvPages('/api/{account}/trades', { params: { path, query } })) {
         chunks.push(chunk);
         fill(downloading, `Preparing the file… ${chunks.length} page${chunks.length === 1 ? '' : 's'}`);
       }
