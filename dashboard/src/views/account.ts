@@ -91,7 +91,7 @@ export function accountView(main: HTMLElement, account: string): View {
   /** An account the API does not know (or this key may not see): say so instead of drawing empty charts. */
   function notFound(message: string) {
     found = false;
-    for (const chart of charts.splice(0)) chart.destroy();
+    for (const destroy of charts.splice(0)) destroy();
     fill(
       main,
       h('p', {}, h('a', { href: '#/' }, '← Fleet')),
@@ -151,7 +151,7 @@ export function accountView(main: HTMLElement, account: string): View {
     ]);
     const equityData = unwrap(equity);
     const pnlData = unwrap(pnl);
-    for (const chart of charts.splice(0)) chart.destroy();
+    for (const destroy of charts.splice(0)) destroy();
     fill(equityBox);
     fill(pnlBox);
     const last = equityData.points.at(-1);
@@ -274,7 +274,7 @@ export function accountView(main: HTMLElement, account: string): View {
     ],
     onError: (message) => fill(problem, message),
     close: () => {
-      for (const chart of charts.splice(0)) chart.destroy();
+      for (const destroy of charts.splice(0)) destroy();
     },
   };
 }
