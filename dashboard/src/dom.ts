@@ -2,8 +2,15 @@
  * A tiny DOM builder. Everything the API sends (names, messages, amounts) goes in as text nodes, never as HTML, so a
  * bot's message cannot inject markup; and nothing needs inline styles or scripts, which the page's CSP forbids.
  */
-type Child = Node | string | number | null | undefined | false;
+export type Child = Node | string | number | null | undefined | false;
 export type Attributes = Record<string, string | number | boolean | null | undefined>;
+
+/** Children as nodes: a text as a text node, never as HTML; null, undefined and false left out. */
+const nodes = (children: (Child | Child[])[]): Node[] =>
+  children
+    .flat()
+    .filter((child): child is Node | string | number => child !== null && child !== undefined && child !== false)
+    .map((child) => (child instanceof Node ? child : document.createTextNode(String(child))));
 
 export function h<K extends keyof HTMLElementTagNameMap>(
   tag: K,
@@ -16,10 +23,7 @@ export function h<K extends keyof HTMLElementTagNameMap>(
     if (name === 'class') element.className = String(value);
     else element.setAttribute(name, value === true ? '' : String(value));
   }
-  for (const child of children.flat()) {
-    if (child === null || child === undefined || child === false) continue;
-    element.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
+  element.append(...nodes(children));
   return element;
 }
 
@@ -34,12 +38,15 @@ export const options = (entries: (readonly [string, string])[], selected?: strin
 
 /** Replaces an element's content. */
 export function fill(target: Element, ...children: (Child | Child[])[]): void {
-  target.replaceChildren(
-    ...children
-      .flat()
-      .filter((child): child is Node | string | number => child !== null && child !== undefined && child !== false)
-      .map((child) => (child instanceof Node ? child : document.createTextNode(String(child)))),
-  );
+  target.replaceChildren(...nodes(children));
+}
+
+/** On each `event` of `control`, `change` what a view shows, then `redraw` it. */
+export function on(control: HTMLElement, event: string, change: () => void, redraw: () => void): void {
+  control.addEventListener(event, () => {
+    change();
+    redraw();
+  });
 }
 
 /** A column of a `stackTable`: its label (also each cell's, for the stacked view), its cells' class, its cell of a row. */

@@ -19,7 +19,7 @@
  */
 import type { AccountStatus, Balance, components } from '../../../client';
 import { api, unwrap } from '../api';
-import { fill, h, options, section, type StackColumn, stackTable } from '../dom';
+import { type Attributes, type Child, fill, h, on, options, section, type StackColumn, stackTable } from '../dom';
 import { age, daysAgo, money, percent, utc } from '../format';
 import { renderReporting } from './reporting';
 import type { View } from './view';
@@ -70,15 +70,10 @@ export function fleetView(main: HTMLElement): View {
   let query = '';
   let page = 0;
   // Each control changes what is shown, then the page is drawn again.
-  const on = (control: HTMLElement, event: string, change: () => void) =>
-    control.addEventListener(event, () => {
-      change();
-      showPage();
-    });
-  on(stateSelect, 'change', () => ([filter, page] = [stateSelect.value as Filter, 0]));
-  on(search, 'input', () => ([query, page] = [search.value.trim().toLowerCase(), 0]));
-  on(previous, 'click', () => (page = Math.max(0, page - 1)));
-  on(next, 'click', () => (page += 1));
+  on(stateSelect, 'change', () => ([filter, page] = [stateSelect.value as Filter, 0]), showPage);
+  on(search, 'input', () => ([query, page] = [search.value.trim().toLowerCase(), 0]), showPage);
+  on(previous, 'click', () => (page = Math.max(0, page - 1)), showPage);
+  on(next, 'click', () => (page += 1), showPage);
   const totals = h('div', { class: 'table-wrap' });
   const moment = h('p', { class: 'note', 'data-testid': 'fleet-moment' });
   const oldest = h('span', { 'data-testid': 'oldest-balance' });
@@ -221,6 +216,20 @@ export function fleetView(main: HTMLElement): View {
     const balance = balances.get(status.accountId);
     const currency = balance?.currency ?? currencies.get(status.accountId);
     const attention = status.stale ? 'stale' : status.state === 'error' ? 'error' : '';
+    const heartbeat = status.heartbeatAgeSeconds;
+    const figures: [Child | Child[], Child, Attributes?][] = [
+      ['Heartbeat', heartbeat === null ? 'never' : `${age(heartbeat)} ago`, { 'data-age': heartbeat ?? '' }],
+      // The balances' count, as the totals sum it: one answer for both.
+      ['Open trades', String(balance?.openTradeCount ?? status.openTradeCount)],
+      ['Balance', balance ? money(balance.balance, currency) : notYet()],
+      ['NAV', balance ? money(balance.nav, currency) : notYet()],
+      // Its period on a line of its own: the labels' column stays as wide as "Realized today", leaving the figures their room.
+      [
+        ['Realized today ', h('span', { class: 'period' }, '(UTC)')],
+        today.has(status.accountId) ? money(today.get(status.accountId), currency, { signed: true }) : h('span', { class: 'muted' }, '…'),
+      ],
+      ['Last trade', utc(status.lastTradeAt)],
+    ];
     return h(
       'article',
       {
@@ -238,32 +247,7 @@ export function fleetView(main: HTMLElement): View {
         h('span', { class: 'muted' }, status.accountId),
       ),
       status.message ? h('p', { class: 'message' }, status.message) : null,
-      h(
-        'dl',
-        {},
-        h('dt', {}, 'Heartbeat'),
-        h(
-          'dd',
-          { 'data-age': status.heartbeatAgeSeconds ?? '' },
-          status.heartbeatAgeSeconds === null ? 'never' : `${age(status.heartbeatAgeSeconds)} ago`,
-        ),
-        h('dt', {}, 'Open trades'),
-        // The balances' count, as the totals sum it: one answer for both.
-        h('dd', {}, String(balance?.openTradeCount ?? status.openTradeCount)),
-        h('dt', {}, 'Balance'),
-        h('dd', {}, balance ? money(balance.balance, currency) : notYet()),
-        h('dt', {}, 'NAV'),
-        h('dd', {}, balance ? money(balance.nav, currency) : notYet()),
-        // Its period on a line of its own: the labels' column stays as wide as "Realized today", leaving the figures their room.
-        h('dt', {}, 'Realized today ', h('span', { class: 'period' }, '(UTC)')),
-        h(
-          'dd',
-          {},
-          today.has(status.accountId) ? money(today.get(status.accountId), currency, { signed: true }) : h('span', { class: 'muted' }, '…'),
-        ),
-        h('dt', {}, 'Last trade'),
-        h('dd', {}, utc(status.lastTradeAt)),
-      ),
+      h('dl', {}, ...figures.flatMap(([term, value, attributes = {}]) => [h('dt', {}, term), h('dd', attributes, value)])),
     );
   }
 
