@@ -49,17 +49,20 @@ export function on(control: HTMLElement, event: string, change: () => void, redr
   });
 }
 
-/** A column of a `stackTable`: its label (also each cell's, for the stacked view), its cells' class, its cell of a row. */
-export type StackColumn<T> = [label: string, className: string, cell: (row: T) => Child];
+/**
+ * A column of a `stackTable`: its label (also each cell's, for the stacked view), its cells' class (`num`: figures,
+ * right-aligned under a right-aligned header), its cell of a row.
+ */
+export type StackColumn<T> = [label: string, className: string | null, cell: (row: T) => Child];
 
 /**
- * A table that stacks on a phone (style.css, `table.stack`): each row headed by its `heading` cell (class `key`), then
- * one cell per column, each labelled with its column's label; headers after the first are right-aligned figures.
- * `head` may give a column header (0: the heading's) its own attributes and content (the compare view's sort buttons).
+ * A table that stacks on a phone (style.css, `table.stack`): each row headed by its `heading` cell (class `key`) when
+ * it has one, then one cell per column, each labelled with its column's label. `head` may give a column header (0:
+ * the heading's) its own attributes and content (the compare view's sort buttons).
  */
 export function stackTable<T>(
   attributes: Attributes,
-  [headingLabel, heading]: [string, (row: T) => Child],
+  heading: [label: string, cell: (row: T) => Child] | null,
   columns: StackColumn<T>[],
   rows: T[],
   rowAttributes: (row: T) => Attributes = () => ({}),
@@ -69,10 +72,11 @@ export function stackTable<T>(
     const [own, content] = head(label, column);
     return h('th', { scope: 'col', ...base, ...own }, content);
   };
+  const headers = columns.map(([label, className], i) => th(label, i + 1, { class: className?.includes('num') ? 'num' : null }));
   return h(
     'table',
     { class: 'stack', ...attributes },
-    h('thead', {}, h('tr', {}, th(headingLabel, 0, {}), ...columns.map(([label], i) => th(label, i + 1, { class: 'num' })))),
+    h('thead', {}, h('tr', {}, heading && th(heading[0], 0, {}), ...headers)),
     h(
       'tbody',
       {},
@@ -80,7 +84,7 @@ export function stackTable<T>(
         h(
           'tr',
           rowAttributes(row),
-          h('th', { scope: 'row', class: 'key', 'data-label': headingLabel }, heading(row)),
+          heading && h('th', { scope: 'row', class: 'key', 'data-label': heading[0] }, heading[1](row)),
           ...columns.map(([label, className, cell]) => h('td', { class: className, 'data-label': label }, cell(row))),
         ),
       ),
