@@ -33,8 +33,8 @@ import { feesIn } from './fees';
 import { compareIds } from './ids';
 import type { Drawdown, PerformanceFigures, Trade } from './types';
 
-/** Digits after the point of every ratio. */
-const RATIO_PLACES = 4;
+/** Digits after the point of every ratio (rounded half-even): the performance figures' and the comparison's return. */
+export const RATIO_PLACES = 4;
 
 /** A trade singled out (the best or the worst): its id, P&L and close time (the tie-break). */
 type TradeMark = Pick<ClosedTrade, 'accountId' | 'id' | 'realizedPL' | 'closeTime'>;
