@@ -135,32 +135,24 @@ export function tradesTable(
     unrealizedPL: placesByCurrency(trades.map((trade) => [currencies.get(trade), trade.unrealizedPL])),
   };
   const shown = columns.filter((column) => !column.detail);
+  const detailed = columns.filter((column) => column.detail);
   const cellClass = (column: Column, trade: Trade) =>
     [column.num ? 'num' : '', isKey(column, trade) ? 'key' : '', column.time ? 'time' : ''].join(' ').trim() || null;
+  const cell = (column: Column, trade: Trade) => column.cell(trade, places, currencies.get(trade));
   // A row's details, made when it is opened: the row count stays one per trade.
-  const details = (trade: Trade) =>
-    h(
+  const details = (trade: Trade) => {
+    const terms = detailed.map((column) => h('div', {}, h('dt', {}, column.label), h('dd', {}, cell(column, trade))));
+    return h(
       'tr',
       { class: 'details', 'data-details': `${trade.accountId}/${trade.id}` },
-      h(
-        'td',
-        { colspan: shown.length },
-        h(
-          'dl',
-          {},
-          ...columns
-            .filter((column) => column.detail)
-            .map((column) => h('div', {}, h('dt', {}, column.label), h('dd', {}, column.cell(trade, places, currencies.get(trade))))),
-        ),
-      ),
+      h('td', { colspan: shown.length }, h('dl', {}, terms)),
     );
+  };
   const row = (trade: Trade) => {
     const tr = h(
       'tr',
       { 'data-trade': `${trade.accountId}/${trade.id}`, 'data-status': trade.status, tabindex: 0, 'data-expanded': 'false' },
-      ...shown.map((column) =>
-        h('td', { class: cellClass(column, trade), 'data-label': column.label }, column.cell(trade, places, currencies.get(trade))),
-      ),
+      ...shown.map((column) => h('td', { class: cellClass(column, trade), 'data-label': column.label }, cell(column, trade))),
     );
     const toggle = (event: Event) => {
       if ((event.target as Element).closest('a, button')) return;
