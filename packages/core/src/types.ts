@@ -82,15 +82,10 @@ export type ComparisonRow = Schemas['ComparisonRow'];
 export type TradeStatus = Trade['status'];
 export type BotState = AccountStatus['state'];
 
-/** What the bot last reported about itself (a heartbeat), stored on the account item; not itself an API shape. */
-export interface BotReport {
-  state: BotState;
-  lastHeartbeatAt: string | null;
-  strategy: string | null;
-  message: string | null;
-  updatedAt: string;
-  /** When the bot first reported its current state, kept by the store (null: not known); a report need not give it. */
-  stateSince?: string | null;
-  /** The last error the bot reported: its message, and when that error began; kept by the store (null: none). */
-  lastError?: { message: string | null; at: string } | null;
-}
+/**
+ * What the bot last reported about itself (a heartbeat), stored on the account item; not itself an API shape, but
+ * the status's fields of it. `stateSince` (when the bot first reported its current state) and `lastError` (its last
+ * error's message and when that error began) are kept by the store: a report need not give them.
+ */
+export type BotReport = Pick<AccountStatus, 'state' | 'lastHeartbeatAt' | 'strategy' | 'message' | 'updatedAt'> &
+  Partial<Pick<AccountStatus, 'stateSince' | 'lastError'>>;
