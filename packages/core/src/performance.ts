@@ -209,11 +209,17 @@ export interface EquityRun {
   peak: bigint;
 }
 
-/** A run of no days from `start`. */
-export function emptyRun(start: string): EquityRun {
-  return {
+/** A day's net as an exact integer of 10^-`scale` (rollups.ts reads each stored net once). */
+export interface DailyUnits {
+  end: string;
+  units: bigint;
+}
+
+/** The run of `days` (in order, each net in units of 10^-`scale`) from `start`; of no days, a run that moved nothing. */
+export function runOfUnits(start: string, scale: number, days: readonly DailyUnits[]): EquityRun {
+  const run: EquityRun = {
     start,
-    scale: 0,
+    scale,
     net: 0n,
     high: 0n,
     highAt: start,
@@ -224,17 +230,6 @@ export function emptyRun(start: string): EquityRun {
     drawdownEnd: null,
     peak: 0n,
   };
-}
-
-/** A day's net as an exact integer of 10^-`scale` (rollups.ts reads each stored net once). */
-export interface DailyUnits {
-  end: string;
-  units: bigint;
-}
-
-/** The run of `days` (in order, each net in units of 10^-`scale`) from `start`. */
-export function runOfUnits(start: string, scale: number, days: readonly DailyUnits[]): EquityRun {
-  const run = { ...emptyRun(start), scale };
   for (const day of days) {
     run.net += day.units;
     if (run.low === null || run.net < run.low) [run.low, run.lowAt] = [run.net, day.end];

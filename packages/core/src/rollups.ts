@@ -18,7 +18,6 @@ import {
   composeRuns,
   type DailyUnits,
   drawdownOf,
-  emptyRun,
   type EquityRun,
   mergeStats,
   NO_TRADES,
@@ -219,7 +218,7 @@ function parsePeriods(periods: readonly ReadPeriod[]): { scale: number; parsed: 
 
 /** The equity run over the parsed periods, in order, of the days `daysOf` picks in each: their runs composed. */
 function runOver(parsed: readonly ParsedPeriod[], scale: number, daysOf: (period: ParsedPeriod) => readonly DailyUnits[]): EquityRun {
-  let run = { ...emptyRun(parsed[0].start), scale };
+  let run = runOfUnits(parsed[0].start, scale, []);
   for (const period of parsed) run = composeRuns(run, runOfUnits(period.start, scale, daysOf(period)));
   return run;
 }
