@@ -215,12 +215,8 @@ export function accountView(main: HTMLElement, account: string): View {
     ];
     fill(performanceBox, ...rows.map(([label, value]) => h('div', {}, h('dt', {}, label), h('dd', {}, value))));
     // A column of one currency lines up: a crypto's at the most its values need.
-    const placesOf = (field: 'netRealizedPL' | 'expectancy') =>
-      currencyPlaces(
-        ccy,
-        summary.instruments.map((row) => row[field]),
-      );
-    const [netPlaces, expectancyPlaces] = [placesOf('netRealizedPL'), placesOf('expectancy')];
+    const values = (field: 'netRealizedPL' | 'expectancy') => summary.instruments.map((row) => row[field]);
+    const [netPlaces, expectancyPlaces] = [currencyPlaces(ccy, values('netRealizedPL')), currencyPlaces(ccy, values('expectancy'))];
     // Each column after the instrument: its label, its class and its figure.
     const columns: StackColumn<(typeof summary.instruments)[number]>[] = [
       ['Trades', 'num', (row) => String(row.closedTrades)],
