@@ -7,23 +7,21 @@
  * day-by-day computation.
  */
 import fc from 'fast-check';
-import { compareDecimals, decimalScale, formatDecimal } from '@trading-bot-api/core/decimal';
+import { compareDecimals, formatDecimal } from '@trading-bot-api/core/decimal';
 import {
   type ClosedTrade,
   composeRuns,
-  drawdownOf,
-  type EquityRun,
   mergeStats,
   NO_TRADES,
   replaceContribution,
-  runOfUnits,
   tradeStats,
   unitsOf,
 } from '@trading-bot-api/core/performance';
 import { periodId, periodsPerformance, unitEnd, unitStart, windowPeriods } from '@trading-bot-api/core/rollups';
 import type { PeriodEntry } from '@trading-bot-api/core/store/ledger-table';
-import type { Drawdown, Fee, Trade } from '@trading-bot-api/core/types';
+import type { Fee, Trade } from '@trading-bot-api/core/types';
 import { periodsAfter } from '../src/rules';
+import { maxDrawdown, runOf } from '../../../test/kit/equity-runs';
 import { expectedPerformance } from '../../../test/kit/expected';
 import { propertyRuns } from '../../../test/kit/property-runs';
 
@@ -33,30 +31,6 @@ const INSTRUMENTS = ['BTC_USDT', 'EUR_USD', 'XAU_USD'];
 /** The trades' span: from mid-November to mid-January a year later, across two year boundaries' months. */
 const SPAN_FROM = Date.parse('2025-11-17T00:00:00.000Z');
 const SPAN_DAYS = 430;
-
-/** A day's net realized P&L: `end` is the end of that day (the next day's start). */
-interface DailyNet {
-  end: string;
-  net: string;
-}
-
-/** The run of `days` (in order) from `start`: the day-by-day computation every composition must equal. */
-function runOf(start: string, days: readonly DailyNet[]): EquityRun {
-  const scale = Math.max(0, ...days.map((day) => decimalScale(day.net)));
-  return runOfUnits(
-    start,
-    scale,
-    days.map((day) => ({ end: day.end, units: unitsOf(day.net, scale) })),
-  );
-}
-
-/**
- * The largest fall of realized equity over a window: realized P&L counts from zero at `from` and moves by each day's
- * net, in order (drawdownOf says the rest).
- */
-function maxDrawdown(from: string, days: readonly DailyNet[], startBalance: string | null = null): Drawdown {
-  return drawdownOf(runOf(from, days), startBalance);
-}
 
 /** The account's currency, which the fees paid are counted in; BNB is another. */
 const CURRENCY = 'USDT';
