@@ -92,9 +92,9 @@ export function fleetView(main: HTMLElement): View {
     ),
   );
 
-  let names = new Map<string, string>();
-  /** Each account's currency, for a card whose balance has not come yet (its day's P&L still says its currency). */
-  let currencies = new Map<string, string>();
+  /** Each account by id: its name, and its currency for a card whose balance has not come yet (its day's P&L says it). */
+  let accounts = new Map<string, Account>();
+  const nameOf = (id: string) => accounts.get(id)?.name ?? id;
   const today = new Map<string, string>();
   /** When each status was read, to count heartbeat ages up from what the server computed (no client clock skew). */
   let statusAt = performance.now();
@@ -125,9 +125,7 @@ export function fleetView(main: HTMLElement): View {
   }
 
   async function loadNames() {
-    const { accounts } = unwrap(await api().GET('/api/accounts'));
-    names = new Map(accounts.map((account: Account) => [account.id, account.name]));
-    currencies = new Map(accounts.map((account: Account) => [account.id, account.currency]));
+    accounts = new Map(unwrap(await api().GET('/api/accounts')).accounts.map((account) => [account.id, account]));
   }
 
   /** Today's realized P&L of the cards on the page (not of the whole fleet: one small request per card). */
@@ -154,7 +152,7 @@ export function fleetView(main: HTMLElement): View {
     fill(oldest, all.asOf ? `The oldest balance figure among them was reported ${utc(all.asOf)}.` : '');
     statuses = fleet.accounts;
     balances = new Map(all.accounts.map((entry) => [entry.accountId, entry]));
-    if (statuses.some((entry) => !names.has(entry.accountId))) await loadNames();
+    if (statuses.some((entry) => !accounts.has(entry.accountId))) await loadNames();
     const { total, running, paused, stopped, error, stale } = fleet.summary;
     fill(
       summary,
@@ -170,11 +168,10 @@ export function fleetView(main: HTMLElement): View {
 
   /** The statuses the filter and the search keep, problems first, then by name. */
   function kept(): AccountStatus[] {
-    const name = (status: AccountStatus) => names.get(status.accountId) ?? status.accountId;
     return statuses
       .filter(FILTERS[filter].keep)
-      .filter((status) => !query || name(status).toLowerCase().includes(query) || status.accountId.toLowerCase().includes(query))
-      .sort((a, b) => rank(a) - rank(b) || name(a).localeCompare(name(b)) || (a.accountId < b.accountId ? -1 : 1));
+      .filter(({ accountId }) => !query || nameOf(accountId).toLowerCase().includes(query) || accountId.toLowerCase().includes(query))
+      .sort((a, b) => rank(a) - rank(b) || nameOf(a.accountId).localeCompare(nameOf(b.accountId)) || (a.accountId < b.accountId ? -1 : 1));
   }
 
   /** The cards of the current page. */
@@ -214,7 +211,7 @@ export function fleetView(main: HTMLElement): View {
 
   function card(status: AccountStatus): HTMLElement {
     const balance = balances.get(status.accountId);
-    const currency = balance?.currency ?? currencies.get(status.accountId);
+    const currency = balance?.currency ?? accounts.get(status.accountId)?.currency;
     const attention = status.stale ? 'stale' : status.state === 'error' ? 'error' : '';
     const heartbeat = status.heartbeatAgeSeconds;
     const figures: [Child | Child[], Child, Attributes?][] = [
@@ -238,7 +235,7 @@ export function fleetView(main: HTMLElement): View {
         'data-state': status.state,
         'data-stale': String(status.stale),
       },
-      h('h3', {}, h('a', { href: `#/account/${encodeURIComponent(status.accountId)}` }, names.get(status.accountId) ?? status.accountId)),
+      h('h3', {}, h('a', { href: `#/account/${encodeURIComponent(status.accountId)}` }, nameOf(status.accountId))),
       h(
         'p',
         { class: 'badges' },

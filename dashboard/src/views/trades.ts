@@ -46,10 +46,6 @@ interface Places {
   unrealizedPL: (currency: string | undefined) => number;
 }
 
-/** A trade's currency: its own (API 1.5), else its account's (a trade stored before 1.5, not yet backfilled). */
-const currencyOf = (trade: Trade, accountCurrency: (accountId: string) => string | undefined): string | undefined =>
-  trade.currency ?? accountCurrency(trade.accountId);
-
 /** The fees as charged, each in its own currency (never converted); "none", or unknown when the source did not say. */
 function feesOf(trade: Trade): Node | string {
   if (trade.fees === null) return unknown('The source did not say what fees were charged');
@@ -127,7 +123,8 @@ export function tradesTable(
   options: { showAccount: boolean; accountCurrency: (accountId: string) => string | undefined },
 ): HTMLTableElement {
   const columns = COLUMNS.filter((column) => options.showAccount || column.label !== 'Account');
-  const currencies = new Map(trades.map((trade) => [trade, currencyOf(trade, options.accountCurrency)]));
+  // A trade's currency: its own (API 1.5), else its account's (a trade stored before 1.5, not yet backfilled).
+  const currencies = new Map(trades.map((trade) => [trade, trade.currency ?? options.accountCurrency(trade.accountId)]));
   const places: Places = {
     units: perInstrument(trades, (trade) => columnPlaces([trade.units])),
     price: perInstrument(trades, (trade) => pricePlaces([trade.openPrice, trade.closePrice])),
