@@ -219,11 +219,6 @@ export function profit(
   return (move * units * 10n ** BigInt(places)) / (10n ** BigInt(instrument.scale) * instrument.perQuote);
 }
 
-/** The margin a position takes at `price`: a flat 2.5 % of its value, in 10^-`places` units of the account currency. */
-export function positionMargin(price: bigint, units: bigint, instrument: Pick<Instrument, 'scale' | 'perQuote'>, places: number): bigint {
-  return (price * units * 10n ** BigInt(places)) / (40n * 10n ** BigInt(instrument.scale) * instrument.perQuote);
-}
-
 const DAY = 86_400_000;
 
 /** Where a dataset's history ends unless told otherwise. */
@@ -421,26 +416,38 @@ function brokerSnapshots(
   }));
   return (at, markedAt = at) => {
     let realized = 0n;
-    let unrealized = 0n;
-    let margin = 0n;
-    for (const { trade, opened, closed } of timed) {
-      if (closed <= at) realized += unitsOf(trade.realizedPL, places);
-      else if (opened <= at) {
-        const { instrument, price } = priceAt(trade.instrument, markedAt);
-        unrealized += profit(trade.side, unitsOf(trade.openPrice, instrument.scale), price, BigInt(trade.units), instrument, places);
-        margin += positionMargin(price, BigInt(trade.units), instrument, places);
-      }
-    }
+    for (const { trade, closed } of timed) if (closed <= at) realized += unitsOf(trade.realizedPL, places);
+    const open = timed.filter(({ opened, closed }) => opened <= at && at < closed).map(({ trade }) => trade);
     const balance = sumDecimals([deposit, decimal(realized, places)]);
-    const nav = sumDecimals([balance, decimal(unrealized, places)]);
-    return {
-      time: new Date(at).toISOString(),
-      balance,
-      unrealizedPL: decimal(unrealized, places),
-      nav,
-      marginUsed: decimal(margin, places),
-      marginAvailable: sumDecimals([nav, decimal(-margin, places)]),
-    };
+    return { time: new Date(at).toISOString(), ...brokerFigures(balance, open, places, (trade) => priceAt(trade.instrument, markedAt)) };
+  };
+}
+
+/**
+ * The figures a broker reports of an account holding `balance` in cash and the `open` trades, each marked at the price
+ * `priceOf` gives it: their unrealized P&L, and their margin (a flat 2.5 % of each position's value). The demo data's
+ * history and the demo bot's live snapshots alike.
+ */
+export function brokerFigures(
+  balance: string,
+  open: readonly Trade[],
+  places: number,
+  priceOf: (trade: Trade) => { instrument: Instrument; price: bigint },
+): Omit<Snapshot, 'time'> {
+  let unrealized = 0n;
+  let margin = 0n;
+  for (const trade of open) {
+    const { instrument, price } = priceOf(trade);
+    unrealized += profit(trade.side, unitsOf(trade.openPrice, instrument.scale), price, BigInt(trade.units), instrument, places);
+    margin += (price * BigInt(trade.units) * 10n ** BigInt(places)) / (40n * 10n ** BigInt(instrument.scale) * instrument.perQuote);
+  }
+  const nav = sumDecimals([balance, decimal(unrealized, places)]);
+  return {
+    balance,
+    unrealizedPL: decimal(unrealized, places),
+    nav,
+    marginUsed: decimal(margin, places),
+    marginAvailable: sumDecimals([nav, decimal(-margin, places)]),
   };
 }
 

@@ -21,6 +21,7 @@ import { unitsOf } from '@trading-bot-api/core/performance';
 import type { BotState, Trade } from '@trading-bot-api/core/types';
 import type { Writer } from '@trading-bot-api/writer';
 import {
+  brokerFigures,
   demoRates,
   DEMO_ACCOUNT_IDS,
   DEMO_TERMS,
@@ -29,7 +30,6 @@ import {
   INSTRUMENTS,
   nearNormal,
   placesOf,
-  positionMargin,
   profit,
   random,
   STRATEGIES,
@@ -327,22 +327,9 @@ export class DemoBot {
 
   private async snapshot(account: AccountState, now: Date): Promise<void> {
     const open = [...account.positions.values()].map((position) => position.trade);
-    const unrealizedPL = sumDecimals([formatDecimal(0n, account.places), ...open.map((trade) => trade.unrealizedPL)]);
-    const nav = sumDecimals([account.balance, unrealizedPL]);
-    // The margin the demo data's history shows too (a flat 2.5 % of each position's value), at the current prices.
-    const marginUsed = formatDecimal(
-      open.reduce(
-        (sum, trade) => sum + positionMargin(this.priceOf(trade), BigInt(trade.units), this.instrumentOf(trade), account.places),
-        0n,
-      ),
-      account.places,
-    );
+    const marked = (trade: Trade) => ({ instrument: this.instrumentOf(trade), price: this.priceOf(trade) });
     await this.options.writer.recordBalance(account.id, {
-      balance: account.balance,
-      unrealizedPL,
-      nav,
-      marginUsed,
-      marginAvailable: sumDecimals([nav, marginUsed.startsWith('-') ? marginUsed.slice(1) : `-${marginUsed}`]),
+      ...brokerFigures(account.balance, open, account.places, marked),
       time: now.toISOString(),
     });
     this.counts.snapshots += 1;
