@@ -11,7 +11,7 @@ import './support/quiet-sdk';
 import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { adminClient } from './local-stack/local-db';
 import { takeBackup } from './support/backup';
-import { commandLine, TARGET_OPTIONS, usageFailure } from './support/command-line';
+import { commandLine, runCommand, TARGET_OPTIONS, usageFailure } from './support/command-line';
 import { checkTarget, resolveTarget } from './support/write-target';
 
 const USAGE = 'usage: npm run backup -- --out FILE [--stage NAME] [--endpoint URL]';
@@ -49,7 +49,4 @@ async function main() {
   }
 }
 
-main().catch((error) => {
-  console.error(`backup: ${(error as Error).message}`);
-  process.exit(1);
-});
+runCommand('backup', main);
