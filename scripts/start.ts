@@ -12,7 +12,6 @@ import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { alertsRequested, channelsOf, localAlertValues } from '../api/alerts/settings';
 import { ensureDashboardBuilt } from '../resources/dashboard-build.js';
 import tables from '../resources/tables.js';
-import stages from '../resources/stages.js';
 import { demoDataset } from './demo/dataset';
 import { DemoBot } from './demo/demo-bot';
 import { loadDataset, localWriter } from './support/load-data';
@@ -203,8 +202,7 @@ async function main() {
   const demoBot = demo && process.env.DEMO_BOT !== 'off';
   if (demoBot) {
     const writer = localWriter(db.endpoint, { stage: STAGE });
-    const staleAfterSeconds = Number(process.env.STALE_AFTER_SECONDS || stages.stageSettings(STAGE).staleAfterSeconds);
-    const bot = new DemoBot({ writer, staleAfterSeconds, log: (line) => console.error(line) });
+    const bot = new DemoBot({ writer, log: (line) => console.error(line) });
     await bot.load();
     bot.start();
     cleanups.push(async () => {

@@ -16,10 +16,10 @@
  * Every decision comes from a seeded generator: the same seed makes the same run (times aside).
  */
 import { formatDecimal, sumDecimals } from '@trading-bot-api/core/decimal';
-import { DEFAULT_STALE_AFTER_SECONDS } from '@trading-bot-api/core/status';
 import { unitsOf } from '@trading-bot-api/core/performance';
 import type { BotState, Trade } from '@trading-bot-api/core/types';
 import type { Writer } from '@trading-bot-api/writer';
+import stages from '../../resources/stages.js';
 import {
   brokerFigures,
   demoRates,
@@ -55,7 +55,7 @@ export interface DemoBotOptions {
   openChance?: number;
   /** Seconds between heartbeats. */
   heartbeatSeconds?: number;
-  /** The API's stale threshold: a lapse lasts longer than this. */
+  /** The API's stale threshold: a lapse lasts longer than this; default STALE_AFTER_SECONDS, else the local stage's. */
   staleAfterSeconds?: number;
   /** How long a position is held at most, in seconds (shortest, longest); default 30 to 180. */
   holdSeconds?: [number, number];
@@ -130,11 +130,14 @@ export class DemoBot {
   private ticks = 0;
   private running?: Promise<void>;
   private sequence = 0;
+  private readonly staleAfterSeconds: number;
   /** What the bot did, for reports and tests. */
   readonly counts = { opened: 0, closed: 0, marked: 0, snapshots: 0, heartbeats: 0, errors: 0 };
 
   constructor(private readonly options: DemoBotOptions) {
     this.next = random(options.seed ?? 20261122);
+    this.staleAfterSeconds =
+      options.staleAfterSeconds ?? Number(process.env.STALE_AFTER_SECONDS || stages.stageSettings('local').staleAfterSeconds);
     for (const instrument of INSTRUMENTS) {
       this.prices.set(instrument.name, BigInt(Math.round(instrument.price * 10 ** instrument.scale)));
     }
@@ -200,7 +203,7 @@ export class DemoBot {
       demoRates(now, (instrument) => this.prices.get(instrument.name)!),
     );
     for (const account of this.accounts) {
-      const report = reportFor(account.role, elapsed, this.options.staleAfterSeconds ?? DEFAULT_STALE_AFTER_SECONDS);
+      const report = reportFor(account.role, elapsed, this.staleAfterSeconds);
       if (account.role === 'stopped') continue;
       // Positions close by their stop, their target, or their time; every account does that, paused or not.
       for (const position of [...account.positions.values()]) {
@@ -216,7 +219,7 @@ export class DemoBot {
     if (elapsed - this.lastHeartbeat >= (this.options.heartbeatSeconds ?? 5)) {
       this.lastHeartbeat = elapsed;
       for (const account of this.accounts) {
-        const report = reportFor(account.role, elapsed, this.options.staleAfterSeconds ?? DEFAULT_STALE_AFTER_SECONDS);
+        const report = reportFor(account.role, elapsed, this.staleAfterSeconds);
         if (!report) continue;
         await writer.heartbeat(account.id, { ...report, strategy: account.strategy, time: now.toISOString() });
         this.counts.heartbeats += 1;
