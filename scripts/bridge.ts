@@ -64,16 +64,6 @@ const USAGE = [
 
 const fail: (message: string) => never = (message) => usageFailure('bridge', USAGE, message);
 
-interface BotConfig {
-  url: string;
-  username: string;
-  password: string;
-  account: string;
-  intervalSeconds: number;
-  stallSeconds?: number;
-  name?: string;
-}
-
 const DEFAULT_INTERVAL = 10;
 
 /** Where secrets come from: a file's text (its last newline dropped), an environment variable. */
@@ -105,7 +95,7 @@ function positive(value: unknown, what: string): number {
 }
 
 /** A bot of the config file or the command line; `name` says how its fields are written there. */
-function botOf(bot: Record<string, unknown>, password: string, name: (field: 'interval' | 'stallSeconds' | 'name') => string): BotConfig {
+function botOf(bot: Record<string, unknown>, password: string, name: (field: 'interval' | 'stallSeconds' | 'name') => string) {
   return {
     url: bot.url as string,
     username: bot.username as string,
@@ -126,7 +116,7 @@ function readConfig<T>(file: string): T {
   }
 }
 
-function botsOfConfig(file: string): { bots: BotConfig[]; stage?: string; endpoint?: string } {
+function botsOfConfig(file: string) {
   const parsed = readConfig<{ stage?: string; endpoint?: string; bots?: Record<string, unknown>[] }>(file);
   if (!Array.isArray(parsed?.bots) || !parsed.bots.length) fail(`${file}: "bots" must be a list of bots`);
   const accounts = new Set<string>();

@@ -18,21 +18,7 @@ export interface Dataset {
   accounts: { account: Account; bot: BotReport; balance: Balance; history: Snapshot[] }[];
   trades: Trade[];
   /** The first account's broker account as an exchange feed keeps it (DatasetOptions.mirror), reconciled with it. */
-  mirror?: Mirror;
-}
-
-/**
- * A broker account mirrored as an exchange feed keeps one: its profile and balance, its fills, and the bot's account
- * it is reconciled with. Loaded retired (load-data.ts): the bot's account holds the same money, which the fleet's
- * totals would otherwise count twice.
- */
-interface Mirror {
-  account: Account;
-  balance: Balance;
-  fills: ExchangeFill[];
-  reconcileWith: string;
-  /** The prices its feed read (DatasetOptions.rates), oldest first: none unless asked for. */
-  rates: RatesEntry[];
+  mirror?: ReturnType<typeof mirrorOf>;
 }
 
 export interface DatasetOptions {
@@ -235,7 +221,7 @@ export function generateDataset(options: DatasetOptions): Dataset {
   const idOf = options.accountId ?? ((i: number) => `acc-${String(i + 1).padStart(4, '0')}`);
   const accounts: Dataset['accounts'] = [];
   const trades: Trade[] = [];
-  let mirror: Mirror | undefined;
+  let mirror: Dataset['mirror'];
 
   options.tradeCounts.forEach((tradeCount, a) => {
     const accountId = idOf(a);
@@ -359,10 +345,13 @@ export function generateDataset(options: DatasetOptions): Dataset {
 export const MIRRORED_TRADES = 40;
 
 /**
- * The first account's broker account (DatasetOptions.mirror): names its newest trades' orders in `trades` (in place)
- * and returns their fills, less one close and with one manual order; its balance is the bot's, so they agree.
+ * The first account's broker account (DatasetOptions.mirror), as an exchange feed keeps one: its profile and balance,
+ * its fills, the bot's account it is reconciled with, and the prices its feed read (DatasetOptions.rates, oldest
+ * first: none unless asked for). Names the bot's newest trades' orders in `trades` (in place) and returns their fills,
+ * less one close and with one manual order; its balance is the bot's, so they agree. Loaded retired (load-data.ts):
+ * the bot's account holds the same money, which the fleet's totals would otherwise count twice.
  */
-function mirrorOf(bot: Dataset['accounts'][number], accountTrades: Trade[], trades: Trade[]): Mirror {
+function mirrorOf(bot: Dataset['accounts'][number], accountTrades: Trade[], trades: Trade[]) {
   const { account, balance } = bot;
   const id = `${account.id}-broker`;
   const fills: ExchangeFill[] = [];
@@ -394,7 +383,7 @@ function mirrorOf(bot: Dataset['accounts'][number], accountTrades: Trade[], trad
     balance: { ...balance, accountId: id, realizedPL: '0', openTradeCount: 0 },
     fills,
     reconcileWith: account.id,
-    rates: [],
+    rates: [] as RatesEntry[],
   };
 }
 

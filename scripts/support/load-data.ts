@@ -14,10 +14,18 @@ import { checkTarget, resolveTarget } from './write-target';
 /** Trades per recordTrades call: the writer groups them into transactions of up to 100 items. */
 const CHUNK = 500;
 
-/** Writes `dataset`; accounts go several at a time (each account's writes are in order). */
-export async function loadDataset(writer: Writer, dataset: Dataset): Promise<void> {
+/**
+ * Writes `dataset`; accounts go several at a time (each account's writes are in order). `onProgress` hears the
+ * number of trades written so far.
+ */
+export async function loadDataset(
+  writer: Writer,
+  dataset: Dataset,
+  onProgress: (trades: number, total: number) => void = () => {},
+): Promise<void> {
   const byAccount = new Map<string, Dataset['trades']>();
   for (const trade of dataset.trades) byAccount.set(trade.accountId, [...(byAccount.get(trade.accountId) ?? []), trade]);
+  let written = 0;
   await pMap(
     dataset.accounts,
     async ({ account, bot, balance, history }) => {
@@ -27,6 +35,8 @@ export async function loadDataset(writer: Writer, dataset: Dataset): Promise<voi
         const results = await writer.recordTrades(account.id, trades.slice(start, start + CHUNK));
         const failed = results.find((result) => 'error' in result);
         if (failed && 'error' in failed) throw new Error(`loading ${account.id}: trade ${failed.id}: ${failed.error.message}`);
+        written += results.length;
+        onProgress(written, dataset.trades.length);
       }
       // The history and then the last snapshot, as the bot recorded them one by one; in a few transactions.
       await writer.recordBalances(account.id, [...history, { ...balance, time: balance.updatedAt }]);
