@@ -30,7 +30,7 @@ async function main() {
       USAGE,
       `stage ${target.stage} is in AWS: back it up with DynamoDB's point-in-time recovery (docs/operations.md)`,
     );
-  await checkTarget(target, { reading: true });
+  await checkTarget(target, true);
   const partial = `${values.out}.partial`;
   const file = openSync(partial, 'w', 0o600);
   const client = adminClient(target.endpoint);
