@@ -2,7 +2,7 @@
  * `npm test` checks what the machine must have before anything else runs, and stops with one line naming what is
  * missing and how to install it: Java for DynamoDB Local, Chromium for the dashboard's tests.
  */
-import { checkChromium } from './support/browser';
+import { checkChromium } from '../test/kit/chromium';
 import { checkJava, PrerequisiteError } from './local-stack/dynamodb-local';
 
 try {
