@@ -148,7 +148,7 @@ const CURRENCIES = ['USD', 'EUR', 'GBP', 'USD', 'EUR'];
 export const DEMO_TERMS = { market: 'margin', leverage: '30', fees: [] } as const;
 
 /** A demo trade: on DEMO_TERMS, with no fee, funding, liquidation price, order ids or close reason. */
-export function demoTrade(
+function demoTrade(
   trade: Omit<Trade, 'closeReason' | 'market' | 'leverage' | 'fees' | 'feeTotal' | 'fundingFees' | 'liquidationPrice' | 'orderIds'>,
 ): Trade {
   const none = { closeReason: null, fundingFees: null, liquidationPrice: null, orderIds: null };
@@ -417,11 +417,11 @@ function brokerSnapshots(
  * `priceOf` gives it: their unrealized P&L, and their margin (a flat 2.5 % of each position's value). The demo data's
  * history and the demo bot's live snapshots alike.
  */
-export function brokerFigures(
+export function brokerFigures<T extends Pick<Trade, 'side' | 'openPrice' | 'units'>>(
   balance: string,
-  open: readonly Trade[],
+  open: readonly T[],
   places: number,
-  priceOf: (trade: Trade) => { instrument: Instrument; price: bigint },
+  priceOf: (trade: T) => { instrument: Instrument; price: bigint },
 ): Omit<Snapshot, 'time'> {
   let unrealized = 0n;
   let margin = 0n;

@@ -25,7 +25,6 @@ import {
   demoRates,
   DEMO_ACCOUNT_IDS,
   DEMO_TERMS,
-  demoTrade,
   type Instrument,
   INSTRUMENTS,
   nearNormal,
@@ -99,8 +98,14 @@ export function nextPrice(instrument: Instrument, price: bigint, tickSeconds: nu
   return price + BigInt(Math.round(Number(price) * (nearNormal(next) * sigma + pull)));
 }
 
+/** What the bot reads of a trade it holds (one it opened, or an open trade of the account it took over). */
+type Held = Pick<
+  Trade,
+  'id' | 'accountId' | 'instrument' | 'side' | 'units' | 'openPrice' | 'openTime' | 'stopLoss' | 'takeProfit' | 'unrealizedPL'
+>;
+
 interface Position {
-  trade: Trade;
+  trade: Held;
   openedAt: number;
   /** Seconds after which the bot closes it whatever the price. */
   holdSeconds: number;
@@ -247,11 +252,11 @@ export class DemoBot {
     }
   }
 
-  private instrumentOf(trade: Trade) {
+  private instrumentOf(trade: Held) {
     return INSTRUMENTS.find((instrument) => instrument.name === trade.instrument) ?? INSTRUMENTS[0];
   }
 
-  private priceOf(trade: Trade): bigint {
+  private priceOf(trade: Held): bigint {
     return this.prices.get(trade.instrument) ?? BigInt(Math.round(Number(trade.openPrice) * 10 ** this.instrumentOf(trade).scale));
   }
 
@@ -269,7 +274,7 @@ export class DemoBot {
     return held > position.holdSeconds * 1000 ? price : undefined;
   }
 
-  private plOf(trade: Trade, price: bigint, places: number): string {
+  private plOf(trade: Held, price: bigint, places: number): string {
     const instrument = this.instrumentOf(trade);
     const entry = unitsOf(trade.openPrice, instrument.scale);
     return formatDecimal(profit(trade.side, entry, price, BigInt(trade.units), instrument, places), places);
@@ -292,16 +297,7 @@ export class DemoBot {
       takeProfit: formatDecimal(side === 'buy' ? price + 2n * risk : price - 2n * risk, instrument.scale),
     } as const;
     await this.options.writer.openTrade(account.id, { ...trade, ...DEMO_TERMS, fees: [] });
-    const stored = demoTrade({
-      ...trade,
-      accountId: account.id,
-      status: 'open',
-      closePrice: null,
-      closeTime: null,
-      realizedPL: '0',
-      unrealizedPL: '0',
-      currency: null,
-    });
+    const stored = { ...trade, accountId: account.id, unrealizedPL: '0' };
     account.positions.set(trade.id, { trade: stored, openedAt: now.getTime(), holdSeconds: this.holdSeconds() });
     this.counts.opened += 1;
     if (this.options.verbose)
@@ -330,7 +326,7 @@ export class DemoBot {
 
   private async snapshot(account: AccountState, now: Date): Promise<void> {
     const open = [...account.positions.values()].map((position) => position.trade);
-    const marked = (trade: Trade) => ({ instrument: this.instrumentOf(trade), price: this.priceOf(trade) });
+    const marked = (trade: Held) => ({ instrument: this.instrumentOf(trade), price: this.priceOf(trade) });
     await this.options.writer.recordBalance(account.id, {
       ...brokerFigures(account.balance, open, account.places, marked),
       time: now.toISOString(),
