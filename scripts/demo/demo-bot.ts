@@ -58,7 +58,6 @@ export interface DemoBotOptions {
   staleAfterSeconds?: number;
   /** How long a position is held at most, in seconds (shortest, longest); default 30 to 180. */
   holdSeconds?: [number, number];
-  now?: () => Date;
   /** Errors, and with `verbose` every open and close. */
   log?: (line: string) => void;
   verbose?: boolean;
@@ -132,7 +131,6 @@ export class DemoBot {
   private timer?: NodeJS.Timeout;
   private started = 0;
   private lastHeartbeat = -Infinity;
-  private ticks = 0;
   private running?: Promise<void>;
   private sequence = 0;
   private readonly staleAfterSeconds: number;
@@ -146,10 +144,6 @@ export class DemoBot {
     for (const instrument of INSTRUMENTS) {
       this.prices.set(instrument.name, BigInt(Math.round(instrument.price * 10 ** instrument.scale)));
     }
-  }
-
-  private now(): Date {
-    return this.options.now?.() ?? new Date();
   }
 
   /** Reads the demo accounts' balances and open trades, so a bot started again carries on from where it was. */
@@ -197,9 +191,8 @@ export class DemoBot {
 
   /** One step of the simulation. */
   async tick(): Promise<void> {
-    this.ticks += 1;
     const { writer } = this.options;
-    const now = this.now();
+    const now = new Date();
     const elapsed = (Date.now() - this.started) / 1000;
     this.walkPrices();
     // The prices before the balances, as a feed writes them: a fleet answer whose balances moved reads them.
