@@ -27,20 +27,6 @@ const STAGE = 'local';
 const ROOT = join(__dirname, '..');
 const DATA_DIR = join(ROOT, '.data');
 
-function fail(message: string): never {
-  console.error(`npm start: ${message}`);
-  process.exit(1);
-}
-
-/** What `make` returns; what it throws (a setting or a build gone wrong) ends npm start with its message. */
-function orFail<T>(make: () => T): T {
-  try {
-    return make();
-  } catch (error) {
-    fail((error as Error).message);
-  }
-}
-
 /** A cursor secret that survives restarts (so cursors stay valid) but never leaves the git-ignored data folder. */
 function localCursorSecret(inMemory: boolean): string {
   if (inMemory) return randomBytes(32).toString('hex');
@@ -119,16 +105,18 @@ async function main() {
   // The demo's fleet in one reporting currency, valued at its broker feed's prices (docs/operations.md); an operator's
   // own fleet (DEMO=off) has one only when REPORTING_CURRENCY names it.
   if (demo && !process.env.REPORTING_CURRENCY) process.env.REPORTING_CURRENCY = 'USD';
-  const exposure = orFail(() => exposureOf(process.env));
+  const exposure = exposureOf(process.env);
   const ports = { PORT: portFromEnv('PORT'), DB_PORT: portFromEnv('DB_PORT'), LAMBDA_PORT: portFromEnv('LAMBDA_PORT') };
   for (const [name, value] of Object.entries(ports)) {
     if (!(await portIsFree(value))) {
-      fail(`port ${value} is already in use (is another "npm start" running?). Stop it, or choose another port: ${name}=<port> npm start`);
+      throw new Error(
+        `port ${value} is already in use (is another "npm start" running?). Stop it, or choose another port: ${name}=<port> npm start`,
+      );
     }
   }
 
   // The page served at / (dashboard/): rebuilt when its sources changed since the last build.
-  orFail(() => ensureDashboardBuilt({ log: (line) => console.log(line) }));
+  ensureDashboardBuilt({ log: (line) => console.log(line) });
 
   const dataDir = inMemory ? undefined : join(DATA_DIR, 'dynamodb');
   if (dataDir) mkdirSync(dataDir, { recursive: true });
@@ -164,12 +152,12 @@ async function main() {
   // DASHBOARD_URL (the dashboard's public address: a phone cannot open localhost), none when it is unset.
   let alertChannels: ReturnType<typeof channelsOf> | undefined;
   if (alertsRequested(process.env)) {
-    alertChannels = orFail(() => channelsOf(localAlertValues(process.env)));
+    alertChannels = channelsOf(localAlertValues(process.env));
     for (const problem of alertChannels.problems) console.error(problem);
   }
   const probeSeconds = process.env.PROBE === 'off' ? 0 : Number(process.env.PROBE_SECONDS || 60);
   if (!Number.isInteger(probeSeconds) || probeSeconds < 0)
-    fail(`PROBE_SECONDS must be a whole number of seconds, got "${process.env.PROBE_SECONDS}"`);
+    throw new Error(`PROBE_SECONDS must be a whole number of seconds, got "${process.env.PROBE_SECONDS}"`);
   const api = await startLocalApi({
     stage: STAGE,
     dbEndpoint: db.endpoint,
