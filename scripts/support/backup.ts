@@ -123,7 +123,7 @@ export async function takeBackup(client: DynamoDBClient, stage: string, write: (
     (id) => settled(`account ${id}`, () => Promise.all(ACCOUNT_TABLES.map((table) => queryAll(client, names[table], id)))),
     { concurrency: 4 },
   );
-  for (const copy of copies) ACCOUNT_TABLES.forEach((table, index) => emit(table, copy[index]));
+  for (const copy of copies) for (const [index, table] of ACCOUNT_TABLES.entries()) emit(table, copy[index]);
   for (const table of STAGE_TABLES) emit(table, await settled(`table ${names[table]}`, () => scanAllItems(client, names[table])));
   const footer: Footer = { end: true, accounts: ids.length, items: counts };
   write(JSON.stringify(footer));
