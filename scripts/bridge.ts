@@ -288,12 +288,8 @@ function hummingbotOptions(values: Record<string, string | boolean | string[] | 
   if (!csv && text('account')) fail('--account is for --csv; map MQTT instances to accounts in the config ("instances")');
   if (!csv && values.once) fail('--once is for --csv: MQTT messages keep coming');
   if (mqtt) {
-    let url: URL;
-    try {
-      url = new URL(mqtt);
-    } catch {
-      fail(`--mqtt ${JSON.stringify(mqtt)} is not a URL such as mqtt://127.0.0.1:1883`);
-    }
+    if (!URL.canParse(mqtt)) fail(`--mqtt ${JSON.stringify(mqtt)} is not a URL such as mqtt://127.0.0.1:1883`);
+    const url = new URL(mqtt);
     if (!['mqtt:', 'mqtts:', 'ws:', 'wss:', 'tcp:'].includes(url.protocol))
       fail(`--mqtt must be an mqtt://, mqtts://, ws:// or wss:// URL`);
     if (url.password) fail('no password in the URL: set HUMMINGBOT_MQTT_PASSWORD, or give --password-file FILE');
