@@ -8,12 +8,11 @@ import './support/quiet-sdk';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { alertsRequested, channelsOf, localAlertValues } from '../api/alerts/settings';
 import { ensureDashboardBuilt } from '../resources/dashboard-build.js';
-import tables from '../resources/tables.js';
 import { demoDataset } from './demo/dataset';
 import { DemoBot } from './demo/demo-bot';
+import { stageIsEmpty } from './support/backup';
 import { loadDataset, localWriter } from './support/load-data';
 import { startDynamoDbLocal } from './local-stack/dynamodb-local';
 import { adminClient, ensureTables, LOCAL_PORTS, localFunctionEnv, portFromEnv } from './local-stack/local-db';
@@ -131,8 +130,7 @@ async function main() {
   Object.assign(process.env, localFunctionEnv(STAGE, db.endpoint, cursorSecret));
   const client = adminClient(db.endpoint);
   await ensureTables(client, STAGE);
-  const existing = await client.send(new ScanCommand({ TableName: tables.tableName(STAGE, 'accounts'), Limit: 1 }));
-  if (!existing.Count && demo) {
+  if (demo && (await stageIsEmpty(client, STAGE))) {
     const dataset = demoDataset(new Date());
     const writer = localWriter(db.endpoint, { stage: STAGE });
     await loadDataset(writer, dataset);

@@ -167,7 +167,7 @@ export async function readBackup(file: string): Promise<{ header: Header; footer
   return { header, footer, items };
 }
 
-/** Whether `stage` holds no account (the only state a backup is restored into). */
+/** Whether `stage` holds no account: the only state a backup is restored into, and the one npm start loads its demo into. */
 export async function stageIsEmpty(client: DynamoDBClient, stage: string): Promise<boolean> {
   const page = await client.send(new ScanCommand({ TableName: tables.tableName(stage, 'accounts'), Limit: 1, ConsistentRead: true }));
   return !page.Count;
