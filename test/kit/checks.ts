@@ -8,9 +8,9 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import '../test/kit/prerequisites';
+import './prerequisites';
 
-const ROOT = join(__dirname, '..');
+const ROOT = join(__dirname, '..', '..');
 
 /** The checks: package.json's scripts of those names, each also run alone by `npm run <name>`. */
 const CHECKS = ['lint', 'lint:docs', 'lint:imports', 'lint:dead', 'typecheck', 'typecheck:dashboard', 'lint:openapi'];
