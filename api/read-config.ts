@@ -8,13 +8,13 @@ const LOG_LEVELS: readonly LogLevel[] = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
 
 type Env = Record<string, string | undefined>;
 
-function required(env: Env, name: string): string {
+export function required(env: Env, name: string): string {
   const value = env[name];
   if (!value) throw new Error(`configuration: environment variable ${name} is required`);
   return value;
 }
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+export function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
