@@ -33,11 +33,6 @@ export interface PerformanceRequest extends TimeWindow {
 const DEFAULT_DAYS = 90;
 const MAX_DAYS = 366;
 
-/** The periods of the window's days: whole months, blocks and edge days (rollups.ts's windowPeriods). */
-function periodsOfWindow(window: SeriesWindow): PeriodKey[] {
-  return windowPeriods(window.starts[0], window.starts[window.starts.length - 1]);
-}
-
 /** The figures of `periods` in `where`, of one instrument when asked. */
 async function readWindow(where: PeriodPartition, periods: readonly PeriodKey[], instrument: string | undefined): Promise<ReadPeriod[]> {
   const read = await readPeriods(store, where, periods);
@@ -79,7 +74,7 @@ export async function readAccountPerformance(
 ): Promise<AccountPerformance> {
   const window = seriesWindow('day', request, now, DEFAULT_DAYS, MAX_DAYS);
   requireVisibleAccount(principal, accountId);
-  const periods = periodsOfWindow(window);
+  const periods = windowPeriods(window.starts[0], window.starts[window.starts.length - 1]);
   const [account, read, balances] = await Promise.all([
     getAccountItem(store, accountId),
     readWindow(accountPeriods(store, accountId), periods, request.instrument),
@@ -100,7 +95,7 @@ export async function readAccountPerformance(
  */
 export async function readAllPerformance(request: PerformanceRequest, principal: Principal, now: Date): Promise<AllPerformance> {
   const window = seriesWindow('day', request, now, DEFAULT_DAYS, MAX_DAYS);
-  const periods = periodsOfWindow(window);
+  const periods = windowPeriods(window.starts[0], window.starts[window.starts.length - 1]);
   const byCurrency = await accountsByCurrency(principal);
   const summed = principal.accounts === '*';
   const ids = [...byCurrency.values()].flat();
