@@ -1,16 +1,14 @@
 import pMap from 'p-map';
 import { compareIds } from '@trading-bot-api/core/ids';
 import { sumDecimals } from '@trading-bot-api/core/decimal';
-import { accountNotFound } from '../errors';
 import { mergePeriods, type PeriodKey, periodsPerformance, type ReadPeriod, windowPeriods } from '@trading-bot-api/core/rollups';
-import { getAccountItem } from '@trading-bot-api/core/store/accounts-table';
 import { fleetPeriods } from '@trading-bot-api/core/store/fleet-table';
 import { accountsByCurrency } from './currencies';
 import { accountPeriods, type PeriodPartition, readPeriods, readStartBalances } from '@trading-bot-api/core/store/ledger-table';
 import { type TimeWindow, timestamp } from '@trading-bot-api/core/time';
 import type { AccountPerformance, AllPerformance, CurrencyPerformance } from '@trading-bot-api/core/types';
 import type { Principal } from '../access';
-import { CONCURRENT_READS } from './series';
+import { CONCURRENT_READS, visibleAccount } from './series';
 import { store } from '../database';
 import { requireVisibleAccount } from './visible';
 import { type SeriesWindow, seriesWindow } from './window';
@@ -76,11 +74,10 @@ export async function readAccountPerformance(
   requireVisibleAccount(principal, accountId);
   const periods = windowPeriods(window.starts[0], window.starts[window.starts.length - 1]);
   const [account, read, balances] = await Promise.all([
-    getAccountItem(store, accountId),
+    visibleAccount(accountId),
     readWindow(accountPeriods(store, accountId), periods, request.instrument),
     startBalance([accountId], window),
   ]);
-  if (!account) throw accountNotFound(accountId);
   return {
     accountId,
     from: timestamp(window.from),
