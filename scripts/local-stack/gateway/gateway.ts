@@ -31,11 +31,11 @@ import contract from '../../../resources/http-contract.js';
 import stages from '../../../resources/stages.js';
 import { corsHeaders, originAllowed } from '../../../api/http/cors';
 import { authorizerDecision, authorizerEvent, type Decision, identityPresent } from '../gateway-rules';
-import { requestOverSocket, type Offline, type SocketResponse } from '../offline';
+import { invokeFunction, requestOverSocket, type Offline } from '../offline';
 import { functionName, type HttpRoute, serviceDefinition } from '../service-definition';
 import { Gate } from './gate';
 import { compressed } from './gzip';
-import { type Answer, firstHeader, fromProblem, type Headers, isAllowedHost, listen, localProblem, misdirected, send } from './http-server';
+import { type Answer, firstHeader, type Headers, isAllowedHost, keptHeaders, listen, localProblem, misdirected, send } from './http-server';
 import { startLambdaDoor } from './lambda-door';
 import { API_GATEWAY_HEADER_LIMIT, refuseMalformed } from './refusals';
 import { matchRoute, routePath } from './routes';
@@ -49,24 +49,21 @@ export interface LocalGatewayOptions {
   offline: Pick<Offline, 'httpSocket' | 'lambdaSocket'>;
   /** Run the API-key authorizer in front of the routes that declare it, as deployed stages do. */
   auth: boolean;
-  /** The stage's CORS allow-list (CORS_ALLOWED_ORIGINS). */
-  corsAllowedOrigins: string[];
   /** Where the API port listens (LISTEN): 127.0.0.1 unless the operator opts in (docs/operations.md). */
   listenAddress?: string;
   /** Host names answered beside the loopback ones (ALLOWED_HOSTS): those a TLS reverse proxy forwards. */
   allowedHosts?: string[];
-  /** Requests in flight to the functions at once, and waiting beyond those; more are answered 429. */
-  maxInFlight?: number;
-  maxQueued?: number;
 }
 
 export interface LocalGateway {
   url: string;
   lambdaUrl: string;
-  port: number;
-  lambdaPort: number;
   close(): Promise<void>;
 }
+
+/** Requests in flight to the functions at once, and waiting beyond those; more are answered 429. */
+const MAX_IN_FLIGHT = 8;
+const MAX_QUEUED = 1000;
 
 /** serverless offline's own channel for a faked authorizer context: only this gateway may set it. */
 const AUTHORIZER_OVERRIDE = 'sls-offline-authorizer-override';
@@ -103,17 +100,17 @@ function validPercentEncoding(path: string): boolean {
 /** Starts the gateway on PORT and the Lambda Invoke API on LAMBDA_PORT, both on 127.0.0.1. */
 export async function startLocalGateway(options: LocalGatewayOptions): Promise<LocalGateway> {
   const definition = serviceDefinition();
-  const settings = stages.stageSettings(options.stage, { ...process.env, CORS_ALLOWED_ORIGINS: options.corsAllowedOrigins.join(',') });
-  const gate = new Gate(options.maxInFlight ?? 8, options.maxQueued ?? 1000);
+  // The stage's settings, CORS_ALLOWED_ORIGINS among them, as the functions behind it run with (../local-api.ts).
+  const settings = stages.stageSettings(options.stage);
+  const allowList = settings.corsOrigins;
+  const gate = new Gate(MAX_IN_FLIGHT, MAX_QUEUED);
   // Functions a route serves or guards are reached only through this gateway.
   const httpFunctions = new Set(definition.routes.flatMap((route) => [route.functionKey, ...(route.authorizer ? [route.authorizer] : [])]));
   const invokable = new Set(definition.functions.filter((key) => !httpFunctions.has(key)).map((key) => functionName(options.stage, key)));
 
   // Exactly the stage's gateway response, static headers included (it cannot echo an origin when deployed either).
-  const gatewayAnswer = (type: string, requestId: string, resourcePath: string): Answer => {
-    const rendered = gatewayResponses.render(type, { requestId, resourcePath }, settings);
-    return { status: rendered.statusCode, headers: rendered.headers, body: rendered.body };
-  };
+  const gatewayAnswer = (type: string, requestId: string, resourcePath: string): Answer =>
+    gatewayResponses.render(type, { requestId, resourcePath }, settings);
   // This gateway's own refusals (a foreign Host, a malformed request) carry the CORS headers of the stage's.
   const refusalHeaders: Headers = gatewayResponses.staticCorsHeaders(settings);
   const refusal = (answer: Answer): Answer => ({ ...answer, headers: { ...answer.headers, ...refusalHeaders } });
@@ -121,7 +118,6 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
   const preflight = (origin: string | undefined, methods: string[]): Answer => {
     // As the deployed preflight (resources/stage-options.js): the request's origin when the allow-list has it (`*`
     // when it allows every origin), otherwise none; the security headers of every answer.
-    const allowList = options.corsAllowedOrigins;
     const every = allowList.includes('*');
     const allowOrigin = every ? '*' : origin !== undefined && originAllowed(origin, allowList) ? origin : undefined;
     const headers: Headers = {
@@ -133,7 +129,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       'Access-Control-Allow-Methods': [...methods, 'OPTIONS'].join(','),
     };
     if (definition.cors.maxAge) headers['Access-Control-Max-Age'] = String(definition.cors.maxAge);
-    return { status: 200, headers, body: '' };
+    return { statusCode: 200, headers, body: '' };
   };
 
   async function authorize(
@@ -157,22 +153,11 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       pathParameters: params,
       requestId,
     });
-    let answer: SocketResponse;
-    try {
-      answer = await requestOverSocket(options.offline.lambdaSocket, {
-        method: 'POST',
-        path: `/2015-03-31/functions/${functionName(options.stage, route.authorizer!)}/invocations`,
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(event),
-      });
-    } catch (error) {
-      return authorizerDecision({ failed: true, error }, event.methodArn);
-    }
-    const result: unknown = JSON.parse(answer.body.toString() || 'null');
-    // Lambda answers a failed invocation with 200 and this header, its error in the body; "Unauthorized" passed to the
-    // callback arrives as the bare string.
-    const failed = answer.headers['x-amz-function-error'] !== undefined || answer.status !== 200;
-    return authorizerDecision(failed ? { failed, error: result } : { failed, result }, event.methodArn);
+    const outcome = await invokeFunction(options.offline, options.stage, route.authorizer!, event).then(
+      ({ failed, result }) => (failed ? { failed, error: result } : { failed, result }),
+      (error: unknown) => ({ failed: true as const, error }),
+    );
+    return authorizerDecision(outcome, event.methodArn);
   }
 
   async function forward(
@@ -185,29 +170,20 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     const headers: Record<string, string | string[] | undefined> = { ...req.headers };
     delete headers[AUTHORIZER_OVERRIDE];
     if (authorizer) headers[AUTHORIZER_OVERRIDE] = JSON.stringify(authorizer);
-    let answer: SocketResponse;
-    try {
-      answer = await requestOverSocket(options.offline.httpSocket, {
-        method: req.method ?? 'GET',
-        path,
-        headers,
-      });
-    } catch {
-      return gatewayAnswer('INTEGRATION_FAILURE', requestId, route.path);
-    }
-    const fromFunction = answer.headers['x-request-id'] !== undefined;
-    if (answer.status >= 500 && !fromFunction) {
+    const answer = await requestOverSocket(options.offline.httpSocket, { method: req.method ?? 'GET', path, headers }).catch(
+      () => undefined,
+    );
+    if (!answer) return gatewayAnswer('INTEGRATION_FAILURE', requestId, route.path);
+    if (answer.status >= 500 && answer.headers['x-request-id'] === undefined) {
       // serverless offline's own failure (a crash, a timeout): API Gateway answers these with its 5xx responses.
       return gatewayAnswer(answer.status === 504 ? 'INTEGRATION_TIMEOUT' : 'DEFAULT_5XX', requestId, route.path);
     }
-    const kept: Headers = {};
-    for (const [name, value] of Object.entries(answer.headers)) {
-      if (value === undefined || NOT_FROM_FUNCTION.test(name)) continue;
-      kept[name] = Array.isArray(value) ? value.join(', ') : value;
-    }
     return {
-      status: answer.status,
-      headers: { ...kept, ...corsHeaders(firstHeader(req.headers.origin), options.corsAllowedOrigins) },
+      statusCode: answer.status,
+      headers: {
+        ...keptHeaders(answer.headers, NOT_FROM_FUNCTION),
+        ...corsHeaders(firstHeader(req.headers.origin), allowList),
+      },
       body: answer.body,
     };
   }
@@ -219,14 +195,12 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     const target = requestTarget(req.url);
     if (!validPercentEncoding(target.path)) {
       return refusal(
-        fromProblem(
-          localProblem({
-            code: 'INVALID_PARAMETER',
-            title: 'Bad request',
-            detail: 'The path has a "%" that does not start a valid UTF-8 percent-encoding (write a "%" itself as %25).',
-            requestId,
-          }),
-        ),
+        localProblem({
+          code: 'INVALID_PARAMETER',
+          title: 'Bad request',
+          detail: 'The path has a "%" that does not start a valid UTF-8 percent-encoding (write a "%" itself as %25).',
+          requestId,
+        }),
       );
     }
     const method = (req.method ?? 'GET').toUpperCase();
@@ -273,8 +247,6 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
   return {
     url: `http://127.0.0.1:${api.port}`,
     lambdaUrl: `http://127.0.0.1:${lambda.port}`,
-    port: api.port,
-    lambdaPort: lambda.port,
     close: async () => {
       await Promise.all([api.close(), lambda.close()]);
     },
