@@ -38,7 +38,7 @@ import { compressed } from './gzip';
 import { type Answer, firstHeader, type Headers, isAllowedHost, keptHeaders, listen, localProblem, misdirected, send } from './http-server';
 import { startLambdaDoor } from './lambda-door';
 import { API_GATEWAY_HEADER_LIMIT, refuseMalformed } from './refusals';
-import { matchRoute, routePath } from './routes';
+import { matchRoute, percentDecoded, routePath } from './routes';
 
 export interface LocalGatewayOptions {
   stage: string;
@@ -85,16 +85,6 @@ function requestTarget(url: string | undefined): Target {
   const text = (url ?? '/').replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/, '') || '/';
   const query = text.indexOf('?');
   return query < 0 ? { path: text, search: '' } : { path: text.slice(0, query), search: text.slice(query) };
-}
-
-/** Whether every `%` of `path` starts a percent-encoding that decodes (as UTF-8). */
-function validPercentEncoding(path: string): boolean {
-  try {
-    decodeURIComponent(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Starts the gateway on PORT and the Lambda Invoke API on LAMBDA_PORT, both on 127.0.0.1. */
@@ -193,7 +183,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     const origin = firstHeader(req.headers.origin);
     if (!isAllowedHost(req.headers.host, options.allowedHosts)) return refusal(misdirected(requestId));
     const target = requestTarget(req.url);
-    if (!validPercentEncoding(target.path)) {
+    if (percentDecoded(target.path) === undefined) {
       return refusal(
         localProblem({
           code: 'INVALID_PARAMETER',

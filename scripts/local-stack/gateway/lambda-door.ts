@@ -18,7 +18,7 @@ import {
   readBody,
   send,
 } from './http-server';
-import { safeDecode } from './routes';
+import { percentDecoded } from './routes';
 
 /** Lambda's own limit for a synchronous invocation's payload. */
 const MAX_PAYLOAD_BYTES = 6 * 2 ** 20;
@@ -50,7 +50,7 @@ async function handleLambda(options: LambdaDoorOptions, req: IncomingMessage, bo
   const match = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(new URL(req.url ?? '/', 'http://localhost').pathname);
   if (!match || req.method !== 'POST')
     return lambdaError(404, 'ResourceNotFoundException', 'Only Invoke (POST /2015-03-31/functions/{name}/invocations) is served.');
-  const name = safeDecode(match[1]);
+  const name = percentDecoded(match[1]) ?? match[1];
   if (!options.invokable.has(name)) {
     return lambdaError(
       403,
