@@ -4,7 +4,7 @@
  * gateway (gateway/gateway.ts) is the one door to it, so nothing it answers reaches a web page or another machine
  * unchecked. Used by `npm start`, the end-to-end tests and the benchmark.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { type Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -88,27 +88,8 @@ export async function invokeFunction(
  * empty `.esbuild` when they start, which would take the bundles from under a running `npm start`.
  */
 const WORK_FOLDERS = '.esbuild-offline';
-
-/**
- * Removes the esbuild work folders of instances whose process is gone (ended by SIGKILL, with no chance to clean up).
- */
-function removeAbandonedWorkFolders(): void {
-  let names: string[];
-  try {
-    names = readdirSync(join(ROOT, WORK_FOLDERS));
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const pid = Number(/^offline-(\d+)-/.exec(name)?.[1]);
-    if (!pid || pid === process.pid) continue;
-    try {
-      process.kill(pid, 0);
-    } catch {
-      rmSync(join(ROOT, WORK_FOLDERS, name), { recursive: true, force: true });
-    }
-  }
-}
+// An instance's work folder is removed by its supervisor once serverless offline has ended, however it ended
+// (supervise.cjs): no sweep of folders left by ended processes is needed at start.
 
 /**
  * Starts serverless offline for `stage` with `env` added to this process's environment, with every authorizer off
@@ -122,7 +103,6 @@ export async function startOffline(options: {
   /** Receives each line serverless offline prints (instead of the terminal). */
   onLine?: (line: string) => void;
 }): Promise<Offline> {
-  removeAbandonedWorkFolders();
   const sockets = mkdtempSync(join(tmpdir(), 'trading-bot-offline-'));
   const httpSocket = join(sockets, 'http.sock');
   const lambdaSocket = join(sockets, 'lambda.sock');
