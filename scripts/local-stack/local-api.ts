@@ -5,8 +5,7 @@
  */
 import stages from '../../resources/stages.js';
 import { localFunctionEnv } from './local-db';
-import { localProjector } from './local-projector';
-import type { StreamPump } from './stream-pump';
+import { type StreamPump, startStreamPump } from './stream-pump';
 import { type LocalGatewayOptions, startLocalGateway } from './gateway/gateway';
 import { type Offline, startOffline } from './offline';
 
@@ -56,7 +55,9 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
   const pump: StreamPump =
     options.projector === false
       ? { drain: async () => {}, stop: async () => {} }
-      : localProjector(options.dbEndpoint, options.stage, {
+      : startStreamPump({
+          endpoint: options.dbEndpoint,
+          stage: options.stage,
           env: options.env,
           intervalMs: PUMP_INTERVAL_MS,
           // As a failed Lambda batch: said, and tried again on the next round.

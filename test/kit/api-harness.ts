@@ -15,8 +15,7 @@ import type { Dataset } from '../../scripts/demo/dataset';
 import { loadDataset, localWriter } from '../../scripts/support/load-data';
 import { adminClient, deleteTables, ensureTables, localFunctionEnv, localStore } from '../../scripts/local-stack/local-db';
 import { serviceDefinition } from '../../scripts/local-stack/service-definition';
-import { localProjector } from '../../scripts/local-stack/local-projector';
-import type { StreamPump } from '../../scripts/local-stack/stream-pump';
+import { type StreamPump, startStreamPump } from '../../scripts/local-stack/stream-pump';
 import { claimStage } from './fleet-stages';
 import { runDir } from './run-dir';
 
@@ -98,7 +97,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   const writer = localWriter(db.endpoint, { stage });
   const store = localStore(db.endpoint, stage);
   const failedQueue = join(runDir(), `projector-failed-${stage}.jsonl`);
-  const projector = localProjector(db.endpoint, stage, { env, failedQueue });
+  const projector = startStreamPump({ endpoint: db.endpoint, stage, env, failedQueue });
   projectors.add(projector);
   const putItems = async (table: string, items: Record<string, unknown>[]) => {
     for (const item of items) await documents.send(new PutCommand({ TableName: table, Item: item }));
