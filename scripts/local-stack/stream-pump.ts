@@ -91,19 +91,13 @@ export function startStreamPump(options: {
    */
   async function readShard(arn: string, shardId: string): Promise<{ records: StreamRecord[]; position: ShardPosition }> {
     const held = positions.get(`${arn}/${shardId}`) ?? {};
-    if (held.iterator) {
-      try {
-        return await readFrom(arn, shardId, held.after, held.iterator);
-      } catch {
-        // Refused: a new iterator from the same place, below.
-      }
-    }
-    try {
-      return await readFrom(arn, shardId, held.after);
-    } catch (error) {
-      if ((error as Error).name !== 'TrimmedDataAccessException' || held.after === undefined) throw error;
-      return readFrom(arn, shardId, undefined);
-    }
+    const fresh = () =>
+      readFrom(arn, shardId, held.after).catch((error: Error) => {
+        if (error.name !== 'TrimmedDataAccessException' || held.after === undefined) throw error;
+        return readFrom(arn, shardId, undefined);
+      });
+    // A kept iterator refused: a new one from the same place.
+    return held.iterator ? readFrom(arn, shardId, held.after, held.iterator).catch(fresh) : fresh();
   }
 
   async function readFrom(arn: string, shardId: string, after: string | undefined, kept?: string) {
