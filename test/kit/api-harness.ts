@@ -7,13 +7,15 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DeleteTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { Store } from '@trading-bot-api/core/store/dynamodb';
 import type { Writer } from '@trading-bot-api/writer';
 import type { Dataset } from '../../scripts/demo/dataset';
 import { loadDataset, localWriter } from '../../scripts/support/load-data';
-import { adminClient, deleteTables, ensureTables, localFunctionEnv, localStore } from '../../scripts/local-stack/local-db';
+import tables from '../../resources/tables.js';
+import { adminClient, ensureTables, localFunctionEnv, localStore } from '../../scripts/local-stack/local-db';
 import { serviceDefinition } from '../../scripts/local-stack/service-definition';
 import { type StreamPump, startStreamPump } from '../../scripts/local-stack/stream-pump';
 import { claimStage } from './fleet-stages';
@@ -73,6 +75,17 @@ function testDatabase(): { endpoint: string } {
   const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
   if (!endpoint) throw new Error('TEST_DYNAMODB_ENDPOINT is not set: run the tests with jest, whose global setup starts DynamoDB Local');
   return { endpoint };
+}
+
+/** Deletes every table of `stage` (a test file's own tables, when it is done). */
+export async function deleteTables(client: DynamoDBClient, stage: string): Promise<void> {
+  await Promise.all(
+    Object.keys(tables.TABLES).map((table) =>
+      client.send(new DeleteTableCommand({ TableName: tables.tableName(stage, table) })).catch((error: Error) => {
+        if (error.name !== 'ResourceNotFoundException') throw error;
+      }),
+    ),
+  );
 }
 
 /** A stage name no other test file uses: worker id plus random hex. */
