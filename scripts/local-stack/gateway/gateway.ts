@@ -33,7 +33,7 @@ import { corsHeaders, originAllowed } from '../../../api/http/cors';
 import { authorizerDecision, authorizerEvent, type Decision, identityPresent } from '../gateway-rules';
 import { invokeFunction, requestOverSocket, type Offline } from '../offline';
 import { functionName, type HttpRoute, serviceDefinition } from '../service-definition';
-import { Gate } from './gate';
+import { countingGate } from './gate';
 import { compressed } from './gzip';
 import { type Answer, firstHeader, type Headers, isAllowedHost, keptHeaders, listen, localProblem, misdirected, send } from './http-server';
 import { startLambdaDoor } from './lambda-door';
@@ -93,7 +93,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
   // The stage's settings, CORS_ALLOWED_ORIGINS among them, as the functions behind it run with (../local-api.ts).
   const settings = stages.stageSettings(options.stage);
   const allowList = settings.corsOrigins;
-  const gate = new Gate(MAX_IN_FLIGHT, MAX_QUEUED);
+  const enterGate = countingGate(MAX_IN_FLIGHT, MAX_QUEUED);
   // Functions a route serves or guards are reached only through this gateway.
   const httpFunctions = new Set(definition.routes.flatMap((route) => [route.functionKey, ...(route.authorizer ? [route.authorizer] : [])]));
   const invokable = new Set(definition.functions.filter((key) => !httpFunctions.has(key)).map((key) => functionName(options.stage, key)));
@@ -201,7 +201,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       ]);
     }
     if (!route) return gatewayAnswer('MISSING_AUTHENTICATION_TOKEN', requestId, '');
-    const release = await gate.enter();
+    const release = await enterGate();
     if (!release) return gatewayAnswer('THROTTLED', requestId, route.path);
     try {
       let context: Record<string, unknown> | undefined;
