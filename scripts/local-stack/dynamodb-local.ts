@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, type Supervised, startSupervised } from './processes';
+import { freePort, startSupervised } from './processes';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -120,11 +120,7 @@ const LOOPBACK_ONLY_POLICY = `grant {
 `;
 const LAST_JAVA_WITH_SECURITY_MANAGER = 23;
 
-export interface LocalDb {
-  endpoint: string;
-  process: Supervised;
-  close(): Promise<void>;
-}
+export type LocalDb = Awaited<ReturnType<typeof startDynamoDbLocal>>;
 
 /**
  * JVM options for a database under a light load (`npm start`'s: one demo load, then a person's clicks): the JVM's quick
@@ -139,9 +135,7 @@ const LIGHT_LOAD_JVM = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
  * (-sharedDb; otherwise it keeps one per access key and region), no telemetry, no CORS for any web page, in memory
  * unless `dataDir` names a folder to keep the data in. `lightLoad` tunes the JVM for a light load (LIGHT_LOAD_JVM).
  */
-export async function startDynamoDbLocal(
-  options: { dataDir?: string; lightLoad?: boolean; log?: (line: string) => void } = {},
-): Promise<LocalDb> {
+export async function startDynamoDbLocal(options: { dataDir?: string; lightLoad?: boolean; log?: (line: string) => void } = {}) {
   const javaMajor = checkJava();
   const folder = ensureDynamoDbLocal(options.log);
   const port = await freePort();

@@ -7,7 +7,7 @@ import stages from '../../resources/stages.js';
 import { localFunctionEnv } from './local-db';
 import { type StreamPump, startStreamPump } from './stream-pump';
 import { type LocalGatewayOptions, startLocalGateway } from './gateway/gateway';
-import { type Offline, startOffline } from './offline';
+import { startOffline } from './offline';
 
 /** The gateway's options (stage, ports, auth, listen address, allowed hosts; CORS is the stage's), and the stack's. */
 export interface LocalApiOptions extends Omit<LocalGatewayOptions, 'offline'> {
@@ -23,12 +23,7 @@ export interface LocalApiOptions extends Omit<LocalGatewayOptions, 'offline'> {
   projector?: boolean;
 }
 
-export interface LocalApi {
-  url: string;
-  lambdaUrl: string;
-  offline: Offline;
-  stop(): Promise<void>;
-}
+export type LocalApi = Awaited<ReturnType<typeof startLocalApi>>;
 
 /**
  * How often the local projector reads the streams while they carry writes; quiet, its rounds space out to IDLE_MS
@@ -38,7 +33,7 @@ export interface LocalApi {
 const PUMP_INTERVAL_MS = 250;
 
 /** Starts serverless offline and the local gateway in front of it; resolves once both answer. */
-export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi> {
+export async function startLocalApi(options: LocalApiOptions) {
   const offline = await startOffline({
     ...options,
     env: {

@@ -8,19 +8,13 @@ import { mkdtempSync } from 'node:fs';
 import { type Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Supervised, startSupervised } from './processes';
+import { startSupervised } from './processes';
 import { functionName } from './service-definition';
 
 const ROOT = join(__dirname, '..', '..');
 
-export interface Offline {
-  /** serverless offline's API Gateway emulation. */
-  httpSocket: string;
-  /** serverless offline's Lambda Invoke API. */
-  lambdaSocket: string;
-  process: Supervised;
-  stop(): Promise<void>;
-}
+/** serverless offline started: its API Gateway emulation's socket, its Lambda Invoke API's, its process. */
+export type Offline = Awaited<ReturnType<typeof startOffline>>;
 
 export interface SocketResponse {
   status: number;
@@ -102,7 +96,7 @@ export async function startOffline(options: {
   quiet?: boolean;
   /** Receives each line serverless offline prints (instead of the terminal). */
   onLine?: (line: string) => void;
-}): Promise<Offline> {
+}) {
   const sockets = mkdtempSync(join(tmpdir(), 'trading-bot-offline-'));
   const httpSocket = join(sockets, 'http.sock');
   const lambdaSocket = join(sockets, 'lambda.sock');

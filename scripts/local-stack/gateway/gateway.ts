@@ -55,12 +55,6 @@ export interface LocalGatewayOptions {
   allowedHosts?: string[];
 }
 
-export interface LocalGateway {
-  url: string;
-  lambdaUrl: string;
-  close(): Promise<void>;
-}
-
 /** Requests in flight to the functions at once, and waiting beyond those; more are answered 429. */
 const MAX_IN_FLIGHT = 8;
 const MAX_QUEUED = 1000;
@@ -88,7 +82,7 @@ function requestTarget(url: string | undefined): Target {
 }
 
 /** Starts the gateway on PORT and the Lambda Invoke API on LAMBDA_PORT, both on 127.0.0.1. */
-export async function startLocalGateway(options: LocalGatewayOptions): Promise<LocalGateway> {
+export async function startLocalGateway(options: LocalGatewayOptions) {
   const definition = serviceDefinition();
   // The stage's settings, CORS_ALLOWED_ORIGINS among them, as the functions behind it run with (../local-api.ts).
   const settings = stages.stageSettings(options.stage);

@@ -81,17 +81,12 @@ export function keptHeaders(headers: Record<string, string | string[] | undefine
   return kept;
 }
 
-/** A server on 127.0.0.1: its port (the one asked for, or any free one for 0) and how to close it. */
-export interface Listening {
-  port: number;
-  close(): Promise<void>;
-}
-
+/** A server on 127.0.0.1 (or `address`): its port (the one asked for, or any free one for 0) and how to close it. */
 export async function listen(
   port: number,
   settings: { maxHeaderSize?: number; onMalformed?: (error: NodeJS.ErrnoException, socket: Duplex) => void; address?: string },
   handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
-): Promise<Listening> {
+) {
   const server: Server = createServer({ maxHeaderSize: settings.maxHeaderSize }, (req, res) => {
     handle(req, res).catch((error: Error) => {
       // A fault of this gateway itself: still a problem body, never an empty 5xx.

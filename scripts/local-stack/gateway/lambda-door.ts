@@ -6,18 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { requestOverSocket } from '../offline';
-import {
-  type Answer,
-  firstHeader,
-  fromWebPage,
-  isAllowedHost,
-  keptHeaders,
-  type Listening,
-  listen,
-  misdirected,
-  readBody,
-  send,
-} from './http-server';
+import { type Answer, firstHeader, fromWebPage, isAllowedHost, keptHeaders, listen, misdirected, readBody, send } from './http-server';
 import { percentDecoded } from './routes';
 
 /** Lambda's own limit for a synchronous invocation's payload. */
@@ -73,7 +62,7 @@ async function handleLambda(options: LambdaDoorOptions, req: IncomingMessage, bo
 }
 
 /** Starts the Lambda Invoke API on 127.0.0.1. */
-export function startLambdaDoor(options: LambdaDoorOptions): Promise<Listening> {
+export function startLambdaDoor(options: LambdaDoorOptions) {
   return listen(options.port, {}, async (req, res) => {
     const body = await readBody(req, MAX_PAYLOAD_BYTES);
     send(res, body ? await handleLambda(options, req, body) : lambdaError(413, 'RequestTooLargeException', 'The payload exceeds 6 MB.'));
