@@ -1,21 +1,13 @@
 /**
  * Child processes of `npm start`, the tests and the benchmark, and the loopback ports they listen on.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
 
 const SUPERVISE = join(__dirname, 'supervise.cjs');
-
-export interface Supervised {
-  child: ChildProcess;
-  /** Output collected when started with `quiet` (for error messages). */
-  output(): string;
-  /** Stops the command and everything it started; resolves once it has exited. */
-  stop(): Promise<void>;
-}
 
 /**
  * Starts `command` under supervise.cjs (beside this file), which stops it when this process ends in any way,
@@ -36,7 +28,7 @@ export async function startSupervised(
     timeoutMs: number;
     describe: string;
   },
-): Promise<Supervised> {
+) {
   const piped = options.quiet || options.onLine !== undefined;
   const env = options.env ?? process.env;
   const child = spawn(process.execPath, [SUPERVISE, command, ...args], {
@@ -59,9 +51,11 @@ export async function startSupervised(
     });
   }
   const exited = once(child, 'exit');
-  const supervised: Supervised = {
+  const supervised = {
     child,
+    // Output collected when started with `quiet` or `onLine` (for error messages).
     output: () => output,
+    // Stops the command and everything it started; resolves once it has exited.
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.stdin?.end();

@@ -69,12 +69,7 @@ const AUTHORIZER_OVERRIDE = 'sls-offline-authorizer-override';
 const NOT_FROM_FUNCTION = /^(access-control-.*|vary|accept-ranges|connection|keep-alive|transfer-encoding|content-length|date)$/i;
 
 /** A request-target as written (origin-form): its path, undecoded and unnormalised, and its query with the `?`. */
-interface Target {
-  path: string;
-  search: string;
-}
-
-function requestTarget(url: string | undefined): Target {
+function requestTarget(url: string | undefined) {
   // The absolute form (`GET http://localhost:3000/api/health`) names the same target after its authority.
   const text = (url ?? '/').replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/, '') || '/';
   const query = text.indexOf('?');
@@ -121,7 +116,7 @@ export async function startLocalGateway(options: LocalGatewayOptions) {
     route: HttpRoute,
     params: Record<string, string>,
     requestId: string,
-    target: Target,
+    target: ReturnType<typeof requestTarget>,
   ): Promise<Decision> {
     if (!identityPresent(req.headers, route.identityHeaders)) return { refusal: 'UNAUTHORIZED' };
     const event = authorizerEvent({
