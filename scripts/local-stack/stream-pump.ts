@@ -42,12 +42,7 @@ interface ShardPosition {
   iterator?: string;
 }
 
-export interface StreamPump {
-  /** Projects every record the streams hold now; resolves once done (rounds never overlap). */
-  drain(): Promise<void>;
-  /** Stops the timer, waits for a round under way, and releases the client. */
-  stop(): Promise<void>;
-}
+export type StreamPump = ReturnType<typeof startStreamPump>;
 
 /**
  * The fleet projector over `stage`'s streams in the DynamoDB at `endpoint`, with the stale threshold the functions run
@@ -65,7 +60,7 @@ export function startStreamPump(options: {
   intervalMs?: number;
   /** Hears a failed round (the next one tries again) and each record the projector could not project. */
   onError?: (error: unknown) => void;
-}): StreamPump {
+}) {
   const store = options.store ?? localStore(options.endpoint, options.stage);
   const { staleAfterSeconds } = stages.stageSettings(options.stage, { ...process.env, ...options.env });
   const failedQueue = options.failedQueue ?? join(__dirname, '..', '..', '.data', `projector-failed-${options.stage}.jsonl`);
@@ -216,9 +211,11 @@ export function startStreamPump(options: {
     timer = setTimeout(tick, 0);
   }
   return {
+    // Projects every record the streams hold now; resolves once done (rounds never overlap).
     drain: async () => {
       await next();
     },
+    // Stops the timer, waits for a round under way, and releases the clients.
     stop: async () => {
       clearTimeout(timer);
       timer = undefined;
