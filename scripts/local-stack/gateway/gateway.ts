@@ -139,34 +139,6 @@ export async function startLocalGateway(options: LocalGatewayOptions) {
     return authorizerDecision(outcome, event.methodArn);
   }
 
-  async function forward(
-    req: IncomingMessage,
-    path: string,
-    authorizer: Record<string, unknown> | undefined,
-    requestId: string,
-    route: HttpRoute,
-  ): Promise<Answer> {
-    const headers: Record<string, string | string[] | undefined> = { ...req.headers };
-    delete headers[AUTHORIZER_OVERRIDE];
-    if (authorizer) headers[AUTHORIZER_OVERRIDE] = JSON.stringify(authorizer);
-    const answer = await requestOverSocket(options.offline.httpSocket, { method: req.method ?? 'GET', path, headers }).catch(
-      () => undefined,
-    );
-    if (!answer) return gatewayAnswer('INTEGRATION_FAILURE', requestId, route.path);
-    if (answer.status >= 500 && answer.headers['x-request-id'] === undefined) {
-      // serverless offline's own failure (a crash, a timeout): API Gateway answers these with its 5xx responses.
-      return gatewayAnswer(answer.status === 504 ? 'INTEGRATION_TIMEOUT' : 'DEFAULT_5XX', requestId, route.path);
-    }
-    return {
-      statusCode: answer.status,
-      headers: {
-        ...keptHeaders(answer.headers, NOT_FROM_FUNCTION),
-        ...corsHeaders(firstHeader(req.headers.origin), allowList),
-      },
-      body: answer.body,
-    };
-  }
-
   async function handleApi(req: IncomingMessage): Promise<Answer> {
     const requestId = randomUUID();
     const origin = firstHeader(req.headers.origin);
@@ -193,15 +165,29 @@ export async function startLocalGateway(options: LocalGatewayOptions) {
     const release = await enterGate();
     if (!release) return gatewayAnswer('THROTTLED', requestId, route.path);
     try {
-      let context: Record<string, unknown> | undefined;
+      const headers: Record<string, string | string[] | undefined> = { ...req.headers };
+      delete headers[AUTHORIZER_OVERRIDE];
       if (options.auth && route.authorizer) {
         const decision = await authorize(req, route, params, requestId, target);
         if ('refusal' in decision) return gatewayAnswer(decision.refusal, requestId, route.path);
-        context = decision.context;
+        headers[AUTHORIZER_OVERRIDE] = JSON.stringify(decision.context);
       }
       // The route's own path: serverless offline routes it as API Gateway routed the request's (a trailing slash, an
       // encoded letter).
-      return await forward(req, `${routePath(route, params)}${target.search}`, context, requestId, route);
+      const path = `${routePath(route, params)}${target.search}`;
+      const answer = await requestOverSocket(options.offline.httpSocket, { method: req.method ?? 'GET', path, headers }).catch(
+        () => undefined,
+      );
+      if (!answer) return gatewayAnswer('INTEGRATION_FAILURE', requestId, route.path);
+      if (answer.status >= 500 && answer.headers['x-request-id'] === undefined) {
+        // serverless offline's own failure (a crash, a timeout): API Gateway answers these with its 5xx responses.
+        return gatewayAnswer(answer.status === 504 ? 'INTEGRATION_TIMEOUT' : 'DEFAULT_5XX', requestId, route.path);
+      }
+      return {
+        statusCode: answer.status,
+        headers: { ...keptHeaders(answer.headers, NOT_FROM_FUNCTION), ...corsHeaders(origin, allowList) },
+        body: answer.body,
+      };
     } finally {
       release();
     }
