@@ -11,7 +11,7 @@ import './support/quiet-sdk';
 import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { adminClient } from './local-stack/local-db';
 import { takeBackup } from './support/backup';
-import { commandLine, TARGET_OPTIONS, usageFailure } from './support/command-line';
+import { commandLine, runCommand, TARGET_OPTIONS, usageFailure } from './support/command-line';
 import { checkTarget, resolveTarget } from './support/write-target';
 
 const USAGE = 'usage: npm run backup -- --out FILE [--stage NAME] [--endpoint URL]';
@@ -30,7 +30,7 @@ async function main() {
       USAGE,
       `stage ${target.stage} is in AWS: back it up with DynamoDB's point-in-time recovery (docs/operations.md)`,
     );
-  await checkTarget(target, { reading: true });
+  await checkTarget(target, true);
   const partial = `${values.out}.partial`;
   const file = openSync(partial, 'w', 0o600);
   const client = adminClient(target.endpoint);
@@ -49,7 +49,4 @@ async function main() {
   }
 }
 
-main().catch((error) => {
-  console.error(`backup: ${(error as Error).message}`);
-  process.exit(1);
-});
+runCommand('backup', main);

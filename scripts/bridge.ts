@@ -39,7 +39,7 @@ import { listenToBroker } from '@trading-bot-api/feeds/bridges/hummingbot/mqtt';
 import { runBridges, type Scheduled } from '@trading-bot-api/feeds/bridges/run';
 import { ConfigError, type FeedAccount, feedAccountOf, feedAccountsOf } from '@trading-bot-api/feeds/bridges/exchange/config';
 import { ExchangeFeed } from '@trading-bot-api/feeds/bridges/exchange/feed';
-import type { Difference } from '@trading-bot-api/writer';
+import type { Difference, Writer } from '@trading-bot-api/writer';
 import { deliverAlerts } from '../api/alerts/delivery';
 import { reconciliationEvent } from '../api/alerts/events';
 import { configuredChannels } from '../api/alerts/remote';
@@ -64,24 +64,27 @@ const USAGE = [
 
 const fail: (message: string) => never = (message) => usageFailure('bridge', USAGE, message);
 
-interface BotConfig {
-  url: string;
-  username: string;
-  password: string;
-  account: string;
-  intervalSeconds: number;
-  stallSeconds?: number;
-  name?: string;
-}
-
 const DEFAULT_INTERVAL = 10;
 
-function secretFile(file: string): string {
-  try {
-    return readFileSync(file, 'utf8').replace(/\r?\n$/, '');
-  } catch (error) {
-    fail(`cannot read the password file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
+/** Where secrets come from: a file's text (its last newline dropped), an environment variable. */
+const SECRETS = {
+  readFile: (file: string) => readFileSync(file, 'utf8').replace(/\r?\n$/, ''),
+  env: process.env,
+};
+
+/**
+ * A password as given: itself, a file holding it, or an environment variable naming it, the first given of these;
+ * undefined when none is given, or the variable is not set.
+ */
+function passwordOf(given: { password?: unknown; passwordFile?: unknown; passwordEnv?: unknown }): string | undefined {
+  if (typeof given.password === 'string') return given.password;
+  if (typeof given.passwordFile === 'string')
+    try {
+      return SECRETS.readFile(given.passwordFile);
+    } catch (error) {
+      fail(`cannot read the password file ${given.passwordFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+  if (typeof given.passwordEnv === 'string') return process.env[given.passwordEnv];
 }
 
 function positive(value: unknown, what: string): number {
@@ -92,7 +95,7 @@ function positive(value: unknown, what: string): number {
 }
 
 /** A bot of the config file or the command line; `name` says how its fields are written there. */
-function botOf(bot: Record<string, unknown>, password: string, name: (field: 'interval' | 'stallSeconds' | 'name') => string): BotConfig {
+function botOf(bot: Record<string, unknown>, password: string, name: (field: 'interval' | 'stallSeconds' | 'name') => string) {
   return {
     url: bot.url as string,
     username: bot.username as string,
@@ -113,7 +116,7 @@ function readConfig<T>(file: string): T {
   }
 }
 
-function botsOfConfig(file: string): { bots: BotConfig[]; stage?: string; endpoint?: string } {
+function botsOfConfig(file: string) {
   const parsed = readConfig<{ stage?: string; endpoint?: string; bots?: Record<string, unknown>[] }>(file);
   if (!Array.isArray(parsed?.bots) || !parsed.bots.length) fail(`${file}: "bots" must be a list of bots`);
   const accounts = new Set<string>();
@@ -123,10 +126,7 @@ function botsOfConfig(file: string): { bots: BotConfig[]; stage?: string; endpoi
       if (typeof bot[field] !== 'string' || !bot[field]) fail(`${where}.${field} is required (a string)`);
     if (accounts.has(bot.account as string)) fail(`${where}: account ${bot.account} is given to two bots; one account each`);
     accounts.add(bot.account as string);
-    let password: string | undefined;
-    if (typeof bot.password === 'string') password = bot.password;
-    else if (typeof bot.passwordFile === 'string') password = secretFile(bot.passwordFile);
-    else if (typeof bot.passwordEnv === 'string') password = process.env[bot.passwordEnv];
+    const password = passwordOf(bot);
     if (password === undefined) fail(`${where}: give "password", "passwordFile" or "passwordEnv" (an environment variable that is set)`);
     return botOf(bot, password, (field) => `${where}.${field}`);
   });
@@ -160,19 +160,23 @@ function parse() {
     // hummingbot's flags override its config file's settings; the others' bots are wholly in the file.
     if (values.config && kind !== 'hummingbot') fail(`--${flag} goes in the config file with --config`);
   }
-  if (kind === 'exchange') return { exchange: exchangeOptions(values) };
-  if (kind === 'hummingbot') return { hummingbot: hummingbotOptions(values) };
+  if (kind === 'hummingbot') {
+    const options = hummingbotOptions(values);
+    return { hummingbot: options, stage: options.stage, endpoint: options.endpoint };
+  }
+  const { once, stage, endpoint } = values;
+  if (kind === 'exchange') return { once, stage, endpoint, ...exchangeOptions(values) };
   if (values.config) {
     const config = botsOfConfig(values.config);
-    return { bots: config.bots, once: values.once, stage: values.stage ?? config.stage, endpoint: values.endpoint ?? config.endpoint };
+    return { bots: config.bots, once, stage: stage ?? config.stage, endpoint: endpoint ?? config.endpoint };
   }
   for (const flag of ['url', 'username', 'account'] as const) if (!values[flag]) fail(`--${flag} is required (or --config FILE)`);
-  const password = values.password ?? (values['password-file'] ? secretFile(values['password-file']) : process.env.FREQTRADE_PASSWORD);
+  const password = passwordOf({ password: values.password, passwordFile: values['password-file'], passwordEnv: 'FREQTRADE_PASSWORD' });
   if (password === undefined) fail('no password: set FREQTRADE_PASSWORD, or give --password-file FILE');
   const bot = botOf({ ...values, stallSeconds: values['stall-after'] }, password, (field) =>
     field === 'interval' ? '--interval' : field === 'name' ? '--name' : '--stall-after',
   );
-  return { bots: [bot], once: values.once, stage: values.stage, endpoint: values.endpoint };
+  return { bots: [bot], once, stage, endpoint };
 }
 
 /** The flags each kind of bot takes, beside --config, --once, --stage and --endpoint. */
@@ -188,24 +192,16 @@ function displayName(value: unknown, what: string): string {
   return value.trim();
 }
 
-const SECRETS = {
-  readFile: (file: string) => readFileSync(file, 'utf8').replace(/\r?\n$/, ''),
-  env: process.env,
-};
-
-/** The exchange feed's accounts: the flags for one, or the config file's. */
+/** The exchange feed's accounts: the flags for one, or the config file's (and where it writes, if it says). */
 function exchangeOptions(values: Record<string, string | boolean | string[] | undefined>) {
-  const stage = values.stage as string | undefined;
-  const endpoint = values.endpoint as string | undefined;
   try {
     if (values.config) {
       const file = values.config as string;
       const parsed = readConfig<{ stage?: string; endpoint?: string }>(file);
       return {
         accounts: feedAccountsOf(parsed, file, SECRETS),
-        once: values.once === true,
-        stage: stage ?? parsed.stage,
-        endpoint: endpoint ?? parsed.endpoint,
+        stage: (values.stage as string | undefined) ?? parsed.stage,
+        endpoint: (values.endpoint as string | undefined) ?? parsed.endpoint,
       };
     }
     if (!values.exchange || !values.account) fail('--exchange and --account are required (or --config FILE)');
@@ -226,7 +222,7 @@ function exchangeOptions(values: Record<string, string | boolean | string[] | un
       'the command line',
       SECRETS,
     );
-    return { accounts: [account], once: values.once === true, stage, endpoint };
+    return { accounts: [account] };
   } catch (error) {
     if (error instanceof ConfigError)
       fail(
@@ -242,22 +238,19 @@ function exchangeOptions(values: Record<string, string | boolean | string[] | un
   }
 }
 
-async function exchange(options: ReturnType<typeof exchangeOptions>): Promise<void> {
-  const writer = await targetWriter({ stage: options.stage, endpoint: options.endpoint });
-  const stop = stopSignal();
-  const report = (line: string) => console.log(`bridge ${line}`);
+/** The exchange feed's accounts, scheduled; a reconciliation's differences also go to the alert channels, if any. */
+async function exchangeFeeds(
+  options: { accounts?: FeedAccount[]; stage?: string; endpoint?: string },
+  writer: Writer,
+  signal: AbortSignal,
+  report: (line: string) => void,
+) {
   // A stage's own channels are read only for a deployed stage (no --endpoint: its database is AWS's).
   const alert = await reconciliationAlerts(options.endpoint ? undefined : options.stage, report);
-  const scheduled: Scheduled[] = options.accounts.map((account) => {
-    const feed = new ExchangeFeed(account, writer, { report, signal: stop, alert });
+  return (options.accounts ?? []).map((account): Scheduled => {
+    const feed = new ExchangeFeed(account, writer, { report, signal, alert });
     return { bridge: feed, intervalMs: account.intervalSeconds * 1000, source: feed.source };
   });
-  try {
-    const ok = await runBridges(scheduled, { once: options.once, signal: stop, report });
-    process.exitCode = ok ? 0 : 1;
-  } finally {
-    writer.close();
-  }
 }
 
 /**
@@ -295,24 +288,16 @@ function hummingbotOptions(values: Record<string, string | boolean | string[] | 
   if (!csv && text('account')) fail('--account is for --csv; map MQTT instances to accounts in the config ("instances")');
   if (!csv && values.once) fail('--once is for --csv: MQTT messages keep coming');
   if (mqtt) {
-    let url: URL;
-    try {
-      url = new URL(mqtt);
-    } catch {
-      fail(`--mqtt ${JSON.stringify(mqtt)} is not a URL such as mqtt://127.0.0.1:1883`);
-    }
+    if (!URL.canParse(mqtt)) fail(`--mqtt ${JSON.stringify(mqtt)} is not a URL such as mqtt://127.0.0.1:1883`);
+    const url = new URL(mqtt);
     if (!['mqtt:', 'mqtts:', 'ws:', 'wss:', 'tcp:'].includes(url.protocol))
       fail(`--mqtt must be an mqtt://, mqtts://, ws:// or wss:// URL`);
     if (url.password) fail('no password in the URL: set HUMMINGBOT_MQTT_PASSWORD, or give --password-file FILE');
   }
   const username = text('username') ?? config.username;
   const passwordFile = text('password-file') ?? config.passwordFile;
-  let password = passwordFile ? secretFile(passwordFile) : undefined;
-  if (password === undefined && config.passwordEnv) {
-    password = process.env[config.passwordEnv];
-    if (password === undefined) fail(`the config's passwordEnv names ${config.passwordEnv}, which is not set`);
-  }
-  password ??= process.env.HUMMINGBOT_MQTT_PASSWORD;
+  const password = passwordOf({ passwordFile, passwordEnv: config.passwordEnv ?? 'HUMMINGBOT_MQTT_PASSWORD' });
+  if (password === undefined && config.passwordEnv) fail(`the config's passwordEnv names ${config.passwordEnv}, which is not set`);
   if (username && password === undefined && mqtt) fail('no password: set HUMMINGBOT_MQTT_PASSWORD, or give --password-file FILE');
   const stage = text('stage') ?? config.stage ?? 'local';
   const namespace = (text('namespace') ?? config.namespace ?? 'hbot').replace(/[/.]$/, '');
@@ -349,9 +334,7 @@ function hummingbotOptions(values: Record<string, string | boolean | string[] | 
   };
 }
 
-async function hummingbot(options: ReturnType<typeof hummingbotOptions>): Promise<void> {
-  const writer = await targetWriter({ stage: options.stage, endpoint: options.endpoint });
-  const stop = stopSignal();
+async function hummingbot(options: ReturnType<typeof hummingbotOptions>, writer: Writer, stop: AbortSignal): Promise<void> {
   const report = (line: string) => console.log(line);
   let bridge: HummingbotBridge | undefined;
   try {
@@ -378,7 +361,6 @@ async function hummingbot(options: ReturnType<typeof hummingbotOptions>): Promis
     }
   } finally {
     await bridge?.close();
-    writer.close();
   }
   const wrote = bridge?.accounts ?? [];
   report(
@@ -389,24 +371,25 @@ async function hummingbot(options: ReturnType<typeof hummingbotOptions>): Promis
 
 async function main() {
   const options = parse();
-  if ('hummingbot' in options) return hummingbot(options.hummingbot!);
-  if ('exchange' in options) return exchange(options.exchange!);
-  const writer = await targetWriter({ stage: options.stage, endpoint: options.endpoint });
-  const stop = stopSignal();
-  const scheduled: Scheduled[] = options.bots.map((bot) => ({
-    bridge: new FreqtradeBridge({
-      client: freqtradeClient(bot),
-      writer,
-      account: bot.account,
-      stallSeconds: bot.stallSeconds,
-      name: bot.name,
-    }),
-    intervalMs: bot.intervalSeconds * 1000,
-    source: `freqtrade at ${bot.url}`,
-  }));
+  const writer = await targetWriter(options);
+  const signal = stopSignal();
   try {
-    const ok = await runBridges(scheduled, { once: options.once, signal: stop, report: (line) => console.log(`bridge ${line}`) });
-    process.exitCode = ok ? 0 : 1;
+    if (options.hummingbot) return await hummingbot(options.hummingbot, writer, signal);
+    const report = (line: string) => console.log(`bridge ${line}`);
+    const scheduled: Scheduled[] = options.bots
+      ? options.bots.map((bot) => ({
+          bridge: new FreqtradeBridge({
+            client: freqtradeClient(bot),
+            writer,
+            account: bot.account,
+            stallSeconds: bot.stallSeconds,
+            name: bot.name,
+          }),
+          intervalMs: bot.intervalSeconds * 1000,
+          source: `freqtrade at ${bot.url}`,
+        }))
+      : await exchangeFeeds(options, writer, signal, report);
+    process.exitCode = (await runBridges(scheduled, { once: options.once, signal, report })) ? 0 : 1;
   } finally {
     writer.close();
   }

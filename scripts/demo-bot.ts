@@ -4,7 +4,6 @@
  * Ctrl-C or for N seconds. Prints each open and close. Run it with `DEMO_BOT=off npm start` to be the only bot.
  */
 import './support/quiet-sdk';
-import stages from '../resources/stages.js';
 import { DemoBot } from './demo/demo-bot';
 import { commandLine, runCommand, usageFailure } from './support/command-line';
 import { targetWriter } from './support/load-data';
@@ -33,7 +32,6 @@ async function main() {
     seed,
     verbose: !values.quiet,
     log: (line) => console.log(line),
-    staleAfterSeconds: Number(process.env.STALE_AFTER_SECONDS ?? stages.stageSettings('local').staleAfterSeconds),
   });
   try {
     await bot.load();

@@ -10,7 +10,7 @@ import './support/quiet-sdk';
 import { rebuildFleet } from '../api/projector/rebuild';
 import { adminClient, localStore } from './local-stack/local-db';
 import { putBack, readBackup, stageIsEmpty } from './support/backup';
-import { commandLine, TARGET_OPTIONS, usageFailure } from './support/command-line';
+import { commandLine, failureText, runCommand, TARGET_OPTIONS, usageFailure } from './support/command-line';
 import { checkTarget, resolveTarget } from './support/write-target';
 
 const USAGE = 'usage: npm run restore -- FILE [--stage NAME] [--endpoint URL]';
@@ -53,7 +53,4 @@ async function main() {
   }
 }
 
-main().catch((error) => {
-  console.error(`restore: ${error instanceof Refused ? error.message : ((error as Error).stack ?? String(error))}`);
-  process.exit(1);
-});
+runCommand('restore', main, { text: (error) => failureText(error, [Refused]) });

@@ -8,13 +8,11 @@ import './support/quiet-sdk';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { alertsRequested, channelsOf, localAlertValues } from '../api/alerts/settings';
 import { ensureDashboardBuilt } from '../resources/dashboard-build.js';
-import tables from '../resources/tables.js';
-import stages from '../resources/stages.js';
 import { demoDataset } from './demo/dataset';
 import { DemoBot } from './demo/demo-bot';
+import { stageIsEmpty } from './support/backup';
 import { loadDataset, localWriter } from './support/load-data';
 import { startDynamoDbLocal } from './local-stack/dynamodb-local';
 import { adminClient, ensureTables, LOCAL_PORTS, localFunctionEnv, portFromEnv } from './local-stack/local-db';
@@ -27,20 +25,6 @@ import { exposureOf } from './local-stack/exposure';
 const STAGE = 'local';
 const ROOT = join(__dirname, '..');
 const DATA_DIR = join(ROOT, '.data');
-
-function fail(message: string): never {
-  console.error(`npm start: ${message}`);
-  process.exit(1);
-}
-
-/** What `make` returns; what it throws (a setting or a build gone wrong) ends npm start with its message. */
-function orFail<T>(make: () => T): T {
-  try {
-    return make();
-  } catch (error) {
-    fail((error as Error).message);
-  }
-}
 
 /** A cursor secret that survives restarts (so cursors stay valid) but never leaves the git-ignored data folder. */
 function localCursorSecret(inMemory: boolean): string {
@@ -120,16 +104,18 @@ async function main() {
   // The demo's fleet in one reporting currency, valued at its broker feed's prices (docs/operations.md); an operator's
   // own fleet (DEMO=off) has one only when REPORTING_CURRENCY names it.
   if (demo && !process.env.REPORTING_CURRENCY) process.env.REPORTING_CURRENCY = 'USD';
-  const exposure = orFail(() => exposureOf(process.env));
+  const exposure = exposureOf(process.env);
   const ports = { PORT: portFromEnv('PORT'), DB_PORT: portFromEnv('DB_PORT'), LAMBDA_PORT: portFromEnv('LAMBDA_PORT') };
   for (const [name, value] of Object.entries(ports)) {
     if (!(await portIsFree(value))) {
-      fail(`port ${value} is already in use (is another "npm start" running?). Stop it, or choose another port: ${name}=<port> npm start`);
+      throw new Error(
+        `port ${value} is already in use (is another "npm start" running?). Stop it, or choose another port: ${name}=<port> npm start`,
+      );
     }
   }
 
   // The page served at / (dashboard/): rebuilt when its sources changed since the last build.
-  orFail(() => ensureDashboardBuilt({ log: (line) => console.log(line) }));
+  ensureDashboardBuilt({ log: (line) => console.log(line) });
 
   const dataDir = inMemory ? undefined : join(DATA_DIR, 'dynamodb');
   if (dataDir) mkdirSync(dataDir, { recursive: true });
@@ -144,8 +130,7 @@ async function main() {
   Object.assign(process.env, localFunctionEnv(STAGE, db.endpoint, cursorSecret));
   const client = adminClient(db.endpoint);
   await ensureTables(client, STAGE);
-  const existing = await client.send(new ScanCommand({ TableName: tables.tableName(STAGE, 'accounts'), Limit: 1 }));
-  if (!existing.Count && demo) {
+  if (demo && (await stageIsEmpty(client, STAGE))) {
     const dataset = demoDataset(new Date());
     const writer = localWriter(db.endpoint, { stage: STAGE });
     await loadDataset(writer, dataset);
@@ -165,12 +150,12 @@ async function main() {
   // DASHBOARD_URL (the dashboard's public address: a phone cannot open localhost), none when it is unset.
   let alertChannels: ReturnType<typeof channelsOf> | undefined;
   if (alertsRequested(process.env)) {
-    alertChannels = orFail(() => channelsOf(localAlertValues(process.env)));
+    alertChannels = channelsOf(localAlertValues(process.env));
     for (const problem of alertChannels.problems) console.error(problem);
   }
   const probeSeconds = process.env.PROBE === 'off' ? 0 : Number(process.env.PROBE_SECONDS || 60);
   if (!Number.isInteger(probeSeconds) || probeSeconds < 0)
-    fail(`PROBE_SECONDS must be a whole number of seconds, got "${process.env.PROBE_SECONDS}"`);
+    throw new Error(`PROBE_SECONDS must be a whole number of seconds, got "${process.env.PROBE_SECONDS}"`);
   const api = await startLocalApi({
     stage: STAGE,
     dbEndpoint: db.endpoint,
@@ -203,8 +188,7 @@ async function main() {
   const demoBot = demo && process.env.DEMO_BOT !== 'off';
   if (demoBot) {
     const writer = localWriter(db.endpoint, { stage: STAGE });
-    const staleAfterSeconds = Number(process.env.STALE_AFTER_SECONDS || stages.stageSettings(STAGE).staleAfterSeconds);
-    const bot = new DemoBot({ writer, staleAfterSeconds, log: (line) => console.error(line) });
+    const bot = new DemoBot({ writer, log: (line) => console.error(line) });
     await bot.load();
     bot.start();
     cleanups.push(async () => {

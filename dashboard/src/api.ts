@@ -23,17 +23,13 @@ function report(next: Connection, detail = ''): void {
   for (const listener of listeners) listener(next, detail);
 }
 
-/** Where the API is: the page's own origin and path (`/` locally, `/prod/` on a deployed stage). */
-function baseUrl(): string {
-  return new URL('.', window.location.href).href.replace(/\/$/, '');
-}
-
 let client: TradingBotClient = build();
 
 function build(): TradingBotClient {
   const apiKey = sessionStorage.getItem(KEY) ?? undefined;
   return createClient({
-    baseUrl: baseUrl(),
+    // Where the API is: the page's own origin and path (`/` locally, `/prod/` on a deployed stage).
+    baseUrl: new URL('.', window.location.href).href.replace(/\/$/, ''),
     apiKey,
     fetch: async (request: Request) => {
       try {

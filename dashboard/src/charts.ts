@@ -34,17 +34,14 @@ function plotIn(container: HTMLElement, options: Omit<uPlot.Options, 'width' | '
   );
   const observer = new ResizeObserver(() => plot.setSize(size(container)));
   observer.observe(container);
-  return {
-    destroy: () => {
-      observer.disconnect();
-      plot.destroy();
-    },
+  return () => {
+    observer.disconnect();
+    plot.destroy();
   };
 }
 
-export interface Chart {
-  destroy(): void;
-}
+/** A chart drawn: called, it lets go of its canvas and its resize observer. */
+export type Chart = () => void;
 
 const axisStroke = '#3d4451';
 const grid = { stroke: '#e3e6ea', width: 1 };

@@ -2,8 +2,15 @@
  * A tiny DOM builder. Everything the API sends (names, messages, amounts) goes in as text nodes, never as HTML, so a
  * bot's message cannot inject markup; and nothing needs inline styles or scripts, which the page's CSP forbids.
  */
-type Child = Node | string | number | null | undefined | false;
+export type Child = Node | string | number | null | undefined | false;
 export type Attributes = Record<string, string | number | boolean | null | undefined>;
+
+/** Children as nodes: a text as a text node, never as HTML; null, undefined and false left out. */
+const nodes = (children: (Child | Child[])[]): Node[] =>
+  children
+    .flat()
+    .filter((child): child is Node | string | number => child !== null && child !== undefined && child !== false)
+    .map((child) => (child instanceof Node ? child : document.createTextNode(String(child))));
 
 export function h<K extends keyof HTMLElementTagNameMap>(
   tag: K,
@@ -16,10 +23,7 @@ export function h<K extends keyof HTMLElementTagNameMap>(
     if (name === 'class') element.className = String(value);
     else element.setAttribute(name, value === true ? '' : String(value));
   }
-  for (const child of children.flat()) {
-    if (child === null || child === undefined || child === false) continue;
-    element.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
+  element.append(...nodes(children));
   return element;
 }
 
@@ -34,25 +38,31 @@ export const options = (entries: (readonly [string, string])[], selected?: strin
 
 /** Replaces an element's content. */
 export function fill(target: Element, ...children: (Child | Child[])[]): void {
-  target.replaceChildren(
-    ...children
-      .flat()
-      .filter((child): child is Node | string | number => child !== null && child !== undefined && child !== false)
-      .map((child) => (child instanceof Node ? child : document.createTextNode(String(child)))),
-  );
+  target.replaceChildren(...nodes(children));
 }
 
-/** A column of a `stackTable`: its label (also each cell's, for the stacked view), its cells' class, its cell of a row. */
-export type StackColumn<T> = [label: string, className: string, cell: (row: T) => Child];
+/** On each `event` of `control`, `change` what a view shows, then `redraw` it. */
+export function on(control: HTMLElement, event: string, change: () => void, redraw: () => void): void {
+  control.addEventListener(event, () => {
+    change();
+    redraw();
+  });
+}
 
 /**
- * A table that stacks on a phone (style.css, `table.stack`): each row headed by its `heading` cell (class `key`), then
- * one cell per column, each labelled with its column's label; headers after the first are right-aligned figures.
- * `head` may give a column header (0: the heading's) its own attributes and content (the compare view's sort buttons).
+ * A column of a `stackTable`: its label (also each cell's, for the stacked view), its cells' class (`num`: figures,
+ * right-aligned under a right-aligned header), its cell of a row.
+ */
+export type StackColumn<T> = [label: string, className: string | null, cell: (row: T) => Child];
+
+/**
+ * A table that stacks on a phone (style.css, `table.stack`): each row headed by its `heading` cell (class `key`) when
+ * it has one, then one cell per column, each labelled with its column's label. `head` may give a column header (0:
+ * the heading's) its own attributes and content (the compare view's sort buttons).
  */
 export function stackTable<T>(
   attributes: Attributes,
-  [headingLabel, heading]: [string, (row: T) => Child],
+  heading: [label: string, cell: (row: T) => Child] | null,
   columns: StackColumn<T>[],
   rows: T[],
   rowAttributes: (row: T) => Attributes = () => ({}),
@@ -62,10 +72,11 @@ export function stackTable<T>(
     const [own, content] = head(label, column);
     return h('th', { scope: 'col', ...base, ...own }, content);
   };
+  const headers = columns.map(([label, className], i) => th(label, i + 1, { class: className?.includes('num') ? 'num' : null }));
   return h(
     'table',
     { class: 'stack', ...attributes },
-    h('thead', {}, h('tr', {}, th(headingLabel, 0, {}), ...columns.map(([label], i) => th(label, i + 1, { class: 'num' })))),
+    h('thead', {}, h('tr', {}, heading && th(heading[0], 0, {}), ...headers)),
     h(
       'tbody',
       {},
@@ -73,7 +84,7 @@ export function stackTable<T>(
         h(
           'tr',
           rowAttributes(row),
-          h('th', { scope: 'row', class: 'key', 'data-label': headingLabel }, heading(row)),
+          heading && h('th', { scope: 'row', class: 'key', 'data-label': heading[0] }, heading[1](row)),
           ...columns.map(([label, className, cell]) => h('td', { class: className, 'data-label': label }, cell(row))),
         ),
       ),

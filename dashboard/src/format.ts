@@ -218,13 +218,10 @@ export function daysAgo(days: number, now = Date.now()): string {
 /** A ratio as a percentage, exactly (the point moved two places, no float): `"0.5327"` is `53.27 %`. */
 export function percent(ratio: string | null | undefined): string {
   if (ratio === null || ratio === undefined) return '—';
-  const negative = ratio.startsWith('-');
-  const [whole, fraction = ''] = ratio.replace(/^-/, '').split('.');
+  const { sign, whole, fraction } = parts(ratio);
   const digits = `${whole}${fraction.padEnd(2, '0')}`;
-  const point = whole.length + 2;
-  const integer = digits.slice(0, point).replace(/^0+(?=\d)/, '');
-  const rest = digits.slice(point);
-  return `${negative ? '-' : ''}${integer}${rest ? `.${rest}` : ''} %`;
+  const rest = digits.slice(whole.length + 2);
+  return `${sign}${digits.slice(0, whole.length + 2).replace(/^0+(?=\d)/, '')}${rest ? `.${rest}` : ''} %`;
 }
 
 /** A duration in seconds, or a dash for none. */

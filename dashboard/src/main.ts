@@ -49,9 +49,7 @@ async function open() {
     route.view === 'account'
       ? accountView(main, route.account)
       : route.view === 'trades'
-        ? tradesView(main, route.query, (hash) => {
-            window.location.hash = hash;
-          })
+        ? tradesView(main, route.query)
         : route.view === 'compare'
           ? compareView(main, route.query)
           : fleetView(main);

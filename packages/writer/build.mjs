@@ -6,7 +6,7 @@
 // the feeds is in it.
 //
 // `node build.mjs --if-stale` builds only when dist/ is missing or older than something it is built from: `npm test`
-// builds it beside its static checks (scripts/checks.ts), and its tests' global setup then finds it current.
+// builds it beside its static checks (test/kit/checks.ts), and its tests' global setup then finds it current.
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -18,21 +18,7 @@ export interface Dataset {
   accounts: { account: Account; bot: BotReport; balance: Balance; history: Snapshot[] }[];
   trades: Trade[];
   /** The first account's broker account as an exchange feed keeps it (DatasetOptions.mirror), reconciled with it. */
-  mirror?: Mirror;
-}
-
-/**
- * A broker account mirrored as an exchange feed keeps one: its profile and balance, its fills, and the bot's account
- * it is reconciled with. Loaded retired (load-data.ts): the bot's account holds the same money, which the fleet's
- * totals would otherwise count twice.
- */
-interface Mirror {
-  account: Account;
-  balance: Balance;
-  fills: ExchangeFill[];
-  reconcileWith: string;
-  /** The prices its feed read (DatasetOptions.rates), oldest first: none unless asked for. */
-  rates: RatesEntry[];
+  mirror?: ReturnType<typeof mirrorOf>;
 }
 
 export interface DatasetOptions {
@@ -162,7 +148,7 @@ const CURRENCIES = ['USD', 'EUR', 'GBP', 'USD', 'EUR'];
 export const DEMO_TERMS = { market: 'margin', leverage: '30', fees: [] } as const;
 
 /** A demo trade: on DEMO_TERMS, with no fee, funding, liquidation price, order ids or close reason. */
-export function demoTrade(
+function demoTrade(
   trade: Omit<Trade, 'closeReason' | 'market' | 'leverage' | 'fees' | 'feeTotal' | 'fundingFees' | 'liquidationPrice' | 'orderIds'>,
 ): Trade {
   const none = { closeReason: null, fundingFees: null, liquidationPrice: null, orderIds: null };
@@ -219,11 +205,6 @@ export function profit(
   return (move * units * 10n ** BigInt(places)) / (10n ** BigInt(instrument.scale) * instrument.perQuote);
 }
 
-/** The margin a position takes at `price`: a flat 2.5 % of its value, in 10^-`places` units of the account currency. */
-export function positionMargin(price: bigint, units: bigint, instrument: Pick<Instrument, 'scale' | 'perQuote'>, places: number): bigint {
-  return (price * units * 10n ** BigInt(places)) / (40n * 10n ** BigInt(instrument.scale) * instrument.perQuote);
-}
-
 const DAY = 86_400_000;
 
 /** Where a dataset's history ends unless told otherwise. */
@@ -240,7 +221,7 @@ export function generateDataset(options: DatasetOptions): Dataset {
   const idOf = options.accountId ?? ((i: number) => `acc-${String(i + 1).padStart(4, '0')}`);
   const accounts: Dataset['accounts'] = [];
   const trades: Trade[] = [];
-  let mirror: Mirror | undefined;
+  let mirror: Dataset['mirror'];
 
   options.tradeCounts.forEach((tradeCount, a) => {
     const accountId = idOf(a);
@@ -364,10 +345,13 @@ export function generateDataset(options: DatasetOptions): Dataset {
 export const MIRRORED_TRADES = 40;
 
 /**
- * The first account's broker account (DatasetOptions.mirror): names its newest trades' orders in `trades` (in place)
- * and returns their fills, less one close and with one manual order; its balance is the bot's, so they agree.
+ * The first account's broker account (DatasetOptions.mirror), as an exchange feed keeps one: its profile and balance,
+ * its fills, the bot's account it is reconciled with, and the prices its feed read (DatasetOptions.rates, oldest
+ * first: none unless asked for). Names the bot's newest trades' orders in `trades` (in place) and returns their fills,
+ * less one close and with one manual order; its balance is the bot's, so they agree. Loaded retired (load-data.ts):
+ * the bot's account holds the same money, which the fleet's totals would otherwise count twice.
  */
-function mirrorOf(bot: Dataset['accounts'][number], accountTrades: Trade[], trades: Trade[]): Mirror {
+function mirrorOf(bot: Dataset['accounts'][number], accountTrades: Trade[], trades: Trade[]) {
   const { account, balance } = bot;
   const id = `${account.id}-broker`;
   const fills: ExchangeFill[] = [];
@@ -399,7 +383,7 @@ function mirrorOf(bot: Dataset['accounts'][number], accountTrades: Trade[], trad
     balance: { ...balance, accountId: id, realizedPL: '0', openTradeCount: 0 },
     fills,
     reconcileWith: account.id,
-    rates: [],
+    rates: [] as RatesEntry[],
   };
 }
 
@@ -421,26 +405,38 @@ function brokerSnapshots(
   }));
   return (at, markedAt = at) => {
     let realized = 0n;
-    let unrealized = 0n;
-    let margin = 0n;
-    for (const { trade, opened, closed } of timed) {
-      if (closed <= at) realized += unitsOf(trade.realizedPL, places);
-      else if (opened <= at) {
-        const { instrument, price } = priceAt(trade.instrument, markedAt);
-        unrealized += profit(trade.side, unitsOf(trade.openPrice, instrument.scale), price, BigInt(trade.units), instrument, places);
-        margin += positionMargin(price, BigInt(trade.units), instrument, places);
-      }
-    }
+    for (const { trade, closed } of timed) if (closed <= at) realized += unitsOf(trade.realizedPL, places);
+    const open = timed.filter(({ opened, closed }) => opened <= at && at < closed).map(({ trade }) => trade);
     const balance = sumDecimals([deposit, decimal(realized, places)]);
-    const nav = sumDecimals([balance, decimal(unrealized, places)]);
-    return {
-      time: new Date(at).toISOString(),
-      balance,
-      unrealizedPL: decimal(unrealized, places),
-      nav,
-      marginUsed: decimal(margin, places),
-      marginAvailable: sumDecimals([nav, decimal(-margin, places)]),
-    };
+    return { time: new Date(at).toISOString(), ...brokerFigures(balance, open, places, (trade) => priceAt(trade.instrument, markedAt)) };
+  };
+}
+
+/**
+ * The figures a broker reports of an account holding `balance` in cash and the `open` trades, each marked at the price
+ * `priceOf` gives it: their unrealized P&L, and their margin (a flat 2.5 % of each position's value). The demo data's
+ * history and the demo bot's live snapshots alike.
+ */
+export function brokerFigures<T extends Pick<Trade, 'side' | 'openPrice' | 'units'>>(
+  balance: string,
+  open: readonly T[],
+  places: number,
+  priceOf: (trade: T) => { instrument: Instrument; price: bigint },
+): Omit<Snapshot, 'time'> {
+  let unrealized = 0n;
+  let margin = 0n;
+  for (const trade of open) {
+    const { instrument, price } = priceOf(trade);
+    unrealized += profit(trade.side, unitsOf(trade.openPrice, instrument.scale), price, BigInt(trade.units), instrument, places);
+    margin += (price * BigInt(trade.units) * 10n ** BigInt(places)) / (40n * 10n ** BigInt(instrument.scale) * instrument.perQuote);
+  }
+  const nav = sumDecimals([balance, decimal(unrealized, places)]);
+  return {
+    balance,
+    unrealizedPL: decimal(unrealized, places),
+    nav,
+    marginUsed: decimal(margin, places),
+    marginAvailable: sumDecimals([nav, decimal(-margin, places)]),
   };
 }
 

@@ -16,20 +16,19 @@
  * Every decision comes from a seeded generator: the same seed makes the same run (times aside).
  */
 import { formatDecimal, sumDecimals } from '@trading-bot-api/core/decimal';
-import { DEFAULT_STALE_AFTER_SECONDS } from '@trading-bot-api/core/status';
 import { unitsOf } from '@trading-bot-api/core/performance';
 import type { BotState, Trade } from '@trading-bot-api/core/types';
 import type { Writer } from '@trading-bot-api/writer';
+import stages from '../../resources/stages.js';
 import {
+  brokerFigures,
   demoRates,
   DEMO_ACCOUNT_IDS,
   DEMO_TERMS,
-  demoTrade,
   type Instrument,
   INSTRUMENTS,
   nearNormal,
   placesOf,
-  positionMargin,
   profit,
   random,
   STRATEGIES,
@@ -55,11 +54,10 @@ export interface DemoBotOptions {
   openChance?: number;
   /** Seconds between heartbeats. */
   heartbeatSeconds?: number;
-  /** The API's stale threshold: a lapse lasts longer than this. */
+  /** The API's stale threshold: a lapse lasts longer than this; default STALE_AFTER_SECONDS, else the local stage's. */
   staleAfterSeconds?: number;
   /** How long a position is held at most, in seconds (shortest, longest); default 30 to 180. */
   holdSeconds?: [number, number];
-  now?: () => Date;
   /** Errors, and with `verbose` every open and close. */
   log?: (line: string) => void;
   verbose?: boolean;
@@ -99,8 +97,14 @@ export function nextPrice(instrument: Instrument, price: bigint, tickSeconds: nu
   return price + BigInt(Math.round(Number(price) * (nearNormal(next) * sigma + pull)));
 }
 
+/** What the bot reads of a trade it holds (one it opened, or an open trade of the account it took over). */
+type Held = Pick<
+  Trade,
+  'id' | 'accountId' | 'instrument' | 'side' | 'units' | 'openPrice' | 'openTime' | 'stopLoss' | 'takeProfit' | 'unrealizedPL'
+>;
+
 interface Position {
-  trade: Trade;
+  trade: Held;
   openedAt: number;
   /** Seconds after which the bot closes it whatever the price. */
   holdSeconds: number;
@@ -127,21 +131,19 @@ export class DemoBot {
   private timer?: NodeJS.Timeout;
   private started = 0;
   private lastHeartbeat = -Infinity;
-  private ticks = 0;
   private running?: Promise<void>;
   private sequence = 0;
+  private readonly staleAfterSeconds: number;
   /** What the bot did, for reports and tests. */
   readonly counts = { opened: 0, closed: 0, marked: 0, snapshots: 0, heartbeats: 0, errors: 0 };
 
   constructor(private readonly options: DemoBotOptions) {
     this.next = random(options.seed ?? 20261122);
+    this.staleAfterSeconds =
+      options.staleAfterSeconds ?? Number(process.env.STALE_AFTER_SECONDS || stages.stageSettings('local').staleAfterSeconds);
     for (const instrument of INSTRUMENTS) {
       this.prices.set(instrument.name, BigInt(Math.round(instrument.price * 10 ** instrument.scale)));
     }
-  }
-
-  private now(): Date {
-    return this.options.now?.() ?? new Date();
   }
 
   /** Reads the demo accounts' balances and open trades, so a bot started again carries on from where it was. */
@@ -189,9 +191,8 @@ export class DemoBot {
 
   /** One step of the simulation. */
   async tick(): Promise<void> {
-    this.ticks += 1;
     const { writer } = this.options;
-    const now = this.now();
+    const now = new Date();
     const elapsed = (Date.now() - this.started) / 1000;
     this.walkPrices();
     // The prices before the balances, as a feed writes them: a fleet answer whose balances moved reads them.
@@ -200,7 +201,7 @@ export class DemoBot {
       demoRates(now, (instrument) => this.prices.get(instrument.name)!),
     );
     for (const account of this.accounts) {
-      const report = reportFor(account.role, elapsed, this.options.staleAfterSeconds ?? DEFAULT_STALE_AFTER_SECONDS);
+      const report = reportFor(account.role, elapsed, this.staleAfterSeconds);
       if (account.role === 'stopped') continue;
       // Positions close by their stop, their target, or their time; every account does that, paused or not.
       for (const position of [...account.positions.values()]) {
@@ -216,7 +217,7 @@ export class DemoBot {
     if (elapsed - this.lastHeartbeat >= (this.options.heartbeatSeconds ?? 5)) {
       this.lastHeartbeat = elapsed;
       for (const account of this.accounts) {
-        const report = reportFor(account.role, elapsed, this.options.staleAfterSeconds ?? DEFAULT_STALE_AFTER_SECONDS);
+        const report = reportFor(account.role, elapsed, this.staleAfterSeconds);
         if (!report) continue;
         await writer.heartbeat(account.id, { ...report, strategy: account.strategy, time: now.toISOString() });
         this.counts.heartbeats += 1;
@@ -244,11 +245,11 @@ export class DemoBot {
     }
   }
 
-  private instrumentOf(trade: Trade) {
+  private instrumentOf(trade: Held) {
     return INSTRUMENTS.find((instrument) => instrument.name === trade.instrument) ?? INSTRUMENTS[0];
   }
 
-  private priceOf(trade: Trade): bigint {
+  private priceOf(trade: Held): bigint {
     return this.prices.get(trade.instrument) ?? BigInt(Math.round(Number(trade.openPrice) * 10 ** this.instrumentOf(trade).scale));
   }
 
@@ -266,7 +267,7 @@ export class DemoBot {
     return held > position.holdSeconds * 1000 ? price : undefined;
   }
 
-  private plOf(trade: Trade, price: bigint, places: number): string {
+  private plOf(trade: Held, price: bigint, places: number): string {
     const instrument = this.instrumentOf(trade);
     const entry = unitsOf(trade.openPrice, instrument.scale);
     return formatDecimal(profit(trade.side, entry, price, BigInt(trade.units), instrument, places), places);
@@ -289,16 +290,7 @@ export class DemoBot {
       takeProfit: formatDecimal(side === 'buy' ? price + 2n * risk : price - 2n * risk, instrument.scale),
     } as const;
     await this.options.writer.openTrade(account.id, { ...trade, ...DEMO_TERMS, fees: [] });
-    const stored = demoTrade({
-      ...trade,
-      accountId: account.id,
-      status: 'open',
-      closePrice: null,
-      closeTime: null,
-      realizedPL: '0',
-      unrealizedPL: '0',
-      currency: null,
-    });
+    const stored = { ...trade, accountId: account.id, unrealizedPL: '0' };
     account.positions.set(trade.id, { trade: stored, openedAt: now.getTime(), holdSeconds: this.holdSeconds() });
     this.counts.opened += 1;
     if (this.options.verbose)
@@ -327,22 +319,9 @@ export class DemoBot {
 
   private async snapshot(account: AccountState, now: Date): Promise<void> {
     const open = [...account.positions.values()].map((position) => position.trade);
-    const unrealizedPL = sumDecimals([formatDecimal(0n, account.places), ...open.map((trade) => trade.unrealizedPL)]);
-    const nav = sumDecimals([account.balance, unrealizedPL]);
-    // The margin the demo data's history shows too (a flat 2.5 % of each position's value), at the current prices.
-    const marginUsed = formatDecimal(
-      open.reduce(
-        (sum, trade) => sum + positionMargin(this.priceOf(trade), BigInt(trade.units), this.instrumentOf(trade), account.places),
-        0n,
-      ),
-      account.places,
-    );
+    const marked = (trade: Held) => ({ instrument: this.instrumentOf(trade), price: this.priceOf(trade) });
     await this.options.writer.recordBalance(account.id, {
-      balance: account.balance,
-      unrealizedPL,
-      nav,
-      marginUsed,
-      marginAvailable: sumDecimals([nav, marginUsed.startsWith('-') ? marginUsed.slice(1) : `-${marginUsed}`]),
+      ...brokerFigures(account.balance, open, account.places, marked),
       time: now.toISOString(),
     });
     this.counts.snapshots += 1;

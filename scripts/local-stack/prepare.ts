@@ -1,6 +1,6 @@
 /**
  * Makes ahead what the local stack fetches or builds on first use, so `npm test` does it while its static checks run
- * (scripts/checks.ts) rather than in its tests' global setup, where the tests waited for it: DynamoDB Local, fetched
+ * (test/kit/checks.ts) rather than in its tests' global setup, where the tests waited for it: DynamoDB Local, fetched
  * once from the npm registry into .cache/ (57 MB), and the dashboard's build when its sources changed. `npm start` and
  * the tests' global setup still make them themselves when missing.
  *

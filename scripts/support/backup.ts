@@ -63,7 +63,7 @@ interface ItemLine {
 }
 
 /** JSON of an item (or items), binary values as `{"B64": "..."}`. */
-function itemText(line: ItemLine | Item[]): string {
+function itemText(line: unknown): string {
   return JSON.stringify(line, (_key, value) => (value instanceof Uint8Array ? { B64: Buffer.from(value).toString('base64') } : value));
 }
 
@@ -79,7 +79,7 @@ function itemOf(text: string): ItemLine {
  * Reads `read` until two reads in a row give the same items (see above), at most MAX_READS times; throws naming
  * `what` when it never settles.
  */
-async function settled(what: string, read: () => Promise<Item[]>): Promise<Item[]> {
+async function settled<T>(what: string, read: () => Promise<T>): Promise<T> {
   let last = await read();
   for (let reads = 1; reads < MAX_READS; reads++) {
     const again = await read();
@@ -117,27 +117,13 @@ export async function takeBackup(client: DynamoDBClient, stage: string, write: (
     counts[table] += items.length;
   };
   const ids = (await scanAllItems(client, names.accounts, 'accountId')).map((item) => item.accountId.S!).sort();
-  // An account's tables read as one: the items of all four, compared as one list.
+  // An account's tables read as one: the items of all four, compared as one.
   const copies = await pMap(
     ids,
-    (id) =>
-      settled(`account ${id}`, async () =>
-        (
-          await Promise.all(
-            ACCOUNT_TABLES.map(async (table) =>
-              (await queryAll(client, names[table], id)).map((item) => ({ ...item, __table: { S: table } })),
-            ),
-          )
-        ).flat(),
-      ),
+    (id) => settled(`account ${id}`, () => Promise.all(ACCOUNT_TABLES.map((table) => queryAll(client, names[table], id)))),
     { concurrency: 4 },
   );
-  for (const items of copies)
-    for (const table of ACCOUNT_TABLES)
-      emit(
-        table,
-        items.filter((item) => item.__table.S === table).map(({ __table, ...item }) => item),
-      );
+  for (const copy of copies) for (const [index, table] of ACCOUNT_TABLES.entries()) emit(table, copy[index]);
   for (const table of STAGE_TABLES) emit(table, await settled(`table ${names[table]}`, () => scanAllItems(client, names[table])));
   const footer: Footer = { end: true, accounts: ids.length, items: counts };
   write(JSON.stringify(footer));
@@ -181,7 +167,7 @@ export async function readBackup(file: string): Promise<{ header: Header; footer
   return { header, footer, items };
 }
 
-/** Whether `stage` holds no account (the only state a backup is restored into). */
+/** Whether `stage` holds no account: the only state a backup is restored into, and the one npm start loads its demo into. */
 export async function stageIsEmpty(client: DynamoDBClient, stage: string): Promise<boolean> {
   const page = await client.send(new ScanCommand({ TableName: tables.tableName(stage, 'accounts'), Limit: 1, ConsistentRead: true }));
   return !page.Count;
@@ -192,21 +178,17 @@ export async function stageIsEmpty(client: DynamoDBClient, stage: string): Promi
  * account visible, and running it again with the same file puts the same items again.
  */
 export async function putBack(client: DynamoDBClient, stage: string, items: ItemLine[]): Promise<void> {
-  const order = (line: ItemLine) => (line.table === 'accounts' ? 1 : 0);
-  const sorted = [...items].sort((a, b) => order(a) - order(b));
-  const nameOf = (table: CopiedTable) => tables.tableName(stage, table);
-  for (const phase of [0, 1]) {
-    const lines = sorted.filter((line) => order(line) === phase);
-    const batches: ItemLine[][] = [];
-    for (let start = 0; start < lines.length; start += 25) batches.push(lines.slice(start, start + 25));
-    await pMap(batches, (batch) => writeBatch(client, batch, nameOf), { concurrency: 4 });
+  for (const accounts of [false, true]) {
+    const lines = items.filter((line) => (line.table === 'accounts') === accounts);
+    const batches = Array.from({ length: Math.ceil(lines.length / 25) }, (_, n) => lines.slice(n * 25, n * 25 + 25));
+    await pMap(batches, (batch) => writeBatch(client, batch, stage), { concurrency: 4 });
   }
 }
 
-async function writeBatch(client: DynamoDBClient, batch: ItemLine[], nameOf: (table: CopiedTable) => string): Promise<void> {
+async function writeBatch(client: DynamoDBClient, batch: ItemLine[], stage: string): Promise<void> {
   let requests: Record<string, { PutRequest: { Item: Item } }[]> = {};
   for (const { table, item } of batch) {
-    const name = nameOf(table);
+    const name = tables.tableName(stage, table);
     requests[name] = [...(requests[name] ?? []), { PutRequest: { Item: item } }];
   }
   for (let attempt = 0; Object.keys(requests).length; attempt++) {

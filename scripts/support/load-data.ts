@@ -9,7 +9,7 @@ import type { Dataset } from '../demo/dataset';
 import tables from '../../resources/tables.js';
 import { createStore, type Store } from '@trading-bot-api/core/store/dynamodb';
 import { localStore } from '../local-stack/local-db';
-import { checkTarget, resolveTarget } from './write-target';
+import { checkTarget } from './write-target';
 
 /** Trades per recordTrades call: the writer groups them into transactions of up to 100 items. */
 const CHUNK = 500;
@@ -72,15 +72,13 @@ async function loadMirror(
 
 /** The writer a command of the project writes with, once its target is checked and named (write-target.ts). */
 export async function targetWriter(options: { stage?: string; endpoint?: string }): Promise<Writer> {
-  const { stage, endpoint } = resolveTarget(options);
-  await checkTarget({ stage, endpoint });
+  const { stage, endpoint } = await checkTarget(options);
   return endpoint ? localWriter(endpoint, { stage }) : createWriter({ stage });
 }
 
 /** The store of the same tables, for what is not the writer's (the fleet's summary, API keys); checked likewise. */
 export async function targetStore(options: { stage?: string; endpoint?: string }): Promise<Store> {
-  const { stage, endpoint } = resolveTarget(options);
-  await checkTarget({ stage, endpoint });
+  const { stage, endpoint } = await checkTarget(options);
   return endpoint
     ? localStore(endpoint, stage)
     : // In AWS: the SDK's own chain for credentials and region (AWS_PROFILE, the environment, ...).

@@ -8,6 +8,7 @@
  */
 import { sumDecimals } from '@trading-bot-api/core/decimal';
 import type { Trade } from '@trading-bot-api/core/types';
+import type { Snapshot } from '@trading-bot-api/writer';
 
 export class EquityHistory {
   private firstOpen?: string;
@@ -29,9 +30,7 @@ export class EquityHistory {
   }
 
   /** The snapshots, oldest first, for an account that opened with `opening`. */
-  snapshots(
-    opening: string,
-  ): { balance: string; unrealizedPL: string; nav: string; marginUsed: string; marginAvailable: string; time: string }[] {
+  snapshots(opening: string): Snapshot[] {
     if (this.firstOpen === undefined) return [];
     const at = (balance: string, time: string) => ({
       balance,

@@ -1,6 +1,6 @@
 /**
  * Where a command of the project writes, said before it writes, and checked: every command that writes (bridge,
- * ingest, import, accounts, keys, backfill, demo-bot, restore) goes through `openTarget`, which prints the stage and
+ * ingest, import, accounts, keys, backfill, demo-bot, restore) goes through `checkTarget`, which prints the stage and
  * database on stderr (stdout stays the command's own, e.g. the key `keys create --quiet` prints) and refuses a
  * database that does not hold this project's tables of that stage, naming what it found there. A DynamoDB that
  * answers on the port is not enough: with DB_PORT forgotten, a bridge once wrote a whole account into another stack.
@@ -80,30 +80,27 @@ class TargetRefused extends Error {}
 /** Targets this process has checked and named already (a command with a writer and a store says it once). */
 const checked = new Set<string>();
 
-async function tableNames(client: DynamoDBClient): Promise<string[]> {
-  const names: string[] = [];
-  for await (const page of paginateListTables({ client }, {})) names.push(...(page.TableNames ?? []));
-  return names;
-}
-
 /**
- * Checks `target` and prints where the command writes (or, `reading`, reads); on a database without this stage's tables, prints why
- * and exits 1. In AWS the tables are described one by one (a bot's credentials need not list every table of the
- * account); credentials that may not describe them leave the check to the first write, and the line says so.
+ * Checks the target `options` name (resolveTarget) and prints where the command writes (or, `reading`, reads), under
+ * the running command's name (`bridge` for scripts/bridge.ts and its test build bridge.cjs); on a database without
+ * this stage's tables, prints why and exits 1. In AWS the tables are described one by one (a bot's credentials need
+ * not list every table of the account); credentials that may not describe them leave the check to the first write,
+ * and the line says so.
  */
-export async function checkTarget(target: Target, options: { reading?: boolean } = {}, command = commandName()): Promise<void> {
+export async function checkTarget(options: { stage?: string; endpoint?: string }, reading = false): Promise<Target> {
+  const target = resolveTarget(options);
+  const command = basename(process.argv[1] ?? 'command').replace(/\.(c?js|ts)$/, '');
   const key = `${target.stage} ${target.endpoint}`;
-  if (checked.has(key)) return;
+  if (checked.has(key)) return target;
   const client = target.endpoint ? adminClient(target.endpoint) : new DynamoDBClient({ maxAttempts: 2 });
   try {
     const region = target.endpoint ? undefined : await client.config.region();
     const where = target.endpoint ?? `DynamoDB in AWS (${region})`;
-    let names: string[];
+    const names: string[] = [];
     let unchecked = false;
     try {
-      if (target.endpoint) names = await tableNames(client);
-      else {
-        names = [];
+      if (target.endpoint) for await (const page of paginateListTables({ client }, {})) names.push(...(page.TableNames ?? []));
+      else
         for (const table of Object.keys(tables.TABLES)) {
           const name = tables.tableName(target.stage, table);
           try {
@@ -113,17 +110,18 @@ export async function checkTarget(target: Target, options: { reading?: boolean }
             if ((error as Error).name !== 'ResourceNotFoundException') throw error;
           }
         }
-      }
     } catch (error) {
-      if ((error as Error).name !== 'AccessDeniedException') throw new TargetRefused(`cannot reach ${where}: ${reason(error)}`);
-      names = [];
+      const { code, cause } = error as { code?: string; cause?: { code?: string } };
+      if ((error as Error).name !== 'AccessDeniedException')
+        throw new TargetRefused(`cannot reach ${where}: ${code ?? cause?.code ?? (error as Error).message ?? String(error)}`);
+      // The names read before the refusal are not all: nothing is checked.
       unchecked = true;
     }
-    const problem = unchecked ? undefined : targetProblem(target.stage, names, where, options.reading ? 'read' : 'write');
+    const problem = unchecked ? undefined : targetProblem(target.stage, names, where, reading ? 'read' : 'write');
     if (problem) throw new TargetRefused(problem);
     checked.add(key);
     console.error(
-      `${command}: ${targetLine(target, region, options.reading ? 'reading' : 'writing to')}${unchecked ? ' (tables not checked: these credentials may not describe them)' : ''}`,
+      `${command}: ${targetLine(target, region, reading ? 'reading' : 'writing to')}${unchecked ? ' (tables not checked: these credentials may not describe them)' : ''}`,
     );
   } catch (error) {
     if (!(error instanceof TargetRefused)) throw error;
@@ -132,14 +130,5 @@ export async function checkTarget(target: Target, options: { reading?: boolean }
   } finally {
     client.destroy();
   }
-}
-
-function reason(error: unknown): string {
-  const { code, cause } = error as { code?: string; cause?: { code?: string } };
-  return code ?? cause?.code ?? (error as Error).message ?? String(error);
-}
-
-/** The running command's name (`bridge` for scripts/bridge.ts and its test build bridge.cjs). */
-function commandName(): string {
-  return basename(process.argv[1] ?? 'command').replace(/\.(c?js|ts)$/, '');
+  return target;
 }

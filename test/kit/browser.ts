@@ -1,11 +1,11 @@
 /**
- * Chromium for the tests that drive the dashboard (playwright-core, Debian's browser: scripts/support/browser.ts), the
+ * Chromium for the tests that drive the dashboard (playwright-core, Debian's browser: chromium.ts), the
  * screenshots they leave in test-artifacts/screenshots/ (git-ignored), and the console errors they must not cause.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { chromiumPath } from '../../scripts/support/browser';
+import { chromiumPath } from './chromium';
 
 export const SHOTS = join(__dirname, '..', '..', 'test-artifacts', 'screenshots');
 

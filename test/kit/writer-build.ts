@@ -3,7 +3,7 @@
  * test run: test/kit/global-setup.cjs starts it beside the first test files, and the tests that use the built package
  * (the TypeScript example, the packed tarball) wait for it. Built once, not by each of them: it takes 8 CPU-seconds,
  * and two builds at once would race, since build.mjs empties dist/ first. Not at all when dist/ is current (`npm
- * test` builds it beside its static checks, scripts/checks.ts).
+ * test` builds it beside its static checks, test/kit/checks.ts).
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';

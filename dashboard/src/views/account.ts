@@ -91,7 +91,7 @@ export function accountView(main: HTMLElement, account: string): View {
   /** An account the API does not know (or this key may not see): say so instead of drawing empty charts. */
   function notFound(message: string) {
     found = false;
-    for (const chart of charts.splice(0)) chart.destroy();
+    for (const destroy of charts.splice(0)) destroy();
     fill(
       main,
       h('p', {}, h('a', { href: '#/' }, '← Fleet')),
@@ -151,7 +151,7 @@ export function accountView(main: HTMLElement, account: string): View {
     ]);
     const equityData = unwrap(equity);
     const pnlData = unwrap(pnl);
-    for (const chart of charts.splice(0)) chart.destroy();
+    for (const destroy of charts.splice(0)) destroy();
     fill(equityBox);
     fill(pnlBox);
     const last = equityData.points.at(-1);
@@ -215,12 +215,8 @@ export function accountView(main: HTMLElement, account: string): View {
     ];
     fill(performanceBox, ...rows.map(([label, value]) => h('div', {}, h('dt', {}, label), h('dd', {}, value))));
     // A column of one currency lines up: a crypto's at the most its values need.
-    const [netPlaces, expectancyPlaces] = (['netRealizedPL', 'expectancy'] as const).map((field) =>
-      currencyPlaces(
-        ccy,
-        summary.instruments.map((row) => row[field]),
-      ),
-    );
+    const values = (field: 'netRealizedPL' | 'expectancy') => summary.instruments.map((row) => row[field]);
+    const [netPlaces, expectancyPlaces] = [currencyPlaces(ccy, values('netRealizedPL')), currencyPlaces(ccy, values('expectancy'))];
     // Each column after the instrument: its label, its class and its figure.
     const columns: StackColumn<(typeof summary.instruments)[number]>[] = [
       ['Trades', 'num', (row) => String(row.closedTrades)],
@@ -274,7 +270,7 @@ export function accountView(main: HTMLElement, account: string): View {
     ],
     onError: (message) => fill(problem, message),
     close: () => {
-      for (const chart of charts.splice(0)) chart.destroy();
+      for (const destroy of charts.splice(0)) destroy();
     },
   };
 }

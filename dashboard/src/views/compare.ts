@@ -9,7 +9,7 @@
  */
 import type { components } from '../../../client';
 import { api, unwrap } from '../api';
-import { type Attributes, fill, h, options, section, stackTable } from '../dom';
+import { type Attributes, fill, h, on, options, section, stackTable } from '../dom';
 import { money, percent, utc } from '../format';
 import type { View } from './view';
 
@@ -144,14 +144,9 @@ export function compareView(main: HTMLElement, query: URLSearchParams): View {
     ),
   );
 
-  const onChange = (control: HTMLSelectElement, change: () => void) =>
-    control.addEventListener('change', () => {
-      change();
-      render();
-    });
-  onChange(sortSelect, () => (sort = sortSelect.value));
-  onChange(dirSelect, () => (descending = dirSelect.value === 'desc'));
-  onChange(currencySelect, () => (currency = currencySelect.value));
+  on(sortSelect, 'change', () => (sort = sortSelect.value), render);
+  on(dirSelect, 'change', () => (descending = dirSelect.value === 'desc'), render);
+  on(currencySelect, 'change', () => (currency = currencySelect.value), render);
 
   /** The sort and the filter in the URL, without reopening the view. */
   function remember() {

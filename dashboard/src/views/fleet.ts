@@ -19,7 +19,7 @@
  */
 import type { AccountStatus, Balance, components } from '../../../client';
 import { api, unwrap } from '../api';
-import { fill, h, options, section, type StackColumn, stackTable } from '../dom';
+import { type Attributes, type Child, fill, h, on, options, section, type StackColumn, stackTable } from '../dom';
 import { age, daysAgo, money, percent, utc } from '../format';
 import { renderReporting } from './reporting';
 import type { View } from './view';
@@ -70,15 +70,10 @@ export function fleetView(main: HTMLElement): View {
   let query = '';
   let page = 0;
   // Each control changes what is shown, then the page is drawn again.
-  const on = (control: HTMLElement, event: string, change: () => void) =>
-    control.addEventListener(event, () => {
-      change();
-      showPage();
-    });
-  on(stateSelect, 'change', () => ([filter, page] = [stateSelect.value as Filter, 0]));
-  on(search, 'input', () => ([query, page] = [search.value.trim().toLowerCase(), 0]));
-  on(previous, 'click', () => (page = Math.max(0, page - 1)));
-  on(next, 'click', () => (page += 1));
+  on(stateSelect, 'change', () => ([filter, page] = [stateSelect.value as Filter, 0]), showPage);
+  on(search, 'input', () => ([query, page] = [search.value.trim().toLowerCase(), 0]), showPage);
+  on(previous, 'click', () => (page = Math.max(0, page - 1)), showPage);
+  on(next, 'click', () => (page += 1), showPage);
   const totals = h('div', { class: 'table-wrap' });
   const moment = h('p', { class: 'note', 'data-testid': 'fleet-moment' });
   const oldest = h('span', { 'data-testid': 'oldest-balance' });
@@ -97,9 +92,9 @@ export function fleetView(main: HTMLElement): View {
     ),
   );
 
-  let names = new Map<string, string>();
-  /** Each account's currency, for a card whose balance has not come yet (its day's P&L still says its currency). */
-  let currencies = new Map<string, string>();
+  /** Each account by id: its name, and its currency for a card whose balance has not come yet (its day's P&L says it). */
+  let accounts = new Map<string, Account>();
+  const nameOf = (id: string) => accounts.get(id)?.name ?? id;
   const today = new Map<string, string>();
   /** When each status was read, to count heartbeat ages up from what the server computed (no client clock skew). */
   let statusAt = performance.now();
@@ -130,9 +125,7 @@ export function fleetView(main: HTMLElement): View {
   }
 
   async function loadNames() {
-    const { accounts } = unwrap(await api().GET('/api/accounts'));
-    names = new Map(accounts.map((account: Account) => [account.id, account.name]));
-    currencies = new Map(accounts.map((account: Account) => [account.id, account.currency]));
+    accounts = new Map(unwrap(await api().GET('/api/accounts')).accounts.map((account) => [account.id, account]));
   }
 
   /** Today's realized P&L of the cards on the page (not of the whole fleet: one small request per card). */
@@ -159,7 +152,7 @@ export function fleetView(main: HTMLElement): View {
     fill(oldest, all.asOf ? `The oldest balance figure among them was reported ${utc(all.asOf)}.` : '');
     statuses = fleet.accounts;
     balances = new Map(all.accounts.map((entry) => [entry.accountId, entry]));
-    if (statuses.some((entry) => !names.has(entry.accountId))) await loadNames();
+    if (statuses.some((entry) => !accounts.has(entry.accountId))) await loadNames();
     const { total, running, paused, stopped, error, stale } = fleet.summary;
     fill(
       summary,
@@ -175,11 +168,10 @@ export function fleetView(main: HTMLElement): View {
 
   /** The statuses the filter and the search keep, problems first, then by name. */
   function kept(): AccountStatus[] {
-    const name = (status: AccountStatus) => names.get(status.accountId) ?? status.accountId;
     return statuses
       .filter(FILTERS[filter].keep)
-      .filter((status) => !query || name(status).toLowerCase().includes(query) || status.accountId.toLowerCase().includes(query))
-      .sort((a, b) => rank(a) - rank(b) || name(a).localeCompare(name(b)) || (a.accountId < b.accountId ? -1 : 1));
+      .filter(({ accountId }) => !query || nameOf(accountId).toLowerCase().includes(query) || accountId.toLowerCase().includes(query))
+      .sort((a, b) => rank(a) - rank(b) || nameOf(a.accountId).localeCompare(nameOf(b.accountId)) || (a.accountId < b.accountId ? -1 : 1));
   }
 
   /** The cards of the current page. */
@@ -219,8 +211,22 @@ export function fleetView(main: HTMLElement): View {
 
   function card(status: AccountStatus): HTMLElement {
     const balance = balances.get(status.accountId);
-    const currency = balance?.currency ?? currencies.get(status.accountId);
+    const currency = balance?.currency ?? accounts.get(status.accountId)?.currency;
     const attention = status.stale ? 'stale' : status.state === 'error' ? 'error' : '';
+    const heartbeat = status.heartbeatAgeSeconds;
+    const figures: [Child | Child[], Child, Attributes?][] = [
+      ['Heartbeat', heartbeat === null ? 'never' : `${age(heartbeat)} ago`, { 'data-age': heartbeat ?? '' }],
+      // The balances' count, as the totals sum it: one answer for both.
+      ['Open trades', String(balance?.openTradeCount ?? status.openTradeCount)],
+      ['Balance', balance ? money(balance.balance, currency) : notYet()],
+      ['NAV', balance ? money(balance.nav, currency) : notYet()],
+      // Its period on a line of its own: the labels' column stays as wide as "Realized today", leaving the figures their room.
+      [
+        ['Realized today ', h('span', { class: 'period' }, '(UTC)')],
+        today.has(status.accountId) ? money(today.get(status.accountId), currency, { signed: true }) : h('span', { class: 'muted' }, '…'),
+      ],
+      ['Last trade', utc(status.lastTradeAt)],
+    ];
     return h(
       'article',
       {
@@ -229,7 +235,7 @@ export function fleetView(main: HTMLElement): View {
         'data-state': status.state,
         'data-stale': String(status.stale),
       },
-      h('h3', {}, h('a', { href: `#/account/${encodeURIComponent(status.accountId)}` }, names.get(status.accountId) ?? status.accountId)),
+      h('h3', {}, h('a', { href: `#/account/${encodeURIComponent(status.accountId)}` }, nameOf(status.accountId))),
       h(
         'p',
         { class: 'badges' },
@@ -238,32 +244,7 @@ export function fleetView(main: HTMLElement): View {
         h('span', { class: 'muted' }, status.accountId),
       ),
       status.message ? h('p', { class: 'message' }, status.message) : null,
-      h(
-        'dl',
-        {},
-        h('dt', {}, 'Heartbeat'),
-        h(
-          'dd',
-          { 'data-age': status.heartbeatAgeSeconds ?? '' },
-          status.heartbeatAgeSeconds === null ? 'never' : `${age(status.heartbeatAgeSeconds)} ago`,
-        ),
-        h('dt', {}, 'Open trades'),
-        // The balances' count, as the totals sum it: one answer for both.
-        h('dd', {}, String(balance?.openTradeCount ?? status.openTradeCount)),
-        h('dt', {}, 'Balance'),
-        h('dd', {}, balance ? money(balance.balance, currency) : notYet()),
-        h('dt', {}, 'NAV'),
-        h('dd', {}, balance ? money(balance.nav, currency) : notYet()),
-        // Its period on a line of its own: the labels' column stays as wide as "Realized today", leaving the figures their room.
-        h('dt', {}, 'Realized today ', h('span', { class: 'period' }, '(UTC)')),
-        h(
-          'dd',
-          {},
-          today.has(status.accountId) ? money(today.get(status.accountId), currency, { signed: true }) : h('span', { class: 'muted' }, '…'),
-        ),
-        h('dt', {}, 'Last trade'),
-        h('dd', {}, utc(status.lastTradeAt)),
-      ),
+      h('dl', {}, ...figures.flatMap(([term, value, attributes = {}]) => [h('dt', {}, term), h('dd', attributes, value)])),
     );
   }
 

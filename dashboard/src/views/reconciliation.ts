@@ -4,7 +4,8 @@
  * and one row per difference, as the API lists them.
  */
 import { api } from '../api';
-import { fill, h } from '../dom';
+import type { components } from '../../../client';
+import { fill, h, type StackColumn, stackTable } from '../dom';
 import { utc } from '../format';
 
 const KIND_WORDS: Record<string, string> = {
@@ -15,7 +16,14 @@ const KIND_WORDS: Record<string, string> = {
   balance: 'Balance',
 };
 
-const COLUMNS = ['Kind', 'Trade', 'Order', 'Bot', 'Exchange', 'Since'];
+const COLUMNS: StackColumn<components['schemas']['ReconciliationDifference']>[] = [
+  ['Kind', 'key', (difference) => KIND_WORDS[difference.kind] ?? difference.kind],
+  ['Trade', null, (difference) => difference.tradeId ?? '—'],
+  ['Order', null, (difference) => difference.orderId ?? '—'],
+  ['Bot', null, (difference) => difference.bot ?? '—'],
+  ['Exchange', null, (difference) => difference.exchange ?? '—'],
+  ['Since', null, (difference) => utc(difference.since)],
+];
 
 export function reconciliationPanel(account: string): { element: HTMLElement; load: () => Promise<void> } {
   const summary = h('p', { class: 'note' });
@@ -40,34 +48,10 @@ export function reconciliationPanel(account: string): { element: HTMLElement; lo
         (data.unchecked ? `, ${data.unchecked} name no order` : '') +
         `, ${data.differenceCount} ${data.differenceCount === 1 ? 'difference' : 'differences'}.`,
     );
+    // On a phone each difference is a block of labelled cells (style.css, `stack`): nothing scrolls sideways.
     fill(
       rows,
-      data.differences.length
-        ? h(
-            'table',
-            // On a phone each difference is a block of labelled cells (style.css, `stack`): nothing scrolls sideways.
-            { class: 'stack' },
-            h('thead', {}, h('tr', {}, ...COLUMNS.map((name) => h('th', { scope: 'col' }, name)))),
-            h(
-              'tbody',
-              {},
-              ...data.differences.map((difference) =>
-                h(
-                  'tr',
-                  { title: difference.detail },
-                  ...[
-                    KIND_WORDS[difference.kind] ?? difference.kind,
-                    difference.tradeId ?? '—',
-                    difference.orderId ?? '—',
-                    difference.bot ?? '—',
-                    difference.exchange ?? '—',
-                    utc(difference.since),
-                  ].map((text, i) => h('td', { 'data-label': COLUMNS[i], ...(i === 0 ? { class: 'key' } : {}) }, text)),
-                ),
-              ),
-            ),
-          )
-        : [],
+      data.differences.length ? stackTable({}, null, COLUMNS, data.differences, (difference) => ({ title: difference.detail })) : [],
     );
   }
   return { element, load };

@@ -46,10 +46,6 @@ interface Places {
   unrealizedPL: (currency: string | undefined) => number;
 }
 
-/** A trade's currency: its own (API 1.5), else its account's (a trade stored before 1.5, not yet backfilled). */
-const currencyOf = (trade: Trade, accountCurrency: (accountId: string) => string | undefined): string | undefined =>
-  trade.currency ?? accountCurrency(trade.accountId);
-
 /** The fees as charged, each in its own currency (never converted); "none", or unknown when the source did not say. */
 function feesOf(trade: Trade): Node | string {
   if (trade.fees === null) return unknown('The source did not say what fees were charged');
@@ -127,7 +123,8 @@ export function tradesTable(
   options: { showAccount: boolean; accountCurrency: (accountId: string) => string | undefined },
 ): HTMLTableElement {
   const columns = COLUMNS.filter((column) => options.showAccount || column.label !== 'Account');
-  const currencies = new Map(trades.map((trade) => [trade, currencyOf(trade, options.accountCurrency)]));
+  // A trade's currency: its own (API 1.5), else its account's (a trade stored before 1.5, not yet backfilled).
+  const currencies = new Map(trades.map((trade) => [trade, trade.currency ?? options.accountCurrency(trade.accountId)]));
   const places: Places = {
     units: perInstrument(trades, (trade) => columnPlaces([trade.units])),
     price: perInstrument(trades, (trade) => pricePlaces([trade.openPrice, trade.closePrice])),
@@ -135,32 +132,24 @@ export function tradesTable(
     unrealizedPL: placesByCurrency(trades.map((trade) => [currencies.get(trade), trade.unrealizedPL])),
   };
   const shown = columns.filter((column) => !column.detail);
+  const detailed = columns.filter((column) => column.detail);
   const cellClass = (column: Column, trade: Trade) =>
     [column.num ? 'num' : '', isKey(column, trade) ? 'key' : '', column.time ? 'time' : ''].join(' ').trim() || null;
+  const cell = (column: Column, trade: Trade) => column.cell(trade, places, currencies.get(trade));
   // A row's details, made when it is opened: the row count stays one per trade.
-  const details = (trade: Trade) =>
-    h(
+  const details = (trade: Trade) => {
+    const terms = detailed.map((column) => h('div', {}, h('dt', {}, column.label), h('dd', {}, cell(column, trade))));
+    return h(
       'tr',
       { class: 'details', 'data-details': `${trade.accountId}/${trade.id}` },
-      h(
-        'td',
-        { colspan: shown.length },
-        h(
-          'dl',
-          {},
-          ...columns
-            .filter((column) => column.detail)
-            .map((column) => h('div', {}, h('dt', {}, column.label), h('dd', {}, column.cell(trade, places, currencies.get(trade))))),
-        ),
-      ),
+      h('td', { colspan: shown.length }, h('dl', {}, terms)),
     );
+  };
   const row = (trade: Trade) => {
     const tr = h(
       'tr',
       { 'data-trade': `${trade.accountId}/${trade.id}`, 'data-status': trade.status, tabindex: 0, 'data-expanded': 'false' },
-      ...shown.map((column) =>
-        h('td', { class: cellClass(column, trade), 'data-label': column.label }, column.cell(trade, places, currencies.get(trade))),
-      ),
+      ...shown.map((column) => h('td', { class: cellClass(column, trade), 'data-label': column.label }, cell(column, trade))),
     );
     const toggle = (event: Event) => {
       if ((event.target as Element).closest('a, button')) return;
@@ -187,14 +176,11 @@ export function tradesTable(
 const toApiTime = (local: string) => (local ? `${local.length === 16 ? `${local}:00` : local}Z` : '');
 const toInputTime = (api: string) => api.replace(/Z$/, '').replace(/:00$/, '').slice(0, 19);
 
-export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: (hash: string) => void): View {
-  const account = query.get('account') ?? '';
-  const filters = {
-    status: query.get('status') ?? '',
-    instrument: query.get('instrument') ?? '',
-    from: query.get('from') ?? '',
-    to: query.get('to') ?? '',
-  };
+export function tradesView(main: HTMLElement, query: URLSearchParams): View {
+  const [account, status, instrument, from, to] = ['account', 'status', 'instrument', 'from', 'to'].map((name) => query.get(name) ?? '');
+  const filters = { status, instrument, from, to };
+  // `all` in an account's place names every account (the API's /api/all/trades): one listing, one way to ask for it.
+  const path = { account: account || 'all' };
 
   const accountSelect = h('select', { id: 'f-account', name: 'account' }, ...options([['', 'All accounts']]));
   const statuses: [string, string][] = [
@@ -270,11 +256,11 @@ export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: 
         control.type === 'datetime-local' ? toApiTime(control.value) : control === instrumentInput ? control.value.trim() : control.value;
       if (value) next.set(name, value);
     }
-    navigate(tradesHash(next));
+    window.location.hash = tradesHash(next);
   });
   form.addEventListener('reset', (event) => {
     event.preventDefault();
-    navigate(tradesHash(new URLSearchParams()));
+    window.location.hash = tradesHash(new URLSearchParams());
   });
 
   let trades: Trade[] = [];
@@ -291,10 +277,7 @@ export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: 
 
   async function page(after: string | null): Promise<TradePage> {
     const query = params(after ? { limit: PAGE, cursor: after } : { limit: PAGE });
-    const result = account
-      ? await api().GET('/api/{account}/trades', { params: { path: { account }, query } })
-      : await api().GET('/api/all/trades', { params: { query } });
-    return unwrap(result);
+    return unwrap(await api().GET('/api/{account}/trades', { params: { path, query } }));
   }
 
   function render() {
@@ -366,10 +349,7 @@ export function tradesView(main: HTMLElement, query: URLSearchParams, navigate: 
     try {
       const query = params({ format: 'csv' });
       const chunks: string[] = [];
-      const pages = account
-        ? api().csvPages('/api/{account}/trades', { params: { path: { account }, query } })
-        : api().csvPages('/api/all/trades', { params: { query } });
-      for await (const chunk of pages) {
+      for await (const chunk of api().csvPages('/api/{account}/trades', { params: { path, query } })) {
         chunks.push(chunk);
         fill(downloading, `Preparing the file… ${chunks.length} page${chunks.length === 1 ? '' : 's'}`);
       }

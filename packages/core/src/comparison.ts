@@ -1,13 +1,11 @@
 import { decimalSign, divideDecimals, negateDecimal, sumDecimals } from './decimal';
+import { RATIO_PLACES } from './performance';
 import type { ReadPeriod } from './rollups';
 
 /**
  * The bots compared side by side (`GET /api/all/comparison`), pure: what a window's roll-ups say of the days it
  * ends with, and the return over it. The operation (api/operations/comparison.ts) reads what these are given.
  */
-
-/** Ratios as the performance figures write them: 4 places, half-even. */
-const RATIO_PLACES = 4;
 
 /**
  * The realized P&L of the trades closed on the days from `firstDay` (`YYYY-MM-DD`) on, from a window's periods

@@ -1,7 +1,7 @@
 import { decimalScale, negateDecimal, sumDecimals } from './decimal';
 import { mergePeriods, type PeriodFigures, replacePeriod } from './rollups';
 import { MAX_CLOCK_AHEAD_MS } from './time';
-import type { Account, Balance, BotReport } from './types';
+import type { Account, Balance, BotReport, PnlPoint } from './types';
 
 /**
  * The fleet summary's rules, pure: which fleet answers a change of an account's items moves, when a bot turns stale,
@@ -158,13 +158,8 @@ export function foldSum<T>(
 /** The performance roll-ups of one period: every instrument's figures and days' nets, summed (rollups.ts). */
 export const PERIOD_SUMS: SumRules<PeriodFigures> = { empty: {}, merge: mergePeriods, replace: replacePeriod };
 
-/** The P&L of one period: sums and counts. */
-export interface PnlSum {
-  realizedPL: string;
-  tradesClosed: number;
-  wins: number;
-  losses: number;
-}
+/** The P&L of one period: sums and counts (a P&L point's figures). */
+export type PnlSum = Omit<PnlPoint, 'start'>;
 
 /** P&L by currency: the fleet's of one period, or one account's share of it (its currency alone). */
 export type PnlByCurrency = Record<string, PnlSum>;

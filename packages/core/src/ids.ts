@@ -28,11 +28,6 @@ export function isAccountId(value: string): boolean {
   return ACCOUNT_ID.test(value) && value !== ALL_ACCOUNTS;
 }
 
-/** True when `value` can be a trade id (TRADE_ID). */
-export function isTradeId(value: string): boolean {
-  return TRADE_ID.test(value);
-}
-
 /** Orders ids by UTF-16 code units, the same way for every list the API sorts by id. */
 export function compareIds(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

@@ -33,8 +33,8 @@ import { feesIn } from './fees';
 import { compareIds } from './ids';
 import type { Drawdown, PerformanceFigures, Trade } from './types';
 
-/** Digits after the point of every ratio. */
-const RATIO_PLACES = 4;
+/** Digits after the point of every ratio (rounded half-even): the performance figures' and the comparison's return. */
+export const RATIO_PLACES = 4;
 
 /** A trade singled out (the best or the worst): its id, P&L and close time (the tie-break). */
 type TradeMark = Pick<ClosedTrade, 'accountId' | 'id' | 'realizedPL' | 'closeTime'>;
@@ -183,12 +183,6 @@ export function replaceContribution(
   return combine(combine(total, before ?? NO_TRADES, -1, total), next, 1, mergeStats(total, next));
 }
 
-/** A day's net realized P&L: `end` is the end of that day (the next day's start). */
-export interface DailyNet {
-  end: string;
-  net: string;
-}
-
 /**
  * How realized equity moved over a run of days (a period, or a window made of periods), counted from zero at its
  * `start`: what the maximum drawdown of any window made of such runs needs, without their days. Two consecutive runs
@@ -215,11 +209,17 @@ export interface EquityRun {
   peak: bigint;
 }
 
-/** A run of no days from `start`. */
-export function emptyRun(start: string): EquityRun {
-  return {
+/** A day's net as an exact integer of 10^-`scale` (rollups.ts reads each stored net once). */
+export interface DailyUnits {
+  end: string;
+  units: bigint;
+}
+
+/** The run of `days` (in order, each net in units of 10^-`scale`) from `start`; of no days, a run that moved nothing. */
+export function runOfUnits(start: string, scale: number, days: readonly DailyUnits[]): EquityRun {
+  const run: EquityRun = {
     start,
-    scale: 0,
+    scale,
     net: 0n,
     high: 0n,
     highAt: start,
@@ -230,17 +230,6 @@ export function emptyRun(start: string): EquityRun {
     drawdownEnd: null,
     peak: 0n,
   };
-}
-
-/** A day's net as an exact integer of 10^-`scale` (rollups.ts reads each stored net once). */
-export interface DailyUnits {
-  end: string;
-  units: bigint;
-}
-
-/** The run of `days` (in order, each net in units of 10^-`scale`) from `start`. */
-export function runOfUnits(start: string, scale: number, days: readonly DailyUnits[]): EquityRun {
-  const run = { ...emptyRun(start), scale };
   for (const day of days) {
     run.net += day.units;
     if (run.low === null || run.net < run.low) [run.low, run.lowAt] = [run.net, day.end];
@@ -252,16 +241,6 @@ export function runOfUnits(start: string, scale: number, days: readonly DailyUni
     if (fall > run.drawdown) Object.assign(run, { drawdown: fall, drawdownStart: run.highAt, drawdownEnd: day.end, peak: run.high });
   }
   return run;
-}
-
-/** The run of `days` (in order) from `start`: the day-by-day computation every composition must equal. */
-export function runOf(start: string, days: readonly DailyNet[]): EquityRun {
-  const scale = Math.max(0, ...days.map((day) => decimalScale(day.net)));
-  return runOfUnits(
-    start,
-    scale,
-    days.map((day) => ({ end: day.end, units: unitsOf(day.net, scale) })),
-  );
 }
 
 /** 10^n as a BigInt, for the scales amounts have. */
@@ -302,7 +281,7 @@ function rescaled(run: EquityRun, scale: number): EquityRun {
 }
 
 /**
- * The run of `a` followed by `b` (which starts where `a` ends), exactly as `runOf` makes it from both's days. The
+ * The run of `a` followed by `b` (which starts where `a` ends), exactly as `runOfUnits` makes it from both's days. The
  * largest fall is `a`'s own, or from `a`'s high to `b`'s low, or `b`'s own; on equal amounts the earlier end wins, as
  * day by day: `a`'s fall ends before any of `b`'s, and when the fall from `a`'s high equals `b`'s own, `b`'s own
  * cannot end earlier (its trough would be `b`'s low, reached first at `lowAt`).
@@ -337,14 +316,6 @@ export function drawdownOf(run: EquityRun, startBalance: string | null = null, p
       ? divideDecimals(amount, equityAtPeak, RATIO_PLACES)
       : null;
   return { amount, ratio, start: run.drawdownStart, end: run.drawdownEnd };
-}
-
-/**
- * The largest fall of realized equity over a window: realized P&L counts from zero at `from` and moves by each day's
- * net, in order (drawdownOf says the rest).
- */
-export function maxDrawdown(from: string, days: readonly DailyNet[], startBalance: string | null = null): Drawdown {
-  return drawdownOf(runOf(from, days), startBalance);
 }
 
 /** `value` written with `places` digits after the point (never fewer than it has): the same amount, exactly. */

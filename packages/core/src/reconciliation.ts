@@ -22,7 +22,7 @@
  */
 import { compareDecimals, decimalSign, divideDecimals, multiplyDecimals, negateDecimal, sumDecimals, trimDecimal } from './decimal';
 import { compareIds } from './ids';
-import type { ReconciliationDifference, Trade } from './types';
+import type { Reconciliation, ReconciliationDifference, Trade } from './types';
 
 /** An exchange's amounts carry 8 places (Binance's): what the bot reads from floats may differ in the last of them. */
 export const AMOUNT_TOLERANCE = '0.00000001';
@@ -54,11 +54,8 @@ export type BotTrade = Pick<Trade, 'id' | 'instrument' | 'side' | 'units' | 'sta
 /** One difference between the bot and the exchange: the contract's, but when it was first seen (the store's). */
 export type Difference = Omit<ReconciliationDifference, 'since'>;
 
-export interface Reconciled {
-  matched: number;
-  unchecked: number;
-  differences: Difference[];
-}
+/** What a check finds: the contract's counts, and its differences without when each was first seen. */
+export type Reconciled = Pick<Reconciliation, 'matched' | 'unchecked'> & { differences: Difference[] };
 
 interface Order {
   instrument: string;

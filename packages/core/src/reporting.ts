@@ -18,6 +18,7 @@
  *   currency does not move its past with today's rates.
  */
 import { compareDecimals, divideDecimals, multiplyDecimals, roundDecimal, sumDecimals, trimDecimal } from './decimal';
+import type { PointReporting, Reporting, ReportingRoute } from './types';
 
 /** Places of a converted amount (an exchange's precision). */
 const AMOUNT_PLACES = 8;
@@ -40,27 +41,7 @@ export interface RatesAt extends RatesEntry {
 }
 
 /** One step of a route: `from` to `to` at `rate`, from an exchange's market (`binance:EURUSDT`, maybe inverted) or a peg. */
-interface Hop {
-  from: string;
-  to: string;
-  rate: string;
-  source: string;
-}
-
-type ReportingAccount =
-  | { accountId: string; nav: string; rate: string; route: Hop[]; asOf: string | null }
-  | { accountId: string; unvalued: true; reason: string };
-
-/** An equity point's NAV in the reporting currency: a valued account's figures, or why it has none. */
-export type PointReporting =
-  | { currency: string; nav: string; rate: string; route: Hop[]; asOf: string | null }
-  | { currency: string; unvalued: true; reason: string };
-
-export interface Reporting {
-  currency: string;
-  total: string;
-  accounts: ReportingAccount[];
-}
+type Hop = ReportingRoute[number];
 
 interface Edge extends Hop {
   time: string | null;
@@ -149,7 +130,7 @@ export function reportingOf(
   balances: readonly { accountId: string; currency: string; nav: string }[],
   rates: readonly RatesEntry[],
 ): Reporting {
-  const accounts: ReportingAccount[] = balances.map(({ accountId, currency: from, nav }) => {
+  const accounts: Reporting['accounts'] = balances.map(({ accountId, currency: from, nav }) => {
     const reason = `no price converts ${from} to ${currency}: no exchange feed reads a market between them`;
     return { accountId, ...valued(nav, conversionOf(from, currency, rates), reason) };
   });

@@ -12,13 +12,12 @@
  * lowest running totals, its own largest fall) is computed from when read, so the maximum drawdown of a window is
  * the composition of its periods' runs, exact, without reading their days.
  */
-import { negateDecimal, sumDecimals } from './decimal';
+import { compareDecimals, negateDecimal, sumDecimals } from './decimal';
 import {
   type ClosedTrade,
   composeRuns,
   type DailyUnits,
   drawdownOf,
-  emptyRun,
   type EquityRun,
   mergeStats,
   NO_TRADES,
@@ -29,9 +28,8 @@ import {
   tradeStats,
   unitsOf,
 } from './performance';
-import { nextPeriodStart, periodStart, timestamp } from './time';
+import { periodStart, shiftPeriodStart, timestamp } from './time';
 import type { InstrumentPerformance, PerformanceFigures } from './types';
-import { compareDecimals } from './decimal';
 
 export type StatsUnit = 'day' | 'block' | 'month';
 
@@ -56,7 +54,7 @@ export function unitStart(ms: number, unit: StatsUnit): number {
 /** The start of the day after the last of the unit starting at `start`. */
 export function unitEnd(start: number, unit: StatsUnit): number {
   if (unit === 'day') return start + DAY;
-  const monthEnd = nextPeriodStart(periodStart(start, 'month'), 'month');
+  const monthEnd = shiftPeriodStart(periodStart(start, 'month'), 'month', 1);
   if (unit === 'month') return monthEnd;
   return new Date(start).getUTCDate() >= LAST_BLOCK_FROM ? monthEnd : Math.min(monthEnd, start + BLOCK_DAYS * DAY);
 }
@@ -220,7 +218,7 @@ function parsePeriods(periods: readonly ReadPeriod[]): { scale: number; parsed: 
 
 /** The equity run over the parsed periods, in order, of the days `daysOf` picks in each: their runs composed. */
 function runOver(parsed: readonly ParsedPeriod[], scale: number, daysOf: (period: ParsedPeriod) => readonly DailyUnits[]): EquityRun {
-  let run = { ...emptyRun(parsed[0].start), scale };
+  let run = runOfUnits(parsed[0].start, scale, []);
   for (const period of parsed) run = composeRuns(run, runOfUnits(period.start, scale, daysOf(period)));
   return run;
 }

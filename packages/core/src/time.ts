@@ -34,7 +34,7 @@ export function timestamp(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/i;
+const RFC3339 = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/i;
 
 /**
  * An RFC 3339 date-time with a zone (`Z` or `±hh:mm`), as milliseconds since the epoch, or undefined when it is
@@ -44,22 +44,12 @@ const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))
 export function parseTime(text: string): number | undefined {
   const match = RFC3339.exec(text);
   if (!match) return undefined;
-  const [, year, month, day, hour, minute, second, fraction = '', zone] = match;
-  // Not Date.UTC, which reads the years 0 to 99 as 1900 to 1999.
-  const check = new Date(0);
-  check.setUTCFullYear(Number(year), Number(month) - 1, Number(day));
-  check.setUTCHours(Number(hour), Number(minute), Number(second));
-  const base = check.getTime();
-  if (
-    check.getUTCFullYear() !== Number(year) ||
-    check.getUTCMonth() !== Number(month) - 1 ||
-    check.getUTCDate() !== Number(day) ||
-    check.getUTCHours() !== Number(hour) ||
-    check.getUTCMinutes() !== Number(minute) ||
-    Number(second) > 59
-  ) {
-    return undefined;
-  }
+  const [, dateTime, fraction = '', zone] = match;
+  // Read as UTC in ECMAScript's own format (four-digit years as written, unlike Date.UTC's 0 to 99) and written
+  // back: a day or time that does not exist (February 30th, 24:00, a leap second) does not come back the same.
+  const utc = dateTime.toUpperCase();
+  const base = Date.parse(`${utc}Z`);
+  if (Number.isNaN(base) || timestamp(base).slice(0, 19) !== utc) return undefined;
   let offset = 0;
   if (zone.toUpperCase() !== 'Z') {
     const hours = Number(zone.slice(1, 3));
@@ -108,11 +98,6 @@ export function shiftPeriodStart(start: number, period: CalendarUnit, count: num
   if (period === 'week') return start + count * 7 * DAY;
   const date = new Date(start);
   return monthStart(date.getUTCFullYear(), date.getUTCMonth() + count);
-}
-
-/** The start of the period after the one starting at `start`. */
-export function nextPeriodStart(start: number, period: CalendarUnit): number {
-  return shiftPeriodStart(start, period, 1);
 }
 
 /** How many periods lie between two period starts (`from` ≤ `to`). */

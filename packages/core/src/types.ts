@@ -13,6 +13,10 @@ export type AccountList = Schemas['AccountList'];
 export type Balance = Schemas['Balance'];
 export type Total = Schemas['Total'];
 export type AllBalances = Schemas['AllBalances'];
+/** Every account's NAV in the stage's reporting currency (API 1.9), and an equity point's, at its own time (1.10). */
+export type Reporting = Schemas['Reporting'];
+export type ReportingRoute = Schemas['ReportingRoute'];
+export type PointReporting = NonNullable<Schemas['EquityPoint']['reporting']>;
 export type Trade = Schemas['Trade'];
 /** A fee as the exchange charged it, in its own currency, with the exchange of the trade that charged it (API 1.5). */
 export type Fee = Schemas['Fee'];
@@ -78,15 +82,10 @@ export type ComparisonRow = Schemas['ComparisonRow'];
 export type TradeStatus = Trade['status'];
 export type BotState = AccountStatus['state'];
 
-/** What the bot last reported about itself (a heartbeat), stored on the account item; not itself an API shape. */
-export interface BotReport {
-  state: BotState;
-  lastHeartbeatAt: string | null;
-  strategy: string | null;
-  message: string | null;
-  updatedAt: string;
-  /** When the bot first reported its current state, kept by the store (null: not known); a report need not give it. */
-  stateSince?: string | null;
-  /** The last error the bot reported: its message, and when that error began; kept by the store (null: none). */
-  lastError?: { message: string | null; at: string } | null;
-}
+/**
+ * What the bot last reported about itself (a heartbeat), stored on the account item; not itself an API shape, but
+ * the status's fields of it. `stateSince` (when the bot first reported its current state) and `lastError` (its last
+ * error's message and when that error began) are kept by the store: a report need not give them.
+ */
+export type BotReport = Pick<AccountStatus, 'state' | 'lastHeartbeatAt' | 'strategy' | 'message' | 'updatedAt'> &
+  Partial<Pick<AccountStatus, 'stateSince' | 'lastError'>>;

@@ -4,7 +4,7 @@
  * naming the field. Amounts are decimal strings exactly as the contract writes them; a JavaScript number is refused,
  * since it may already have lost digits.
  */
-import { isAccountId, isTradeId } from '@trading-bot-api/core/ids';
+import { isAccountId, TRADE_ID } from '@trading-bot-api/core/ids';
 import { compareDecimals, decimalSign, isDecimal } from '@trading-bot-api/core/decimal';
 import { canonicalInstrument, contractOf } from '@trading-bot-api/core/instruments';
 import { MAX_CLOCK_AHEAD_MS, parseUtcTimestamp } from '@trading-bot-api/core/time';
@@ -45,7 +45,7 @@ export function accountId(value: unknown, field = 'accountId'): string {
 }
 
 export function tradeId(value: unknown, field = 'id'): string {
-  if (typeof value !== 'string' || !isTradeId(value)) {
+  if (typeof value !== 'string' || !TRADE_ID.test(value)) {
     throw invalidInput(field, 'must be 1–128 letters, digits, ".", "_", ":" or "-", starting with a letter or digit (no "#")');
   }
   return value;

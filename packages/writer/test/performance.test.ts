@@ -7,16 +7,13 @@
  * day-by-day computation.
  */
 import fc from 'fast-check';
-import { formatDecimal } from '@trading-bot-api/core/decimal';
-import { compareDecimals } from '@trading-bot-api/core/decimal';
+import { compareDecimals, formatDecimal } from '@trading-bot-api/core/decimal';
 import {
   type ClosedTrade,
   composeRuns,
-  maxDrawdown,
   mergeStats,
   NO_TRADES,
   replaceContribution,
-  runOf,
   tradeStats,
   unitsOf,
 } from '@trading-bot-api/core/performance';
@@ -24,6 +21,7 @@ import { periodId, periodsPerformance, unitEnd, unitStart, windowPeriods } from 
 import type { PeriodEntry } from '@trading-bot-api/core/store/ledger-table';
 import type { Fee, Trade } from '@trading-bot-api/core/types';
 import { periodsAfter } from '../src/rules';
+import { maxDrawdown, runOf } from '../../../test/kit/equity-runs';
 import { expectedPerformance } from '../../../test/kit/expected';
 import { propertyRuns } from '../../../test/kit/property-runs';
 

@@ -3,7 +3,7 @@
  * (counters, exact sums, aggregates per day, ISO week and month).
  */
 import { newBalanceRecord } from '@trading-bot-api/core/store/balances-table';
-import { nextPeriodStart, parseTime, parseUtcTimestamp, periodStart, timestamp } from '@trading-bot-api/core/time';
+import { parseTime, parseUtcTimestamp, periodStart, shiftPeriodStart, timestamp } from '@trading-bot-api/core/time';
 import type { Trade } from '@trading-bot-api/core/types';
 import { WriterError } from '../src/errors';
 import { decide } from '../src/history';
@@ -179,7 +179,7 @@ describe('times and periods (UTC; ISO weeks start on Monday)', () => {
   ] as const)('%s is in the %s starting %s', (at, period, start, next) => {
     const begins = periodStart(Date.parse(at), period);
     expect(timestamp(begins)).toBe(start);
-    expect(timestamp(nextPeriodStart(begins, period))).toBe(next);
+    expect(timestamp(shiftPeriodStart(begins, period, 1))).toBe(next);
   });
 });
 

@@ -2,8 +2,8 @@
  * `npm test` checks what the machine must have before anything else runs, and stops with one line naming what is
  * missing and how to install it: Java for DynamoDB Local, Chromium for the dashboard's tests.
  */
-import { checkChromium } from './support/browser';
-import { checkJava, PrerequisiteError } from './local-stack/dynamodb-local';
+import { checkChromium } from './chromium';
+import { checkJava, PrerequisiteError } from '../../scripts/local-stack/dynamodb-local';
 
 try {
   checkJava();

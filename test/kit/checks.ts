@@ -1,5 +1,5 @@
 /**
- * `npm test`'s static checks before its tests: first what the machine must have (prerequisites.ts), then Biome, the
+ * `npm test`'s static checks before its tests: first what the machine must have (test/kit/prerequisites.ts), then Biome, the
  * docs' links, the import rule, dead code (knip), the types of the project and of the dashboard, and the OpenAPI
  * lint, side by side.
  * One after another they took some 30 s on two cores, 15 of them the project's `tsc` alone; side by side, about as
@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import './prerequisites';
 
-const ROOT = join(__dirname, '..');
+const ROOT = join(__dirname, '..', '..');
 
 /** The checks: package.json's scripts of those names, each also run alone by `npm run <name>`. */
 const CHECKS = ['lint', 'lint:docs', 'lint:imports', 'lint:dead', 'typecheck', 'typecheck:dashboard', 'lint:openapi'];

@@ -9,7 +9,7 @@
  * with the same results.
  */
 import { existsSync } from 'node:fs';
-import { PrerequisiteError } from '../local-stack/dynamodb-local';
+import { PrerequisiteError } from '../../scripts/local-stack/dynamodb-local';
 
 const HEADLESS_SHELL = '/usr/bin/chromium-headless-shell';
 const CHROMIUM = '/usr/bin/chromium';
