@@ -8,13 +8,13 @@ const LOG_LEVELS: readonly LogLevel[] = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
 
 type Env = Record<string, string | undefined>;
 
-function required(env: Env, name: string): string {
+export function required(env: Env, name: string): string {
   const value = env[name];
   if (!value) throw new Error(`configuration: environment variable ${name} is required`);
   return value;
 }
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+export function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
@@ -47,6 +47,10 @@ export function readConfig(env: Env) {
   const logLevel = (env.LOG_LEVEL || 'INFO').toUpperCase() as LogLevel;
   if (!LOG_LEVELS.includes(logLevel))
     throw new Error(`configuration: LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
+  // The currency every NAV is also given in on GET /api/all/balance (1.8); undefined: none.
+  const reportingCurrency = env.REPORTING_CURRENCY || undefined;
+  if (reportingCurrency && !/^[A-Z0-9]{2,12}$/.test(reportingCurrency))
+    throw new Error(`configuration: REPORTING_CURRENCY must be a currency code such as USD, got "${reportingCurrency}"`);
   const tableNames = Object.fromEntries(tables.ROLES.map((role) => [role, required(env, tables.tableVariable(role))]));
   return {
     tables: tableNames as Record<keyof Tables, string>,
@@ -63,8 +67,7 @@ export function readConfig(env: Env) {
     cursorSecret,
     // A running bot whose last heartbeat is older than this is reported `stale`.
     staleAfterSeconds: integer(env, 'STALE_AFTER_SECONDS', DEFAULT_STALE_AFTER_SECONDS, 1, 86400),
-    // The currency every NAV is also given in on GET /api/all/balance (1.8); undefined: none.
-    reportingCurrency: reportingCurrency(env.REPORTING_CURRENCY),
+    reportingCurrency,
     // Origins allowed by CORS; `*` allows any origin (never with credentials).
     corsAllowedOrigins: (env.CORS_ALLOWED_ORIGINS ?? '')
       .split(',')
@@ -77,11 +80,4 @@ export function readConfig(env: Env) {
     stage: required(env, 'STAGE'),
     logLevel,
   };
-}
-
-function reportingCurrency(value: string | undefined): string | undefined {
-  if (!value) return undefined;
-  if (!/^[A-Z0-9]{2,12}$/.test(value))
-    throw new Error(`configuration: REPORTING_CURRENCY must be a currency code such as USD, got "${value}"`);
-  return value;
 }

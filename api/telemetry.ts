@@ -22,7 +22,7 @@ interface Tally {
 
 const tallies = new AsyncLocalStorage<Tally>();
 
-/** Runs `work` with a fresh count of DynamoDB items read, which `itemsReadSoFar` reports while it runs. */
+/** Runs `work` with a fresh count of DynamoDB items read, which its access line reports (logAccess). */
 export function withReadTally<T>(work: () => Promise<T>): Promise<T> {
   return tallies.run({ itemsRead: 0 }, work);
 }
@@ -31,10 +31,6 @@ export function withReadTally<T>(work: () => Promise<T>): Promise<T> {
 export function countItemsRead(items: number): void {
   const tally = tallies.getStore();
   if (tally) tally.itemsRead += items;
-}
-
-function itemsReadSoFar(): number {
-  return tallies.getStore()?.itemsRead ?? 0;
 }
 
 /**
@@ -69,7 +65,7 @@ export function logAccess(event: Partial<APIGatewayProxyEvent>, requestId: strin
     route: event.resource,
     status,
     durationMs: Math.round((performance.now() - started) * 10) / 10,
-    itemsRead: itemsReadSoFar(),
+    itemsRead: tallies.getStore()?.itemsRead ?? 0,
     keyId: typeof authorizer?.keyId === 'string' ? authorizer.keyId : null,
   };
   if (status >= 500) (status === HTTP.SERVICE_UNAVAILABLE ? logger.warn : logger.error).call(logger, 'request', line);

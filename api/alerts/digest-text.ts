@@ -3,33 +3,11 @@
  * without a database, and each figure shows as the API wrote it.
  */
 import { decimalSign } from '@trading-bot-api/core/decimal';
-import { type AlertEvent, type BotRef, botLabel, percentOf, span, utcMinute } from './events';
+import type { buildDigest } from './digest';
+import { type AlertEvent, botLabel, percentOf, span, utcMinute } from './events';
 
-export interface DigestCurrency {
-  currency: string;
-  accountCount: number;
-  /** Yesterday: P&L, trades, wins and losses from /api/all/pnl; the win rate from /api/all/performance. */
-  day: { realizedPL: string; tradesClosed: number; wins: number; losses: number; winRate: string | null };
-  /** The last 7 days (yesterday and the 6 before), from /api/all/performance. */
-  week: { realizedPL: string; tradesClosed: number; winRate: string | null };
-  /** Of the bots that closed a trade yesterday, the highest and the lowest realized P&L (null: none did). */
-  best: (BotRef & { realizedPL: string }) | null;
-  worst: (BotRef & { realizedPL: string }) | null;
-}
-
-export interface Digest {
-  /** Yesterday, `YYYY-MM-DD` (UTC). */
-  day: string;
-  /** The first day of the 7, `YYYY-MM-DD`. */
-  weekFrom: string;
-  currencies: DigestCurrency[];
-  bots: number;
-  attention: {
-    error: (BotRef & { message: string | null })[];
-    stale: (BotRef & { heartbeatAgeSeconds: number | null; lastHeartbeatAt: string | null })[];
-    stopped: (BotRef & { since: string | null })[];
-  };
-}
+/** The digest's figures (digest.ts's buildDigest; its fields' notes are there). */
+export type Digest = Awaited<ReturnType<typeof buildDigest>>;
 
 /** An amount with its sign: `+12.50`, `−3.75` (a true minus), `0`. */
 export function signed(amount: string): string {

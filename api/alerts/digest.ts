@@ -23,13 +23,17 @@ import { readAccountPnl, readAllPnl } from '../operations/series';
 import { fleetStatusOf } from '../operations/status';
 import { store } from '../database';
 import type { AccountStatus } from '@trading-bot-api/core/types';
-import type { Digest, DigestCurrency } from './digest-text';
 import type { BotRef } from './events';
 
 const DAY_MS = 86_400_000;
 
-/** The digest of the day before `now`. */
-export async function buildDigest(now: Date): Promise<Digest> {
+/**
+ * The digest of the day before `now`: `day` (yesterday) and `weekFrom` (the first day of the 7), `YYYY-MM-DD` (UTC);
+ * per currency, `day` (yesterday: P&L, trades, wins and losses from /api/all/pnl; the win rate from
+ * /api/all/performance), `week` (the last 7 days, yesterday and the 6 before, from /api/all/performance), and `best`
+ * and `worst` (of the bots that closed a trade yesterday, the highest and the lowest realized P&L; null: none did).
+ */
+export async function buildDigest(now: Date) {
   const today = Math.floor(now.getTime() / DAY_MS) * DAY_MS;
   const day = today - DAY_MS;
   const weekFrom = today - 7 * DAY_MS;
@@ -51,7 +55,7 @@ export async function buildDigest(now: Date): Promise<Digest> {
     },
     { concurrency: 16 },
   );
-  const currencies = pnl.series.map((series): DigestCurrency => {
+  const currencies = pnl.series.map((series) => {
     const { start: _, ...dayCounts } = series.points[series.points.length - 1];
     const ofDay = dayPerformance.currencies.find((entry) => entry.currency === series.currency);
     const ofWeek = weekPerformance.currencies.find((entry) => entry.currency === series.currency);

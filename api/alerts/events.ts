@@ -156,6 +156,11 @@ function titled(stage: string, type: AlertType, words: string): string {
   return `[${stage}] ${MARK[type]} ${words}`;
 }
 
+/** An event: its text the title, then its lines; `fields` its kind's. */
+function eventOf(type: AlertType, id: string, stage: string, time: string, title: string, lines: string[], fields?: Partial<AlertEvent>) {
+  return { type, id, stage, time, title, text: [title, ...lines].join('\n'), ...fields };
+}
+
 const CONDITION_WORDS: Record<BotCondition, string> = { ok: 'well', error: 'in error', stale: 'stale', stopped: 'stopped' };
 
 /** What the probe found of a bot whose condition changed: its status's report, and the change. */
@@ -284,21 +289,10 @@ function accountEvent(
   at: AccountAt,
 ): AlertEvent {
   const { bot, stage, time } = at;
-  const title = titled(stage, type, words);
   const url = accountUrl(at.dashboardUrl, bot.accountId);
   if (url) lines.push(`Dashboard: ${url}`);
-  return {
-    type,
-    id,
-    stage,
-    time,
-    title,
-    text: [title, ...lines].join('\n'),
-    accountId: bot.accountId,
-    accountName: bot.accountName,
-    ...payload,
-    ...(url ? { url } : {}),
-  };
+  const fields = { accountId: bot.accountId, accountName: bot.accountName, ...payload, ...(url ? { url } : {}) };
+  return eventOf(type, id, stage, time, titled(stage, type, words), lines, fields);
 }
 
 /** A trade the account closed: instrument, side, P&L and why. */
@@ -320,7 +314,7 @@ export function databaseEvent(down: boolean, stage: string, time: string, detail
     ? [`The probe could not read DynamoDB at ${utcMinute(time)}: the API answers 503 and no bot can be watched.`]
     : [`The probe reads DynamoDB again since ${utcMinute(time)}.`];
   if (detail) lines.push(detail);
-  return { type, id: `${stage}:database:${type}:${time}`, stage, time, title, text: [title, ...lines].join('\n') };
+  return eventOf(type, `${stage}:database:${type}:${time}`, stage, time, title, lines);
 }
 
 /**
@@ -339,28 +333,18 @@ export function reconciliationEvent(
     `${accountId} disagrees with its exchange account: ${difference.kind.replaceAll('_', ' ')}`,
   );
   const url = accountUrl(dashboardUrl, accountId);
-  return {
-    type: 'reconciliation',
-    id: `${stage}:reconciliation:${accountId}:${difference.kind}:${difference.tradeId ?? ''}:${difference.orderId ?? ''}`,
-    stage,
-    time: checkedAt,
-    title,
-    text: [title, difference.detail, `Checked against ${exchangeAccountId} at ${utcMinute(checkedAt)}.`, ...(url ? [url] : [])].join('\n'),
-    accountId,
-    reconciliation: { exchangeAccountId, ...difference },
-    ...(url ? { url } : {}),
-  };
+  const id = `${stage}:reconciliation:${accountId}:${difference.kind}:${difference.tradeId ?? ''}:${difference.orderId ?? ''}`;
+  const lines = [difference.detail, `Checked against ${exchangeAccountId} at ${utcMinute(checkedAt)}.`, ...(url ? [url] : [])];
+  const fields = { accountId, reconciliation: { exchangeAccountId, ...difference }, ...(url ? { url } : {}) };
+  return eventOf('reconciliation', id, stage, checkedAt, title, lines, fields);
 }
 
 /** A message that only says alerts reach the channel. */
 /** A test message: plain words, no markup (Telegram's HTML parse mode would show Markdown's backticks as they are). */
 export function testEvent(stage: string, time: string): AlertEvent {
   const title = titled(stage, 'test', 'Test message from the Trading Bot API');
-  const text = [
-    title,
-    `Alerts of stage ${stage} reach this channel. Nothing changed: this was sent by the command npm run alerts -- test at ${utcMinute(time)}.`,
-  ].join('\n');
-  return { type: 'test', id: `${stage}:test:${time}`, stage, time, title, text };
+  const line = `Alerts of stage ${stage} reach this channel. Nothing changed: this was sent by the command npm run alerts -- test at ${utcMinute(time)}.`;
+  return eventOf('test', `${stage}:test:${time}`, stage, time, title, [line]);
 }
 
 /**
@@ -387,7 +371,7 @@ export function alarmEvent(alarm: Record<string, unknown>, stage: string, messag
     `State: ${state}${previousState ? ` (was ${previousState})` : ''} at ${utcMinute(time)}.`,
     ...(reason ? [`Reason: ${reason}`] : []),
   ];
-  return { type: 'alarm', id: `${stage}:alarm:${messageId}`, stage, time, title, text: [title, ...lines].join('\n'), alarm: details };
+  return eventOf('alarm', `${stage}:alarm:${messageId}`, stage, time, title, lines, { alarm: details });
 }
 
 /**

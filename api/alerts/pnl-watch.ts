@@ -91,13 +91,10 @@ let lastSaid = '';
  * cannot be read, the P&L alerts are off for this run (logged): the bots' alerts go on.
  */
 export async function stageRules(alerts: AlertsConfig, env: Record<string, string | undefined>): Promise<PnlRules | undefined> {
-  let values: Awaited<ReturnType<typeof configuredAlertValues>>;
-  try {
-    values = await configuredAlertValues(env, alerts);
-  } catch (error) {
-    logger.error('alerts: the P&L alerts are off this run: their settings could not be read', { cause: (error as Error).message });
-    return undefined;
-  }
+  const values = await configuredAlertValues(env, alerts).catch((error: Error) => {
+    logger.error('alerts: the P&L alerts are off this run: their settings could not be read', { cause: error.message });
+  });
+  if (!values) return undefined;
   const { rules, problems } = pnlRulesOf(values);
   const said = problems.join('\n');
   if (said !== lastSaid) for (const problem of problems) logger.error(problem);

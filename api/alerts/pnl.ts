@@ -108,28 +108,8 @@ export function limitAmount(limit: Limit, base: string): string {
   return decimalScale(exact) <= decimalScale(base) ? padDecimal(exact, decimalScale(base)) : exact;
 }
 
-/** A day's realized loss against its limit: whether it is beyond, and what the limit allows (`realizedPL` of the day). */
-function dailyLossOf(limit: Limit, realizedPL: string, balance: string): { beyond: boolean; allowed: string; startBalance: string } {
-  const startBalance = sumDecimals([balance, negateDecimal(realizedPL)]);
-  const allowed = limitAmount(limit, startBalance);
-  const loss = negateDecimal(realizedPL);
-  return { beyond: decimalSign(loss) > 0 && compareDecimals(loss, allowed) > 0, allowed, startBalance };
-}
-
-/** A balance's fall from its peak against a limit: whether beyond, the fall, and its share of the peak (4 places). */
-function drawdownOf(limit: Limit, peak: string, balance: string): { beyond: boolean; fall: string; ratio: string | null; allowed: string } {
-  const fall = sumDecimals([peak, negateDecimal(balance)]);
-  const allowed = limitAmount(limit, peak);
-  const ratio = decimalSign(peak) > 0 ? divideDecimals(fall, peak, 4) : null;
-  // A percent of a peak of nothing says nothing: only an amount limit applies then.
-  const applies = 'amount' in limit || decimalSign(peak) > 0;
-  return { beyond: applies && decimalSign(fall) > 0 && compareDecimals(fall, allowed) > 0, fall, ratio, allowed };
-}
-
-/** The higher of two balances (the first when there is no second). */
-function higher(a: string, b: string | null): string {
-  return b === null || compareDecimals(a, b) >= 0 ? a : b;
-}
+/** Whether `fall` (a loss, a drawdown) is a fall at all and more than `allowed`. */
+const beyond = (fall: string, allowed: string) => decimalSign(fall) > 0 && compareDecimals(fall, allowed) > 0;
 
 /** What the probe read of an account for its P&L alerts. */
 export interface PnlSnapshot {
@@ -173,34 +153,29 @@ export function pnlStep(
 
   const lossLimit = usable(rules.dailyLoss(accountId));
   if (lossLimit) {
-    const loss = dailyLossOf(lossLimit, dayRealizedPL, balance ?? '0');
-    if (loss.beyond && previous.lossDay !== day)
-      said.dailyLoss = {
-        currency,
-        day,
-        realizedPL: dayRealizedPL,
-        balance: loss.startBalance,
-        limit: loss.allowed,
-        setting: setting(lossLimit),
-      };
-    next.lossDay = loss.beyond ? day : null;
+    // The day's start: the balance now less the day's realized P&L.
+    const startBalance = sumDecimals([balance ?? '0', negateDecimal(dayRealizedPL)]);
+    const limit = limitAmount(lossLimit, startBalance);
+    const over = beyond(negateDecimal(dayRealizedPL), limit);
+    if (over && previous.lossDay !== day)
+      said.dailyLoss = { currency, day, realizedPL: dayRealizedPL, balance: startBalance, limit, setting: setting(lossLimit) };
+    next.lossDay = over ? day : null;
   }
   const fallLimit = usable(rules.drawdown(accountId));
   if (fallLimit && balance !== null) {
-    const peak = higher(balance, previous.peakBalance);
-    const fall = drawdownOf(fallLimit, peak, balance);
-    if (fall.beyond && !previous.drawdownOver)
-      said.drawdown = {
-        currency,
-        balance,
-        peakBalance: peak,
-        drawdown: fall.fall,
-        drawdownRatio: fall.ratio,
-        limit: fall.allowed,
-        setting: setting(fallLimit),
-      };
+    // The highest balance seen: the peak.
+    const was = previous.peakBalance;
+    const peak = was === null || compareDecimals(balance, was) >= 0 ? balance : was;
+    const drawdown = sumDecimals([peak, negateDecimal(balance)]);
+    const limit = limitAmount(fallLimit, peak);
+    // A percent of a peak of nothing says nothing: only an amount limit applies then.
+    const over = ('amount' in fallLimit || decimalSign(peak) > 0) && beyond(drawdown, limit);
+    // The fall's share of the peak, to 4 places (null: a peak of nothing).
+    const drawdownRatio = decimalSign(peak) > 0 ? divideDecimals(drawdown, peak, 4) : null;
+    if (over && !previous.drawdownOver)
+      said.drawdown = { currency, balance, peakBalance: peak, drawdown, drawdownRatio, limit, setting: setting(fallLimit) };
     next.peakBalance = peak;
-    next.drawdownOver = fall.beyond;
+    next.drawdownOver = over;
   }
   return { next, ...said };
 }

@@ -90,29 +90,23 @@ async function fromParameters(path: string): Promise<AlertValues> {
   }
 }
 
-/** What the secret and then the parameters hold; either source may be left out (undefined or empty). */
-export async function remoteAlertValues(sources: { secretId?: string; parametersPath?: string }): Promise<AlertValues> {
-  const [secret, parameters] = await Promise.all([
-    sources.secretId ? fromSecret(sources.secretId) : {},
-    sources.parametersPath ? fromParameters(sources.parametersPath) : {},
-  ]);
-  return mergeAlertValues(secret, parameters);
-}
-
 /**
- * The ALERT_* values of `env` (and their files), then of the stage's secret and parameters: those of `sources`, or
- * with a `stage` those a deployed stage keeps (serverless.yml's ALERT_SECRET_ID and ALERT_PARAMETERS_PATH), as the
- * commands ask with --stage.
+ * The ALERT_* values of `env` (and their files), then of the stage's secret and parameters: those of `sources` (either
+ * may be left out: undefined or empty), or with a `stage` those a deployed stage keeps (serverless.yml's
+ * ALERT_SECRET_ID and ALERT_PARAMETERS_PATH), as the commands ask with --stage.
  */
 export async function configuredAlertValues(
   env: Record<string, string | undefined>,
   sources: { stage?: string; secretId?: string; parametersPath?: string },
 ): Promise<AlertValues> {
-  const { stage, secretId, parametersPath } = sources;
-  const remote = stage
-    ? { secretId: `trading-bot-api/${stage}/alerts`, parametersPath: `/trading-bot-api/${stage}/alerts` }
-    : { secretId, parametersPath };
-  return mergeAlertValues(localAlertValues(env), await remoteAlertValues(remote));
+  const { stage } = sources;
+  const secretId = stage ? `trading-bot-api/${stage}/alerts` : sources.secretId;
+  const parametersPath = stage ? `/trading-bot-api/${stage}/alerts` : sources.parametersPath;
+  const [secret, parameters] = await Promise.all([
+    secretId ? fromSecret(secretId) : {},
+    parametersPath ? fromParameters(parametersPath) : {},
+  ]);
+  return mergeAlertValues(localAlertValues(env), secret, parameters);
 }
 
 /** The channels those values configure, with a line for each channel configured wrong (settings.ts). */

@@ -58,7 +58,6 @@ export function fleetExposition({ bots, summary }: FleetFigures): string {
     {
       name: 'tba_bot_state',
       help: 'The state the bot last reported: 1 for it, 0 for the other states.',
-      type: 'gauge',
       samples: bots.flatMap((bot) =>
         BOT_STATES.map((state) => ({ labels: { ...labels.get(bot)!, state }, value: flag(bot.status.state === state) })),
       ),
@@ -67,7 +66,6 @@ export function fleetExposition({ bots, summary }: FleetFigures): string {
       ([name, help, value]): Family => ({
         name,
         help,
-        type: 'gauge',
         // No sample where a bot has no value (as for a bot that never heartbeated); each bot's labels object is shared
         // by its every family, so renderExposition writes it once.
         samples: bots.flatMap((bot) => {
@@ -79,11 +77,10 @@ export function fleetExposition({ bots, summary }: FleetFigures): string {
     {
       name: 'tba_fleet_bots',
       help: 'Bots the key may see (retired ones left out), by reported state.',
-      type: 'gauge',
       samples: BOT_STATES.map((state) => ({ labels: { state }, value: summary[state] })),
     },
-    { name: 'tba_fleet_bots_stale', help: 'Bots that are stale.', type: 'gauge', samples: [{ labels: {}, value: summary.stale }] },
-    { name: 'tba_fleet_bots_visible', help: 'Bots the key may see.', type: 'gauge', samples: [{ labels: {}, value: summary.total }] },
+    { name: 'tba_fleet_bots_stale', help: 'Bots that are stale.', samples: [{ labels: {}, value: summary.stale }] },
+    { name: 'tba_fleet_bots_visible', help: 'Bots the key may see.', samples: [{ labels: {}, value: summary.total }] },
   ];
   return renderExposition(families);
 }

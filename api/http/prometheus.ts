@@ -14,11 +14,10 @@ interface Sample {
   value: string | number;
 }
 
-/** One metric family: every sample of one name, under one HELP and TYPE. */
+/** One metric family: every sample of one name, under one HELP and TYPE (every figure here is a gauge). */
 export interface Family {
   name: string;
   help: string;
-  type: 'gauge' | 'counter';
   samples: readonly Sample[];
 }
 
@@ -45,7 +44,7 @@ export function renderExposition(families: readonly Family[]): string {
   return families
     .map((family) => {
       const help = family.help.replaceAll('\\', '\\\\').replaceAll('\n', '\\n');
-      const lines = [`# HELP ${family.name} ${help}`, `# TYPE ${family.name} ${family.type}`];
+      const lines = [`# HELP ${family.name} ${help}`, `# TYPE ${family.name} gauge`];
       for (const sample of family.samples) lines.push(`${family.name}${labelsText(sample.labels)} ${sample.value}`);
       return `${lines.join('\n')}\n`;
     })

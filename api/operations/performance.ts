@@ -1,16 +1,14 @@
 import pMap from 'p-map';
 import { compareIds } from '@trading-bot-api/core/ids';
 import { sumDecimals } from '@trading-bot-api/core/decimal';
-import { accountNotFound } from '../errors';
 import { mergePeriods, type PeriodKey, periodsPerformance, type ReadPeriod, windowPeriods } from '@trading-bot-api/core/rollups';
-import { getAccountItem } from '@trading-bot-api/core/store/accounts-table';
 import { fleetPeriods } from '@trading-bot-api/core/store/fleet-table';
 import { accountsByCurrency } from './currencies';
 import { accountPeriods, type PeriodPartition, readPeriods, readStartBalances } from '@trading-bot-api/core/store/ledger-table';
 import { type TimeWindow, timestamp } from '@trading-bot-api/core/time';
 import type { AccountPerformance, AllPerformance, CurrencyPerformance } from '@trading-bot-api/core/types';
 import type { Principal } from '../access';
-import { CONCURRENT_READS } from './series';
+import { CONCURRENT_READS, visibleAccount } from './series';
 import { store } from '../database';
 import { requireVisibleAccount } from './visible';
 import { type SeriesWindow, seriesWindow } from './window';
@@ -32,11 +30,6 @@ export interface PerformanceRequest extends TimeWindow {
 /** Without `from`, the last 90 days; at most 366 days (a leap year) in one answer. */
 const DEFAULT_DAYS = 90;
 const MAX_DAYS = 366;
-
-/** The periods of the window's days: whole months, blocks and edge days (rollups.ts's windowPeriods). */
-function periodsOfWindow(window: SeriesWindow): PeriodKey[] {
-  return windowPeriods(window.starts[0], window.starts[window.starts.length - 1]);
-}
 
 /** The figures of `periods` in `where`, of one instrument when asked. */
 async function readWindow(where: PeriodPartition, periods: readonly PeriodKey[], instrument: string | undefined): Promise<ReadPeriod[]> {
@@ -79,13 +72,12 @@ export async function readAccountPerformance(
 ): Promise<AccountPerformance> {
   const window = seriesWindow('day', request, now, DEFAULT_DAYS, MAX_DAYS);
   requireVisibleAccount(principal, accountId);
-  const periods = periodsOfWindow(window);
+  const periods = windowPeriods(window.starts[0], window.starts[window.starts.length - 1]);
   const [account, read, balances] = await Promise.all([
-    getAccountItem(store, accountId),
+    visibleAccount(accountId),
     readWindow(accountPeriods(store, accountId), periods, request.instrument),
     startBalance([accountId], window),
   ]);
-  if (!account) throw accountNotFound(accountId);
   return {
     accountId,
     from: timestamp(window.from),
@@ -100,7 +92,7 @@ export async function readAccountPerformance(
  */
 export async function readAllPerformance(request: PerformanceRequest, principal: Principal, now: Date): Promise<AllPerformance> {
   const window = seriesWindow('day', request, now, DEFAULT_DAYS, MAX_DAYS);
-  const periods = periodsOfWindow(window);
+  const periods = windowPeriods(window.starts[0], window.starts[window.starts.length - 1]);
   const byCurrency = await accountsByCurrency(principal);
   const summed = principal.accounts === '*';
   const ids = [...byCurrency.values()].flat();

@@ -57,7 +57,7 @@ async function pnlPoints(accountId: string, period: Period, window: SeriesWindow
 }
 
 /** The account item of an account (checked visible first): its currency, and a 404 when there is none. */
-async function visibleAccount(accountId: string): Promise<Item> {
+export async function visibleAccount(accountId: string): Promise<Item> {
   const account = await getAccountItem(store, accountId);
   if (!account) throw accountNotFound(accountId);
   return account;

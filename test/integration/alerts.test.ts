@@ -338,7 +338,8 @@ describe('deployed: the probe publishes to the topic, the notifier sends what SN
   });
 
   it('the parameters: a refusal names its cause, an outage is tried again, a failure is not kept, no value is in an error', async () => {
-    const { remoteAlertValues } = await import('../../api/alerts/remote');
+    const { configuredAlertValues } = await import('../../api/alerts/remote');
+    const remoteAlertValues = (sources: { secretId?: string; parametersPath?: string }) => configuredAlertValues({}, sources);
     const path = `/trading-bot-api/${harness.stage}/elsewhere`;
     aws.parameters.set(`${path}/ALERT_DISCORD_WEBHOOK_URL`, discord.url);
     aws.fail('GetParametersByPath', 'AccessDeniedException');
@@ -363,7 +364,8 @@ describe('deployed: the probe publishes to the topic, the notifier sends what SN
   });
 
   it('the secret: a refusal names its cause, one that does not exist configures nothing, one not JSON is said unquoted', async () => {
-    const { remoteAlertValues } = await import('../../api/alerts/remote');
+    const { configuredAlertValues } = await import('../../api/alerts/remote');
+    const remoteAlertValues = (sources: { secretId?: string; parametersPath?: string }) => configuredAlertValues({}, sources);
     const secretId = `trading-bot-api/${harness.stage}/elsewhere`;
     aws.secrets.set(secretId, JSON.stringify({ ALERT_SLACK_WEBHOOK_URL: slack.url }));
     aws.fail('GetSecretValue', 'AccessDeniedException');

@@ -315,8 +315,8 @@ it('links the next page relative to the request, its query kept but the cursor',
 it('renders Prometheus text the strict parser reads back, labels escaped', () => {
   expect(escapeLabelValue('a\\b"c\nd')).toBe('a\\\\b\\"c\\nd');
   const text = renderExposition([
-    { name: 'x_total', help: 'help\nline', type: 'gauge', samples: [{ labels: { a: 'q"\\\n' }, value: '-12.50' }] },
-    { name: 'empty', help: 'none', type: 'gauge', samples: [] },
+    { name: 'x_total', help: 'help\nline', samples: [{ labels: { a: 'q"\\\n' }, value: '-12.50' }] },
+    { name: 'empty', help: 'none', samples: [] },
   ]);
   const families = parsePrometheusText(text);
   expect(sampleOf(families, 'x_total', { a: 'q"\\\n' })).toMatchObject({ text: '-12.50', value: -12.5 });
