@@ -261,12 +261,7 @@ export function tradeInput(value: unknown, account: string, prefix = '', now: Da
  * given); a spot trade's leverage is 1 (and is `"1"` when not given); funding is a future's, a liquidation price a
  * leveraged position's.
  */
-function detailsInput(
-  input: Input,
-  instrument: string,
-  field: (name: string) => string,
-  feeLeg?: Fee['leg'],
-): Pick<Trade, 'market' | 'leverage' | 'fees' | 'fundingFees' | 'liquidationPrice'> {
+function detailsInput(input: Input, instrument: string, field: (name: string) => string, feeLeg?: Fee['leg']) {
   const given = input.market === undefined || input.market === null ? null : oneOf(input.market, field('market'), MARKETS);
   const contract = contractOf(instrument) !== 'none';
   if (contract && given !== null && given !== 'futures')
