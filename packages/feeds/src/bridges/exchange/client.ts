@@ -90,11 +90,6 @@ export class ExchangeClient {
     this.own = new WeightLimiter(own, { share: options.share });
   }
 
-  /** The account's origin, for the log (never the key). */
-  get origin(): string {
-    return this.options.url ?? `${this.profile.name}'s API`;
-  }
-
   private async open(): Promise<Exchange> {
     if (this.exchange) return this.exchange;
     // Required here, once, not imported at the top: what only names the feed never pays for loading it.
