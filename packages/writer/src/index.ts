@@ -328,7 +328,8 @@ function storeOf(writer: Writer): Store {
 
 /** Creates a writer over its own DynamoDB client (or the one given in `options.client`). */
 export function createWriter(options: WriterOptions): Writer {
-  const tableNames = options.tables ?? namesOf(options.stage);
+  if (!options.tables && !options.stage) throw new Error('createWriter: give a stage or the table names');
+  const tableNames = options.tables ?? tables.tableNames(options.stage!);
   const store: Store = options.client
     ? { client: options.client, tables: tableNames }
     : createStore({
@@ -651,8 +652,3 @@ export function backfillAccount(writer: Writer, accountId: string): Promise<back
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 const isLoopback = (endpoint: string) => URL.canParse(endpoint) && ['localhost', '127.0.0.1', '[::1]'].includes(new URL(endpoint).hostname);
-
-function namesOf(stage: string | undefined): Tables {
-  if (!stage) throw new Error('createWriter: give a stage or the table names');
-  return tables.tableNames(stage);
-}

@@ -183,13 +183,11 @@ export class ExchangeFeed {
     if (options.signal?.aborted) return summaryOf();
 
     // Prices: every asset held with a market in the account's currency, and every open position's market.
-    const wanted = new Set<string>();
-    for (const { asset } of holdings) {
-      const market = markets.get(`${asset}/${config.quote}`);
-      if (market) wanted.add(market.id);
-    }
-    // Every market followed, for the reporting currency's rates (one call whatever their number).
-    for (const state of states) wanted.add(state.market.id);
+    const wanted = new Set([
+      ...holdings.flatMap(({ asset }) => markets.get(`${asset}/${config.quote}`)?.id ?? []),
+      // Every market followed, for the reporting currency's rates (one call whatever their number).
+      ...states.map((state) => state.market.id),
+    ]);
     const prices = await client.prices([...wanted].sort());
     for (const state of states) {
       const price = prices.get(state.market.id);

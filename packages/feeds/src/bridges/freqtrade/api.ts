@@ -164,12 +164,9 @@ export function freqtradeClient(options: FreqtradeOptions) {
     const date = Date.parse(response.headers.get('date') ?? '');
     // The header has whole seconds: the bot's clock read somewhere in the second it names.
     if (Number.isFinite(date)) clockAheadMs = date + 500 - Date.now();
-    if (response.status === 401) {
+    if (response.status === 401 || (response.status === 404 && missing)) {
       await response.body?.cancel();
-      throw new FreqtradeError('unauthorized', url, '');
-    }
-    if (response.status === 404 && missing) {
-      await response.body?.cancel();
+      if (response.status === 401) throw new FreqtradeError('unauthorized', url, '');
       return undefined as T;
     }
     if (!response.ok) {
