@@ -205,15 +205,20 @@ export class CheckpointUnreadable extends Error {
   }
 }
 
+/** What `promise` (a file operation) gives, or undefined when the file does not exist; any other failure rejects. */
+export function ifExists<T>(promise: Promise<T>): Promise<T | undefined> {
+  return promise.catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+}
+
 /** The checkpoint of `file`; undefined when there is none (a first run). */
 async function readCheckpoint(file: string): Promise<Checkpoint | undefined> {
-  let text: string;
-  try {
-    text = await readFile(checkpointPath(file), 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new CheckpointUnreadable(file, (error as NodeJS.ErrnoException).code ?? (error as Error).message);
-  }
+  const text = await ifExists(readFile(checkpointPath(file), 'utf8')).catch((error: NodeJS.ErrnoException) => {
+    throw new CheckpointUnreadable(file, error.code ?? error.message);
+  });
+  if (text === undefined) return undefined;
   let value: Checkpoint;
   try {
     value = JSON.parse(text) as Checkpoint;
@@ -297,10 +302,7 @@ async function locate(file: string, options: SourceOptions): Promise<Reading | u
   if (!saved) return undefined;
   const pendingWithin = (size: number) =>
     saved.pending && saved.pending.offset <= size && saved.pending.line > saved.line ? saved.pending : undefined;
-  const atPath = await open(file, 'r').catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return undefined;
-    throw error;
-  });
+  const atPath = await ifExists(open(file, 'r'));
   let sameInode = false;
   if (atPath) {
     const { ino, size } = await atPath.stat();
