@@ -18,7 +18,7 @@
  *  7. With `reconcileWith`, the bot's account reconciled against this one (the writer's reconcile): each difference new
  *     to the check said once, and returned for an alert.
  */
-import type { Difference, TradeOutcome, Writer } from '@trading-bot-api/writer';
+import type { Difference, Reconciliation, TradeOutcome, Writer } from '@trading-bot-api/writer';
 import type { PollSummary } from '../freqtrade/bridge';
 import { ExchangeClient } from './client';
 import type { FeedAccount } from './config';
@@ -56,11 +56,7 @@ export interface SyncSummary extends PollSummary {
   /** The weight spent, by pool. */
   weight: Record<string, number>;
   /** The reconciliation of the bot's account, when the feed has one (`reconcileWith`): the differences new to it. */
-  reconciliation?: {
-    accountId: string;
-    exchangeAccountId: string;
-    checkedAt: string;
-    matched: number;
+  reconciliation?: Pick<Reconciliation['entry'], 'accountId' | 'exchangeAccountId' | 'checkedAt' | 'matched'> & {
     differences: number;
     fresh: Difference[];
   };
@@ -243,14 +239,8 @@ export class ExchangeFeed {
     if (config.reconcileWith) {
       const { entry, fresh } = await writer.reconcile(config.reconcileWith, id);
       for (const difference of fresh) refused.push(`reconciliation of ${entry.accountId}: ${difference.kind}: ${difference.detail}`);
-      reconciliation = {
-        accountId: entry.accountId,
-        exchangeAccountId: id,
-        checkedAt: entry.checkedAt,
-        matched: entry.matched,
-        differences: entry.differenceCount,
-        fresh,
-      };
+      const { accountId, exchangeAccountId, checkedAt, matched, differenceCount } = entry;
+      reconciliation = { accountId, exchangeAccountId, checkedAt, matched, differences: differenceCount, fresh };
     }
     return { ...summaryOf(transfers), ...(reconciliation ? { reconciliation } : {}) };
 
