@@ -8,7 +8,7 @@ import { isAccountId, TRADE_ID } from '@trading-bot-api/core/ids';
 import { compareDecimals, decimalSign, isDecimal } from '@trading-bot-api/core/decimal';
 import { canonicalInstrument, contractOf } from '@trading-bot-api/core/instruments';
 import { MAX_CLOCK_AHEAD_MS, parseUtcTimestamp } from '@trading-bot-api/core/time';
-import type { Account, BotState, Fee, Market, Trade } from '@trading-bot-api/core/types';
+import type { Account, Balance, BotReport, Fee, Market, Trade } from '@trading-bot-api/core/types';
 import type { ExchangeFill } from '@trading-bot-api/core/reconciliation';
 import type { TransferEntry } from '@trading-bot-api/core/store/ledger-table';
 import { invalidInput } from './errors';
@@ -359,14 +359,7 @@ export function marksInput(value: unknown): TradeMarks {
 }
 
 /** The broker's figures at a time. */
-export interface Snapshot {
-  balance: string;
-  unrealizedPL: string;
-  nav: string;
-  marginUsed: string;
-  marginAvailable: string;
-  time: string;
-}
+export type Snapshot = Pick<Balance, 'balance' | 'unrealizedPL' | 'nav' | 'marginUsed' | 'marginAvailable'> & { time: string };
 
 const SNAPSHOT_FIGURES = ['balance', 'unrealizedPL', 'nav', 'marginUsed', 'marginAvailable'] as const;
 
@@ -378,12 +371,7 @@ export function snapshotInput(value: unknown, now: Date = new Date(), prefix = '
 }
 
 /** A heartbeat: the bot's state, what it runs and says, and when; `time` defaults to `now`. */
-export interface Heartbeat {
-  state: BotState;
-  strategy: string | null;
-  message: string | null;
-  time: string;
-}
+export type Heartbeat = Pick<BotReport, 'state' | 'strategy' | 'message'> & { time: string };
 
 export function heartbeatInput(value: unknown, now: Date): Heartbeat {
   const input = object(value, 'heartbeat');
