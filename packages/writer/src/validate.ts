@@ -291,16 +291,10 @@ function detailsInput(input: Input, instrument: string, field: (name: string) =>
  * source says besides: why it closed, the fees charged at its close (leg `close` unless said), its funding and the ids
  * of the orders that closed it, each null when not said.
  */
-export interface Close {
+export type Close = Pick<Trade, 'realizedPL' | 'unrealizedPL' | 'closeReason' | 'fees' | 'fundingFees' | 'orderIds'> & {
   closePrice: string;
   closeTime: string;
-  realizedPL: string;
-  unrealizedPL: string;
-  closeReason: string | null;
-  fees: Fee[] | null;
-  fundingFees: string | null;
-  orderIds: string[] | null;
-}
+};
 
 export function closeInput(value: unknown, openTime: string, now: Date = new Date()): Close {
   const input = object(value, 'close');
@@ -324,18 +318,12 @@ export function closeInput(value: unknown, openTime: string, now: Date = new Dat
  * orders were charged so far (leg `open`; they replace those stored) and order ids (added to those stored). A field
  * left out keeps its value; `null` clears a stop-loss, take-profit or liquidation price.
  */
-export interface TradeMarks {
-  unrealizedPL?: string;
-  stopLoss?: string | null;
-  takeProfit?: string | null;
-  units?: string;
-  openPrice?: string;
-  liquidationPrice?: string | null;
+export type TradeMarks = Partial<Pick<Trade, 'unrealizedPL' | 'stopLoss' | 'takeProfit' | 'units' | 'openPrice' | 'liquidationPrice'>> & {
   fundingFees?: string;
   leverage?: string;
   fees?: Fee[];
   orderIds?: string[];
-}
+};
 
 export function marksInput(value: unknown): TradeMarks {
   const input = object(value, 'marks');
