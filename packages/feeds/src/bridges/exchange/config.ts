@@ -25,11 +25,9 @@ interface ExchangeAccount {
 }
 
 /** One account ready to sync: its settings, the exchange, its key and secret, the origin and the interval. */
-export interface FeedAccount {
+export interface FeedAccount extends FeedKeys {
   profile: ExchangeProfile;
   config: ExchangeAccount;
-  apiKey: string;
-  secret: string;
   url?: string;
   intervalSeconds: number;
 }
