@@ -77,20 +77,12 @@ export class ExchangeFeed {
     private readonly writer: Writer,
     private readonly options: {
       report: (line: string) => void;
-      share?: number;
       signal?: AbortSignal;
       /** Told the differences a reconciliation found first (the command sends them to the alert channels). */
       alert?: (found: NonNullable<SyncSummary['reconciliation']>) => Promise<void>;
     },
   ) {
-    this.client = new ExchangeClient({
-      profile: feed.profile,
-      apiKey: feed.apiKey,
-      secret: feed.secret,
-      url: feed.url,
-      share: options.share,
-      report: (line) => options.report(`${feed.config.account}: ${line}`),
-    });
+    this.client = new ExchangeClient({ ...feed, report: (line) => options.report(`${feed.config.account}: ${line}`) });
   }
 
   get account(): string {
