@@ -11,7 +11,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build, type Metafile } from 'esbuild';
-import { deployEsbuildOptions, functionEntries } from '../scripts/local-stack/function-bundles';
+import { deployEsbuildOptions, functionEntries } from '../test/kit/function-bundles';
 import { ROOT } from './options';
 import { median, ratio, round } from './stats';
 

@@ -53,7 +53,8 @@ projectorMeter.attach(projectorStore.client);
 const projector = startStreamPump({
   store: projectorStore,
   endpoint: config.dynamodbEndpoint!,
-  staleAfterSeconds: config.staleAfterSeconds,
+  stage: config.stage,
+  env: { STALE_AFTER_SECONDS: String(config.staleAfterSeconds) },
   failedQueue: join(tmpdir(), `projector-failed-${config.stage}.jsonl`),
 });
 /** The window the write figures date their heartbeats in (a heartbeat into the next one moved a stamp before issue 44). */

@@ -8,7 +8,7 @@
 //
 // `serverless offline`: the functions are bundled once at start and loaded by serverless offline's own process;
 // the build contexts serverless-esbuild keeps for rebuilding (some 300 MB in esbuild's service process) are let go.
-// A test run builds the bundles once (scripts/local-stack/function-bundles.ts, with serverless.yml's esbuild options)
+// A test run builds the bundles once (test/kit/function-bundles.ts, with serverless.yml's esbuild options)
 // and names their folder in OFFLINE_PREBUILT_BUNDLES: each serverless offline it starts then loads those instead of
 // bundling every function again. Only `offline`: a package or an invoke still builds its own.
 'use strict';

@@ -157,7 +157,6 @@ module.exports = {
   SERVICE,
   TABLES,
   DATA_TABLES,
-  WRITER_TABLES,
   STREAMED_TABLES,
   TRADE_INDEXES,
   tableName,

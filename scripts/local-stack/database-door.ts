@@ -4,7 +4,7 @@
  * send (a non-loopback Host, as after DNS rebinding; an Origin or Sec-Fetch header) and passes the rest through.
  */
 import { Agent as HttpAgent } from 'node:http';
-import { fromWebPage, type Headers, isLoopbackHost, listen, send } from './gateway/http-server';
+import { fromWebPage, isAllowedHost, keptHeaders, listen, readBody, send } from './gateway/http-server';
 import { requestOverSocket } from './offline';
 
 const databaseAgent = new HttpAgent({ keepAlive: true, maxSockets: 16 });
@@ -15,10 +15,10 @@ export async function startDatabaseDoor(options: {
 }): Promise<{ port: number; endpoint: string; close(): Promise<void> }> {
   const target = new URL(options.target);
   const server = await listen(options.port, {}, async (req, res) => {
-    if (!isLoopbackHost(req.headers.host) || fromWebPage(req)) {
+    if (!isAllowedHost(req.headers.host) || fromWebPage(req)) {
       req.resume();
       return send(res, {
-        status: 403,
+        statusCode: 403,
         headers: { 'Content-Type': 'application/x-amz-json-1.0' },
         body: JSON.stringify({
           __type: 'com.amazon.coral.service#AccessDeniedException',
@@ -26,18 +26,12 @@ export async function startDatabaseDoor(options: {
         }),
       });
     }
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
     const answer = await requestOverSocket(
       { host: target.hostname, port: target.port, agent: databaseAgent },
-      { method: req.method!, path: req.url!, headers: { ...req.headers, host: target.host }, body: Buffer.concat(chunks), timeoutMs: 0 },
+      { method: req.method!, path: req.url!, headers: { ...req.headers, host: target.host }, body: await readBody(req), timeoutMs: 0 },
     );
-    const headers: Headers = {};
-    for (const [name, value] of Object.entries(answer.headers)) {
-      if (value !== undefined && !/^(connection|transfer-encoding|keep-alive|content-length|date)$/.test(name))
-        headers[name] = Array.isArray(value) ? value.join(', ') : value;
-    }
-    send(res, { status: answer.status, headers, body: answer.body });
+    const headers = keptHeaders(answer.headers, /^(connection|transfer-encoding|keep-alive|content-length|date)$/);
+    send(res, { statusCode: answer.status, headers, body: answer.body });
   });
   return { port: server.port, endpoint: `http://127.0.0.1:${server.port}`, close: () => server.close() };
 }

@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, type Supervised, spawnSupervised, waitUntil } from './processes';
+import { freePort, startSupervised } from './processes';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -120,14 +120,7 @@ const LOOPBACK_ONLY_POLICY = `grant {
 `;
 const LAST_JAVA_WITH_SECURITY_MANAGER = 23;
 
-export interface LocalDb {
-  endpoint: string;
-  port: number;
-  /** True when connections from other machines are refused (Java ≤ 23); see LOOPBACK_ONLY_POLICY. */
-  loopbackOnly: boolean;
-  process: Supervised;
-  close(): Promise<void>;
-}
+export type LocalDb = Awaited<ReturnType<typeof startDynamoDbLocal>>;
 
 /**
  * JVM options for a database under a light load (`npm start`'s: one demo load, then a person's clicks): the JVM's quick
@@ -138,19 +131,16 @@ export interface LocalDb {
 const LIGHT_LOAD_JVM = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
 
 /**
- * Starts DynamoDB Local on 127.0.0.1:`port` (a free port when not given): one database for every client
+ * Starts DynamoDB Local on a free port of 127.0.0.1: one database for every client
  * (-sharedDb; otherwise it keeps one per access key and region), no telemetry, no CORS for any web page, in memory
  * unless `dataDir` names a folder to keep the data in. `lightLoad` tunes the JVM for a light load (LIGHT_LOAD_JVM).
  */
-export async function startDynamoDbLocal(
-  options: { port?: number; dataDir?: string; quiet?: boolean; lightLoad?: boolean; log?: (line: string) => void } = {},
-): Promise<LocalDb> {
+export async function startDynamoDbLocal(options: { dataDir?: string; lightLoad?: boolean; log?: (line: string) => void } = {}) {
   const javaMajor = checkJava();
   const folder = ensureDynamoDbLocal(options.log);
-  const port = options.port ?? (await freePort());
-  const loopbackOnly = javaMajor <= LAST_JAVA_WITH_SECURITY_MANAGER;
+  const port = await freePort();
   const jvm: string[] = options.lightLoad ? [...LIGHT_LOAD_JVM] : [];
-  if (loopbackOnly) {
+  if (javaMajor <= LAST_JAVA_WITH_SECURITY_MANAGER) {
     const policy = join(folder, '..', 'loopback-only.policy');
     writeFileSync(policy, LOOPBACK_ONLY_POLICY);
     // `==` makes this policy the only one, instead of adding to the JDK's default policy.
@@ -170,18 +160,14 @@ export async function startDynamoDbLocal(
     NO_WEB_ORIGIN,
     ...storage,
   ];
-  // Its working folder is the cache: it writes a metadata file there.
-  const process = spawnSupervised('java', args, { quiet: options.quiet ?? true, cwd: folder });
   const endpoint = `http://127.0.0.1:${port}`;
-  try {
-    await waitUntil(async () => (await fetch(endpoint, { signal: AbortSignal.timeout(1000) })).status > 0, {
-      timeoutMs: 60_000,
-      alive: () => process.child.exitCode === null,
-      describe: () => `DynamoDB Local did not start on port ${port}\n${process.output()}`,
-    });
-  } catch (error) {
-    await process.stop();
-    throw error;
-  }
-  return { endpoint, port, loopbackOnly, process, close: () => process.stop() };
+  const process = await startSupervised('java', args, {
+    quiet: true,
+    // Its working folder is the cache: it writes a metadata file there.
+    cwd: folder,
+    ready: async () => (await fetch(endpoint, { signal: AbortSignal.timeout(1000) })).status > 0,
+    timeoutMs: 60_000,
+    describe: `DynamoDB Local did not start on port ${port}`,
+  });
+  return { endpoint, process, close: () => process.stop() };
 }

@@ -6,17 +6,13 @@
  */
 import { isIP } from 'node:net';
 
-export interface Exposure {
-  listenAddress: string;
-  allowedHosts: string[];
-  /** Whether other machines may reach the API (then keys are required). */
-  opened: boolean;
-}
-
 const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
 
-/** The exposure LISTEN, ALLOWED_HOSTS and AUTH ask for; throws a sentence naming the variable at fault. */
-export function exposureOf(env: NodeJS.ProcessEnv): Exposure {
+/**
+ * The exposure LISTEN, ALLOWED_HOSTS and AUTH ask for (`opened`: whether other machines may reach the API, then keys
+ * are required); throws a sentence naming the variable at fault.
+ */
+export function exposureOf(env: NodeJS.ProcessEnv) {
   const listenAddress = env.LISTEN?.trim() || '127.0.0.1';
   if (!isIP(listenAddress))
     throw new Error(`LISTEN must be an IP address to listen on (127.0.0.1, 0.0.0.0, a LAN address), got "${env.LISTEN}"`);

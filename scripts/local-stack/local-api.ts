@@ -5,47 +5,25 @@
  */
 import stages from '../../resources/stages.js';
 import { localFunctionEnv } from './local-db';
-import { localProjector } from './local-projector';
-import type { StreamPump } from './stream-pump';
-import { type LocalGateway, startLocalGateway } from './gateway/gateway';
-import { type Offline, startOffline } from './offline';
+import { type StreamPump, startStreamPump } from './stream-pump';
+import { type LocalGatewayOptions, startLocalGateway } from './gateway/gateway';
+import { startOffline } from './offline';
 
-export interface LocalApiOptions {
-  stage: string;
+/** The gateway's options (stage, ports, auth, listen address, allowed hosts; CORS is the stage's), and the stack's. */
+export interface LocalApiOptions extends Omit<LocalGatewayOptions, 'offline'> {
   /** The DynamoDB the functions use. */
   dbEndpoint: string;
   cursorSecret: string;
-  /** API and Lambda ports on 127.0.0.1 (0: any free port). */
-  port: number;
-  lambdaPort: number;
-  /** Require API keys, as deployed stages do. */
-  auth: boolean;
-  /** The stage's CORS allow-list unless given. */
-  corsAllowedOrigins?: string[];
   /** More environment for the functions (e.g. STALE_AFTER_SECONDS). */
   env?: Record<string, string>;
   quiet?: boolean;
   /** Receives each line serverless offline prints (the functions' logs among them). */
   onLine?: (line: string) => void;
-  maxInFlight?: number;
-  /** The gateway's listen address and extra Host names (LocalGatewayOptions). */
-  listenAddress?: string;
-  allowedHosts?: string[];
   /** Run the fleet projector over the stage's streams (default); false for tables made without streams (the bench's). */
   projector?: boolean;
-  /** The fleet projector's on-failure queue (a file of JSON lines): .data/projector-failed-<stage>.jsonl unless given. */
-  failedQueue?: string;
 }
 
-export interface LocalApi {
-  url: string;
-  lambdaUrl: string;
-  gateway: LocalGateway;
-  offline: Offline;
-  /** The fleet projector's feed: a round every PUMP_INTERVAL_MS to IDLE_MS; drain() to have every change so far projected. */
-  pump: StreamPump;
-  stop(): Promise<void>;
-}
+export type LocalApi = Awaited<ReturnType<typeof startLocalApi>>;
 
 /**
  * How often the local projector reads the streams while they carry writes; quiet, its rounds space out to IDLE_MS
@@ -55,32 +33,28 @@ export interface LocalApi {
 const PUMP_INTERVAL_MS = 250;
 
 /** Starts serverless offline and the local gateway in front of it; resolves once both answer. */
-export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi> {
-  const corsAllowedOrigins = options.corsAllowedOrigins ?? stages.stageSettings(options.stage).corsOrigins;
+export async function startLocalApi(options: LocalApiOptions) {
   const offline = await startOffline({
     ...options,
     env: {
       ...localFunctionEnv(options.stage, options.dbEndpoint, options.cursorSecret),
       AUTH_MODE: options.auth ? 'required' : 'off',
-      CORS_ALLOWED_ORIGINS: corsAllowedOrigins.join(','),
+      CORS_ALLOWED_ORIGINS: stages.stageSettings(options.stage).corsOrigins.join(','),
       ...options.env,
     },
   });
-  let gateway: LocalGateway;
-  try {
-    // The gateway's options are the same names here (stage, ports, auth, maxInFlight, listen address, allowed hosts).
-    gateway = await startLocalGateway({ ...options, offline, corsAllowedOrigins });
-  } catch (error) {
+  const gateway = await startLocalGateway({ ...options, offline }).catch(async (error) => {
     await offline.stop();
     throw error;
-  }
+  });
   const pump: StreamPump =
     options.projector === false
       ? { drain: async () => {}, stop: async () => {} }
-      : localProjector(options.dbEndpoint, options.stage, {
+      : startStreamPump({
+          endpoint: options.dbEndpoint,
+          stage: options.stage,
           env: options.env,
           intervalMs: PUMP_INTERVAL_MS,
-          failedQueue: options.failedQueue,
           // As a failed Lambda batch: said, and tried again on the next round.
           onError: (error) =>
             (options.onLine ?? console.error)(
@@ -89,18 +63,14 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
         });
   // What was written before the API started (npm start's demo data, a test's fixture) is in the fleet's summary
   // before the first request: the answers never show a fleet half projected.
-  try {
-    await pump.drain();
-  } catch (error) {
+  await pump.drain().catch(async (error) => {
     await Promise.all([pump.stop(), gateway.close(), offline.stop()]);
     throw error;
-  }
+  });
   return {
     url: gateway.url,
     lambdaUrl: gateway.lambdaUrl,
-    gateway,
     offline,
-    pump,
     stop: async () => {
       await pump.stop();
       await gateway.close();

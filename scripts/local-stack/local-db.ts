@@ -2,13 +2,7 @@
  * Tables and credentials for the local DynamoDB (DynamoDB Local, see dynamodb-local.ts), spoken to over HTTP by the
  * real AWS SDK. Tables are created from resources/tables.js, the same definition serverless.yml deploys.
  */
-import {
-  CreateTableCommand,
-  type CreateTableCommandInput,
-  DeleteTableCommand,
-  DynamoDBClient,
-  paginateListTables,
-} from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, type CreateTableCommandInput, DynamoDBClient, paginateListTables } from '@aws-sdk/client-dynamodb';
 import tables from '../../resources/tables.js';
 import { createStore, QUIET_SDK_LOGGER, type Store } from '@trading-bot-api/core/store/dynamodb';
 import { QUIET_SDK_ENV } from '../support/quiet-sdk';
@@ -34,7 +28,7 @@ export function adminClient(endpoint: string): DynamoDBClient {
 }
 
 /**
- * Creates every table of `stage` that does not exist yet, with their streams; returns the names it created. (A stage
+ * Creates every table of `stage` that does not exist yet, with their streams. (A stage
  * created here has every change in its streams, so the fleet projector marks its summary complete itself.) Without
  * `streams` the tables have none, and no projector can keep the fleet's summary: its answers read the tables, as on
  * a stage whose data predates the projector. The integration tests that do not test the projector use that, since
@@ -43,17 +37,14 @@ export function adminClient(endpoint: string): DynamoDBClient {
  * write to a stream looks for that stream's oldest record by scanning every record the JVM's streams wrote before it,
  * deleted tables' too (docs/performance.md).
  */
-export async function ensureTables(client: DynamoDBClient, stage: string, options: { streams?: boolean } = {}): Promise<string[]> {
+export async function ensureTables(client: DynamoDBClient, stage: string, options: { streams?: boolean } = {}): Promise<void> {
   const existing = new Set<string>();
   for await (const page of paginateListTables({ client }, {})) for (const name of page.TableNames ?? []) existing.add(name);
-  const created: string[] = [];
   for (const table of Object.keys(tables.TABLES)) {
     const definition = tables.createTableInput(stage, table, { streams: options.streams !== false });
     if (existing.has(definition.TableName)) continue;
     await client.send(new CreateTableCommand(definition as CreateTableCommandInput));
-    created.push(definition.TableName);
   }
-  return created;
 }
 
 /**
@@ -64,23 +55,11 @@ export function localStore(endpoint: string, stage: string): Store {
   return createStore({
     tables: tables.tableNames(stage),
     endpoint,
-    region: LOCAL_AWS_ENV.AWS_REGION,
-    credentials: { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY },
+    ...LOCAL_CLIENT_CONFIG,
     connectTimeoutMs: 1000,
     requestTimeoutMs: 3000,
     maxAttempts: 4,
   });
-}
-
-/** Deletes every table of `stage` (a test file's own tables, when it is done). */
-export async function deleteTables(client: DynamoDBClient, stage: string): Promise<void> {
-  await Promise.all(
-    Object.keys(tables.TABLES).map((table) =>
-      client.send(new DeleteTableCommand({ TableName: tables.tableName(stage, table) })).catch((error: Error) => {
-        if (error.name !== 'ResourceNotFoundException') throw error;
-      }),
-    ),
-  );
 }
 
 /** The environment the functions need to run against the local DynamoDB for `stage`. */

@@ -4,22 +4,17 @@
  * gateway (gateway/gateway.ts) is the one door to it, so nothing it answers reaches a web page or another machine
  * unchecked. Used by `npm start`, the end-to-end tests and the benchmark.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { type Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Supervised, spawnSupervised, waitUntil } from './processes';
+import { startSupervised } from './processes';
+import { functionName } from './service-definition';
 
 const ROOT = join(__dirname, '..', '..');
 
-export interface Offline {
-  /** serverless offline's API Gateway emulation. */
-  httpSocket: string;
-  /** serverless offline's Lambda Invoke API. */
-  lambdaSocket: string;
-  process: Supervised;
-  stop(): Promise<void>;
-}
+/** serverless offline started: its API Gateway emulation's socket, its Lambda Invoke API's, its process. */
+export type Offline = Awaited<ReturnType<typeof startOffline>>;
 
 export interface SocketResponse {
   status: number;
@@ -62,31 +57,33 @@ export function requestOverSocket(
 }
 
 /**
+ * Invokes the function `functionKey` of `stage` with `event` through serverless offline's Lambda API: what it returned,
+ * or (`failed`) what it threw. Lambda answers a failed invocation with 200 and the x-amz-function-error header, its
+ * error in the body; "Unauthorized" passed to the callback arrives as the bare string.
+ */
+export async function invokeFunction(
+  offline: Pick<Offline, 'lambdaSocket'>,
+  stage: string,
+  functionKey: string,
+  event: unknown,
+): Promise<{ status: number; failed: boolean; result: unknown }> {
+  const answer = await requestOverSocket(offline.lambdaSocket, {
+    method: 'POST',
+    path: `/2015-03-31/functions/${functionName(stage, functionKey)}/invocations`,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(event),
+  });
+  const failed = answer.headers['x-amz-function-error'] !== undefined || answer.status !== 200;
+  return { status: answer.status, failed, result: JSON.parse(answer.body.toString() || 'null') };
+}
+
+/**
  * Where running stacks keep their bundles: beside `.esbuild`, not in it, because `serverless package` and `deploy`
  * empty `.esbuild` when they start, which would take the bundles from under a running `npm start`.
  */
 const WORK_FOLDERS = '.esbuild-offline';
-
-/**
- * Removes the esbuild work folders of instances whose process is gone (ended by SIGKILL, with no chance to clean up).
- */
-function removeAbandonedWorkFolders(): void {
-  let names: string[];
-  try {
-    names = readdirSync(join(ROOT, WORK_FOLDERS));
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const pid = Number(/^offline-(\d+)-/.exec(name)?.[1]);
-    if (!pid || pid === process.pid) continue;
-    try {
-      process.kill(pid, 0);
-    } catch {
-      rmSync(join(ROOT, WORK_FOLDERS, name), { recursive: true, force: true });
-    }
-  }
-}
+// An instance's work folder is removed by its supervisor once serverless offline has ended, however it ended
+// (supervise.cjs): no sweep of folders left by ended processes is needed at start.
 
 /**
  * Starts serverless offline for `stage` with `env` added to this process's environment, with every authorizer off
@@ -99,15 +96,13 @@ export async function startOffline(options: {
   quiet?: boolean;
   /** Receives each line serverless offline prints (instead of the terminal). */
   onLine?: (line: string) => void;
-  timeoutMs?: number;
-}): Promise<Offline> {
-  removeAbandonedWorkFolders();
+}) {
   const sockets = mkdtempSync(join(tmpdir(), 'trading-bot-offline-'));
   const httpSocket = join(sockets, 'http.sock');
   const lambdaSocket = join(sockets, 'lambda.sock');
   // One esbuild work folder per instance, so instances started side by side (tests, bench) never share one.
   const workFolder = `${WORK_FOLDERS}/offline-${process.pid}-${sockets.slice(-6)}`;
-  const child = spawnSupervised(
+  const child = await startSupervised(
     process.execPath,
     [join(ROOT, 'node_modules', 'serverless', 'bin', 'serverless.js'), 'offline', 'start', '--stage', options.stage, '--noAuth'],
     {
@@ -126,19 +121,11 @@ export async function startOffline(options: {
       // Removed by the supervisor once serverless offline has ended, however it ended: a stop(), or this process
       // killed before it could run one (npm start, SIGKILL).
       removeAfter: [sockets, join(ROOT, workFolder)],
+      ready: async () => (await requestOverSocket(httpSocket, { method: 'GET', path: '/api/health', timeoutMs: 5000 })).status > 0,
+      timeoutMs: 90_000,
+      describe: 'serverless offline did not start',
     },
   );
   // The supervisor exits after removing the folders, and child.stop() waits for its exit.
-  const stop = () => child.stop();
-  try {
-    await waitUntil(async () => (await requestOverSocket(httpSocket, { method: 'GET', path: '/api/health', timeoutMs: 5000 })).status > 0, {
-      timeoutMs: options.timeoutMs ?? 90_000,
-      alive: () => child.child.exitCode === null,
-      describe: () => `serverless offline did not start\n${child.output()}`,
-    });
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  return { httpSocket, lambdaSocket, process: child, stop };
+  return { httpSocket, lambdaSocket, process: child, stop: () => child.stop() };
 }

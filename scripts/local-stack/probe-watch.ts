@@ -10,8 +10,7 @@ import type { Channel } from '../../api/alerts/channels';
 import { ChannelWatch, type DeliveryOptions, deliverAlerts } from '../../api/alerts/delivery';
 import { type AlertEvent, databaseEvent } from '../../api/alerts/events';
 import type { ProbeResult } from '../../api/operations/probe';
-import { type Offline, requestOverSocket } from './offline';
-import { functionName } from './service-definition';
+import { invokeFunction, type Offline } from './offline';
 
 /** What the probe function returns: its findings, and the bots' alerts it recorded. */
 export type ProbeAnswer = ProbeResult & { alerts?: AlertEvent[] };
@@ -59,15 +58,8 @@ export function probeChanges(previous: ProbeResult | undefined, next: ProbeResul
 /** Invokes the probe once through serverless offline's Lambda API; what it found. */
 async function invokeProbe(offline: Pick<Offline, 'lambdaSocket'>, stage: string): Promise<ProbeAnswer> {
   const event = { version: '0', 'detail-type': 'Scheduled Event', source: 'aws.events', time: new Date().toISOString(), detail: {} };
-  const answer = await requestOverSocket(offline.lambdaSocket, {
-    method: 'POST',
-    path: `/2015-03-31/functions/${functionName(stage, 'probe')}/invocations`,
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(event),
-  });
-  const result = JSON.parse(answer.body.toString());
-  if (answer.headers['x-amz-function-error'] || answer.status !== 200)
-    throw new Error(`the probe failed: ${result?.errorMessage ?? answer.status}`);
+  const { status, failed, result } = await invokeFunction(offline, stage, 'probe', event);
+  if (failed) throw new Error(`the probe failed: ${(result as { errorMessage?: string } | null)?.errorMessage ?? status}`);
   return result as ProbeAnswer;
 }
 

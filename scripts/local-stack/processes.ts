@@ -1,7 +1,7 @@
 /**
  * Child processes of `npm start`, the tests and the benchmark, and the loopback ports they listen on.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -9,19 +9,12 @@ import { delimiter, join } from 'node:path';
 
 const SUPERVISE = join(__dirname, 'supervise.cjs');
 
-export interface Supervised {
-  child: ChildProcess;
-  /** Output collected when started with `quiet` (for error messages). */
-  output(): string;
-  /** Stops the command and everything it started; resolves once it has exited. */
-  stop(): Promise<void>;
-}
-
 /**
  * Starts `command` under supervise.cjs (beside this file), which stops it when this process ends in any way,
- * including SIGKILL: nothing started here can outlive its parent and keep a port.
+ * including SIGKILL: nothing started here can outlive its parent and keep a port. Resolves once `ready()` answers
+ * true; stops it and fails, with `describe` and its output, when it exits or `timeoutMs` passes first.
  */
-export function spawnSupervised(
+export async function startSupervised(
   command: string,
   args: string[],
   options: {
@@ -31,8 +24,11 @@ export function spawnSupervised(
     onLine?: (line: string) => void;
     /** Folders the supervisor removes once the command has ended, however this process ended. */
     removeAfter?: string[];
-  } = {},
-): Supervised {
+    ready: () => Promise<boolean>;
+    timeoutMs: number;
+    describe: string;
+  },
+) {
   const piped = options.quiet || options.onLine !== undefined;
   const env = options.env ?? process.env;
   const child = spawn(process.execPath, [SUPERVISE, command, ...args], {
@@ -55,24 +51,41 @@ export function spawnSupervised(
     });
   }
   const exited = once(child, 'exit');
-  return {
+  const supervised = {
     child,
+    // Output collected when started with `quiet` or `onLine` (for error messages).
     output: () => output,
+    // Stops the command and everything it started; resolves once it has exited.
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.stdin?.end();
       await exited;
     },
   };
+  const { timeoutMs } = options;
+  const describe = () => `${options.describe}\n${output}`;
+  await waitUntil(options.ready, { timeoutMs, alive: () => child.exitCode === null, describe }).catch(async (error) => {
+    await supervised.stop();
+    throw error;
+  });
+  return supervised;
+}
+
+/** Listens on 127.0.0.1:`port` (0: one the OS chooses) and closes again: the port, or undefined when it is taken. */
+function tryListen(port: number): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(undefined));
+    probe.listen(port, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address ? address.port : undefined));
+    });
+  });
 }
 
 /** Resolves true when nothing listens on 127.0.0.1:`port`. */
-export function portIsFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.once('error', () => resolve(false));
-    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
-  });
+export async function portIsFree(port: number): Promise<boolean> {
+  return (await tryListen(port)) !== undefined;
 }
 
 /**
@@ -85,12 +98,14 @@ export function portIsFree(port: number): Promise<boolean> {
 export async function freePort(): Promise<number> {
   const low = ephemeralLow();
   const from = 10_000;
-  if (low - from < 1_000) return osPort();
-  for (let attempt = 0; attempt < 50; attempt++) {
+  for (let attempt = 0; low - from >= 1_000 && attempt < 50; attempt++) {
     const port = from + Math.floor(Math.random() * (low - from));
     if (await portIsFree(port)) return port;
   }
-  return osPort();
+  // No range below the ephemeral one left: a port the OS chooses.
+  const port = await tryListen(0);
+  if (port === undefined) throw new Error('no free port on 127.0.0.1');
+  return port;
 }
 
 /** The first port of the kernel's range for outgoing connections (Linux); the common default elsewhere. */
@@ -102,18 +117,6 @@ function ephemeralLow(): number {
     // Not Linux: fall through.
   }
   return 32_768;
-}
-
-/** A port chosen by the OS: the fallback when no range below the ephemeral one is left. */
-function osPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 /** Polls `ready` until it resolves true, or fails with `describe()` once `timeoutMs` passed or `alive()` is false. */

@@ -21,16 +21,6 @@ export interface HttpRoute {
   identityHeaders: string[];
 }
 
-export interface ServiceDefinition {
-  service: string;
-  functions: string[];
-  routes: HttpRoute[];
-  /** The `cors` block every route shares (origins come from the stage). */
-  cors: { headers: string[]; maxAge?: number };
-  /** provider.apiGateway.minimumCompressionSize: answers of this many bytes or more are gzipped. */
-  minimumCompressionSize?: number;
-}
-
 interface RawEvent {
   http?: {
     method: string;
@@ -40,7 +30,7 @@ interface RawEvent {
   };
 }
 
-let cached: ServiceDefinition | undefined;
+let cached: ReturnType<typeof readServiceDefinition> | undefined;
 
 /** serverless.yml as its YAML says it (anchors resolved; `${...}` variables left as they are written). */
 export function serverlessYml(): Record<string, unknown> {
@@ -50,16 +40,18 @@ export function serverlessYml(): Record<string, unknown> {
   ) as Record<string, unknown>;
 }
 
-/** What serverless.yml declares of the service, its functions and their routes. */
-export function serviceDefinition(): ServiceDefinition {
-  if (cached) return cached;
+/** What serverless.yml declares of the service, its functions and their routes (read once). */
+export const serviceDefinition = () => (cached ??= readServiceDefinition());
+
+function readServiceDefinition() {
   const raw = serverlessYml() as {
     service: string;
     provider: { apiGateway?: { minimumCompressionSize?: number } };
     functions: Record<string, { events?: RawEvent[] }>;
   };
   const routes: HttpRoute[] = [];
-  let cors: ServiceDefinition['cors'] | undefined;
+  // The `cors` block every route shares (origins come from the stage).
+  let cors: { headers: string[]; maxAge?: number } | undefined;
   for (const [functionKey, definition] of Object.entries(raw.functions)) {
     for (const event of definition.events ?? []) {
       if (!event.http) continue;
@@ -74,14 +66,14 @@ export function serviceDefinition(): ServiceDefinition {
       if (event.http.cors && !cors) cors = { headers: event.http.cors.headers ?? [], maxAge: event.http.cors.maxAge };
     }
   }
-  cached = {
+  return {
     service: raw.service,
     functions: Object.keys(raw.functions),
     routes,
     cors: cors ?? { headers: [] },
+    // Answers of this many bytes or more are gzipped.
     minimumCompressionSize: raw.provider.apiGateway?.minimumCompressionSize,
   };
-  return cached;
 }
 
 /**

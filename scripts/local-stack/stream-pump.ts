@@ -5,9 +5,11 @@
  * with failed records is tried again from the first of them MAPPING.maximumRetryAttempts times, then what still fails
  * goes to the on-failure queue (here a file of JSON lines, each the message the deployed mapping sends to SQS) and
  * the shard goes on. `npm start`, the end-to-end tests and the bench run it beside serverless offline (local-api.ts);
- * the integration harness drains it before each function that reads the fleet's summary.
+ * the integration harness drains it before each function that reads the fleet's summary. It loads neither serverless
+ * offline nor the gateway: the harness, loaded anew by each of some forty test files, needs the projector alone.
  */
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import {
   DescribeStreamCommand,
@@ -19,8 +21,9 @@ import {
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Store } from '@trading-bot-api/core/store/dynamodb';
 import { MAPPING } from '../../resources/projector.js';
+import stages from '../../resources/stages.js';
 import { project, SOURCES, type SourceRecord } from '../../api/projector/project';
-import { LOCAL_CLIENT_CONFIG } from './local-db';
+import { LOCAL_CLIENT_CONFIG, localStore } from './local-db';
 
 /** The longest wait between two rounds of a pump on a timer while nothing is written. */
 const IDLE_MS = 1000;
@@ -39,25 +42,29 @@ interface ShardPosition {
   iterator?: string;
 }
 
-export interface StreamPump {
-  /** Projects every record the streams hold now; resolves once done (rounds never overlap). */
-  drain(): Promise<void>;
-  /** Stops the timer, waits for a round under way, and releases the client. */
-  stop(): Promise<void>;
-}
+export type StreamPump = ReturnType<typeof startStreamPump>;
 
+/**
+ * The fleet projector over `stage`'s streams in the DynamoDB at `endpoint`, with the stale threshold the functions run
+ * with (`env` overrides the stage's settings).
+ */
 export function startStreamPump(options: {
-  store: Store;
   endpoint: string;
-  staleAfterSeconds: number;
-  /** The on-failure queue: a file each message is appended to, as a line of JSON. */
-  failedQueue: string;
+  stage: string;
+  env?: Record<string, string>;
+  /** The store the projector writes through: its own over `endpoint` unless given. */
+  store?: Store;
+  /** The on-failure queue: a file each message is appended to, as a line of JSON (.data/projector-failed-<stage>.jsonl). */
+  failedQueue?: string;
   /** A round every so many milliseconds; none when absent (drain() alone). */
   intervalMs?: number;
   /** Hears a failed round (the next one tries again) and each record the projector could not project. */
   onError?: (error: unknown) => void;
-}): StreamPump {
-  const { store } = options;
+}) {
+  const store = options.store ?? localStore(options.endpoint, options.stage);
+  const { staleAfterSeconds } = stages.stageSettings(options.stage, { ...process.env, ...options.env });
+  const failedQueue = options.failedQueue ?? join(__dirname, '..', '..', '.data', `projector-failed-${options.stage}.jsonl`);
+  mkdirSync(dirname(failedQueue), { recursive: true });
   const streams = new DynamoDBStreamsClient({ endpoint: options.endpoint, ...LOCAL_CLIENT_CONFIG });
   const arns = new Map<string, string>();
   const positions = new Map<string, ShardPosition>();
@@ -79,19 +86,13 @@ export function startStreamPump(options: {
    */
   async function readShard(arn: string, shardId: string): Promise<{ records: StreamRecord[]; position: ShardPosition }> {
     const held = positions.get(`${arn}/${shardId}`) ?? {};
-    if (held.iterator) {
-      try {
-        return await readFrom(arn, shardId, held.after, held.iterator);
-      } catch {
-        // Refused: a new iterator from the same place, below.
-      }
-    }
-    try {
-      return await readFrom(arn, shardId, held.after);
-    } catch (error) {
-      if ((error as Error).name !== 'TrimmedDataAccessException' || held.after === undefined) throw error;
-      return readFrom(arn, shardId, undefined);
-    }
+    const fresh = () =>
+      readFrom(arn, shardId, held.after).catch((error: Error) => {
+        if (error.name !== 'TrimmedDataAccessException' || held.after === undefined) throw error;
+        return readFrom(arn, shardId, undefined);
+      });
+    // A kept iterator refused: a new one from the same place.
+    return held.iterator ? readFrom(arn, shardId, held.after, held.iterator).catch(fresh) : fresh();
   }
 
   async function readFrom(arn: string, shardId: string, after: string | undefined, kept?: string) {
@@ -130,7 +131,7 @@ export function startStreamPump(options: {
    */
   async function runBatch(arn: string, shardId: string, batch: SourceRecord[]): Promise<void> {
     for (let attempt = 1; ; attempt++) {
-      const { failures } = await project({ store, staleAfterSeconds: options.staleAfterSeconds }, batch).catch((error) => ({
+      const { failures } = await project({ store, staleAfterSeconds }, batch).catch((error) => ({
         failures: batch.map(({ id }) => ({ id, error })),
       }));
       if (!failures.length) return;
@@ -150,7 +151,7 @@ export function startStreamPump(options: {
             streamArn: arn,
           },
         };
-        appendFileSync(options.failedQueue, `${JSON.stringify(message)}\n`);
+        appendFileSync(failedQueue, `${JSON.stringify(message)}\n`);
         return;
       }
     }
@@ -210,14 +211,17 @@ export function startStreamPump(options: {
     timer = setTimeout(tick, 0);
   }
   return {
+    // Projects every record the streams hold now; resolves once done (rounds never overlap).
     drain: async () => {
       await next();
     },
+    // Stops the timer, waits for a round under way, and releases the clients.
     stop: async () => {
       clearTimeout(timer);
       timer = undefined;
       await running.catch(() => {});
       streams.destroy();
+      if (!options.store) store.client.destroy();
     },
   };
 }

@@ -263,7 +263,8 @@ it('the local projector reads on with the shard iterators it stopped at, and rep
   const pump = startStreamPump({
     store: harness.store,
     endpoint: proxy.endpoint,
-    staleAfterSeconds: STALE_AFTER_SECONDS,
+    stage: harness.stage,
+    env: { STALE_AFTER_SECONDS: String(STALE_AFTER_SECONDS) },
     failedQueue: harness.failedQueue,
   });
   const asked = () => ({

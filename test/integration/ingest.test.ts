@@ -27,9 +27,9 @@ import { checkpointPath, fileLines } from '@trading-bot-api/feeds/ingest/source'
 import type { Writer } from '@trading-bot-api/writer';
 import { random } from '../../scripts/demo/dataset';
 import { localWriter } from '../../scripts/support/load-data';
-import { adminClient, deleteTables, ensureTables } from '../../scripts/local-stack/local-db';
+import { adminClient, ensureTables } from '../../scripts/local-stack/local-db';
 import { startScript, scriptArgs } from '../kit/scripts';
-import { eventFor, type Harness, invoke, startHarness, uniqueStage } from '../kit/api-harness';
+import { deleteTables, eventFor, type Harness, invoke, startHarness, uniqueStage } from '../kit/api-harness';
 import { claimStage } from '../kit/fleet-stages';
 import { FaultProxy } from '../kit/fault-proxy';
 import { until } from '../kit/until';

@@ -7,16 +7,17 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DeleteTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { Store } from '@trading-bot-api/core/store/dynamodb';
 import type { Writer } from '@trading-bot-api/writer';
 import type { Dataset } from '../../scripts/demo/dataset';
 import { loadDataset, localWriter } from '../../scripts/support/load-data';
-import { adminClient, deleteTables, ensureTables, localFunctionEnv, localStore } from '../../scripts/local-stack/local-db';
+import tables from '../../resources/tables.js';
+import { adminClient, ensureTables, localFunctionEnv, localStore } from '../../scripts/local-stack/local-db';
 import { serviceDefinition } from '../../scripts/local-stack/service-definition';
-import { localProjector } from '../../scripts/local-stack/local-projector';
-import type { StreamPump } from '../../scripts/local-stack/stream-pump';
+import { type StreamPump, startStreamPump } from '../../scripts/local-stack/stream-pump';
 import { claimStage } from './fleet-stages';
 import { runDir } from './run-dir';
 
@@ -76,6 +77,17 @@ function testDatabase(): { endpoint: string } {
   return { endpoint };
 }
 
+/** Deletes every table of `stage` (a test file's own tables, when it is done). */
+export async function deleteTables(client: DynamoDBClient, stage: string): Promise<void> {
+  await Promise.all(
+    Object.keys(tables.TABLES).map((table) =>
+      client.send(new DeleteTableCommand({ TableName: tables.tableName(stage, table) })).catch((error: Error) => {
+        if (error.name !== 'ResourceNotFoundException') throw error;
+      }),
+    ),
+  );
+}
+
 /** A stage name no other test file uses: worker id plus random hex. */
 export function uniqueStage(): string {
   return `t${process.env.JEST_WORKER_ID ?? '0'}x${randomBytes(4).toString('hex')}`;
@@ -98,7 +110,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   const writer = localWriter(db.endpoint, { stage });
   const store = localStore(db.endpoint, stage);
   const failedQueue = join(runDir(), `projector-failed-${stage}.jsonl`);
-  const projector = localProjector(db.endpoint, stage, { env, failedQueue });
+  const projector = startStreamPump({ endpoint: db.endpoint, stage, env, failedQueue });
   projectors.add(projector);
   const putItems = async (table: string, items: Record<string, unknown>[]) => {
     for (const item of items) await documents.send(new PutCommand({ TableName: table, Item: item }));

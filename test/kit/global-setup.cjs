@@ -9,7 +9,7 @@ require('tsx/cjs/api').register();
 const { PrerequisiteError, startDynamoDbLocal } = require('../../scripts/local-stack/dynamodb-local.ts');
 const { makeRunDir } = require('./run-dir.ts');
 const { startWriterBuild } = require('./writer-build.ts');
-const { buildFunctionBundles } = require('../../scripts/local-stack/function-bundles.ts');
+const { buildFunctionBundles } = require('./function-bundles.ts');
 const { buildScripts } = require('./scripts.ts');
 const { makeStagePool } = require('./fleet-stages.ts');
 const { validatorsFile } = require('./contract-validators.ts');

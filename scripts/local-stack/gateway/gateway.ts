@@ -31,14 +31,14 @@ import contract from '../../../resources/http-contract.js';
 import stages from '../../../resources/stages.js';
 import { corsHeaders, originAllowed } from '../../../api/http/cors';
 import { authorizerDecision, authorizerEvent, type Decision, identityPresent } from '../gateway-rules';
-import { requestOverSocket, type Offline, type SocketResponse } from '../offline';
+import { invokeFunction, requestOverSocket, type Offline } from '../offline';
 import { functionName, type HttpRoute, serviceDefinition } from '../service-definition';
-import { Gate } from './gate';
+import { countingGate } from './gate';
 import { compressed } from './gzip';
-import { type Answer, firstHeader, fromProblem, type Headers, isAllowedHost, listen, localProblem, misdirected, send } from './http-server';
+import { type Answer, firstHeader, type Headers, isAllowedHost, keptHeaders, listen, localProblem, misdirected, send } from './http-server';
 import { startLambdaDoor } from './lambda-door';
 import { API_GATEWAY_HEADER_LIMIT, refuseMalformed } from './refusals';
-import { matchRoute, routePath } from './routes';
+import { matchRoute, percentDecoded, routePath } from './routes';
 
 export interface LocalGatewayOptions {
   stage: string;
@@ -49,24 +49,15 @@ export interface LocalGatewayOptions {
   offline: Pick<Offline, 'httpSocket' | 'lambdaSocket'>;
   /** Run the API-key authorizer in front of the routes that declare it, as deployed stages do. */
   auth: boolean;
-  /** The stage's CORS allow-list (CORS_ALLOWED_ORIGINS). */
-  corsAllowedOrigins: string[];
   /** Where the API port listens (LISTEN): 127.0.0.1 unless the operator opts in (docs/operations.md). */
   listenAddress?: string;
   /** Host names answered beside the loopback ones (ALLOWED_HOSTS): those a TLS reverse proxy forwards. */
   allowedHosts?: string[];
-  /** Requests in flight to the functions at once, and waiting beyond those; more are answered 429. */
-  maxInFlight?: number;
-  maxQueued?: number;
 }
 
-export interface LocalGateway {
-  url: string;
-  lambdaUrl: string;
-  port: number;
-  lambdaPort: number;
-  close(): Promise<void>;
-}
+/** Requests in flight to the functions at once, and waiting beyond those; more are answered 429. */
+const MAX_IN_FLIGHT = 8;
+const MAX_QUEUED = 1000;
 
 /** serverless offline's own channel for a faked authorizer context: only this gateway may set it. */
 const AUTHORIZER_OVERRIDE = 'sls-offline-authorizer-override';
@@ -78,42 +69,27 @@ const AUTHORIZER_OVERRIDE = 'sls-offline-authorizer-override';
 const NOT_FROM_FUNCTION = /^(access-control-.*|vary|accept-ranges|connection|keep-alive|transfer-encoding|content-length|date)$/i;
 
 /** A request-target as written (origin-form): its path, undecoded and unnormalised, and its query with the `?`. */
-interface Target {
-  path: string;
-  search: string;
-}
-
-function requestTarget(url: string | undefined): Target {
+function requestTarget(url: string | undefined) {
   // The absolute form (`GET http://localhost:3000/api/health`) names the same target after its authority.
   const text = (url ?? '/').replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/, '') || '/';
   const query = text.indexOf('?');
   return query < 0 ? { path: text, search: '' } : { path: text.slice(0, query), search: text.slice(query) };
 }
 
-/** Whether every `%` of `path` starts a percent-encoding that decodes (as UTF-8). */
-function validPercentEncoding(path: string): boolean {
-  try {
-    decodeURIComponent(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Starts the gateway on PORT and the Lambda Invoke API on LAMBDA_PORT, both on 127.0.0.1. */
-export async function startLocalGateway(options: LocalGatewayOptions): Promise<LocalGateway> {
+export async function startLocalGateway(options: LocalGatewayOptions) {
   const definition = serviceDefinition();
-  const settings = stages.stageSettings(options.stage, { ...process.env, CORS_ALLOWED_ORIGINS: options.corsAllowedOrigins.join(',') });
-  const gate = new Gate(options.maxInFlight ?? 8, options.maxQueued ?? 1000);
+  // The stage's settings, CORS_ALLOWED_ORIGINS among them, as the functions behind it run with (../local-api.ts).
+  const settings = stages.stageSettings(options.stage);
+  const allowList = settings.corsOrigins;
+  const enterGate = countingGate(MAX_IN_FLIGHT, MAX_QUEUED);
   // Functions a route serves or guards are reached only through this gateway.
   const httpFunctions = new Set(definition.routes.flatMap((route) => [route.functionKey, ...(route.authorizer ? [route.authorizer] : [])]));
   const invokable = new Set(definition.functions.filter((key) => !httpFunctions.has(key)).map((key) => functionName(options.stage, key)));
 
   // Exactly the stage's gateway response, static headers included (it cannot echo an origin when deployed either).
-  const gatewayAnswer = (type: string, requestId: string, resourcePath: string): Answer => {
-    const rendered = gatewayResponses.render(type, { requestId, resourcePath }, settings);
-    return { status: rendered.statusCode, headers: rendered.headers, body: rendered.body };
-  };
+  const gatewayAnswer = (type: string, requestId: string, resourcePath: string): Answer =>
+    gatewayResponses.render(type, { requestId, resourcePath }, settings);
   // This gateway's own refusals (a foreign Host, a malformed request) carry the CORS headers of the stage's.
   const refusalHeaders: Headers = gatewayResponses.staticCorsHeaders(settings);
   const refusal = (answer: Answer): Answer => ({ ...answer, headers: { ...answer.headers, ...refusalHeaders } });
@@ -121,7 +97,6 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
   const preflight = (origin: string | undefined, methods: string[]): Answer => {
     // As the deployed preflight (resources/stage-options.js): the request's origin when the allow-list has it (`*`
     // when it allows every origin), otherwise none; the security headers of every answer.
-    const allowList = options.corsAllowedOrigins;
     const every = allowList.includes('*');
     const allowOrigin = every ? '*' : origin !== undefined && originAllowed(origin, allowList) ? origin : undefined;
     const headers: Headers = {
@@ -133,7 +108,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       'Access-Control-Allow-Methods': [...methods, 'OPTIONS'].join(','),
     };
     if (definition.cors.maxAge) headers['Access-Control-Max-Age'] = String(definition.cors.maxAge);
-    return { status: 200, headers, body: '' };
+    return { statusCode: 200, headers, body: '' };
   };
 
   async function authorize(
@@ -141,7 +116,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     route: HttpRoute,
     params: Record<string, string>,
     requestId: string,
-    target: Target,
+    target: ReturnType<typeof requestTarget>,
   ): Promise<Decision> {
     if (!identityPresent(req.headers, route.identityHeaders)) return { refusal: 'UNAUTHORIZED' };
     const event = authorizerEvent({
@@ -157,59 +132,11 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       pathParameters: params,
       requestId,
     });
-    let answer: SocketResponse;
-    try {
-      answer = await requestOverSocket(options.offline.lambdaSocket, {
-        method: 'POST',
-        path: `/2015-03-31/functions/${functionName(options.stage, route.authorizer!)}/invocations`,
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(event),
-      });
-    } catch (error) {
-      return authorizerDecision({ failed: true, error }, event.methodArn);
-    }
-    const result: unknown = JSON.parse(answer.body.toString() || 'null');
-    // Lambda answers a failed invocation with 200 and this header, its error in the body; "Unauthorized" passed to the
-    // callback arrives as the bare string.
-    const failed = answer.headers['x-amz-function-error'] !== undefined || answer.status !== 200;
-    return authorizerDecision(failed ? { failed, error: result } : { failed, result }, event.methodArn);
-  }
-
-  async function forward(
-    req: IncomingMessage,
-    path: string,
-    authorizer: Record<string, unknown> | undefined,
-    requestId: string,
-    route: HttpRoute,
-  ): Promise<Answer> {
-    const headers: Record<string, string | string[] | undefined> = { ...req.headers };
-    delete headers[AUTHORIZER_OVERRIDE];
-    if (authorizer) headers[AUTHORIZER_OVERRIDE] = JSON.stringify(authorizer);
-    let answer: SocketResponse;
-    try {
-      answer = await requestOverSocket(options.offline.httpSocket, {
-        method: req.method ?? 'GET',
-        path,
-        headers,
-      });
-    } catch {
-      return gatewayAnswer('INTEGRATION_FAILURE', requestId, route.path);
-    }
-    const fromFunction = answer.headers['x-request-id'] !== undefined;
-    if (answer.status >= 500 && !fromFunction) {
-      // serverless offline's own failure (a crash, a timeout): API Gateway answers these with its 5xx responses.
-      return gatewayAnswer(answer.status === 504 ? 'INTEGRATION_TIMEOUT' : 'DEFAULT_5XX', requestId, route.path);
-    }
-    const kept: Headers = {};
-    for (const [name, value] of Object.entries(answer.headers)) {
-      if (value === undefined || NOT_FROM_FUNCTION.test(name)) continue;
-      kept[name] = Array.isArray(value) ? value.join(', ') : value;
-    }
-    return {
-      status: answer.status,
-      headers: { ...kept, ...corsHeaders(firstHeader(req.headers.origin), options.corsAllowedOrigins) },
-      body: answer.body,
-    };
+    const outcome = await invokeFunction(options.offline, options.stage, route.authorizer!, event).then(
+      ({ failed, result }) => (failed ? { failed, error: result } : { failed, result }),
+      (error: unknown) => ({ failed: true as const, error }),
+    );
+    return authorizerDecision(outcome, event.methodArn);
   }
 
   async function handleApi(req: IncomingMessage): Promise<Answer> {
@@ -217,16 +144,14 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     const origin = firstHeader(req.headers.origin);
     if (!isAllowedHost(req.headers.host, options.allowedHosts)) return refusal(misdirected(requestId));
     const target = requestTarget(req.url);
-    if (!validPercentEncoding(target.path)) {
+    if (percentDecoded(target.path) === undefined) {
       return refusal(
-        fromProblem(
-          localProblem({
-            code: 'INVALID_PARAMETER',
-            title: 'Bad request',
-            detail: 'The path has a "%" that does not start a valid UTF-8 percent-encoding (write a "%" itself as %25).',
-            requestId,
-          }),
-        ),
+        localProblem({
+          code: 'INVALID_PARAMETER',
+          title: 'Bad request',
+          detail: 'The path has a "%" that does not start a valid UTF-8 percent-encoding (write a "%" itself as %25).',
+          requestId,
+        }),
       );
     }
     const method = (req.method ?? 'GET').toUpperCase();
@@ -237,18 +162,32 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       ]);
     }
     if (!route) return gatewayAnswer('MISSING_AUTHENTICATION_TOKEN', requestId, '');
-    const release = await gate.enter();
+    const release = await enterGate();
     if (!release) return gatewayAnswer('THROTTLED', requestId, route.path);
     try {
-      let context: Record<string, unknown> | undefined;
+      const headers: Record<string, string | string[] | undefined> = { ...req.headers };
+      delete headers[AUTHORIZER_OVERRIDE];
       if (options.auth && route.authorizer) {
         const decision = await authorize(req, route, params, requestId, target);
         if ('refusal' in decision) return gatewayAnswer(decision.refusal, requestId, route.path);
-        context = decision.context;
+        headers[AUTHORIZER_OVERRIDE] = JSON.stringify(decision.context);
       }
       // The route's own path: serverless offline routes it as API Gateway routed the request's (a trailing slash, an
       // encoded letter).
-      return await forward(req, `${routePath(route, params)}${target.search}`, context, requestId, route);
+      const path = `${routePath(route, params)}${target.search}`;
+      const answer = await requestOverSocket(options.offline.httpSocket, { method: req.method ?? 'GET', path, headers }).catch(
+        () => undefined,
+      );
+      if (!answer) return gatewayAnswer('INTEGRATION_FAILURE', requestId, route.path);
+      if (answer.status >= 500 && answer.headers['x-request-id'] === undefined) {
+        // serverless offline's own failure (a crash, a timeout): API Gateway answers these with its 5xx responses.
+        return gatewayAnswer(answer.status === 504 ? 'INTEGRATION_TIMEOUT' : 'DEFAULT_5XX', requestId, route.path);
+      }
+      return {
+        statusCode: answer.status,
+        headers: { ...keptHeaders(answer.headers, NOT_FROM_FUNCTION), ...corsHeaders(origin, allowList) },
+        body: answer.body,
+      };
     } finally {
       release();
     }
@@ -273,8 +212,6 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
   return {
     url: `http://127.0.0.1:${api.port}`,
     lambdaUrl: `http://127.0.0.1:${lambda.port}`,
-    port: api.port,
-    lambdaPort: lambda.port,
     close: async () => {
       await Promise.all([api.close(), lambda.close()]);
     },

@@ -11,9 +11,9 @@ import stages from '../../../resources/stages.js';
 
 export type Headers = Record<string, string>;
 
-/** What a door answers: a status, headers and a body, sent whole. */
+/** What a door answers: a status, headers and a body, sent whole (the shape of a problem answer and a gateway response). */
 export interface Answer {
-  status: number;
+  statusCode: number;
   headers: Headers;
   body: string | Buffer;
 }
@@ -21,17 +21,13 @@ export interface Answer {
 /** Host names a local request may carry: loopback only, any port. */
 const LOOPBACK_HOST = /^(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/i;
 
-/** Loopback only, any port: the Host header check against DNS rebinding. */
-export function isLoopbackHost(host: string | undefined): boolean {
-  return host !== undefined && LOOPBACK_HOST.test(host);
-}
-
 /**
- * A loopback name, or one of `allowed` (ALLOWED_HOSTS: the names a reverse proxy forwards, which the operator
- * chose), with any port; names compare without case.
+ * The Host header check against DNS rebinding: a loopback name, or one of `allowed` (ALLOWED_HOSTS: the names a
+ * reverse proxy forwards, which the operator chose; none for the Lambda and database doors), with any port; names
+ * compare without case.
  */
 export function isAllowedHost(host: string | undefined, allowed: readonly string[] = []): boolean {
-  if (isLoopbackHost(host)) return true;
+  if (host !== undefined && LOOPBACK_HOST.test(host)) return true;
   const name = host?.toLowerCase().replace(/:\d{1,5}$/, '');
   return name !== undefined && allowed.some((entry) => entry.toLowerCase() === name);
 }
@@ -50,49 +46,60 @@ export function localProblem(problem: Parameters<typeof contract.problemAnswer>[
   return contract.problemAnswer({ ...problem, contentType: contract.GATEWAY_PROBLEM_CONTENT_TYPE });
 }
 
-export function fromProblem(problem: { statusCode: number; headers: Record<string, string>; body: string }): Answer {
-  return { status: problem.statusCode, headers: problem.headers, body: problem.body };
-}
-
 /** The answer to a request addressed to another host than this machine's loopback names. */
 export function misdirected(requestId: string): Answer {
-  return fromProblem(
-    localProblem({
-      code: 'MISDIRECTED_REQUEST',
-      detail: 'This local server answers only requests addressed to localhost, 127.0.0.1 or [::1].',
-      requestId,
-    }),
-  );
+  return localProblem({
+    code: 'MISDIRECTED_REQUEST',
+    detail: 'This local server answers only requests addressed to localhost, 127.0.0.1 or [::1].',
+    requestId,
+  });
 }
 
 export function send(res: ServerResponse, answer: Answer): void {
   if (res.headersSent) return;
-  res.writeHead(answer.status, { ...answer.headers, 'Content-Length': String(Buffer.byteLength(answer.body)) });
+  res.writeHead(answer.statusCode, { ...answer.headers, 'Content-Length': String(Buffer.byteLength(answer.body)) });
   res.end(answer.body);
 }
 
-/** A server on 127.0.0.1: its port (the one asked for, or any free one for 0) and how to close it. */
-export interface Listening {
-  port: number;
-  close(): Promise<void>;
+/** A request's body, or undefined once it grows past `limit` bytes. */
+export async function readBody(req: IncomingMessage, limit = Number.POSITIVE_INFINITY): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
 }
 
+/** The headers of an answer passed on, but those `dropped` names (hop-by-hop and length headers, the door's own). */
+export function keptHeaders(headers: Record<string, string | string[] | undefined>, dropped: RegExp): Headers {
+  const kept: Headers = {};
+  for (const [name, value] of Object.entries(headers))
+    if (value !== undefined && !dropped.test(name)) kept[name] = Array.isArray(value) ? value.join(', ') : value;
+  return kept;
+}
+
+/** A server on 127.0.0.1 (or `address`): its port (the one asked for, or any free one for 0) and how to close it. */
 export async function listen(
   port: number,
   settings: { maxHeaderSize?: number; onMalformed?: (error: NodeJS.ErrnoException, socket: Duplex) => void; address?: string },
   handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
-): Promise<Listening> {
+) {
   const server: Server = createServer({ maxHeaderSize: settings.maxHeaderSize }, (req, res) => {
     handle(req, res).catch((error: Error) => {
       // A fault of this gateway itself: still a problem body, never an empty 5xx.
       console.error(`local gateway: ${error.stack ?? error.message}`);
-      const problem = localProblem({
-        code: 'SERVICE_UNAVAILABLE',
-        detail: 'The local gateway failed to complete the request. Retry later.',
-        requestId: randomUUID(),
-        retryAfterSeconds: stages.DEFAULTS.retryAfterSeconds,
-      });
-      send(res, fromProblem(problem));
+      send(
+        res,
+        localProblem({
+          code: 'SERVICE_UNAVAILABLE',
+          detail: 'The local gateway failed to complete the request. Retry later.',
+          requestId: randomUUID(),
+          retryAfterSeconds: stages.DEFAULTS.retryAfterSeconds,
+        }),
+      );
     });
   });
   // Otherwise Node's own answer: an empty 400 or 431 (the Lambda port and the database door serve SDKs, not the API).

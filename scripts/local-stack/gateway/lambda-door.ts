@@ -6,18 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { requestOverSocket } from '../offline';
-import {
-  type Answer,
-  firstHeader,
-  fromWebPage,
-  type Headers,
-  isLoopbackHost,
-  type Listening,
-  listen,
-  misdirected,
-  send,
-} from './http-server';
-import { safeDecode } from './routes';
+import { type Answer, firstHeader, fromWebPage, isAllowedHost, keptHeaders, listen, misdirected, readBody, send } from './http-server';
+import { percentDecoded } from './routes';
 
 /** Lambda's own limit for a synchronous invocation's payload. */
 const MAX_PAYLOAD_BYTES = 6 * 2 ** 20;
@@ -35,7 +25,7 @@ export interface LambdaDoorOptions {
 
 function lambdaError(status: number, type: string, message: string): Answer {
   return {
-    status,
+    statusCode: status,
     headers: { 'Content-Type': 'application/json', 'x-amzn-ErrorType': type },
     body: JSON.stringify({ Type: 'User', message }),
   };
@@ -43,13 +33,13 @@ function lambdaError(status: number, type: string, message: string): Answer {
 
 async function handleLambda(options: LambdaDoorOptions, req: IncomingMessage, body: Buffer): Promise<Answer> {
   const requestId = randomUUID();
-  if (!isLoopbackHost(req.headers.host)) return misdirected(requestId);
+  if (!isAllowedHost(req.headers.host)) return misdirected(requestId);
   // A browser always says where a cross-site or same-site request comes from; the AWS CLI and SDKs never do.
   if (fromWebPage(req)) return lambdaError(403, 'AccessDeniedException', 'Requests from web pages are refused.');
   const match = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(new URL(req.url ?? '/', 'http://localhost').pathname);
   if (!match || req.method !== 'POST')
     return lambdaError(404, 'ResourceNotFoundException', 'Only Invoke (POST /2015-03-31/functions/{name}/invocations) is served.');
-  const name = safeDecode(match[1]);
+  const name = percentDecoded(match[1]) ?? match[1];
   if (!options.invokable.has(name)) {
     return lambdaError(
       403,
@@ -66,24 +56,15 @@ async function handleLambda(options: LambdaDoorOptions, req: IncomingMessage, bo
     },
     body,
   });
-  const headers: Headers = { 'Content-Type': 'application/json' };
-  for (const name of ['x-amz-function-error', 'x-amzn-errortype']) {
-    const value = firstHeader(answer.headers[name]);
-    if (value) headers[name] = value;
-  }
-  return { status: answer.status, headers, body: answer.body };
+  // Lambda's answer: its JSON, with only the headers that say whether (and why) the invocation failed.
+  const headers = { ...keptHeaders(answer.headers, /^(?!x-amz-function-error$|x-amzn-errortype$)/), 'Content-Type': 'application/json' };
+  return { statusCode: answer.status, headers, body: answer.body };
 }
 
 /** Starts the Lambda Invoke API on 127.0.0.1. */
-export function startLambdaDoor(options: LambdaDoorOptions): Promise<Listening> {
+export function startLambdaDoor(options: LambdaDoorOptions) {
   return listen(options.port, {}, async (req, res) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of req) {
-      size += (chunk as Buffer).length;
-      if (size > MAX_PAYLOAD_BYTES) return send(res, lambdaError(413, 'RequestTooLargeException', 'The payload exceeds 6 MB.'));
-      chunks.push(chunk as Buffer);
-    }
-    send(res, await handleLambda(options, req, Buffer.concat(chunks)));
+    const body = await readBody(req, MAX_PAYLOAD_BYTES);
+    send(res, body ? await handleLambda(options, req, body) : lambdaError(413, 'RequestTooLargeException', 'The payload exceeds 6 MB.'));
   });
 }

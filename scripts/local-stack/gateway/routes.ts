@@ -21,7 +21,7 @@ export function matchRoute(
   path: string,
 ): { route?: HttpRoute; pathExists: boolean; params: Record<string, string> } {
   const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
-  const segments = trimmed.split('/').map(safeDecode);
+  const segments = trimmed.split('/').map((segment) => percentDecoded(segment) ?? segment);
   if (segments.some((segment) => segment === '.' || segment === '..')) return { pathExists: false, params: {} };
   let pathExists = false;
   const bySpecificity = [...routes].sort((a, b) => (specificity(a) < specificity(b) ? 1 : specificity(a) > specificity(b) ? -1 : 0));
@@ -43,12 +43,12 @@ export function matchRoute(
   return { pathExists, params: {} };
 }
 
-/** A path segment percent-decoded, or as it is when it does not decode. */
-export function safeDecode(segment: string): string {
+/** `text` percent-decoded, or undefined when a `%` of it does not start a percent-encoding that decodes (as UTF-8). */
+export function percentDecoded(text: string): string | undefined {
   try {
-    return decodeURIComponent(segment);
+    return decodeURIComponent(text);
   } catch {
-    return segment;
+    return undefined;
   }
 }
 

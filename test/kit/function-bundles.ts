@@ -7,7 +7,7 @@
 import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { build, type BuildOptions, type Metafile } from 'esbuild';
-import { serverlessYml } from './service-definition';
+import { serverlessYml } from '../../scripts/local-stack/service-definition';
 
 const ROOT = join(__dirname, '..', '..');
 
