@@ -147,11 +147,8 @@ async function writeStep(
   version: number,
 ): Promise<TradeOutcome[]> {
   await checkpointAt(store, accountId, checkpoint.name, version);
-  const stored = await storedTrades(
-    store,
-    accountId,
-    trades.map((trade) => trade.id),
-  );
+  const ids = trades.map((trade) => trade.id);
+  const stored = await storedTrades(store, accountId, ids);
   const changes: Change[] = [];
   const outcomes: TradeOutcome[] = [];
   for (const given of trades) {
@@ -196,15 +193,9 @@ export async function advanceFeed(
     const count = stepsThatFit(steps.slice(at));
     const group = steps.slice(at, at + count);
     const checkpoint = checkpointEntry(accountId, name, group[group.length - 1].state, result.version, now);
+    const fills = group.flatMap((step) => step.fills ?? []);
     const outcomes = await attempts(`advancing the feed ${name} of ${accountId}`, () =>
-      writeStep(
-        store,
-        accountId,
-        foldSteps(group),
-        group.flatMap((step) => step.fills ?? []),
-        checkpoint,
-        result.version,
-      ),
+      writeStep(store, accountId, foldSteps(group), fills, checkpoint, result.version),
     );
     for (const outcome of outcomes) result.outcomes[outcome] = (result.outcomes[outcome] ?? 0) + 1;
     result.version = checkpoint.version;

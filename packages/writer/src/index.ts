@@ -52,7 +52,7 @@ import {
   readKeyRange,
 } from '@trading-bot-api/core/store/ledger-table';
 import { putTrade, readTrades, tradeListing } from '@trading-bot-api/core/store/trades-table';
-import type { Balance, BotReport, Trade } from '@trading-bot-api/core/types';
+import type { Account, Balance, BotReport, Trade } from '@trading-bot-api/core/types';
 import * as backfill from './backfill';
 import * as errors from './errors';
 import * as feed from './feed';
@@ -156,14 +156,7 @@ export interface Writer {
    * created in NO_CURRENCY (`XXX`: before its bot said its own), which takes the first other currency given while it
    * has no trade.
    */
-  upsertAccount(account: {
-    id: string;
-    name: string;
-    currency: string;
-    broker: string;
-    environment: 'live' | 'paper';
-    createdAt?: string;
-  }): Promise<AccountOutcome>;
+  upsertAccount(account: Omit<Account, 'createdAt'> & { createdAt?: string }): Promise<AccountOutcome>;
   /**
    * Stores a new open trade with every listing key; counts it open; advances lastTradeAt. Opening it again with the
    * same instrument, side, units, price and time is a repeat (`unchanged`), even after it changed or closed. Its
@@ -286,16 +279,10 @@ export interface Writer {
 /** A fee as a call gives it: `leg` may be left out where the call says it (an open's are `open`, a close's `close`). */
 export type FeeInput = { amount: string; currency: string; leg?: 'open' | 'close' };
 
-export type OpenTrade = Pick<Trade, 'id' | 'instrument' | 'side' | 'units' | 'openPrice' | 'openTime'> & {
-  unrealizedPL?: string;
-  stopLoss?: string | null;
-  takeProfit?: string | null;
-  market?: Trade['market'];
-  leverage?: string | null;
-  fees?: FeeInput[] | null;
-  liquidationPrice?: string | null;
-  orderIds?: string[] | null;
-};
+export type OpenTrade = Pick<Trade, 'id' | 'instrument' | 'side' | 'units' | 'openPrice' | 'openTime'> &
+  Partial<Pick<Trade, 'unrealizedPL' | 'stopLoss' | 'takeProfit' | 'market' | 'leverage' | 'liquidationPrice' | 'orderIds'>> & {
+    fees?: FeeInput[] | null;
+  };
 
 export type CloseTrade = {
   closePrice: string;
@@ -328,7 +315,8 @@ function storeOf(writer: Writer): Store {
 
 /** Creates a writer over its own DynamoDB client (or the one given in `options.client`). */
 export function createWriter(options: WriterOptions): Writer {
-  const tableNames = options.tables ?? namesOf(options.stage);
+  if (!options.tables && !options.stage) throw new Error('createWriter: give a stage or the table names');
+  const tableNames = options.tables ?? tables.tableNames(options.stage!);
   const store: Store = options.client
     ? { client: options.client, tables: tableNames }
     : createStore({
@@ -651,8 +639,3 @@ export function backfillAccount(writer: Writer, accountId: string): Promise<back
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 const isLoopback = (endpoint: string) => URL.canParse(endpoint) && ['localhost', '127.0.0.1', '[::1]'].includes(new URL(endpoint).hostname);
-
-function namesOf(stage: string | undefined): Tables {
-  if (!stage) throw new Error('createWriter: give a stage or the table names');
-  return tables.tableNames(stage);
-}

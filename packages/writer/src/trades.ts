@@ -166,10 +166,8 @@ export async function storedTrade(store: Store, accountId: string, tradeId: stri
 /** The stored trades among `tradeIds`, by id (ids no trade has are absent): their registers, then the trades, in batches. */
 export async function storedTrades(store: Store, accountId: string, tradeIds: readonly string[]): Promise<Map<string, StoredTrade>> {
   const registered = await getRegisteredOpenTimes(store, accountId, tradeIds);
-  return getTradeRecords(
-    store,
-    [...registered].map(([id, openTime]) => ({ accountId, id, openTime })),
-  );
+  const keys = [...registered].map(([id, openTime]) => ({ accountId, id, openTime }));
+  return getTradeRecords(store, keys);
 }
 
 /**

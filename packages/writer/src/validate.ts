@@ -8,7 +8,7 @@ import { isAccountId, TRADE_ID } from '@trading-bot-api/core/ids';
 import { compareDecimals, decimalSign, isDecimal } from '@trading-bot-api/core/decimal';
 import { canonicalInstrument, contractOf } from '@trading-bot-api/core/instruments';
 import { MAX_CLOCK_AHEAD_MS, parseUtcTimestamp } from '@trading-bot-api/core/time';
-import type { Account, BotState, Fee, Market, Trade } from '@trading-bot-api/core/types';
+import type { Account, Balance, BotReport, Fee, Market, Trade } from '@trading-bot-api/core/types';
 import type { ExchangeFill } from '@trading-bot-api/core/reconciliation';
 import type { TransferEntry } from '@trading-bot-api/core/store/ledger-table';
 import { invalidInput } from './errors';
@@ -261,12 +261,7 @@ export function tradeInput(value: unknown, account: string, prefix = '', now: Da
  * given); a spot trade's leverage is 1 (and is `"1"` when not given); funding is a future's, a liquidation price a
  * leveraged position's.
  */
-function detailsInput(
-  input: Input,
-  instrument: string,
-  field: (name: string) => string,
-  feeLeg?: Fee['leg'],
-): Pick<Trade, 'market' | 'leverage' | 'fees' | 'fundingFees' | 'liquidationPrice'> {
+function detailsInput(input: Input, instrument: string, field: (name: string) => string, feeLeg?: Fee['leg']) {
   const given = input.market === undefined || input.market === null ? null : oneOf(input.market, field('market'), MARKETS);
   const contract = contractOf(instrument) !== 'none';
   if (contract && given !== null && given !== 'futures')
@@ -296,16 +291,10 @@ function detailsInput(
  * source says besides: why it closed, the fees charged at its close (leg `close` unless said), its funding and the ids
  * of the orders that closed it, each null when not said.
  */
-export interface Close {
+export type Close = Pick<Trade, 'realizedPL' | 'unrealizedPL' | 'closeReason' | 'fees' | 'fundingFees' | 'orderIds'> & {
   closePrice: string;
   closeTime: string;
-  realizedPL: string;
-  unrealizedPL: string;
-  closeReason: string | null;
-  fees: Fee[] | null;
-  fundingFees: string | null;
-  orderIds: string[] | null;
-}
+};
 
 export function closeInput(value: unknown, openTime: string, now: Date = new Date()): Close {
   const input = object(value, 'close');
@@ -329,18 +318,12 @@ export function closeInput(value: unknown, openTime: string, now: Date = new Dat
  * orders were charged so far (leg `open`; they replace those stored) and order ids (added to those stored). A field
  * left out keeps its value; `null` clears a stop-loss, take-profit or liquidation price.
  */
-export interface TradeMarks {
-  unrealizedPL?: string;
-  stopLoss?: string | null;
-  takeProfit?: string | null;
-  units?: string;
-  openPrice?: string;
-  liquidationPrice?: string | null;
+export type TradeMarks = Partial<Pick<Trade, 'unrealizedPL' | 'stopLoss' | 'takeProfit' | 'units' | 'openPrice' | 'liquidationPrice'>> & {
   fundingFees?: string;
   leverage?: string;
   fees?: Fee[];
   orderIds?: string[];
-}
+};
 
 export function marksInput(value: unknown): TradeMarks {
   const input = object(value, 'marks');
@@ -364,14 +347,7 @@ export function marksInput(value: unknown): TradeMarks {
 }
 
 /** The broker's figures at a time. */
-export interface Snapshot {
-  balance: string;
-  unrealizedPL: string;
-  nav: string;
-  marginUsed: string;
-  marginAvailable: string;
-  time: string;
-}
+export type Snapshot = Pick<Balance, 'balance' | 'unrealizedPL' | 'nav' | 'marginUsed' | 'marginAvailable'> & { time: string };
 
 const SNAPSHOT_FIGURES = ['balance', 'unrealizedPL', 'nav', 'marginUsed', 'marginAvailable'] as const;
 
@@ -383,12 +359,7 @@ export function snapshotInput(value: unknown, now: Date = new Date(), prefix = '
 }
 
 /** A heartbeat: the bot's state, what it runs and says, and when; `time` defaults to `now`. */
-export interface Heartbeat {
-  state: BotState;
-  strategy: string | null;
-  message: string | null;
-  time: string;
-}
+export type Heartbeat = Pick<BotReport, 'state' | 'strategy' | 'message'> & { time: string };
 
 export function heartbeatInput(value: unknown, now: Date): Heartbeat {
   const input = object(value, 'heartbeat');

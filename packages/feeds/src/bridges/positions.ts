@@ -82,10 +82,7 @@ export interface FillRules {
 }
 
 /** A fee as charged, in its own token. */
-interface Charge {
-  amount: string;
-  currency: string;
-}
+type Charge = Omit<TradeFee, 'leg'>;
 
 /** An open position, as the bridge keeps it (its state file) between fills. */
 export interface Position {

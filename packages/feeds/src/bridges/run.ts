@@ -46,11 +46,6 @@ function failureOf(error: unknown): { text: string; database: boolean } {
   throw error;
 }
 
-function describe(summary: PollSummary): string | undefined {
-  const parts = Object.entries(summary.written).map(([outcome, count]) => `${count} ${outcome}`);
-  return parts.length ? `trades ${parts.join(', ')}` : undefined;
-}
-
 /** What one bridge did: whether its last poll (with `once`, its only one) succeeded, and whether any did. */
 interface Ran {
   account: string;
@@ -106,8 +101,8 @@ async function runOne({ bridge, intervalMs, source }: Scheduled, options: RunOpt
     if (failing) say(failing.database ? 'the database answers again' : `${source} answers again`);
     else if (first) say(`mirroring ${source}: ${summary.openTrades} open trades, bot ${summary.state}`);
     else if (summary.state !== state) say(`bot ${summary.state}`);
-    const written = describe(summary);
-    if (written && !first) say(written);
+    const written = Object.entries(summary.written).map(([outcome, count]) => `${count} ${outcome}`);
+    if (written.length && !first) say(`trades ${written.join(', ')}`);
     for (const line of summary.refused) say(line);
     failing = undefined;
     reported = undefined;

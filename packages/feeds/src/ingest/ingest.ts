@@ -43,7 +43,6 @@ export interface IngestResult extends IngestCounts {
 
 export async function ingest(options: IngestOptions): Promise<IngestResult> {
   const counts: IngestCounts = { read: 0, written: 0, unchanged: 0, rejected: 0, accounts: [] };
-  const written = new Set<string>();
   const { initialMs, maxMs } = options.retry ?? { initialMs: 500, maxMs: 30_000 };
   let down = false;
   for await (const batch of options.source) {
@@ -95,10 +94,7 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
       } else if (changedSomething(result.outcome)) {
         counts.written += 1;
         const account = accountOf.get(result.line)!;
-        if (!written.has(account)) {
-          written.add(account);
-          counts.accounts.push(account);
-        }
+        if (!counts.accounts.includes(account)) counts.accounts.push(account);
       } else counts.unchanged += 1;
     }
     options.progress?.(counts);

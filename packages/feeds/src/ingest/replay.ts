@@ -16,7 +16,7 @@
  * The trade before the batch is unknown: it is worked out as far as the lines say, in at most two branches (open
  * or closed, once a line needs to know), from what never changes (instrument, side, openTime: the stored trade's).
  */
-import type { BotReport, Close, Trade, TradeMarks } from '@trading-bot-api/writer';
+import type { BotReport, Close, Heartbeat, Trade, TradeMarks } from '@trading-bot-api/writer';
 import type { Event } from './lines';
 
 export type TradeEvent = Extract<Event, { type: 'open' | 'close' | 'marks' }>;
@@ -116,10 +116,7 @@ export function linesShown(stored: Trade, events: readonly TradeEvent[]): number
  * Whether a heartbeat line is the stored report: the same time (given on the line; one without takes the time it is
  * applied, so it is never the same), state, strategy and message. Applied again, the writer would record it again.
  */
-export function heartbeatShown(
-  report: BotReport,
-  heartbeat: { state: string; strategy: string | null; message: string | null; time: string },
-) {
+export function heartbeatShown(report: BotReport, heartbeat: Heartbeat) {
   return (
     report.lastHeartbeatAt === heartbeat.time &&
     report.state === heartbeat.state &&

@@ -104,8 +104,6 @@ async function bytesAt(handle: FileHandle, offset: number, bytes: number): Promi
   return buffer.subarray(0, bytesRead);
 }
 
-const headOf = (handle: FileHandle, bytes: number) => bytesAt(handle, 0, bytes);
-
 const digest = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 /** A line as split, with the byte offset after it and, for a checkpoint there, the bytes before that offset. */
@@ -207,23 +205,27 @@ export class CheckpointUnreadable extends Error {
   }
 }
 
+/** What `promise` (a file operation) gives, or undefined when the file does not exist; any other failure rejects. */
+export function ifExists<T>(promise: Promise<T>): Promise<T | undefined> {
+  return promise.catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+}
+
 /** The checkpoint of `file`; undefined when there is none (a first run). */
 async function readCheckpoint(file: string): Promise<Checkpoint | undefined> {
-  let text: string;
-  try {
-    text = await readFile(checkpointPath(file), 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new CheckpointUnreadable(file, (error as NodeJS.ErrnoException).code ?? (error as Error).message);
-  }
+  const text = await ifExists(readFile(checkpointPath(file), 'utf8')).catch((error: NodeJS.ErrnoException) => {
+    throw new CheckpointUnreadable(file, error.code ?? error.message);
+  });
+  if (text === undefined) return undefined;
   let value: Checkpoint;
   try {
     value = JSON.parse(text) as Checkpoint;
   } catch {
     throw new CheckpointUnreadable(file, 'not JSON');
   }
-  const fields = ['offset', 'line', 'inode'] as const;
-  const bad = fields.filter((field) => !Number.isSafeInteger(value?.[field]));
+  const bad = (['offset', 'line', 'inode'] as const).filter((field) => !Number.isSafeInteger(value?.[field]));
   if (bad.length) throw new CheckpointUnreadable(file, `no whole-number ${bad.join(', ')}`);
   return value;
 }
@@ -254,7 +256,7 @@ const tailAt = (handle: FileHandle, offset: number) => bytesAt(handle, offset - 
 
 /** Whether the file open as `handle` (of `size` bytes) holds what `saved` read: its first bytes and those before the offset. */
 async function holds(handle: FileHandle, size: number, saved: Checkpoint): Promise<boolean> {
-  if (saved.offset > size || digest(await headOf(handle, saved.headBytes)) !== saved.head) return false;
+  if (saved.offset > size || digest(await bytesAt(handle, 0, saved.headBytes)) !== saved.head) return false;
   if (saved.tail === undefined || saved.tailBytes === undefined) return true;
   return digest(await bytesAt(handle, saved.offset - saved.tailBytes, saved.tailBytes)) === saved.tail;
 }
@@ -300,10 +302,7 @@ async function locate(file: string, options: SourceOptions): Promise<Reading | u
   if (!saved) return undefined;
   const pendingWithin = (size: number) =>
     saved.pending && saved.pending.offset <= size && saved.pending.line > saved.line ? saved.pending : undefined;
-  const atPath = await open(file, 'r').catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return undefined;
-    throw error;
-  });
+  const atPath = await ifExists(open(file, 'r'));
   let sameInode = false;
   if (atPath) {
     const { ino, size } = await atPath.stat();
@@ -402,7 +401,7 @@ async function* readFrom(
   let drain = reading.drain;
   const buffer = Buffer.alloc(1024 * 1024);
   // The file's first bytes and those before the start, as read: what the checkpoints describe it by.
-  let firstBytes = await headOf(handle, Math.min(EDGE_BYTES, reading.start.offset));
+  let firstBytes = await bytesAt(handle, 0, Math.min(EDGE_BYTES, reading.start.offset));
   const startTail = await tailAt(handle, reading.start.offset);
   const splitter = new Splitter(reading.start, startTail);
   let position = reading.start.offset;
@@ -438,7 +437,7 @@ async function* readFrom(
   // its first bytes having changed.
   let head = firstBytes;
   const rewritten = async () => {
-    const now = await headOf(handle, Math.min(EDGE_BYTES, position));
+    const now = await bytesAt(handle, 0, Math.min(EDGE_BYTES, position));
     if (!now.subarray(0, head.length).equals(head)) return true;
     head = now;
     return false;

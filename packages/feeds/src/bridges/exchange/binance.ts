@@ -94,35 +94,19 @@ export function fillOf(input: unknown, market: MarketInfo): { fill: Fill; id: st
 export function transferOf(kind: ExchangeTransfer['kind'], input: unknown): ExchangeTransfer {
   const raw = input as Raw;
   const what = `a ${kind}`;
+  const reference = typeof raw.txId === 'string' && raw.txId ? raw.txId : null;
+  const common = { id: `${kind}-${String(raw.id)}`, kind, asset: String(raw.coin), amount: amount(raw, 'amount', what), reference };
   if (kind === 'deposit') {
     const listedAt = integer(raw, 'insertTime', what);
     const complete = Number(raw.completeTime);
-    return {
-      id: `deposit-${String(raw.id)}`,
-      kind,
-      asset: String(raw.coin),
-      amount: amount(raw, 'amount', what),
-      fee: '0',
-      time: Number.isSafeInteger(complete) && complete > 0 ? complete : listedAt,
-      listedAt,
-      state: depositState(Number(raw.status)),
-      reference: typeof raw.txId === 'string' && raw.txId ? raw.txId : null,
-    };
+    const time = Number.isSafeInteger(complete) && complete > 0 ? complete : listedAt;
+    return { ...common, fee: '0', time, listedAt, state: depositState(Number(raw.status)) };
   }
   const listedAt = utcMs(raw.applyTime);
   if (listedAt === undefined)
     throw new ExchangeFeedError('failed', `Binance answered ${what} with applyTime ${JSON.stringify(raw.applyTime)}`);
-  return {
-    id: `withdrawal-${String(raw.id)}`,
-    kind,
-    asset: String(raw.coin),
-    amount: amount(raw, 'amount', what),
-    fee: raw.transactionFee === undefined ? '0' : amount(raw, 'transactionFee', what),
-    time: utcMs(raw.completeTime) ?? listedAt,
-    listedAt,
-    state: withdrawalState(Number(raw.status)),
-    reference: typeof raw.txId === 'string' && raw.txId ? raw.txId : null,
-  };
+  const fee = raw.transactionFee === undefined ? '0' : amount(raw, 'transactionFee', what);
+  return { ...common, fee, time: utcMs(raw.completeTime) ?? listedAt, listedAt, state: withdrawalState(Number(raw.status)) };
 }
 
 export const binance: ExchangeProfile = {

@@ -9,23 +9,16 @@
  * tests' fake exchange.
  */
 import type { Exchange } from 'ccxt';
+import type { FeedAccount } from './config';
 import { ExchangeFeedError } from './errors';
 import { WeightLimiter } from './limiter';
 import type { CallKind, ExchangeProfile, MarketInfo } from './profile';
 
-export interface ClientOptions {
-  profile: ExchangeProfile;
-  apiKey: string;
-  secret: string;
-  /** An origin (`http://127.0.0.1:9000`) that replaces the exchange's. */
-  url?: string;
-  /** Lines for the operator (the 429s, said once each). */
-  report: (line: string) => void;
-  /** Of each weight limit, the feed's share (limiter.ts). */
-  share?: number;
-  /** ms before ccxt gives up on an answer. */
-  timeoutMs?: number;
-}
+/**
+ * A feed account's exchange, key, secret and origin (`url`: one that replaces the exchange's, such as
+ * `http://127.0.0.1:9000`), and where the lines for the operator go (the 429s, said once each).
+ */
+export type ClientOptions = Pick<FeedAccount, 'profile' | 'apiKey' | 'secret' | 'url'> & { report: (line: string) => void };
 
 /** The origin a limiter is kept under when the exchange's own API is called. */
 export const EXCHANGE_ORIGIN = 'exchange';
@@ -40,12 +33,12 @@ const limiters = new Map<string, WeightLimiter>();
  * The limiter of `profile`'s IP-wide weights at `origin` (undefined: the exchange's own), shared by every client of
  * this process; a scheduled run restores it from, and keeps it in, DynamoDB (scheduled.ts).
  */
-export function exchangeLimiter(profile: ExchangeProfile, origin: string, share?: number): WeightLimiter {
+export function exchangeLimiter(profile: ExchangeProfile, origin: string): WeightLimiter {
   const key = `${profile.id} ${origin}`;
   let limiter = limiters.get(key);
   if (!limiter) {
     const pools = Object.fromEntries(Object.entries(profile.pools).filter(([, pool]) => pool.per === 'ip'));
-    limiter = new WeightLimiter(pools, { share });
+    limiter = new WeightLimiter(pools);
     limiters.set(key, limiter);
   }
   return limiter;
@@ -85,14 +78,9 @@ export class ExchangeClient {
 
   constructor(private readonly options: ClientOptions) {
     this.profile = options.profile;
-    this.shared = exchangeLimiter(options.profile, options.url ?? EXCHANGE_ORIGIN, options.share);
+    this.shared = exchangeLimiter(options.profile, options.url ?? EXCHANGE_ORIGIN);
     const own = Object.fromEntries(Object.entries(options.profile.pools).filter(([, pool]) => pool.per === 'key'));
-    this.own = new WeightLimiter(own, { share: options.share });
-  }
-
-  /** The account's origin, for the log (never the key). */
-  get origin(): string {
-    return this.options.url ?? `${this.profile.name}'s API`;
+    this.own = new WeightLimiter(own);
   }
 
   private async open(): Promise<Exchange> {
@@ -105,7 +93,8 @@ export class ExchangeClient {
       secret: this.options.secret,
       // The feed's limiter paces the calls (per exchange, reading its weight headers); ccxt's is per instance.
       enableRateLimit: false,
-      timeout: this.options.timeoutMs ?? 10_000,
+      // ms before ccxt gives up on an answer.
+      timeout: 10_000,
       options: this.profile.ccxtOptions,
     });
     // Numbers as the exchange wrote them: decimal strings, never floats.

@@ -25,11 +25,9 @@ interface ExchangeAccount {
 }
 
 /** One account ready to sync: its settings, the exchange, its key and secret, the origin and the interval. */
-export interface FeedAccount {
+export interface FeedAccount extends FeedKeys {
   profile: ExchangeProfile;
   config: ExchangeAccount;
-  apiKey: string;
-  secret: string;
   url?: string;
   intervalSeconds: number;
 }
@@ -118,16 +116,10 @@ export function feedAccountOf(entry: Entry, where: string, sources: SecretSource
   const since = text(entry, 'since', where) ?? profile.historyStart;
   if (!Number.isFinite(Date.parse(since))) throw new ConfigError(`${where}.since ${JSON.stringify(since)} is not a date`);
   const url = text(entry, 'url', where);
-  if (url !== undefined) {
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      throw new ConfigError(`${where}.url ${JSON.stringify(url)} is not a URL`);
-    }
-    if (!['http:', 'https:'].includes(parsed.protocol) || parsed.pathname !== '/' || parsed.username || parsed.password)
-      throw new ConfigError(`${where}.url must be an origin only, such as https://testnet.binance.vision`);
-  }
+  if (url !== undefined && !URL.canParse(url)) throw new ConfigError(`${where}.url ${JSON.stringify(url)} is not a URL`);
+  const parsed = url === undefined ? undefined : new URL(url);
+  if (parsed && (!['http:', 'https:'].includes(parsed.protocol) || parsed.pathname !== '/' || parsed.username || parsed.password))
+    throw new ConfigError(`${where}.url must be an origin only, such as https://testnet.binance.vision`);
   const interval = entry.interval ?? DEFAULT_INTERVAL;
   const intervalSeconds = typeof interval === 'string' ? Number(interval) : interval;
   if (typeof intervalSeconds !== 'number' || !Number.isFinite(intervalSeconds) || intervalSeconds <= 0)

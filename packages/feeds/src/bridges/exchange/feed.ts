@@ -18,7 +18,7 @@
  *  7. With `reconcileWith`, the bot's account reconciled against this one (the writer's reconcile): each difference new
  *     to the check said once, and returned for an alert.
  */
-import type { Difference, TradeOutcome, Writer } from '@trading-bot-api/writer';
+import type { Difference, Reconciliation, TradeOutcome, Writer } from '@trading-bot-api/writer';
 import type { PollSummary } from '../freqtrade/bridge';
 import { ExchangeClient } from './client';
 import type { FeedAccount } from './config';
@@ -56,11 +56,7 @@ export interface SyncSummary extends PollSummary {
   /** The weight spent, by pool. */
   weight: Record<string, number>;
   /** The reconciliation of the bot's account, when the feed has one (`reconcileWith`): the differences new to it. */
-  reconciliation?: {
-    accountId: string;
-    exchangeAccountId: string;
-    checkedAt: string;
-    matched: number;
+  reconciliation?: Pick<Reconciliation['entry'], 'accountId' | 'exchangeAccountId' | 'checkedAt' | 'matched'> & {
     differences: number;
     fresh: Difference[];
   };
@@ -81,20 +77,12 @@ export class ExchangeFeed {
     private readonly writer: Writer,
     private readonly options: {
       report: (line: string) => void;
-      share?: number;
       signal?: AbortSignal;
       /** Told the differences a reconciliation found first (the command sends them to the alert channels). */
       alert?: (found: NonNullable<SyncSummary['reconciliation']>) => Promise<void>;
     },
   ) {
-    this.client = new ExchangeClient({
-      profile: feed.profile,
-      apiKey: feed.apiKey,
-      secret: feed.secret,
-      url: feed.url,
-      share: options.share,
-      report: (line) => options.report(`${feed.config.account}: ${line}`),
-    });
+    this.client = new ExchangeClient({ ...feed, report: (line) => options.report(`${feed.config.account}: ${line}`) });
   }
 
   get account(): string {
@@ -183,13 +171,11 @@ export class ExchangeFeed {
     if (options.signal?.aborted) return summaryOf();
 
     // Prices: every asset held with a market in the account's currency, and every open position's market.
-    const wanted = new Set<string>();
-    for (const { asset } of holdings) {
-      const market = markets.get(`${asset}/${config.quote}`);
-      if (market) wanted.add(market.id);
-    }
-    // Every market followed, for the reporting currency's rates (one call whatever their number).
-    for (const state of states) wanted.add(state.market.id);
+    const wanted = new Set([
+      ...holdings.flatMap(({ asset }) => markets.get(`${asset}/${config.quote}`)?.id ?? []),
+      // Every market followed, for the reporting currency's rates (one call whatever their number).
+      ...states.map((state) => state.market.id),
+    ]);
     const prices = await client.prices([...wanted].sort());
     for (const state of states) {
       const price = prices.get(state.market.id);
@@ -245,14 +231,8 @@ export class ExchangeFeed {
     if (config.reconcileWith) {
       const { entry, fresh } = await writer.reconcile(config.reconcileWith, id);
       for (const difference of fresh) refused.push(`reconciliation of ${entry.accountId}: ${difference.kind}: ${difference.detail}`);
-      reconciliation = {
-        accountId: entry.accountId,
-        exchangeAccountId: id,
-        checkedAt: entry.checkedAt,
-        matched: entry.matched,
-        differences: entry.differenceCount,
-        fresh,
-      };
+      const { accountId, exchangeAccountId, checkedAt, matched, differenceCount } = entry;
+      reconciliation = { accountId, exchangeAccountId, checkedAt, matched, differences: differenceCount, fresh };
     }
     return { ...summaryOf(transfers), ...(reconciliation ? { reconciliation } : {}) };
 

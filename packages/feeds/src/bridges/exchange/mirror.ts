@@ -144,12 +144,7 @@ export function recordedFill(market: MarketInfo, fill: Fill): ExchangeFill {
  * A page of fills applied to a market's state, one step per fill (the trades it changed, and the state after it):
  * what the writer's advanceFeed stores, each transaction ending at a step.
  */
-export function stepsOfFills(
-  exchange: string,
-  accountId: string,
-  state: MarketState,
-  fills: readonly PageFill[],
-): { steps: { trades: Trade[]; state: MarketState; fills: ExchangeFill[] }[]; state: MarketState } {
+export function stepsOfFills(exchange: string, accountId: string, state: MarketState, fills: readonly PageFill[]) {
   const steps: { trades: Trade[]; state: MarketState; fills: ExchangeFill[] }[] = [];
   let current = state;
   for (const { fill, next } of fills) {

@@ -134,12 +134,12 @@ export interface FreqtradeOptions {
   url: string;
   username: string;
   password: string;
-  /** Per request. Default 10 s. */
-  timeoutMs?: number;
 }
 
 /** The largest page freqtrade's `/trades` is asked for. */
 const TRADES_PAGE = 500;
+/** How long a request may take. */
+const TIMEOUT_MS = 10_000;
 
 export type FreqtradeClient = ReturnType<typeof freqtradeClient>;
 
@@ -147,7 +147,6 @@ export type FreqtradeClient = ReturnType<typeof freqtradeClient>;
 export function freqtradeClient(options: FreqtradeOptions) {
   const base = `${options.url.replace(/\/+$/, '').replace(/\/api\/v1$/, '')}/api/v1`;
   const authorization = `Basic ${Buffer.from(`${options.username}:${options.password}`).toString('base64')}`;
-  const timeoutMs = options.timeoutMs ?? 10_000;
   const url = options.url;
   let clockAheadMs: number | undefined;
 
@@ -156,20 +155,17 @@ export function freqtradeClient(options: FreqtradeOptions) {
     try {
       response = await fetch(`${base}${path}`, {
         headers: { authorization, accept: 'application/json' },
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: AbortSignal.timeout(TIMEOUT_MS),
       });
     } catch (error) {
-      throw new FreqtradeError('unreachable', url, networkCause(error, timeoutMs));
+      throw new FreqtradeError('unreachable', url, networkCause(error));
     }
     const date = Date.parse(response.headers.get('date') ?? '');
     // The header has whole seconds: the bot's clock read somewhere in the second it names.
     if (Number.isFinite(date)) clockAheadMs = date + 500 - Date.now();
-    if (response.status === 401) {
+    if (response.status === 401 || (response.status === 404 && missing)) {
       await response.body?.cancel();
-      throw new FreqtradeError('unauthorized', url, '');
-    }
-    if (response.status === 404 && missing) {
-      await response.body?.cancel();
+      if (response.status === 401) throw new FreqtradeError('unauthorized', url, '');
       return undefined as T;
     }
     if (!response.ok) {
@@ -205,8 +201,8 @@ export function freqtradeClient(options: FreqtradeOptions) {
 }
 
 /** What a failed fetch says, in a few words: the system's error code (ECONNREFUSED, ENOTFOUND), or a timeout. */
-function networkCause(error: unknown, timeoutMs: number): string {
-  if ((error as Error)?.name === 'TimeoutError') return `no answer within ${timeoutMs / 1000} s`;
+function networkCause(error: unknown): string {
+  if ((error as Error)?.name === 'TimeoutError') return `no answer within ${TIMEOUT_MS / 1000} s`;
   type Cause = { code?: string; message?: string; cause?: Cause; errors?: Cause[] };
   let cause = (error as Cause)?.cause;
   // undici wraps the socket's error, sometimes twice (an AggregateError of the addresses tried).

@@ -23,11 +23,12 @@ import {
   roundDecimal,
   sumDecimals,
   trimDecimal,
-  type BotState,
   canonicalInstrument,
   type Fee,
+  type Heartbeat,
   type Market,
   type Trade,
+  type Writer,
 } from '@trading-bot-api/writer';
 import type { Balances, FreqtradeTrade, Health, ShowConfig } from './api';
 import { MONEY_PLACES, moneyOf } from '../numbers';
@@ -63,11 +64,7 @@ const DEFAULT_BOT_NAME = 'freqtrade';
  * The account a bot is mirrored into: its currency and broker from its configuration; its name the operator's
  * (`--name`, a config's `"name"`), else the bot's `bot_name`, else (left at freqtrade's default) `freqtrade (ID)`.
  */
-export function accountOf(
-  id: string,
-  config: ShowConfig,
-  name?: string,
-): { id: string; name: string; currency: string; broker: string; environment: 'live' | 'paper' } {
+export function accountOf(id: string, config: ShowConfig, name?: string): Parameters<Writer['upsertAccount']>[0] {
   const own = config.bot_name?.trim();
   return {
     id,
@@ -214,12 +211,7 @@ export function snapshotOf(balances: Balances, open: readonly FreqtradeTrade[], 
  * max_open_trades 0 after `/stopentry`), except that a running bot whose loop has not run for `stallSeconds` is in
  * `error`: its API answers but it does not trade.
  */
-export function botStateOf(
-  config: ShowConfig,
-  health: Health,
-  nowMs: number,
-  stallSeconds: number,
-): { state: BotState; strategy: string | null; message: string | null } {
+export function botStateOf(config: ShowConfig, health: Health, nowMs: number, stallSeconds: number): Omit<Heartbeat, 'time'> {
   const strategy = config.strategy ?? null;
   const state = String(config.state).toLowerCase();
   if (state === 'stopped') return { state: 'stopped', strategy, message: 'freqtrade is stopped' };

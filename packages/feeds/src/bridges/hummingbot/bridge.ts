@@ -43,7 +43,6 @@ export interface HummingbotBridgeOptions {
   stateFile: string;
   /** Receives the lines to tell the operator. */
   report: (line: string) => void;
-  now?: () => number;
   /** The longest pause between two tries while the database does not answer. Default 60 s. */
   maxBackoffMs?: number;
 }
@@ -89,7 +88,6 @@ const MAX_MESSAGE = 500;
 const clip = (text: string) => (text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE - 1)}…` : text);
 
 export class HummingbotBridge {
-  private readonly now: () => number;
   private readonly instances = new Map<string, Instance>();
   private readonly queue: Task[] = [];
   private readonly said = new Set<string>();
@@ -103,9 +101,7 @@ export class HummingbotBridge {
   private constructor(
     private readonly options: HummingbotBridgeOptions,
     private readonly state: BridgeState,
-  ) {
-    this.now = options.now ?? Date.now;
-  }
+  ) {}
 
   /** A bridge over the state in `options.stateFile`: trades computed and not known to be written are written first. */
   static async open(options: HummingbotBridgeOptions): Promise<HummingbotBridge> {
@@ -372,7 +368,7 @@ export class HummingbotBridge {
           state: instance.state ?? 'running',
           strategy: instance.strategy,
           message: instance.message,
-          time: new Date(this.now()).toISOString(),
+          time: new Date(Date.now()).toISOString(),
         });
         this.written.add(instance.profile.account);
       },
@@ -390,11 +386,11 @@ export class HummingbotBridge {
   }
 
   private async planBeat(instance: Instance, atMs: number): Promise<Call[]> {
-    const skew = instance.skew(atMs - this.now());
+    const skew = instance.skew(atMs - Date.now());
     if (skew) this.say(instance, skew);
     if (instance.state === undefined) this.setState(instance, 'running', null);
     const { errorSeconds } = this.options.config;
-    if (instance.state === 'error' && instance.errorAtMs !== undefined && this.now() - instance.errorAtMs >= errorSeconds * 1000)
+    if (instance.state === 'error' && instance.errorAtMs !== undefined && Date.now() - instance.errorAtMs >= errorSeconds * 1000)
       this.setState(instance, 'running', null);
     return this.beatCalls(instance);
   }
@@ -409,7 +405,7 @@ export class HummingbotBridge {
     // A record logged with its exception carries the traceback after its first line: the message is that line.
     const first = text.split('\n').find((line) => line.trim() !== '');
     this.setState(instance, 'error', clip(first?.trim() || 'hummingbot logged an error'));
-    instance.errorAtMs = this.now();
+    instance.errorAtMs = Date.now();
     // A bot in error that logs another error: its heartbeats carry the newest message (every 10 s), not each log.
     return was === 'error' ? [] : this.beatCalls(instance);
   }
@@ -433,9 +429,9 @@ export class HummingbotBridge {
       beat = this.setState(instance, 'running', null) || beat;
     if (beat) calls.push(...this.beatCalls(instance));
     const { marksSeconds } = this.options.config;
-    if (instance.marksAtMs !== undefined && this.now() - instance.marksAtMs < marksSeconds * 1000) return calls;
+    if (instance.marksAtMs !== undefined && Date.now() - instance.marksAtMs < marksSeconds * 1000) return calls;
     if (!this.currencyOf(instance)) return calls;
-    instance.marksAtMs = this.now();
+    instance.marksAtMs = Date.now();
     const account = this.accountState(instance.profile.account);
     const books = Object.entries(account.positions);
     const marks = new Map<string, string[]>();

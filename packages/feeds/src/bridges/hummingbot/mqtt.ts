@@ -105,12 +105,10 @@ export async function listenToBroker(options: BrokerOptions): Promise<void> {
     if (why !== failing) say(`${name}: ${why}; trying again, backing off up to ${Math.round(cap / 1000)} s`);
     failing = why;
     clearTimeout(timer);
-    timer = setTimeout(
-      () => {
-        if (!options.signal.aborted) client.reconnect();
-      },
-      Math.min(1000 * 2 ** Math.min(failures - 1, 16), cap),
-    );
+    const delay = Math.min(1000 * 2 ** Math.min(failures - 1, 16), cap);
+    timer = setTimeout(() => {
+      if (!options.signal.aborted) client.reconnect();
+    }, delay);
   });
 
   if (!options.signal.aborted) await new Promise((resolve) => options.signal.addEventListener('abort', resolve, { once: true }));

@@ -14,6 +14,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Trade } from '@trading-bot-api/writer';
 import type { Position } from '../positions';
+import { ifExists } from '../../ingest/source';
 
 /** How far back replayed fills are known by their keys: fills reach hummingbot late, but not by an hour. */
 export const REPLAY_WINDOW_MS = 3_600_000;
@@ -41,13 +42,8 @@ export const emptyAccount = (): AccountState => ({ positions: {}, seen: {}, unsy
 
 /** The state in `file`, or an empty one when there is none; a file that cannot be read as state is an error. */
 export async function loadState(file: string): Promise<BridgeState> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, accounts: {} };
-    throw error;
-  }
+  const text = await ifExists(readFile(file, 'utf8'));
+  if (text === undefined) return { version: 1, accounts: {} };
   const state = JSON.parse(text) as BridgeState;
   if (state?.version !== 1 || typeof state.accounts !== 'object' || state.accounts === null)
     throw new Error(`${file} is not the hummingbot bridge's state (version 1)`);
