@@ -117,6 +117,10 @@ const command: fc.Arbitrary<Command> = fc.oneof(
 /** Three lanes of calls run side by side; each call may be repeated (a retry after a timeout). */
 const lanes = fc.array(fc.array(fc.record({ command, repeat: fc.boolean() }), { maxLength: 12 }), { minLength: 3, maxLength: 3 });
 
+/** A paper account in USD, named by its id. */
+const testAccount = (id: string) =>
+  ({ id, name: id, currency: 'USD', broker: 'Test', environment: 'paper', createdAt: '2020-12-01T00:00:00.000Z' }) as const;
+
 const at = (minute: number) => new Date(Date.parse('2021-01-04T09:00:00.000Z') + minute * 60_000).toISOString();
 
 async function perform(writer: Writer, accountId: string, command: Command): Promise<string> {
@@ -188,14 +192,7 @@ it('after any interleaving of calls, retries and failures, every rule holds as t
       run += 1;
       const accounts = [`p${run}-a`, `p${run}-b`];
       for (const accountId of accounts) {
-        await harness.writer.upsertAccount({
-          id: accountId,
-          name: accountId,
-          currency: 'USD',
-          broker: 'Test',
-          environment: 'paper',
-          createdAt: '2020-12-01T00:00:00.000Z',
-        });
+        await harness.writer.upsertAccount(testAccount(accountId));
       }
       await proxy.inject({ kind: 'chaos', throttle: 0.08, dropAnswer: 0.08, seed });
       const results = await Promise.all(
@@ -402,14 +399,7 @@ it('after any interleaving of calls, retries and failures, every rule holds as t
 it('a heartbeat of a new state whose write took effect and lost its answer is recorded, not stale, when retried', async () => {
   const accountId = 'lost-answer';
   const [writer] = writers;
-  await writer.upsertAccount({
-    id: accountId,
-    name: accountId,
-    currency: 'USD',
-    broker: 'Test',
-    environment: 'paper',
-    createdAt: '2020-12-01T00:00:00.000Z',
-  });
+  await writer.upsertAccount(testAccount(accountId));
   expect(await writer.heartbeat(accountId, { state: 'paused', time: at(0) })).toBe('recorded');
   // The second UpdateItem (the first tries the state stored, and is refused) is the change of state: applied, its answer lost.
   await proxy.inject({ kind: 'chaos', throttle: 0, dropAnswer: 1, seed: 1 }, 1, { only: 'UpdateItem', after: 1 });
