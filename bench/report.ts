@@ -594,11 +594,13 @@ export function printReport(results: {
 
 /** The fleet polls per fleet size, and what one open dashboard's polls cost a month. */
 /**
- * Functions the bundle targets do not hold: the notifier answers no request and runs a few times a day (an alarm, the
- * digest) within a 60 s timeout, and reads its channels through Powertools Parameters and the SDK's SSM and Secrets
- * Manager clients (some 230 KiB) rather than a hand-signed client of its own (issue 44). Its figures are still shown.
+ * Functions the bundle targets do not hold, since none answers a request: a cold start of theirs keeps nobody waiting.
+ * The notifier runs a few times a day (an alarm, the digest) within a 60 s timeout, and reads its channels through
+ * Powertools Parameters and the SDK's SSM and Secrets Manager clients rather than a hand-signed client of its own
+ * (issue 44). The probe runs on a 5-minute schedule and reads the P&L alerts' rules from the same secret and
+ * parameters (issue 45), through the same clients. The exchange feed carries ccxt. Their figures are still shown.
  */
-const OFF_THE_REQUEST_PATH = new Set(['notifier', 'exchange-feed']);
+const OFF_THE_REQUEST_PATH = new Set(['notifier', 'probe', 'exchange-feed']);
 
 /** The bundles' two targets: every function's size and import time against the baseline's (but those above). */
 export function bundleTargets(bundles: readonly BundleRow[]): Target[] {
@@ -609,14 +611,14 @@ export function bundleTargets(bundles: readonly BundleRow[]): Target[] {
   const worstImport = bundleRows.reduce((a, b) => (b.importRatio > a.importRatio ? b : a));
   return [
     {
-      target: `every bundle ≤ ${TARGETS.bundleBytesRatio} × baseline bytes (the notifier aside)`,
+      target: `every bundle ≤ ${TARGETS.bundleBytesRatio} × baseline bytes (those that answer no request aside)`,
       pass: sizeMisses.length === 0,
       detail: sizeMisses.length
         ? sizeMisses.map((row) => `${row.function} ${row.bytesRatio} (${by(row.bytesRatio, TARGETS.bundleBytesRatio)})`).join('; ')
         : `worst ${worstSize.function} ${worstSize.bytesRatio}`,
     },
     {
-      target: `every bundle import ≤ ${TARGETS.bundleImportRatio} × baseline import time (the notifier aside)`,
+      target: `every bundle import ≤ ${TARGETS.bundleImportRatio} × baseline import time (those that answer no request aside)`,
       pass: importMisses.length === 0,
       detail: importMisses.length
         ? importMisses.map((row) => `${row.function} ${row.importRatio} (${by(row.importRatio, TARGETS.bundleImportRatio)})`).join('; ')
