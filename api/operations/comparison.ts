@@ -39,8 +39,8 @@ type WindowFigures = Pick<ComparisonRow, 'realizedPL' | 'closedTrades' | 'winRat
 /**
  * The figures last drawn from each held roll-ups array, under the window's last day and the balance at its start.
  * readHeld keeps an account's array while its trades have not moved, so a changed poll computes the figures of the
- * accounts that moved only: computing every account's took 3.4 of the 7.3 ms of a warm poll of 20 bots, more than its
- * reads (`npm run bench -- --only queries --operations all-comparison`, docs/performance.md).
+ * accounts that moved only: computing every account's took some 3.5 of the 7 ms of a warm poll of 20 bots, more than
+ * its reads (`npm run bench -- --only queries --operations all-comparison`, docs/performance.md).
  */
 const drawn = new WeakMap<readonly ReadPeriod[], { key: string; figures: WindowFigures }>();
 
