@@ -38,7 +38,7 @@ async function main() {
         for (const key of Object.keys(totals) as (keyof typeof totals)[]) totals[key] += result[key];
         const retried = result.attempts > 1 ? `, ${result.attempts} attempts (a bot wrote meanwhile)` : '';
         console.log(
-          `[${i + 1}/${ids.length}] ${accountId}: ${result.closedTrades} closed trades, ${result.entries} roll-up periods, ${result.written} written, ${result.unchanged} unchanged, ${result.stamped} trades given their currency${retried}`,
+          `[${i + 1}/${ids.length}] ${accountId}: ${result.closedTrades} closed trades, ${result.entries} roll-up periods, ${result.written} written, ${result.unchanged} unchanged, ${result.stamped} trades given their currency${result.markedTransfers ? ', marked as having transfers' : ''}${retried}`,
         );
       } catch (error) {
         failed += 1;

@@ -2,7 +2,7 @@ import pMap from 'p-map';
 import { realizedSince, returnRatio } from '@trading-bot-api/core/comparison';
 import { windowPeriods, periodsPerformance, type ReadPeriod } from '@trading-bot-api/core/rollups';
 import { ASPECTS } from '@trading-bot-api/core/fleet';
-import { toBotReport } from '@trading-bot-api/core/store/accounts-table';
+import { hasTransfers, toBotReport } from '@trading-bot-api/core/store/accounts-table';
 import { toBalanceRecord } from '@trading-bot-api/core/store/balances-table';
 import type { Item } from '@trading-bot-api/core/store/dynamodb';
 import { readVersion } from '@trading-bot-api/core/store/fleet-table';
@@ -96,8 +96,8 @@ const CONCURRENCY = 16;
  * accounts that changed (as the scrape does, metrics.ts): the roll-ups under the window's first day and the account's
  * trade activity (its last trade's time and realized P&L, on its balances item, which the writer rewrites in every
  * transaction that closes a trade); its equity at the start under that day, and its transfers since under the
- * balances item's version too (deposits and withdrawals show with the balance recorded with or after them, as the
- * answer's tag says).
+ * balances item's version and the account's mark too (deposits and withdrawals show with the balance recorded with
+ * or after them, as the answer's tag says).
  */
 const periodsHeld = new Map<string, { stamp: string; value: ReadPeriod[] }>();
 const startsHeld = new Map<string, { stamp: string; value: { start: EquityEntry | undefined; transfers: (string | null)[] } }>();
@@ -107,6 +107,7 @@ async function readRows(principal: Principal, now: Date, window: SeriesWindow, c
   const ids = items.accounts.map((account) => String(account.accountId));
   const day = timestamp(window.starts[0]);
   const records = new Map(ids.map((id) => [id, items.balances.get(id) && toBalanceRecord(items.balances.get(id)!)]));
+  const withTransfers = new Set(items.accounts.filter(hasTransfers).map((account) => String(account.accountId)));
   const periods = windowPeriods(window.starts[0], window.starts[window.starts.length - 1]);
   // Equity at the start moves only with the day (or, for an account with none yet, with a new snapshot).
   const startOfDay = (id: string) => (startsHeld.get(id)?.stamp.startsWith(`${day} `) ? startsHeld.get(id)?.value.start : undefined);
@@ -125,15 +126,16 @@ async function readRows(principal: Principal, now: Date, window: SeriesWindow, c
     readHeld(
       startsHeld,
       ids,
-      (id) => `${day} ${records.get(id)?.version ?? -1}`,
+      (id) => `${day} ${records.get(id)?.version ?? -1} ${withTransfers.has(id)}`,
       async (stale) => {
         const needStart = stale.filter((id) => !startOfDay(id));
         const end = timestamp(window.starts[window.starts.length - 1]);
         const starts = await readShortWindowStarts(store, needStart, day, end, DAYS, CONCURRENCY);
-        // Money moved after the start's snapshot; none is read for an account without one (its return is unknown anyway).
+        // Money moved after the start's snapshot; none is read for an account without one (its return is unknown
+        // anyway), nor for one whose item says it has none (markTransfers): at 1,000 bots, 1,000 Queries fewer.
         const read = async (id: string) => {
           const start = startOfDay(id) ?? starts.get(id);
-          const moved = start ? await readTransfers(store, id, start.time, now.toISOString()) : [];
+          const moved = start && withTransfers.has(id) ? await readTransfers(store, id, start.time, now.toISOString()) : [];
           return [id, { start, transfers: moved.filter((each) => each.time > start!.time).map(signedTransfer) }] as const;
         };
         return pMap(stale, read, { concurrency: CONCURRENCY });

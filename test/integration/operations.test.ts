@@ -6,7 +6,9 @@ import { generateDataset } from '../../scripts/demo/dataset';
 import { eventFile, eventFor, type Harness, invoke, ROUTES, startHarness } from '../kit/api-harness';
 import { expectContract } from '../kit/contract';
 import { expectedTrades } from '../kit/expected';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { sumDecimals } from '@trading-bot-api/core/decimal';
+import { backfillAccount } from '@trading-bot-api/writer';
 
 const IDS = ['acc-alpha', 'acc-bravo', 'acc-charlie', 'acc-delta'];
 const dataset = generateDataset({ tradeCounts: [130, 60, 0, 25], accountId: (i) => IDS[i], seed: 7 });
@@ -276,5 +278,55 @@ describe('the comparison after a bot moved', () => {
     });
     expect(figures.closedTrades).toBe(rowOf(first.body, account)!.closedTrades + 1);
     for (const id of IDS.filter((other) => other !== account)) expect(rowOf(changed.body, id)).toEqual(rowOf(first.body, id));
+  });
+});
+
+describe('the comparison and a bot’s deposits', () => {
+  it('a deposit moves the NAV, not the return; one kept before the writer marked accounts counts once npm run backfill marks them', async () => {
+    const account = 'acc-echo';
+    const compared = async () => {
+      const response = await invoke('all-comparison', eventFile('all-comparison'));
+      expectContract(ROUTES['all-comparison'], response);
+      return (response.body.accounts as { accountId: string; nav: string; returnRatio: string | null }[]).find(
+        (row) => row.accountId === account,
+      );
+    };
+    const balance = (nav: string, daysAgo: number) =>
+      harness.writer.recordBalance(account, {
+        balance: nav,
+        unrealizedPL: '0',
+        nav,
+        marginUsed: '0',
+        marginAvailable: nav,
+        time: new Date(Date.now() - daysAgo * 86_400_000).toISOString(),
+      });
+    // A bot with 1,000 at the window's start that earned 100 since: a return of 10 %.
+    await harness.writer.upsertAccount({ id: account, name: 'Echo', currency: 'USD', broker: 'paper', environment: 'paper' });
+    await balance('1000', 10);
+    await balance('1100', 2);
+    expect(await compared()).toMatchObject({ nav: '1100', returnRatio: '0.1000' });
+    // What an exchange feed keeps: a deposit (the writer marks the account in the same transaction), then the balance.
+    let version = 0;
+    const deposit = async (id: string, amount: string) => {
+      const time = new Date(Date.now() - 1000).toISOString();
+      const transfer = { id, kind: 'deposit', asset: 'USD', amount, fee: '0', time, value: amount, rate: '1', reference: null };
+      ({ version } = await harness.writer.recordTransfers(account, [transfer], { name: 'test:transfers', state: { id }, version }));
+    };
+
+    await deposit('dep-1', '1000');
+    await balance('2100', 0);
+    expect(await compared()).toMatchObject({ nav: '2100', returnRatio: '0.1000' });
+
+    // A stage from before the mark: the account's transfers kept, its item unmarked. Its deposits read as earnings.
+    await deposit('dep-2', '500');
+    await harness.store.client.send(
+      new UpdateCommand({ TableName: harness.store.tables.accounts, Key: { accountId: account }, UpdateExpression: 'REMOVE hasTransfers' }),
+    );
+    await balance('2600', 0);
+    expect(await compared()).toMatchObject({ nav: '2600', returnRatio: '1.6000' });
+
+    expect(await backfillAccount(harness.writer, account)).toMatchObject({ markedTransfers: true });
+    expect(await compared()).toMatchObject({ nav: '2600', returnRatio: '0.1000' });
+    expect(await backfillAccount(harness.writer, account)).toMatchObject({ markedTransfers: false });
   });
 });

@@ -3,8 +3,9 @@
  * performance roll-ups (issue 29), per account the figures of every day, block and month recomputed from its closed
  * trades, each written where missing or different (API 1.5 added the fees paid to them), and the statistics of the
  * format before them (one item per day and instrument, which nothing reads) removed; and the account's currency on
- * each of its trades stored before API 1.5 (the writer stamps it on every trade it writes since). Running it again
- * changes nothing. (The fleet's summary is the fleet
+ * each of its trades stored before API 1.5 (the writer stamps it on every trade it writes since); and the mark of an
+ * account whose deposits or withdrawals were kept before the writer marked them (accounts-table's markTransfers),
+ * without which the comparison would not read them. Running it again changes nothing. (The fleet's summary is the fleet
  * projector's: `npm run backfill` rebuilds it after the accounts, api/projector/rebuild.ts.)
  *
  * A bot may write while it runs. The stored roll-ups are read first and the trades after, and each write is
@@ -18,7 +19,15 @@ import {
   type TransactItem,
   transactWrite,
 } from '@trading-bot-api/core/store/dynamodb';
-import { deletePeriod, legacyStatsRemovals, type PeriodEntry, putPeriod, readAllPeriods } from '@trading-bot-api/core/store/ledger-table';
+import {
+  deletePeriod,
+  holdsTransfers,
+  legacyStatsRemovals,
+  type PeriodEntry,
+  putPeriod,
+  readAllPeriods,
+} from '@trading-bot-api/core/store/ledger-table';
+import { getAccountItem, hasTransfers, markTransfers } from '@trading-bot-api/core/store/accounts-table';
 import pRetry from 'p-retry';
 import { canonicalJson } from '@trading-bot-api/core/canonical';
 import { periodId } from '@trading-bot-api/core/rollups';
@@ -34,6 +43,8 @@ export interface BackfillResult {
   entries: number;
   /** Trades given their account's currency (stored before API 1.5). */
   stamped: number;
+  /** The account marked as having deposits or withdrawals kept (before the writer marked them). */
+  markedTransfers: boolean;
   written: number;
   unchanged: number;
   attempts: number;
@@ -79,12 +90,17 @@ async function rewritePeriods(
 
 async function backfillOnce(store: Store, accountId: string): Promise<Omit<BackfillResult, 'attempts'>> {
   // First what is stored (with its versions), then the trades: see the module's comment.
-  const [stored, legacy, balance] = await Promise.all([
+  const [stored, legacy, balance, account, transfers] = await Promise.all([
     readAllPeriods(store, accountId),
     legacyStatsRemovals(store, accountId),
     getBalanceRecord(store, accountId),
+    getAccountItem(store, accountId, true),
+    holdsTransfers(store, accountId),
   ]);
-  if (!balance) throw new Error(`account ${accountId} has no balance item: it was not written by a writer`);
+  if (!balance || !account)
+    throw new Error(`account ${accountId} has no ${account ? 'balance' : 'account'} item: it was not written by a writer`);
+  const markedTransfers = transfers && !hasTransfers(account);
+  if (markedTransfers) await transactWrite(store, [markTransfers(store, accountId)]);
   // Every trade of the account (one Query, followed to the end).
   const trades = await readTrades(store, tradeListing(accountId, {}), {});
   const unstamped = trades.filter((trade) => trade.currency === null).map((trade) => stampCurrency(store, trade, balance.currency));
@@ -98,6 +114,7 @@ async function backfillOnce(store: Store, accountId: string): Promise<Omit<Backf
     closedTrades: closed.length,
     entries: computed.length,
     stamped: unstamped.length,
+    markedTransfers,
     written: put + removed,
     unchanged: computed.length - put,
   };

@@ -16,6 +16,7 @@
  * (another feed mirrors the same account) writes nothing and is WRITE_CONFLICT, never interleaved.
  */
 import { canonicalJson } from '@trading-bot-api/core/canonical';
+import { getAccountRecord, markTransfers } from '@trading-bot-api/core/store/accounts-table';
 import { MAX_TRANSACTION_ITEMS, type Store } from '@trading-bot-api/core/store/dynamodb';
 import {
   type CheckpointEntry,
@@ -207,8 +208,9 @@ export async function advanceFeed(
 
 /**
  * Keeps `transfers` of the account (each once: one given again is unchanged), and the checkpoint `name` at `state`
- * in the transaction of the last of them (in place of `version`, as read). Returns the new version and how many were
- * new.
+ * in the transaction of the last of them (in place of `version`, as read). Each transaction that keeps a new one marks
+ * the account as having transfers (accounts-table's markTransfers), which the comparison reads before looking for any.
+ * Returns the new version and how many were new.
  */
 export async function recordTransfers(
   store: Store,
@@ -220,8 +222,9 @@ export async function recordTransfers(
   check.accountId(accountId);
   checkpointName(checkpoint.name);
   const transfers = inputs.map((input, index) => check.transferInput(input, index, now));
-  // Room in each transaction for the checkpoint.
-  const size = MAX_TRANSACTION_ITEMS - 1;
+  if (transfers.length && !(await getAccountRecord(store, accountId, true))) throw errors.accountNotFound(accountId);
+  // Room in each transaction for the checkpoint and the account's mark.
+  const size = MAX_TRANSACTION_ITEMS - 2;
   let recorded = 0;
   let version = checkpoint.version;
   for (let at = 0; at === 0 || at < transfers.length; at += size) {
@@ -237,6 +240,7 @@ export async function recordTransfers(
         return canonicalJson(kept) !== canonicalJson(transfer);
       });
       const items = fresh.map((transfer) => putTransfer(store, { ...transfer, accountId }));
+      if (fresh.length) items.push(markTransfers(store, accountId));
       if (last) items.push(putCheckpoint(store, checkpointEntry(accountId, checkpoint.name, checkpoint.state, version, now), version));
       if (items.length) await commit(store, items);
       return fresh.length;

@@ -126,6 +126,22 @@ function accountUpdate(store: Store, accountId: string, update: Omit<Update, 'Ta
   return { Update: { TableName: store.tables.accounts, Key: accountKey(accountId), ...update } };
 }
 
+/**
+ * Marks the account as one with deposits or withdrawals kept (`hasTransfers`), in the transaction that keeps them (the
+ * backfill marks those kept before the mark): an account without the mark has none, and the comparison reads no
+ * transfers for it. Refused when the account is missing; marking it again changes nothing.
+ */
+export function markTransfers(store: Store, accountId: string): TransactItem {
+  return accountUpdate(store, accountId, {
+    UpdateExpression: 'SET hasTransfers = :yes',
+    ConditionExpression: 'attribute_exists(accountId)',
+    ExpressionAttributeValues: { ':yes': true },
+  });
+}
+
+/** Whether the account's item says deposits or withdrawals are kept for it (markTransfers). */
+export const hasTransfers = (item: Item): boolean => item.hasTransfers === true;
+
 /** Brings a retired account back; refused when it is not retired. */
 export function restore(store: Store, accountId: string): TransactItem {
   return accountUpdate(store, accountId, { UpdateExpression: 'REMOVE retiredAt', ConditionExpression: 'attribute_exists(retiredAt)' });

@@ -557,6 +557,11 @@ export async function readTransfers(store: Store, accountId: string, from: strin
   return (await readKeyRange(store, accountId, `${TRANSFER_PREFIX}${from}`, `${TRANSFER_PREFIX}${to}#${ABOVE_EVERY_ID}`)).map(toTransfer);
 }
 
+/** Whether any transfer of the account is kept (one item read at most). */
+export async function holdsTransfers(store: Store, accountId: string): Promise<boolean> {
+  return (await readKeyRange(store, accountId, TRANSFER_PREFIX, `${TRANSFER_PREFIX}${ABOVE_EVERY_ID}`, 1)).length > 0;
+}
+
 const FILL_PREFIX = 'fill#';
 
 /** An exchange feed's fill (`fill#<instrument>#<fillId>`), kept once: given again, the same item. */
