@@ -5,7 +5,7 @@ import { ASPECTS } from '@trading-bot-api/core/fleet';
 import { hasTransfers, toBotReport } from '@trading-bot-api/core/store/accounts-table';
 import { toBalanceRecord } from '@trading-bot-api/core/store/balances-table';
 import type { Item } from '@trading-bot-api/core/store/dynamodb';
-import { readVersion } from '@trading-bot-api/core/store/fleet-table';
+import { readVersions } from '@trading-bot-api/core/store/fleet-table';
 import { type EquityEntry, readPeriodsOfAccounts, readShortWindowStarts, readTransfers } from '@trading-bot-api/core/store/ledger-table';
 import { timestamp } from '@trading-bot-api/core/time';
 import type { Comparison, ComparisonRow } from '@trading-bot-api/core/types';
@@ -161,7 +161,7 @@ export async function readComparison(principal: Principal, now: Date, held: Held
     const rows = await readRows(principal, now, window, false);
     return tagged(tagOf('comparison', [window.from, rows]), held, answer(rows));
   }
-  const versions = await Promise.all(ASPECTS.map((aspect) => readVersion(store, aspect)));
+  const versions = await readVersions(store, ASPECTS);
   const tag = tagOf('comparison', [window.from, versions]);
   return (await unlessHeld(tag, held, () => readRows(principal, now, window, true))).map(answer);
 }

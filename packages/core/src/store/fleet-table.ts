@@ -14,7 +14,7 @@ import {
 } from '../fleet';
 import type { PeriodFigures, PeriodKey } from '../rollups';
 import type { Period } from '../time';
-import { getItem, type Item, putItem, queryItems, type Store, updateItem } from './dynamodb';
+import { batchGetItems, getItem, type Item, putItem, queryItems, type Store, updateItem } from './dynamodb';
 import { FleetItemMalformed, FleetSumContended } from './errors';
 import { entryKeyOf, type PeriodPartition, periodAttributes } from './ledger-table';
 
@@ -61,11 +61,22 @@ export async function bumpVersions(store: Store, aspects: Iterable<Aspect>): Pro
   );
 }
 
-/** The version of one fleet answer (eventually consistent: one small item); n 0 before any write. */
-export async function readVersion(store: Store, aspect: Aspect): Promise<FleetVersion> {
-  const item = await getItem(store, store.tables.fleet, versionKey(aspect));
+/** A version item as read (absent: n 0, before any write). */
+function versionOf(aspect: Aspect, item: Item | undefined): FleetVersion {
   if (item && (typeof item.epoch !== 'string' || typeof item.n !== 'number')) throw new FleetItemMalformed(versionKey(aspect), 'epoch, n');
   return { epoch: (item?.epoch as string | undefined) ?? '', n: (item?.n as number | undefined) ?? 0 };
+}
+
+/** The version of one fleet answer (eventually consistent: one small item); n 0 before any write. */
+export async function readVersion(store: Store, aspect: Aspect): Promise<FleetVersion> {
+  return versionOf(aspect, await getItem(store, store.tables.fleet, versionKey(aspect)));
+}
+
+/** The versions of several answers, in their order, in one BatchGetItem (a request, where each GetItem is one). */
+export async function readVersions(store: Store, aspects: readonly Aspect[]): Promise<FleetVersion[]> {
+  const found = (await batchGetItems(store, { [store.tables.fleet]: aspects.map(versionKey) }))[store.tables.fleet];
+  const byAspect = new Map(found.map((item) => [item.key, item]));
+  return aspects.map((aspect) => versionOf(aspect, byAspect.get(aspect)));
 }
 
 // --- The accounts of each currency.
