@@ -3,7 +3,7 @@ import { realizedSince, returnRatio } from '@trading-bot-api/core/comparison';
 import { windowPeriods, periodsPerformance, type ReadPeriod } from '@trading-bot-api/core/rollups';
 import { ASPECTS } from '@trading-bot-api/core/fleet';
 import { hasTransfers, toBotReport } from '@trading-bot-api/core/store/accounts-table';
-import { toBalanceRecord } from '@trading-bot-api/core/store/balances-table';
+import { type BalanceRecord, toBalanceRecord } from '@trading-bot-api/core/store/balances-table';
 import type { Item } from '@trading-bot-api/core/store/dynamodb';
 import { readVersions } from '@trading-bot-api/core/store/fleet-table';
 import { type EquityEntry, readPeriodsOfAccounts, readShortWindowStarts, readTransfers } from '@trading-bot-api/core/store/ledger-table';
@@ -67,12 +67,11 @@ function windowFigures(window: SeriesWindow, periods: readonly ReadPeriod[], sta
 function rowOf(
   window: SeriesWindow,
   account: Item,
-  balance: Item | undefined,
+  held: BalanceRecord | undefined,
   periods: readonly ReadPeriod[],
   start: EquityEntry | undefined,
   transfers: readonly (string | null)[],
 ): ComparisonRow {
-  const held = balance ? toBalanceRecord(balance) : undefined;
   const nav = held ? held.nav : null;
   const { realizedPL, ...figures } = windowFigures(window, periods, start?.balance ?? null);
   return {
@@ -144,7 +143,7 @@ async function readRows(principal: Principal, now: Date, window: SeriesWindow, c
   ]);
   return items.accounts.map((account, i) => {
     const { start, transfers } = startsOf.get(ids[i])!;
-    return rowOf(window, account, items.balances.get(ids[i]), periodsOf.get(ids[i])!, start, transfers);
+    return rowOf(window, account, records.get(ids[i]), periodsOf.get(ids[i])!, start, transfers);
   });
 }
 
