@@ -88,19 +88,14 @@ async function rewritePeriods(
   return { put: puts.length, removed: removals.length };
 }
 
-async function backfillOnce(store: Store, accountId: string): Promise<Omit<BackfillResult, 'attempts'>> {
+async function backfillOnce(store: Store, accountId: string): Promise<Omit<BackfillResult, 'attempts' | 'markedTransfers'>> {
   // First what is stored (with its versions), then the trades: see the module's comment.
-  const [stored, legacy, balance, account, transfers] = await Promise.all([
+  const [stored, legacy, balance] = await Promise.all([
     readAllPeriods(store, accountId),
     legacyStatsRemovals(store, accountId),
     getBalanceRecord(store, accountId),
-    getAccountItem(store, accountId, true),
-    holdsTransfers(store, accountId),
   ]);
-  if (!balance || !account)
-    throw new Error(`account ${accountId} has no ${account ? 'balance' : 'account'} item: it was not written by a writer`);
-  const markedTransfers = transfers && !hasTransfers(account);
-  if (markedTransfers) await transactWrite(store, [markTransfers(store, accountId)]);
+  if (!balance) throw new Error(`account ${accountId} has no balance item: it was not written by a writer`);
   // Every trade of the account (one Query, followed to the end).
   const trades = await readTrades(store, tradeListing(accountId, {}), {});
   const unstamped = trades.filter((trade) => trade.currency === null).map((trade) => stampCurrency(store, trade, balance.currency));
@@ -114,17 +109,23 @@ async function backfillOnce(store: Store, accountId: string): Promise<Omit<Backf
     closedTrades: closed.length,
     entries: computed.length,
     stamped: unstamped.length,
-    markedTransfers,
     written: put + removed,
     unchanged: computed.length - put,
   };
 }
 
-/** Backfills one account, again from the start whenever a writer got in the way. */
-export function backfillAccount(store: Store, accountId: string): Promise<BackfillResult> {
-  return pRetry(async (attempts) => ({ ...(await backfillOnce(store, accountId)), attempts }), {
+/**
+ * Backfills one account, again from the start whenever a writer got in the way; then marks it as having transfers
+ * when it keeps some and its item does not say so: once, after the retries, so the result says whether this run did.
+ */
+export async function backfillAccount(store: Store, accountId: string): Promise<BackfillResult> {
+  const result = await pRetry(async (attempts) => ({ ...(await backfillOnce(store, accountId)), attempts }), {
     retries: MAX_ATTEMPTS - 1,
     minTimeout: 0,
     shouldRetry: ({ error }) => error instanceof TransactionCancelled,
   });
+  const [account, transfers] = await Promise.all([getAccountItem(store, accountId, true), holdsTransfers(store, accountId)]);
+  const markedTransfers = transfers && account !== undefined && !hasTransfers(account);
+  if (markedTransfers) await transactWrite(store, [markTransfers(store, accountId)]);
+  return { ...result, markedTransfers };
 }
